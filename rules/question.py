@@ -1,0 +1,142 @@
+"""The question the engine answers, shared by the CLI, the API and the bot.
+
+Every face (free text, JSON, Slack) turns its input into a :class:`Question`;
+:func:`Question.from_dict` is the one place that checks a question's values, so a
+bad value gets the same specific message everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+from datetime import date
+from typing import Any
+
+__all__ = [
+    "Question",
+    "QuestionError",
+    "WORKLOADS",
+    "PRECISIONS",
+    "TASKS",
+    "CURRENCIES",
+    "EXPERIENCE",
+    "EARLIEST_AS_OF",
+]
+
+WORKLOADS = ("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general")
+PRECISIONS = ("fp32", "16-bit", "8-bit", "4-bit")
+TASKS = ("training", "inference")
+CURRENCIES = ("USD", "EUR", "GBP", "RUB")
+EXPERIENCE = ("beginner", "hobby", "researcher")
+EARLIEST_AS_OF = date(2010, 1, 1)
+MAX_BUDGET_USD_EQUIVALENT = 10_000_000
+MAX_GPUS = 16
+
+
+class QuestionError(ValueError):
+    """A question with a value the engine cannot use; ``field`` names the culprit."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field_name
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Question:
+    """What someone wants a GPU for; every field has a sensible default."""
+
+    workload: str = "general"
+    budget: float | None = None
+    currency: str = "USD"
+    gpus: int = 1
+    precision: str = "16-bit"
+    model: str | None = None
+    params_b: float | None = None
+    memory_gb: float | None = None
+    task: str = "training"
+    used_ok: bool = False
+    cloud_ok: bool = True
+    hours_per_week: float | None = None
+    as_of: date | None = None
+    experience: str | None = None
+    owned_gpu: str | None = None
+    compare: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["as_of"] = self.as_of.isoformat() if self.as_of else None
+        data["compare"] = list(self.compare)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], today: date | None = None) -> "Question":
+        """Build and check a question; raises :class:`QuestionError` naming the field."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise QuestionError(unknown[0], f"unknown field {unknown[0]!r}")
+        values = {k: v for k, v in data.items() if v is not None}
+        if "as_of" in values and isinstance(values["as_of"], str):
+            try:
+                values["as_of"] = date.fromisoformat(values["as_of"])
+            except ValueError:
+                raise QuestionError("as_of", f"as_of must be a date like 2019-04-03, not {values['as_of']!r}") from None
+        if "compare" in values:
+            values["compare"] = tuple(values["compare"])
+        if isinstance(values.get("currency"), str):
+            values["currency"] = values["currency"].upper()
+        question = cls(**values)
+        question.check(today or date.today())
+        return question
+
+    def check(self, today: date) -> None:
+        """Raise :class:`QuestionError` for the first value out of range."""
+        _one_of("workload", self.workload, WORKLOADS)
+        _one_of("currency", self.currency, CURRENCIES)
+        _one_of("precision", self.precision, PRECISIONS)
+        _one_of("task", self.task, TASKS)
+        if self.experience is not None:
+            _one_of("experience", self.experience, EXPERIENCE)
+        if self.budget is not None:
+            _number("budget", self.budget)
+            if self.budget <= 0:
+                raise QuestionError("budget", "budget must be positive")
+            if self.budget > MAX_BUDGET_USD_EQUIVALENT * (120 if self.currency == "RUB" else 1):
+                raise QuestionError("budget", "budget is beyond anything a GPU purchase needs; give it in the currency's units, e.g. 2000")
+        if isinstance(self.gpus, bool) or not isinstance(self.gpus, int) or not 1 <= self.gpus <= MAX_GPUS:
+            raise QuestionError("gpus", f"gpus must be a whole number from 1 to {MAX_GPUS}")
+        for name, upper in (("params_b", 2000.0), ("memory_gb", 4096.0), ("hours_per_week", 168.0)):
+            value = getattr(self, name)
+            if value is not None:
+                _number(name, value)
+                if not 0 < value <= upper:
+                    raise QuestionError(name, f"{name} must be above 0 and at most {upper:g}")
+        for name in ("used_ok", "cloud_ok"):
+            if not isinstance(getattr(self, name), bool):
+                raise QuestionError(name, f"{name} must be true or false")
+        if self.as_of is not None:
+            if not isinstance(self.as_of, date):
+                raise QuestionError("as_of", "as_of must be a date like 2019-04-03")
+            if self.as_of < EARLIEST_AS_OF:
+                raise QuestionError("as_of", f"as_of must be on or after {EARLIEST_AS_OF.isoformat()}: the catalog starts in the deep-learning era")
+            if self.as_of > today:
+                raise QuestionError("as_of", f"as_of {self.as_of.isoformat()} is in the future; the catalog only knows the past")
+        for name in ("model", "owned_gpu"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not 0 < len(value) <= 100):
+                raise QuestionError(name, f"{name} must be a short text")
+        if len(self.compare) > 6 or not all(isinstance(c, str) and 0 < len(c) <= 100 for c in self.compare):
+            raise QuestionError("compare", "compare takes up to 6 GPU names")
+
+    def refined(self, **changes: Any) -> "Question":
+        return replace(self, **changes)
+
+
+def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise QuestionError(name, f"unknown {name} {value!r}; expected one of: {', '.join(allowed)}")
+
+
+def _number(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise QuestionError(name, f"{name} must be a number")

@@ -1,0 +1,66 @@
+"""Database engine, migrations and sessions (SQLite embedded, PostgreSQL by URL)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import event, text
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, create_engine
+
+__all__ = ["make_engine", "migrate", "session_scope"]
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+@lru_cache(maxsize=8)
+def make_engine(url: str) -> Engine:
+    """One pooled engine per URL; SQLite gets its directory, WAL and foreign keys."""
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def alembic_config(url: str) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def migrate(url: str) -> None:
+    """Bring the database at ``url`` to the newest schema (safe to run on every start)."""
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":  # several replicas may start at once
+            connection.execute(text("SELECT pg_advisory_xact_lock(7270417)"))
+        config = alembic_config(url)
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+@contextmanager
+def session_scope(url: str) -> Iterator[Session]:
+    """A session in one transaction: committed on success, rolled back on error."""
+    with Session(make_engine(url), expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
