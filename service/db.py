@@ -13,14 +13,27 @@ from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
-__all__ = ["make_engine", "migrate", "session_scope"]
+__all__ = ["normalize_url", "make_engine", "migrate", "session_scope"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
-@lru_cache(maxsize=8)
+def normalize_url(url: str) -> str:
+    """``postgresql://`` URLs use the psycopg 3 driver (the only one we install)."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
 def make_engine(url: str) -> Engine:
-    """One pooled engine per URL; SQLite gets its directory, WAL and foreign keys."""
+    """One pooled engine per database URL, shared by the whole process."""
+    return _engine(normalize_url(url))
+
+
+@lru_cache(maxsize=32)
+def _engine(url: str) -> Engine:
+    """SQLite gets its directory, WAL and foreign keys; PostgreSQL a checked pool."""
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).expanduser().parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
@@ -39,7 +52,7 @@ def make_engine(url: str) -> Engine:
 def alembic_config(url: str) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    config.set_main_option("sqlalchemy.url", normalize_url(url).replace("%", "%%"))
     return config
 
 

@@ -26,7 +26,7 @@ __all__ = [
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(timezone.utc)
 
 
 class CatalogGpu(SQLModel, table=True):

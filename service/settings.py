@@ -83,12 +83,8 @@ class Settings:
 
     @property
     def resolved_database_url(self) -> str:
-        """The database URL with the embedded SQLite default and the psycopg 3 driver."""
-        url = self.database_url or f"sqlite:///{self.data_dir / 'whichgpu.db'}"
-        for prefix in ("postgresql://", "postgres://"):
-            if url.startswith(prefix):
-                return "postgresql+psycopg://" + url[len(prefix):]
-        return url
+        """The database URL, with the embedded SQLite default."""
+        return self.database_url or f"sqlite:///{self.data_dir / 'whichgpu.db'}"
 
     @property
     def spool_dir(self) -> Path:

@@ -6,7 +6,7 @@ Create Date: ${create_date}
 """
 from alembic import op
 import sqlalchemy as sa
-import sqlmodel
+
 ${imports if imports else ""}
 
 revision = ${repr(up_revision)}
