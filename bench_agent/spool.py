@@ -1,0 +1,162 @@
+"""Complete run payloads on disk until the service has them: nothing measured is lost.
+
+Layout of the spool directory::
+
+    <run_id>.json          a complete payload, waiting to be delivered
+    <run_id>.state.json    its delivery attempts: count, next attempt time, last error
+    rejected/<run_id>.json          refused by the service (4xx), never retried
+    rejected/<run_id>.reason.json   the status and reason it was refused with
+
+A payload is written to a temporary file, flushed to disk and renamed into place
+(``os.replace`` is atomic), so a crash leaves either a whole payload or none; stray
+temporary files are removed on the next start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Spool", "SpoolEntry", "backoff_s"]
+
+TMP_PREFIX = ".tmp-"
+
+
+def backoff_s(attempts: int, base_s: float = 60.0, cap_s: float = 6 * 3600.0, jitter: float = 0.1) -> float:
+    """Seconds to wait after ``attempts`` failed deliveries: base·2^(attempts-1), capped, ±jitter."""
+    delay = min(cap_s, base_s * 2 ** max(0, attempts - 1))
+    return delay * (1 + random.uniform(-jitter, jitter))
+
+
+def write_atomic(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON to ``path`` so readers see the old file or the whole new one, never a part."""
+    tmp = path.with_name(f"{TMP_PREFIX}{path.name}.{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=None, separators=(",", ":"))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    try:  # make the rename itself durable
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
+
+
+@dataclass(frozen=True)
+class SpoolEntry:
+    """A spooled payload and its delivery state."""
+
+    run_id: str
+    path: Path
+    attempts: int = 0
+    next_attempt_at: float = 0.0
+    last_error: str | None = None
+
+    def payload(self) -> dict[str, Any]:
+        return json.loads(self.path.read_text(encoding="utf-8"))
+
+
+class Spool:
+    """The spool directory of one agent (``Settings.spool_dir``)."""
+
+    def __init__(self, root: Path, backoff: Any = backoff_s):
+        self.root = Path(root)
+        self.rejected_dir = self.root / "rejected"
+        self._backoff = backoff
+
+    def _ensure(self) -> None:
+        self.rejected_dir.mkdir(parents=True, exist_ok=True)
+
+    def _state_path(self, run_id: str) -> Path:
+        return self.root / f"{run_id}.state.json"
+
+    def put(self, payload: dict[str, Any]) -> SpoolEntry:
+        """Spool a complete payload (atomically) before any attempt to send it."""
+        self._ensure()
+        run_id = payload["run_id"]
+        path = self.root / f"{run_id}.json"
+        write_atomic(path, payload)
+        return SpoolEntry(run_id, path)
+
+    def clean_partial(self) -> int:
+        """Remove temporary files a crash left behind; how many."""
+        removed = 0
+        for folder in (self.root, self.rejected_dir):
+            for tmp in folder.glob(f"{TMP_PREFIX}*") if folder.is_dir() else []:
+                tmp.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+    def _entry(self, path: Path) -> SpoolEntry:
+        run_id = path.name.removesuffix(".json")
+        state: dict[str, Any] = {}
+        try:
+            state = json.loads(self._state_path(run_id).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
+        return SpoolEntry(run_id, path, int(state.get("attempts", 0)), float(state.get("next_attempt_at", 0.0)), state.get("last_error"))
+
+    def pending(self) -> list[SpoolEntry]:
+        """Every payload waiting for delivery, oldest first."""
+        if not self.root.is_dir():
+            return []
+        paths = [p for p in self.root.glob("*.json") if not p.name.endswith(".state.json") and not p.name.startswith(TMP_PREFIX)]
+        return [self._entry(p) for p in sorted(paths, key=lambda p: (p.stat().st_mtime, p.name))]
+
+    def due(self, now: float | None = None) -> list[SpoolEntry]:
+        """Pending payloads whose back-off has passed."""
+        now = time.time() if now is None else now
+        return [e for e in self.pending() if e.next_attempt_at <= now]
+
+    def delivered(self, entry: SpoolEntry) -> None:
+        """The service has the run: forget it."""
+        entry.path.unlink(missing_ok=True)
+        self._state_path(entry.run_id).unlink(missing_ok=True)
+
+    def failed(self, entry: SpoolEntry, error: str, now: float | None = None) -> SpoolEntry:
+        """A transient failure (connection, 5xx): keep it and back off exponentially."""
+        now = time.time() if now is None else now
+        attempts = entry.attempts + 1
+        state = {"attempts": attempts, "next_attempt_at": now + self._backoff(attempts), "last_error": error[:500], "last_attempt_at": now}
+        write_atomic(self._state_path(entry.run_id), state)
+        return SpoolEntry(entry.run_id, entry.path, attempts, state["next_attempt_at"], state["last_error"])
+
+    def reject(self, entry: SpoolEntry, status: int, reason: str) -> Path:
+        """The service refused the payload (4xx): move it aside with the reason, never retry."""
+        self._ensure()
+        target = self.rejected_dir / entry.path.name
+        write_atomic(self.rejected_dir / f"{entry.run_id}.reason.json", {"status": status, "reason": reason[:4000], "rejected_at": time.time()})
+        os.replace(entry.path, target)
+        self._state_path(entry.run_id).unlink(missing_ok=True)
+        return target
+
+    def rejected(self) -> list[dict[str, Any]]:
+        """Refused payloads with their reasons."""
+        if not self.rejected_dir.is_dir():
+            return []
+        found = []
+        for reason in sorted(self.rejected_dir.glob("*.reason.json")):
+            try:
+                found.append({"run_id": reason.name.removesuffix(".reason.json"), **json.loads(reason.read_text(encoding="utf-8"))})
+            except (OSError, ValueError):
+                continue
+        return found
+
+    def size(self) -> dict[str, Any]:
+        """Counts and bytes, for ``bench-agent status``."""
+        pending = self.pending()
+        return {
+            "pending": len(pending),
+            "pending_bytes": sum(e.path.stat().st_size for e in pending),
+            "rejected": len(self.rejected()),
+            "next_attempt_at": min((e.next_attempt_at for e in pending), default=None),
+        }
