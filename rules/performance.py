@@ -1,0 +1,115 @@
+"""How fast a card runs a workload: a two-term roofline over the catalog's specs.
+
+One unit of work of class *c* costs ``I_c`` FLOPs per byte of memory traffic, so
+
+    time = I_c / compute_rate(card, precision) + bytes_factor(precision) / memory_rate(card)
+
+with ``I_c`` large for convolutions (compute-bound), small for recurrent nets
+(bandwidth-bound) and in between for transformers (rule ``workload-priorities``).
+The workload priorities of the rule are not sorted in by hand: they come out of
+this model, because a faster term matters in proportion to its share of the time.
+
+Lab measurements replace the spec-sheet inputs: a measured matmul rate stands in
+for ``peak × efficiency`` and a measured triad bandwidth for ``bandwidth × efficiency``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from rules.rulebook import Rulebook
+
+__all__ = ["Measured", "PerformanceModel", "workload_key"]
+
+RULE = "workload-priorities"
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Lab figures for one catalog GPU: medians of recent unflagged runs across hosts."""
+
+    hosts: int
+    matmul_tflops: Mapping[str, float] = field(default_factory=dict)
+    bandwidth_gb_s: float | None = None
+
+
+def workload_key(workload: str, task: str) -> str:
+    """The performance-model workload for a question (LLM serving is decode-bound)."""
+    return "llm_inference" if workload == "llm" and task == "inference" else workload
+
+
+class PerformanceModel:
+    """Throughput per card and workload, relative to the reference card, cached per snapshot."""
+
+    def __init__(self, rulebook: Rulebook, reference, measurements: Mapping[str, Measured] | None = None) -> None:
+        params = rulebook[RULE].parameters
+        self._classes = {name: spec["flops_per_byte"] for name, spec in params["classes"].items()}
+        self._mixes = params["workloads"]
+        self._efficiency = params["efficiency"]
+        self._bytes = params["bytes_factor"]
+        self._compute_precision = params["compute_precision"]
+        self._speedups = rulebook["multi-gpu-speedup"].parameters["speedup"]
+        self._measured = dict(measurements or {})
+        self._cache: dict[tuple[str, str, str], float] = {}
+        self.reference = reference
+        self._reference_time = {w: self._time(reference, w, "fp32", spec_only=True) for w in self._mixes}
+
+    def measured(self, gpu_id: str) -> Measured | None:
+        return self._measured.get(gpu_id)
+
+    def compute_tflops(self, gpu, precision: str, spec_only: bool = False) -> float:
+        """Achievable dense TFLOP/s for the precision: measured, else peak × efficiency."""
+        wanted = self._compute_precision[precision]
+        fast = wanted != "fp32" and gpu.fast_16bit
+        measured = None if spec_only else self._measured.get(gpu.id)
+        if measured:
+            keys = ("fp16", "bf16") if fast else ("fp32",)
+            rates = [measured.matmul_tflops[k] for k in keys if measured.matmul_tflops.get(k)]
+            if rates:
+                return max(rates)
+        if not fast:
+            return gpu.fp32_tflops * self._efficiency["shader"]
+        tensor = gpu.tensor_tflops.get(wanted) or gpu.tensor_tflops.get("fp16") or gpu.tensor_tflops.get("bf16")
+        if tensor:
+            return tensor * self._efficiency["tensor"]
+        return max(gpu.fp16_tflops, gpu.fp32_tflops) * self._efficiency["shader"]
+
+    def memory_gb_s(self, gpu, spec_only: bool = False) -> float:
+        measured = None if spec_only else self._measured.get(gpu.id)
+        if measured and measured.bandwidth_gb_s:
+            return measured.bandwidth_gb_s
+        return gpu.bandwidth_gb_s * self._efficiency["bandwidth"]
+
+    def _time(self, gpu, workload: str, precision: str, spec_only: bool = False) -> float:
+        """Seconds per unit of work (arbitrary unit, the same for every card)."""
+        compute = self.compute_tflops(gpu, precision, spec_only) * 1e12
+        memory = self.memory_gb_s(gpu, spec_only) * 1e9
+        fast = precision == "fp32" or gpu.fast_16bit
+        bytes_factor = self._bytes[precision] if fast else 1.0
+        return sum(
+            weight * (self._classes[cls] / compute + bytes_factor / memory)
+            for cls, weight in self._mixes[workload].items()
+        )
+
+    def relative(self, gpu, workload: str, precision: str) -> float:
+        """Throughput for the workload relative to the reference card in fp32 (1.0 = reference)."""
+        key = (gpu.id, workload, precision)
+        if key not in self._cache:
+            self._cache[key] = self._reference_time[workload] / self._time(gpu, workload, precision)
+        return self._cache[key]
+
+    def speedup(self, workload: str, gpus: int) -> float:
+        """Data-parallel speed-up on ``gpus`` cards, weighted over the workload's classes."""
+        total = 0.0
+        for cls, weight in self._mixes[workload].items():
+            curve = self._speedups[cls]
+            if gpus <= len(curve):
+                factor = curve[gpus - 1]
+            else:
+                factor = curve[-1] + (gpus - len(curve)) * (curve[-1] - curve[-2])
+            total += weight * factor
+        return total
+
+    def is_measured(self, gpu_id: str) -> bool:
+        return gpu_id in self._measured
