@@ -15,6 +15,6 @@ Modules, one concept each:
 Importing the package is cheap: torch is imported only when a benchmark runs.
 """
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = ["__version__"]

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from . import __version__
+from ._version import __version__
 from .nvml import Nvml, TelemetrySampler
 from .report import FlushReport, ServiceClient, flush
 from .spool import Spool

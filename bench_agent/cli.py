@@ -22,7 +22,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import __version__
+from ._version import __version__
 
 EXIT_FAILED, EXIT_USAGE, EXIT_BUSY, EXIT_INTERRUPTED = 1, 2, 75, 130
 

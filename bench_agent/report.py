@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from . import __version__
+from ._version import __version__
 from .spool import Spool
 
 __all__ = ["Delivery", "FlushReport", "ServiceClient", "flush"]

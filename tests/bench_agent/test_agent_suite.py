@@ -1,0 +1,86 @@
+"""The benchmark sweep on the CPU at toy sizes: every benchmark, a schema-valid payload."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from bench_agent import suite
+from bench_agent.agent import benchmark_device
+from bench_agent.device import resolve_device
+from bench_agent.schema import load_schema, payload_errors
+from bench_agent.suite import BENCHMARKS, Interrupted, SuiteConfig, plan, run_suite
+
+CPU = torch.device("cpu")
+
+
+def test_tiny_cpu_run_is_a_schema_valid_payload_with_every_benchmark(tiny_config: SuiteConfig, tmp_path: Path) -> None:
+    payload = benchmark_device(CPU, tiny_config, nvml=None, idle_threshold_pct=100.0, lock_dir=tmp_path)
+    assert payload_errors(payload) == []
+    assert {r["benchmark"] for r in payload["results"]} == set(BENCHMARKS)
+    for r in payload["results"]:
+        assert r["error"] is None, r
+        assert r["value"] > 0 and r["p10"] <= r["value"] <= r["p90"]
+        assert r["check"]["ok"], r
+    assert len({(r["benchmark"], r["precision"]) for r in payload["results"]}) == len(payload["results"])
+    assert payload["device"]["type"] == "cpu" and payload["environ"]["torch"] == torch.__version__
+    assert len(json.dumps(payload)) < 65536  # the service's default body limit
+
+
+def test_schema_refuses_a_result_without_figures_or_with_a_wrong_unit(tiny_config: SuiteConfig, tmp_path: Path) -> None:
+    payload = benchmark_device(CPU, SuiteConfig(policy=tiny_config.policy, benchmarks=("matmul",), matmul_n=64), nvml=None, idle_threshold_pct=100.0, lock_dir=tmp_path)
+    broken = json.loads(json.dumps(payload))
+    broken["results"][0]["value"] = None
+    assert any("value" in e for e in payload_errors(broken))
+    broken = json.loads(json.dumps(payload))
+    broken["results"][0]["unit"] = "GB/s"
+    assert payload_errors(broken)
+    assert load_schema()["$schema"].endswith("2020-12/schema")
+
+
+def test_a_failing_case_is_recorded_and_the_sweep_goes_on(tiny_config: SuiteConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("CUDA out of memory (simulated)")
+
+    monkeypatch.setitem(suite.PREPARE, "copy", broken)
+    results = run_suite(CPU, tiny_config)
+    copy = next(r for r in results if r["benchmark"] == "copy")
+    assert copy["error"] == "RuntimeError: CUDA out of memory (simulated)"
+    assert copy["value"] is None
+    assert all(r["error"] is None for r in results if r["benchmark"] != "copy")
+
+
+def test_precision_flags_are_set_recorded_and_restored(tiny_config: SuiteConfig) -> None:
+    before = torch.backends.cudnn.benchmark
+    results = run_suite(CPU, SuiteConfig(policy=tiny_config.policy, benchmarks=("matmul",), matmul_n=64))
+    settings = results[0]["settings"]
+    assert settings == {"tf32": False, "cudnn_benchmark": False, "threads": torch.get_num_threads(), "dtype": "float32"}
+    assert torch.backends.cudnn.benchmark == before
+
+
+def test_cpu_plan_sizes_bandwidth_arrays_from_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bench_agent.device.last_level_cache_bytes", lambda: 32 * 1024**2)
+    cases = plan(CPU, SuiteConfig(quick=True))
+    copy = next(c for c in cases if c.benchmark == "copy")
+    assert copy.params["elements"] * 4 >= 4 * 32 * 1024**2
+    assert [c.precision for c in cases if c.benchmark == "matmul"] == ["fp32"]  # --quick: no CPU bf16
+
+
+def test_stop_request_interrupts_between_cases(tiny_config: SuiteConfig) -> None:
+    seen: list[str] = []
+    with pytest.raises(Interrupted):
+        run_suite(CPU, tiny_config, on_case=lambda i, n, c: seen.append(c.label if c else "end"), should_stop=lambda: len(seen) >= 2)
+    assert len(seen) == 2
+
+
+def test_unknown_device_is_a_clear_error() -> None:
+    from bench_agent.device import DeviceError
+
+    with pytest.raises(DeviceError, match="not a torch device"):
+        resolve_device("gpu7")
+    if not torch.cuda.is_available():
+        with pytest.raises(DeviceError, match="no CUDA"):
+            resolve_device("cuda:0")
