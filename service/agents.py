@@ -1,0 +1,143 @@
+"""Bench-agent credentials: create, list, revoke, and authenticate a bearer token.
+
+A token is shown once, when it is created; the database keeps only its SHA-256 (hex),
+so a leaked database does not leak working tokens. Authentication hashes the
+presented token, looks the hash up and compares it in constant time.
+
+Errors::
+
+    AgentError (ValueError)
+    ├── InvalidAgentName   the name is not 1-120 characters of [A-Za-z0-9._-]
+    ├── AgentExists        an agent of that name exists (revoked ones too: names are not reused)
+    └── AgentNotFound      no agent of that name
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from .db import session_scope
+from .models import AgentToken
+
+__all__ = [
+    "AgentError",
+    "InvalidAgentName",
+    "AgentExists",
+    "AgentNotFound",
+    "TOKEN_PREFIX",
+    "hash_token",
+    "add_agent",
+    "list_agents",
+    "revoke_agent",
+    "authenticate",
+]
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,120}")
+TOKEN_PREFIX = "wgat_"  # whichgpu agent token: recognisable in logs and by secret scanners
+
+
+class AgentError(ValueError):
+    """A bench-agent credential operation that cannot be done."""
+
+
+class InvalidAgentName(AgentError):
+    pass
+
+
+class AgentExists(AgentError):
+    pass
+
+
+class AgentNotFound(AgentError):
+    pass
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    """SQLite hands datetimes back naive; every stored datetime is UTC."""
+    return value.replace(tzinfo=timezone.utc) if value is not None and value.tzinfo is None else value
+
+
+def hash_token(token: str) -> str:
+    """The SHA-256 hex digest under which a token is stored."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def check_name(name: str) -> str:
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise InvalidAgentName(f"agent name {name!r} is not valid: use 1-120 characters of letters, digits, '.', '_' or '-'")
+    return name
+
+
+def add_agent(url: str, name: str) -> str:
+    """Create agent ``name`` and return its new token (shown once; only its hash is stored)."""
+    check_name(name)
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    try:
+        with session_scope(url) as session:
+            if session.exec(select(AgentToken.id).where(AgentToken.name == name)).first() is not None:
+                raise AgentExists(f"an agent named {name!r} already exists; revoke it and pick a new name, or use its token")
+            session.add(AgentToken(name=name, token_hash=hash_token(token), created_at=_now()))
+    except IntegrityError:  # created by someone else between the check and the insert
+        raise AgentExists(f"an agent named {name!r} already exists") from None
+    return token
+
+
+def _describe(agent: AgentToken) -> dict[str, Any]:
+    return {
+        "name": agent.name,
+        "active": agent.revoked_at is None,
+        "created_at": _aware(agent.created_at),
+        "last_seen_at": _aware(agent.last_seen_at),
+        "revoked_at": _aware(agent.revoked_at),
+    }
+
+
+def list_agents(url: str) -> list[dict[str, Any]]:
+    """Every agent, by name: ``name``, ``active``, ``created_at``, ``last_seen_at``, ``revoked_at`` (UTC datetimes or None)."""
+    with session_scope(url) as session:
+        return [_describe(a) for a in session.exec(select(AgentToken).order_by(AgentToken.name)).all()]
+
+
+def revoke_agent(url: str, name: str) -> dict[str, Any]:
+    """Revoke agent ``name`` (its token stops working at once); revoking twice keeps the first date."""
+    check_name(name)
+    with session_scope(url) as session:
+        agent = session.exec(select(AgentToken).where(AgentToken.name == name)).first()
+        if agent is None:
+            raise AgentNotFound(f"no agent named {name!r}; `whichgpu agents list` shows them")
+        if agent.revoked_at is None:
+            agent.revoked_at = _now()
+            session.add(agent)
+        return _describe(agent)
+
+
+def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
+    """The live agent whose token is ``bearer``, with ``last_seen_at`` updated; None otherwise.
+
+    ``bearer`` is the token itself or a whole ``Authorization`` header value
+    (``Bearer <token>``). The caller's session commits the ``last_seen_at`` update.
+    """
+    token = (bearer or "").strip()
+    if token[:7].lower() == "bearer ":
+        token = token[7:].strip()
+    if not token or len(token) > 512:
+        return None
+    presented = hash_token(token)
+    agent = session.exec(select(AgentToken).where(AgentToken.token_hash == presented)).first()
+    if agent is None or not hmac.compare_digest(agent.token_hash, presented) or agent.revoked_at is not None:
+        return None
+    agent.last_seen_at = _now()
+    session.add(agent)
+    return agent
