@@ -49,6 +49,8 @@ class Advisor:
         self.reference = catalog.gpu(reference_id)
         self.performance = PerformanceModel(self.rulebook, self.reference, measurements)
         self.memory = MemoryModel(self.rulebook)
+        self._gpu_ids = {gpu.id for gpu in catalog.gpus}
+        self._offer_cache: dict[date, list] = {}
         self._labels = {k: v["label"] for k, v in self.rulebook.param("workload-priorities", "classes").items()}
 
     # -- public faces -------------------------------------------------------------------------
@@ -61,19 +63,19 @@ class Advisor:
             question = question.refined(workload=model_spec.workload)
         work = workload_key(question.workload, question.task)
         budget_usd = None
-        pricing = Pricing.for_question(self.catalog, as_of, question.currency, question.used_ok)
+        pricing = self._pricing(as_of, question.currency, question.used_ok)
         if question.budget is not None:
             budget_usd = pricing.to_usd(question.budget)
         fired = advice.personas(self.rulebook, question, budget_usd)
         if any(p.consider_used for p in fired) and not question.used_ok:
-            pricing = Pricing.for_question(self.catalog, as_of, question.currency, True)
+            pricing = self._pricing(as_of, question.currency, True)
         floor = max([self.rulebook.param("memory-caveat", "min_memory_gb")[question.workload]]
                     + [p.min_memory_gb for p in fired if p.min_memory_gb])
         need = self.memory.need(question, floor)
         speedup = self.performance.speedup(work, question.gpus)
 
-        if intent == "compare" and question.compare:
-            return self._compare(question, as_of, pricing, work, need, speedup)
+        if intent == "compare" and question.compare:  # any known price helps a comparison, used too
+            return self._compare(question, as_of, self._pricing(as_of, question.currency, True), work, need, speedup)
 
         ranked, excluded, over_budget = self._rank(question, as_of, pricing, work, need, speedup, budget_usd)
         max_tdp = min((p.max_tdp_w for p in fired if p.max_tdp_w), default=None)
@@ -85,7 +87,8 @@ class Advisor:
                 findings.append(Finding("persona-not-serious", "applied", f"only cards drawing {max_tdp:g} W or less, which fit a standard desktop"))
         findings += advice.question_findings(self.rulebook, question, self._label(work), speedup)
         findings += self._memory_findings(question, need)
-        findings.append(Finding("cost-efficiency", "applied", "ranked by estimated performance per dollar inside the budget"))
+        if ranked:
+            findings.append(Finding("cost-efficiency", "applied", "ranked by estimated performance per dollar inside the budget"))
         picks = tuple(self._pick(c, question, pricing, work, need) for c in ranked[:3])
         alternatives = self._alternatives(ranked, question, pricing, work, need)
         verdict, summary, suggestions = self._verdict(question, ranked, over_budget, picks, fired, pricing, need, work, as_of)
@@ -101,7 +104,7 @@ class Advisor:
     def card_rows(self, workload: str, as_of: date, currency: str = "USD", used_ok: bool = False,
                   precision: str = "16-bit", task: str = "training") -> list[dict]:
         """Every released card's relative performance, price and performance per 1000 units (the chart data)."""
-        pricing = Pricing.for_question(self.catalog, as_of, currency, used_ok)
+        pricing = self._pricing(as_of, currency, used_ok)
         work = workload_key(workload, task)
         rows = []
         for gpu in self.catalog.released_by(as_of):
@@ -131,6 +134,8 @@ class Advisor:
         total = point.price_usd * question.gpus
         weight = self.rulebook.param("cost-efficiency", "speed_weight")
         score = (relative * speedup) ** weight / total
+        if gpu.software != self.rulebook.param("vendor-nvidia", "safe_stack"):
+            score *= self.rulebook.param("vendor-nvidia", "other_stack_score_factor")
         return Candidate(gpu, point, point.price_usd, total, relative, fit, score), None
 
     def _rank(self, question, as_of, pricing, work, need, speedup, budget_usd):
@@ -253,25 +258,29 @@ class Advisor:
     def _rent(self, question, top: Candidate, pricing, work, need, as_of):
         """The cheapest rentable GPU at least about as fast as the top pick that holds the job."""
         ratio = self.rulebook.param("rent-vs-buy", "min_relative_speed")
-        best = None
-        for offer in self.catalog.offers_at(as_of):
-            if offer.kind != "gpu" or not offer.gpu_id:
-                continue
-            try:
-                gpu = self.catalog.gpu(offer.gpu_id)
-            except KeyError:
-                continue
+        for per_unit, offer, gpu in self._cheapest_offers(as_of):
             if self.performance.relative(gpu, work, question.precision) < ratio * top.relative:
                 continue
-            if not self.memory.fit(question, need, gpu.memory_gb, question.gpus).fits:
-                continue
-            hourly = offer.per_unit_per_hour * question.gpus
-            if best is None or (hourly, offer.provider, offer.instance) < (best[0], best[1].provider, best[1].instance):
-                best = (hourly, offer)
-        if best is None:
-            return None
-        return rent_vs_buy(self.rulebook, pricing, best[1], best[0], top.gpu, question.gpus, top.total_usd,
-                           question.hours_per_week, self.electricity)
+            if self.memory.fit(question, need, gpu.memory_gb, question.gpus).fits:
+                return rent_vs_buy(self.rulebook, pricing, offer, per_unit * question.gpus, top.gpu, question.gpus,
+                                   top.total_usd, question.hours_per_week, self.electricity)
+        return None
+
+    def _cheapest_offers(self, as_of: date) -> list:
+        """(per-GPU $/h, offer, gpu) for the cheapest offer of each catalog GPU, cheapest first; cached per date."""
+        if as_of not in self._offer_cache:
+            best: dict[str, tuple] = {}
+            for offer in self.catalog.offers_at(as_of):
+                if offer.kind != "gpu" or not offer.gpu_id or offer.gpu_id not in self._gpu_ids:
+                    continue
+                key = (offer.per_unit_per_hour, offer.provider, offer.instance)
+                if offer.gpu_id not in best or key < best[offer.gpu_id][0]:
+                    best[offer.gpu_id] = (key, offer)
+            rows = [(key[0], offer, self.catalog.gpu(gpu_id)) for gpu_id, (key, offer) in best.items()]
+            if len(self._offer_cache) > 64:
+                self._offer_cache.clear()
+            self._offer_cache[as_of] = sorted(rows, key=lambda r: (r[0], r[1].provider, r[1].instance))
+        return self._offer_cache[as_of]
 
     def _compare(self, question, as_of, pricing, work, need, speedup) -> Answer:
         picks, findings = [], []
@@ -310,6 +319,10 @@ class Advisor:
         )
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _pricing(self, as_of: date, currency: str, used_ok: bool) -> Pricing:
+        max_age = self.rulebook.param("cost-efficiency", "max_price_age_days")
+        return Pricing.for_question(self.catalog, as_of, currency, used_ok, max_age)
 
     def _label(self, work: str) -> str:
         mix = self.rulebook.param("workload-priorities", "workloads")[work]

@@ -27,13 +27,14 @@ class Pricing:
     per_usd: float
     rate_date: date
     rate_source: str
+    max_age_days: int = 730
 
     @classmethod
-    def for_question(cls, catalog, as_of: date, currency: str, used_ok: bool) -> "Pricing":
+    def for_question(cls, catalog, as_of: date, currency: str, used_ok: bool, max_age_days: int = 730) -> "Pricing":
         if currency == "USD":
-            return cls(catalog, as_of, currency, used_ok, 1.0, as_of, "USD needs no conversion")
+            return cls(catalog, as_of, currency, used_ok, 1.0, as_of, "USD needs no conversion", max_age_days)
         rate, rate_date, source = catalog.usd_rate(currency, as_of)
-        return cls(catalog, as_of, currency, used_ok, rate, rate_date, source)
+        return cls(catalog, as_of, currency, used_ok, rate, rate_date, source, max_age_days)
 
     def describe(self) -> dict:
         return {"code": self.currency, "per_usd": round(self.per_usd, 4),
@@ -48,9 +49,13 @@ class Pricing:
         return Money(usd * self.per_usd, self.currency, usd, point.seen.isoformat(), point.kind, point.source)
 
     def best_price(self, gpu):
-        """The cheapest allowed price point known on the as-of date (None: not on sale yet)."""
+        """The cheapest allowed price point known on the as-of date (None: not on sale).
+
+        A new price older than ``max_age_days`` is stale (the card is usually sold out by then).
+        """
         kinds = ("new", "used") if self.used_ok else ("new",)
-        points = [p for kind in kinds if (p := self.catalog.price(gpu, self.as_of, kind)) is not None]
+        points = [p for kind in kinds if (p := self.catalog.price(gpu, self.as_of, kind)) is not None
+                  and (p.kind == "used" or (self.as_of - p.seen).days <= self.max_age_days)]
         return min(points, key=lambda p: (p.price_usd, p.kind)) if points else None
 
 

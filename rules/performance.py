@@ -47,6 +47,7 @@ class PerformanceModel:
         self._classes = {name: spec["flops_per_byte"] for name, spec in params["classes"].items()}
         self._mixes = params["workloads"]
         self._efficiency = params["efficiency"]
+        self._software = params["software_efficiency"]
         self._bytes = params["bytes_factor"]
         self._compute_precision = params["compute_precision"]
         self._speedups = rulebook["multi-gpu-speedup"].parameters["speedup"]
@@ -59,7 +60,7 @@ class PerformanceModel:
         return self._measured.get(gpu_id)
 
     def compute_tflops(self, gpu, precision: str, spec_only: bool = False) -> float:
-        """Achievable dense TFLOP/s for the precision: measured, else peak × efficiency."""
+        """Achievable dense TFLOP/s for the precision: measured, else peak × efficiency × software stack."""
         wanted = self._compute_precision[precision]
         fast = wanted != "fp32" and gpu.fast_16bit
         measured = None if spec_only else self._measured.get(gpu.id)
@@ -68,12 +69,13 @@ class PerformanceModel:
             rates = [measured.matmul_tflops[k] for k in keys if measured.matmul_tflops.get(k)]
             if rates:
                 return max(rates)
+        software = self._software.get(gpu.software, 1.0)
         if not fast:
-            return gpu.fp32_tflops * self._efficiency["shader"]
+            return gpu.fp32_tflops * self._efficiency["shader"] * software
         tensor = gpu.tensor_tflops.get(wanted) or gpu.tensor_tflops.get("fp16") or gpu.tensor_tflops.get("bf16")
         if tensor:
-            return tensor * self._efficiency["tensor"]
-        return max(gpu.fp16_tflops, gpu.fp32_tflops) * self._efficiency["shader"]
+            return tensor * self._efficiency["tensor"] * software
+        return max(gpu.fp16_tflops, gpu.fp32_tflops) * self._efficiency["shader"] * software
 
     def memory_gb_s(self, gpu, spec_only: bool = False) -> float:
         measured = None if spec_only else self._measured.get(gpu.id)

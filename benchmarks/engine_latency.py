@@ -1,0 +1,44 @@
+"""One recommendation over the full catalog: median and p90 latency on one core.
+
+Run by hand:  .venv/bin/python benchmarks/engine_latency.py
+(taskset -c 0 pins it to one core when available). The numbers go in the README.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from datetime import date
+
+from rules.catalog import load_catalog
+from rules.engine import Advisor
+from rules.question import Question
+
+QUESTIONS = [
+    Question(workload="transformer", budget=800),
+    Question(workload="cnn", budget=3000, gpus=2, used_ok=True, hours_per_week=10),
+    Question(workload="llm", model="llama-13b", precision="4-bit", budget=2500),
+    Question(workload="rnn", budget=900, currency="EUR", as_of=date(2019, 4, 3)),
+]
+
+
+def main(rounds: int = 2000) -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    advisor = Advisor(load_catalog())
+    for question in QUESTIONS:  # warm the per-snapshot caches, as a running service has them
+        advisor.recommend(question)
+    for question in QUESTIONS:
+        samples = []
+        for _ in range(rounds // len(QUESTIONS)):
+            start = time.perf_counter()
+            advisor.recommend(question)
+            samples.append((time.perf_counter() - start) * 1000)
+        samples.sort()
+        print(f"{question.workload:12} budget {question.budget:>6g} {question.currency}: median {statistics.median(samples):.3f} ms, "
+              f"p90 {samples[int(len(samples) * 0.9)]:.3f} ms over {len(samples)} runs, {len(advisor.catalog.gpus)} cards")
+
+
+if __name__ == "__main__":
+    main()

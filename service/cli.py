@@ -1,0 +1,252 @@
+"""The `whichgpu` command: serve the API, ask in the terminal, browse the catalog, manage agents.
+
+Every failure a user can cause ends in one clear line on stderr and a non-zero
+exit code (2 for bad input), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date
+from typing import Callable, Sequence
+
+from service.settings import Settings, SettingsError, get_settings, settings_table
+
+__all__ = ["main"]
+
+
+class CliError(Exception):
+    """A user-facing failure: the message is printed, the exit code returned."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _date(text: str) -> date:
+    """YYYY-MM-DD, or YYYY-MM (its first day), or YYYY (its last day)."""
+    padded = {4: f"{text}-12-31", 7: f"{text}-01"}.get(len(text), text)
+    try:
+        return date.fromisoformat(padded)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date: {text!r} (use YYYY-MM-DD, YYYY-MM or YYYY)") from None
+
+
+def _load_advisor(settings: Settings):
+    """The engine over the shipped catalog, with the lab's measurements when a database is there."""
+    from rules.catalog import load_catalog
+    from rules.engine import Advisor
+
+    return Advisor(load_catalog(), _measurements(settings), settings.electricity_price)
+
+
+def _measurements(settings: Settings) -> dict:
+    try:
+        from service.benchmarks import load_measurements
+        from service.db import migrate, session_scope
+
+        migrate(settings.resolved_database_url)
+        with session_scope(settings.resolved_database_url) as session:
+            return load_measurements(session)
+    except Exception:  # no database, or not reachable: the answer says "estimated from specs"
+        return {}
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from service.app import create_app
+
+    app = create_app(settings)
+    uvicorn.run(app, host=args.host or settings.host, port=args.port or settings.port,
+                log_level="info", proxy_headers=True, server_header=False)
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from rules.ask import ask
+    from rules.question import QuestionError
+
+    text = " ".join(args.text)
+    if args.as_of:
+        text += f" as of {args.as_of.isoformat()}"
+    try:
+        reply = ask(_load_advisor(settings), text)
+    except QuestionError as exc:
+        raise CliError(f"{exc.field}: {exc.message}", 2) from None
+    if args.json:
+        print(json.dumps(reply.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_markdown(reply.text)
+    return 0
+
+
+def _print_markdown(text: str) -> None:
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(text))
+
+
+def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
+    advisor = _load_advisor(settings)
+    as_of = args.as_of or date.today()
+    rows = advisor.card_rows(args.workload or "general", as_of, args.currency, used_ok=args.used)
+    if args.vendor:
+        rows = [r for r in rows if r["vendor"] == args.vendor.lower()]
+        if not rows:
+            raise CliError(f"no cards from vendor {args.vendor!r}; vendors: nvidia, amd, intel", 2)
+    if args.json:
+        print(json.dumps({"as_of": as_of.isoformat(), "workload": args.workload or "general",
+                          "catalog_version": advisor.catalog.version, "reference_gpu": advisor.reference.id,
+                          "gpus": rows}, indent=2, ensure_ascii=False))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"whichgpu catalog as of {as_of.isoformat()} — {len(rows)} cards, "
+                        f"performance for {args.workload or 'general'} relative to {advisor.reference.name}")
+    for column in ("id", "name", "vendor", "memory", "rel. perf", "basis", "price", "perf/1000"):
+        table.add_column(column, justify="right" if column in ("memory", "rel. perf", "price", "perf/1000") else "left")
+    for row in rows:
+        price = row["price"]
+        table.add_row(row["gpu"], row["name"], row["vendor"], f"{row['memory_gb']:g} GB", f"{row['relative_performance']:.2f}",
+                      row["performance_basis"],
+                      f"{price['amount']:,.0f} {price['currency']} ({price['kind']} {price['date']})" if price else "—",
+                      f"{row['performance_per_1000']:.2f}" if row["performance_per_1000"] is not None else "—")
+    Console().print(table)
+    return 0
+
+
+def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
+    from service import agents
+    from service.db import migrate
+
+    url = settings.resolved_database_url
+    migrate(url)
+    if args.action == "add":
+        token = agents.add_agent(url, args.name)
+        print(f"Agent {args.name!r} added. Its token (shown once, store it now):\n{token}")
+    elif args.action == "revoke":
+        agents.revoke_agent(url, args.name)
+        print(f"Agent {args.name!r} revoked.")
+    else:
+        rows = agents.list_agents(url)
+        if args.json:
+            print(json.dumps(rows, indent=2, default=str))
+        elif not rows:
+            print("No agents yet: `whichgpu agents add NAME`.")
+        else:
+            for row in rows:
+                state = "revoked" if row.get("revoked_at") else "active"
+                print(f"{row['name']:30} {state:8} created {row['created_at']}  last seen {row.get('last_seen_at') or 'never'}")
+    return 0
+
+
+def cmd_bot(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.socket import run
+
+    run(settings)
+    return 0
+
+
+def cmd_chart(args: argparse.Namespace, settings: Settings) -> int:
+    from service.charts import write_chart
+
+    write_chart(_load_advisor(settings), args.kind, args.workload, args.as_of or date.today(), args.output,
+                currency=args.currency, used_ok=args.used)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
+    for env, default, doc in settings_table():
+        print(f"{env:34} {default or '-':26} {doc}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="whichgpu", description="Which GPU to buy or rent for deep learning, and why.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the API (and Slack endpoint when configured)")
+    serve.add_argument("--host", help="listen address (default WHICHGPU_HOST or 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default WHICHGPU_PORT or 8000)")
+    serve.set_defaults(run=cmd_serve)
+
+    ask = sub.add_parser("ask", help='ask a question, e.g. whichgpu ask "nlp $800"')
+    ask.add_argument("text", nargs="+", help="the question in plain words")
+    ask.add_argument("--json", action="store_true", help="print the structured answer")
+    ask.add_argument("--as-of", type=_date, help="answer as on this date (YYYY-MM-DD)")
+    ask.set_defaults(run=cmd_ask)
+
+    catalog = sub.add_parser("catalog", help="list the GPU catalog with prices and relative performance")
+    catalog.add_argument("--json", action="store_true")
+    catalog.add_argument("--as-of", type=_date, help="cards released and prices known by this date")
+    catalog.add_argument("--vendor", help="nvidia, amd or intel")
+    catalog.add_argument("--workload", choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"))
+    catalog.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
+    catalog.add_argument("--used", action="store_true", help="include used prices")
+    catalog.set_defaults(run=cmd_catalog)
+
+    agents = sub.add_parser("agents", help="manage bench-agent tokens")
+    agents_sub = agents.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = agents_sub.add_parser("add", help="create an agent token (shown once)")
+    add.add_argument("name")
+    revoke = agents_sub.add_parser("revoke", help="revoke an agent's token")
+    revoke.add_argument("name")
+    listing = agents_sub.add_parser("list", help="list agents")
+    listing.add_argument("--json", action="store_true")
+    agents.set_defaults(run=cmd_agents)
+
+    bot = sub.add_parser("bot", help="run the Slack bot over Socket Mode")
+    bot.set_defaults(run=cmd_bot)
+
+    chart = sub.add_parser("chart", help="draw a chart to a PNG or SVG file")
+    chart.add_argument("--kind", default="perf-per-dollar", choices=("perf-per-dollar", "relative-performance"))
+    chart.add_argument("--workload", default="transformer", choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"))
+    chart.add_argument("--as-of", type=_date)
+    chart.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
+    chart.add_argument("--used", action="store_true")
+    chart.add_argument("-o", "--output", required=True, help="file.png or file.svg")
+    chart.set_defaults(run=cmd_chart)
+
+    settings_cmd = sub.add_parser("settings", help="list the settings and their environment variables")
+    settings_cmd.set_defaults(run=cmd_settings)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    run: Callable[[argparse.Namespace, Settings], int] = args.run
+    try:
+        return run(args, get_settings())
+    except CliError as exc:
+        print(f"whichgpu: {exc}", file=sys.stderr)
+        return exc.code
+    except SettingsError as exc:
+        print(f"whichgpu: setting error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 — the last line of defence: one line, no traceback
+        message = _known_error(exc)
+        print(f"whichgpu: {message}", file=sys.stderr)
+        return 1
+
+
+def _known_error(exc: Exception) -> str:
+    name = type(exc).__name__
+    if name in ("CatalogError", "DataFileError"):
+        return f"the catalog data is broken: {exc}"
+    if name in ("OperationalError", "ConnectionError"):
+        return f"cannot reach the database ({str(exc).splitlines()[0]}); check WHICHGPU_DATABASE_URL"
+    if name in ("AgentError", "ValueError", "LookupError", "KeyError"):
+        return str(exc).strip("'\"")
+    return f"{name}: {exc}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Memory fit (rules memory-fit, 16-bit-memory): needs per model, precision and card count."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.memory import MemoryModel, load_models
+from rules.question import Question
+from rules.rulebook import load_rulebook
+
+
+@pytest.fixture(scope="module")
+def memory():
+    return MemoryModel(load_rulebook())
+
+
+def test_16bit_training_counts_memory_one_and_a_half_times(memory):
+    question = Question(workload="transformer", precision="16-bit")
+    need = memory.need(question)  # 11 GB typical transformer work, in 32-bit terms
+    assert memory.fit(question, need, 8, 1).fits
+    assert memory.fit(question, need, 8, 1).effective_gb == pytest.approx(12.0)
+    assert not memory.fit(question.refined(precision="fp32"), need, 8, 1).fits
+    assert memory.effective_factor(question) != 2.0
+
+
+def test_inference_needs_weights_at_the_precision_plus_kv_cache(memory):
+    fp16 = memory.need(Question(workload="llm", model="llama-70b", task="inference", precision="16-bit"))
+    int4 = memory.need(Question(workload="llm", model="llama-70b", task="inference", precision="4-bit"))
+    assert 140 < fp16.gb < 175 and 35 < int4.gb < 50
+    assert "KV cache" in fp16.how
+
+
+def test_full_training_is_much_bigger_than_adapter_training(memory):
+    full = memory.need(Question(workload="llm", model="llama-13b", precision="16-bit"))
+    qlora = memory.need(Question(workload="llm", model="llama-13b", precision="4-bit"))
+    assert full.gb > 200 and 8 < qlora.gb < 24
+    assert "LoRA" in qlora.how
+
+
+def test_several_cards_hold_a_model_only_when_sharded_and_say_so(memory):
+    question = Question(workload="llm", model="llama-13b", precision="16-bit", gpus=4)
+    need = memory.need(question)
+    assert not memory.fit(question.refined(gpus=1), need, 80, 1).fits
+    fit = memory.fit(question, need, 80, 4)
+    assert fit.fits and fit.sharded and "FSDP" in fit.reason
+
+
+def test_sizes_without_a_named_model(memory):
+    need = memory.need(Question(workload="llm", params_b=7, task="inference", precision="16-bit"))
+    assert 14 < need.gb < 20
+    assert memory.need(Question(memory_gb=24)).gb == 24
+
+
+def test_model_table_covers_the_common_families():
+    names = set(load_models())
+    for model in ("resnet-50", "resnet-101", "vit-b", "bert-base", "bert-large", "gpt2-xl", "t5-3b",
+                  "llama-13b", "mistral-7b", "qwen-72b", "sd-xl", "stable-diffusion"):
+        assert model in names, model
