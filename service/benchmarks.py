@@ -1,0 +1,359 @@
+"""Benchmark runs from bench agents: ingest one run, query them, and turn them into measurements.
+
+:func:`ingest` takes one payload (the agent's ``benchmark-run`` JSON Schema), checks it,
+maps the device to a catalog GPU and stores the run with its results, once per
+``run_id``. :func:`load_measurements` gives the engine, per catalog GPU, the medians of
+recent representative runs; :func:`measurements_version` says cheaply whether they
+may have changed.
+
+What makes a run or a result count for the engine:
+
+- the device maps to a catalog GPU (CPUs and unknown devices are stored and listed,
+  but have no datasheet to stand in for);
+- the run is recent (``WINDOW``) and among the newest ``MAX_RUNS`` of its GPU;
+- it is not a ``--quick`` run (smaller sizes and shorter timing understate a GPU);
+- the run is not ``contended`` and the result carries none of ``EXCLUDING_FLAGS``
+  and no error.
+
+Errors::
+
+    BenchmarkError (ValueError)
+    ├── InvalidPayload     the payload breaks the schema (``errors``: "path: message" lines)
+    └── ImplausibleFigure  a figure above what the datasheet allows (``reasons``)
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from typing import Any, Iterable
+
+from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from bench_agent.schema import load_schema
+from rules.performance import Measured
+
+from .models import BenchmarkResult, BenchmarkRun
+
+__all__ = [
+    "BenchmarkError",
+    "InvalidPayload",
+    "ImplausibleFigure",
+    "CREATED",
+    "ALREADY_STORED",
+    "MARGIN",
+    "EXCLUDING_FLAGS",
+    "ingest",
+    "query",
+    "unmatched_devices",
+    "load_measurements",
+    "measurements_version",
+]
+
+CREATED = "created"
+ALREADY_STORED = "already stored"
+MARGIN = 0.10  # a measured figure may exceed the datasheet by this much (boost clocks, rounding)
+EXCLUDING_FLAGS = frozenset({"throttled", "contended", "noisy", "check_failed"})
+RUN_EXCLUDING_FLAGS = frozenset({"contended"})  # conditions of the whole run
+WINDOW = timedelta(days=90)
+MAX_RUNS = 20
+BANDWIDTH_BENCHMARKS = ("triad", "copy")  # in order of preference
+# Per-result details the tables have no column for; kept with the run so nothing is lost.
+RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings", "check", "telemetry")
+
+
+class BenchmarkError(ValueError):
+    """A benchmark run the service does not store."""
+
+
+class InvalidPayload(BenchmarkError):
+    """The payload breaks the benchmark-run schema; ``errors`` name each field path."""
+
+    def __init__(self, errors: list[str]):
+        self.errors = errors
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(f"invalid benchmark run: {errors[0]}{more}")
+
+
+class ImplausibleFigure(BenchmarkError):
+    """A figure is above the datasheet limit; ``reasons`` name each benchmark."""
+
+    def __init__(self, reasons: list[str]):
+        self.reasons = reasons
+        super().__init__("impossible figure, run rejected: " + "; ".join(reasons))
+
+
+# --- validation ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(load_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _path(parts: Iterable[Any]) -> str:
+    return "/".join(str(p) for p in parts) or "(root)"
+
+
+def payload_errors(payload: Any) -> list[str]:
+    """Every way ``payload`` breaks the schema, as ``path: message`` (field path first)."""
+    errors = sorted(_validator().iter_errors(payload), key=lambda e: [str(p) for p in e.absolute_path])
+    found = [f"{_path(e.absolute_path)}: {e.message}" for e in errors]
+    if found or not isinstance(payload, dict):
+        return found
+    for key in ("started_at", "finished_at"):  # jsonschema checks date-time only with an optional package
+        try:
+            datetime.fromisoformat(payload[key].replace("Z", "+00:00"))
+        except ValueError:
+            found.append(f"{key}: {payload[key]!r} is not an RFC 3339 date-time")
+    seen: dict[tuple[str, str], int] = {}
+    for i, r in enumerate(payload["results"]):
+        key = (r["benchmark"], r["precision"])
+        if key in seen:
+            found.append(f"results/{i}: {key[0]} {key[1]} appears twice (first at results/{seen[key]})")
+        seen.setdefault(key, i)
+    return found
+
+
+def _limit(gpu: Any, benchmark: str, precision: str) -> tuple[float, str] | None:
+    """The datasheet ceiling of a figure and its wording, or None when nothing bounds it."""
+    if benchmark == "matmul":
+        peak = gpu.peak_tflops(precision)
+        return peak, f"the datasheet {precision} peak of {gpu.name} ({peak:.4g} TFLOP/s)"
+    if benchmark in BANDWIDTH_BENCHMARKS and gpu.bandwidth_gb_s:
+        return gpu.bandwidth_gb_s, f"the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)"
+    return None
+
+
+def implausible(payload: dict[str, Any], gpu: Any) -> list[str]:
+    """Why figures of ``payload`` cannot be true on ``gpu`` (empty when they can)."""
+    reasons = []
+    for i, r in enumerate(payload["results"]):
+        limit = _limit(gpu, r["benchmark"], r["precision"]) if r["value"] is not None else None
+        if limit and r["value"] > limit[0] * (1 + MARGIN):
+            reasons.append(
+                f"results/{i} ({r['benchmark']} {r['precision']}): {r['value']:.4g} {r['unit']} is more than "
+                f"{MARGIN:.0%} above {limit[1]}"
+            )
+    return reasons
+
+
+# --- ingestion ----------------------------------------------------------------------------
+
+
+def _utc(text_or_dt: str | datetime) -> datetime:
+    value = datetime.fromisoformat(text_or_dt.replace("Z", "+00:00")) if isinstance(text_or_dt, str) else text_or_dt
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def _stored_environ(payload: dict[str, Any]) -> dict[str, Any]:
+    """The run's environment plus what the run table has no column for."""
+    telemetry = payload.get("telemetry") or {}
+    return {
+        **payload["environ"],
+        "device": payload["device"],
+        "run": {
+            "agent_version": payload["agent_version"],
+            "schema_version": payload.get("schema_version", 1),
+            "quick": bool(payload.get("quick", False)),
+            "finished_at": payload["finished_at"],
+        },
+        "telemetry": {k: telemetry.get(k) for k in ("source", "interval_s", "summary") if k in telemetry},
+        "result_details": {
+            f"{r['benchmark']}/{r['precision']}": {k: r[k] for k in RESULT_DETAILS if k in r} for r in payload["results"]
+        },
+    }
+
+
+def _exists(session: Session, run_id: str) -> bool:
+    return session.exec(select(BenchmarkRun.id).where(BenchmarkRun.run_id == run_id)).first() is not None
+
+
+def ingest(session: Session, catalog: Any, agent_name: str, payload: Any) -> tuple[str, str]:
+    """Store one run; returns ``(CREATED | ALREADY_STORED, run_id)``.
+
+    Raises :class:`InvalidPayload` or :class:`ImplausibleFigure`; nothing is stored then.
+    The caller's session commits.
+    """
+    errors = payload_errors(payload)
+    if errors:
+        raise InvalidPayload(errors)
+    run_id = payload["run_id"]
+    if _exists(session, run_id):
+        return ALREADY_STORED, run_id
+    device = payload["device"]
+    gpu = None if device["type"] == "cpu" else catalog.find(device["name"])
+    if gpu is not None and (reasons := implausible(payload, gpu)):
+        raise ImplausibleFigure(reasons)
+    try:  # the run first: its results refer to it (no ORM relationship orders the inserts)
+        session.add(BenchmarkRun(
+            run_id=run_id, agent=agent_name, host=payload["host"], device_name=device["name"],
+            gpu_id=gpu.id if gpu else None, started_at=_utc(payload["started_at"]), received_at=datetime.now(timezone.utc),
+            flags=list(payload["flags"]), environ=_stored_environ(payload),
+        ))
+        session.flush()
+    except IntegrityError:  # the same run_id arrived concurrently and won
+        session.rollback()
+        if _exists(session, run_id):
+            return ALREADY_STORED, run_id
+        raise
+    session.add_all(
+        BenchmarkResult(
+            run_id=run_id, benchmark=r["benchmark"], precision=r["precision"], unit=r["unit"], value=r["value"],
+            p10=r["p10"], p90=r["p90"], cv=r["cv"], flags=list(r["flags"]), error=r["error"],
+        )
+        for r in payload["results"]
+    )
+    session.flush()
+    return CREATED, run_id
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def _run_view(run: BenchmarkRun, results: list[BenchmarkResult]) -> dict[str, Any]:
+    environ = dict(run.environ)
+    device = environ.pop("device", {"name": run.device_name})
+    meta = environ.pop("run", {})
+    environ.pop("result_details", None)
+    environ.pop("telemetry", None)
+    return {
+        "run_id": run.run_id,
+        "agent": run.agent,
+        "host": run.host,
+        "device": device,
+        "gpu_id": run.gpu_id,
+        "started_at": _utc(run.started_at).isoformat(),
+        "received_at": _utc(run.received_at).isoformat(),
+        "quick": meta.get("quick", False),
+        "agent_version": meta.get("agent_version"),
+        "flags": run.flags,
+        "environ": environ,
+        "results": [
+            {"benchmark": r.benchmark, "precision": r.precision, "unit": r.unit, "value": r.value, "p10": r.p10,
+             "p90": r.p90, "cv": r.cv, "flags": r.flags, "error": r.error}
+            for r in results
+        ],
+    }
+
+
+def query(
+    session: Session,
+    gpu: str | None = None,
+    host: str | None = None,
+    benchmark: str | None = None,
+    since: datetime | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> dict[str, Any]:
+    """Stored runs, newest first: ``{"items": [...], "total", "limit", "offset"}``.
+
+    ``gpu`` is a catalog id, or ``unmatched`` for devices no catalog GPU matches;
+    ``benchmark`` keeps runs with that benchmark and shows only its results.
+    """
+    where = []
+    if gpu == "unmatched":
+        where.append(col(BenchmarkRun.gpu_id).is_(None))
+    elif gpu:
+        where.append(BenchmarkRun.gpu_id == gpu)
+    if host:
+        where.append(BenchmarkRun.host == host)
+    if since:
+        where.append(BenchmarkRun.started_at >= _utc(since))
+    if benchmark:
+        where.append(col(BenchmarkRun.run_id).in_(select(BenchmarkResult.run_id).where(BenchmarkResult.benchmark == benchmark)))
+    total = session.exec(select(func.count()).select_from(BenchmarkRun).where(*where)).one()
+    runs = session.exec(
+        select(BenchmarkRun).where(*where).order_by(col(BenchmarkRun.started_at).desc(), col(BenchmarkRun.id).desc())
+        .offset(offset).limit(limit)
+    ).all()
+    results: dict[str, list[BenchmarkResult]] = defaultdict(list)
+    if runs:
+        rows = select(BenchmarkResult).where(col(BenchmarkResult.run_id).in_([r.run_id for r in runs]))
+        if benchmark:
+            rows = rows.where(BenchmarkResult.benchmark == benchmark)
+        for r in session.exec(rows.order_by(col(BenchmarkResult.id))).all():
+            results[r.run_id].append(r)
+    return {"items": [_run_view(r, results[r.run_id]) for r in runs], "total": total, "limit": limit, "offset": offset}
+
+
+def unmatched_devices(session: Session) -> list[dict[str, Any]]:
+    """Devices no catalog GPU matched (CPUs included): name, runs, hosts, last run."""
+    rows = session.exec(
+        select(BenchmarkRun.device_name, func.count(), func.count(func.distinct(BenchmarkRun.host)), func.max(BenchmarkRun.started_at))
+        .where(col(BenchmarkRun.gpu_id).is_(None)).group_by(BenchmarkRun.device_name).order_by(BenchmarkRun.device_name)
+    ).all()
+    return [{"device_name": name, "runs": runs, "hosts": hosts, "last_run": _utc(last).isoformat()} for name, runs, hosts, last in rows]
+
+
+# --- measurements for the engine ----------------------------------------------------------
+
+
+def _representative(run: BenchmarkRun) -> bool:
+    return not (set(run.flags) & RUN_EXCLUDING_FLAGS) and not (run.environ.get("run") or {}).get("quick", False)
+
+
+def _usable(result: BenchmarkResult) -> bool:
+    return result.error is None and result.value is not None and result.value > 0 and not (set(result.flags) & EXCLUDING_FLAGS)
+
+
+def _measured(runs: list[BenchmarkRun], results: list[BenchmarkResult]) -> Measured | None:
+    host_of = {r.run_id: r.host for r in runs}
+    matmul: dict[str, list[float]] = defaultdict(list)
+    bandwidth: dict[str, list[float]] = defaultdict(list)
+    hosts: set[str] = set()
+    for r in results:
+        if r.benchmark == "matmul":
+            matmul[r.precision].append(r.value)
+        elif r.benchmark in BANDWIDTH_BENCHMARKS:
+            bandwidth[r.benchmark].append(r.value)
+        else:
+            continue
+        hosts.add(host_of[r.run_id])
+    if not hosts:
+        return None
+    chosen = next((bandwidth[b] for b in BANDWIDTH_BENCHMARKS if bandwidth[b]), None)
+    return Measured(
+        hosts=len(hosts),
+        matmul_tflops={p: statistics.median(v) for p, v in sorted(matmul.items())},
+        bandwidth_gb_s=statistics.median(chosen) if chosen else None,
+    )
+
+
+def load_measurements(session: Session, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS) -> dict[str, Measured]:
+    """Per catalog GPU id: medians of matmul (per precision) and bandwidth (triad, else copy)
+    over its newest ``max_runs`` representative runs within ``window``; ``hosts`` counts the
+    distinct hosts behind the figures used."""
+    since = _utc(now or datetime.now(timezone.utc)) - window
+    candidates = session.exec(
+        select(BenchmarkRun).where(col(BenchmarkRun.gpu_id).is_not(None), BenchmarkRun.started_at >= since)
+        .order_by(col(BenchmarkRun.gpu_id), col(BenchmarkRun.started_at).desc(), col(BenchmarkRun.id).desc())
+    ).all()
+    per_gpu: dict[str, list[BenchmarkRun]] = defaultdict(list)
+    for run in candidates:
+        if len(per_gpu[run.gpu_id]) < max_runs and _representative(run):
+            per_gpu[run.gpu_id].append(run)
+    run_ids = [r.run_id for runs in per_gpu.values() for r in runs]
+    results: dict[str, list[BenchmarkResult]] = defaultdict(list)
+    gpu_of = {r.run_id: r.gpu_id for runs in per_gpu.values() for r in runs}
+    for chunk in (run_ids[i:i + 500] for i in range(0, len(run_ids), 500)):
+        rows = session.exec(select(BenchmarkResult).where(
+            col(BenchmarkResult.run_id).in_(chunk), col(BenchmarkResult.benchmark).in_(("matmul", *BANDWIDTH_BENCHMARKS))
+        )).all()
+        for r in rows:
+            if _usable(r):
+                results[gpu_of[r.run_id]].append(r)
+    measured = {gpu_id: _measured(runs, results[gpu_id]) for gpu_id, runs in per_gpu.items()}
+    return {gpu_id: m for gpu_id, m in sorted(measured.items()) if m is not None}
+
+
+def measurements_version(session: Session) -> str:
+    """Changes whenever a result is stored or removed (count and newest id of the results)."""
+    count, newest = session.exec(select(func.count(BenchmarkResult.id), func.max(BenchmarkResult.id))).one()
+    return f"{count}:{newest or 0}"

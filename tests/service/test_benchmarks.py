@@ -1,0 +1,260 @@
+"""Benchmark ingestion, querying and aggregation on SQLite and PostgreSQL, and the HTTP endpoint."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from sqlalchemy import func
+from sqlmodel import select
+
+from bench_agent.schema import validate_payload
+from rules.catalog import load_catalog
+from service.benchmarks import (
+    ALREADY_STORED,
+    CREATED,
+    ImplausibleFigure,
+    InvalidPayload,
+    ingest,
+    load_measurements,
+    measurements_version,
+    query,
+    unmatched_devices,
+)
+from service.db import migrate, session_scope
+from service.models import BenchmarkResult, BenchmarkRun
+
+NOW = datetime.now(timezone.utc).replace(microsecond=0)
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.fixture
+def db(database_url: str) -> str:
+    migrate(database_url)
+    return database_url
+
+
+def result(benchmark: str, precision: str, value: float | None, flags: list[str] | None = None, error: str | None = None) -> dict[str, Any]:
+    unit = {"matmul": "TFLOP/s", "copy": "GB/s", "triad": "GB/s", "cnn_train": "images/s"}[benchmark]
+    figures = {"value": None, "p10": None, "p90": None, "cv": None} if error else {"value": value, "p10": value * 0.97, "p90": value * 1.01, "cv": 0.01}
+    return {"benchmark": benchmark, "precision": precision, "unit": unit, **figures, "flags": flags or [], "error": error,
+            "params": {"m": 8192, "n": 8192, "k": 8192} if benchmark == "matmul" else {}}
+
+
+def run_payload(device: str = "NVIDIA GeForce RTX 3090", *, host: str = "lab-1", kind: str = "cuda", results: list | None = None,
+                flags: list[str] | None = None, started: datetime | None = None, quick: bool = False) -> dict[str, Any]:
+    """A payload as the agent sends it, plausible for an RTX 3090 (peaks 35.6 / 71.2 TFLOP/s, 936 GB/s)."""
+    started = started or NOW - timedelta(hours=1)
+    payload = {
+        "schema_version": 1,
+        "run_id": uuid.uuid4().hex,
+        "agent_version": "0.1.0",
+        "host": host,
+        "quick": quick,
+        "device": {"name": device, "uuid": None, "index": 0, "compute_capability": "8.6", "memory_gb": 24.0,
+                   "driver": "550.54", "cuda": "12.4", "type": kind},
+        "environ": {"torch": "2.5.1", "python": "3.11.9", "cpu": "AMD EPYC", "ram_gb": 128.0, "threads": 16},
+        "started_at": started.isoformat(),
+        "finished_at": (started + timedelta(minutes=3)).isoformat(),
+        "flags": sorted(set(flags or []) | {f for r in (results or []) for f in r["flags"]}),
+        "results": results if results is not None else [
+            result("matmul", "fp32", 30.0), result("matmul", "fp16", 60.0),
+            result("copy", "fp32", 800.0), result("triad", "fp32", 820.0), result("cnn_train", "fp32", 3000.0),
+        ],
+        "telemetry": {"source": "none"},
+    }
+    validate_payload(payload)
+    return payload
+
+
+def count(db: str, table) -> int:
+    with session_scope(db) as session:
+        return session.exec(select(func.count()).select_from(table)).one()
+
+
+def store(db: str, catalog, payload: dict[str, Any], agent: str = "node") -> tuple[str, str]:
+    with session_scope(db) as session:
+        return ingest(session, catalog, agent, payload)
+
+
+# --- ingestion ----------------------------------------------------------------------------
+
+
+def test_a_run_is_stored_with_its_results_and_mapped_to_the_catalog(db: str, catalog) -> None:
+    payload = run_payload()
+    assert store(db, catalog, payload) == (CREATED, payload["run_id"])
+    with session_scope(db) as session:
+        [run] = session.exec(select(BenchmarkRun)).all()
+        assert (run.gpu_id, run.agent, run.host, run.device_name) == ("rtx-3090", "node", "lab-1", "NVIDIA GeForce RTX 3090")
+        assert run.environ["device"]["compute_capability"] == "8.6"
+        assert run.environ["result_details"]["matmul/fp32"]["params"] == {"m": 8192, "n": 8192, "k": 8192}
+        results = session.exec(select(BenchmarkResult).order_by(BenchmarkResult.id)).all()
+    assert [(r.benchmark, r.precision, r.value) for r in results] == [
+        ("matmul", "fp32", 30.0), ("matmul", "fp16", 60.0), ("copy", "fp32", 800.0), ("triad", "fp32", 820.0), ("cnn_train", "fp32", 3000.0)]
+
+
+def test_resending_a_run_stores_nothing_new(db: str, catalog) -> None:
+    payload = run_payload()
+    store(db, catalog, payload)
+    version = _version(db)
+    assert store(db, catalog, copy.deepcopy(payload)) == (ALREADY_STORED, payload["run_id"])
+    assert store(db, catalog, payload, agent="another") == (ALREADY_STORED, payload["run_id"])
+    assert (count(db, BenchmarkRun), count(db, BenchmarkResult)) == (1, 5)
+    assert _version(db) == version
+
+
+def test_unknown_devices_are_stored_and_listed(db: str, catalog) -> None:
+    store(db, catalog, run_payload("Moore Threads MTT S4000", host="odd-box", results=[result("matmul", "fp32", 5000.0)]))
+    store(db, catalog, run_payload("AMD EPYC 7763", kind="cpu", results=[result("matmul", "fp32", 1.5), result("copy", "fp32", 90.0)]))
+    with session_scope(db) as session:
+        listed = query(session, gpu="unmatched")
+        devices = unmatched_devices(session)
+        assert load_measurements(session) == {}
+    assert {item["device"]["name"] for item in listed["items"]} == {"Moore Threads MTT S4000", "AMD EPYC 7763"}
+    assert all(item["gpu_id"] is None for item in listed["items"])
+    assert [(d["device_name"], d["runs"], d["hosts"]) for d in devices] == [("AMD EPYC 7763", 1, 1), ("Moore Threads MTT S4000", 1, 1)]
+
+
+def test_a_cpu_is_never_mapped_to_a_gpu_even_if_its_name_looks_like_one(db: str, catalog) -> None:
+    store(db, catalog, run_payload("NVIDIA GeForce RTX 3090", kind="cpu", results=[result("matmul", "fp32", 900.0)]))
+    with session_scope(db) as session:
+        assert session.exec(select(BenchmarkRun.gpu_id)).one() is None
+
+
+@pytest.mark.parametrize(("bad", "named"), [
+    (result("matmul", "fp16", 80.0), "results/0 (matmul fp16): 80 TFLOP/s"),
+    (result("matmul", "fp32", 40.0), "results/0 (matmul fp32)"),
+    (result("triad", "fp32", 1100.0), "results/0 (triad fp32): 1100 GB/s"),
+    (result("copy", "fp32", 1030.0), "results/0 (copy fp32)"),
+])
+def test_an_impossible_figure_rejects_the_whole_run(db: str, catalog, bad: dict, named: str) -> None:
+    payload = run_payload(results=[bad, result("matmul", "bf16", 50.0)])
+    with pytest.raises(ImplausibleFigure) as caught:
+        store(db, catalog, payload)
+    assert caught.value.reasons[0].startswith(named)
+    assert "GeForce RTX 3090" in str(caught.value) and "10%" in str(caught.value)
+    assert (count(db, BenchmarkRun), count(db, BenchmarkResult)) == (0, 0)
+
+
+def test_figures_within_the_margin_are_accepted(db: str, catalog) -> None:
+    gpu = catalog.gpu("rtx-3090")
+    payload = run_payload(results=[result("matmul", "fp16", gpu.peak_tflops("fp16") * 1.09),
+                                   result("triad", "fp32", gpu.bandwidth_gb_s * 1.09)])
+    assert store(db, catalog, payload)[0] == CREATED
+
+
+def test_a_cpu_has_no_datasheet_so_any_figure_is_accepted(db: str, catalog) -> None:
+    assert store(db, catalog, run_payload("Intel Xeon Platinum 8480+", kind="cpu", results=[result("matmul", "bf16", 400.0)]))[0] == CREATED
+
+
+@pytest.mark.parametrize(("mutate", "field"), [
+    (lambda p: p.pop("host"), "(root): 'host' is a required property"),
+    (lambda p: p.__setitem__("run_id", "not-hex"), "run_id:"),
+    (lambda p: p["results"][1].__setitem__("unit", "GB/s"), "results/1/unit:"),
+    (lambda p: p["results"][0].__setitem__("value", -1), "results/0/value:"),
+    (lambda p: p["device"].__setitem__("type", "fpga"), "device/type:"),
+    (lambda p: p.__setitem__("started_at", "yesterday"), "started_at:"),
+    (lambda p: p["results"].append(copy.deepcopy(p["results"][0])), "results/5: matmul fp32 appears twice"),
+])
+def test_a_schema_invalid_payload_names_the_field(db: str, catalog, mutate, field: str) -> None:
+    payload = run_payload()
+    mutate(payload)
+    with pytest.raises(InvalidPayload) as caught:
+        store(db, catalog, payload)
+    assert any(e.startswith(field) for e in caught.value.errors), caught.value.errors
+    assert count(db, BenchmarkRun) == 0
+
+
+@pytest.mark.parametrize("payload", [None, [], "run", 3])
+def test_a_payload_that_is_not_an_object_is_invalid(db: str, catalog, payload) -> None:
+    with pytest.raises(InvalidPayload, match=r"\(root\)"):
+        store(db, catalog, payload)
+
+
+def test_results_with_errors_are_kept(db: str, catalog) -> None:
+    payload = run_payload(results=[result("matmul", "bf16", None, error="RuntimeError: CUDA out of memory"), result("matmul", "fp32", 30.0)])
+    store(db, catalog, payload)
+    with session_scope(db) as session:
+        [item] = query(session)["items"]
+        assert load_measurements(session)["rtx-3090"].matmul_tflops == {"fp32": 30.0}
+    assert item["results"][0]["error"].startswith("RuntimeError")
+
+
+# --- querying -----------------------------------------------------------------------------
+
+
+def test_query_filters_and_pages_newest_first(db: str, catalog) -> None:
+    for i in range(5):
+        store(db, catalog, run_payload(host=f"h{i % 2}", started=NOW - timedelta(days=i)))
+    store(db, catalog, run_payload("NVIDIA H100 80GB HBM3", host="h9", results=[result("copy", "fp32", 3000.0)]))
+    with session_scope(db) as session:
+        everything = query(session, limit=100)
+        page = query(session, gpu="rtx-3090", limit=2, offset=1)
+        h1 = query(session, host="h1")
+        recent = query(session, since=NOW - timedelta(days=1, hours=12))
+        copies = query(session, benchmark="copy")
+        triads = query(session, benchmark="triad")
+    assert everything["total"] == 6
+    assert page["total"] == 5 and len(page["items"]) == 2
+    starts = [i["started_at"] for i in everything["items"]]
+    assert starts == sorted(starts, reverse=True)
+    assert {i["host"] for i in h1["items"]} == {"h1"} and h1["total"] == 2
+    assert recent["total"] == 3  # the H100 run, and the RTX runs of 1 h and 1 day ago
+    assert copies["total"] == 6 and all([r["benchmark"] for r in i["results"]] == ["copy"] for i in copies["items"])
+    assert triads["total"] == 5 and "h9" not in {i["host"] for i in triads["items"]}
+
+
+# --- measurements -------------------------------------------------------------------------
+
+
+def _measurements(db: str):
+    with session_scope(db) as session:
+        return load_measurements(session)
+
+
+def _version(db: str) -> str:
+    with session_scope(db) as session:
+        return measurements_version(session)
+
+
+def test_measurements_are_medians_over_hosts_of_unflagged_runs(db: str, catalog) -> None:
+    for host, fp16, triad in [("a", 60.0, 820.0), ("b", 62.0, 830.0), ("c", 64.0, 840.0)]:
+        store(db, catalog, run_payload(host=host, results=[result("matmul", "fp16", fp16), result("triad", "fp32", triad),
+                                                           result("copy", "fp32", 700.0)]))
+    # excluded: a contended run, flagged results, a quick run, an old run
+    store(db, catalog, run_payload(host="busy", flags=["contended"], results=[result("matmul", "fp16", 10.0)]))
+    store(db, catalog, run_payload(host="hot", results=[result("matmul", "fp16", 20.0, ["throttled"]), result("triad", "fp32", 100.0, ["noisy"]),
+                                                        result("matmul", "fp32", 30.0)]))
+    store(db, catalog, run_payload(host="ci", quick=True, results=[result("matmul", "fp16", 5.0)]))
+    store(db, catalog, run_payload(host="old", started=NOW - timedelta(days=120), results=[result("matmul", "fp16", 1.0)]))
+    store(db, catalog, run_payload(host="bad", results=[result("matmul", "fp16", 3.0, ["check_failed"])]))
+    measured = _measurements(db)
+    assert set(measured) == {"rtx-3090"}
+    m = measured["rtx-3090"]
+    assert m.matmul_tflops == {"fp16": 62.0, "fp32": 30.0}
+    assert m.bandwidth_gb_s == 830.0  # triad preferred over copy
+    assert m.hosts == 4  # a, b, c and "hot" (its unflagged fp32 matmul counts)
+
+
+def test_bandwidth_falls_back_to_copy_and_only_the_newest_runs_count(db: str, catalog) -> None:
+    for i in range(25):  # newest 20 of 25: the five oldest (value 1.0) fall out
+        value = 1.0 if i >= 20 else 700.0 + i
+        store(db, catalog, run_payload(host=f"n{i % 3}", started=NOW - timedelta(hours=i), results=[result("copy", "fp32", value)]))
+    m = _measurements(db)["rtx-3090"]
+    assert m.bandwidth_gb_s == pytest.approx(709.5) and m.matmul_tflops == {} and m.hosts == 3
+
+
+def test_measurements_version_changes_when_results_are_stored(db: str, catalog) -> None:
+    empty = _version(db)
+    store(db, catalog, run_payload())
+    once = _version(db)
+    assert once != empty
+    store(db, catalog, run_payload())
+    assert _version(db) not in (empty, once)
