@@ -1,0 +1,32 @@
+"""The JSON API's controllers, one per resource, and what they share (:class:`ApiState`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from litestar import Request
+
+from service.metrics import ApiMetrics
+from service.settings import Settings
+from service.snapshot import SnapshotHolder
+
+__all__ = ["ApiState", "api_state", "today"]
+
+
+@dataclass(frozen=True)
+class ApiState:
+    """Per-app objects the handlers use: settings, the snapshot holder, the metrics."""
+
+    settings: Settings
+    database_url: str
+    holder: SnapshotHolder
+    metrics: ApiMetrics
+
+
+def api_state(request: Request) -> ApiState:
+    return request.app.state["api"]
+
+
+def today() -> date:
+    return date.today()

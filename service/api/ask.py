@@ -1,0 +1,42 @@
+"""``POST /v1/ask``: free text in, Markdown and structured answer out, within a conversation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anyio import to_thread
+from litestar import Controller, Request, Response, post
+
+from rules.ask import ask
+from service.api import ApiState, api_state, today
+from service.api.docs import documented
+from service.api.inputs import read_json
+from service.conversations import load_question, save_turn
+
+__all__ = ["AskController", "answer_text"]
+
+
+def answer_text(api: ApiState, text: str, conversation_id: str | None) -> dict[str, Any]:
+    """Parse ``text`` against the conversation's last question, answer, and record the turn."""
+    previous = load_question(api.database_url, conversation_id, today()) if conversation_id else None
+    reply = ask(api.holder.get().advisor, text, previous=previous, today=today())
+    conversation_id = save_turn(api.database_url, conversation_id, reply.question,
+                                {"text": text, "intent": reply.intent})
+    if reply.recommendation is not None and reply.question is not None:
+        api.metrics.recommendations.labels(reply.question.workload, "ask").inc()
+    return {**reply.to_dict(), "conversation_id": conversation_id}
+
+
+class AskController(Controller):
+    path = "/v1/ask"
+    tags = ["advice"]
+
+    @post("", operation_id="ask", status_code=200, summary="Ask in plain words (with follow-ups)",
+          operation_class=documented("ask-response", "ask-request", (400, 404, 413, 415, 422)))
+    async def ask(self, request: Request) -> Response:
+        """Answers 'nlp $800'; with `conversation_id`, 'what about 2 of them?' refines the last question.
+        Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
+        api = api_state(request)
+        body = await read_json(request, "ask-request", api.settings.max_body_bytes)
+        result = await to_thread.run_sync(answer_text, api, body["text"], body.get("conversation_id"))
+        return Response(result)

@@ -1,0 +1,91 @@
+"""OpenAPI for handlers that read their body themselves.
+
+Handlers take the raw :class:`~litestar.Request` (so our JSON Schemas, not Litestar,
+judge the input), which leaves Litestar nothing to describe. :func:`documented`
+makes an ``operation_class`` that puts the published schemas (``$ref`` inlined)
+and examples into the operation: request body, success response, and the
+problem+json errors. Response examples computed from the live catalog are added
+by :func:`set_examples` when the app starts.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from litestar.openapi.spec import Example, OpenAPIMediaType, OpenAPIResponse, Operation, RequestBody
+
+from service.api import inputs
+
+__all__ = ["documented", "set_examples", "inline"]
+
+_EXAMPLES: dict[str, Any] = {}
+PROBLEM_EXAMPLE = {
+    "type": "https://whichgpu.dev/problems/invalid-input", "title": "Invalid input", "status": 422,
+    "detail": "the request body does not match schema recommendation-request.json: budget: -5 is less than or equal to the minimum of 0",
+    "instance": "/v1/recommendations", "errors": [{"field": "budget", "message": "-5 is less than or equal to the minimum of 0"}],
+}
+ERROR_TEXT = {400: "Malformed JSON", 404: "Unknown resource", 413: "Body too large", 415: "Not application/json",
+              422: "Input breaks the schema or the question's checks"}
+
+
+def set_examples(examples: dict[str, Any]) -> None:
+    """Live response examples by schema name (e.g. an answer from the real catalog)."""
+    _EXAMPLES.update(examples)
+
+
+def inline(name: str) -> dict[str, Any]:
+    """Schema ``name`` with every ``$ref`` replaced by its target, for embedding in OpenAPI."""
+    root = inputs.schema(name) or {}
+    return _inline(copy.deepcopy(root), root, depth=0)
+
+
+def _inline(node: Any, root: dict[str, Any], depth: int) -> Any:
+    if isinstance(node, list):
+        return [_inline(n, root, depth) for n in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and depth < 12:
+        target_doc, _, pointer = ref.partition("#")
+        doc = root if not target_doc else (inputs.schema(target_doc.removesuffix(".json")) or {})
+        target: Any = doc
+        for part in [p for p in pointer.split("/") if p]:
+            target = target[part]
+        return _inline(copy.deepcopy(target), doc, depth + 1)
+    return {k: _inline(v, root, depth) for k, v in node.items() if k not in ("$schema", "$id", "$defs", "examples")}
+
+
+def _media(schema_name: str, media_type: str = "application/json", example: Any = None) -> dict[str, OpenAPIMediaType]:
+    examples = inputs.schema(schema_name) or {}
+    found = list(examples.get("examples", []))
+    if example is not None:
+        found.insert(0, example)
+    shaped = {f"example{i + 1}": Example(value=value) for i, value in enumerate(found)} or None
+    return {media_type: OpenAPIMediaType(schema=inline(schema_name), examples=shaped)}  # type: ignore[arg-type]
+
+
+def documented(response: str | None, request: str | None = None, errors: tuple[int, ...] = (), *,
+               response_media: str = "application/json", response_text: str = "OK") -> type[Operation]:
+    """An ``operation_class`` describing the body, the 200 response and the problem responses."""
+
+    @dataclass
+    class DocumentedOperation(Operation):
+        def __post_init__(self) -> None:
+            if request:
+                self.request_body = RequestBody(content=_media(request), required=True,
+                                                description=f"JSON matching [{request}.json](/v1/schemas/{request}.json)")
+            responses = dict(self.responses or {})
+            if response:
+                responses["200"] = OpenAPIResponse(description=response_text,
+                                                   content=_media(response, response_media, _EXAMPLES.get(response)))
+            for status in errors:
+                example = {**PROBLEM_EXAMPLE, "status": status}
+                responses[str(status)] = OpenAPIResponse(
+                    description=ERROR_TEXT.get(status, "Problem"),
+                    content={"application/problem+json": OpenAPIMediaType(schema=inline("problem"),  # type: ignore[arg-type]
+                                                                          examples={"problem": Example(value=example)})})
+            self.responses = responses  # type: ignore[assignment]
+
+    return DocumentedOperation

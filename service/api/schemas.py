@@ -1,0 +1,31 @@
+"""``GET /v1/schemas`` and ``GET /v1/schemas/{name}.json``: the JSON Schemas the service enforces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, Response, get
+
+from service.api import inputs
+from service.problems import NotFound
+
+__all__ = ["SchemaController"]
+
+
+class SchemaController(Controller):
+    path = "/v1/schemas"
+    tags = ["schemas"]
+
+    @get("", operation_id="listSchemas", summary="Published JSON Schemas", sync_to_thread=False)
+    def list_schemas(self) -> dict[str, Any]:
+        """API request/response schemas, the catalog data-file schemas and the bench agent's `benchmark-run`."""
+        return {"schemas": [{"name": n, "url": f"/v1/schemas/{n}.json"} for n in inputs.schema_names()]}
+
+    @get("/{filename:str}", operation_id="getSchema", summary="One JSON Schema", sync_to_thread=False)
+    def get_schema(self, filename: str) -> Response:
+        """`/v1/schemas/answer.json`, `/v1/schemas/benchmark-run.json`, `/v1/schemas/gpus.json` …"""
+        found = inputs.schema(filename.removesuffix(".json")) if filename.endswith(".json") else None
+        if found is None:
+            raise NotFound(f"no schema {filename[:100]!r}; GET /v1/schemas lists them",
+                           [{"field": "name", "message": "unknown schema"}])
+        return Response(found, media_type="application/schema+json")

@@ -1,0 +1,102 @@
+"""The app factory: ``create_app(settings)`` returns the whole Litestar app, ready to serve.
+
+At creation it migrates the database, copies the catalog into the catalog tables
+when its version changed, and builds the in-memory snapshot the handlers answer
+from; nothing reads the environment at import time. ``uvicorn --factory
+service.app:create_app`` and ``whichgpu serve`` both start it.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+from typing import Any
+
+from litestar import Litestar
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
+
+from rules.catalog import load_catalog
+from rules.question import Question
+from service.api import ApiState
+from service.api.ask import AskController
+from service.api.chat import ChatController
+from service.api.docs import set_examples
+from service.api.gpus import GpuController
+from service.api.health import HealthController
+from service.api.recommendations import RecommendationController
+from service.api.rules import RuleController
+from service.api.schemas import SchemaController
+from service.catalog_store import sync_catalog
+from service.db import migrate
+from service.metrics import ApiMetrics
+from service.problems import exception_handlers
+from service.settings import Settings, get_settings
+from service.snapshot import SnapshotHolder
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("whichgpu.app")
+EXAMPLE_QUESTION = Question(workload="transformer", budget=800, as_of=date(2023, 6, 1))
+
+
+def _extra_routes(settings: Settings) -> list[Any]:
+    """Routes other parts contribute: benchmarks, Slack's endpoint when configured, the web pages when present."""
+    routes: list[Any] = []
+    try:  # until service/benchmarks_api.py lands
+        from service.benchmarks_api import BenchmarkController
+    except ImportError:
+        log.warning("service.benchmarks_api is missing: POST/GET /v1/benchmarks are not served")
+    else:
+        routes.append(BenchmarkController)
+    if settings.slack_enabled:
+        from bot.http import slack_routes
+
+        routes += slack_routes(settings)
+    try:
+        from service.web import web_routes
+    except ImportError:  # the web pages are optional until service/web.py exists
+        pass
+    else:
+        routes += web_routes()
+    return routes
+
+
+def _live_examples(holder: SnapshotHolder) -> None:
+    """Put a real answer into the OpenAPI docs (the docs then show what the API returns today)."""
+    try:
+        answer = holder.get().advisor.recommend(EXAMPLE_QUESTION, today=EXAMPLE_QUESTION.as_of).to_dict()
+    except Exception:  # examples are documentation; never stop the app for them
+        log.exception("could not compute the OpenAPI example answer")
+        return
+    set_examples({"answer": answer})
+
+
+def create_app(settings: Settings | None = None) -> Litestar:
+    """Migrate, sync the catalog, build the snapshot, and wire controllers, errors, metrics and docs."""
+    settings = settings or get_settings()
+    url = settings.resolved_database_url
+    migrate(url)
+    catalog = load_catalog()
+    if sync_catalog(url, catalog):
+        log.info("catalog %s written to the database", catalog.version)
+    holder = SnapshotHolder(url, settings.electricity_price)
+    holder.get()
+    _live_examples(holder)
+    metrics = ApiMetrics()
+    return Litestar(
+        route_handlers=[
+            RecommendationController, AskController, ChatController, GpuController, RuleController,
+            SchemaController, HealthController, *_extra_routes(settings),
+        ],
+        exception_handlers=exception_handlers(),
+        middleware=[metrics.middleware],
+        request_max_body_size=settings.max_body_bytes,
+        state={"api": ApiState(settings, url, holder, metrics)},  # type: ignore[arg-type]
+        openapi_config=OpenAPIConfig(
+            title="whichgpu", version="1", path="/schema",
+            description="Which GPU to buy or rent for deep learning, and why. Errors are application/problem+json "
+                        "(RFC 9457) with an `errors` list naming each field; the JSON Schemas enforced are at /v1/schemas.",
+            render_plugins=[ScalarRenderPlugin(), SwaggerRenderPlugin(path="/swagger")],
+        ),
+    )

@@ -1,0 +1,156 @@
+"""The API's errors, and the one place they become HTTP responses (RFC 9457 problem+json).
+
+Exception tree (each class carries its HTTP status; nothing else maps errors)::
+
+    ApiError                      problem with a status, title and field errors
+    ├── MalformedBody             400  the body is not JSON / not UTF-8
+    ├── InvalidInput              422  the JSON breaks the request schema or the question checks
+    ├── NotFound                  404  an unknown id or route
+    ├── MethodNotAllowed          405
+    ├── PayloadTooLarge           413  body over ``settings.max_body_bytes``
+    └── UnsupportedMediaType      415  a POST body that is not ``application/json``
+
+Errors raised by others are translated here too: :class:`rules.question.QuestionError`
+(422, naming its field), :class:`service.conversations.ConversationNotFound` (404),
+:class:`service.benchmarks.BenchmarkError` (422), Litestar's own HTTP exceptions (404 unknown route, 405,
+413, 400) and, last, any other exception (500, logged, no internals shown).
+Every problem has ``type``, ``title``, ``status``, ``detail``, ``instance`` and an
+``errors`` list of ``{field, message}``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException
+
+from rules.question import QuestionError
+from service.benchmarks import BenchmarkError
+from service.conversations import ConversationNotFound
+
+__all__ = [
+    "ApiError",
+    "MalformedBody",
+    "InvalidInput",
+    "NotFound",
+    "MethodNotAllowed",
+    "PayloadTooLarge",
+    "UnsupportedMediaType",
+    "PROBLEM_JSON",
+    "problem_body",
+    "exception_handlers",
+]
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_BASE = "https://whichgpu.dev/problems/"
+log = logging.getLogger("whichgpu.api")
+
+
+class ApiError(Exception):
+    """A request the API refuses; ``errors`` names the offending fields."""
+
+    status = 400
+    title = "Bad request"
+    slug = "bad-request"
+
+    def __init__(self, detail: str, errors: list[dict[str, str]] | None = None, **extra: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.errors = errors if errors is not None else []
+        self.extra = extra
+
+
+class MalformedBody(ApiError):
+    status, title, slug = 400, "Malformed request body", "malformed-body"
+
+
+class InvalidInput(ApiError):
+    status, title, slug = 422, "Invalid input", "invalid-input"
+
+
+class NotFound(ApiError):
+    status, title, slug = 404, "Not found", "not-found"
+
+
+class MethodNotAllowed(ApiError):
+    status, title, slug = 405, "Method not allowed", "method-not-allowed"
+
+
+class PayloadTooLarge(ApiError):
+    status, title, slug = 413, "Request body too large", "payload-too-large"
+
+
+class UnsupportedMediaType(ApiError):
+    status, title, slug = 415, "Unsupported media type", "unsupported-media-type"
+
+
+_BY_STATUS: dict[int, type[ApiError]] = {
+    cls.status: cls for cls in (MalformedBody, InvalidInput, NotFound, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType)
+}
+
+
+def problem_body(error: ApiError, instance: str) -> dict[str, Any]:
+    body = {
+        "type": TYPE_BASE + error.slug,
+        "title": error.title,
+        "status": error.status,
+        "detail": error.detail,
+        "instance": instance,
+        "errors": error.errors,
+    }
+    body.update(error.extra)
+    return body
+
+
+def _respond(request: Request, error: ApiError, headers: dict[str, str] | None = None) -> Response:
+    return Response(problem_body(error, request.url.path), status_code=error.status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def _from_litestar(exc: HTTPException) -> tuple[ApiError, dict[str, str] | None]:
+    """Litestar's own refusals (routing, body size, its parameter parsing) as our problems."""
+    status = exc.status_code
+    cls = _BY_STATUS.get(status)
+    if status == 404:
+        return NotFound("no such resource", [{"field": "path", "message": "no route or resource at this path"}]), None
+    if status == 405:
+        return MethodNotAllowed(str(exc.detail), [{"field": "method", "message": str(exc.detail)}]), exc.headers
+    if status == 413:
+        return PayloadTooLarge("the request body is larger than the server accepts",
+                               [{"field": "body", "message": "request body too large"}]), None
+    if cls is None:
+        error = ApiError(str(exc.detail))
+        error.status, error.title = status, str(exc.detail) or "Error"
+        return error, exc.headers
+    extra = exc.extra if isinstance(exc.extra, list) else []
+    errors = [{"field": str(e.get("key") or e.get("source") or "request"), "message": str(e.get("message", ""))}
+              for e in extra if isinstance(e, dict)]
+    return cls(str(exc.detail), errors or [{"field": "request", "message": str(exc.detail)}]), exc.headers
+
+
+def _handle(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, ApiError):
+        return _respond(request, exc)
+    if isinstance(exc, QuestionError):
+        return _respond(request, InvalidInput(exc.message, [{"field": exc.field, "message": exc.message}]))
+    if isinstance(exc, ConversationNotFound):
+        return _respond(request, NotFound(f"no conversation {exc.args[0]!r}; start one without conversation_id",
+                                          [{"field": "conversation_id", "message": "unknown conversation"}]))
+    if isinstance(exc, BenchmarkError):
+        lines = [str(x) for x in (getattr(exc, "errors", None) or getattr(exc, "reasons", None) or [str(exc)])]
+        errors = [{"field": line.split(":", 1)[0] if ":" in line else "body", "message": line} for line in lines[:10]]
+        return _respond(request, InvalidInput(str(exc), errors))
+    if isinstance(exc, HTTPException) and exc.status_code < 500:
+        error, headers = _from_litestar(exc)
+        return _respond(request, error, headers)
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    error = ApiError("the server failed to answer; the error is logged")
+    error.status, error.title, error.slug = 500, "Internal server error", "internal-error"
+    return _respond(request, error)
+
+
+def exception_handlers() -> dict[type[Exception], Any]:
+    """The app's one exception handler, for every exception."""
+    return {Exception: _handle}
+

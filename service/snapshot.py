@@ -1,0 +1,104 @@
+"""What the API answers from: one in-memory snapshot of catalog, rulebook and advisor.
+
+Building an :class:`~rules.engine.Advisor` costs milliseconds and reads the
+measurements from the database, so it is not done per request. :class:`SnapshotHolder`
+keeps the current :class:`Snapshot` and rebuilds it only when the catalog version
+or the measurements version changes; it looks at most once per ``check_every``
+seconds (one cheap query), and at once after :meth:`SnapshotHolder.invalidate`
+(called on benchmark ingest). Readers never wait for a rebuild in progress: they
+get the previous snapshot until the new one is swapped in.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Callable
+
+from rules.catalog import Catalog, load_catalog
+from rules.engine import Advisor
+from rules.rulebook import Rulebook, load_rulebook
+from service.benchmarks import load_measurements, measurements_version
+from service.db import session_scope
+
+__all__ = ["Snapshot", "SnapshotHolder"]
+
+
+@dataclass
+class Snapshot:
+    """The catalog, rulebook and advisor at one catalog and measurements version."""
+
+    catalog: Catalog
+    rulebook: Rulebook
+    advisor: Advisor
+    measurements_version: str
+    built_at: float = field(default_factory=time.time)
+    _rows: dict[tuple, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+
+    @property
+    def catalog_version(self) -> str:
+        return self.catalog.version
+
+    def card_rows(self, workload: str, as_of: date, currency: str, used_ok: bool) -> list[dict[str, Any]]:
+        """The advisor's per-card rows, memoised for this snapshot (the table behind /v1/gpus)."""
+        key = (workload, as_of, currency, used_ok)
+        rows = self._rows.get(key)
+        if rows is None:
+            rows = self.advisor.card_rows(workload, as_of, currency, used_ok)
+            if len(self._rows) > 256:
+                self._rows.clear()
+            self._rows[key] = rows
+        return rows
+
+
+class SnapshotHolder:
+    """The current snapshot for one database; cheap to call on every request."""
+
+    def __init__(self, database_url: str, electricity_usd_per_kwh: float = 0.15, check_every: float = 1.0,
+                 catalog_loader: Callable[[], Catalog] = load_catalog) -> None:
+        self.database_url = database_url
+        self.electricity = electricity_usd_per_kwh
+        self.check_every = check_every
+        self._load_catalog = catalog_loader
+        self._lock = threading.Lock()
+        self._snapshot: Snapshot | None = None
+        self._checked = 0.0
+        self.builds = 0
+
+    def get(self) -> Snapshot:
+        """The snapshot, rebuilt first if the data changed since the last look."""
+        snapshot = self._snapshot
+        if snapshot is not None and time.monotonic() - self._checked < self.check_every:
+            return snapshot
+        if snapshot is not None and not self._lock.acquire(blocking=False):
+            return snapshot  # another thread is checking; serve what we have
+        if snapshot is None:
+            self._lock.acquire()
+        try:
+            return self._refresh()
+        finally:
+            self._lock.release()
+
+    @property
+    def current(self) -> Snapshot | None:
+        """The snapshot in use, without looking for changes (None before the first build)."""
+        return self._snapshot
+
+    def invalidate(self) -> None:
+        """Look at the versions on the next :meth:`get` (e.g. after storing benchmark results)."""
+        self._checked = 0.0
+
+    def _refresh(self) -> Snapshot:
+        catalog = self._load_catalog()
+        with session_scope(self.database_url) as session:
+            version = measurements_version(session)
+            current = self._snapshot
+            if current is None or current.catalog_version != catalog.version or current.measurements_version != version:
+                rulebook = load_rulebook()
+                advisor = Advisor(catalog, load_measurements(session), self.electricity, rulebook=rulebook)
+                current = self._snapshot = Snapshot(catalog, rulebook, advisor, version)
+                self.builds += 1
+        self._checked = time.monotonic()
+        return current
