@@ -19,8 +19,10 @@ def card_findings(rulebook: Rulebook, gpu, question: Question) -> list[Finding]:
     if question.precision != "fp32":
         if not gpu.fast_16bit:
             found.append(Finding("16-bit-speed", "warning", f"{gpu.name} has slow 16-bit math: {question.precision} saves memory but brings no speed"))
-        elif gpu.tensor_tflops:
-            found.append(Finding("16-bit-speed", "applied", f"tensor cores run {question.precision} at up to {max(gpu.tensor_tflops.values()):.0f} TFLOP/s dense"))
+        elif rate := gpu.tensor_tflops.get("fp16") or gpu.tensor_tflops.get("bf16"):
+            found.append(Finding("16-bit-speed", "applied", f"tensor cores run 16-bit at up to {rate:.0f} TFLOP/s dense"))
+    if gpu.software != rulebook.param("vendor-nvidia", "safe_stack"):
+        found.append(Finding("vendor-nvidia", "applied", "ranked as if a third less cost-efficient: outside CUDA expect friction"))
     if gpu.vendor == "amd":
         found.append(Finding("vendor-amd", "warning", f"{gpu.name} runs PyTorch through ROCm/HIP: check your libraries and custom kernels support it"))
     elif gpu.vendor == "intel":

@@ -58,7 +58,7 @@ def answer_markdown(answer: dict[str, Any]) -> str:
     if rent:
         offer = rent["offer"]
         lines += ["", "**Rent or buy**",
-                  f"- {offer['provider']} {offer['instance']} ({offer['accelerator']}): "
+                  f"- {' '.join(filter(None, (offer['provider'], offer['instance'])))} ({offer['accelerator']}): "
                   f"{rent['rent_per_hour']['amount']:.2f} {rent['rent_per_hour']['currency']}/h (seen {offer['seen']})",
                   f"- {rent['reason']} (_rent-vs-buy_)"]
     if answer.get("suggestions"):

@@ -65,6 +65,20 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    """Bring the database schema up to date and copy the catalog in (what `serve` does on start)."""
+    from rules.catalog import load_catalog
+    from service.catalog_store import sync_catalog
+    from service.db import migrate
+
+    url = settings.resolved_database_url
+    migrate(url)
+    catalog = load_catalog()
+    written = sync_catalog(url, catalog)
+    print(f"database is at the newest schema; catalog {catalog.version} {'written' if written else 'already there'}")
+    return 0
+
+
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from rules.ask import ask
     from rules.question import QuestionError
@@ -175,6 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="listen address (default WHICHGPU_HOST or 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default WHICHGPU_PORT or 8000)")
     serve.set_defaults(run=cmd_serve)
+
+    migrate = sub.add_parser("migrate", help="migrate the database and load the catalog, then exit")
+    migrate.set_defaults(run=cmd_migrate)
 
     ask = sub.add_parser("ask", help='ask a question, e.g. whichgpu ask "nlp $800"')
     ask.add_argument("text", nargs="+", help="the question in plain words")

@@ -40,7 +40,7 @@ CASES = {
                        dict(workload="cnn", compare=("2080 ti",), gpus=1, intent="compare", as_of=SEED_DATE)),
     "multi-gpu-speedup": (dict(workload="cnn", budget=4000, gpus=2), dict(workload="cnn", budget=4000, gpus=1)),
     "separate-experiments": (dict(workload="cnn", budget=4000, gpus=2), dict(workload="cnn", budget=4000, gpus=1)),
-    "vendor-nvidia": (None, None),
+    "vendor-nvidia": (dict(workload="cnn", compare=("rx 7900 xtx",), intent="compare"), dict(workload="cnn", compare=("4090",), intent="compare")),
     "vendor-amd": (dict(workload="cnn", compare=("rx 7900 xtx",), intent="compare"), dict(workload="cnn", compare=("4090",), intent="compare")),
     "vendor-intel": (dict(workload="cnn", compare=("arc a770",), intent="compare"), dict(workload="cnn", compare=("4090",), intent="compare")),
     "no-unreleased-chips": (dict(workload="cnn", budget=800, as_of=SEED_DATE), dict(workload="cnn", budget=800)),
