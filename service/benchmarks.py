@@ -251,6 +251,7 @@ def query(
     since: datetime | None = None,
     limit: int = 50,
     offset: int = 0,
+    run_id: str | None = None,
 ) -> dict[str, Any]:
     """Stored runs, newest first: ``{"items": [...], "total", "limit", "offset"}``.
 
@@ -258,6 +259,8 @@ def query(
     ``benchmark`` keeps runs with that benchmark and shows only its results.
     """
     where = []
+    if run_id:
+        where.append(BenchmarkRun.run_id == run_id)
     if gpu == "unmatched":
         where.append(col(BenchmarkRun.gpu_id).is_(None))
     elif gpu:

@@ -1,0 +1,132 @@
+"""``POST /v1/benchmarks`` (a bench agent reports one run) and ``GET /v1/benchmarks`` (stored runs).
+
+A POST is judged in this order, each failure a problem+json: the body is JSON (400,
+415; 413 above ``max_body_bytes``), the bearer token belongs to a live agent (401),
+the run matches ``benchmark-run.json`` (422 naming the field), its figures are
+possible on the device's datasheet (422 naming the benchmark). Then the run is
+stored once: 201 the first time, 200 ``already stored`` for a re-send of the same
+``run_id`` — the bench agent treats both as delivered.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, time, timezone
+from typing import Any
+
+from litestar import Controller, Request, Response, get, post
+
+from service.agents import authenticate
+from service.api import api_state
+from service.api.docs import documented
+from service.api.inputs import check
+from service.benchmarks import CREATED, ImplausibleFigure, InvalidPayload, ingest, query
+from service.db import session_scope
+from service.problems import PROBLEM_JSON, ApiError, InvalidInput, MalformedBody, UnsupportedMediaType, problem_body
+
+__all__ = ["BenchmarkController", "Unauthorized"]
+
+MAX_LIMIT = 200
+FILTERS = ("run_id", "gpu", "host", "benchmark", "since", "limit", "offset")
+
+
+class Unauthorized(ApiError):
+    status, title, slug = 401, "Unauthorized", "unauthorized"
+
+
+def _unauthorized(request: Request, detail: str) -> Response:
+    error = Unauthorized(detail, [{"field": "authorization", "message": detail}])
+    return Response(problem_body(error, request.url.path), status_code=401, media_type=PROBLEM_JSON,
+                    headers={"WWW-Authenticate": 'Bearer realm="whichgpu", error="invalid_token"'})
+
+
+def _parse(request: Request, body: bytes) -> Any:
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media != "application/json":
+        raise UnsupportedMediaType(f"send the run as application/json, not {media or 'no content type'!r}",
+                                   [{"field": "content-type", "message": "expected application/json"}])
+    try:
+        return json.loads(body)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise MalformedBody(f"the body is not valid JSON: {exc}", [{"field": "body", "message": "not valid JSON"}]) from None
+    except RecursionError:
+        raise MalformedBody("the body nests too deeply", [{"field": "body", "message": "nested too deeply"}]) from None
+
+
+def _field(error_line: str) -> dict[str, str]:
+    path, _, message = error_line.partition(": ")
+    return {"field": "body" if path == "(root)" else path.replace("/", "."), "message": message}
+
+
+def _since(raw: str) -> datetime:
+    try:
+        if len(raw) == 10:
+            return datetime.combine(date.fromisoformat(raw), time(), tzinfo=timezone.utc)
+        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"since={raw!r} is not a date or date-time", [{"field": "since", "message": "use YYYY-MM-DD or an ISO 8601 date-time"}]) from None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def _count(params: dict[str, str], name: str, default: int, low: int, high: int | None) -> int:
+    raw = params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise InvalidInput(f"{name}={raw!r} must be an integer {bound}", [{"field": name, "message": f"an integer {bound}"}])
+    return value
+
+
+class BenchmarkController(Controller):
+    path = "/v1/benchmarks"
+    tags = ["benchmarks"]
+
+    @post("", operation_id="reportBenchmarkRun", summary="Report one bench-agent run (agent bearer token)",
+          sync_to_thread=True, status_code=201,
+          operation_class=documented(None, "benchmark-run", (400, 401, 413, 415, 422)))
+    def report(self, request: Request, body: bytes) -> Response:
+        """Store one run from `bench-agent`: 201 `created`, or 200 `already stored` when this `run_id`
+        is known. 401 for a missing, unknown or revoked token; 422 when the run breaks the schema
+        (the field is named) or reports a figure above the datasheet peak or bandwidth by more than 10%."""
+        api = api_state(request)
+        document = _parse(request, body)
+        with session_scope(api.database_url) as session:
+            agent = authenticate(session, request.headers.get("authorization"))
+            if agent is None:
+                return _unauthorized(request, "a valid bench-agent token is required: `Authorization: Bearer <token>` "
+                                              "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)")
+            check("benchmark-run", document, what="benchmark run")
+            try:
+                status, run_id = ingest(session, api.holder.get().catalog, agent.name, document)
+            except InvalidPayload as exc:
+                raise InvalidInput(str(exc), [_field(e) for e in exc.errors[:10]], schema="/v1/schemas/benchmark-run.json") from None
+            except ImplausibleFigure as exc:
+                raise InvalidInput(str(exc), [{"field": r.split(" ", 1)[0].replace("/", "."), "message": r} for r in exc.reasons]) from None
+        if status == CREATED:
+            api.holder.invalidate()
+        return Response({"run_id": run_id, "status": status}, status_code=201 if status == CREATED else 200,
+                        headers={"Location": f"/v1/benchmarks?run_id={run_id}"} if status == CREATED else None)
+
+    @get("", operation_id="listBenchmarkRuns", summary="Stored benchmark runs, filtered and paged", sync_to_thread=True,
+         operation_class=documented(None, errors=(422,)))
+    def list_runs(self, request: Request) -> dict[str, Any]:
+        """Runs newest first with their results. Query: `run_id`, `gpu` (catalog id, or `unmatched` for devices
+        no catalog GPU matches, CPUs included), `host`, `benchmark`, `since` (date or date-time),
+        `limit` (1-200, default 50), `offset`."""
+        params = dict(request.query_params.items())
+        unknown = sorted(set(params) - set(FILTERS))
+        if unknown:
+            raise InvalidInput(f"unknown query parameter {unknown[0]!r}; known: {', '.join(FILTERS)}",
+                               [{"field": name, "message": "unknown query parameter"} for name in unknown])
+        since = _since(params["since"]) if params.get("since") else None
+        limit = _count(params, "limit", 50, 1, MAX_LIMIT)
+        offset = _count(params, "offset", 0, 0, None)
+        with session_scope(api_state(request).database_url) as session:
+            return query(session, gpu=params.get("gpu") or None, host=params.get("host") or None,
+                         benchmark=params.get("benchmark") or None, since=since, limit=limit, offset=offset,
+                         run_id=params.get("run_id") or None)
