@@ -30,7 +30,8 @@ def read_env(name: str) -> str | None:
     return value if value not in (None, "") else None
 
 
-def _setting(env: str, default: Any, doc: str, parse: Callable[[str], Any] = str, secret: bool = False) -> Any:
+def _setting(env: str, default: Any, doc: str, parse: Callable[[str], Any] = str, secret: bool = False,
+             shown: str | None = None) -> Any:
     def factory() -> Any:
         raw = read_env(env)
         if raw is None:
@@ -40,8 +41,7 @@ def _setting(env: str, default: Any, doc: str, parse: Callable[[str], Any] = str
         except ValueError as exc:
             raise SettingsError(f"{env}={raw!r} is not valid: {exc}") from None
 
-    shown = "(data dir)" if callable(default) else default
-    return field(default_factory=factory, metadata={"env": env, "doc": doc, "default": shown, "secret": secret})
+    return field(default_factory=factory, metadata={"env": env, "doc": doc, "default": default if shown is None else shown, "secret": secret})
 
 
 def _default_data_dir() -> Path:
@@ -64,7 +64,8 @@ def _devices(raw: str) -> tuple[str, ...]:
 class Settings:
     """Runtime configuration; each field names its environment variable."""
 
-    data_dir: Path = _setting("WHICHGPU_DATA_DIR", _default_data_dir, "Directory for the embedded SQLite database and the agent spool.", Path)
+    data_dir: Path = _setting("WHICHGPU_DATA_DIR", _default_data_dir, "Directory for the embedded SQLite database and the agent spool.", Path,
+                              shown="~/.local/share/whichgpu")
     database_url: str | None = _setting("WHICHGPU_DATABASE_URL", None, "SQLAlchemy URL; SQLite in the data dir when unset, `postgresql://…` for deployments.")
     host: str = _setting("WHICHGPU_HOST", "127.0.0.1", "Address `whichgpu serve` listens on.")
     port: int = _setting("WHICHGPU_PORT", 8000, "Port `whichgpu serve` listens on.", int)
