@@ -1,0 +1,109 @@
+"""The whichgpu JSON API as the bot sees it: ``POST {api_url}/v1/ask`` over httpx.
+
+The bot never imports the engine to answer; it asks the service over HTTP, so it
+runs beside the service or on another host. Failures are two exceptions::
+
+    AskError
+    ├── ServiceUnavailable   connection refused, timeout, 5xx, a body that is not JSON
+    └── QuestionRejected     a problem+json 4xx (e.g. 422 for a future date): its detail is for the user
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+__all__ = ["AskError", "AskReply", "QuestionRejected", "ServiceUnavailable", "WhichgpuAPI"]
+
+DEFAULT_TIMEOUT_S = 10.0
+
+
+class AskError(Exception):
+    """The service gave no answer the bot can show."""
+
+
+class ServiceUnavailable(AskError):
+    """The service could not be reached, was too slow, or failed (5xx)."""
+
+
+class QuestionRejected(AskError):
+    """The service refused the question with a problem+json 4xx."""
+
+    def __init__(self, status: int, title: str, detail: str, errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(f"{status} {title}: {detail}")
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.errors = errors or []
+
+
+@dataclass(frozen=True)
+class AskReply:
+    """What ``POST /v1/ask`` returned (see ``rules.ask.Reply.to_dict``)."""
+
+    answer: str
+    intent: str
+    recommendation: dict[str, Any] | None = None
+    understood: list[str] = field(default_factory=list)
+    follow_up: list[str] = field(default_factory=list)
+    conversation_id: str | None = None
+    query: dict[str, Any] | None = None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "AskReply":
+        return cls(
+            answer=str(data.get("answer") or ""),
+            intent=str(data.get("intent") or "recommend"),
+            recommendation=data.get("recommendation"),
+            understood=list(data.get("understood") or []),
+            follow_up=list(data.get("follow_up") or []),
+            conversation_id=data.get("conversation_id"),
+            query=data.get("query"),
+        )
+
+
+class WhichgpuAPI:
+    """A client of the service's ``/v1/ask``; one short-lived connection pool per call.
+
+    A client per call keeps the bot free of event-loop ties: the same object serves
+    uvicorn's loop in HTTP mode and the Socket Mode loop. ``transport`` is the seam
+    for tests that want no network at all.
+    """
+
+    def __init__(self, base_url: str, timeout_s: float = DEFAULT_TIMEOUT_S, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.transport = transport
+
+    async def ask(self, text: str, conversation_id: str | None = None) -> AskReply:
+        payload: dict[str, Any] = {"text": text}
+        if conversation_id:
+            payload["conversation_id"] = conversation_id
+        try:
+            async with httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout_s, transport=self.transport) as client:
+                response = await client.post("/v1/ask", json=payload, headers={"accept": "application/json"})
+        except httpx.TimeoutException as exc:
+            raise ServiceUnavailable(f"no answer from {self.base_url} within {self.timeout_s:g} s") from exc
+        except httpx.HTTPError as exc:
+            raise ServiceUnavailable(f"cannot reach {self.base_url}: {type(exc).__name__}") from exc
+        return _reply(response)
+
+
+def _reply(response: httpx.Response) -> AskReply:
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if 400 <= response.status_code < 500:
+        problem = data if isinstance(data, dict) else {}
+        raise QuestionRejected(
+            response.status_code,
+            str(problem.get("title") or response.reason_phrase),
+            str(problem.get("detail") or problem.get("title") or "the service could not use this question"),
+            [e for e in problem.get("errors") or [] if isinstance(e, dict)],
+        )
+    if response.status_code >= 300 or not isinstance(data, dict):
+        raise ServiceUnavailable(f"the service answered {response.status_code} without a usable answer")
+    return AskReply.from_json(data)

@@ -1,0 +1,229 @@
+"""The slack-bolt app: `/whichgpu`, @mentions, DMs, buttons and the App Home tab.
+
+Every listener acks at once and answers in a lazy listener (bolt runs it after the
+ack: a task in this process, or another invocation on FaaS), so Slack's 3-second
+limit holds however slow the service is. Answers come from the service's JSON API
+(:class:`bot.api.WhichgpuAPI`); Slack's Web API is reached at
+``settings.slack_api_url``.
+
+Flows:
+- slash command: ack "Looking into …" (help and too-long questions are answered in
+  the ack itself), then the answer through ``response_url``, ephemeral, replacing it;
+- app mention / DM: the answer in the thread, by ``chat.postMessage``;
+- refinement buttons: the next question of the conversation, replacing the message;
+- "Share in channel": the same answer posted for everyone, the private one deleted;
+- ``app_home_opened``: ``views.publish`` of the home tab.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import OrderedDict
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_sdk.models.blocks import Block
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.api import AskReply, QuestionRejected, ServiceUnavailable, WhichgpuAPI
+from bot.blocks import (
+    ACTION_SHARE, MAX_QUESTION_CHARS, REFINEMENTS, Conversation, answer_blocks, fallback_text,
+    help_blocks, home_view, problem_blocks, too_long_blocks, unavailable_blocks,
+)
+from service.settings import Settings, SettingsError
+
+__all__ = ["COMMAND", "Answerer", "create_bolt_app"]
+
+COMMAND = "/whichgpu"
+HELP_WORDS = {"", "help", "?", "-h", "--help", "помощь"}
+MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+
+log = logging.getLogger("whichgpu.bot")
+
+
+def _dicts(blocks: list[Block]) -> list[dict[str, Any]]:
+    return [block.to_dict() for block in blocks]
+
+
+class Answerer:
+    """Question in, Block Kit out: calls the service and turns every outcome into blocks."""
+
+    def __init__(self, api: WhichgpuAPI, public_url: str | None = None) -> None:
+        self.api = api
+        self.public_url = public_url
+
+    async def answer(self, conversation: Conversation, *, ephemeral: bool, ask: str | None = None,
+                     shared_by: str | None = None) -> tuple[list[Block], str, Conversation | None]:
+        """Blocks, fallback text, and the conversation they show (None when the service failed)."""
+        question = ask or conversation.questions[-1]
+        try:
+            reply, shown = await self._ask(conversation, ask)
+        except ServiceUnavailable as exc:
+            log.warning("whichgpu service unavailable for a %d-character question: %s", len(question), exc)
+            return unavailable_blocks(question), "The whichgpu service didn't answer in time; please try again.", None
+        except QuestionRejected as exc:
+            log.info("question rejected by the service: %s %s", exc.status, exc.title)
+            blocks = problem_blocks(question, exc.detail, exc.errors)
+            return blocks, f"Sorry, I can't answer that: {exc.detail}", None
+        blocks = answer_blocks(reply, shown, ephemeral=ephemeral, public_url=self.public_url, shared_by=shared_by)
+        return blocks, fallback_text(reply), shown
+
+    async def _ask(self, conversation: Conversation, ask: str | None) -> tuple[AskReply, Conversation]:
+        if ask is None:  # show the conversation as it stands: replay its questions from the start
+            return await self._replay(conversation.questions)
+        if conversation.conversation_id:
+            try:
+                reply = await self.api.ask(ask, conversation.conversation_id)
+            except QuestionRejected as exc:
+                if exc.status not in (404, 410):
+                    raise
+            else:
+                if reply.intent not in ("help", "clarify"):
+                    return reply, conversation.then(ask, reply.conversation_id or conversation.conversation_id)
+        # The service forgot the conversation (restart, expiry) or never gave one: replay it.
+        return await self._replay((*conversation.questions, ask))
+
+    async def _replay(self, questions: tuple[str, ...]) -> tuple[AskReply, Conversation]:
+        conversation_id: str | None = None
+        for question in questions:
+            reply = await self.api.ask(question, conversation_id)
+            conversation_id = reply.conversation_id or conversation_id
+        return reply, Conversation(conversation_id, questions)
+
+
+class ThreadMemory:
+    """The conversation of each thread the bot answered in, so "cheaper?" in a thread refines it.
+
+    In-process and bounded: after a restart a follow-up in an old thread starts afresh.
+    """
+
+    def __init__(self, size: int = 2000) -> None:
+        self.size = size
+        self._threads: OrderedDict[tuple[str, str], Conversation] = OrderedDict()
+
+    def get(self, channel: str, thread_ts: str) -> Conversation | None:
+        return self._threads.get((channel, thread_ts))
+
+    def put(self, channel: str, thread_ts: str, conversation: Conversation) -> None:
+        self._threads[(channel, thread_ts)] = conversation
+        self._threads.move_to_end((channel, thread_ts))
+        while len(self._threads) > self.size:
+            self._threads.popitem(last=False)
+
+
+def _question_problem(text: str) -> list[Block] | None:
+    """The reply for a question not worth sending to the service (empty, help, too long), else None."""
+    if text.lower().strip(" ?!.") in HELP_WORDS or text.strip() in HELP_WORDS:
+        return help_blocks()
+    if len(text) > MAX_QUESTION_CHARS:
+        return too_long_blocks(len(text))
+    return None
+
+
+def create_bolt_app(settings: Settings, *, api: WhichgpuAPI | None = None,
+                    process_before_response: bool = False) -> AsyncApp:
+    """The bolt app for both transports.
+
+    ``process_before_response`` stays False for a long-running process (HTTP in the
+    service, or Socket Mode): bolt answers Slack as soon as ``ack()`` runs and the
+    lazy listeners go on as tasks. Set it only for FaaS deployments.
+    """
+    if not settings.slack_bot_token:
+        raise SettingsError("SLACK_BOT_TOKEN is not set: the bot needs its xoxb- token (see docs/slack.md)")
+    client = AsyncWebClient(token=settings.slack_bot_token, base_url=settings.slack_api_url)
+    app = AsyncApp(client=client, signing_secret=settings.slack_signing_secret,
+                   process_before_response=process_before_response, name="whichgpu")
+    answerer = Answerer(api or WhichgpuAPI(settings.api_url), settings.public_url)
+    threads = ThreadMemory()
+    _register(app, answerer, threads)
+    return app
+
+
+def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
+    async def ack_command(ack: AsyncAck, command: dict[str, Any]) -> None:
+        text = (command.get("text") or "").strip()
+        early = _question_problem(text)
+        if early is not None:
+            await ack(blocks=_dicts(early), text="whichgpu help", response_type="ephemeral")
+        else:
+            await ack(text=f":mag: Looking into “{text}”…", response_type="ephemeral")
+
+    async def answer_command(command: dict[str, Any], respond: AsyncRespond) -> None:
+        text = (command.get("text") or "").strip()
+        if _question_problem(text) is not None:
+            return  # answered in the ack
+        blocks, fallback, _ = await answerer.answer(Conversation(None, (text,)), ephemeral=True)
+        await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral", replace_original=True)
+
+    app.command(COMMAND)(ack=ack_command, lazy=[answer_command])
+
+    async def ack_only(ack: AsyncAck) -> None:
+        await ack()
+
+    async def answer_in_thread(event: dict[str, Any], client: AsyncWebClient) -> None:
+        text = MENTION.sub(" ", event.get("text") or "").strip()
+        channel, thread_ts = event["channel"], event.get("thread_ts") or event["ts"]
+        early = _question_problem(text)
+        if early is not None:
+            blocks, fallback = early, "whichgpu help"
+        else:
+            previous = threads.get(channel, thread_ts)
+            if previous:
+                blocks, fallback, shown = await answerer.answer(previous, ephemeral=False, ask=text)
+            else:
+                blocks, fallback, shown = await answerer.answer(Conversation(None, (text,)), ephemeral=False)
+            if shown:
+                threads.put(channel, thread_ts, shown)
+        await client.chat_postMessage(channel=channel, thread_ts=thread_ts, blocks=_dicts(blocks), text=fallback)
+
+    app.event("app_mention")(ack=ack_only, lazy=[answer_in_thread])
+
+    async def is_direct_message(event: dict[str, Any]) -> bool:
+        return event.get("channel_type") == "im" and not event.get("subtype") and not event.get("bot_id")
+
+    app.event("message", matchers=[is_direct_message])(ack=ack_only, lazy=[answer_in_thread])
+
+    async def ignore_other_messages(ack: AsyncAck) -> None:
+        await ack()  # edits, joins, the bot's own messages: nothing to answer
+
+    app.event("message")(ignore_other_messages)
+
+    async def refine(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
+        try:
+            conversation, ask = Conversation.from_value(action.get("value") or "")
+        except ValueError:
+            await respond(text="That button is from an older whichgpu; ask again with /whichgpu.", replace_original=False,
+                          response_type="ephemeral")
+            return
+        ephemeral = bool((body.get("container") or {}).get("is_ephemeral", True))
+        blocks, fallback, shown = await answerer.answer(conversation, ephemeral=ephemeral, ask=ask)
+        if shown is None:  # keep the answer on screen; say what went wrong beside it
+            await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral", replace_original=False)
+        else:
+            await respond(blocks=_dicts(blocks), text=fallback, replace_original=True)
+
+    app.action(re.compile("^(" + "|".join(re.escape(a) for a in REFINEMENTS) + ")$"))(ack=ack_only, lazy=[refine])
+
+    async def share(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
+        try:
+            conversation, _ = Conversation.from_value(action.get("value") or "")
+        except ValueError:
+            await respond(text="That button is from an older whichgpu; ask again with /whichgpu.", replace_original=False,
+                          response_type="ephemeral")
+            return
+        user = (body.get("user") or {}).get("id")
+        blocks, fallback, shown = await answerer.answer(conversation, ephemeral=False, shared_by=user)
+        if shown is None:
+            await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral", replace_original=False)
+            return
+        await respond(blocks=_dicts(blocks), text=fallback, response_type="in_channel", replace_original=False)
+        await respond(delete_original=True)
+
+    app.action(ACTION_SHARE)(ack=ack_only, lazy=[share])
+
+    async def publish_home(event: dict[str, Any], client: AsyncWebClient) -> None:
+        if event.get("tab", "home") == "home":
+            await client.views_publish(user_id=event["user"], view=home_view())
+
+    app.event("app_home_opened")(ack=ack_only, lazy=[publish_home])

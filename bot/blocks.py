@@ -1,0 +1,320 @@
+"""An answer of ``/v1/ask`` as Slack Block Kit: pure functions, no I/O.
+
+``answer_blocks`` is the whole reply: the top pick with its price and the date of
+that price, why (each rule on its own line with its id), the other picks and the
+alternatives, warnings, rent vs buy, a context line (catalog, date, measured or
+estimated), and buttons that refine the answer or share it. The buttons carry a
+:class:`Conversation` in their value, so a click needs no state in the bot.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+from urllib.parse import urlencode
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    ImageBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
+
+from bot.api import AskReply
+from rules.render import HELP_TEXT
+
+__all__ = [
+    "ACTION_CHEAPER", "ACTION_MORE_GPUS", "ACTION_MORE_MEMORY", "ACTION_SHARE", "REFINEMENTS",
+    "Conversation", "MAX_QUESTION_CHARS",
+    "answer_blocks", "fallback_text", "help_blocks", "home_view", "mrkdwn",
+    "problem_blocks", "too_long_blocks", "unavailable_blocks",
+]
+
+MAX_QUESTION_CHARS = 500
+SECTION_LIMIT = 3000   # Slack: text of a section block
+HEADER_LIMIT = 150     # Slack: plain text of a header block
+VALUE_LIMIT = 2000     # Slack: value of a button
+MAX_TURNS = 6          # questions a conversation keeps in a button value
+
+ACTION_CHEAPER = "whichgpu.cheaper"
+ACTION_MORE_MEMORY = "whichgpu.more_memory"
+ACTION_MORE_GPUS = "whichgpu.more_gpus"
+ACTION_SHARE = "whichgpu.share"
+REFINEMENTS = (ACTION_CHEAPER, ACTION_MORE_MEMORY, ACTION_MORE_GPUS)
+
+EXAMPLES = (
+    ("nlp $800", "best card for transformers under $800"),
+    ("cv 2 gpus 3000", "two cards for vision, 3000 USD in total"),
+    ("fit llama 13b fp16", "which cards hold a model"),
+    ("compare 3090 4090", "two cards side by side"),
+    ("as of 2019 kaggle", "the advice as it stood on a date"),
+)
+ALTERNATIVE_LABELS = {"cheaper": "Cheaper", "roomier": "More memory", "faster": "Faster"}
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """The questions asked so far (first to last) and the service's conversation id.
+
+    Refining asks the next question in the conversation; sharing replays the
+    questions, so the shared answer is the one on screen even if the service
+    forgot the conversation.
+    """
+
+    conversation_id: str | None
+    questions: tuple[str, ...]
+
+    def then(self, question: str, conversation_id: str | None) -> "Conversation":
+        return Conversation(conversation_id, (*self.questions, question))
+
+    def to_value(self, ask: str | None = None) -> str:
+        """A button value: this conversation and the question the button asks next (if any)."""
+        data: dict[str, Any] = {"c": self.conversation_id, "q": list(self.questions)}
+        if ask:
+            data["a"] = ask
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_value(cls, value: str) -> tuple["Conversation", str | None]:
+        """The conversation in a button value and the question to ask next; ValueError if malformed."""
+        try:
+            data = json.loads(value)
+            questions = tuple(str(q) for q in data["q"])
+        except (TypeError, KeyError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not a whichgpu button value: {exc}") from None
+        if not questions:
+            raise ValueError("not a whichgpu button value: no questions")
+        return cls(data.get("c"), questions), (str(data["a"]) if data.get("a") else None)
+
+    @property
+    def fits_in_button(self) -> bool:
+        return len(self.questions) <= MAX_TURNS and len(self.to_value("more memory")) + 32 <= VALUE_LIMIT
+
+
+# --- text ------------------------------------------------------------------
+
+def escape(text: str) -> str:
+    """Slack's three control characters, escaped (user and catalog text)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def mrkdwn(markdown: str) -> str:
+    """The product's Markdown as Slack mrkdwn: **bold** → *bold*, [t](u) → <u|t>, lists → bullets."""
+    text = escape(markdown)
+    text = re.sub(r"\*\*(.+?)\*\*", r"*\1*", text)
+    text = re.sub(r"\[([^\]]+)\]\((https?://[^)\s]+)\)", r"<\2|\1>", text)
+    return re.sub(r"(?m)^(\s*)- ", r"\1• ", text)
+
+
+def _clip(text: str, limit: int = SECTION_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _section(text: str) -> SectionBlock:
+    return SectionBlock(text=MarkdownTextObject(text=_clip(text)))
+
+
+def _context(text: str) -> ContextBlock:
+    return ContextBlock(elements=[MarkdownTextObject(text=_clip(text))])
+
+
+def _money(money: dict[str, Any]) -> str:
+    return f"{money['amount']:,.0f} {money['currency']}"
+
+
+def _pick_name(pick: dict[str, Any]) -> str:
+    count = f"{pick['count']} × " if pick.get("count", 1) > 1 else ""
+    return f"{count}{pick['name']}"
+
+
+def _pick_line(pick: dict[str, Any]) -> str:
+    price = pick["unit_price"]
+    each = " each" if pick.get("count", 1) > 1 else ""
+    dated = f" ({escape(str(price.get('kind') or 'price'))}, {price['date']})" if price.get("date") else ""
+    return (f"*{escape(_pick_name(pick))}* — {_money(price)}{each}{dated}; "
+            f"{pick['relative_performance']:.2f}× reference, {pick['performance_per_1000']:.2f} per 1000 "
+            f"{pick['unit_price']['currency']}, {pick['memory_gb']:g} GB")
+
+
+def _rule_line(finding: dict[str, Any], mark: str = "•") -> str:
+    return f"{mark} `{escape(finding['rule'])}` {escape(finding['reason'])}"
+
+
+# --- answers ---------------------------------------------------------------
+
+def answer_blocks(reply: AskReply, conversation: Conversation, *, ephemeral: bool = True,
+                  public_url: str | None = None, shared_by: str | None = None) -> list[Block]:
+    """The reply as blocks; help and clarifying replies get their own short forms."""
+    if reply.intent == "help":
+        return help_blocks()
+    answer = reply.recommendation
+    if not answer or not answer.get("picks"):
+        return _text_reply_blocks(reply, answer)
+    blocks: list[Block] = [HeaderBlock(text=PlainTextObject(text=_clip(_headline(reply.intent, answer), HEADER_LIMIT)))]
+    if shared_by:
+        blocks.append(_context(f"Shared by <@{escape(shared_by)}> · asked: “{escape(conversation.questions[-1])}”"))
+    blocks.append(_section(escape(answer["summary"])))
+    blocks += _picks(answer)
+    blocks += _alternatives(answer)
+    blocks += _warnings(answer)
+    blocks += _rent_vs_buy(answer.get("rent_vs_buy"))
+    if answer.get("suggestions"):
+        blocks.append(_section("*What would work*\n" + "\n".join(f"• {escape(s)}" for s in answer["suggestions"])))
+    if public_url:
+        blocks += _chart(public_url, answer, conversation)
+    blocks.append(_context(_basis_line(answer)))
+    buttons = [] if shared_by else _buttons(answer, conversation, ephemeral)  # a shared answer stays as shared
+    if buttons:
+        blocks.append(ActionsBlock(block_id="whichgpu.actions", elements=buttons))
+    return blocks
+
+
+def _headline(intent: str, answer: dict[str, Any]) -> str:
+    picks = answer["picks"]
+    if intent == "compare" and len(picks) > 1:
+        return "Compared: " + " vs ".join(p["name"] for p in picks)
+    if intent == "fit":
+        return f"Holds the model: {_pick_name(picks[0])}"
+    return f"Top pick: {_pick_name(picks[0])}"
+
+
+def _picks(answer: dict[str, Any]) -> list[Block]:
+    top, *others = answer["picks"]
+    blocks: list[Block] = [_section(_pick_line(top))]
+    why = [_rule_line(r) for r in top.get("rules", []) if r.get("verdict") != "warning"]
+    if why:
+        blocks.append(_section("*Why*\n" + "\n".join(why)))
+    if others:
+        lines = [f"{index}. {_pick_line(pick)}" for index, pick in enumerate(others, 2)]
+        blocks.append(_section("*Also good*\n" + "\n".join(lines)))
+    return blocks
+
+
+def _alternatives(answer: dict[str, Any]) -> list[Block]:
+    lines = [f"• {ALTERNATIVE_LABELS.get(kind, kind.title())}: {_pick_line(pick)}"
+             for kind, pick in sorted((answer.get("alternatives") or {}).items()) if pick]
+    return [_section("*Alternatives*\n" + "\n".join(lines))] if lines else []
+
+
+def _warnings(answer: dict[str, Any]) -> list[Block]:
+    found = list(answer.get("warnings") or [])
+    found += [r for r in answer["picks"][0].get("rules", []) if r.get("verdict") == "warning"]
+    unique = list({(w["rule"], w["reason"]): w for w in found}.values())
+    return [_section("*Watch out*\n" + "\n".join(_rule_line(w, "⚠️") for w in unique))] if unique else []
+
+
+def _rent_vs_buy(rent: dict[str, Any] | None) -> list[Block]:
+    if not rent:
+        return []
+    offer = rent.get("offer") or {}
+    where = " ".join(escape(str(offer[k])) for k in ("provider", "instance") if offer.get(k))
+    accelerator = f" ({escape(str(offer['accelerator']))})" if offer.get("accelerator") else ""
+    seen = f", seen {offer['seen']}" if offer.get("seen") else ""
+    lines = [f"• {where}{accelerator}: {rent['rent_per_hour']['amount']:.2f} {rent['rent_per_hour']['currency']}/h{seen}",
+             f"• `rent-vs-buy` {escape(rent['reason'])}"]
+    return [_section("*Rent or buy*\n" + "\n".join(lines))]
+
+
+def _basis_line(answer: dict[str, Any]) -> str:
+    currency = answer.get("currency") or {}
+    rate = ""
+    if currency.get("code") and currency["code"] != "USD":
+        rate = f" · 1 USD = {currency['per_usd']:g} {currency['code']} ({currency.get('rate_date')})"
+    basis = answer.get("performance_basis", "estimated from specs")
+    icon = "🔬" if basis.startswith("measured") else "📐"
+    reference = f", relative to {escape(answer['reference_gpu'])}" if answer.get("reference_gpu") else ""
+    return (f"Prices as of {answer['as_of']} · catalog {escape(str(answer['catalog_version']))} · "
+            f"{icon} performance {escape(basis)}{reference}{rate}")
+
+
+def _chart(public_url: str, answer: dict[str, Any], conversation: Conversation) -> list[Block]:
+    base = public_url.rstrip("/")
+    chart = f"{base}/v1/charts/perf-per-dollar.png?" + urlencode({"workload": answer.get("workload", ""), "as_of": answer["as_of"]})
+    page = f"{base}/?" + urlencode({"q": conversation.questions[0]})  # the page takes one self-contained question
+    return [ImageBlock(image_url=chart, alt_text=f"Performance per dollar, {answer.get('workload', '')}, as of {answer['as_of']}"),
+            _context(f"<{page}|Open this question on the web> for the full table and chart")]
+
+
+def _buttons(answer: dict[str, Any], conversation: Conversation, shareable: bool) -> list[ButtonElement]:
+    if not conversation.fits_in_button:
+        return []
+    gpus = int((answer.get("question") or {}).get("gpus") or answer["picks"][0].get("count") or 1)
+    more = 2 if gpus < 2 else min(gpus * 2, 16)
+    # The follow-ups are phrases the service's parser reads as refinements of the previous question.
+    buttons = [ButtonElement(text="Cheaper", action_id=ACTION_CHEAPER, value=conversation.to_value("cheaper")),
+               ButtonElement(text="More memory", action_id=ACTION_MORE_MEMORY, value=conversation.to_value("more memory")),
+               ButtonElement(text=f"{more} GPUs", action_id=ACTION_MORE_GPUS, value=conversation.to_value(f"{more} gpus"))]
+    if shareable:
+        buttons.append(ButtonElement(text="Share in channel", action_id=ACTION_SHARE, value=conversation.to_value(), style="primary"))
+    return buttons
+
+
+def _text_reply_blocks(reply: AskReply, answer: dict[str, Any] | None) -> list[Block]:
+    """Clarifying replies, and answers with nothing to pick (the engine says why in text)."""
+    blocks: list[Block] = [_section(mrkdwn(reply.answer or "I have no answer for that."))]
+    if answer and answer.get("suggestions"):
+        blocks.append(_section("*What would work*\n" + "\n".join(f"• {escape(s)}" for s in answer["suggestions"])))
+    if reply.follow_up:
+        blocks.append(_context("Try: " + " · ".join(f"`{escape(q)}`" for q in reply.follow_up[:5])))
+    return blocks
+
+
+def fallback_text(reply: AskReply) -> str:
+    """The notification and screen-reader text that goes beside the blocks."""
+    if reply.recommendation and reply.recommendation.get("summary"):
+        return _clip(reply.recommendation["summary"])
+    return _clip(reply.answer or "whichgpu")
+
+
+# --- help, errors, home ----------------------------------------------------
+
+def help_blocks(note: str | None = None) -> list[Block]:
+    blocks: list[Block] = [_section(f"{escape(note)}\n") ] if note else []
+    return blocks + [_section(mrkdwn(HELP_TEXT))]
+
+
+def too_long_blocks(length: int) -> list[Block]:
+    return help_blocks(f"That question is {length} characters long; I read up to {MAX_QUESTION_CHARS}. "
+                       "Ask it in a line, like the examples below.")
+
+
+def problem_blocks(question: str, detail: str, errors: Iterable[dict[str, Any]] = ()) -> list[Block]:
+    """A 4xx from the service, said politely, with its detail and field errors."""
+    lines = [f"Sorry, I can't answer “{escape(_clip(question, 200))}”: {escape(detail)}"]
+    lines += [f"• {escape(str(e.get('field') or 'question'))}: {escape(str(e.get('message') or ''))}" for e in errors]
+    return [_section("\n".join(lines)), _context("Type `/whichgpu help` for examples.")]
+
+
+def unavailable_blocks(question: str) -> list[Block]:
+    return [_section(f":warning: The whichgpu service didn't answer “{escape(_clip(question, 200))}” in time "
+                     "(it may be down or busy). Please try again in a minute."),
+            _context("If this keeps happening, tell whoever runs whichgpu in your workspace.")]
+
+
+def home_view() -> View:
+    """The App Home tab: what the bot does, with examples."""
+    examples = "\n".join(f"• `/whichgpu {q}` — {escape(what)}" for q, what in EXAMPLES)
+    blocks: list[Block] = [
+        HeaderBlock(text=PlainTextObject(text="whichgpu: which GPU to buy or rent for deep learning")),
+        _section("Ask with `/whichgpu <question>` in any channel, mention me (`@whichgpu nlp $800`) "
+                 "and I answer in the thread, or write to me here in Messages."),
+        _section("*Examples*\n" + examples),
+        DividerBlock(),
+        _section("*What you get*\n• the top pick with its price and the date of that price\n"
+                 "• why: every line names the rule of thumb behind it\n"
+                 "• cheaper, roomier and faster alternatives, warnings (e.g. blower-style cards for multi-GPU)\n"
+                 "• whether renting a cloud GPU or TPU would be cheaper at your hours\n"
+                 "• buttons: *Cheaper*, *More memory*, *2 GPUs* refine the answer; *Share in channel* posts it"),
+        _context("Answers are private to you until you share them. Performance is measured on your lab's "
+                 "machines where bench-agent runs, otherwise estimated from specs."),
+    ]
+    return View(type="home", blocks=blocks)

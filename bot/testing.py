@@ -1,0 +1,249 @@
+"""Stand-ins for Slack, for tests and benchmarks: no network beyond 127.0.0.1.
+
+- :class:`FakeSlack` is a small Web API server that records what the bot sends
+  (``chat.postMessage``, ``views.publish``, ``auth.test``) and the messages posted
+  to response URLs it hands out (``fake.response_url("any-id")``).
+- :func:`signed` signs a body the way Slack does (v0 HMAC-SHA256 over
+  ``v0:{timestamp}:{body}``), and the ``*_body`` helpers build what Slack posts:
+  form-encoded slash commands, JSON events, ``payload=`` interactivity.
+- :class:`ServerThread` serves an ASGI app with uvicorn on a real TCP port.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+from urllib.parse import parse_qsl, urlencode
+
+from slack_sdk.signature import SignatureVerifier
+
+__all__ = ["FakeSlack", "ServerThread", "SlackCall", "action_body", "block_text", "command_body", "event_body", "signed"]
+
+BOT_USER_ID = "UWHICHGPU"
+BOT_ID = "BWHICHGPU"
+TEAM_ID = "T0WHICHGPU"
+
+
+@dataclass(frozen=True)
+class SlackCall:
+    """One request the bot made: a Web API method (``chat.postMessage``) or ``response_url``."""
+
+    method: str
+    data: dict[str, Any]
+    authorization: str | None
+    at: float
+
+
+class FakeSlack:
+    """A recording Slack Web API on 127.0.0.1:<free port>; use as a context manager."""
+
+    def __init__(self) -> None:
+        self.calls: list[SlackCall] = []
+        self._changed = threading.Condition()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-slack", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def api_url(self) -> str:
+        """What ``WHICHGPU_SLACK_API_URL`` points at."""
+        return f"{self.url}/api/"
+
+    def response_url(self, key: str) -> str:
+        return f"{self.url}/respond/{key}"
+
+    def __enter__(self) -> "FakeSlack":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def record(self, call: SlackCall) -> None:
+        with self._changed:
+            self.calls.append(call)
+            self._changed.notify_all()
+
+    def sent(self, method: str) -> list[SlackCall]:
+        """Calls of one kind: ``"chat.postMessage"``, ``"views.publish"``, ``"response_url"``."""
+        with self._changed:
+            return [c for c in self.calls if c.method == method]
+
+    def wait_for(self, method: str, count: int = 1, timeout: float = 10.0) -> list[SlackCall]:
+        """The first ``count`` calls of ``method``, waiting for them; AssertionError on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while len(found := [c for c in self.calls if c.method == method]) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    seen = [c.method for c in self.calls]
+                    raise AssertionError(f"expected {count} {method} call(s) within {timeout:g} s; Slack saw {seen}")
+                self._changed.wait(left)
+            return found[:count]
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 — http.server's name
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
+                if "json" in (self.headers.get("content-type") or ""):
+                    data = json.loads(raw or "{}")
+                else:
+                    data = dict(parse_qsl(raw))
+                auth = self.headers.get("authorization")
+                if self.path.startswith("/respond/"):
+                    fake.record(SlackCall("response_url", {**data, "_key": self.path.rsplit("/", 1)[1]}, auth, time.time()))
+                    self._reply(b"ok", "text/plain")
+                    return
+                method = self.path.removeprefix("/api/").split("?")[0]
+                fake.record(SlackCall(method, data, auth, time.time()))
+                self._reply(json.dumps(_api_answer(method, data)).encode(), "application/json; charset=utf-8")
+
+            def _reply(self, body: bytes, content_type: str) -> None:
+                self.send_response(200)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+        return Handler
+
+
+def _api_answer(method: str, data: dict[str, Any]) -> dict[str, Any]:
+    if method == "auth.test":
+        return {"ok": True, "url": "https://whichgpu-test.slack.com/", "team": "whichgpu test", "user": "whichgpu",
+                "team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}
+    if method == "chat.postMessage":
+        return {"ok": True, "channel": data.get("channel"), "ts": f"{time.time():.6f}", "message": {"text": data.get("text")}}
+    if method == "views.publish":
+        return {"ok": True, "view": {"id": "VHOME", "type": "home"}}
+    return {"ok": True}
+
+
+# --- what Slack posts ----------------------------------------------------------
+
+def signed(secret: str, body: str, content_type: str, timestamp: int | None = None) -> dict[str, str]:
+    """Headers Slack sends with ``body``: content type, timestamp and the v0 signature."""
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
+    return {"content-type": content_type, "x-slack-request-timestamp": ts, "x-slack-signature": signature}
+
+
+FORM = "application/x-www-form-urlencoded"
+JSON = "application/json"
+
+
+def command_body(text: str, response_url: str, *, user_id: str = "U0ASKER", channel_id: str = "C0LAB",
+                 command: str = "/whichgpu") -> str:
+    return urlencode({
+        "token": "legacy-verification-token", "team_id": TEAM_ID, "team_domain": "whichgpu-test",
+        "channel_id": channel_id, "channel_name": "lab", "user_id": user_id, "user_name": "asker",
+        "command": command, "text": text, "api_app_id": "A0WHICHGPU", "is_enterprise_install": "false",
+        "response_url": response_url, "trigger_id": "1.2.3",
+    })
+
+
+def event_body(event: dict[str, Any], event_id: str = "Ev0001") -> str:
+    return json.dumps({
+        "token": "legacy-verification-token", "team_id": TEAM_ID, "api_app_id": "A0WHICHGPU", "event": event,
+        "type": "event_callback", "event_id": event_id, "event_time": int(time.time()),
+        "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}],
+    })
+
+
+def action_body(action_id: str, value: str, response_url: str, *, ephemeral: bool = True,
+                user_id: str = "U0ASKER", channel_id: str = "C0LAB") -> str:
+    payload = {
+        "type": "block_actions", "team": {"id": TEAM_ID, "domain": "whichgpu-test"},
+        "user": {"id": user_id, "username": "asker", "team_id": TEAM_ID}, "api_app_id": "A0WHICHGPU",
+        "token": "legacy-verification-token", "trigger_id": "1.2.4", "response_url": response_url,
+        "container": {"type": "message", "message_ts": "1700000000.000200", "channel_id": channel_id, "is_ephemeral": ephemeral},
+        "channel": {"id": channel_id, "name": "lab"},
+        "actions": [{"type": "button", "action_id": action_id, "block_id": "whichgpu.actions", "value": value,
+                     "text": {"type": "plain_text", "text": action_id}, "action_ts": f"{time.time():.6f}"}],
+    }
+    return urlencode({"payload": json.dumps(payload)})
+
+
+def block_text(blocks: Any) -> str:
+    """Every text, value and URL in some blocks (or a view), one per line, for assertions."""
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        if hasattr(node, "to_dict"):
+            node = node.to_dict()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("text", "value", "alt_text", "image_url") and isinstance(value, str):
+                    out.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(blocks)
+    return "\n".join(out)
+
+
+# --- a real TCP server for an ASGI app -----------------------------------------
+
+class ServerThread:
+    """Serve an ASGI app with uvicorn on 127.0.0.1:<free port> in a thread; a context manager.
+
+    The port is bound at construction, so ``url`` is known before the app is made
+    (an app that must know its own URL is set with ``server.app = ...``).
+    """
+
+    def __init__(self, app: Callable[..., Any] | None = None, *, lifespan: str = "auto") -> None:
+        self.app = app
+        self.lifespan = lifespan
+        self.server: Any = None
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", 0))
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._socket.getsockname()[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> "ServerThread":
+        import uvicorn
+
+        if self.app is None:
+            raise RuntimeError("ServerThread needs an app before it starts")
+        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan=self.lifespan, access_log=False))
+        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._socket]}, name="uvicorn", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.server is not None:
+            self.server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._socket.close()
