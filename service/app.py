@@ -27,6 +27,7 @@ from service.api.health import HealthController
 from service.api.recommendations import RecommendationController
 from service.api.rules import RuleController
 from service.api.schemas import SchemaController
+from service.benchmarks_api import BenchmarkController
 from service.catalog_store import sync_catalog
 from service.db import migrate
 from service.metrics import ApiMetrics
@@ -41,14 +42,8 @@ EXAMPLE_QUESTION = Question(workload="transformer", budget=800, as_of=date(2023,
 
 
 def _extra_routes(settings: Settings) -> list[Any]:
-    """Routes other parts contribute: benchmarks, Slack's endpoint when configured, the web pages when present."""
+    """Routes other parts contribute: Slack's endpoint when configured, the web pages when present."""
     routes: list[Any] = []
-    try:  # until service/benchmarks_api.py lands
-        from service.benchmarks_api import BenchmarkController
-    except ImportError:
-        log.warning("service.benchmarks_api is missing: POST/GET /v1/benchmarks are not served")
-    else:
-        routes.append(BenchmarkController)
     if settings.slack_enabled:
         from bot.http import slack_routes
 
@@ -87,7 +82,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     return Litestar(
         route_handlers=[
             RecommendationController, AskController, ChatController, GpuController, RuleController,
-            SchemaController, HealthController, *_extra_routes(settings),
+            SchemaController, HealthController, BenchmarkController, *_extra_routes(settings),
         ],
         exception_handlers=exception_handlers(),
         middleware=[metrics.middleware],

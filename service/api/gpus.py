@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from litestar.params import FromPath
 from litestar import Controller, Request, get
 
 from rules.question import WORKLOADS, Question
@@ -84,7 +85,7 @@ class GpuController(Controller):
 
     @get("/{gpu_id:str}", operation_id="getGpu", summary="One catalog GPU in full", sync_to_thread=False,
          operation_class=documented("gpu", errors=(404,)))
-    def get_gpu(self, request: Request, gpu_id: str) -> dict[str, Any]:
+    def get_gpu(self, request: Request, gpu_id: FromPath[str]) -> dict[str, Any]:
         """Specs, sources, dated price history, cloud offers, and relative performance per workload
         (measured in the lab when bench agents reported it, else estimated from specs)."""
         snapshot = api_state(request).holder.get()

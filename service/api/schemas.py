@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from litestar.params import FromPath
 from litestar import Controller, Response, get
 
 from service.api import inputs
@@ -22,7 +23,7 @@ class SchemaController(Controller):
         return {"schemas": [{"name": n, "url": f"/v1/schemas/{n}.json"} for n in inputs.schema_names()]}
 
     @get("/{filename:str}", operation_id="getSchema", summary="One JSON Schema", sync_to_thread=False)
-    def get_schema(self, filename: str) -> Response:
+    def get_schema(self, filename: FromPath[str]) -> Response:
         """`/v1/schemas/answer.json`, `/v1/schemas/benchmark-run.json`, `/v1/schemas/gpus.json` …"""
         found = inputs.schema(filename.removesuffix(".json")) if filename.endswith(".json") else None
         if found is None:

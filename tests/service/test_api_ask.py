@@ -1,0 +1,148 @@
+"""POST /v1/ask and the OpenAI-compatible chat: answers, conversations in the DB, follow-ups, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from litestar.testing import TestClient
+
+from service.api.inputs import schema_errors
+from service.app import create_app
+from service.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory):
+    data = tmp_path_factory.mktemp("ask")
+    app = create_app(Settings(data_dir=data, database_url=f"sqlite:///{data / 'w.db'}"))
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def ask(client, text: str, conversation_id: str | None = None) -> dict:
+    body = {"text": text} if conversation_id is None else {"text": text, "conversation_id": conversation_id}
+    response = client.post("/v1/ask", json=body)
+    assert response.status_code == 200, response.text
+    reply = response.json()
+    assert schema_errors("ask-response", reply) == []
+    return reply
+
+
+def problem(response, status: int, field: str) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body = response.json()
+    assert field in [e["field"] for e in body["errors"]], body
+    return body
+
+
+def test_ask_answers_and_starts_a_conversation(client):
+    reply = ask(client, "nlp $800")
+    assert reply["intent"] == "recommend"
+    assert reply["query"]["workload"] == "transformer" and reply["query"]["budget"] == 800
+    assert reply["recommendation"]["picks"] and reply["answer"].startswith("**")
+    assert reply["conversation_id"] and reply["follow_up"]
+
+
+def test_follow_ups_refine_the_stored_question(client):
+    first = ask(client, "nlp $800")
+    two = ask(client, "what about 2 of them?", first["conversation_id"])
+    assert two["conversation_id"] == first["conversation_id"]
+    assert two["query"]["gpus"] == 2 and two["query"]["workload"] == "transformer" and two["query"]["budget"] == 800
+    cheaper = ask(client, "cheaper?", first["conversation_id"])
+    assert cheaper["query"]["gpus"] == 2 and cheaper["query"]["budget"] == pytest.approx(560)
+
+
+def test_conversations_are_independent(client):
+    a = ask(client, "cv $2000")
+    b = ask(client, "rnn $500")
+    assert ask(client, "what about 2 of them?", a["conversation_id"])["query"]["workload"] == "cnn"
+    assert ask(client, "what about 2 of them?", b["conversation_id"])["query"]["workload"] == "rnn"
+
+
+def test_clarification_is_a_200_reply(client):
+    reply = ask(client, "blorp zzz")
+    assert reply["intent"] == "clarify" and reply["recommendation"] is None and reply["conversation_id"]
+
+
+def test_help(client):
+    assert ask(client, "help")["intent"] == "help"
+
+
+def test_unknown_conversation_is_404(client):
+    problem(client.post("/v1/ask", json={"text": "cheaper?", "conversation_id": "no-such-one"}), 404, "conversation_id")
+
+
+@pytest.mark.parametrize("body, field", [
+    ({}, "text"),
+    ({"text": 5}, "text"),
+    ({"text": "x" * 2001}, "text"),
+    ({"text": "nlp", "conversation_id": "../etc"}, "conversation_id"),
+    ({"text": "nlp", "extra": 1}, "extra"),
+    ({"text": "kaggle as of 2009"}, "as_of"),
+])
+def test_bad_ask_input_is_422(client, body, field):
+    problem(client.post("/v1/ask", json=body), 422, field)
+
+
+# --- OpenAI-compatible -------------------------------------------------------------------
+
+
+def chat(client, messages, **extra) -> dict:
+    response = client.post("/v1/chat/completions", json={"model": "whichgpu", "messages": messages, **extra})
+    assert response.status_code == 200, response.text
+    completion = response.json()
+    assert schema_errors("chat-completion-response", completion) == []
+    return completion
+
+
+def test_models_lists_whichgpu(client):
+    body = client.get("/v1/models").json()
+    assert schema_errors("model-list", body) == []
+    assert [m["id"] for m in body["data"]] == ["whichgpu"]
+
+
+def test_chat_answers_the_last_user_message_and_ignores_unknown_parameters(client):
+    completion = chat(client, [{"role": "system", "content": "be brief"}, {"role": "user", "content": "nlp $800"}],
+                      temperature=0.2, max_tokens=5, top_p=1, user="x", tools=[])
+    message = completion["choices"][0]["message"]
+    assert message["role"] == "assistant" and "×" in message["content"]
+    assert completion["usage"]["total_tokens"] == completion["usage"]["prompt_tokens"] + completion["usage"]["completion_tokens"]
+
+
+def test_earlier_user_messages_act_as_the_conversation(client):
+    alone = chat(client, [{"role": "user", "content": "what about 2 of them?"}])["choices"][0]["message"]["content"]
+    history = [{"role": "user", "content": "cv $3000"}, {"role": "assistant", "content": "…"},
+               {"role": "user", "content": [{"type": "text", "text": "what about 2 of them?"}]}]
+    refined = chat(client, history)["choices"][0]["message"]["content"]
+    assert "2 ×" in refined and refined != alone
+
+
+def test_streaming_sends_chunks_then_done(client):
+    response = client.post("/v1/chat/completions", json={"model": "whichgpu", "stream": True,
+                                                         "messages": [{"role": "user", "content": "nlp $800"}]})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    events = [line.removeprefix("data: ") for line in response.text.split("\n\n") if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    for chunk in chunks:
+        assert schema_errors("chat-completion-chunk", chunk) == []
+    assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
+    assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+    text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
+    plain = chat(client, [{"role": "user", "content": "nlp $800"}])["choices"][0]["message"]["content"]
+    assert text == plain
+
+
+@pytest.mark.parametrize("body, status, field", [
+    ({"model": "gpt-4", "messages": [{"role": "user", "content": "nlp"}]}, 404, "model"),
+    ({"model": "whichgpu", "messages": []}, 422, "messages"),
+    ({"model": "whichgpu", "messages": [{"role": "system", "content": "hi"}]}, 422, "messages"),
+    ({"model": "whichgpu"}, 422, "messages"),
+    ({"model": "whichgpu", "messages": [{"role": "user", "content": 7}]}, 422, "messages.0.content"),
+    ({"model": "whichgpu", "messages": [{"role": "user", "content": "y" * 2001}]}, 422, "messages.0.content"),
+    ({"model": "whichgpu", "messages": [{"role": "user", "content": "kaggle as of 2009"}]}, 422, "messages.0.content"),
+])
+def test_bad_chat_input_is_a_problem(client, body, status, field):
+    problem(client.post("/v1/chat/completions", json=body), status, field)

@@ -1,0 +1,141 @@
+"""GET /v1/gpus, /v1/gpus/{id}, /v1/rules, /v1/schemas, /healthz, /metrics and the OpenAPI docs."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from litestar.testing import TestClient
+
+from rules import question
+from rules.datafile import schema_names as data_schema_names
+from service.api import inputs
+from service.api.inputs import schema_errors
+from service.app import create_app
+from service.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory):
+    data = tmp_path_factory.mktemp("catalog")
+    app = create_app(Settings(data_dir=data, database_url=f"sqlite:///{data / 'w.db'}"))
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def problem(response, status: int, field: str) -> None:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert field in [e["field"] for e in response.json()["errors"]]
+
+
+def gpus(client, **params) -> dict:
+    response = client.get("/v1/gpus", params=params)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert schema_errors("gpu-list", body) == []
+    return body
+
+
+def test_list_pages_with_a_stable_total(client):
+    first, second = gpus(client, limit=5), gpus(client, limit=5, offset=5)
+    assert first["total"] == second["total"] > 10
+    assert len(first["items"]) == 5 and not {g["id"] for g in first["items"]} & {g["id"] for g in second["items"]}
+
+
+def test_filters(client):
+    body = gpus(client, vendor="AMD", min_memory_gb=16, max_price=1500, as_of="2023-06-01", limit=200)
+    assert body["items"]
+    for item in body["items"]:
+        assert item["vendor"] == "amd" and item["memory_gb"] >= 16
+        assert item["price"]["amount"] <= 1500 and item["released"] <= "2023-06-01"
+
+
+def test_as_of_hides_later_cards(client):
+    ids = {g["id"] for g in gpus(client, as_of="2019-01-01", limit=200)["items"]}
+    assert "rtx-2080-ti" in ids and "rtx-3090" not in ids
+
+
+def test_workload_adds_performance_sorted_fastest_first(client):
+    items = gpus(client, workload="rnn", as_of="2023-06-01", limit=50)["items"]
+    assert all("relative_performance" in g and g["performance_basis"] == "estimated" for g in items)
+    speeds = [g["relative_performance"] for g in items]
+    assert speeds == sorted(speeds, reverse=True)
+    assert "relative_performance" not in gpus(client, limit=1)["items"][0]
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"limit": 0}, "limit"), ({"limit": 500}, "limit"), ({"limit": "ten"}, "limit"), ({"offset": -1}, "offset"),
+    ({"min_memory_gb": "lots"}, "min_memory_gb"), ({"max_price": -3}, "max_price"), ({"workload": "astro"}, "workload"),
+    ({"as_of": "2001-01-01"}, "as_of"), ({"as_of": (date.today() + timedelta(days=9)).isoformat()}, "as_of"),
+    ({"currency": "ZZZ"}, "currency"), ({"colour": "red"}, "colour"),
+])
+def test_bad_query_is_422(client, params, field):
+    problem(client.get("/v1/gpus", params=params), 422, field)
+
+
+def test_gpu_detail_has_price_history_and_basis(client):
+    response = client.get("/v1/gpus/rtx-3090")
+    assert response.status_code == 200
+    gpu = response.json()
+    assert schema_errors("gpu", gpu) == []
+    assert gpu["prices"] and gpu["performance"]["basis"] == "estimated"
+    assert set(gpu["performance"]["relative"]) == set(question.WORKLOADS)
+    assert client.get("/v1/gpus/RTX%203090").json()["id"] == "rtx-3090"
+
+
+def test_unknown_gpu_is_404(client):
+    problem(client.get("/v1/gpus/voodoo-5"), 404, "gpu_id")
+
+
+def test_rules(client):
+    body = client.get("/v1/rules").json()
+    assert schema_errors("rule-list", body) == []
+    assert "workload-priorities" in {r["id"] for r in body["rules"]}
+
+
+def test_schemas_published_include_api_data_and_agent(client):
+    names = {s["name"] for s in client.get("/v1/schemas").json()["schemas"]}
+    assert {"recommendation-request", "answer", "ask-request", "problem", "benchmark-run"} <= names
+    assert set(data_schema_names()) <= names
+    response = client.get("/v1/schemas/answer.json")
+    assert response.status_code == 200 and response.json()["title"] == "Answer"
+    problem(client.get("/v1/schemas/nope.json"), 404, "name")
+    problem(client.get("/v1/schemas/answer"), 404, "name")
+
+
+def test_request_schema_enums_match_the_engine():
+    props = inputs.schema("recommendation-request")["properties"]
+    assert props["workload"]["enum"] == list(question.WORKLOADS)
+    assert props["precision"]["enum"] == list(question.PRECISIONS)
+    assert props["task"]["enum"] == list(question.TASKS)
+    assert set(props) - {"intent"} == set(question.Question.__dataclass_fields__)
+    assert inputs.schema("gpu-query")["properties"]["workload"]["enum"] == list(question.WORKLOADS)
+
+
+def test_healthz(client):
+    body = client.get("/healthz").json()
+    assert schema_errors("health", body) == []
+    assert body["status"] == "ok" and body["database"] == "ok" and len(body["catalog_version"]) >= 8
+
+
+def test_metrics_by_route_template(client):
+    client.get("/v1/gpus/rtx-3090")
+    text = client.get("/metrics").text
+    assert 'whichgpu_http_requests_total{method="GET",route="/v1/gpus/{gpu_id}",status="200"}' in text
+    assert "whichgpu_http_request_duration_seconds_bucket" in text
+
+
+def test_openapi_describes_every_endpoint_with_examples(client):
+    doc = client.get("/schema/openapi.json").json()
+    paths = doc["paths"]
+    for path in ("/v1/recommendations", "/v1/ask", "/v1/chat/completions", "/v1/models", "/v1/gpus", "/v1/gpus/{gpu_id}",
+                 "/v1/rules", "/v1/schemas", "/v1/schemas/{filename}", "/healthz", "/metrics", "/v1/benchmarks"):
+        assert path in paths, path
+    recommend = paths["/v1/recommendations"]["post"]
+    assert recommend["requestBody"]["content"]["application/json"]["examples"]
+    answer = recommend["responses"]["200"]["content"]["application/json"]
+    example = next(iter(answer["examples"].values()))["value"]  # a live answer (Litestar drops its null members)
+    assert example["verdict"] == "buy" and example["picks"][0]["rules"]
+    assert "application/problem+json" in recommend["responses"]["422"]["content"]
+    assert paths["/v1/ask"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]["text"]["maxLength"] == 2000
