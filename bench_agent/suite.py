@@ -426,14 +426,18 @@ def run_suite(
     should_stop: Callable[[], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Run every planned case in order; :class:`Interrupted` when ``should_stop()`` turns true."""
+    import torch
+
     cases = plan(device, config)
     results = []
-    for i, case in enumerate(cases):
-        if should_stop and should_stop():
-            raise Interrupted(f"stopped before {case.label}")
-        if on_case:
-            on_case(i, len(cases), case)
-        results.append(run_case(device, case, config, sampler))
+    # CUDA events record on the current device's stream: make the benchmarked GPU current.
+    with torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext():
+        for i, case in enumerate(cases):
+            if should_stop and should_stop():
+                raise Interrupted(f"stopped before {case.label}")
+            if on_case:
+                on_case(i, len(cases), case)
+            results.append(run_case(device, case, config, sampler))
     if on_case:
         on_case(len(cases), len(cases), None)  # type: ignore[arg-type]
     return results

@@ -89,3 +89,33 @@ def test_measure_stops_at_max_repeats_for_slow_functions() -> None:
     m = measure(fn, clock, TimingPolicy(warmup_s=0.0, run_s=1e9, min_repeats=1, max_repeats=4, block_s=0.001))
     assert len(m.times_s) == 4 and m.calls_per_block == 1
     assert math.isclose(m.stats.median, 1.0)
+
+
+def test_cuda_clock_times_blocks_with_events_after_a_sync() -> None:
+    """The CUDA path, against a stand-in for torch.cuda: sync, record, run, record, wait, elapsed."""
+    from types import SimpleNamespace
+
+    from bench_agent.timing import CudaEventClock
+
+    log: list[str] = []
+
+    class Event:
+        def __init__(self, enable_timing: bool = False):
+            assert enable_timing
+            self.name = "begin" if not any(e.startswith("new") for e in log) else "end"
+            log.append(f"new {self.name}")
+
+        def record(self) -> None:
+            log.append(f"record {self.name}")
+
+        def synchronize(self) -> None:
+            log.append(f"wait {self.name}")
+
+        def elapsed_time(self, other: "Event") -> float:
+            return 40.0  # milliseconds
+
+    fake_torch = SimpleNamespace(cuda=SimpleNamespace(Event=Event, synchronize=lambda device=None: log.append("sync")))
+    clock = CudaEventClock(fake_torch, device="cuda:0")
+    seconds = clock.time_block(lambda: log.append("call"), 4)
+    assert seconds == pytest.approx(0.040)
+    assert log[log.index("sync"):] == ["sync", "record begin", "call", "call", "call", "call", "record end", "wait end"]
