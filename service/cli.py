@@ -130,7 +130,10 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
                       row["performance_basis"],
                       f"{price['amount']:,.0f} {price['currency']} ({price['kind']} {price['date']})" if price else "—",
                       f"{row['performance_per_1000']:.2f}" if row["performance_per_1000"] is not None else "—")
-    Console().print(table)
+    console = Console()
+    if not console.is_terminal:  # piped: do not squeeze the table into 80 columns
+        console = Console(width=200)
+    console.print(table)
     return 0
 
 

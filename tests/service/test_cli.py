@@ -1,0 +1,64 @@
+"""The `whichgpu` command as a user runs it: real subprocesses, real exit codes, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+WHICHGPU = str(Path(sys.executable).with_name("whichgpu"))
+
+
+def run(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "WHICHGPU_DATA_DIR": str(tmp_path), "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
+    return subprocess.run([WHICHGPU, *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_ask_prints_the_answer_with_its_rules(tmp_path):
+    result = run("ask", "nlp $800", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "workload-priorities" in result.stdout and "USD" in result.stdout
+
+
+def test_ask_json_as_of_a_date(tmp_path):
+    result = run("ask", "cv 500 dollars", "--json", "--as-of", "2019-04-03", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    assert reply["query"]["as_of"] == "2019-04-03" and reply["query"]["workload"] == "cnn"
+    assert reply["recommendation"]["picks"][0]["gpu"] == "rtx-2060"
+
+
+@pytest.mark.parametrize("args, message", [
+    (("ask", "nlp", "--as-of", "2099-01-01"), "future"),
+    (("ask", "nlp", "--as-of", "yesterday"), "not a date"),
+    (("catalog", "--vendor", "acme"), "vendor"),
+])
+def test_bad_input_is_one_clear_line_and_exit_2(tmp_path, args, message):
+    result = run(*args, tmp_path=tmp_path)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_catalog_json_carries_the_chart_data(tmp_path):
+    result = run("catalog", "--json", "--workload", "transformer", "--as-of", "2019-04-03", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    rows = {row["gpu"]: row for row in data["gpus"]}
+    assert "rtx-3090" not in rows and rows["rtx-2080-ti"]["price"]["date"] <= "2019-04-03"
+    assert rows["rtx-2080-ti"]["performance_basis"] == "estimated"
+    assert rows["rtx-2080-ti"]["performance_per_1000"] > 0
+
+
+def test_catalog_table_by_vendor(tmp_path):
+    result = run("catalog", "--vendor", "amd", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "rx-7900-xtx" in result.stdout and "rtx-4090" not in result.stdout
+
+
+def test_migrate_is_repeatable(tmp_path):
+    assert "written" in run("migrate", tmp_path=tmp_path).stdout
+    assert "already there" in run("migrate", tmp_path=tmp_path).stdout
