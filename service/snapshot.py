@@ -65,12 +65,13 @@ class SnapshotHolder:
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
         self._checked = 0.0
+        self._stale = True
         self.builds = 0
 
     def get(self) -> Snapshot:
         """The snapshot, rebuilt first if the data changed since the last look."""
         snapshot = self._snapshot
-        if snapshot is not None and time.monotonic() - self._checked < self.check_every:
+        if snapshot is not None and not self._stale and time.monotonic() - self._checked < self.check_every:
             return snapshot
         if snapshot is not None and not self._lock.acquire(blocking=False):
             return snapshot  # another thread is checking; serve what we have
@@ -88,9 +89,10 @@ class SnapshotHolder:
 
     def invalidate(self) -> None:
         """Look at the versions on the next :meth:`get` (e.g. after storing benchmark results)."""
-        self._checked = 0.0
+        self._stale = True
 
     def _refresh(self) -> Snapshot:
+        self._stale = False
         catalog = self._load_catalog()
         with session_scope(self.database_url) as session:
             version = measurements_version(session)

@@ -1,0 +1,58 @@
+"""The in-memory snapshot is rebuilt only when data change; the catalog tables are written once per version."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlmodel import func, select
+
+from rules.catalog import load_catalog
+from service.catalog_store import stored_catalog_version, sync_catalog
+from service.db import migrate, session_scope
+from service.models import BenchmarkResult, BenchmarkRun, CatalogGpu, CloudOffer, PricePoint
+from service.snapshot import SnapshotHolder
+
+
+def _store_result(url: str, run_id: str) -> None:
+    with session_scope(url) as session:
+        session.add(BenchmarkRun(run_id=run_id, agent="lab", host="h1", device_name="NVIDIA GeForce RTX 3090", gpu_id="rtx-3090",
+                                 started_at=datetime.now(timezone.utc)))
+        session.flush()
+        session.add(BenchmarkResult(run_id=run_id, benchmark="matmul", precision="fp16", unit="TFLOP/s", value=60.0))
+
+
+def test_snapshot_is_reused_until_measurements_change(sqlite_url):
+    migrate(sqlite_url)
+    holder = SnapshotHolder(sqlite_url, check_every=3600)
+    first = holder.get()
+    assert holder.get() is first and holder.builds == 1
+    _store_result(sqlite_url, "run-1")
+    assert holder.get() is first  # not looked at yet: at most once per check_every
+    holder.invalidate()
+    second = holder.get()
+    assert second is not first and holder.builds == 2
+    assert second.measurements_version != first.measurements_version
+    holder.invalidate()
+    assert holder.get() is second and holder.builds == 2  # looked, nothing changed
+
+
+def test_snapshot_checks_again_after_the_interval(sqlite_url):
+    migrate(sqlite_url)
+    holder = SnapshotHolder(sqlite_url, check_every=0.0)
+    first = holder.get()
+    _store_result(sqlite_url, "run-2")
+    assert holder.get() is not first
+
+
+def test_catalog_written_once_per_version(database_url):
+    migrate(database_url)
+    catalog = load_catalog()
+    assert sync_catalog(database_url, catalog) is True
+    assert sync_catalog(database_url, catalog) is False
+    assert stored_catalog_version(database_url) == catalog.version
+    with session_scope(database_url) as session:
+        assert session.exec(select(func.count()).select_from(CatalogGpu)).one() == len(catalog.gpus)
+        assert session.exec(select(func.count()).select_from(PricePoint)).one() == sum(len(g.prices) for g in catalog.gpus)
+        assert session.exec(select(func.count()).select_from(CloudOffer)).one() == len(catalog.offers)
+        entry = session.get(CatalogGpu, "rtx-3090").entry
+    assert entry["memory_gb"] == 24 and entry["prices"]
