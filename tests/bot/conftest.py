@@ -82,6 +82,7 @@ class SlackSender:
 
     url: str
     fake: FakeSlack
+    secret: str = SIGNING_SECRET
 
     def post(self, body: str, content_type: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None,
              headers: dict[str, str] | None = None) -> httpx.Response:
