@@ -1,0 +1,123 @@
+"""End to end over TCP: real uvicorn processes, the official ``openai`` client, two processes sharing PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.e2e
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def server(database_url: str, data_dir: Path) -> Iterator[str]:
+    """``python -m uvicorn --factory service.app:create_app`` on a free port; yields its base URL."""
+    port = _free_port()
+    env = {**os.environ, "WHICHGPU_DATABASE_URL": database_url, "WHICHGPU_DATA_DIR": str(data_dir)}
+    for name in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"):
+        env.pop(name, None)
+    log = (data_dir / f"server-{port}.log").open("wb")
+    process = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app",
+                                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise AssertionError(f"server exited: {(data_dir / f'server-{port}.log').read_text()[-2000:]}")
+            try:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("server did not become healthy in 60 s")
+            time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data = tmp_path_factory.mktemp("e2e")
+    with server(f"sqlite:///{data / 'w.db'}", data) as url:
+        yield url
+
+
+def test_openai_client_plain(base_url):
+    from openai import OpenAI
+
+    client = OpenAI(base_url=base_url + "/v1", api_key="unused")
+    assert [m.id for m in client.models.list()] == ["whichgpu"]
+    completion = client.chat.completions.create(model="whichgpu", messages=[
+        {"role": "user", "content": "cv $3000"}, {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "what about 2 of them?"}])
+    text = completion.choices[0].message.content
+    assert completion.choices[0].finish_reason == "stop" and "2 ×" in text
+    assert completion.usage.total_tokens > 0
+
+
+def test_openai_client_streaming(base_url):
+    from openai import OpenAI
+
+    client = OpenAI(base_url=base_url + "/v1", api_key="unused")
+    stream = client.chat.completions.create(model="whichgpu", stream=True, temperature=0.3,
+                                            messages=[{"role": "user", "content": "nlp $800"}])
+    chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert len(chunks) > 3 and chunks[-1].choices[0].finish_reason == "stop"
+    plain = client.chat.completions.create(model="whichgpu", messages=[{"role": "user", "content": "nlp $800"}])
+    assert text == plain.choices[0].message.content
+
+
+def test_openai_client_sees_errors(base_url):
+    from openai import NotFoundError, OpenAI
+
+    client = OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0)
+    with pytest.raises(NotFoundError):
+        client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "nlp"}])
+
+
+def test_bad_input_over_tcp_is_a_problem(base_url):
+    response = httpx.post(base_url + "/v1/recommendations", content=b"{", headers={"content-type": "application/json"})
+    assert response.status_code == 400 and response.headers["content-type"].startswith("application/problem+json")
+    response = httpx.post(base_url + "/v1/recommendations", content=b"x" * 70_000, headers={"content-type": "application/json"})
+    assert response.status_code == 413 and response.json()["errors"][0]["field"] == "body"
+
+
+@pytest.mark.postgres
+def test_two_processes_share_a_conversation(postgres_url, tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with server(postgres_url, tmp_path / "a") as a, server(postgres_url, tmp_path / "b") as b:
+        first = httpx.post(a + "/v1/ask", json={"text": "nlp $800"}, timeout=30).json()
+        follow = httpx.post(b + "/v1/ask", json={"text": "what about 2 of them?", "conversation_id": first["conversation_id"]},
+                            timeout=30)
+        assert follow.status_code == 200, follow.text
+        query = follow.json()["query"]
+        assert query["gpus"] == 2 and query["workload"] == "transformer" and query["budget"] == 800
+        again = httpx.post(a + "/v1/ask", json={"text": "cheaper?", "conversation_id": first["conversation_id"]}, timeout=30).json()
+        assert again["query"]["gpus"] == 2 and again["query"]["budget"] == pytest.approx(560)
+        assert httpx.get(b + "/healthz").json()["catalog_version"] == httpx.get(a + "/healthz").json()["catalog_version"]
