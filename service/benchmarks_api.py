@@ -15,6 +15,7 @@ from datetime import date, datetime, time, timezone
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
+from litestar.params import RawBody
 
 from service.agents import authenticate
 from service.api import api_state
@@ -89,7 +90,7 @@ class BenchmarkController(Controller):
     @post("", operation_id="reportBenchmarkRun", summary="Report one bench-agent run (agent bearer token)",
           sync_to_thread=True, status_code=201,
           operation_class=documented(None, "benchmark-run", (400, 401, 413, 415, 422)))
-    def report(self, request: Request, body: bytes) -> Response:
+    def report(self, request: Request, body: RawBody) -> Response:
         """Store one run from `bench-agent`: 201 `created`, or 200 `already stored` when this `run_id`
         is known. 401 for a missing, unknown or revoked token; 422 when the run breaks the schema
         (the field is named) or reports a figure above the datasheet peak or bandwidth by more than 10%."""

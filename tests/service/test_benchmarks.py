@@ -258,3 +258,112 @@ def test_measurements_version_changes_when_results_are_stored(db: str, catalog) 
     assert once != empty
     store(db, catalog, run_payload())
     assert _version(db) not in (empty, once)
+
+
+# --- HTTP ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def client(settings):
+    from litestar.testing import TestClient
+
+    from service.app import create_app
+
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def token(settings, client) -> str:
+    from service.agents import add_agent
+
+    return add_agent(settings.resolved_database_url, "lab-node")
+
+
+def _post(client, payload, token: str | None = None, **kwargs):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return client.post("/v1/benchmarks", json=payload, headers=headers, **kwargs)
+
+
+def _problem(response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body = response.json()
+    assert body["status"] == status and body["title"] and body["detail"]
+    return body
+
+
+def test_http_post_stores_once_and_get_lists_it(client, token: str) -> None:
+    payload = run_payload()
+    first = _post(client, payload, token)
+    assert first.status_code == 201 and first.json() == {"run_id": payload["run_id"], "status": "created"}
+    again = _post(client, payload, token)
+    assert again.status_code == 200 and again.json()["status"] == "already stored"
+    listed = client.get(first.headers["location"]).json()
+    assert listed["total"] == 1
+    [item] = listed["items"]
+    assert (item["gpu_id"], item["agent"], len(item["results"])) == ("rtx-3090", "lab-node", 5)
+    assert client.get("/v1/benchmarks", params={"gpu": "rtx-3090", "benchmark": "triad"}).json()["items"][0]["results"][0]["value"] == 820.0
+
+
+@pytest.mark.parametrize("header", [None, "Bearer wrong", "Basic dXNlcjpwYXNz"])
+def test_http_bad_token_is_401_problem(client, token: str, header: str | None) -> None:
+    headers = {"Authorization": header} if header else {}
+    response = client.post("/v1/benchmarks", json=run_payload(), headers=headers)
+    body = _problem(response, 401)
+    assert "token" in body["detail"] and response.headers["www-authenticate"].startswith("Bearer")
+    assert client.get("/v1/benchmarks").json()["total"] == 0
+
+
+def test_http_revoked_token_is_401(settings, client, token: str) -> None:
+    from service.agents import revoke_agent
+
+    assert _post(client, run_payload(), token).status_code == 201
+    revoke_agent(settings.resolved_database_url, "lab-node")
+    _problem(_post(client, run_payload(), token), 401)
+    assert client.get("/v1/benchmarks").json()["total"] == 1
+
+
+def test_http_schema_invalid_payload_is_422_naming_the_field(client, token: str) -> None:
+    payload = run_payload()
+    payload["results"][1]["unit"] = "GB/s"
+    body = _problem(_post(client, payload, token), 422)
+    assert "results.1.unit" in {e["field"] for e in body["errors"]}
+
+
+def test_http_duplicate_result_is_422(client, token: str) -> None:
+    payload = run_payload()
+    payload["results"].append(copy.deepcopy(payload["results"][0]))
+    body = _problem(_post(client, payload, token), 422)
+    assert body["errors"][0]["field"] == "results.5" and "twice" in body["errors"][0]["message"]
+
+
+def test_http_impossible_figure_is_422_with_the_reason(client, token: str) -> None:
+    body = _problem(_post(client, run_payload(results=[result("matmul", "fp32", 30.0), result("matmul", "bf16", 150.0)]), token), 422)
+    assert body["errors"][0]["field"] == "results.1"
+    assert "matmul bf16" in body["detail"] and "datasheet" in body["detail"] and "RTX 3090" in body["detail"]
+    assert client.get("/v1/benchmarks").json()["total"] == 0
+
+
+def test_http_malformed_bodies_are_problems(client, token: str) -> None:
+    auth = {"Authorization": f"Bearer {token}"}
+    _problem(client.post("/v1/benchmarks", content=b"{not json", headers={**auth, "content-type": "application/json"}), 400)
+    _problem(client.post("/v1/benchmarks", content=b"run", headers={**auth, "content-type": "text/plain"}), 415)
+    _problem(client.post("/v1/benchmarks", content=b"[" + b" " * 70_000 + b"]", headers={**auth, "content-type": "application/json"}), 413)
+
+
+@pytest.mark.parametrize(("query", "field"), [
+    ({"limit": "0"}, "limit"), ({"limit": "500"}, "limit"), ({"offset": "-1"}, "offset"),
+    ({"since": "last week"}, "since"), ({"colour": "red"}, "colour"),
+])
+def test_http_bad_filters_are_422(client, query: dict[str, str], field: str) -> None:
+    body = _problem(client.get("/v1/benchmarks", params=query), 422)
+    assert body["errors"][0]["field"] == field
+
+
+def test_http_measured_figures_reach_the_advice(client, token: str) -> None:
+    for host in ("a", "b"):
+        assert _post(client, run_payload(host=host), token).status_code == 201
+    performance = client.get("/v1/gpus/rtx-3090").json()["performance"]
+    assert performance["basis"] == "measured"
+    assert performance["measured"] == {"hosts": 2, "matmul_tflops": {"fp16": 60.0, "fp32": 30.0}, "bandwidth_gb_s": 820.0}
