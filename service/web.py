@@ -1,0 +1,421 @@
+"""The human faces of the service: chart images and one small HTML page.
+
+Routes (all GET, all answered from the app's snapshot)::
+
+    /v1/charts/perf-per-dollar.svg|.png       ?workload&as_of&currency&used
+    /v1/charts/relative-performance.svg|.png  ?workload&as_of&currency&used
+    /v1/charts/question.svg|.png              ?q=<free text, as /v1/ask>
+    /                                         ?q&workload&vendor&min_memory&as_of   the page
+    /static/...                               its CSS and a little JS
+
+Chart bytes are cached per data version (catalog version + measurements version)
+and parameters, and carry an ETag and Cache-Control; a bad parameter is a
+problem+json 400 (malformed) or 422 (out of range) naming it. The page is a
+Litestar template rendered with jinja2 (autoescaped); it works without JavaScript.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from litestar import Request, Response, get
+from litestar.contrib.jinja import JinjaTemplateEngine
+from litestar.enums import MediaType
+from litestar.static_files import create_static_files_router
+from litestar.template.config import TemplateConfig
+from markupsafe import Markup
+
+from rules.ask import ask
+from rules.answer import MemoryNeed
+from rules.question import CURRENCIES, EARLIEST_AS_OF, WORKLOADS, Question, QuestionError
+from service.api import api_state, today
+from service.charts import FORMATS, KINDS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
+from service.problems import ApiError, InvalidInput, NotFound
+
+__all__ = ["web_routes", "template_config", "markdown_html", "ChartQuery", "chart_query"]
+
+log = logging.getLogger("whichgpu.web")
+TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+CHART_WORKLOADS = (*WORKLOADS, "llm_inference")
+VENDORS = ("nvidia", "amd", "intel")
+MAX_Q = 500
+CACHE_CONTROL = "public, max-age=300"
+TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
+# --- query parameters ----------------------------------------------------------------------
+
+
+class MalformedParameter(ApiError):
+    status, title, slug = 400, "Malformed query parameter", "malformed-parameter"
+
+
+def _problem(cls: type[ApiError], name: str, message: str) -> ApiError:
+    return cls(f"{name}: {message}", [{"field": name, "message": message}])
+
+
+def _params(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
+    """The query string as single values; unknown or repeated parameters are refused by name."""
+    found: dict[str, str] = {}
+    for name, value in request.query_params.multi_items():
+        if name not in allowed:
+            raise _problem(InvalidInput, name, f"unknown parameter; expected: {', '.join(allowed)}")
+        if name in found:
+            raise _problem(InvalidInput, name, "given more than once")
+        found[name] = value
+    return found
+
+
+def _as_of(text: str | None, now: date) -> date:
+    if not text:
+        return now
+    try:
+        value = date.fromisoformat(text)
+    except ValueError:
+        raise _problem(MalformedParameter, "as_of", f"not a date: {text[:40]!r} (use YYYY-MM-DD, e.g. 2019-04-03)") from None
+    if value < EARLIEST_AS_OF:
+        raise _problem(InvalidInput, "as_of", f"must be on or after {EARLIEST_AS_OF.isoformat()}: the catalog starts in the deep-learning era")
+    if value > now:
+        raise _problem(InvalidInput, "as_of", f"{value.isoformat()} is in the future; the catalog only knows the past")
+    return value
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise _problem(InvalidInput, name, f"unknown {name} {value[:40]!r}; expected one of: {', '.join(allowed)}")
+    return value
+
+
+def _flag(name: str, value: str | None) -> bool:
+    text = (value or "").strip().lower()
+    if text in TRUE:
+        return True
+    if text in FALSE:
+        return False
+    raise _problem(MalformedParameter, name, f"not true or false: {text[:20]!r}")
+
+
+@dataclass(frozen=True)
+class ChartQuery:
+    """A bar chart's parameters, checked."""
+
+    workload: str
+    as_of: date
+    currency: str
+    used_ok: bool
+
+    def key(self) -> tuple:
+        return (self.workload, self.as_of.isoformat(), self.currency, self.used_ok)
+
+    def url(self, kind: str, fmt: str = "svg") -> str:
+        params = {"workload": self.workload, "as_of": self.as_of.isoformat()}
+        if self.currency != "USD":
+            params["currency"] = self.currency
+        if self.used_ok:
+            params["used"] = "true"
+        return f"/v1/charts/{kind}.{fmt}?{urlencode(params)}"
+
+
+def chart_query(params: dict[str, str], now: date) -> ChartQuery:
+    """Check a bar chart's query: workload (default general), as_of (default today), currency, used."""
+    workload = _choice("workload", params.get("workload") or "general", CHART_WORKLOADS)
+    currency = _choice("currency", (params.get("currency") or "USD").upper(), CURRENCIES)
+    return ChartQuery(workload, _as_of(params.get("as_of"), now), currency, _flag("used", params.get("used")))
+
+
+# --- charts ----------------------------------------------------------------------------------
+
+
+_cache_lock = threading.Lock()
+
+
+def _cache(request: Request) -> ChartCache:
+    """The app's chart cache (one per app, made on first use)."""
+    state = request.app.state
+    cache = state.get("web_charts")
+    if cache is None:
+        with _cache_lock:
+            cache = state.get("web_charts")
+            if cache is None:
+                cache = state["web_charts"] = ChartCache()
+    return cache
+
+
+def _image(request: Request, key: tuple, fmt: str, draw: Any) -> Response:
+    """Cached bytes for ``key`` (drawn by ``draw()`` on a miss) with ETag; 304 when the client has them."""
+    cache = _cache(request)
+    etag = ChartCache.etag(key)
+    headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL, "X-Content-Type-Options": "nosniff"}
+    if etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
+        return Response(b"", status_code=304, headers=headers)
+    data = cache.get(key)
+    headers["X-Chart-Cache"] = "hit" if data is not None else "miss"
+    if data is None:
+        data = draw()
+        cache.put(key, data)
+    return Response(data, media_type=MEDIA_TYPES[fmt], headers=headers)
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    stem, _, fmt = name.rpartition(".")
+    if stem not in (*KINDS, "question") or fmt not in FORMATS:
+        raise NotFound(f"no chart {name[:60]!r}; charts: {', '.join(f'{k}.svg|.png' for k in (*KINDS, 'question'))}",
+                       [{"field": "path", "message": "unknown chart"}])
+    return stem, fmt
+
+
+def _bar_chart(request: Request, kind: str, fmt: str) -> Response:
+    query = chart_query(_params(request, ("workload", "as_of", "currency", "used")), today())
+    snapshot = api_state(request).holder.get()
+    key = (kind, fmt, snapshot.catalog_version, snapshot.measurements_version, *query.key())
+
+    def draw() -> bytes:
+        workload, task = split_workload(query.workload)
+        rows = snapshot.advisor.card_rows(workload, query.as_of, query.currency, query.used_ok, task=task)
+        meta = ChartMeta(query.workload, query.as_of, query.currency, query.used_ok, snapshot.advisor.reference.name,
+                         snapshot.catalog_version)
+        return render_bars(rows, kind, meta, fmt)
+
+    return _image(request, key, fmt, draw)
+
+
+def _question_text(params: dict[str, str]) -> str:
+    text = " ".join((params.get("q") or "").split())
+    if not text:
+        raise _problem(InvalidInput, "q", "ask a question, e.g. q=nlp $800")
+    if len(text) > MAX_Q:
+        raise _problem(InvalidInput, "q", f"at most {MAX_Q} characters")
+    return text
+
+
+def _answer(snapshot: Any, text: str, now: date) -> Any:
+    """The reply to ``text``; a value out of range is a 422 naming ``q``."""
+    try:
+        return ask(snapshot.advisor, text, today=now)
+    except QuestionError as exc:
+        raise InvalidInput(f"q: {exc.message}", [{"field": "q", "message": f"{exc.field}: {exc.message}"}]) from None
+
+
+def question_chart_points(advisor: Any, reply: Any) -> list[dict[str, Any]]:
+    """Every purchasable, priced card for the question's workload, marked by whether it holds the job."""
+    answer = reply.recommendation
+    question: Question = reply.question
+    as_of = date.fromisoformat(answer["as_of"])
+    used = question.used_ok or any((p["unit_price"].get("kind") == "used") for p in answer["picks"])
+    rows = advisor.card_rows(answer["question"]["workload"], as_of, question.currency, used,
+                             precision=question.precision, task=question.task)
+    need = MemoryNeed(**answer["memory_need"])
+    catalog = advisor.catalog
+    purchasable = [r for r in rows if catalog.gpu(r["gpu"]).purchasable]
+    fits = {r["gpu"]: advisor.memory.fit(question, need, r["memory_gb"], question.gpus).fits for r in purchasable}
+    return question_points(purchasable, fits)
+
+
+def _question_chart(request: Request, fmt: str) -> Response:
+    text = _question_text(_params(request, ("q",)))
+    now = today()
+    snapshot = api_state(request).holder.get()
+    key = ("question", fmt, snapshot.catalog_version, snapshot.measurements_version, text, now.isoformat())
+
+    def draw() -> bytes:  # a bad question raises here, before anything is cached: a 422, never a broken image
+        reply = _answer(snapshot, text, now)
+        if reply.recommendation is None:
+            raise _problem(InvalidInput, "q", "not a question with candidates to chart; try e.g. 'nlp $800'")
+        return render_question(reply.recommendation, question_chart_points(snapshot.advisor, reply), text, fmt,
+                               reference_name=snapshot.advisor.reference.name)
+
+    return _image(request, key, fmt, draw)
+
+
+@get("/v1/charts/{name:str}", operation_id="getChart", summary="A chart as SVG or PNG", tags=["charts"], sync_to_thread=True)
+def chart(request: Request, name: str) -> Response:
+    """`perf-per-dollar` or `relative-performance` (query: workload, as_of, currency, used) — the top 25 cards,
+    measured and estimated told apart; or `question` (query: q, free text as /v1/ask) — the candidates as
+    performance against price with the budget line and the picks. `.svg` or `.png`; cached, with an ETag."""
+    kind, fmt = _split_name(name)
+    if kind == "question":
+        return _question_chart(request, fmt)
+    return _bar_chart(request, kind, fmt)
+
+
+# --- the page --------------------------------------------------------------------------------
+
+_INLINE = [
+    (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
+    (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
+    (re.compile(r"(?<![\w*])_(.+?)_(?!\w)"), r"<em>\1</em>"),
+]
+
+
+def _inline(text: str) -> str:
+    out = html.escape(text, quote=True)
+    for pattern, replacement in _INLINE:
+        out = pattern.sub(replacement, out)
+    return out
+
+
+def markdown_html(text: str) -> Markup:
+    """The engine's small Markdown (bold, italic, code, ``-`` and ``1.`` lists, paragraphs) as safe HTML.
+
+    Everything is escaped first; only the tags this function writes are HTML.
+    """
+    blocks: list[str] = []
+    items: list[str] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if items:
+            blocks.append("<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
+            items.clear()
+        if paragraph:
+            blocks.append("<p>" + "<br>".join(paragraph) + "</p>")
+            paragraph.clear()
+
+    for raw in str(text).splitlines():
+        line = raw.strip()
+        bullet = re.match(r"^(?:[-*•]|\d+\.)\s+(.*)$", line)
+        if not line:
+            flush()
+        elif bullet:
+            if paragraph:
+                flush()
+            items.append(_inline(bullet.group(1)))
+        else:
+            if items:
+                flush()
+            paragraph.append(_inline(line))
+    flush()
+    return Markup("\n".join(blocks))
+
+
+def _register(engine: JinjaTemplateEngine) -> None:
+    engine.engine.filters["markdown"] = markdown_html
+    engine.engine.globals["urlencode"] = urlencode
+
+
+def template_config() -> TemplateConfig:
+    """The page's templates (jinja2, autoescaped). The app may pass this as ``template_config=``; the page
+    does not need it, since it renders through its own instance of the same config."""
+    return TemplateConfig(directory=TEMPLATE_DIR, engine=JinjaTemplateEngine, engine_callback=_register)
+
+
+_templates = template_config()
+
+
+@dataclass
+class PageQuery:
+    q: str
+    workload: str | None
+    vendor: str
+    min_memory: float
+    as_of: date
+
+
+def _page_query(params: dict[str, str], now: date, errors: list[dict[str, str]]) -> PageQuery:
+    """The page's filters; a bad one is reported on the page (and in the status) and falls back to its default."""
+    def checked(name: str, convert: Any, default: Any) -> Any:
+        if not params.get(name):
+            return default
+        try:
+            return convert(params[name])
+        except ApiError as exc:
+            errors.extend(exc.errors)
+            return default
+
+    def memory(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise _problem(MalformedParameter, "min_memory", f"not a number: {text[:20]!r}") from None
+        if not 0 <= value <= 4096:
+            raise _problem(InvalidInput, "min_memory", "must be between 0 and 4096 GB")
+        return value
+
+    return PageQuery(
+        q=" ".join((params.get("q") or "").split())[:MAX_Q],
+        workload=checked("workload", lambda v: _choice("workload", v, CHART_WORKLOADS), None),
+        vendor=checked("vendor", lambda v: _choice("vendor", v.lower(), VENDORS), ""),
+        min_memory=checked("min_memory", memory, 0.0),
+        as_of=checked("as_of", lambda v: _as_of(v, now), now),
+    )
+
+
+def _benchmarks(database_url: str) -> tuple[list[dict[str, Any]], int, str | None]:
+    try:
+        from service.benchmarks import query
+        from service.db import session_scope
+
+        with session_scope(database_url) as session:
+            found = query(session, limit=20)
+        return found["items"], found["total"], None
+    except Exception:  # the page still serves the advice when the database is down
+        log.exception("could not read the benchmarks for the page")
+        return [], 0, "The lab's benchmarks cannot be read right now."
+
+
+def _catalog_rows(snapshot: Any, page: PageQuery, workload: str, currency: str) -> list[dict[str, Any]]:
+    name, task = split_workload(workload)
+    rows = snapshot.advisor.card_rows(name, page.as_of, currency, False, task=task)
+    return [r for r in rows if (not page.vendor or r["vendor"] == page.vendor) and r["memory_gb"] >= page.min_memory]
+
+
+def _page_context(request: Request, page: PageQuery, errors: list[dict[str, str]], now: date) -> dict[str, Any]:
+    state = api_state(request)
+    snapshot = state.holder.get()
+    reply, question_error = None, None
+    if page.q:
+        try:
+            reply = _answer(snapshot, page.q, now)
+        except ApiError as exc:
+            question_error = exc.errors[0]["message"]
+    answer = reply.recommendation if reply else None
+    workload = page.workload or (answer["workload"] if answer else "general")
+    currency = answer["currency"]["code"] if answer else "USD"
+    chart_as_of = date.fromisoformat(answer["as_of"]) if answer and not page.workload else page.as_of
+    used = bool(answer and answer["question"].get("used_ok"))
+    benchmarks, benchmark_total, benchmark_error = _benchmarks(state.database_url)
+    return {
+        "q": page.q, "page": page, "errors": errors, "reply": reply, "answer": answer, "question_error": question_error,
+        "rulebook": snapshot.rulebook, "workload": workload, "workloads": CHART_WORKLOADS, "vendors": VENDORS,
+        "rows": _catalog_rows(snapshot, page, workload, currency), "currency": currency,
+        "reference": snapshot.advisor.reference, "catalog_version": snapshot.catalog_version,
+        "chart_url": ChartQuery(workload, chart_as_of, currency, used).url("perf-per-dollar"),
+        "question_chart_url": f"/v1/charts/question.svg?{urlencode({'q': page.q})}" if answer else None,
+        "benchmarks": benchmarks, "benchmark_total": benchmark_total, "benchmark_error": benchmark_error,
+        "examples": ("nlp $800", "cv 2 gpus 3000", "fit llama 13b fp16", "as of 2019-04-03 kaggle $700", "rnn €900 used ok"),
+        "today": now,
+    }
+
+
+@get("/", include_in_schema=False, sync_to_thread=True)
+def page(request: Request) -> Response:
+    """The page: ask a question, see the answer and its chart, browse the catalog, the rules and the lab's benchmarks."""
+    now = today()
+    errors: list[dict[str, str]] = []
+    params: dict[str, str] = {}
+    for name, value in request.query_params.multi_items():
+        if name in ("q", "workload", "vendor", "min_memory", "as_of"):
+            params.setdefault(name, value)
+    query = _page_query(params, now, errors)
+    context = _page_context(request, query, errors, now)
+    body = _templates.engine_instance.get_template("web/index.html.j2").render(**context)
+    status = 422 if errors or context["question_error"] else 200
+    return Response(body, status_code=status, media_type=MediaType.HTML,
+                    headers={"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
+                             "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"})
+
+
+def web_routes() -> list[Any]:
+    """What the app includes: the chart images, the page and its static files."""
+    static = create_static_files_router(path="/static", directories=[STATIC_DIR], name="web-static",
+                                        include_in_schema=False, cache_control=None)
+    return [chart, page, static]
