@@ -126,3 +126,21 @@ def test_sigterm_stops_the_daemon_cleanly(agent_env: dict[str, str]) -> None:
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 0, stderr
     assert "stopped after 1 round" in stderr and "Traceback" not in stderr
+
+
+def test_sigterm_during_a_run_leaves_no_half_result(agent_env: dict[str, str]) -> None:
+    env = {**os.environ, **agent_env}
+    slow = ["--warmup", "0.2", "--seconds", "1", "--matmul-n", "128", "--stream-mb", "1", "--tier", "tiny"]
+    proc = subprocess.Popen([*AGENT, "daemon", "--devices", "cpu", "--interval", "3600", "--idle-threshold", "100", *slow], env=env, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # torch imported, some cases measured, the run (about 8 s of timing) not over
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 0, stderr
+    spool = Path(agent_env["WHICHGPU_DATA_DIR"]) / "spool"
+    files = list(spool.rglob("*")) if spool.exists() else []
+    assert not [f for f in files if f.name.startswith(".tmp-")]
+    for f in files:  # whatever is there is a whole, valid run
+        if f.is_file() and not f.name.endswith(".state.json"):
+            assert payload_errors(json.loads(f.read_text())) == []
+    if "interrupted" in stderr:
+        assert not [f for f in files if f.is_file()]

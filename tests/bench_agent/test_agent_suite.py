@@ -84,3 +84,16 @@ def test_unknown_device_is_a_clear_error() -> None:
     if not torch.cuda.is_available():
         with pytest.raises(DeviceError, match="no CUDA"):
             resolve_device("cuda:0")
+
+
+def test_cpu_bf16_runs_where_the_cpu_has_it_and_not_in_quick(monkeypatch: pytest.MonkeyPatch, tiny_config: SuiteConfig) -> None:
+    monkeypatch.setattr(suite, "cpu_has_fast_bf16", lambda: True)
+    full = SuiteConfig(policy=tiny_config.policy, tier="tiny", matmul_n=128, benchmarks=("matmul", "cnn_train", "transformer_train"))
+    results = run_suite(CPU, full)
+    assert [(r["benchmark"], r["precision"]) for r in results] == [
+        ("matmul", "fp32"), ("matmul", "bf16"), ("cnn_train", "fp32"), ("cnn_train", "bf16"), ("transformer_train", "fp32"), ("transformer_train", "bf16"),
+    ]
+    for r in results:
+        assert r["error"] is None and r["check"]["ok"], r
+    assert results[1]["settings"]["dtype"] == "bfloat16" and results[3]["params"]["autocast"] == "bfloat16"
+    assert all(c.precision == "fp32" for c in plan(CPU, SuiteConfig(quick=True, tier="tiny", matmul_n=64)))
