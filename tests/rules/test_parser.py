@@ -1,0 +1,435 @@
+"""The free-text parser: a phrase table (English and Russian), follow-ups, intents, hygiene."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from rules import question as question_module
+from rules.datafile import DATA_DIR, SCHEMA_DIR
+from rules.parser import MAX_TEXT_CHARS, ParsedText, parse
+from rules.question import Question, QuestionError
+
+TODAY = date(2024, 6, 15)
+
+# phrase -> the Question fields it must set (everything else must stay at the default)
+PHRASES: list[tuple[str, dict]] = [
+    # workloads (EN)
+    ("nlp $800", {"workload": "transformer", "budget": 800, "currency": "USD"}),
+    ("transformers", {"workload": "transformer"}),
+    ("bert for machine translation", {"workload": "transformer"}),
+    ("gpt", {"workload": "transformer"}),
+    ("llm chatbot", {"workload": "llm"}),
+    ("a large language model", {"workload": "llm"}),
+    ("computer vision", {"workload": "cnn"}),
+    ("image segmentation and detection", {"workload": "cnn"}),
+    ("convnets", {"workload": "cnn"}),
+    ("yolo", {"workload": "cnn"}),
+    ("speech and audio with lstm", {"workload": "rnn"}),
+    ("time series", {"workload": "rnn"}),
+    ("reinforcement learning", {"workload": "rl"}),
+    ("Kaggle!", {"workload": "kaggle"}),
+    ("student course", {"workload": "general", "experience": "beginner"}),
+    ("hobby", {"workload": "general", "experience": "hobby"}),
+    ("learning nlp", {"workload": "transformer", "experience": "beginner"}),
+    ("phd researcher, transformers, 5000$", {"workload": "transformer", "experience": "researcher", "budget": 5000, "currency": "USD"}),
+    ("not serious, just playing, $300", {"experience": "hobby", "budget": 300, "currency": "USD"}),
+    # workloads (RU)
+    ("нлп", {"workload": "transformer"}),
+    ("обработка текста", {"workload": "transformer"}),
+    ("хочу обучать языковую модель, облако не надо", {"workload": "transformer", "cloud_ok": False}),
+    ("большие языковые модели", {"workload": "llm"}),
+    ("компьютерное зрение", {"workload": "cnn"}),
+    ("свёрточные сети для изображений, новичок", {"workload": "cnn", "experience": "beginner"}),
+    ("рекуррентные сети, речь", {"workload": "rnn"}),
+    ("временные ряды", {"workload": "rnn"}),
+    ("обучение с подкреплением 1.5к$", {"workload": "rl", "budget": 1500, "currency": "USD"}),
+    ("каггл", {"workload": "kaggle"}),
+    ("начинающий", {"workload": "general", "experience": "beginner"}),
+    ("исследователь nlp, б/у ок", {"workload": "transformer", "experience": "researcher", "used_ok": True}),
+    # budgets
+    ("800$", {"budget": 800, "currency": "USD"}),
+    ("800 usd", {"budget": 800, "currency": "USD"}),
+    ("1.5k", {"budget": 1500, "currency": "USD"}),
+    ("$1.5k", {"budget": 1500, "currency": "USD"}),
+    ("2k€", {"budget": 2000, "currency": "EUR"}),
+    ("€900", {"budget": 900, "currency": "EUR"}),
+    ("900 eur", {"budget": 900, "currency": "EUR"}),
+    ("900 euros", {"budget": 900, "currency": "EUR"}),
+    ("£700", {"budget": 700, "currency": "GBP"}),
+    ("700 gbp", {"budget": 700, "currency": "GBP"}),
+    ("under 2000 dollars", {"budget": 2000, "currency": "USD"}),
+    ("below $3000", {"budget": 3000, "currency": "USD"}),
+    ("up to 1200 for rnn", {"budget": 1200, "currency": "USD", "workload": "rnn"}),
+    ("budget 1000", {"budget": 1000, "currency": "USD"}),
+    ("budget: 1,500", {"budget": 1500, "currency": "USD"}),
+    ("80000 руб", {"budget": 80000, "currency": "RUB"}),
+    ("80 000 ₽", {"budget": 80000, "currency": "RUB"}),
+    ("80к рублей", {"budget": 80000, "currency": "RUB"}),
+    ("₽80000", {"budget": 80000, "currency": "RUB"}),
+    ("Какую видеокарту купить для нлп до 1000 долларов?", {"workload": "transformer", "budget": 1000, "currency": "USD"}),
+    ("компьютерное зрение, бюджет 150 000 руб, 2 видеокарты", {"workload": "cnn", "budget": 150000, "currency": "RUB", "gpus": 2}),
+    ("nlp 800", {"workload": "transformer", "budget": 800, "currency": "USD"}),
+    ("nlp 2000", {"workload": "transformer", "budget": 2000, "currency": "USD"}),
+    ("almost no money", {"budget": 100, "currency": "USD"}),
+    ("I'm broke", {"budget": 100, "currency": "USD"}),
+    ("нет денег", {"budget": 100, "currency": "USD"}),
+    ("little money", {"budget": 300, "currency": "USD"}),
+    # GPU counts
+    ("2 gpus", {"gpus": 2}),
+    ("2 x gpu", {"gpus": 2}),
+    ("4x", {"gpus": 4}),
+    ("x4", {"gpus": 4}),
+    ("4 cards", {"gpus": 4}),
+    ("two gpus", {"gpus": 2}),
+    ("четыре видеокарты", {"gpus": 4}),
+    ("2 видеокарты", {"gpus": 2}),
+    ("2x 3090 for cv", {"gpus": 2, "workload": "cnn", "compare": ("rtx 3090",)}),
+    # precision
+    ("fp16", {"precision": "16-bit"}),
+    ("16 bit", {"precision": "16-bit"}),
+    ("bf16 mixed precision", {"precision": "16-bit"}),
+    ("FP32", {"precision": "fp32"}),
+    ("full precision", {"precision": "fp32"}),
+    ("int8", {"precision": "8-bit"}),
+    ("fp8", {"precision": "8-bit"}),
+    ("4-bit", {"precision": "4-bit"}),
+    ("gptq", {"precision": "4-bit"}),
+    ("awq", {"precision": "4-bit"}),
+    # models and sizes
+    ("llama 13b", {"workload": "llm", "model": "llama-13b", "params_b": 13}),
+    ("llama-2-70b", {"workload": "llm", "model": "llama-70b", "params_b": 70}),
+    ("Mistral 7B", {"workload": "llm", "model": "mistral-7b", "params_b": 7}),
+    ("qwen 72b", {"workload": "llm", "model": "qwen-72b", "params_b": 72}),
+    ("qwen2.5 72b", {"workload": "llm", "model": "qwen-72b", "params_b": 72}),
+    ("bert large", {"workload": "transformer", "model": "bert-large"}),
+    ("gpt-2 xl", {"workload": "transformer", "model": "gpt2-xl"}),
+    ("resnet50", {"workload": "cnn", "model": "resnet-50"}),
+    ("resnet-101", {"workload": "cnn", "model": "resnet-101"}),
+    ("vit-l", {"workload": "cnn", "model": "vit-l"}),
+    ("t5 3b", {"workload": "transformer", "model": "t5-3b", "params_b": 3}),
+    ("sdxl", {"workload": "cnn", "model": "sd-xl"}),
+    ("stable diffusion", {"workload": "cnn", "model": "sd"}),
+    ("stable diffusion xl", {"workload": "cnn", "model": "sd-xl"}),
+    ("yolov8x", {"workload": "cnn", "model": "yolov8-x"}),
+    ("mixtral 8x7b", {"workload": "llm", "model": "mixtral-8x7b"}),
+    ("7B params", {"params_b": 7}),
+    ("1.3 billion parameters", {"params_b": 1.3}),
+    ("350m", {"params_b": 0.35}),
+    ("24GB", {"memory_gb": 24}),
+    ("24 gb", {"memory_gb": 24}),
+    ("at least 16 GB vram", {"memory_gb": 16}),
+    ("24 гб", {"memory_gb": 24}),
+    # task
+    ("training", {"task": "training"}),
+    ("inference", {"task": "inference"}),
+    ("deploy", {"task": "inference"}),
+    ("инференс", {"task": "inference"}),
+    ("want to fine-tune llama 7b with qlora on 2 gpus",
+     {"workload": "llm", "task": "training", "precision": "4-bit", "model": "llama-7b", "params_b": 7, "gpus": 2}),
+    ("serving mistral 7b int8 in the cloud",
+     {"workload": "llm", "task": "inference", "precision": "8-bit", "model": "mistral-7b", "params_b": 7, "cloud_ok": True}),
+    # new / used, cloud
+    ("used", {"used_ok": True}),
+    ("second hand from ebay", {"used_ok": True}),
+    ("бу", {"used_ok": True}),
+    ("new only, no cloud, fp32", {"used_ok": False, "cloud_ok": False, "precision": "fp32"}),
+    ("buy only", {"cloud_ok": False}),
+    ("local only", {"cloud_ok": False}),
+    ("colab", {"cloud_ok": True}),
+    ("аренда", {"cloud_ok": True}),
+    # hours
+    ("10 hours a week", {"hours_per_week": 10}),
+    ("10h/week", {"hours_per_week": 10}),
+    ("20 h per week", {"hours_per_week": 20}),
+    ("40 часов в неделю", {"hours_per_week": 40}),
+    ("2 hrs a day", {"hours_per_week": 14}),
+    # as_of (TODAY is 2024-06-15)
+    ("as of 2019", {"as_of": date(2019, 12, 31)}),
+    ("kaggle in 2019", {"workload": "kaggle", "as_of": date(2019, 12, 31)}),
+    ("as of 2019-04", {"as_of": date(2019, 4, 30)}),
+    ("as of april 2019", {"as_of": date(2019, 4, 30)}),
+    ("on 2019-04-03", {"as_of": date(2019, 4, 3)}),
+    ("на 2019 год", {"as_of": date(2019, 12, 31)}),
+    ("в феврале 2020", {"as_of": date(2020, 2, 29)}),
+    ("as of 2024", {"as_of": TODAY}),
+    ("as of 2024-06", {"as_of": TODAY}),
+    # owned GPU
+    ("I have a 1070", {"owned_gpu": "gtx 1070"}),
+    ("already have gtx 1080, nlp", {"owned_gpu": "gtx 1080", "workload": "transformer"}),
+    ("у меня 1070", {"owned_gpu": "gtx 1070"}),
+    ("upgrade my 2080 ti for llm", {"owned_gpu": "rtx 2080 ti", "workload": "llm"}),
+    # hygiene
+    ("<@U123ABC> :tada: *NLP* `$900` 🚀", {"workload": "transformer", "budget": 900, "currency": "USD"}),
+    ("**cv**, _$1,200_!!!", {"workload": "cnn", "budget": 1200, "currency": "USD"}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PHRASES, ids=[p[0] for p in PHRASES])
+def test_phrase_table(text: str, expected: dict) -> None:
+    parsed = parse(text, today=TODAY)
+    default = Question()
+    for name in Question.__dataclass_fields__:
+        want = expected.get(name, getattr(default, name))
+        assert getattr(parsed.question, name) == want, (name, parsed.understood, parsed.unknown)
+    assert set(parsed.changed) >= set(expected) - {"currency"}
+    assert not parsed.needs_clarification
+
+
+def test_understood_names_the_source_words() -> None:
+    parsed = parse("nlp $800", today=TODAY)
+    assert parsed.understood == ("workload: transformer (from 'nlp')", "budget: 800 USD (from '$800')")
+    assert parsed.unknown == ()
+    assert parsed.changed == ("workload", "budget", "currency")
+
+
+def test_unknown_words_are_reported_without_fillers() -> None:
+    parsed = parse("which gpu for nlp with frobnication please", today=TODAY)
+    assert parsed.question.workload == "transformer"
+    assert parsed.unknown == ("frobnication",)
+
+
+def test_money_without_currency_says_it_assumed_one() -> None:
+    parsed = parse("nlp 800", today=TODAY)
+    assert "USD assumed" in parsed.understood[1]
+
+
+# ---------------------------------------------------------------------------- GPU numbers
+
+
+@pytest.mark.parametrize("text", ["compare 3090 4090", "3090 vs 4090", "1080 ti", "a100 h100", "mi300x", "rx 7900 xtx",
+                                  "4090", "gtx 980", "i have a 3090", "nlp 3090", "v100 or t4"])
+def test_gpu_numbers_are_never_budgets(text: str) -> None:
+    assert parse(text, today=TODAY).question.budget is None
+
+
+@pytest.mark.parametrize(("text", "cards"), [
+    ("compare 3090 4090", ("rtx 3090", "rtx 4090")),
+    ("3090 vs 4090", ("rtx 3090", "rtx 4090")),
+    ("3090 or 4090?", ("rtx 3090", "rtx 4090")),
+    ("compare RTX 3090, 4090 and A100", ("rtx 3090", "rtx 4090", "a100")),
+    ("rx 7900 xtx or mi300x", ("rx 7900 xtx", "mi300x")),
+    ("1080ti vs 2080 super", ("gtx 1080 ti", "rtx 2080 super")),
+    ("сравни 3090 и 4090", ("rtx 3090", "rtx 4090")),
+])
+def test_compare_intent(text: str, cards: tuple[str, ...]) -> None:
+    parsed = parse(text, today=TODAY)
+    assert parsed.intent == "compare"
+    assert parsed.question.compare == cards
+    assert parsed.question.budget is None
+
+
+def test_gpu_number_with_a_currency_is_money() -> None:
+    parsed = parse("1080 for $1080", today=TODAY)
+    assert parsed.question.budget == 1080
+    assert parsed.question.compare == ("gtx 1080",)
+
+
+def test_bare_numbers_that_are_not_budgets() -> None:
+    assert parse("nlp 2019", today=TODAY).question.budget is None  # year-like
+    assert parse("nlp 20", today=TODAY).question.budget is None  # too small
+    both = parse("800 1200", today=TODAY)  # two candidates: ambiguous
+    assert both.question.budget is None and both.unknown == ("800", "1200")
+    assert parse("llama 8k context", today=TODAY).question.budget is None
+
+
+# ---------------------------------------------------------------------------- fit / help
+
+
+@pytest.mark.parametrize("text", ["fit llama 13b fp16", "can I run llama 70b", "will llama 13b fit in 24GB?",
+                                  "does bert-large fit 8 gb", "влезет ли llama 13b в 24 гб"])
+def test_fit_intent(text: str) -> None:
+    parsed = parse(text, today=TODAY)
+    assert parsed.intent == "fit"
+    assert parsed.question.model is not None
+
+
+def test_fit_wins_over_compare_and_keeps_the_cards() -> None:
+    parsed = parse("can i run llama 70b on a 3090 or a 4090", today=TODAY)
+    assert parsed.intent == "fit"
+    assert parsed.question.compare == ("rtx 3090", "rtx 4090")
+    assert parsed.question.task == "inference"
+
+
+@pytest.mark.parametrize("text", ["help", "?", "", "   ", "помощь", "HELP!", "🚀"])
+def test_help_intent(text: str) -> None:
+    parsed = parse(text, today=TODAY)
+    assert parsed.intent == "help"
+    assert not parsed.needs_clarification
+    assert parsed.question == Question()
+
+
+def test_help_word_inside_a_real_question_is_not_help() -> None:
+    assert parse("help me choose a gpu for nlp", today=TODAY).intent == "recommend"
+
+
+@pytest.mark.parametrize("text", ["blah blah", "hi", "asdf qwerty", "gpu"])
+def test_nonsense_needs_clarification(text: str) -> None:
+    parsed = parse(text, today=TODAY)
+    assert parsed.intent == "recommend" and parsed.needs_clarification and parsed.changed == ()
+
+
+# ---------------------------------------------------------------------------- follow-ups
+
+PREVIOUS = Question(workload="transformer", budget=800.0, currency="USD", used_ok=False)
+
+
+@pytest.mark.parametrize(("text", "changed", "expected"), [
+    ("what about 2 of them?", ("gpus",), {"gpus": 2}),
+    ("and for rnn?", ("workload",), {"workload": "rnn"}),
+    ("cheaper?", ("budget",), {"budget": 560}),
+    ("дешевле", ("budget",), {"budget": 560}),
+    ("more expensive", ("budget",), {"budget": 1200}),
+    ("more memory", ("memory_gb",), {"memory_gb": 16}),
+    ("with used cards", ("used_ok",), {"used_ok": True}),
+    ("as of 2020", ("as_of",), {"as_of": date(2020, 12, 31)}),
+    ("а для rnn?", ("workload",), {"workload": "rnn"}),
+    ("more gpus", ("gpus",), {"gpus": 2}),
+])
+def test_follow_up_refines_previous(text: str, changed: tuple[str, ...], expected: dict) -> None:
+    parsed = parse(text, previous=PREVIOUS, today=TODAY)
+    assert parsed.changed == changed
+    assert parsed.question == PREVIOUS.refined(**expected)
+
+
+def test_more_memory_steps_up_from_previous() -> None:
+    parsed = parse("more memory", previous=PREVIOUS.refined(memory_gb=24), today=TODAY)
+    assert parsed.question.memory_gb == 32
+
+
+def test_cheaper_without_a_budget_changes_nothing_and_says_so() -> None:
+    parsed = parse("cheaper", previous=Question(workload="cnn"), today=TODAY)
+    assert parsed.question == Question(workload="cnn")
+    assert parsed.changed == () and parsed.needs_clarification
+    assert "no budget" in parsed.understood[0]
+
+
+def test_complete_question_replaces_previous() -> None:
+    previous = Question(workload="llm", budget=5000.0, gpus=4, used_ok=True, as_of=date(2020, 1, 1))
+    parsed = parse("cv 1500 eur", previous=previous, today=TODAY)
+    assert parsed.question == Question(workload="cnn", budget=1500, currency="EUR")
+
+
+def test_follow_up_keeps_previous_currency_for_a_bare_amount() -> None:
+    parsed = parse("budget 90000", previous=Question(budget=80000.0, currency="RUB"), today=TODAY)
+    assert (parsed.question.budget, parsed.question.currency) == (90000, "RUB")
+
+
+def test_follow_up_after_compare_stays_compare() -> None:
+    first = parse("compare 3090 4090", today=TODAY).question
+    parsed = parse("and for rnn?", previous=first, today=TODAY)
+    assert parsed.intent == "compare" and parsed.question.compare == ("rtx 3090", "rtx 4090")
+
+
+def test_follow_up_with_nothing_new_needs_clarification() -> None:
+    assert parse("thanks", previous=PREVIOUS, today=TODAY).needs_clarification
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(("text", "field_name"), [
+    ("as of 2031", "as_of"),
+    ("in 1999", "as_of"),
+    ("as of 2019-13", "as_of"),
+    ("as of 2019-02-30", "as_of"),
+    ("30 gpus", "gpus"),
+    ("$0", "budget"),
+    ("$99999999999", "budget"),
+    ("0 gb", "memory_gb"),
+    ("200 hours a week", "hours_per_week"),
+])
+def test_out_of_range_values_raise_question_error(text: str, field_name: str) -> None:
+    with pytest.raises(QuestionError) as caught:
+        parse(text, today=TODAY)
+    assert caught.value.field == field_name
+
+
+def test_too_long_text_is_refused() -> None:
+    parse("nlp " * (MAX_TEXT_CHARS // 4), today=TODAY)
+    with pytest.raises(QuestionError) as caught:
+        parse("x" * (MAX_TEXT_CHARS + 1), today=TODAY)
+    assert caught.value.field == "text"
+
+
+def test_non_text_is_refused() -> None:
+    with pytest.raises(QuestionError):
+        parse(None)  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=MAX_TEXT_CHARS))
+def test_any_text_parses_or_raises_question_error_and_is_deterministic(text: str) -> None:
+    try:
+        first = parse(text, today=TODAY)
+    except QuestionError as exc:
+        with pytest.raises(QuestionError) as again:
+            parse(text, today=TODAY)
+        assert str(again.value) == str(exc)
+        return
+    assert isinstance(first, ParsedText)
+    assert parse(text, today=TODAY) == first
+    first.question.check(TODAY)
+    assert first.intent in ("recommend", "compare", "fit", "help")
+
+
+WORDS = st.sampled_from(["nlp", "$800", "3090", "4090", "llama", "13b", "fp16", "2", "gpus", "as", "of", "2019", "в",
+                         "2019-04", "у", "меня", "1070", "k", "руб", "x", "cheaper", "more", "memory", "vs", "24gb",
+                         "hours", "week", "б/у", "1.5k", "€", "?", "<@U1>", "🚀", "-", "8x7b", "resnet50"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORDS, max_size=12), st.booleans())
+def test_word_salad_parses_or_raises_question_error(words: list[str], with_previous: bool) -> None:
+    previous = PREVIOUS if with_previous else None
+    try:
+        parsed = parse(" ".join(words), previous=previous, today=TODAY)
+    except QuestionError:
+        return
+    parsed.question.check(TODAY)
+
+
+# ---------------------------------------------------------------------------- the vocabulary
+
+
+def test_vocabulary_is_valid_and_matches_the_question_values() -> None:
+    schema = json.loads((SCHEMA_DIR / "vocabulary.schema.json").read_text(encoding="utf-8"))
+    data = json.loads((DATA_DIR / "vocabulary.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    Draft202012Validator(schema).validate(data)
+    sets = schema["properties"]["concepts"]["items"]["properties"]["set"]["properties"]
+    assert tuple(schema["$defs"]["workload"]["enum"]) == question_module.WORKLOADS
+    assert tuple(sets["experience"]["enum"]) == question_module.EXPERIENCE
+    assert tuple(sets["task"]["enum"]) == question_module.TASKS
+    assert tuple(sets["precision"]["enum"]) == question_module.PRECISIONS
+    assert set(schema["properties"]["currencies"]["required"]) == set(question_module.CURRENCIES)
+
+
+def test_a_broken_vocabulary_is_rejected_by_the_schema() -> None:
+    schema = json.loads((SCHEMA_DIR / "vocabulary.schema.json").read_text(encoding="utf-8"))
+    data = json.loads((DATA_DIR / "vocabulary.json").read_text(encoding="utf-8"))
+    data["concepts"][0]["set"] = {"workload": "gaming"}
+    assert list(Draft202012Validator(schema).iter_errors(data))
+    data["concepts"][0]["set"] = {"workload": "cnn"}
+    data["concepts"][0]["words"] = ["Upper Case"]
+    assert list(Draft202012Validator(schema).iter_errors(data))
+
+
+def test_every_vocabulary_word_is_understood_alone() -> None:
+    """Each keyword, typed alone, changes the question or the intent (none is shadowed)."""
+    data = json.loads((DATA_DIR / "vocabulary.json").read_text(encoding="utf-8"))
+    missed = []
+    for concept in data["concepts"]:
+        meaning = concept["set"]
+        if not meaning or "adjust" in meaning or meaning.get("intent") == "compare":  # these need more words
+            continue
+        for word in concept["words"]:
+            parsed = parse(word.replace("*", ""), today=TODAY)
+            if not (parsed.changed or parsed.intent != "recommend") or parsed.unknown:
+                missed.append(word)
+    assert missed == []
