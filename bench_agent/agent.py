@@ -249,6 +249,7 @@ class Daemon:
     idle_threshold_pct: float
     interval_s: float
     nvml: Nvml | None = None
+    require_idle: bool = True
     stop: threading.Event = field(default_factory=threading.Event)
 
     def run(self, max_rounds: int | None = None) -> int:
@@ -267,7 +268,7 @@ class Daemon:
                     device = resolve_device(name)
                     payload = benchmark_device(
                         device, self.config, nvml=self.nvml, idle_threshold_pct=self.idle_threshold_pct,
-                        lock_dir=self.lock_dir, require_idle=True, should_stop=self.stop.is_set,
+                        lock_dir=self.lock_dir, require_idle=self.require_idle, should_stop=self.stop.is_set,
                     )
                 except (DeviceBusy, NotIdle) as exc:
                     log.info("%s skipped this round: %s", name, exc)

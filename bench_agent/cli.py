@@ -222,7 +222,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
                 devices=devices, config=config, spool=Spool(settings.spool_dir), client=client,
                 history=History(settings.data_dir / "agent-runs.jsonl"), lock_dir=_lock_dir(settings, args.lock_dir),
                 idle_threshold_pct=settings.agent_idle_utilization if args.idle_threshold is None else args.idle_threshold,
-                interval_s=interval, nvml=nvml, stop=stop,
+                interval_s=interval, nvml=nvml, stop=stop, require_idle=not args.force,
             )
             rounds = daemon.run(max_rounds=args.max_rounds)
     finally:
@@ -317,6 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
     daemon.add_argument("--devices", metavar="DEVS", help="comma-separated torch devices (default: WHICHGPU_AGENT_DEVICES, else all GPUs)")
     daemon.add_argument("--interval", type=_positive(float), metavar="S", help="seconds between rounds (default: WHICHGPU_AGENT_INTERVAL)")
     daemon.add_argument("--max-rounds", type=_positive(int), metavar="N", help="stop after N rounds (default: run until SIGTERM)")
+    daemon.add_argument("--force", action="store_true", help="benchmark devices even when busy (their runs are flagged contended)")
     daemon.add_argument("--idle-threshold", type=_positive(float), metavar="PCT", help="utilisation %% under which a device is idle (default: WHICHGPU_AGENT_IDLE_UTILIZATION)")
     _add_suite_options(daemon)
     daemon.set_defaults(handler=cmd_daemon)

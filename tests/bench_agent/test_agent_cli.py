@@ -99,7 +99,7 @@ def test_a_locked_device_is_refused_with_exit_75(agent_env: dict[str, str], tmp_
 
 
 def test_daemon_runs_max_rounds_and_spools(agent_env: dict[str, str]) -> None:
-    proc = bench_agent("daemon", "--devices", "cpu", "--max-rounds", "1", "--interval", "0", "--idle-threshold", "100", "--quick", *TINY, env=agent_env)
+    proc = bench_agent("daemon", "--devices", "cpu", "--max-rounds", "1", "--interval", "0", "--force", "--quick", *TINY, env=agent_env)
     assert proc.returncode == 0, proc.stderr
     spool = Path(agent_env["WHICHGPU_DATA_DIR"]) / "spool"
     (payload_file,) = [p for p in spool.glob("*.json") if not p.name.endswith(".state.json")]
@@ -117,7 +117,7 @@ def test_daemon_skips_a_busy_device(agent_env: dict[str, str]) -> None:
 
 def test_sigterm_stops_the_daemon_cleanly(agent_env: dict[str, str]) -> None:
     env = {**os.environ, **agent_env}
-    proc = subprocess.Popen([*AGENT, "daemon", "--devices", "cpu", "--interval", "3600", "--idle-threshold", "100", *TINY], env=env, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*AGENT, "daemon", "--devices", "cpu", "--interval", "3600", "--force", *TINY], env=env, stderr=subprocess.PIPE, text=True)
     spool = Path(agent_env["WHICHGPU_DATA_DIR"]) / "spool"
     deadline = time.monotonic() + 90
     while not list(spool.glob("*.state.json")) and time.monotonic() < deadline and proc.poll() is None:
@@ -131,7 +131,7 @@ def test_sigterm_stops_the_daemon_cleanly(agent_env: dict[str, str]) -> None:
 def test_sigterm_during_a_run_leaves_no_half_result(agent_env: dict[str, str]) -> None:
     env = {**os.environ, **agent_env}
     slow = ["--warmup", "0.2", "--seconds", "1", "--matmul-n", "128", "--stream-mb", "1", "--tier", "tiny"]
-    proc = subprocess.Popen([*AGENT, "daemon", "--devices", "cpu", "--interval", "3600", "--idle-threshold", "100", *slow], env=env, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*AGENT, "daemon", "--devices", "cpu", "--interval", "3600", "--force", *slow], env=env, stderr=subprocess.PIPE, text=True)
     time.sleep(4)  # torch imported, some cases measured, the run (about 8 s of timing) not over
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=30)
@@ -142,5 +142,5 @@ def test_sigterm_during_a_run_leaves_no_half_result(agent_env: dict[str, str]) -
     for f in files:  # whatever is there is a whole, valid run
         if f.is_file() and not f.name.endswith(".state.json"):
             assert payload_errors(json.loads(f.read_text())) == []
-    if "interrupted" in stderr:
-        assert not [f for f in files if f.is_file()]
+    assert "run interrupted, nothing spooled" in stderr
+    assert not [f for f in files if f.is_file()]
