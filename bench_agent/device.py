@@ -207,6 +207,9 @@ def environ_record(device: Any) -> dict[str, Any]:
         "threads": torch.get_num_threads(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "platform": sys.platform,
+        # process-wide defaults; each result also records the flags set for it ("settings")
+        "float32_matmul_precision": torch.get_float32_matmul_precision(),
+        "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
         **{k: v for k, v in host_record().items() if k in ("cpu", "cpu_count", "ram_gb", "os")},
     }
     return record
