@@ -15,15 +15,22 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Any, Callable
 
+import msgspec
+
+from rules.ask import Reply, ask
 from rules.catalog import Catalog, load_catalog
 from rules.engine import Advisor
+from rules.question import Question
 from rules.rulebook import Rulebook, load_rulebook
 from service.benchmarks import load_measurements, measurements_version
 from service.db import session_scope
 
-__all__ = ["Snapshot", "SnapshotHolder"]
+__all__ = ["Snapshot", "SnapshotHolder", "ANSWER_CACHE_SIZE"]
+
+ANSWER_CACHE_SIZE = 4096
 
 
 @dataclass
@@ -36,6 +43,20 @@ class Snapshot:
     measurements_version: str
     built_at: float = field(default_factory=time.time)
     _rows: dict[tuple, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        # The advisor is pure over this snapshot, so answers are memoised per snapshot:
+        # a rebuilt snapshot starts with empty caches, and nothing stale is ever served.
+        self.answer_json = lru_cache(maxsize=ANSWER_CACHE_SIZE)(self._answer_json)
+        self.reply = lru_cache(maxsize=ANSWER_CACHE_SIZE)(self._reply)
+
+    def _answer_json(self, question: Question, intent: str, today: date) -> tuple[bytes, str]:
+        """The encoded answer and the workload it was ranked for."""
+        answer = self.advisor.recommend(question, intent=intent, today=today).to_dict()
+        return msgspec.json.encode(answer), answer["question"]["workload"]
+
+    def _reply(self, text: str, previous: Question | None, today: date) -> Reply:
+        return ask(self.advisor, text, previous=previous, today=today)
 
     @property
     def catalog_version(self) -> str:

@@ -7,7 +7,6 @@ from typing import Any
 from anyio import to_thread
 from litestar import Controller, Request, Response, post
 
-from rules.ask import ask
 from service.api import ApiState, api_state, today
 from service.api.docs import documented
 from service.api.inputs import read_json
@@ -19,7 +18,7 @@ __all__ = ["AskController", "answer_text"]
 def answer_text(api: ApiState, text: str, conversation_id: str | None) -> dict[str, Any]:
     """Parse ``text`` against the conversation's last question, answer, and record the turn."""
     previous = load_question(api.database_url, conversation_id, today()) if conversation_id else None
-    reply = ask(api.holder.get().advisor, text, previous=previous, today=today())
+    reply = api.holder.get().reply(text, previous, today())
     conversation_id = save_turn(api.database_url, conversation_id, reply.question,
                                 {"text": text, "intent": reply.intent})
     if reply.recommendation is not None and reply.question is not None:

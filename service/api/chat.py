@@ -18,7 +18,6 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 from litestar.response import Stream
 
-from rules.ask import ask
 from rules.parser import parse
 from rules.question import Question, QuestionError
 from service.api import ApiState, api_state, today
@@ -65,7 +64,7 @@ def complete(api: ApiState, messages: list[dict[str, Any]]) -> tuple[str, int]:
             previous = parsed.question
     index, text = users[-1]
     try:
-        reply = ask(api.holder.get().advisor, text, previous=previous, today=today())
+        reply = api.holder.get().reply(text, previous, today())
     except QuestionError as exc:
         raise InvalidInput(exc.message, [{"field": f"messages.{index}.content", "message": f"{exc.field}: {exc.message}"}]) from None
     if reply.recommendation is not None and reply.question is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Request, Response, post
+from litestar import Controller, MediaType, Request, Response, post
 
 from rules.question import Question
 from service.api import api_state, today
@@ -24,6 +24,6 @@ class RecommendationController(Controller):
         body = await read_json(request, "recommendation-request", api.settings.max_body_bytes)
         intent = body.pop("intent", None) or "recommend"
         question = Question.from_dict(body, today())
-        answer = api.holder.get().advisor.recommend(question, intent=intent, today=today()).to_dict()
-        api.metrics.recommendations.labels(answer["question"]["workload"], "recommendations").inc()
-        return Response(answer)
+        encoded, workload = api.holder.get().answer_json(question, intent, today())
+        api.metrics.recommendations.labels(workload, "recommendations").inc()
+        return Response(encoded, media_type=MediaType.JSON)

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# HTTP load test of the real server: wrk, 32 connections, ~10 s per endpoint.
+#
+#   benchmarks/http_load.sh                 # whichgpu serve-equivalent: uvicorn, 1 worker, no access log
+#   WORKERS=2 benchmarks/http_load.sh       # two uvicorn worker processes
+#   SERVER=cli benchmarks/http_load.sh      # `whichgpu serve` itself (its access log on)
+#   DURATION=30s CONNECTIONS=64 benchmarks/http_load.sh
+#
+# Prints req/s and p99 latency for GET /healthz, POST /v1/recommendations and POST /v1/ask,
+# and the ratio of each to /healthz. Needs wrk (apt-get install -y wrk). The database is a
+# fresh SQLite file in a temporary directory unless WHICHGPU_DATABASE_URL is set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PY:-.venv/bin/python}
+PORT=${PORT:-8765}
+WORKERS=${WORKERS:-1}
+SERVER=${SERVER:-uvicorn}
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-32}
+THREADS=${THREADS:-2}
+BASE="http://127.0.0.1:${PORT}"
+LUA="benchmarks/post_json.lua"
+
+command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install -y wrk)" >&2; exit 2; }
+DATA=$(mktemp -d)
+export WHICHGPU_DATA_DIR="$DATA"
+export WHICHGPU_DATABASE_URL="${WHICHGPU_DATABASE_URL:-sqlite:///$DATA/whichgpu.db}"
+unset SLACK_BOT_TOKEN SLACK_SIGNING_SECRET SLACK_APP_TOKEN
+
+# Migrate and load the catalog once, so parallel workers start on a ready database.
+"$PY" -c "from service.app import create_app; create_app()" >/dev/null
+
+if [[ "$SERVER" == cli ]]; then
+    .venv/bin/whichgpu serve --port "$PORT" >"$DATA/server.log" 2>&1 &
+else
+    "$PY" -m uvicorn --factory service.app:create_app --host 127.0.0.1 --port "$PORT" \
+        --workers "$WORKERS" --no-access-log --log-level warning >"$DATA/server.log" 2>&1 &
+fi
+SERVER_PID=$!
+trap 'kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; rm -rf "$DATA"' EXIT
+
+for _ in $(seq 1 150); do
+    curl -fsS "$BASE/healthz" >/dev/null 2>&1 && break
+    sleep 0.2
+done
+curl -fsS "$BASE/healthz" >/dev/null || { echo "server did not start:"; cat "$DATA/server.log"; exit 1; }
+
+# One request each first: a wrong answer should stop the benchmark, not be timed.
+REC_BODY='{"workload": "transformer", "budget": 800, "currency": "USD", "as_of": "2023-06-01"}'
+ASK_BODY='{"text": "nlp $800 as of 2023"}'
+curl -fsS -H 'content-type: application/json' -d "$REC_BODY" "$BASE/v1/recommendations" >/dev/null
+curl -fsS -H 'content-type: application/json' -d "$ASK_BODY" "$BASE/v1/ask" >/dev/null
+
+run() {  # name, then wrk arguments; prints "name req/s p99"
+    local name=$1; shift
+    local out
+    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@")
+    local rps p99 errors
+    rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
+    p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+    errors=$(awk '/Non-2xx or 3xx responses:/ {print $NF} /Socket errors:/ {print}' <<<"$out")
+    printf '%-28s %10s req/s   p99 %8s   %s\n' "$name" "$rps" "$p99" "${errors:+errors: $errors}"
+    echo "$rps" >"$DATA/rps.$name"
+}
+
+echo "server: $SERVER, workers: $WORKERS, $CONNECTIONS connections, $THREADS wrk threads, $DURATION each, $(nproc) CPUs"
+run healthz "$BASE/healthz"
+WRK_BODY="$REC_BODY" run recommendations -s "$LUA" "$BASE/v1/recommendations"
+WRK_BODY="$ASK_BODY" run ask -s "$LUA" "$BASE/v1/ask"
+base=$(cat "$DATA/rps.healthz")
+for name in recommendations ask; do
+    awk -v n="$name" -v a="$(cat "$DATA/rps.$name")" -v b="$base" 'BEGIN {printf "%-28s %5.0f%% of healthz throughput\n", n, 100 * a / b}'
+done

@@ -1,0 +1,234 @@
+"""How fast the Slack endpoint acks: request → ack latency of signed slash commands.
+
+Slack gives an app 3 seconds to acknowledge; whichgpu's target is p99 < 100 ms with
+20 commands in flight. The script starts the HTTP-mode bot (the real bolt pipeline
+in a Litestar app under uvicorn, in its own process unless ``--in-process``), a
+local fake Slack and a local fake whichgpu API (answering with a real engine
+answer), then fires rounds of concurrent signed ``/whichgpu`` commands and reports
+the ack latency (request sent → HTTP response) and, for context, the answer latency
+(request sent → answer posted to the response URL).
+
+    python benchmarks/slack_ack.py [--concurrency 20] [--rounds 10] [--warmup 2] [--json]
+
+Nothing leaves 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import httpx
+
+from bot.testing import FORM, FakeSlack, LocalHTTPServer, command_body, signed
+
+SECRET = "benchmark-signing-secret"
+TOKEN = "xoxb-benchmark-not-a-real-token"
+TARGET_P99_MS = 100.0
+
+
+def engine_answer(text: str) -> dict[str, Any]:
+    """What /v1/ask returns for ``text``, from the real engine (so the bot renders a real answer)."""
+    from rules.ask import ask
+    from rules.catalog import load_catalog
+    from rules.engine import Advisor
+
+    return {**ask(Advisor(load_catalog()), text).to_dict(), "conversation_id": "benchmark"}
+
+
+class FakeAPI:
+    """``POST /v1/ask`` answering one canned reply at once, on 127.0.0.1."""
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        body = json.dumps(reply).encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = LocalHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve(port: int) -> None:
+    """The bot's HTTP endpoint alone, configured from the environment (the child process)."""
+    import uvicorn
+    from litestar import Litestar
+
+    from bot.http import slack_routes
+    from service.settings import get_settings
+
+    uvicorn.run(Litestar(route_handlers=slack_routes(get_settings())), host="127.0.0.1", port=port,
+                log_level="warning", access_log=False)
+
+
+class BotServer:
+    """The bot endpoint in a child process (default) or a thread of this one."""
+
+    def __init__(self, env: dict[str, str], in_process: bool) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.thread_server: Any = None
+        if in_process:
+            from litestar import Litestar
+
+            from bot.http import slack_routes
+            from bot.testing import ServerThread
+            from service.settings import Settings
+
+            settings = Settings(slack_bot_token=env["SLACK_BOT_TOKEN"], slack_signing_secret=env["SLACK_SIGNING_SECRET"],
+                                slack_api_url=env["WHICHGPU_SLACK_API_URL"], api_url=env["WHICHGPU_API_URL"])
+            self.thread_server = ServerThread(Litestar(route_handlers=slack_routes(settings))).__enter__()
+            self.url = self.thread_server.url
+        else:
+            self.process = subprocess.Popen([sys.executable, __file__, "--serve", str(self.port)], env={**os.environ, **env})
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError(f"the bot server exited with {self.process.returncode}")
+            try:
+                if httpx.post(f"{self.url}/slack/events", content=b"", timeout=1).status_code == 401:
+                    return  # up, and refusing unsigned requests
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise RuntimeError("the bot server did not start within 60 s")
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        if self.thread_server is not None:
+            self.thread_server.__exit__(None, None, None)
+
+
+async def one_command(client: httpx.AsyncClient, url: str, fake: FakeSlack, key: str, sent_at: dict[str, float]) -> float:
+    body = command_body("nlp $800", fake.response_url(key))
+    headers = signed(SECRET, body, FORM)
+    started = time.perf_counter()
+    sent_at[key] = time.time()
+    response = await client.post(f"{url}/slack/events", content=body.encode(), headers=headers)
+    elapsed = time.perf_counter() - started
+    if response.status_code != 200:
+        raise RuntimeError(f"ack failed: {response.status_code} {response.text[:200]}")
+    return elapsed * 1000
+
+
+async def run_rounds(url: str, fake: FakeSlack, concurrency: int, rounds: int, warmup: int) -> tuple[list[float], dict[str, float]]:
+    acks: list[float] = []
+    sent_at: dict[str, float] = {}
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(timeout=10, limits=limits) as client:
+        for index in range(warmup + rounds):
+            keys = [f"r{index}-{n}" for n in range(concurrency)]
+            results = await asyncio.gather(*(one_command(client, url, fake, k, sent_at) for k in keys))
+            if index >= warmup:
+                acks += results
+            else:
+                for key in keys:
+                    sent_at.pop(key, None)
+            await asyncio.sleep(0.05)
+    return acks, sent_at
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
+    return ordered[rank]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"n": len(values), "p50_ms": percentile(values, 50), "p90_ms": percentile(values, 90),
+            "p99_ms": percentile(values, 99), "max_ms": max(values), "mean_ms": statistics.fmean(values),
+            "stdev_ms": statistics.pstdev(values)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concurrency", type=int, default=20, help="commands in flight per round")
+    parser.add_argument("--rounds", type=int, default=10, help="measured rounds")
+    parser.add_argument("--warmup", type=int, default=2, help="rounds before measuring (first auth.test, imports)")
+    parser.add_argument("--in-process", action="store_true", help="serve the bot in a thread of this process")
+    parser.add_argument("--json", action="store_true", help="print the result record as JSON")
+    parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        serve(args.serve)
+        return 0
+
+    api = FakeAPI(engine_answer("nlp $800"))
+    with FakeSlack() as fake, tempfile.TemporaryDirectory() as data_dir:
+        env = {"SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "WHICHGPU_SLACK_API_URL": fake.api_url,
+               "WHICHGPU_API_URL": api.url, "WHICHGPU_DATA_DIR": data_dir}
+        bot = BotServer(env, args.in_process)
+        try:
+            acks, sent_at = asyncio.run(run_rounds(bot.url, fake, args.concurrency, args.rounds, args.warmup))
+            total = (args.warmup + args.rounds) * args.concurrency
+            answered = fake.wait_for("response_url", total, timeout=60)
+        finally:
+            bot.close()
+            api.close()
+    answers = [(c.at - sent_at[c.data["_key"]]) * 1000 for c in answered if c.data["_key"] in sent_at]
+    record = {
+        "name": "slack_ack",
+        "environ": {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
+                    "server": "thread" if args.in_process else "process", "concurrency": args.concurrency,
+                    "rounds": args.rounds, "warmup": args.warmup},
+        "metrics": {"ack": summary(acks), "answer": summary(answers), "target_p99_ms": TARGET_P99_MS},
+    }
+    if args.json:
+        print(json.dumps(record, indent=2))
+    else:
+        ack, answer = record["metrics"]["ack"], record["metrics"]["answer"]
+        print(f"slack ack: {ack['n']} signed /whichgpu commands, {args.concurrency} concurrent, "
+              f"{args.rounds} rounds (+{args.warmup} warm-up), bot in a {record['environ']['server']}")
+        print(f"  ack     p50 {ack['p50_ms']:.1f} ms  p90 {ack['p90_ms']:.1f} ms  p99 {ack['p99_ms']:.1f} ms  max {ack['max_ms']:.1f} ms")
+        print(f"  answer  p50 {answer['p50_ms']:.1f} ms  p99 {answer['p99_ms']:.1f} ms  (request → response_url post)")
+        verdict = "meets" if ack["p99_ms"] < TARGET_P99_MS else "MISSES"
+        print(f"  p99 ack {verdict} the {TARGET_P99_MS:.0f} ms target (Slack's limit is 3000 ms)")
+        if ack["stdev_ms"] > ack["p50_ms"]:
+            print("  warning: the spread is larger than the median; the machine may be busy, run again")
+    return 0 if record["metrics"]["ack"]["p99_ms"] < TARGET_P99_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
