@@ -27,8 +27,9 @@ from typing import Any
 from urllib.parse import urlencode
 
 from litestar import Request, Response, get
-from litestar.contrib.jinja import JinjaTemplateEngine
+from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.enums import MediaType
+from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 from markupsafe import Markup
@@ -237,7 +238,7 @@ def _question_chart(request: Request, fmt: str) -> Response:
 
 
 @get("/v1/charts/{name:str}", operation_id="getChart", summary="A chart as SVG or PNG", tags=["charts"], sync_to_thread=True)
-def chart(request: Request, name: str) -> Response:
+def chart(request: Request, name: FromPath[str]) -> Response:
     """`perf-per-dollar` or `relative-performance` (query: workload, as_of, currency, used) — the top 25 cards,
     measured and estimated told apart; or `question` (query: q, free text as /v1/ask) — the candidates as
     performance against price with the budget line and the picks. `.svg` or `.png`; cached, with an ETag."""
