@@ -46,9 +46,15 @@ class TimingPolicy:
     max_repeats: int = 200
     block_s: float = 0.002
     """Shortest block of calls timed as one sample (keeps clock and launch overhead small)."""
+    max_s: float = 30.0
+    """Measuring stops after this long once ``MIN_REPEATS_WHEN_SLOW`` blocks are in, even
+    below ``min_repeats`` (a slow or starved device must not stall the sweep)."""
 
 
-QUICK = TimingPolicy(warmup_s=0.25, run_s=0.6, min_repeats=7, max_repeats=100, block_s=0.005)
+MIN_REPEATS_WHEN_SLOW = 3
+
+
+QUICK = TimingPolicy(warmup_s=0.25, run_s=0.6, min_repeats=7, max_repeats=100, block_s=0.005, max_s=3.0)
 FULL = TimingPolicy()
 
 
@@ -165,8 +171,9 @@ def clock_for(device: Any) -> DeviceClock:
 def measure(fn: Callable[[], Any], clock: DeviceClock, policy: TimingPolicy) -> Measurement:
     """Warm ``fn`` up for ``policy.warmup_s``, then time blocks for ``policy.run_s``.
 
-    Returns per-call times (block time / calls per block). At least one warm-up call
-    and ``policy.min_repeats`` blocks are always made, at most ``policy.max_repeats``.
+    Returns per-call times (block time / calls per block). At least one warm-up call and
+    ``policy.min_repeats`` blocks are made (``MIN_REPEATS_WHEN_SLOW`` past ``policy.max_s``),
+    at most ``policy.max_repeats``.
     """
     started = clock.now()
     # Warm-up by time; the last calls' cost estimates one call (autotuning is over by then).
@@ -184,6 +191,9 @@ def measure(fn: Callable[[], Any], clock: DeviceClock, policy: TimingPolicy) -> 
     run_start = clock.now()
     while len(times) < policy.max_repeats:
         times.append(clock.time_block(fn, calls) / calls)
-        if len(times) >= policy.min_repeats and clock.now() - run_start >= policy.run_s:
+        elapsed = clock.now() - run_start
+        if len(times) >= policy.min_repeats and elapsed >= policy.run_s:
+            break
+        if len(times) >= MIN_REPEATS_WHEN_SLOW and elapsed >= policy.max_s:
             break
     return Measurement(tuple(times), calls, summarize(times), started, clock.now())

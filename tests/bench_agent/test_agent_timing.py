@@ -80,13 +80,23 @@ def test_measure_warms_up_by_time_and_repeats_until_time_and_count() -> None:
     assert clock.syncs >= 2 * len(m.times_s)  # synced before and after every block
 
 
+def test_measure_gives_up_on_min_repeats_after_max_s() -> None:
+    clock = FakeClock(cost_s=2.0)
+
+    def fn() -> None:
+        clock.t += clock.cost_s
+
+    m = measure(fn, clock, TimingPolicy(warmup_s=0.0, run_s=1.0, min_repeats=10, max_repeats=100, block_s=0.001, max_s=5.0))
+    assert len(m.times_s) == 3  # 3 blocks of 2 s pass max_s; the 10 asked for would take 20 s
+
+
 def test_measure_stops_at_max_repeats_for_slow_functions() -> None:
     clock = FakeClock(cost_s=1.0)
 
     def fn() -> None:
         clock.t += clock.cost_s
 
-    m = measure(fn, clock, TimingPolicy(warmup_s=0.0, run_s=1e9, min_repeats=1, max_repeats=4, block_s=0.001))
+    m = measure(fn, clock, TimingPolicy(warmup_s=0.0, run_s=1e9, min_repeats=1, max_repeats=4, block_s=0.001, max_s=1e9))
     assert len(m.times_s) == 4 and m.calls_per_block == 1
     assert math.isclose(m.stats.median, 1.0)
 
