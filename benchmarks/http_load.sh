@@ -4,6 +4,7 @@
 #   benchmarks/http_load.sh                 # whichgpu serve-equivalent: uvicorn, 1 worker, no access log
 #   WORKERS=2 benchmarks/http_load.sh       # two uvicorn worker processes
 #   SERVER=cli benchmarks/http_load.sh      # `whichgpu serve` itself (its access log on)
+#   VARY=1 benchmarks/http_load.sh          # a different question per request (no answer-cache hits)
 #   DURATION=30s CONNECTIONS=64 benchmarks/http_load.sh
 #
 # Prints req/s and p99 latency for GET /healthz, POST /v1/recommendations and POST /v1/ask,
@@ -64,10 +65,15 @@ run() {  # name, then wrk arguments; prints "name req/s p99"
     echo "$rps" >"$DATA/rps.$name"
 }
 
-echo "server: $SERVER, workers: $WORKERS, $CONNECTIONS connections, $THREADS wrk threads, $DURATION each, $(nproc) CPUs"
+echo "server: $SERVER, workers: $WORKERS, vary: ${VARY:-0}, $CONNECTIONS connections, $THREADS wrk threads, $DURATION each, $(nproc) CPUs"
 run healthz "$BASE/healthz"
-WRK_BODY="$REC_BODY" run recommendations -s "$LUA" "$BASE/v1/recommendations"
-WRK_BODY="$ASK_BODY" run ask -s "$LUA" "$BASE/v1/ask"
+if [[ "${VARY:-0}" == 1 ]]; then
+    WRK_KIND=recommendations run recommendations -s benchmarks/post_varied.lua "$BASE/v1/recommendations"
+    WRK_KIND=ask run ask -s benchmarks/post_varied.lua "$BASE/v1/ask"
+else
+    WRK_BODY="$REC_BODY" run recommendations -s "$LUA" "$BASE/v1/recommendations"
+    WRK_BODY="$ASK_BODY" run ask -s "$LUA" "$BASE/v1/ask"
+fi
 base=$(cat "$DATA/rps.healthz")
 for name in recommendations ask; do
     awk -v n="$name" -v a="$(cat "$DATA/rps.$name")" -v b="$base" 'BEGIN {printf "%-28s %5.0f%% of healthz throughput\n", n, 100 * a / b}'

@@ -6,6 +6,7 @@ turns so far; a follow-up ("what about 2 of them?") is parsed against that quest
 
 from __future__ import annotations
 
+import threading
 import uuid
 from datetime import date, datetime, timezone
 from typing import Any
@@ -17,6 +18,9 @@ from service.models import Conversation
 __all__ = ["ConversationNotFound", "load_question", "save_turn", "MAX_TURNS"]
 
 MAX_TURNS = 50
+# SQLite takes one writer at a time and makes the others sleep-and-retry (with growing
+# sleeps): queueing this process's writers on a lock instead keeps the latency tail short.
+_SQLITE_WRITES = threading.Lock()
 
 
 class ConversationNotFound(LookupError):
@@ -35,6 +39,13 @@ def load_question(url: str, conversation_id: str, today: date | None = None) -> 
 
 def save_turn(url: str, conversation_id: str | None, question: Question | None, turn: dict[str, Any]) -> str:
     """Record one turn (creating the conversation when ``conversation_id`` is None); returns the id."""
+    if url.startswith("sqlite"):
+        with _SQLITE_WRITES:
+            return _save(url, conversation_id, question, turn)
+    return _save(url, conversation_id, question, turn)
+
+
+def _save(url: str, conversation_id: str | None, question: Question | None, turn: dict[str, Any]) -> str:
     now = datetime.now(timezone.utc)
     with session_scope(url) as session:
         conversation = session.get(Conversation, conversation_id) if conversation_id else None

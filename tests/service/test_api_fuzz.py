@@ -13,7 +13,7 @@ from service.api.inputs import schema_errors
 from service.app import create_app
 from service.settings import Settings
 
-FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 scalars = st.none() | st.booleans() | st.integers(min_value=-10**20, max_value=10**20) | \
     st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30)
