@@ -50,7 +50,8 @@ def test_the_scaling_numbers_are_marked_until_measured() -> None:
 
 
 def test_no_tracked_deploy_file_names_a_local_path() -> None:
+    local = [f"/{name}/" for name in ("work", "farm")]  # spelled so that this file holds neither
     for path in [*DEPLOY.rglob("*"), ROOT / ".dockerignore"]:
         if path.is_file():
             text = path.read_text(errors="replace")
-            assert "/work/" not in text and "/farm/" not in text, path
+            assert not [p for p in local if p in text], path
