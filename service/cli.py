@@ -60,8 +60,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from service.app import create_app
 
     app = create_app(settings)
-    uvicorn.run(app, host=args.host or settings.host, port=args.port or settings.port,
-                log_level="info", proxy_headers=True, server_header=False)
+    uvicorn.run(app, host=args.host or settings.host, port=args.port or settings.port, log_level="info",
+                access_log=args.access_log, proxy_headers=True, server_header=False)
     return 0
 
 
@@ -191,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the API (and Slack endpoint when configured)")
     serve.add_argument("--host", help="listen address (default WHICHGPU_HOST or 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default WHICHGPU_PORT or 8000)")
+    serve.add_argument("--access-log", action="store_true", help="log every request (costs throughput)")
     serve.set_defaults(run=cmd_serve)
 
     migrate = sub.add_parser("migrate", help="migrate the database and load the catalog, then exit")
