@@ -57,10 +57,11 @@ PNG_DPI = 100
 MEASURED_COLOR = "#1b7f3b"
 ESTIMATED_COLOR = "#7fb3d5"
 REFERENCE_COLOR = "#d35400"
+ESTIMATED_HATCH = "//"
 PICK_COLOR = "#c0392b"
 OTHER_COLOR = "#5d6d7e"
 UNFIT_COLOR = "#bfc5cc"
-PICK_LABEL_OFFSETS = (((-12, 14), "right"), ((12, -20), "left"), ((12, 14), "left"))
+PICK_LABEL_OFFSETS = (((12, 10), "left"), ((12, -20), "left"), ((12, 24), "left"))
 RC = {
     "svg.hashsalt": "whichgpu",  # stable element ids: the same chart gives the same bytes
     "svg.fonttype": "path",  # text drawn as paths looks the same in every browser
@@ -132,6 +133,11 @@ def _caption(kind: str, shown: list[dict[str, Any]], meta: ChartMeta, total: int
 # --- drawing -------------------------------------------------------------------------------
 
 
+def _margins(figure: Figure, width: float, height: float, *, left: float, bottom: float, top: float, right: float) -> None:
+    """Fixed margins in inches (a layout engine would cost a second draw per chart)."""
+    figure.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height)
+
+
 def _save(figure: Figure, fmt: str) -> bytes:
     buffer = io.BytesIO()
     if fmt == "svg":
@@ -159,13 +165,13 @@ def render_bars(rows: list[dict[str, Any]], kind: str, meta: ChartMeta, fmt: str
              if kind == "perf-per-dollar" else f"Relative performance — {meta.workload}")
     height = 2.2 + 0.32 * max(len(shown), 3)
     with _draw_lock, matplotlib.rc_context(RC):
-        figure = Figure(figsize=(10, height), layout="constrained")
+        figure = Figure(figsize=(10, height))
         axes = figure.add_subplot()
         names = [_plain(f"{r['name']}{'  (reference)' if r['name'] == meta.reference_name else ''}") for r in shown]
         values = [r[key] for r in shown]
         positions = list(range(len(shown)))[::-1]  # best at the top
         colors = [MEASURED_COLOR if r["performance_basis"] == "measured" else ESTIMATED_COLOR for r in shown]
-        hatches = ["" if r["performance_basis"] == "measured" else "//" for r in shown]
+        hatches = ["" if r["performance_basis"] == "measured" else ESTIMATED_HATCH for r in shown]
         bars = axes.barh(positions, values, color=colors, edgecolor="#34495e", linewidth=0.6)
         for bar, hatch in zip(bars, hatches):
             bar.set_hatch(hatch)
@@ -184,13 +190,14 @@ def render_bars(rows: list[dict[str, Any]], kind: str, meta: ChartMeta, fmt: str
                                else f"relative performance ({meta.reference_name} = 1.0)"))
         axes.set_title(_plain(title), loc="left", fontsize=13, fontweight="bold")
         axes.legend(handles=[Patch(facecolor=MEASURED_COLOR, edgecolor="#34495e", label="measured in the lab"),
-                             Patch(facecolor=ESTIMATED_COLOR, edgecolor="#34495e", hatch="//", label="estimated from specs")],
+                             Patch(facecolor=ESTIMATED_COLOR, edgecolor="#34495e", hatch=ESTIMATED_HATCH, label="estimated from specs")],
                     loc="lower right", fontsize=8, frameon=False)
         if not shown:
             axes.text(0.5, 0.5, "no priced cards by this date" if kind == "perf-per-dollar" else "no cards released by this date",
                       transform=axes.transAxes, ha="center", va="center", color=OTHER_COLOR)
         figure.text(0.01, 0.0, _caption(kind, shown, meta, total), fontsize=7.5, color="#444444", va="bottom", ha="left")
-        figure.get_layout_engine().set(rect=(0, 0.6 / height, 1, 1 - 0.6 / height))
+        _margins(figure, 10, height, left=0.25 + 0.075 * max((len(n) for n in names), default=10), bottom=1.15, top=0.45,
+                 right=0.25)
         return _save(figure, fmt)
 
 
@@ -215,7 +222,7 @@ def render_question(answer: dict[str, Any], points: list[dict[str, Any]], title:
     gpus = int(question.get("gpus") or 1)
     budget = question.get("budget")
     with _draw_lock, matplotlib.rc_context(RC):
-        figure = Figure(figsize=(10, 6.2), layout="constrained")
+        figure = Figure(figsize=(10, 6.2))
         axes = figure.add_subplot()
         fit = [p for p in points if p["fits"]]
         unfit = [p for p in points if not p["fits"]]
@@ -261,7 +268,7 @@ def render_question(answer: dict[str, Any], points: list[dict[str, Any]], title:
         figure.text(0.01, 0.0, _plain(f"As of {answer['as_of']}, workload {answer['workload']}, catalog {answer['catalog_version']}; "
                                       f"performance {answer['performance_basis']}. Each point is a card's best known price by then."),
                     fontsize=7.5, color="#444444", va="bottom", ha="left")
-        figure.get_layout_engine().set(rect=(0, 0.04, 1, 0.96))
+        _margins(figure, 10, 6.2, left=0.75, bottom=0.85, top=0.4, right=0.25)
         return _save(figure, fmt)
 
 
