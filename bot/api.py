@@ -10,6 +10,8 @@ runs beside the service or on another host. Failures are two exceptions::
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,25 +67,43 @@ class AskReply:
 
 
 class WhichgpuAPI:
-    """A client of the service's ``/v1/ask``; one short-lived connection pool per call.
+    """A client of the service's ``/v1/ask``, keeping one connection pool per event loop.
 
-    A client per call keeps the bot free of event-loop ties: the same object serves
-    uvicorn's loop in HTTP mode and the Socket Mode loop. ``transport`` is the seam
-    for tests that want no network at all.
+    The bot shares one object between uvicorn's loop (HTTP mode) and the Socket Mode
+    loop, and tests run many loops, so the pool is per loop rather than global.
+    Everything costly is done once: a fresh ``httpx.AsyncClient`` per question would
+    build a TLS context (~50 ms of CPU on the event loop) and a new connection each
+    time, and every ack in flight would wait for it (benchmarks/slack_ack.py).
+    ``transport`` is the seam for tests that want no network at all.
     """
 
     def __init__(self, base_url: str, timeout_s: float = DEFAULT_TIMEOUT_S, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout_s = timeout_s
         self.transport = transport
+        self._tls = httpx.create_ssl_context()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None or client.is_closed:
+            client = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout_s, transport=self.transport, verify=self._tls)
+            self._clients[loop] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close this loop's connection pool (the next question opens a new one)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
 
     async def ask(self, text: str, conversation_id: str | None = None) -> AskReply:
         payload: dict[str, Any] = {"text": text}
         if conversation_id:
             payload["conversation_id"] = conversation_id
         try:
-            async with httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout_s, transport=self.transport) as client:
-                response = await client.post("/v1/ask", json=payload, headers={"accept": "application/json"})
+            response = await self._client().post("/v1/ask", json=payload, headers={"accept": "application/json"})
         except httpx.TimeoutException as exc:
             raise ServiceUnavailable(f"no answer from {self.base_url} within {self.timeout_s:g} s") from exc
         except httpx.HTTPError as exc:

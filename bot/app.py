@@ -122,18 +122,21 @@ def _question_problem(text: str) -> list[Block] | None:
 
 
 def create_bolt_app(settings: Settings, *, api: WhichgpuAPI | None = None,
-                    process_before_response: bool = False) -> AsyncApp:
+                    process_before_response: bool = True) -> AsyncApp:
     """The bolt app for both transports.
 
-    ``process_before_response`` stays False for a long-running process (HTTP in the
-    service, or Socket Mode): bolt answers Slack as soon as ``ack()`` runs and the
-    lazy listeners go on as tasks. Set it only for FaaS deployments.
+    ``process_before_response=True``: every listener here is an ack function plus
+    lazy listeners, so bolt runs the ack inline and returns its response at once,
+    while the lazy listeners go on as asyncio tasks of this same process (bolt's
+    default lazy runner). With False bolt would run the ack as a separate task and
+    poll for it every 10 ms, adding 10 ms or more to every ack under load
+    (benchmarks/slack_ack.py). Nothing slow may go into an ack function.
     """
     if not settings.slack_bot_token:
         raise SettingsError("SLACK_BOT_TOKEN is not set: the bot needs its xoxb- token (see docs/slack.md)")
-    client = AsyncWebClient(token=settings.slack_bot_token, base_url=settings.slack_api_url)
-    app = AsyncApp(client=client, signing_secret=settings.slack_signing_secret,
+    app = AsyncApp(token=settings.slack_bot_token, signing_secret=settings.slack_signing_secret,
                    process_before_response=process_before_response, name="whichgpu")
+    app.client.base_url = settings.slack_api_url  # bolt takes a client or a token; a client plus env token warns
     answerer = Answerer(api or WhichgpuAPI(settings.api_url), settings.public_url)
     threads = ThreadMemory()
     _register(app, answerer, threads)

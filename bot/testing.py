@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from slack_sdk.signature import SignatureVerifier
 
-__all__ = ["FakeSlack", "ServerThread", "SlackCall", "action_body", "block_text", "command_body", "event_body", "signed"]
+__all__ = ["FakeSlack", "LocalHTTPServer", "ServerThread", "SlackCall", "action_body", "block_text", "command_body", "event_body", "signed"]
 
 BOT_USER_ID = "UWHICHGPU"
 BOT_ID = "BWHICHGPU"
@@ -39,13 +39,20 @@ class SlackCall:
     at: float
 
 
+class LocalHTTPServer(ThreadingHTTPServer):
+    """http.server for bursts: the default listen backlog of 5 resets connections when 20 arrive at once."""
+
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class FakeSlack:
     """A recording Slack Web API on 127.0.0.1:<free port>; use as a context manager."""
 
     def __init__(self) -> None:
         self.calls: list[SlackCall] = []
         self._changed = threading.Condition()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = LocalHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-slack", daemon=True)
 

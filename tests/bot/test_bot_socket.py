@@ -26,7 +26,7 @@ def test_missing_bot_token_is_a_clear_error(tmp_path: Path):
         run(Settings(data_dir=tmp_path, slack_bot_token=None, slack_app_token="xapp-1"))
 
 
-def test_the_app_uses_the_configured_web_api_url_and_acks_before_processing(tmp_path: Path):
+def test_the_app_uses_the_configured_web_api_url_and_acks_inline(tmp_path: Path):
     app = create_bolt_app(Settings(data_dir=tmp_path, slack_bot_token="xoxb-1", slack_api_url="http://127.0.0.1:9/api/"))
     assert app.client.base_url == "http://127.0.0.1:9/api/"
-    assert app.process_before_response is False
+    assert app.process_before_response is True  # acks inline; the work is in lazy listeners
