@@ -128,3 +128,14 @@ def test_cache_evicts_the_least_recently_used() -> None:
     cache.put(("c",), b"3")
     assert cache.get(("b",)) is None and cache.get(("a",)) == b"1" and cache.get(("c",)) == b"3"
     assert ChartCache.etag(("a", "v1")) != ChartCache.etag(("a", "v2"))
+
+
+def test_charts_drawn_from_many_threads_are_whole_and_identical(advisor) -> None:
+    """The server draws in worker threads: concurrent draws must not mix state."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [("perf-per-dollar", "png"), ("relative-performance", "svg")] * 4
+    expected = {job: bar_chart(advisor, job[0], "rnn", OLD, job[1]) for job in set(jobs)}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        drawn = list(pool.map(lambda job: (job, bar_chart(advisor, job[0], "rnn", OLD, job[1])), jobs))
+    assert all(data == expected[job] for job, data in drawn)
