@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -386,7 +387,7 @@ def test_the_image_context_builds_a_complete_package(tmp_path: Path) -> None:
     ctx = tmp_path / "ctx"
     copied = _build_context(ctx)
     assert "pyproject.toml" in copied and "README.md" in copied
-    subprocess.run([str(ROOT / ".venv/bin/pip"), "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "w"), str(ctx)],
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "w"), str(ctx)],
                    check=True, capture_output=True, text=True)
     (wheel,) = (tmp_path / "w").glob("whichgpu-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
