@@ -51,6 +51,7 @@ class FakeSlack:
 
     def __init__(self) -> None:
         self.calls: list[SlackCall] = []
+        self.socket_mode_url: str | None = None  # what apps.connections.open hands out (a test's WebSocket server)
         self._changed = threading.Condition()
         self._server = LocalHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -118,7 +119,10 @@ class FakeSlack:
                     return
                 method = self.path.removeprefix("/api/").split("?")[0]
                 fake.record(SlackCall(method, data, auth, time.time()))
-                self._reply(json.dumps(_api_answer(method, data)).encode(), "application/json; charset=utf-8")
+                answer = _api_answer(method, data)
+                if method == "apps.connections.open":
+                    answer = {"ok": True, "url": fake.socket_mode_url} if fake.socket_mode_url else {"ok": False, "error": "no_socket"}
+                self._reply(json.dumps(answer).encode(), "application/json; charset=utf-8")
 
             def _reply(self, body: bytes, content_type: str) -> None:
                 self.send_response(200)
