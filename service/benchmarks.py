@@ -11,7 +11,8 @@ What makes a run or a result count for the engine:
 - the device maps to a catalog GPU (CPUs and unknown devices are stored and listed,
   but have no datasheet to stand in for);
 - the run is recent (``WINDOW``) and among the newest ``MAX_RUNS`` of its GPU;
-- it is not a ``--quick`` run (smaller sizes and shorter timing understate a GPU);
+- it is not a ``--quick`` run (smaller sizes and shorter timing understate a GPU; the
+  service marks such runs with the run flag ``quick``);
 - the run is not ``contended`` and the result carries none of ``EXCLUDING_FLAGS``
   and no error.
 
@@ -58,7 +59,8 @@ CREATED = "created"
 ALREADY_STORED = "already stored"
 MARGIN = 0.10  # a measured figure may exceed the datasheet by this much (boost clocks, rounding)
 EXCLUDING_FLAGS = frozenset({"throttled", "contended", "noisy", "check_failed"})
-RUN_EXCLUDING_FLAGS = frozenset({"contended"})  # conditions of the whole run
+QUICK_FLAG = "quick"  # added by the service to runs sent with "quick": true
+RUN_EXCLUDING_FLAGS = frozenset({"contended", QUICK_FLAG})  # conditions of the whole run
 WINDOW = timedelta(days=90)
 MAX_RUNS = 20
 BANDWIDTH_BENCHMARKS = ("triad", "copy")  # in order of preference
@@ -97,14 +99,17 @@ def _validator() -> Any:
     return Draft202012Validator(load_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
-def _path(parts: Iterable[Any]) -> str:
-    return "/".join(str(p) for p in parts) or "(root)"
+def _path(error: Any) -> str:
+    """The JSON path of the field at fault; for a missing property, the property itself."""
+    parts = [str(p) for p in error.absolute_path]
+    if error.validator == "required" and error.message.count("'") >= 2:
+        parts.append(error.message.split("'")[1])
+    return "/".join(parts) or "(root)"
 
 
 def payload_errors(payload: Any) -> list[str]:
     """Every way ``payload`` breaks the schema, as ``path: message`` (field path first)."""
-    errors = sorted(_validator().iter_errors(payload), key=lambda e: [str(p) for p in e.absolute_path])
-    found = [f"{_path(e.absolute_path)}: {e.message}" for e in errors]
+    found = sorted(f"{_path(e)}: {e.message}" for e in _validator().iter_errors(payload))
     if found or not isinstance(payload, dict):
         return found
     for key in ("started_at", "finished_at"):  # jsonschema checks date-time only with an optional package
@@ -171,6 +176,11 @@ def _stored_environ(payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _run_flags(payload: dict[str, Any]) -> list[str]:
+    """The agent's flags, plus ``quick`` for a ``--quick`` run (so it is excluded without reading JSON)."""
+    return sorted(set(payload["flags"]) | ({QUICK_FLAG} if payload.get("quick") else set()))
+
+
 def _exists(session: Session, run_id: str) -> bool:
     return session.exec(select(BenchmarkRun.id).where(BenchmarkRun.run_id == run_id)).first() is not None
 
@@ -195,7 +205,7 @@ def ingest(session: Session, catalog: Any, agent_name: str, payload: Any) -> tup
         session.add(BenchmarkRun(
             run_id=run_id, agent=agent_name, host=payload["host"], device_name=device["name"],
             gpu_id=gpu.id if gpu else None, started_at=_utc(payload["started_at"]), received_at=datetime.now(timezone.utc),
-            flags=list(payload["flags"]), environ=_stored_environ(payload),
+            flags=_run_flags(payload), environ=_stored_environ(payload),
         ))
         session.flush()
     except IntegrityError:  # the same run_id arrived concurrently and won
@@ -298,27 +308,36 @@ def unmatched_devices(session: Session) -> list[dict[str, Any]]:
 # --- measurements for the engine ----------------------------------------------------------
 
 
-def _representative(run: BenchmarkRun) -> bool:
-    return not (set(run.flags) & RUN_EXCLUDING_FLAGS) and not (run.environ.get("run") or {}).get("quick", False)
+def _usable(flags: list[str], error: str | None, value: float | None) -> bool:
+    return error is None and value is not None and value > 0 and not (set(flags) & EXCLUDING_FLAGS)
 
 
-def _usable(result: BenchmarkResult) -> bool:
-    return result.error is None and result.value is not None and result.value > 0 and not (set(result.flags) & EXCLUDING_FLAGS)
+def _recent_runs(session: Session, gpu_id: str, since: datetime, max_runs: int) -> list[tuple[str, str]]:
+    """(run_id, host) of the newest ``max_runs`` representative runs of one GPU."""
+    chosen: list[tuple[str, str]] = []
+    offset, batch = 0, max_runs * 2
+    while len(chosen) < max_runs:
+        rows = session.exec(
+            select(BenchmarkRun.run_id, BenchmarkRun.host, BenchmarkRun.flags)
+            .where(BenchmarkRun.gpu_id == gpu_id, BenchmarkRun.started_at >= since)
+            .order_by(col(BenchmarkRun.started_at).desc(), col(BenchmarkRun.id).desc()).offset(offset).limit(batch)
+        ).all()
+        chosen += [(run_id, host) for run_id, host, flags in rows if not set(flags) & RUN_EXCLUDING_FLAGS]
+        if len(rows) < batch:
+            break
+        offset += batch
+    return chosen[:max_runs]
 
 
-def _measured(runs: list[BenchmarkRun], results: list[BenchmarkResult]) -> Measured | None:
-    host_of = {r.run_id: r.host for r in runs}
+def _measured(runs: list[tuple[str, str]], results: Iterable[tuple[str, str, str, float]]) -> Measured | None:
+    """Medians of one GPU's usable (run_id, benchmark, precision, value) results."""
+    host_of = dict(runs)
     matmul: dict[str, list[float]] = defaultdict(list)
     bandwidth: dict[str, list[float]] = defaultdict(list)
     hosts: set[str] = set()
-    for r in results:
-        if r.benchmark == "matmul":
-            matmul[r.precision].append(r.value)
-        elif r.benchmark in BANDWIDTH_BENCHMARKS:
-            bandwidth[r.benchmark].append(r.value)
-        else:
-            continue
-        hosts.add(host_of[r.run_id])
+    for run_id, benchmark, precision, value in results:
+        (matmul[precision] if benchmark == "matmul" else bandwidth[benchmark]).append(value)
+        hosts.add(host_of[run_id])
     if not hosts:
         return None
     chosen = next((bandwidth[b] for b in BANDWIDTH_BENCHMARKS if bandwidth[b]), None)
@@ -332,28 +351,26 @@ def _measured(runs: list[BenchmarkRun], results: list[BenchmarkResult]) -> Measu
 def load_measurements(session: Session, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS) -> dict[str, Measured]:
     """Per catalog GPU id: medians of matmul (per precision) and bandwidth (triad, else copy)
     over its newest ``max_runs`` representative runs within ``window``; ``hosts`` counts the
-    distinct hosts behind the figures used."""
+    distinct hosts behind the figures used. One small query per GPU, whatever the history."""
     since = _utc(now or datetime.now(timezone.utc)) - window
-    candidates = session.exec(
-        select(BenchmarkRun).where(col(BenchmarkRun.gpu_id).is_not(None), BenchmarkRun.started_at >= since)
-        .order_by(col(BenchmarkRun.gpu_id), col(BenchmarkRun.started_at).desc(), col(BenchmarkRun.id).desc())
+    gpu_ids = session.exec(
+        select(BenchmarkRun.gpu_id).where(col(BenchmarkRun.gpu_id).is_not(None), BenchmarkRun.started_at >= since).distinct()
     ).all()
-    per_gpu: dict[str, list[BenchmarkRun]] = defaultdict(list)
-    for run in candidates:
-        if len(per_gpu[run.gpu_id]) < max_runs and _representative(run):
-            per_gpu[run.gpu_id].append(run)
-    run_ids = [r.run_id for runs in per_gpu.values() for r in runs]
-    results: dict[str, list[BenchmarkResult]] = defaultdict(list)
-    gpu_of = {r.run_id: r.gpu_id for runs in per_gpu.values() for r in runs}
-    for chunk in (run_ids[i:i + 500] for i in range(0, len(run_ids), 500)):
-        rows = session.exec(select(BenchmarkResult).where(
-            col(BenchmarkResult.run_id).in_(chunk), col(BenchmarkResult.benchmark).in_(("matmul", *BANDWIDTH_BENCHMARKS))
-        )).all()
-        for r in rows:
-            if _usable(r):
-                results[gpu_of[r.run_id]].append(r)
-    measured = {gpu_id: _measured(runs, results[gpu_id]) for gpu_id, runs in per_gpu.items()}
-    return {gpu_id: m for gpu_id, m in sorted(measured.items()) if m is not None}
+    measured: dict[str, Measured] = {}
+    for gpu_id in sorted(gpu_ids):
+        runs = _recent_runs(session, gpu_id, since, max_runs)
+        if not runs:
+            continue
+        rows = session.exec(
+            select(BenchmarkResult.run_id, BenchmarkResult.benchmark, BenchmarkResult.precision, BenchmarkResult.value,
+                   BenchmarkResult.flags, BenchmarkResult.error)
+            .where(col(BenchmarkResult.run_id).in_([run_id for run_id, _ in runs]),
+                   col(BenchmarkResult.benchmark).in_(("matmul", *BANDWIDTH_BENCHMARKS)))
+        ).all()
+        m = _measured(runs, ((r, b, p, v) for r, b, p, v, flags, error in rows if _usable(flags, error, v)))
+        if m is not None:
+            measured[gpu_id] = m
+    return measured
 
 
 def measurements_version(session: Session) -> str:

@@ -20,7 +20,6 @@ from litestar.params import RawBody
 from service.agents import authenticate
 from service.api import api_state
 from service.api.docs import documented
-from service.api.inputs import check
 from service.benchmarks import CREATED, ImplausibleFigure, InvalidPayload, ingest, query
 from service.db import session_scope
 from service.problems import PROBLEM_JSON, ApiError, InvalidInput, MalformedBody, UnsupportedMediaType, problem_body
@@ -101,11 +100,12 @@ class BenchmarkController(Controller):
             if agent is None:
                 return _unauthorized(request, "a valid bench-agent token is required: `Authorization: Bearer <token>` "
                                               "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)")
-            check("benchmark-run", document, what="benchmark run")
+            catalog = (api.holder.current or api.holder.get()).catalog  # no snapshot rebuild per report
             try:
-                status, run_id = ingest(session, api.holder.get().catalog, agent.name, document)
+                status, run_id = ingest(session, catalog, agent.name, document)
             except InvalidPayload as exc:
-                raise InvalidInput(str(exc), [_field(e) for e in exc.errors[:10]], schema="/v1/schemas/benchmark-run.json") from None
+                raise InvalidInput("the benchmark run does not match schema benchmark-run.json: " + "; ".join(exc.errors[:3]),
+                                   [_field(e) for e in exc.errors[:10]], schema="/v1/schemas/benchmark-run.json") from None
             except ImplausibleFigure as exc:
                 raise InvalidInput(str(exc), [{"field": r.split(" ", 1)[0].replace("/", "."), "message": r} for r in exc.reasons]) from None
         if status == CREATED:

@@ -155,7 +155,7 @@ def test_a_cpu_has_no_datasheet_so_any_figure_is_accepted(db: str, catalog) -> N
 
 
 @pytest.mark.parametrize(("mutate", "field"), [
-    (lambda p: p.pop("host"), "(root): 'host' is a required property"),
+    (lambda p: p.pop("host"), "host: 'host' is a required property"),
     (lambda p: p.__setitem__("run_id", "not-hex"), "run_id:"),
     (lambda p: p["results"][1].__setitem__("unit", "GB/s"), "results/1/unit:"),
     (lambda p: p["results"][0].__setitem__("value", -1), "results/0/value:"),
@@ -232,7 +232,8 @@ def test_measurements_are_medians_over_hosts_of_unflagged_runs(db: str, catalog)
     store(db, catalog, run_payload(host="busy", flags=["contended"], results=[result("matmul", "fp16", 10.0)]))
     store(db, catalog, run_payload(host="hot", results=[result("matmul", "fp16", 20.0, ["throttled"]), result("triad", "fp32", 100.0, ["noisy"]),
                                                         result("matmul", "fp32", 30.0)]))
-    store(db, catalog, run_payload(host="ci", quick=True, results=[result("matmul", "fp16", 5.0)]))
+    quick = run_payload(host="ci", quick=True, results=[result("matmul", "fp16", 5.0)])
+    store(db, catalog, quick)
     store(db, catalog, run_payload(host="old", started=NOW - timedelta(days=120), results=[result("matmul", "fp16", 1.0)]))
     store(db, catalog, run_payload(host="bad", results=[result("matmul", "fp16", 3.0, ["check_failed"])]))
     measured = _measurements(db)
@@ -241,6 +242,8 @@ def test_measurements_are_medians_over_hosts_of_unflagged_runs(db: str, catalog)
     assert m.matmul_tflops == {"fp16": 62.0, "fp32": 30.0}
     assert m.bandwidth_gb_s == 830.0  # triad preferred over copy
     assert m.hosts == 4  # a, b, c and "hot" (its unflagged fp32 matmul counts)
+    with session_scope(db) as session:  # the service marks quick runs
+        assert query(session, run_id=quick["run_id"])["items"][0]["flags"] == ["quick"]
 
 
 def test_bandwidth_falls_back_to_copy_and_only_the_newest_runs_count(db: str, catalog) -> None:
@@ -329,6 +332,10 @@ def test_http_schema_invalid_payload_is_422_naming_the_field(client, token: str)
     payload["results"][1]["unit"] = "GB/s"
     body = _problem(_post(client, payload, token), 422)
     assert "results.1.unit" in {e["field"] for e in body["errors"]}
+    del payload["device"]["type"]
+    body = _problem(_post(client, payload, token), 422)
+    assert {"results.1.unit", "device.type"} <= {e["field"] for e in body["errors"]}
+    assert body["schema"] == "/v1/schemas/benchmark-run.json"
 
 
 def test_http_duplicate_result_is_422(client, token: str) -> None:
