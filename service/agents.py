@@ -18,7 +18,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,120}")
+LAST_SEEN_RESOLUTION = timedelta(minutes=1)
 TOKEN_PREFIX = "wgat_"  # whichgpu agent token: recognisable in logs and by secret scanners
 
 
@@ -124,7 +125,7 @@ def revoke_agent(url: str, name: str) -> dict[str, Any]:
 
 
 def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
-    """The live agent whose token is ``bearer``, with ``last_seen_at`` updated; None otherwise.
+    """The live agent whose token is ``bearer``, with ``last_seen_at`` updated (to the minute); None otherwise.
 
     ``bearer`` is the token itself or a whole ``Authorization`` header value
     (``Bearer <token>``). The caller's session commits the ``last_seen_at`` update.
@@ -138,6 +139,8 @@ def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
     agent = session.exec(select(AgentToken).where(AgentToken.token_hash == presented)).first()
     if agent is None or not hmac.compare_digest(agent.token_hash, presented) or agent.revoked_at is not None:
         return None
-    agent.last_seen_at = _now()
-    session.add(agent)
+    now = _now()
+    if agent.last_seen_at is None or now - _aware(agent.last_seen_at) >= LAST_SEEN_RESOLUTION:
+        agent.last_seen_at = now  # at most one write a minute: reports of one agent do not queue on its row
+        session.add(agent)
     return agent

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import text
@@ -50,6 +51,21 @@ def test_authenticate_accepts_the_token_and_records_last_seen(db: str) -> None:
         assert authenticate(session, token) is not None  # the bare token works too
     [row] = list_agents(db)
     assert row["last_seen_at"] is not None and row["active"]
+
+
+def test_last_seen_is_written_at_most_once_a_minute(db: str) -> None:
+    token = add_agent(db, "node")
+    with session_scope(db) as session:
+        authenticate(session, token)
+    first = list_agents(db)[0]["last_seen_at"]
+    with session_scope(db) as session:
+        authenticate(session, token)
+    assert list_agents(db)[0]["last_seen_at"] == first
+    with make_engine(db).begin() as conn:  # a minute later
+        conn.execute(text("UPDATE agent_token SET last_seen_at = :t"), {"t": first - timedelta(minutes=2)})
+    with session_scope(db) as session:
+        authenticate(session, token)
+    assert list_agents(db)[0]["last_seen_at"] > first
 
 
 @pytest.mark.parametrize("bearer", [None, "", "Bearer ", "Bearer nope", "wgat_" + "x" * 43, "x" * 10_000])

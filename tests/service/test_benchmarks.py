@@ -128,6 +128,22 @@ def test_a_cpu_is_never_mapped_to_a_gpu_even_if_its_name_looks_like_one(db: str,
         assert session.exec(select(BenchmarkRun.gpu_id)).one() is None
 
 
+def test_the_same_run_arriving_twice_at_once_is_stored_once(db: str, catalog) -> None:
+    """Two agents' sessions race with one run_id: the second waits for the first, then finds it."""
+    import threading
+
+    payload = run_payload()
+    outcome: list[tuple[str, str]] = []
+    with session_scope(db) as first:
+        assert ingest(first, catalog, "a", payload)[0] == CREATED  # flushed, not committed yet
+        racer = threading.Thread(target=lambda: outcome.append(store(db, catalog, copy.deepcopy(payload), agent="b")))
+        racer.start()
+        racer.join(timeout=0.5)  # it is blocked on the uncommitted run (unique index / SQLite write lock)
+    racer.join(timeout=30)
+    assert outcome == [(ALREADY_STORED, payload["run_id"])]
+    assert (count(db, BenchmarkRun), count(db, BenchmarkResult)) == (1, 5)
+
+
 @pytest.mark.parametrize(("bad", "named"), [
     (result("matmul", "fp16", 80.0), "results/0 (matmul fp16): 80 TFLOP/s"),
     (result("matmul", "fp32", 40.0), "results/0 (matmul fp32)"),
