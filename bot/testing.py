@@ -105,6 +105,8 @@ class FakeSlack:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            wbufsize = -1  # headers and body in one write: no 40 ms Nagle/delayed-ACK stall per reply
+            disable_nagle_algorithm = True
 
             def do_POST(self) -> None:  # noqa: N802 — http.server's name
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
