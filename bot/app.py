@@ -29,7 +29,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.api import AskReply, QuestionRejected, ServiceUnavailable, WhichgpuAPI
 from bot.blocks import (
     ACTION_SHARE, MAX_QUESTION_CHARS, REFINEMENTS, Conversation, answer_blocks, fallback_text,
-    help_blocks, home_view, problem_blocks, too_long_blocks, unavailable_blocks,
+    failed_blocks, help_blocks, home_view, problem_blocks, too_long_blocks, unavailable_blocks,
 )
 from service.settings import Settings, SettingsError
 
@@ -66,7 +66,11 @@ class Answerer:
             log.info("question rejected by the service: %s %s", exc.status, exc.title)
             blocks = problem_blocks(question, exc.detail, exc.errors)
             return blocks, f"Sorry, I can't answer that: {exc.detail}", None
-        blocks = answer_blocks(reply, shown, ephemeral=ephemeral, public_url=self.public_url, shared_by=shared_by)
+        try:
+            blocks = answer_blocks(reply, shown, ephemeral=ephemeral, public_url=self.public_url, shared_by=shared_by)
+        except (KeyError, TypeError, ValueError, AttributeError):  # an answer shape this bot does not know
+            log.exception("could not render the service's answer (intent %s)", reply.intent)
+            return failed_blocks(question), "Sorry, something went wrong on our side.", None
         return blocks, fallback_text(reply), shown
 
     async def _ask(self, conversation: Conversation, ask: str | None) -> tuple[AskReply, Conversation]:

@@ -36,7 +36,7 @@ __all__ = [
     "ACTION_CHEAPER", "ACTION_MORE_GPUS", "ACTION_MORE_MEMORY", "ACTION_SHARE", "REFINEMENTS",
     "Conversation", "MAX_QUESTION_CHARS",
     "answer_blocks", "fallback_text", "help_blocks", "home_view", "mrkdwn",
-    "problem_blocks", "too_long_blocks", "unavailable_blocks",
+    "failed_blocks", "problem_blocks", "too_long_blocks", "unavailable_blocks",
 ]
 
 MAX_QUESTION_CHARS = 500
@@ -297,6 +297,13 @@ def problem_blocks(question: str, detail: str, errors: Iterable[dict[str, Any]] 
 def unavailable_blocks(question: str) -> list[Block]:
     return [_section(f":warning: The whichgpu service didn't answer “{escape(_clip(question, 200))}” in time "
                      "(it may be down or busy). Please try again in a minute."),
+            _context("If this keeps happening, tell whoever runs whichgpu in your workspace.")]
+
+
+def failed_blocks(question: str) -> list[Block]:
+    """The bot could not read the service's answer (a newer service, a bug): say so rather than nothing."""
+    return [_section(f":warning: Sorry, something went wrong on our side while answering “{escape(_clip(question, 200))}”. "
+                     "Please try again later."),
             _context("If this keeps happening, tell whoever runs whichgpu in your workspace.")]
 
 

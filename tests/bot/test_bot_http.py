@@ -133,6 +133,15 @@ def test_service_timeout_gets_a_friendly_message(slack, fake_slack, api):
     assert "didn't answer" in block_text(answer.data["blocks"])
 
 
+def test_an_answer_the_bot_cannot_read_still_gets_a_reply(slack, fake_slack, api, replies):
+    broken = replies["nlp $800"]
+    del broken["recommendation"]["picks"][0]["unit_price"]  # a service answer of an unknown shape
+    api.post("http://whichgpu-api.test/v1/ask").mock(return_value=httpx.Response(200, json=broken))
+    slack.command("nlp $800")
+    [answer] = fake_slack.wait_for("response_url")
+    assert "something went wrong on our side" in block_text(answer.data["blocks"])
+
+
 def test_problem_json_detail_is_shown_politely(slack, fake_slack, api):
     problem = {"title": "Invalid question", "status": 422, "detail": "as_of 2030-01-01 is in the future",
                "errors": [{"field": "as_of", "message": "must not be after today"}]}
