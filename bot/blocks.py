@@ -190,7 +190,10 @@ def _headline(intent: str, answer: dict[str, Any]) -> str:
 def _picks(answer: dict[str, Any]) -> list[Block]:
     top, *others = answer["picks"]
     blocks: list[Block] = [_section(_pick_line(top))]
-    why = [_rule_line(r) for r in top.get("rules", []) if r.get("verdict") != "warning"]
+    rules = [r for r in top.get("rules", []) if r.get("verdict") != "warning"]
+    seen = {r["rule"] for r in rules}
+    rules += [f for f in answer.get("findings") or [] if f.get("verdict") in ("applied", "info") and f["rule"] not in seen]
+    why = [_rule_line(r) for r in rules]
     if why:
         blocks.append(_section("*Why*\n" + "\n".join(why)))
     if others:

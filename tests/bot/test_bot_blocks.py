@@ -39,14 +39,17 @@ def test_top_pick_shows_name_price_and_the_date_of_the_price(replies):
     assert top["unit_price"]["date"] in pick_line and top["unit_price"]["kind"] in pick_line
 
 
-def test_why_lists_each_rule_of_the_top_pick_on_its_own_line_with_its_id(replies):
-    reply = replies["nlp $800"]
-    rules = [r for r in reply["recommendation"]["picks"][0]["rules"] if r["verdict"] != "warning"]
+def test_why_lists_each_rule_on_its_own_line_with_its_id(replies):
+    reply = replies["cv 2 gpus 3000"]
+    answer = reply["recommendation"]
+    rules = [r for r in answer["picks"][0]["rules"] if r["verdict"] != "warning"]
+    rules += [f for f in answer["findings"] if f["verdict"] in ("applied", "info") and f["rule"] not in {r["rule"] for r in rules}]
     why = next(b["text"]["text"] for b in blocks_of(reply) if b["type"] == "section" and b["text"]["text"].startswith("*Why*"))
     lines = why.splitlines()[1:]
     assert len(lines) == len(rules)
     for line, rule in zip(lines, rules):
-        assert line.startswith(f"• `{rule['rule']}` ")
+        assert line == f"• `{rule['rule']}` {rule['reason']}"
+    assert any(line.startswith("• `multi-gpu-speedup` ") for line in lines)  # the answer's own findings too
 
 
 def blocks_of(reply: dict[str, Any]) -> list[dict[str, Any]]:
