@@ -348,7 +348,9 @@ def _measured(runs: list[tuple[str, str]], results: Iterable[tuple[str, str, str
     )
 
 
-def load_measurements(session: Session, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS) -> dict[str, Measured]:
+def load_measurements(
+    session: Session, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS
+) -> dict[str, Measured]:
     """Per catalog GPU id: medians of matmul (per precision) and bandwidth (triad, else copy)
     over its newest ``max_runs`` representative runs within ``window``; ``hosts`` counts the
     distinct hosts behind the figures used. One small query per GPU, whatever the history."""

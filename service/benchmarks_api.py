@@ -64,7 +64,8 @@ def _since(raw: str) -> datetime:
             return datetime.combine(date.fromisoformat(raw), time(), tzinfo=timezone.utc)
         value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
-        raise InvalidInput(f"since={raw!r} is not a date or date-time", [{"field": "since", "message": "use YYYY-MM-DD or an ISO 8601 date-time"}]) from None
+        raise InvalidInput(f"since={raw!r} is not a date or date-time",
+                           [{"field": "since", "message": "use YYYY-MM-DD or an ISO 8601 date-time"}]) from None
     return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
 
 
@@ -107,7 +108,8 @@ class BenchmarkController(Controller):
                 raise InvalidInput("the benchmark run does not match schema benchmark-run.json: " + "; ".join(exc.errors[:3]),
                                    [_field(e) for e in exc.errors[:10]], schema="/v1/schemas/benchmark-run.json") from None
             except ImplausibleFigure as exc:
-                raise InvalidInput(str(exc), [{"field": r.split(" ", 1)[0].replace("/", "."), "message": r} for r in exc.reasons]) from None
+                fields = [{"field": r.split(" ", 1)[0].replace("/", "."), "message": r} for r in exc.reasons]
+                raise InvalidInput(str(exc), fields) from None
         if status == CREATED:
             api.holder.invalidate()
         return Response({"run_id": run_id, "status": status}, status_code=201 if status == CREATED else 200,
