@@ -88,7 +88,7 @@ def add_agent(url: str, name: str) -> str:
     try:
         with session_scope(url) as session:
             if session.exec(select(AgentToken.id).where(AgentToken.name == name)).first() is not None:
-                raise AgentExists(f"an agent named {name!r} already exists; revoke it and pick a new name, or use its token")
+                raise AgentExists(f"an agent named {name!r} already exists (names are not reused, even after revoking): pick another name")
             session.add(AgentToken(name=name, token_hash=hash_token(token), created_at=_now()))
     except IntegrityError:  # created by someone else between the check and the insert
         raise AgentExists(f"an agent named {name!r} already exists") from None
