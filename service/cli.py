@@ -253,20 +253,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 — the last line of defence: one line, no traceback
-        message = _known_error(exc)
+        message, code = _describe(exc)
         print(f"whichgpu: {message}", file=sys.stderr)
-        return 1
+        return code
 
 
-def _known_error(exc: Exception) -> str:
+def _describe(exc: Exception) -> tuple[str, int]:
+    """(one-line message, exit code): 2 when the user's input was at fault."""
     name = type(exc).__name__
     if name in ("CatalogError", "DataFileError"):
-        return f"the catalog data is broken: {exc}"
-    if name in ("OperationalError", "ConnectionError"):
-        return f"cannot reach the database ({str(exc).splitlines()[0]}); check WHICHGPU_DATABASE_URL"
-    if name in ("AgentError", "ValueError", "LookupError", "KeyError"):
-        return str(exc).strip("'\"")
-    return f"{name}: {exc}"
+        return f"the catalog data is broken: {exc}", 1
+    if name == "OperationalError":
+        return f"cannot reach the database ({str(exc).splitlines()[0]}); check WHICHGPU_DATABASE_URL", 1
+    if isinstance(exc, ValueError):  # AgentError, QuestionError …
+        return str(exc).strip("'\""), 2
+    if isinstance(exc, LookupError):
+        return str(exc).strip("'\""), 1
+    return f"{name}: {exc}", 1
 
 
 if __name__ == "__main__":

@@ -62,3 +62,11 @@ def test_catalog_table_by_vendor(tmp_path):
 def test_migrate_is_repeatable(tmp_path):
     assert "written" in run("migrate", tmp_path=tmp_path).stdout
     assert "already there" in run("migrate", tmp_path=tmp_path).stdout
+
+
+def test_agent_mistakes_are_one_line_and_exit_2(tmp_path):
+    assert run("agents", "add", "lab-a", tmp_path=tmp_path).returncode == 0
+    again = run("agents", "add", "lab-a", tmp_path=tmp_path)
+    assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
+    missing = run("agents", "revoke", "nobody", tmp_path=tmp_path)
+    assert missing.returncode == 2 and "nobody" in missing.stderr
