@@ -8,6 +8,7 @@ the app's settings first (docs/slack.md).
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -42,7 +43,14 @@ async def serve(settings: Settings) -> None:
 
 
 def run(settings: Settings) -> None:
-    """Blocking entry point for ``whichgpu bot``; SettingsError when a token is missing."""
+    """Blocking entry point for ``whichgpu bot``; SettingsError when a token is missing.
+
+    Everything imported at start-up is frozen out of the garbage collector's reach
+    (``gc.freeze()``): a full collection over it blocks the event loop for ~100 ms,
+    and acks wait for it (benchmarks/slack_ack.py ``--gc-freeze``).
+    """
     _check(settings)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    gc.collect()
+    gc.freeze()
     asyncio.run(serve(settings))
