@@ -51,8 +51,8 @@ __all__ = [
 KINDS = ("perf-per-dollar", "relative-performance")
 FORMATS = ("svg", "png")
 MEDIA_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
-TOP = 25
-PNG_DPI = 100
+TOP = 20  # the seed's charts show about twenty cards; more bars cost drawing time, not insight
+PNG_DPI = 72  # 720 px wide: what Slack shows an image block at
 
 MEASURED_COLOR = "#1b7f3b"
 ESTIMATED_COLOR = "#7fb3d5"
@@ -64,9 +64,11 @@ UNFIT_COLOR = "#bfc5cc"
 PICK_LABEL_OFFSETS = (((12, 10), "left"), ((12, -20), "left"), ((12, 24), "left"))
 RC = {
     "svg.hashsalt": "whichgpu",  # stable element ids: the same chart gives the same bytes
-    "svg.fonttype": "path",  # text drawn as paths looks the same in every browser
+    "svg.fonttype": "none",  # text stays text: 3× faster to draw, smaller, selectable; DejaVu Sans falls back to sans-serif
     "font.family": "DejaVu Sans",  # ships with matplotlib; has Cyrillic and ×
     "font.size": 10,
+    "text.hinting_factor": 1,  # FreeType's 8× horizontal oversampling costs half the PNG time for no visible gain at 72 dpi
+    "text.hinting": "no_hinting",
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
@@ -143,7 +145,7 @@ def _save(figure: Figure, fmt: str) -> bytes:
     if fmt == "svg":
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     elif fmt == "png":
-        figure.savefig(buffer, format="png", dpi=PNG_DPI, metadata={"Software": None})
+        figure.savefig(buffer, format="png", dpi=PNG_DPI, metadata={"Software": None}, pil_kwargs={"compress_level": 1})
     else:
         raise ValueError(f"unknown image format {fmt!r}; expected svg or png")
     return buffer.getvalue()
@@ -152,14 +154,16 @@ def _save(figure: Figure, fmt: str) -> bytes:
 def _bar_label(row: dict[str, Any], kind: str) -> str:
     if kind == "perf-per-dollar":
         price = row["price"]
-        return f"{row['performance_per_1000']:.2f}  ({price['amount']:,.0f} {price['currency']}, {price['kind']} {price['date'][:7]})"
+        return f"{row['performance_per_1000']:.2f} · {price['amount']:,.0f} {price['currency']} {price['kind']}"
     return f"{row['relative_performance']:.2f}×"
 
 
 def render_bars(rows: list[dict[str, Any]], kind: str, meta: ChartMeta, fmt: str = "svg", top: int = TOP) -> bytes:
     """A sorted horizontal bar chart of ``card_rows`` output, as SVG or PNG bytes."""
-    shown = bar_rows(rows, kind, top)
-    total = len(bar_rows(rows, kind, top=10**6))
+    ranked = bar_rows(rows, kind, top=10**6)
+    shown, total = ranked[:top], len(ranked)
+    reference = [r for r in ranked[top:] if r["name"] == meta.reference_name]
+    shown += reference  # the reference card stays on the chart, as the unit everything is read against
     key = "performance_per_1000" if kind == "perf-per-dollar" else "relative_performance"
     title = (f"Performance per 1000 {meta.currency}{' (used prices allowed)' if meta.used_ok else ''} — {meta.workload}"
              if kind == "perf-per-dollar" else f"Relative performance — {meta.workload}")

@@ -7,6 +7,7 @@ exit code (2 for bad input), never a traceback.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from datetime import date
@@ -60,6 +61,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from service.app import create_app
 
     app = create_app(settings)
+    gc.collect()
+    gc.freeze()  # the catalog and snapshot live for the whole process: keep them out of full collections (p99)
     uvicorn.run(app, host=args.host or settings.host, port=args.port or settings.port, log_level="info",
                 access_log=args.access_log, proxy_headers=True, server_header=False)
     return 0

@@ -11,6 +11,7 @@ import pytest
 TOMORROW = (date.today() + timedelta(days=1)).isoformat()
 
 from service.benchmarks import ingest
+from service.charts import PNG_DPI
 from service.db import session_scope
 from tests.web.conftest import rtx_3090_run
 from tests.web.test_web_charts import png_size, svg_texts
@@ -31,7 +32,7 @@ def test_bar_charts_come_as_svg_and_png(client, kind: str) -> None:
     ET.fromstring(svg.content)
     png = client.get(f"/v1/charts/{kind}.png", params={"workload": "cnn", "as_of": "2020-06-01", "currency": "eur", "used": "true"})
     assert png.status_code == 200 and png.headers["content-type"] == "image/png"
-    assert png_size(png.content)[0] == 1000
+    assert png_size(png.content)[0] == 10 * PNG_DPI
 
 
 def test_the_slack_image_and_page_urls_work(client) -> None:
@@ -39,7 +40,7 @@ def test_the_slack_image_and_page_urls_work(client) -> None:
     for workload in ("transformer", "llm_inference"):
         url = "/v1/charts/perf-per-dollar.png?" + urlencode({"workload": workload, "as_of": date.today().isoformat()})
         response = client.get(url)
-        assert response.status_code == 200 and png_size(response.content)[0] == 1000
+        assert response.status_code == 200 and png_size(response.content)[0] == 10 * PNG_DPI
     page = client.get("/?" + urlencode({"q": "nlp $800"}))
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
 
@@ -85,7 +86,7 @@ def test_the_question_chart_shows_the_candidates_and_picks(client) -> None:
         assert f"{rank}. {pick['name']}" in texts
     assert "budget 700 USD" in texts and "as of 2019-04-03 kaggle $700" in texts
     png = client.get("/v1/charts/question.png", params={"q": "nlp $800"})
-    assert png.status_code == 200 and png_size(png.content) == (1000, 620)
+    assert png.status_code == 200 and png_size(png.content) == (10 * PNG_DPI, round(6.2 * PNG_DPI))
 
 
 def test_question_points_hold_priced_purchasable_cards_marked_by_fit(client) -> None:
