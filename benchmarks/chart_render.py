@@ -8,6 +8,7 @@ and encoding. CPU time is shown beside wall time: on a busy machine it is the st
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import platform
 import statistics
@@ -48,6 +49,8 @@ def cases(advisor: Advisor) -> dict[str, Callable[[], bytes]]:
 def measure(draw: Callable[[], bytes], rounds: int, warmup: int = 3) -> dict[str, Any]:
     for _ in range(warmup):
         draw()
+    gc.collect()
+    gc.freeze()  # as `whichgpu serve` does after start-up
     samples, cpu = [], []
     for _ in range(rounds):
         start, start_cpu = time.perf_counter(), time.thread_time()
