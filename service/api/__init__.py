@@ -23,6 +23,12 @@ class ApiState:
     holder: SnapshotHolder
     metrics: ApiMetrics
 
+    @property
+    def database_in_process(self) -> bool:
+        """SQLite answers without network waits: a short write can run on the event loop
+        (a hop to a worker thread costs more than it); a networked database gets a thread."""
+        return self.database_url.startswith("sqlite")
+
 
 def api_state(request: Request) -> ApiState:
     return request.app.state["api"]

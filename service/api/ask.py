@@ -37,5 +37,8 @@ class AskController(Controller):
         Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
         api = api_state(request)
         body = await read_json(request, "ask-request", api.settings.max_body_bytes)
-        result = await to_thread.run_sync(answer_text, api, body["text"], body.get("conversation_id"))
+        if api.database_in_process:
+            result = answer_text(api, body["text"], body.get("conversation_id"))
+        else:
+            result = await to_thread.run_sync(answer_text, api, body["text"], body.get("conversation_id"))
         return Response(result)
