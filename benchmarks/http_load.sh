@@ -3,7 +3,7 @@
 #
 #   benchmarks/http_load.sh                 # whichgpu serve-equivalent: uvicorn, 1 worker, no access log
 #   WORKERS=2 benchmarks/http_load.sh       # two uvicorn worker processes
-#   SERVER=cli benchmarks/http_load.sh      # `whichgpu serve` itself (its access log on)
+#   SERVER=cli benchmarks/http_load.sh      # `whichgpu serve` itself (what the README numbers use)
 #   VARY=1 benchmarks/http_load.sh          # a different question per request (no answer-cache hits)
 #   DURATION=30s CONNECTIONS=64 benchmarks/http_load.sh
 #
