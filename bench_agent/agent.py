@@ -259,6 +259,9 @@ class Daemon:
         removed = self.spool.clean_partial()
         if removed:
             log.info("removed %d partial spool file(s) from an earlier crash", removed)
+        backlog = flush(self.spool, self.client, force=True)  # a restart is a good moment to retry everything
+        if backlog.delivered:
+            log.info("delivered %d run(s) left from before the start", len(backlog.delivered))
         rounds = 0
         while not self.stop.is_set() and (max_rounds is None or rounds < max_rounds):
             for name in self.devices:
