@@ -34,19 +34,15 @@ def test_every_deploy_file_is_described_and_local_links_point_somewhere() -> Non
     for path in DEPLOY.rglob("*"):
         if path.is_file() and path.name not in ("README.md", ".gitignore", "settings_table.py") and "__pycache__" not in path.parts:
             assert path.name in readme, f"deploy/README.md does not mention {path.relative_to(DEPLOY)}"
-    # files the Slack colleague writes are linked before they exist; everything else must exist now
-    pending = {"slack-app-manifest.yaml", "../docs/slack.md"}
     for target in re.findall(r"\]\(([^)#:]+)\)", readme):
-        assert target in pending or (DEPLOY / target).resolve().exists(), f"broken link {target}"
+        assert (DEPLOY / target).resolve().exists(), f"broken link {target}"
 
 
-def test_the_scaling_numbers_are_marked_until_measured() -> None:
-    """The placeholders carry the SCALING-NUMBER marker so they can be found and filled."""
-    readme = (DEPLOY / "README.md").read_text()
-    scaling = readme.split("## Scaling", 1)[1]
-    for placeholder in re.findall(r"<(?:measured|derived):[^>]*>", scaling):
-        line = next(l for l in scaling.splitlines() if placeholder in l)
-        assert "SCALING-NUMBER" in line, line
+def test_the_scaling_section_carries_measured_numbers() -> None:
+    """No placeholder is left; the throughput figures are there."""
+    scaling = (DEPLOY / "README.md").read_text().split("## Scaling", 1)[1]
+    assert not re.findall(r"<(?:measured|derived):[^>]*>|SCALING-NUMBER", scaling)
+    assert re.search(r"[\d,]+ req/s", scaling) and re.search(r"[\d,]+ runs/s", scaling)
 
 
 def test_no_tracked_deploy_file_names_a_local_path() -> None:
