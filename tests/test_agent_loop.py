@@ -6,11 +6,8 @@ the agent spools, the service comes back, the spool is delivered, every run stor
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -23,34 +20,24 @@ import pytest
 from bench_agent.report import ServiceClient, flush
 from bench_agent.schema import validate_payload
 from bench_agent.spool import Spool
+from tests.server_process import ROOT, ServerProcess, service_env
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parent.parent
 # The quickest settings the agent offers: toy model sizes, tiny arrays, milliseconds of timing.
 QUICKEST = ["--quick", "--tier", "tiny", "--matmul-n", "128", "--stream-mb", "1", "--warmup", "0.01", "--seconds", "0.03"]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class Lab:
-    """A service data dir, an agent data dir and the environment of each, on one free port."""
+    """A service (restartable on one port), an agent data dir, and the environment of each."""
 
     def __init__(self, tmp_path: Path):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.database_url = f"sqlite:///{tmp_path / 'service' / 'whichgpu.db'}"
-        base = {k: v for k, v in os.environ.items() if not k.startswith(("WHICHGPU_", "SLACK_"))}
-        base["PYTHONPATH"] = str(ROOT)
-        self.service_env = {**base, "WHICHGPU_DATABASE_URL": self.database_url, "WHICHGPU_DATA_DIR": str(tmp_path / "service")}
+        self.service = ServerProcess(f"sqlite:///{tmp_path / 'service' / 'whichgpu.db'}", tmp_path / "service", cli=False)
+        self.url = self.service.url
+        self.service_env = self.service.env
         self.agent_dir = tmp_path / "agent"
-        self.agent_env = {**base, "WHICHGPU_DATA_DIR": str(self.agent_dir), "WHICHGPU_API_URL": self.url}
-        self.logs = tmp_path / "service.log"
-        self.server: subprocess.Popen | None = None
+        self.agent_env = service_env("", self.agent_dir, WHICHGPU_API_URL=self.url)
+        del self.agent_env["WHICHGPU_DATABASE_URL"]
         self.token = ""
 
     def whichgpu(self, *args: str) -> str:
@@ -66,31 +53,10 @@ class Lab:
         return self.token
 
     def start(self) -> None:
-        log = open(self.logs, "a")
-        self.server = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", "127.0.0.1", "--port", str(self.port)],
-            cwd=ROOT, env=self.service_env, stdout=log, stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            assert self.server.poll() is None, f"the service exited:\n{self.logs.read_text()[-3000:]}"
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError(f"the service did not answer /healthz:\n{self.logs.read_text()[-3000:]}")
+        self.service.start()
 
     def stop(self) -> None:
-        if self.server and self.server.poll() is None:
-            self.server.terminate()
-            try:
-                self.server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.server.kill()
-                self.server.wait()
-        self.server = None
+        self.service.stop()
 
     def agent(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "bench_agent.cli", *args], cwd=ROOT, env=self.agent_env,

@@ -9,8 +9,6 @@ the advice is built from.
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -23,58 +21,25 @@ from typing import Any
 import httpx
 import pytest
 
-from deploy_files import HEALTH, ROOT
+from deploy_files import HEALTH
+from tests.server_process import ServerProcess, service_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
 
 BIN = Path(sys.executable).parent
-START_TIMEOUT_S = 90
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class Replica(ServerProcess):
+    """`whichgpu serve` with an HTTP client, named for failure messages."""
 
-
-def _env(database_url: str, data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("WHICHGPU_", "SLACK_"))}
-    return {**env, "WHICHGPU_DATABASE_URL": database_url, "WHICHGPU_DATA_DIR": str(data_dir),
-            "MPLCONFIGDIR": str(data_dir / "mpl")}
-
-
-class Replica:
     def __init__(self, name: str, database_url: str, data_dir: Path) -> None:
-        self.name, self.port = name, _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = data_dir / "serve.log"
-        data_dir.mkdir(parents=True)
-        self.proc = subprocess.Popen([str(BIN / "whichgpu"), "serve", "--port", str(self.port)],
-                                     env=_env(database_url, data_dir), cwd=data_dir,
-                                     stdout=self.log.open("wb"), stderr=subprocess.STDOUT)
+        super().__init__(database_url, data_dir)
+        self.name = name
         self.http = httpx.Client(base_url=self.url, timeout=30)
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                pytest.fail(f"{self.name} exited with {self.proc.returncode}:\n{self.log.read_text()[-4000:]}")
-            try:
-                if self.http.get(HEALTH).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.3)
-        pytest.fail(f"{self.name} did not answer {HEALTH} within {START_TIMEOUT_S}s:\n{self.log.read_text()[-4000:]}")
 
     def stop(self) -> None:
         self.http.close()
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        super().stop()
 
 
 @pytest.fixture
@@ -83,6 +48,8 @@ def replicas(postgres_url: str, tmp_path: Path) -> Iterator[tuple[Replica, Repli
     one = Replica("replica 1", postgres_url, tmp_path / "one")
     two = Replica("replica 2", postgres_url, tmp_path / "two")
     try:
+        one.start(wait=False)
+        two.start(wait=False)
         one.wait_ready()
         two.wait_ready()
         yield one, two
@@ -92,7 +59,7 @@ def replicas(postgres_url: str, tmp_path: Path) -> Iterator[tuple[Replica, Repli
 
 
 def _cli(database_url: str, tmp_path: Path, *args: str) -> str:
-    done = subprocess.run([str(BIN / "whichgpu"), *args], env=_env(database_url, tmp_path / "cli"),
+    done = subprocess.run([str(BIN / "whichgpu"), *args], env=service_env(database_url, tmp_path / "cli"),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"whichgpu {' '.join(args)}: {done.stderr}"
     return done.stdout

@@ -2,61 +2,20 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.server_process import running_server
+
 pytestmark = pytest.mark.e2e
-ROOT = Path(__file__).resolve().parents[2]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def server(database_url: str, data_dir: Path) -> Iterator[str]:
-    """``python -m uvicorn --factory service.app:create_app`` on a free port; yields its base URL."""
-    port = _free_port()
-    env = {**os.environ, "WHICHGPU_DATABASE_URL": database_url, "WHICHGPU_DATA_DIR": str(data_dir)}
-    for name in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"):
-        env.pop(name, None)
-    log = (data_dir / f"server-{port}.log").open("wb")
-    process = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app",
-                                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(f"server exited: {(data_dir / f'server-{port}.log').read_text()[-2000:]}")
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError("server did not become healthy in 60 s")
-            time.sleep(0.2)
-        yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+def server(database_url: str, data_dir: Path):
+    """uvicorn on ``service.app:create_app`` (the app factory itself), on a free port."""
+    return running_server(database_url, data_dir, cli=False)
 
 
 @pytest.fixture(scope="module")

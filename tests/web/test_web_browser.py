@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.server_process import running_server
 
 from tests.web.test_web_charts import png_size
 
@@ -35,44 +34,12 @@ def _chromium() -> str:
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``whichgpu serve`` (the real CLI and uvicorn) on a free port with its own SQLite database."""
     data = tmp_path_factory.mktemp("browser")
-    port = _free_port()
-    env = {**os.environ, "WHICHGPU_DATABASE_URL": f"sqlite:///{data / 'w.db'}", "WHICHGPU_DATA_DIR": str(data)}
-    for name in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"):
-        env.pop(name, None)
-    log_path = data / "server.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-                                   cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                if process.poll() is not None:
-                    raise AssertionError(f"server exited: {log_path.read_text()[-2000:]}")
-                try:
-                    if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert time.monotonic() < deadline, "server did not become healthy in 60 s"
-                time.sleep(0.2)
-            yield base
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+    with running_server(f"sqlite:///{data / 'w.db'}", data) as url:
+        yield url
 
 
 def _browse(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess:
