@@ -22,22 +22,12 @@ from service.api import api_state
 from service.api.docs import documented
 from service.benchmarks import CREATED, ImplausibleFigure, InvalidPayload, ingest, query
 from service.db import session_scope
-from service.problems import PROBLEM_JSON, ApiError, InvalidInput, MalformedBody, UnsupportedMediaType, problem_body
+from service.problems import InvalidInput, MalformedBody, Unauthorized, UnsupportedMediaType
 
-__all__ = ["BenchmarkController", "Unauthorized"]
+__all__ = ["BenchmarkController"]
 
 MAX_LIMIT = 200
 FILTERS = ("run_id", "gpu", "host", "benchmark", "since", "limit", "offset")
-
-
-class Unauthorized(ApiError):
-    status, title, slug = 401, "Unauthorized", "unauthorized"
-
-
-def _unauthorized(request: Request, detail: str) -> Response:
-    error = Unauthorized(detail, [{"field": "authorization", "message": detail}])
-    return Response(problem_body(error, request.url.path), status_code=401, media_type=PROBLEM_JSON,
-                    headers={"WWW-Authenticate": 'Bearer realm="whichgpu", error="invalid_token"'})
 
 
 def _parse(request: Request, body: bytes) -> Any:
@@ -99,8 +89,9 @@ class BenchmarkController(Controller):
         with session_scope(api.database_url) as session:
             agent = authenticate(session, request.headers.get("authorization"))
             if agent is None:
-                return _unauthorized(request, "a valid bench-agent token is required: `Authorization: Bearer <token>` "
-                                              "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)")
+                detail = ("a valid bench-agent token is required: `Authorization: Bearer <token>` "
+                          "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)")
+                raise Unauthorized(detail, [{"field": "authorization", "message": detail}])
             catalog = (api.holder.current or api.holder.get()).catalog  # no snapshot rebuild per report
             try:
                 status, run_id = ingest(session, catalog, agent.name, document)

@@ -4,6 +4,7 @@ Exception tree (each class carries its HTTP status; nothing else maps errors)::
 
     ApiError                      problem with a status, title and field errors
     ├── MalformedBody             400  the body is not JSON / not UTF-8
+    ├── Unauthorized              401  a missing, unknown or revoked agent token
     ├── InvalidInput              422  the JSON breaks the request schema or the question checks
     ├── NotFound                  404  an unknown id or route
     ├── MethodNotAllowed          405
@@ -33,6 +34,7 @@ from service.conversations import ConversationNotFound
 __all__ = [
     "ApiError",
     "MalformedBody",
+    "Unauthorized",
     "InvalidInput",
     "NotFound",
     "MethodNotAllowed",
@@ -54,6 +56,7 @@ class ApiError(Exception):
     status = 400
     title = "Bad request"
     slug = "bad-request"
+    headers: dict[str, str] = {}
 
     def __init__(self, detail: str, errors: list[dict[str, str]] | None = None, **extra: Any) -> None:
         super().__init__(detail)
@@ -64,6 +67,11 @@ class ApiError(Exception):
 
 class MalformedBody(ApiError):
     status, title, slug = 400, "Malformed request body", "malformed-body"
+
+
+class Unauthorized(ApiError):
+    status, title, slug = 401, "Unauthorized", "unauthorized"
+    headers = {"WWW-Authenticate": 'Bearer realm="whichgpu", error="invalid_token"'}
 
 
 class InvalidInput(ApiError):
@@ -87,7 +95,7 @@ class UnsupportedMediaType(ApiError):
 
 
 _BY_STATUS: dict[int, type[ApiError]] = {
-    cls.status: cls for cls in (MalformedBody, InvalidInput, NotFound, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType)
+    cls.status: cls for cls in (MalformedBody, Unauthorized, InvalidInput, NotFound, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType)
 }
 
 
@@ -105,7 +113,8 @@ def problem_body(error: ApiError, instance: str) -> dict[str, Any]:
 
 
 def _respond(request: Request, error: ApiError, headers: dict[str, str] | None = None) -> Response:
-    return Response(problem_body(error, request.url.path), status_code=error.status, media_type=PROBLEM_JSON, headers=headers)
+    return Response(problem_body(error, request.url.path), status_code=error.status, media_type=PROBLEM_JSON,
+                    headers=headers or error.headers or None)
 
 
 def _from_litestar(exc: HTTPException) -> tuple[ApiError, dict[str, str] | None]:
