@@ -247,11 +247,11 @@ def _date_patterns() -> tuple[re.Pattern[str], ...]:
     suffix = _any(v.data["year_suffixes"])
     not_money = rf"(?!\s*(?:{v.cur}|{v.thousands}|[\d.,]))"
     return tuple(_bounded(p) for p in (
-        rf"{pre}?(?P<y>(?:19|20)\d\d)-(?P<mo>\d\d?)(?:-(?P<d>\d\d?))?(?![\w-])",
-        rf"{pre}?(?P<d>\d\d?)\.(?P<mo>\d\d?)\.(?P<y>(?:19|20)\d\d)(?!\d)",
+        rf"{pre}?(?P<y>\d{{4}})-(?P<mo>\d\d?)(?:-(?P<d>\d\d?))?(?![\w-])",  # any year: the range check names it
+        rf"{pre}?(?P<d>\d\d?)\.(?P<mo>\d\d?)\.(?P<y>\d{{4}})(?!\d)",
         rf"{pre}?(?:(?P<d>\d\d?)\s+)?(?:{months})\s*(?:of\s+)?(?P<y>(?:19|20)\d\d)(?!\d)(?:\s*{suffix})?",
         rf"{pre}?{year}\s*{suffix}",
-        rf"{pre}{year}(?![\w-]){not_money}",
+        rf"{pre}(?P<y>\d{{4}})(?![\w-]){not_money}",  # "as of 2999": a date, refused by the range check
     ))
 
 

@@ -82,6 +82,8 @@ class Question:
             except ValueError:
                 raise QuestionError("as_of", f"as_of must be a date like 2019-04-03, not {values['as_of']!r}") from None
         if "compare" in values:
+            if not isinstance(values["compare"], (list, tuple)):
+                raise QuestionError("compare", "compare must be a list of GPU names")
             values["compare"] = tuple(values["compare"])
         if isinstance(values.get("currency"), str):
             values["currency"] = values["currency"].upper()

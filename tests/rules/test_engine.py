@@ -140,3 +140,14 @@ def test_every_pick_is_within_budget_and_fits_memory(advisor, question):
         fit = next(r for r in pick["rules"] if r["rule"] == "memory-fit")
         assert "needs" not in fit["reason"] or "per card" in fit["reason"]
     assert json.dumps(answer, sort_keys=True) == json.dumps(advisor.recommend(question, today=TODAY).to_dict(), sort_keys=True)
+
+
+def test_question_checks_name_the_field():
+    from rules.question import QuestionError
+
+    for data, field in [({"compare": "3090"}, "compare"), ({"budget": -5}, "budget"), ({"workload": "poetry"}, "workload"),
+                        ({"as_of": "2009-12-31"}, "as_of"), ({"as_of": "2999-01-01"}, "as_of"), ({"gpus": 0}, "gpus"),
+                        ({"colour": "red"}, "colour")]:
+        with pytest.raises(QuestionError) as caught:
+            Question.from_dict(data, TODAY)
+        assert caught.value.field == field, data

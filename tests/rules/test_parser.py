@@ -335,6 +335,8 @@ def test_follow_up_with_nothing_new_needs_clarification() -> None:
 
 @pytest.mark.parametrize(("text", "field_name"), [
     ("as of 2031", "as_of"),
+    ("nlp $800 as of 2999-01-01", "as_of"),
+    ("as of 2999", "as_of"),
     ("in 1999", "as_of"),
     ("as of 2019-13", "as_of"),
     ("as of 2019-02-30", "as_of"),
