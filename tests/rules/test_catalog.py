@@ -137,6 +137,7 @@ DATASHEET = [
     ("mi250x", "bf16", 383.0, "AMD Instinct MI250X datasheet (2021)"),
     ("mi300x", "bf16", 1307.4, "AMD Instinct MI300X datasheet (2023)"),
     ("max-1550", "bf16", 839.0, "Intel Data Center GPU Max series product brief (2023)"),
+    ("arc-a770", "fp16", 137.6, "Intel Arc A770 specifications (2022): 137.6 TFLOPS FP16 XMX at 2100 MHz"),
 ]
 
 
