@@ -28,6 +28,7 @@ from service.api.recommendations import RecommendationController
 from service.api.rules import RuleController
 from service.api.schemas import SchemaController
 from service.benchmarks_api import BenchmarkController
+from service.conversations import ConversationWriter
 from service.catalog_store import sync_catalog
 from service.db import migrate
 from service.metrics import ApiMetrics
@@ -87,7 +88,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         exception_handlers=exception_handlers(),
         middleware=[metrics.middleware],
         request_max_body_size=settings.max_body_bytes,
-        state={"api": ApiState(settings, url, holder, metrics)},  # type: ignore[arg-type]
+        state={"api": ApiState(settings, url, holder, metrics, ConversationWriter(url))},  # type: ignore[arg-type]
         openapi_config=OpenAPIConfig(
             title="whichgpu", version="1", path="/schema",
             description="Which GPU to buy or rent for deep learning, and why. Errors are application/problem+json "

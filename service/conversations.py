@@ -2,10 +2,16 @@
 
 A conversation holds the last question understood (``Question.to_dict()``) and the
 turns so far; a follow-up ("what about 2 of them?") is parsed against that question.
+
+Turns are written by :class:`ConversationWriter` with group commit: one thread writes
+the turns of all concurrent requests in one transaction, and each request answers only
+once its own turn is committed, so a follow-up on any process always finds it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import queue
 import threading
 import uuid
 from datetime import date, datetime, timezone
@@ -17,12 +23,9 @@ from rules.question import Question
 from service.db import make_engine
 from service.models import Conversation
 
-__all__ = ["ConversationNotFound", "load_question", "save_turn", "MAX_TURNS"]
+__all__ = ["ConversationNotFound", "ConversationWriter", "load_question", "save_turn", "MAX_TURNS"]
 
 MAX_TURNS = 50
-# SQLite takes one writer at a time and makes the others sleep-and-retry (with growing
-# sleeps): queueing this process's writers on a lock instead keeps the latency tail short.
-_SQLITE_WRITES = threading.Lock()
 TABLE = Conversation.__table__
 
 
@@ -42,27 +45,89 @@ def load_question(url: str, conversation_id: str, today: date | None = None) -> 
 
 def save_turn(url: str, conversation_id: str | None, question: Question | None, turn: dict[str, Any]) -> str:
     """Record one turn (creating the conversation when ``conversation_id`` is None); returns the id."""
-    if url.startswith("sqlite"):
-        with _SQLITE_WRITES:
-            return _save(url, conversation_id, question, turn)
-    return _save(url, conversation_id, question, turn)
+    new, conversation_id = conversation_id is None, conversation_id or uuid.uuid4().hex
+    with make_engine(url).begin() as connection:
+        _write(connection, conversation_id, question, turn, new)
+    return conversation_id
 
 
-def _save(url: str, conversation_id: str | None, question: Question | None, turn: dict[str, Any]) -> str:
+class ConversationWriter:
+    """Group commit of conversation turns: one writer thread, one transaction per batch."""
+
+    def __init__(self, url: str, max_batch: int = 256) -> None:
+        self.url = url
+        self.max_batch = max_batch
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self.batches = 0
+
+    async def save(self, conversation_id: str | None, question: Question | None, turn: dict[str, Any]) -> str:
+        """Queue the turn and wait until it is committed; returns the conversation id."""
+        self._ensure_thread()
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future = loop.create_future()
+        self._queue.put((conversation_id or uuid.uuid4().hex, conversation_id is None, question, turn, loop, done))
+        return await done
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None:
+            with self._start_lock:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._run, name="conversation-writer", daemon=True)
+                    self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            batch = [self._queue.get()]
+            while len(batch) < self.max_batch:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            self._commit(batch)
+
+    def _commit(self, batch: list[tuple]) -> None:
+        try:
+            with make_engine(self.url).begin() as connection:
+                for conversation_id, new, question, turn, _, _ in batch:
+                    _write(connection, conversation_id, question, turn, new)
+            outcomes = [(item, item[0]) for item in batch]
+        except Exception:  # noqa: BLE001 — one bad turn must not fail its neighbours: write each alone
+            outcomes = [(item, self._alone(item)) for item in batch]
+        self.batches += 1
+        for (_, _, _, _, loop, done), outcome in outcomes:
+            loop.call_soon_threadsafe(_settle, done, outcome)
+
+    def _alone(self, item: tuple) -> str | BaseException:
+        conversation_id, new, question, turn, _, _ = item
+        try:
+            with make_engine(self.url).begin() as connection:
+                _write(connection, conversation_id, question, turn, new)
+            return conversation_id
+        except Exception as exc:  # noqa: BLE001 — handed to the waiting request
+            return exc
+
+
+def _settle(done: asyncio.Future, outcome: str | BaseException) -> None:
+    if done.done():
+        return
+    if isinstance(outcome, BaseException):
+        done.set_exception(outcome)
+    else:
+        done.set_result(outcome)
+
+
+def _write(connection: Any, conversation_id: str, question: Question | None, turn: dict[str, Any], new: bool) -> None:
     """One INSERT for a new conversation, SELECT + UPDATE for a follow-up (SQL core: the ORM cost 5× more)."""
     now = datetime.now(timezone.utc)
     turn = {**turn, "at": now.isoformat()}
-    with make_engine(url).begin() as connection:
-        row = None
-        if conversation_id:
-            row = connection.execute(select(TABLE.c.question, TABLE.c.turns).where(TABLE.c.id == conversation_id)
-                                     .with_for_update()).first()
-        if row is None:
-            conversation_id = conversation_id or uuid.uuid4().hex
-            connection.execute(insert(TABLE).values(id=conversation_id, question=question.to_dict() if question else {},
-                                                    turns=[turn], created_at=now, updated_at=now))
-        else:
-            connection.execute(update(TABLE).where(TABLE.c.id == conversation_id).values(
-                question=question.to_dict() if question is not None else row.question,
-                turns=[*row.turns, turn][-MAX_TURNS:], updated_at=now))
-    return conversation_id
+    row = None if new else connection.execute(select(TABLE.c.question, TABLE.c.turns)
+                                              .where(TABLE.c.id == conversation_id).with_for_update()).first()
+    if row is None:
+        connection.execute(insert(TABLE).values(id=conversation_id, question=question.to_dict() if question else {},
+                                                turns=[turn], created_at=now, updated_at=now))
+    else:
+        connection.execute(update(TABLE).where(TABLE.c.id == conversation_id).values(
+            question=question.to_dict() if question is not None else row.question,
+            turns=[*row.turns, turn][-MAX_TURNS:], updated_at=now))

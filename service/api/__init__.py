@@ -7,6 +7,7 @@ from datetime import date
 
 from litestar import Request
 
+from service.conversations import ConversationWriter
 from service.metrics import ApiMetrics
 from service.settings import Settings
 from service.snapshot import SnapshotHolder
@@ -22,10 +23,11 @@ class ApiState:
     database_url: str
     holder: SnapshotHolder
     metrics: ApiMetrics
+    conversations: ConversationWriter
 
     @property
     def database_in_process(self) -> bool:
-        """SQLite answers without network waits: a short write can run on the event loop
+        """SQLite answers without network waits: a short read can run on the event loop
         (a hop to a worker thread costs more than it); a networked database gets a thread."""
         return self.database_url.startswith("sqlite")
 

@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from anyio import to_thread
 from litestar import Controller, Request, Response, post
 
-from service.api import ApiState, api_state, today
+from service.api import api_state, today
 from service.api.docs import documented
 from service.api.inputs import read_json
-from service.conversations import load_question, save_turn
+from service.conversations import load_question
 
-__all__ = ["AskController", "answer_text"]
-
-
-def answer_text(api: ApiState, text: str, conversation_id: str | None) -> dict[str, Any]:
-    """Parse ``text`` against the conversation's last question, answer, and record the turn."""
-    previous = load_question(api.database_url, conversation_id, today()) if conversation_id else None
-    reply = api.holder.get().reply(text, previous, today())
-    conversation_id = save_turn(api.database_url, conversation_id, reply.question,
-                                {"text": text, "intent": reply.intent})
-    if reply.recommendation is not None and reply.question is not None:
-        api.metrics.recommendations.labels(reply.question.workload, "ask").inc()
-    return {**reply.to_dict(), "conversation_id": conversation_id}
+__all__ = ["AskController"]
 
 
 class AskController(Controller):
@@ -37,8 +24,14 @@ class AskController(Controller):
         Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
         api = api_state(request)
         body = await read_json(request, "ask-request", api.settings.max_body_bytes)
-        if api.database_in_process:
-            result = answer_text(api, body["text"], body.get("conversation_id"))
-        else:
-            result = await to_thread.run_sync(answer_text, api, body["text"], body.get("conversation_id"))
-        return Response(result)
+        text, conversation_id = body["text"], body.get("conversation_id")
+        previous = None
+        if conversation_id and api.database_in_process:
+            previous = load_question(api.database_url, conversation_id, today())
+        elif conversation_id:
+            previous = await to_thread.run_sync(load_question, api.database_url, conversation_id, today())
+        reply = api.holder.get().reply(text, previous, today())
+        conversation_id = await api.conversations.save(conversation_id, reply.question, {"text": text, "intent": reply.intent})
+        if reply.recommendation is not None and reply.question is not None:
+            api.metrics.recommendations.labels(reply.question.workload, "ask").inc()
+        return Response({**reply.to_dict(), "conversation_id": conversation_id})
