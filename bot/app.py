@@ -196,13 +196,19 @@ def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
 
     app.event("message")(ignore_other_messages)
 
-    async def refine(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
+    async def from_button(action: dict[str, Any], respond: AsyncRespond) -> tuple[Conversation, Any] | None:
+        """The conversation a button carries, or None after telling the user the button is stale."""
         try:
-            conversation, ask = Conversation.from_value(action.get("value") or "")
+            return Conversation.from_value(action.get("value") or "")
         except ValueError:
             await respond(text="That button is from an older whichgpu; ask again with /whichgpu.", replace_original=False,
                           response_type="ephemeral")
+            return None
+
+    async def refine(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
+        if (decoded := await from_button(action, respond)) is None:
             return
+        conversation, ask = decoded
         ephemeral = bool((body.get("container") or {}).get("is_ephemeral", True))
         blocks, fallback, shown = await answerer.answer(conversation, ephemeral=ephemeral, ask=ask)
         if shown is None:  # keep the answer on screen; say what went wrong beside it
@@ -213,12 +219,9 @@ def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
     app.action(re.compile("^(" + "|".join(re.escape(a) for a in REFINEMENTS) + ")$"))(ack=ack_only, lazy=[refine])
 
     async def share(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
-        try:
-            conversation, _ = Conversation.from_value(action.get("value") or "")
-        except ValueError:
-            await respond(text="That button is from an older whichgpu; ask again with /whichgpu.", replace_original=False,
-                          response_type="ephemeral")
+        if (decoded := await from_button(action, respond)) is None:
             return
+        conversation, _ = decoded
         user = (body.get("user") or {}).get("id")
         blocks, fallback, shown = await answerer.answer(conversation, ephemeral=False, shared_by=user)
         if shown is None:
