@@ -51,6 +51,7 @@ class Advisor:
         self.memory = MemoryModel(self.rulebook)
         self._gpu_ids = {gpu.id for gpu in catalog.gpus}
         self._offer_cache: dict[date, list] = {}
+        self._price_cache: dict[tuple[date, bool], dict[str, object]] = {}
         self._labels = {k: v["label"] for k, v in self.rulebook.param("workload-priorities", "classes").items()}
 
     # -- public faces -------------------------------------------------------------------------
@@ -109,7 +110,7 @@ class Advisor:
         rows = []
         for gpu in self.catalog.released_by(as_of):
             relative = self.performance.relative(gpu, work, precision)
-            point = pricing.best_price(gpu)
+            point = self._best_price(pricing, gpu)
             price = pricing.money(point.price_usd, point) if point else None
             rows.append({
                 "gpu": gpu.id, "name": gpu.name, "vendor": gpu.vendor, "memory_gb": gpu.memory_gb,
@@ -124,7 +125,7 @@ class Advisor:
 
     def _candidate(self, gpu, question: Question, pricing: Pricing, work: str, need: MemoryNeed, speedup: float):
         """(Candidate, None) or (None, exclusion record)."""
-        point = pricing.best_price(gpu)
+        point = self._best_price(pricing, gpu)
         if point is None:
             return None, {"gpu": gpu.id, "rule": "cost-efficiency", "reason": f"no price known by {pricing.as_of.isoformat()}"}
         fit = self.memory.fit(question, need, gpu.memory_gb, question.gpus)
@@ -161,7 +162,7 @@ class Advisor:
         return ranked, sorted(excluded, key=lambda e: e["gpu"]), over_budget
 
     def _cheaper_than(self, gpu_id: str, top: Candidate, pricing: Pricing) -> bool:
-        point = pricing.best_price(self.catalog.gpu(gpu_id))
+        point = self._best_price(pricing, self.catalog.gpu(gpu_id))
         return point is not None and point.price_usd < top.unit_usd
 
     def _pick(self, c: Candidate, question: Question, pricing: Pricing, work: str, need: MemoryNeed) -> Pick:
@@ -292,7 +293,7 @@ class Advisor:
             if gpu.released > as_of:
                 findings.append(Finding("no-unreleased-chips", "excluded", f"{gpu.name} was not released by {as_of.isoformat()}"))
                 continue
-            point = pricing.best_price(gpu)
+            point = self._best_price(pricing, gpu)
             fit = self.memory.fit(question, need, gpu.memory_gb, question.gpus)
             relative = self.performance.relative(gpu, work, question.precision)
             unit = point.price_usd if point else float("nan")
@@ -319,6 +320,16 @@ class Advisor:
         )
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _best_price(self, pricing: Pricing, gpu):
+        """``pricing.best_price(gpu)``, looked up once per date and new/used choice for the whole catalog."""
+        key = (pricing.as_of, pricing.used_ok)
+        table = self._price_cache.get(key)
+        if table is None:
+            if len(self._price_cache) > 64:
+                self._price_cache.clear()
+            table = self._price_cache[key] = {g.id: pricing.best_price(g) for g in self.catalog.gpus}
+        return table.get(gpu.id) if gpu.id in table else pricing.best_price(gpu)
 
     def _pricing(self, as_of: date, currency: str, used_ok: bool) -> Pricing:
         max_age = self.rulebook.param("cost-efficiency", "max_price_age_days")
