@@ -142,6 +142,11 @@ def _word(word: str, bound: bool = True) -> str:
     return body + ("" if word.endswith("*") or not bound else r"(?!\w)")
 
 
+def _needle(word: str) -> str:
+    """The literal every match of ``_word(word)`` contains: a cheap test before the regex runs."""
+    return clean(re.split(r"[\s-]+", word)[0].rstrip("*"))
+
+
 def _any(words: Iterable[str], bound: bool = True) -> str:
     return "(?:" + "|".join(_word(w, bound) for w in sorted(words, key=len, reverse=True)) + ")"
 
@@ -153,7 +158,7 @@ def _bounded(pattern: str) -> re.Pattern[str]:
 @dataclass(frozen=True)
 class _Vocab:
     data: dict[str, Any]
-    keywords: tuple[tuple[re.Pattern[str], dict[str, Any]], ...]
+    keywords: tuple[tuple[str, re.Pattern[str], dict[str, Any]], ...]  # (literal it needs, pattern, meaning)
     fillers: re.Pattern[str]
     currency: tuple[tuple[re.Pattern[str], str], ...]
     cur: str
@@ -170,7 +175,7 @@ def vocabulary() -> _Vocab:
     currency = tuple((re.compile(_word(w)), code) for code, ws in data["currencies"].items() for w in ws)
     return _Vocab(
         data=data,
-        keywords=tuple((_bounded(_word(w)), meaning) for w, meaning in pairs),
+        keywords=tuple((_needle(w), _bounded(_word(w)), meaning) for w, meaning in pairs),
         fillers=re.compile(_any(data["fillers"])),
         currency=currency,
         cur=_any(w for ws in data["currencies"].values() for w in ws),
@@ -479,8 +484,9 @@ def _counts(scan: _Scan) -> None:
 
 
 def _keywords(scan: _Scan) -> None:
-    for pattern, meaning in vocabulary().keywords:
-        scan.take(pattern, lambda m, meaning=meaning: _meaning(scan, meaning, m.group()))
+    for needle, pattern, meaning in vocabulary().keywords:
+        if needle in scan.text:
+            scan.take(pattern, lambda m, meaning=meaning: _meaning(scan, meaning, m.group()))
 
 
 def _meaning(scan: _Scan, meaning: dict[str, Any], phrase: str) -> bool:
