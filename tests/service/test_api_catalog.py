@@ -5,21 +5,18 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
-from litestar.testing import TestClient
+
+from tests.app_client import app_client
 
 from rules import question
 from rules.datafile import schema_names as data_schema_names
 from service.api import inputs
 from service.api.inputs import schema_errors
-from service.app import create_app
-from service.settings import Settings
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
-    data = tmp_path_factory.mktemp("catalog")
-    app = create_app(Settings(data_dir=data, database_url=f"sqlite:///{data / 'w.db'}"))
-    with TestClient(app) as test_client:
+    with app_client(tmp_path_factory.mktemp("catalog")) as test_client:
         yield test_client
 
 

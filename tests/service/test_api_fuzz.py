@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+
+from tests.app_client import app_client
 from hypothesis import HealthCheck, given, settings, strategies as st
-from litestar.testing import TestClient
 
 from service.api.inputs import schema
 from service.api.inputs import schema_errors
-from service.app import create_app
-from service.settings import Settings
 
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -36,9 +35,7 @@ RESPONSE_SCHEMA = {"/v1/recommendations": "answer", "/v1/ask": "ask-response", "
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
-    data = tmp_path_factory.mktemp("fuzz")
-    app = create_app(Settings(data_dir=data, database_url=f"sqlite:///{data / 'w.db'}", max_body_bytes=8192))
-    with TestClient(app, raise_server_exceptions=False) as test_client:
+    with app_client(tmp_path_factory.mktemp("fuzz"), raise_server_exceptions=False, max_body_bytes=8192) as test_client:
         yield test_client
 
 

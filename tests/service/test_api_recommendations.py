@@ -5,20 +5,17 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
-from litestar.testing import TestClient
+
+from tests.app_client import app_client
 
 from service.api.inputs import schema_errors
-from service.app import create_app
-from service.settings import Settings
 
 PROBLEM = "application/problem+json"
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
-    data = tmp_path_factory.mktemp("api")
-    app = create_app(Settings(data_dir=data, database_url=f"sqlite:///{data / 'w.db'}", max_body_bytes=4096))
-    with TestClient(app) as test_client:
+    with app_client(tmp_path_factory.mktemp("api"), max_body_bytes=4096) as test_client:
         yield test_client
 
 

@@ -13,8 +13,7 @@ from litestar.testing import TestClient
 
 from rules.catalog import load_catalog
 from rules.engine import Advisor
-from service.app import create_app
-from service.settings import Settings
+from tests.app_client import app_client
 
 
 @pytest.fixture(scope="session")
@@ -22,22 +21,17 @@ def advisor() -> Advisor:
     return Advisor(load_catalog())
 
 
-def make_settings(tmp: Path) -> Settings:
-    return Settings(data_dir=tmp, database_url=f"sqlite:///{tmp / 'whichgpu.db'}")
-
-
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     """The whole app (create_app) on a fresh SQLite database, shared by a module's read-only tests."""
-    app = create_app(make_settings(tmp_path_factory.mktemp("web")))
-    with TestClient(app) as test_client:
+    with app_client(tmp_path_factory.mktemp("web")) as test_client:
         yield test_client
 
 
 @pytest.fixture
 def fresh_client(tmp_path: Path) -> Iterator[TestClient]:
     """An app of its own, for tests that store data or count cache hits."""
-    with TestClient(create_app(make_settings(tmp_path))) as test_client:
+    with app_client(tmp_path) as test_client:
         yield test_client
 
 
