@@ -240,6 +240,16 @@ def write_rows(path: Path, key: str, doc: dict) -> None:
     path.write_text("\n".join(parts) + "\n", encoding="utf-8")
 
 
+def replace_imported(file_name: str, key: str, prefix: str, imported: list, noun: str) -> None:
+    """Swap the rows whose source starts with ``prefix`` for ``imported``; hand-curated rows stay."""
+    path = OUT_DIR / file_name
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    hand = [row for row in doc[key] if not row["source"].startswith(prefix)]
+    doc[key] = hand + imported
+    write_rows(path, key, doc)
+    print(f"{file_name}: {len(hand)} hand-curated + {len(imported)} imported {noun}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("data_dir", nargs="?", default="../shared/data", help="shared data folder (relative to the repo root)")
@@ -252,22 +262,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     ebay, skipped = import_ebay(data_dir)
-    prices_path = OUT_DIR / "prices.json"
-    doc = json.loads(prices_path.read_text(encoding="utf-8"))
-    hand = [p for p in doc["prices"] if not p["source"].startswith(EBAY_PREFIX)]
-    doc["prices"] = hand + ebay
-    write_rows(prices_path, "prices", doc)
-    print(f"prices.json: {len(hand)} hand-curated + {len(ebay)} imported points")
+    replace_imported("prices.json", "prices", EBAY_PREFIX, ebay, "points")
     if skipped:
         print(f"  eBay GPUs without a catalog entry (skipped): {', '.join(sorted(skipped))}")
-
     cloud, unmapped = import_cloud(data_dir)
-    offers_path = OUT_DIR / "cloud_offers.json"
-    doc = json.loads(offers_path.read_text(encoding="utf-8"))
-    hand = [o for o in doc["offers"] if not o["source"].startswith(FSDL_PREFIX)]
-    doc["offers"] = hand + cloud
-    write_rows(offers_path, "offers", doc)
-    print(f"cloud_offers.json: {len(hand)} hand-curated + {len(cloud)} imported offers")
+    replace_imported("cloud_offers.json", "offers", FSDL_PREFIX, cloud, "offers")
     if unmapped:
         print(f"  accelerators without a catalog GPU (gpu: null): {', '.join(sorted(unmapped))}")
     return 0
