@@ -59,6 +59,8 @@ class Advisor:
     def recommend(self, question: Question, intent: str = "recommend", today: date | None = None) -> Answer:
         """Ranked picks with reasons; never raises for an impossible question, says so instead."""
         as_of = question.as_of or today or date.today()
+        if question.precision is None:
+            question = question.refined(precision="16-bit")
         model_spec = self.memory.model_for(question)
         if model_spec and model_spec.workload and question.workload == "general":
             question = question.refined(workload=model_spec.workload)

@@ -20,11 +20,21 @@ __all__ = [
     "CURRENCIES",
     "EXPERIENCE",
     "EARLIEST_AS_OF",
+    "METHODS",
+    "SETTINGS",
+    "LANGUAGES",
 ]
 
-WORKLOADS = ("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general")
-PRECISIONS = ("fp32", "16-bit", "8-bit", "4-bit")
+WORKLOADS = ("cnn", "rnn", "transformer", "llm", "image-generation", "speech", "rl", "kaggle", "general")
+PRECISIONS = ("fp32", "16-bit", "fp8", "8-bit", "4-bit")
 TASKS = ("training", "inference")
+# How the model is used; None lets the engine choose for the job and say so.
+METHODS = ("inference", "lora", "qlora", "full", "pretrain")
+# Where the hardware will live: a desktop PC, a server/rack, or only rented in the cloud.
+SETTINGS = ("desktop", "server", "cloud")
+LANGUAGES = ("en", "ru")
+MAX_CONTEXT_TOKENS = 2_000_000
+MAX_BATCH = 4096
 CURRENCIES = ("USD", "EUR", "GBP", "RUB")
 EXPERIENCE = ("beginner", "hobby", "researcher")
 EARLIEST_AS_OF = date(2010, 1, 1)
@@ -49,7 +59,7 @@ class Question:
     budget: float | None = None
     currency: str = "USD"
     gpus: int = 1
-    precision: str = "16-bit"
+    precision: str | None = None  # None: the engine picks the job's usual precision and says so
     model: str | None = None
     params_b: float | None = None
     memory_gb: float | None = None
@@ -61,6 +71,11 @@ class Question:
     experience: str | None = None
     owned_gpu: str | None = None
     compare: tuple[str, ...] = field(default_factory=tuple)
+    method: str | None = None
+    setting: str | None = None  # None: a desktop for one person, unless the question says otherwise
+    context_tokens: int | None = None
+    batch: int | None = None
+    language: str | None = None  # None: English
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -95,8 +110,14 @@ class Question:
         """Raise :class:`QuestionError` for the first value out of range."""
         _one_of("workload", self.workload, WORKLOADS)
         _one_of("currency", self.currency, CURRENCIES)
-        _one_of("precision", self.precision, PRECISIONS)
         _one_of("task", self.task, TASKS)
+        for name, allowed in (("precision", PRECISIONS), ("method", METHODS), ("setting", SETTINGS), ("language", LANGUAGES)):
+            if getattr(self, name) is not None:
+                _one_of(name, getattr(self, name), allowed)
+        for name, upper_int in (("context_tokens", MAX_CONTEXT_TOKENS), ("batch", MAX_BATCH)):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= upper_int):
+                raise QuestionError(name, f"{name} must be a whole number from 1 to {upper_int}")
         if self.experience is not None:
             _one_of("experience", self.experience, EXPERIENCE)
         if self.budget is not None:

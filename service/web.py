@@ -213,7 +213,7 @@ def question_chart_points(advisor: Any, reply: Any) -> list[dict[str, Any]]:
     as_of = date.fromisoformat(answer["as_of"])
     used = question.used_ok or any((p["unit_price"].get("kind") == "used") for p in answer["picks"])
     rows = advisor.card_rows(answer["question"]["workload"], as_of, question.currency, used,
-                             precision=question.precision, task=question.task)
+                             precision=question.precision or "16-bit", task=question.task)
     need = MemoryNeed(**answer["memory_need"])
     catalog = advisor.catalog
     purchasable = [r for r in rows if catalog.gpu(r["gpu"]).purchasable]

@@ -104,7 +104,8 @@ def test_schemas_published_include_api_data_and_agent(client):
 def test_request_schema_enums_match_the_engine():
     props = inputs.schema("recommendation-request")["properties"]
     assert props["workload"]["enum"] == list(question.WORKLOADS)
-    assert props["precision"]["enum"] == list(question.PRECISIONS)
+    assert props["precision"]["enum"] == [*question.PRECISIONS, None]
+    assert props["method"]["enum"] == [*question.METHODS, None]
     assert props["task"]["enum"] == list(question.TASKS)
     assert set(props) - {"intent"} == set(question.Question.__dataclass_fields__)
     assert inputs.schema("gpu-query")["properties"]["workload"]["enum"] == list(question.WORKLOADS)
