@@ -91,6 +91,10 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _print_markdown(text: str) -> None:
+    """Rendered on a terminal; piped or redirected, the Markdown itself (the Slack answer's text)."""
+    if not sys.stdout.isatty():
+        print(text)
+        return
     from rich.console import Console
     from rich.markdown import Markdown
 
