@@ -202,6 +202,41 @@ def test_gpu_fields(cat):
     assert v100.released == date(2017, 6, 21) and "overrides" in v100.sources
 
 
+# (id, desktop, server_only): cards people mistake for one another
+FORM = [
+    ("rtx-4090", True, False), ("rtx-3090", True, False), ("rtx-6000-ada", True, False),
+    ("rtx-pro-6000-blackwell", True, False), ("rtx-a6000", True, False), ("radeon-pro-w7900", True, False),
+    ("gtx-1050-ti", True, False), ("arc-b580", True, False), ("rx-7900-xtx", True, False),
+    ("h100-pcie", False, True), ("h100-nvl", False, True), ("h200-nvl", False, True), ("a100-80gb-pcie", False, True),
+    ("l40s", False, True), ("l40", False, True), ("a40", False, True), ("a30", False, True), ("a10", False, True),
+    ("t4", False, True), ("l4", False, True), ("a16", False, True), ("a2", False, True), ("tesla-p40", False, True),
+    ("tesla-p100-pcie-16gb", False, True), ("v100-pcie-16gb", False, True), ("tesla-k80", False, True),
+    ("tesla-m40", False, True), ("mi50", False, True), ("mi100", False, True), ("mi210", False, True),
+    ("v100-sxm2-16gb", False, True), ("a100-80gb-sxm", False, True), ("h100-sxm", False, True), ("b200", False, True),
+    ("mi300x", False, True), ("max-1550", False, True),
+]
+
+
+@pytest.mark.parametrize("gid, desktop, server_only", FORM)
+def test_desktop_and_server_only_flags(cat, gid, desktop, server_only):
+    g = cat.gpu(gid)
+    assert (g.desktop, g.server_only) == (desktop, server_only), (gid, g.form_factor, g.availability, g.cooling)
+
+
+def test_every_entry_is_a_desktop_a_server_part_or_cloud_silicon(cat):
+    for g in cat.gpus:
+        assert g.form_factor in ("pcie", "sxm", "oam", "system", "cloud") and g.availability in ("retail", "server", "cloud-only")
+        assert not (g.desktop and g.server_only) and (g.desktop or g.server_only or g.availability == "cloud-only"), g.id
+        if g.desktop and g.form_factor == "pcie":
+            assert g.power_connectors and g.slots, g.id  # a buyer needs both to plan the PC
+        else:
+            assert g.power_connectors is None, g.id
+        assert g.unified_memory == (g.form_factor == "system"), g.id
+    a10g = cat.gpu("a10g")
+    assert (a10g.form_factor, a10g.availability, a10g.desktop) == ("cloud", "cloud-only", False)
+    assert cat.gpu("rtx-4090").power_connectors == "1x 16-pin" and cat.gpu("gtx-1650").power_connectors == "none"
+
+
 def test_every_purchasable_gpu_has_msrp(cat):
     for g in cat.gpus:
         if g.purchasable:
@@ -364,6 +399,20 @@ def test_schema_violation_names_file_entry_and_field(tmp_path):
         ("cloud_offers", lambda doc: doc["offers"][0].update(count=0), ["cloud_offers.json", "field 'count'"]),
         ("currencies", lambda doc: doc["rates"][0].update(per_usd=-1), ["currencies.json", "field 'per_usd'"]),
         ("architectures", lambda doc: doc["architectures"][0].update(software="metal"), ["architectures.json", "field 'software'"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-3090")].pop("availability"),
+         ["gpus.json", "'rtx-3090'", "'availability' is a required property"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "h100-sxm")].update(availability="retail"),
+         ["gpus.json", "'h100-sxm'", "field 'availability'", "sold inside servers"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "mi300x")].update(cooling=["open-air"]),
+         ["gpus.json", "'mi300x'", "field 'cooling'"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "l40s")].update(availability="retail"),
+         ["gpus.json", "'l40s'", "field 'availability'", "server airflow"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "a10g")].update(availability="server"),
+         ["gpus.json", "'a10g'", "field 'availability'", "cloud-only"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-4090")].update(form_factor="system"),
+         ["gpus.json", "'rtx-4090'", "field 'unified_memory'"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-4090")].update(form_factor="desktop"),
+         ["gpus.json", "'rtx-4090'", "field 'form_factor'"]),
     ],
 )
 def test_bad_data_raises_catalog_error(tmp_path, name, mutate, needle):
