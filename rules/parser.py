@@ -22,10 +22,19 @@ Decisions for ambiguous text (each pinned by a test):
   budget in the previous question's currency (else USD): "nlp 800" -> 800 USD.
   Two leftover numbers, a small one, or a year-like one are reported as unknown.
   Money without a currency word is USD; Russian users write "руб"/"₽" for roubles.
-* GPU numbers: 1050..5090-style four-digit numbers, 3-digit ones after "gtx" or
-  before "ti", "rx 580", "7900 xtx" and the listed names (a100, mi300x, ...) are GPUs,
-  never budgets, unless a currency is attached ("$1080", "1080 usd").
-  Names are cleaned and given their series: "3090" -> "rtx 3090", "1070" -> "gtx 1070".
+* Hardware names are never budgets: NVIDIA numbers (1050..5090, "rtx pro 6000"),
+  AMD ones with a suffix or "rx" ("9070 xt", "rx 9060 xt"), letter codes ("a100",
+  "b580", "r9700", "gb200", "mi300x"), systems ("dgx spark", "mac studio m3 ultra",
+  "strix halo") and the listed names, unless a currency is attached ("$1080").
+  A memory size or form word right after a name is part of it ("a100 80gb pcie"), so
+  the catalog's resolver can pick the exact variant; the name goes to ``compare`` as
+  written (series added to bare numbers: "3090" -> "rtx 3090"), also when the catalog
+  does not know it, so the engine can say "not in the catalog". ``understood`` shows
+  what the catalog's resolver makes of each name.
+* Amounts: "$2.5k", "2,5 тыс.", "150 000 рублей"; "million"/"billion" words scale an
+  amount only with a currency ("$2 million"; "7 billion" stays a parameter count).
+  An absurd amount ("$1e12", "a trillion dollars") raises QuestionError naming the
+  budget and the words read, never a small number.
 * GPUs after "I have"/"my"/"у меня" are ``owned_gpu``; the other named GPUs go to
   ``compare`` (the cards asked about, also for a single card in a "fit" question).
 * Intent: "help" for empty text, bare "?" or a help word with nothing else;
@@ -228,6 +237,8 @@ class _Scan:
 def _number(text: str) -> float:
     """'1,500' and '1.500' are thousands; '1.5' and '1,5' decimals; '80 000' grouped."""
     text = re.sub(r"\s", "", text)
+    if "e" in text:  # "1e12": refused later as beyond any purchase, never read as 1
+        return float(text.replace(",", "."))
     if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", text):
         return float(re.sub(r"[.,]", "", text))
     return float(text.replace(",", "."))
@@ -332,9 +343,11 @@ def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> bool:
 def _money_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     v = vocabulary()
     grouped = rf"\d{{1,3}}(?:\s\d{{3}})+(?=\s*(?:{v.thousands}|{v.cur}))"
-    num = rf"(?P<num>{grouped}|{_MONEY_NUM})"
+    num = rf"(?P<num>{grouped}|(?:{_MONEY_NUM})(?:e\+?\d{{1,3}}(?!\d))?)"
     words = _any(v.data["budget_words"])
-    body = rf"(?P<pre>[$€£₽])?\s*{num}\s*(?P<k>{v.thousands})?\s*(?P<cur>{v.cur})?"
+    large = _any(w for scale in v.data["large_numbers"] for w in scale["words"])
+    amount = rf"(?:{num}|(?P<one>an?|one|один|одна)(?=\s+{large}))\s*(?:(?P<k>{v.thousands})|(?P<large>{large}))?"
+    body = rf"(?P<pre>[$€£₽])?\s*{amount}\s*(?P<cur>{v.cur})?"
     not_context = r"(?!\s*(?:context|ctx|tokens?|токен\w*|контекст\w*|monitor|video|resolution|display))"
     marked = _bounded(rf"(?:{words}\s*[:=]?\s*)?{body}{not_context}")
     worded = _bounded(rf"{words}\s*[:=]?\s*{num}(?![\d\w])")
@@ -350,12 +363,30 @@ def _money_words(scan: _Scan) -> None:
 
 
 def _money_found(scan: _Scan, m: re.Match[str], need_mark: bool) -> bool:
+    """An amount is money with a currency sign or word, a 'k', or a budget word before it.
+
+    "a million"/"7 billion" without a currency stay parameter counts; with one they are
+    money, so "$1e12" or "a trillion dollars" reach the budget check and are refused.
+    """
     groups = m.groupdict()
-    marked = groups.get("pre") or groups.get("cur") or groups.get("k")
-    amount = _number(groups["num"]) * (1000 if groups.get("k") else 1)
+    currency = groups.get("pre") or groups.get("cur")
+    marked = currency or groups.get("k")
+    if groups.get("large") and not currency:
+        return False
+    amount = (1.0 if groups.get("one") else _number(groups["num"])) * _scale(groups)
     if (need_mark and not marked) or (not marked and amount < 50):
         return False
-    return scan.put("budget", (_whole(amount), _currency(groups.get("pre") or groups.get("cur") or "")), m.group())
+    return scan.put("budget", (_whole(amount), _currency(currency or "")), m.group())
+
+
+def _scale(groups: dict[str, str | None]) -> float:
+    if groups.get("k"):
+        return 1000.0
+    word = groups.get("large")
+    if not word:
+        return 1.0
+    return next(float(s["factor"]) for s in vocabulary().data["large_numbers"]
+                if re.fullmatch(_any(s["words"]), word))
 
 
 def _currency(mark: str) -> str | None:
@@ -365,17 +396,28 @@ def _currency(mark: str) -> str | None:
 # GPU names ---------------------------------------------------------------------------
 
 
+_VARIANT_TAIL = r"(?:[\s-]*(?:\d{1,3}\s?(?:gb|гб)|pcie|sxm[2-6]?|nvl|oam|ada|blackwell)){0,3}"
+
+
 @lru_cache(maxsize=1)
 def _gpu_patterns() -> tuple[re.Pattern[str], ...]:
+    """Shapes of hardware names, most specific first; each may carry its variant ("a100 80gb pcie")."""
     names = _any(vocabulary().data["gpu_names"], bound=False)
     start, end = r"(?<![^\Wx×])(?<![$€£₽.])", r"s?(?!\w|[.,]\d)"
-    return tuple(re.compile(start + p + end) for p in (
+    line = r"(?:(?:rtx|quadro|tesla|radeon(?:[\s-]+ai)?(?:[\s-]+pro)?|instinct|arc(?:[\s-]+pro)?)[\s-]+)?"
+    code = r"(?!a\d{1,3}b(?!\w)|h26[45](?!\w))(?:gb|mi|[abhlvpkmtwr])\d{2,4}[a-z]?"
+    return tuple(re.compile(start + p + rf"(?P<tail>{_VARIANT_TAIL})" + end) for p in (
+        r"(?P<name>(?:mac[\s-]*(?:studio|mini|pro)|macbook[\s-]*pro)(?:[\s-]*m[1-5](?:[\s-]*(?:ultra|max|pro))?)?"
+        r"|m[1-5][\s-]*(?:ultra|max))",
         rf"(?P<name>{names})",
+        r"(?P<name>rtx[\s-]*pro[\s-]*\d{4}(?:[\s-]*(?:blackwell|max-q|server))?)",
+        rf"(?P<name>{line}{code})",
         r"(?:(?P<series>rtx|gtx|gt)[\s-]*)?(?P<num>1[06][5-8]0|[2-5]0[5-9]0)(?P<suf>(?:[\s-]*(?:ti|super))*)",
         r"(?P<series>gtx|gt)[\s-]*(?P<num>[4-9][1-9]0)(?P<suf>(?:[\s-]*ti)?)",
         r"(?P<num>[6-9][5-8]0)(?P<suf>[\s-]*ti)",
-        r"(?P<series>rx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:xtx|xt))?)",
-        r"(?P<num>[5-9]\d00)(?P<suf>[\s-]*(?:xtx|xt))",
+        r"(?P<series>rtx|gtx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:ti|super))*)",  # a name the catalog may not know
+        r"(?P<series>rx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:xtx|xt|gre))?)",
+        r"(?P<num>[5-9]\d[0-9]0)(?P<suf>[\s-]*(?:xtx|xt|gre))",
     ))
 
 
@@ -385,14 +427,17 @@ def _gpus(scan: _Scan) -> None:
 
 
 def _gpu_name(m: re.Match[str]) -> str:
-    """'3090' -> 'rtx 3090', '1080ti' -> 'gtx 1080 ti', 'Tesla-V100' -> 'v100'."""
+    """'3090' -> 'rtx 3090', '1080ti' -> 'gtx 1080 ti', 'A100-80GB PCIe' -> 'a100 80gb pcie'."""
     groups = m.groupdict()
+    tail = re.sub(r"(\d)\s+(gb|гб)", r"\1\2", re.sub(r"[\s-]+", " ", groups["tail"])).strip()
     if groups.get("name"):
-        return re.sub(r"[\s-]+", " ", groups["name"])
-    num = groups["num"]
-    series = groups.get("series") or ("gtx" if num.startswith("1") or len(num) == 3 else "rtx")
-    suffix = " ".join(re.findall(r"ti|super|xtx|xt", groups.get("suf") or ""))
-    return f"{series} {num} {suffix}".strip()
+        name = re.sub(r"[\s-]+", " ", groups["name"])
+    else:
+        num, suf = groups["num"], groups.get("suf") or ""
+        amd = re.search(r"x|gre", suf)
+        series = groups.get("series") or ("rx" if amd else "gtx" if num.startswith("1") or len(num) == 3 else "rtx")
+        name = " ".join([series, num, *re.findall(r"ti|super|xtx|xt|gre", suf)])
+    return f"{name} {tail}" if tail else name
 
 
 @lru_cache(maxsize=1)
@@ -530,7 +575,14 @@ def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
     for what in dict.fromkeys(scan.adjust):
         understood.append(_ADJUSTERS[what](base, changes))
     question = replace(base, **changes)
-    question.check(today)
+    try:
+        question.check(today)
+    except QuestionError as error:
+        if error.field == "budget" and "budget" in scan.values:  # name what was read: "$1e12" is not a typo for $1
+            (amount, currency), phrase = scan.values["budget"]
+            raise QuestionError("budget", f"{error.message} (read {amount:,.0f} {currency or question.currency} "
+                                          f"from '{phrase}')") from None
+        raise
     changed = tuple(name for name in _FIELD_ORDER if name in changes)
     return ParsedText(question, _intent(scan, question, changed), tuple(understood), _unknown(scan), changed)
 
@@ -554,8 +606,16 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question) -> t
     if scan.cards:
         cards = tuple(dict.fromkeys(name for _, name in sorted(scan.cards)))[:6]
         changes["compare"] = cards
-        understood.append("gpus asked about: " + ", ".join(cards))
+        understood.append("gpus asked about: " + ", ".join(_card_note(card) for card in cards))
     return changes, understood
+
+
+def _card_note(name: str) -> str:
+    """'rx 9070 xt (AMD Radeon RX 9070 XT)' or 'strix halo (not in the catalog)', by the catalog's resolver."""
+    from rules.catalog import load_catalog  # lazy: the catalog loads once, and only for texts naming hardware
+
+    gpu = load_catalog().find(name)
+    return f"{name} ({gpu.name})" if gpu else f"{name} (not in the catalog)"
 
 
 def _pick_workload(scan: _Scan) -> tuple[str, str] | None:

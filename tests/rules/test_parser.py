@@ -224,6 +224,64 @@ def test_compare_intent(text: str, cards: tuple[str, ...]) -> None:
     assert parsed.question.budget is None
 
 
+@pytest.mark.parametrize(("text", "cards", "budget"), [
+    ("5070 ti vs 9070 xt for cnn", ("rtx 5070 ti", "rx 9070 xt"), None),
+    ("rtx pro 6000 vs 5090 for llm inference", ("rtx pro 6000", "rtx 5090"), None),
+    ("5090 for $2.5k", ("rtx 5090",), 2500),
+    ("rx 9060 xt", ("rx 9060 xt",), None),
+    ("b580", ("b580",), None),
+    ("r9700", ("r9700",), None),
+    ("radeon ai pro r9700 or arc pro b60", ("radeon ai pro r9700", "arc pro b60"), None),
+    ("a100 80gb", ("a100 80gb",), None),
+    ("h100 pcie", ("h100 pcie",), None),
+    ("A100-80GB PCIe vs H100 SXM5", ("a100 80gb pcie", "h100 sxm5"), None),
+    ("dgx spark", ("dgx spark",), None),
+    ("mac studio m3 ultra 512gb", ("mac studio m3 ultra 512gb",), None),
+    ("strix halo", ("strix halo",), None),
+    ("ryzen ai max+ 395 or 5090", ("ryzen ai max+ 395", "rtx 5090"), None),
+    ("gb200", ("gb200",), None),
+    ("compare rtx a6000, tesla v100 and instinct mi300x", ("rtx a6000", "tesla v100", "instinct mi300x"), None),
+])
+def test_card_and_system_names_are_never_budgets(text: str, cards: tuple[str, ...], budget: int | None) -> None:
+    parsed = parse(text, today=TODAY)
+    assert parsed.question.compare == cards
+    assert parsed.question.budget == budget
+    assert parsed.unknown == ()
+
+
+def test_unknown_hardware_names_are_kept_for_the_engine_to_report() -> None:
+    parsed = parse("rtx 6090 vs 5090", today=TODAY)
+    assert parsed.question.compare == ("rtx 6090", "rtx 5090")
+    assert "rtx 6090 (not in the catalog)" in parsed.understood[-1]
+    assert "rtx 5090 (GeForce RTX 5090)" in parsed.understood[-1]
+
+
+@pytest.mark.parametrize(("text", "budget", "currency"), [
+    ("$2.5k", 2500, "USD"),
+    ("€1500", 1500, "EUR"),
+    ("1500 eur", 1500, "EUR"),
+    ("150 000 рублей", 150000, "RUB"),
+    ("50к руб", 50000, "RUB"),
+    ("£900", 900, "GBP"),
+    ("2 million usd", 2000000, "USD"),
+])
+def test_money_forms(text: str, budget: int, currency: str) -> None:
+    parsed = parse(text, today=TODAY)
+    assert (parsed.question.budget, parsed.question.currency) == (budget, currency)
+
+
+@pytest.mark.parametrize("text", ["$1e12", "a trillion dollars", "budget 1e9", "3 billion euros", "nlp for $50 million"])
+def test_absurd_amounts_are_refused_never_read_small(text: str) -> None:
+    with pytest.raises(QuestionError) as caught:
+        parse(text, today=TODAY)
+    assert caught.value.field == "budget"
+    assert "budget" in caught.value.message and "read" in caught.value.message
+
+
+def test_billions_without_a_currency_stay_parameters() -> None:
+    assert parse("7 billion parameters", today=TODAY).question.params_b == 7
+
+
 def test_gpu_number_with_a_currency_is_money() -> None:
     parsed = parse("1080 for $1080", today=TODAY)
     assert parsed.question.budget == 1080
