@@ -14,7 +14,7 @@ budget never gives a slower pick.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from rules.configurations import Configuration
@@ -61,22 +61,20 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     new_or_used = [c for c in usable if used_ok or c.offer.condition == "new"]
     floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
     affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
-    if not used_ok and not any(map(affordable, new_or_used)) and any(affordable(c) for c in usable):
-        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline)
-        note = ("persona-little-money", "applied", "no new configuration fits the budget: used cards are picked")
-        return replace(choice, notes=(note, *choice.notes))
     pool = floored
     if floor is not None and not any(map(affordable, floored)) and any(map(affordable, new_or_used)):
         pool = new_or_used  # nothing above the floor fits the budget: the best below it, and the answer says so
-    if not pool:
-        return Choice(None, over_budget=tuple(sorted(new_or_used or usable, key=lambda c: (c.total_usd, c.gpu.id))[:1]))
+    if not any(map(affordable, pool)):  # nothing fits the budget: what would, and a used option when there is one
+        cheapest = sorted(floored or new_or_used, key=lambda c: (c.total_usd, c.gpu.id))[:1]
+        used = [c for c in usable if c.offer.condition == "used" and affordable(c) and (floor is None or c.gpu.memory_gb >= floor.gb)]
+        used = [c for c in used if headline(c)] or used
+        lam = threshold * max((c.value for c in used), default=0.0)
+        return Choice(None, alternatives={"used": min(used, key=lambda c: _key(c, lam))} if used and not used_ok else {},
+                      over_budget=tuple(cheapest))
     best_value = max([c for c in pool if headline(c)] or pool, key=lambda c: (c.value, -c.total_usd, c.gpu.id))
     lam = threshold * best_value.value
     ranked = sorted((c for c in pool if affordable(c)), key=lambda c: _key(c, lam))
     within = [c for c in ranked if headline(c)] or ranked
-    if not within:
-        return Choice(None, price_of_speed=lam, best_value=best_value,
-                      over_budget=tuple(sorted(pool, key=lambda c: (c.total_usd, c.gpu.id))[:1]))
     top = within[0]
     notes = _explain(top, best_value, within, lam, threshold)
     demoted = next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)

@@ -395,11 +395,20 @@ class Advisor:
         """No configuration works: say why and what would."""
         suggestions: list[str] = []
         cheapest = choice.over_budget[0] if choice.over_budget else None
+        used = choice.alternatives.get("used")
+        if cheapest is None and used is not None:
+            summary = (f"no new configuration that holds the job is on sale on {as_of.isoformat()}; used, {used.count} × "
+                       f"{used.gpu.name} at {pricing.money(used.total_usd).amount:,.0f} {pricing.currency} does (see the used alternative)")
+            return "used-only", summary, ("rent a cloud GPU for the runs (rule cloud-role)",) if question.cloud_ok else ()
         if cheapest is not None:
             price = pricing.money(cheapest.total_usd)
             summary = (f"nothing that holds the job fits a budget of {question.budget:,.0f} {pricing.currency}; "
                        f"the cheapest that does is {cheapest.count} × {cheapest.gpu.name} at {price.amount:,.0f} {pricing.currency}")
-            suggestions += [f"raise the budget to about {price.amount:,.0f} {pricing.currency}", "consider used cards" if not question.used_ok else "rent a cloud GPU by the hour"]
+            if used is not None:
+                summary += (f"; used, {used.count} × {used.gpu.name} at {pricing.money(used.total_usd).amount:,.0f} "
+                            f"{pricing.currency} does (see the used alternative)")
+            suggestions += [f"raise the budget to about {price.amount:,.0f} {pricing.currency}",
+                            "consider used cards" if not question.used_ok else "rent a cloud GPU by the hour"]
             verdict = "over-budget"
         else:
             summary = f"no configuration released by {as_of.isoformat()} holds this job ({need.gb:.0f} GB needed: {need.how})"
