@@ -14,7 +14,7 @@ budget never gives a slower pick.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from rules.configurations import Configuration
@@ -61,6 +61,10 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     new_or_used = [c for c in usable if used_ok or c.offer.condition == "new"]
     floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
     affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
+    if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
+        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline)
+        note = ("persona-little-money", "applied", "no new configuration that holds the job is on sale: used cards are picked")
+        return replace(choice, notes=(note, *choice.notes))
     pool = floored
     if floor is not None and not any(map(affordable, floored)) and any(map(affordable, new_or_used)):
         pool = new_or_used  # nothing above the floor fits the budget: the best below it, and the answer says so

@@ -396,10 +396,6 @@ class Advisor:
         suggestions: list[str] = []
         cheapest = choice.over_budget[0] if choice.over_budget else None
         used = choice.alternatives.get("used")
-        if cheapest is None and used is not None:
-            summary = (f"no new configuration that holds the job is on sale on {as_of.isoformat()}; used, {used.count} × "
-                       f"{used.gpu.name} at {pricing.money(used.total_usd).amount:,.0f} {pricing.currency} does (see the used alternative)")
-            return "used-only", summary, ("rent a cloud GPU for the runs (rule cloud-role)",) if question.cloud_ok else ()
         if cheapest is not None:
             price = pricing.money(cheapest.total_usd)
             summary = (f"nothing that holds the job fits a budget of {question.budget:,.0f} {pricing.currency}; "
