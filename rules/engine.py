@@ -95,8 +95,8 @@ class Advisor:
         picks = tuple(self._pick(c, question, pricing, work, need) for c in ranked[:3])
         alternatives = self._alternatives(ranked, question, pricing, work, need)
         verdict, summary, suggestions = self._verdict(question, ranked, over_budget, picks, fired, pricing, need, work, as_of)
-        rent = (self.renting.rent_or_buy(question, pricing, work, lambda gb, n: self.memory.fit(question, need, gb, n).fits, ranked[0])
-                if ranked and question.cloud_ok else None)
+        rent = (self.renting.rent_or_buy(question, pricing, work, lambda gb, n: self.memory.fit(question, need, gb, n).fits,
+                                         ranked[0] if ranked else None) if question.cloud_ok else None)
         warnings = _unique(f for pick in picks[:1] for f in pick.findings if f.verdict == "warning")
         return Answer(
             question=question.to_dict(), intent=intent, verdict=verdict, summary=summary, as_of=as_of.isoformat(),
@@ -260,9 +260,11 @@ class Advisor:
         return verdict, summary, tuple(suggestions)
 
     def _compare(self, question, as_of, pricing, work, need, speedup) -> Answer:
-        picks, findings = [], []
+        picks, findings, bought = [], [], []
         for name in question.compare:
             gpu = self.catalog.find(name)
+            if gpu is None and question.cloud_ok and name in self.renting.rentable(question.compare):
+                continue  # a cloud-only accelerator (a TPU): compared in rent_vs_buy
             if gpu is None:
                 findings.append(Finding("spec-dimensions", "info", f"'{name}' is not in the catalog"))
                 continue
@@ -279,6 +281,7 @@ class Advisor:
                 findings.append(Finding("cost-efficiency", "info", f"{gpu.name}: no price known by {as_of.isoformat()}"))
                 continue
             picks.append(pick)
+            bought.append(candidate)
         picks.sort(key=lambda p: (-p.performance_per_1000, p.gpu))
         if len(picks) >= 2:
             fastest = max(picks, key=lambda p: (p.relative_performance, p.gpu))
@@ -289,10 +292,15 @@ class Advisor:
             summary = f"only {picks[0].name} could be compared"
         else:
             summary = "none of the named cards could be compared"
+        top = max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None
+        rent = self.renting.rent_or_buy(question, pricing, work, lambda gb, n: self.memory.fit(question, need, gb, n).fits,
+                                        top) if question.cloud_ok else None
+        if rent and not picks:
+            summary = rent.reason
         return Answer(
             question=question.to_dict(), intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
             catalog_version=self.catalog.version, currency=pricing.describe(), reference_gpu=self.reference.id,
-            workload=work, memory_need=need, picks=tuple(picks), findings=tuple(findings),
+            workload=work, memory_need=need, picks=tuple(picks), findings=tuple(findings), rent_vs_buy=rent,
         )
 
     # -- helpers ------------------------------------------------------------------------------

@@ -22,8 +22,10 @@ from rules.datafile import load_data
 from rules.question import Question
 from rules.rulebook import Rulebook
 
-__all__ = ["ModelSpec", "Fit", "MemoryModel", "load_models"]
+__all__ = ["ModelSpec", "Fit", "MemoryModel", "load_models", "find_model"]
 
+_ARCHITECTURE = ("active_params_b", "heads", "kv_heads", "head_dim", "kv_width", "intermediate", "vocab",
+                 "inference_activation_gb", "weights_gb")
 BYTES_PER_PARAM = {"fp32": 4.0, "16-bit": 2.0, "8-bit": 1.0, "4-bit": 0.56}
 GB = 1e9
 
@@ -42,6 +44,32 @@ class ModelSpec:
     train_batch: int
     activation_gb_per_sample: float | None
     aliases: tuple[str, ...]
+    active_params_b: float | None = None  # mixture of experts: parameters read per token
+    heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    kv_width: int | None = None  # values cached per token and layer, when not 2 x kv_heads x head_dim
+    intermediate: int | None = None
+    vocab: int | None = None
+    inference_activation_gb: float | None = None
+    weights_gb: float | None = None  # released checkpoint size when it ships quantised
+    source: str = ""
+
+    @property
+    def active_b(self) -> float:
+        """Parameters read per generated token (all of them unless a mixture of experts)."""
+        return self.active_params_b or self.params_b
+
+    @property
+    def kv_values_per_token(self) -> int:
+        """Values the KV cache holds per token, over all layers."""
+        if self.kv_width:
+            width = self.kv_width
+        elif self.kv_heads and self.head_dim:
+            width = 2 * self.kv_heads * self.head_dim
+        else:
+            width = int(2 * (self.hidden or 768) * self.kv_fraction)
+        return width * (self.layers or 12)
 
     @classmethod
     def generic(cls, params_b: float) -> "ModelSpec":
@@ -71,12 +99,19 @@ def load_models() -> Mapping[str, ModelSpec]:
     """Model table keyed by id and by every alias (as slugs)."""
     table: dict[str, ModelSpec] = {}
     for raw in load_data("models")["models"]:
+        kv_fraction = raw["kv_heads"] / raw["heads"] if raw.get("kv_heads") and raw.get("heads") else 1.0
         spec = ModelSpec(raw["id"], raw["name"], raw["kind"], raw.get("workload"), raw["params_b"], raw.get("layers"),
-                         raw.get("hidden"), raw.get("kv_fraction", 1.0), raw.get("seq_len"), raw.get("train_batch", 1),
-                         raw.get("activation_gb_per_sample"), tuple(raw.get("aliases", ())))
+                         raw.get("hidden"), kv_fraction, raw.get("seq_len"), raw.get("train_batch", 1),
+                         raw.get("activation_gb_per_sample"), tuple(raw.get("aliases", ())),
+                         **{name: raw.get(name) for name in _ARCHITECTURE}, source=raw["source"])
         for key in (spec.id, *spec.aliases):
             table[_slug(key)] = spec
     return table
+
+
+def find_model(name: str | None) -> ModelSpec | None:
+    """The model a name or alias means ('llama 3 8b', 'sdxl'), or None."""
+    return load_models().get(_slug(name)) if name else None
 
 
 class MemoryModel:
@@ -87,9 +122,7 @@ class MemoryModel:
         self._models = load_models()
 
     def find_model(self, name: str | None) -> ModelSpec | None:
-        if not name:
-            return None
-        return self._models.get(_slug(name))
+        return find_model(name)
 
     def model_for(self, question: Question) -> ModelSpec | None:
         spec = self.find_model(question.model)

