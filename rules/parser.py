@@ -57,6 +57,31 @@ Decisions for ambiguous text (each pinned by a test):
   ``understood``) and set ``params_b`` from the size ("13b" -> 13, "350m" -> 0.35).
   A bare family ("llama", "bert") sets only the workload; names that are one model
   by themselves ("stable diffusion" -> "sd", "sdxl", "gpt-2") also set ``model``.
+* Precision: a bit width or format word sets it ("int4", "nf4", "fp8", "bf16" -> 16-bit);
+  llama.cpp types round up to a width the memory model knows ("q4_k_m" -> 4-bit,
+  "q5_k_m" -> 8-bit: never claim a fit that is not there); "gguf", "awq", "gptq" mean
+  4-bit unless a bit width is also given ("gguf q8_0" -> 8-bit). Nothing said: None,
+  and the engine picks the job's usual precision and says so.
+* Task and method: training words beat inference words (the answer covers the heavier
+  job): "lora", "qlora" (also 4-bit), "full fine-tune", "pretrain"/"from scratch" set
+  the method; a bare "fine-tune"/"дообучение" sets training with method None (the
+  engine picks and says so). Inference words and tools ("run", "serve", "ollama",
+  "llama.cpp", "vllm", "comfyui") set task and method inference. Weak words ("use",
+  "chat", "local") mean inference only for jobs people run (LLM, image, speech, or a
+  named model): "which gpu to use for cnn" stays a training question.
+* Setting: "cloud only" -> cloud; "server", "rack", "data center" -> server; "desktop",
+  "pc", "workstation" -> desktop; else None (the engine's desktop-for-one default).
+* Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" set ``memory_gb``, the
+  memory the card must have at least: "cheapest card for 24 GB" asks for >= 24 GB. With
+  a model ("will llama 13b fit on 8 GB") it is the card asked about, not the job's need:
+  the engine compares the model's need with it. A size right after a card name is the
+  card's variant instead ("a100 80gb").
+* Context: "32k context", "128k tokens", "context 8192" (k = 1024 tokens, as model
+  cards count; "45 tokens/s" is a speed, not a context). Batch: "batch 8", "bs=16".
+* Language: "ru" when at least a quarter of the letters are Cyrillic, else "en"; None
+  when the text has no letters or changed nothing (help, nonsense). It is not listed
+  in ``changed``. Russian text with a bare amount of 10,000 or more means roubles
+  ("за 50000"); a follow-up keeps the previous currency.
 * "fit" is read from this text only (Question has no intent field): a follow-up to a
   fit question is "recommend" unless it says "fit" again; "compare" carries over
   through ``Question.compare``.
@@ -204,14 +229,15 @@ class _Scan:
     today: date
     original: str = ""
     values: dict[str, tuple[Any, str]] = field(default_factory=dict)
-    workloads: list[tuple[str, str]] = field(default_factory=list)
+    workloads: list[tuple[str, str, int]] = field(default_factory=list)  # (workload, phrase, position)
     intents: list[str] = field(default_factory=list)
     adjust: list[str] = field(default_factory=list)
     cards: list[tuple[int, str]] = field(default_factory=list)
+    jobs: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (strength, task, method, phrase)
 
     def run(self) -> None:
         self.original = self.text
-        for step in (_dates, _models, _money_marked, _gpus, _memory, _params, _hours, _counts,
+        for step in (_dates, _quantisation, _context, _batch, _models, _money_marked, _gpus, _memory, _params, _hours, _counts,
                      _money_words, _keywords, _bare_number):
             step(self)
 
@@ -310,7 +336,7 @@ def _model_patterns() -> tuple[tuple[re.Pattern[str], dict[str, Any]], ...]:
         variant = _VARIANTS.get(entry.get("variant", ""), r"(?!)")
         sizes = [re.escape(s) + r"(?!\w)" for s in sorted(entry.get("sizes", {}), key=len, reverse=True)]
         size = "|".join([_SIZE, *sizes])
-        family = _any(entry["aliases"], bound=False)
+        family = _any(entry["aliases"], bound=False) + r"(?![\s.-]*cpp)"  # llama.cpp is a tool
         out.append((_bounded(rf"{family}(?:[\s-]*(?P<var>{variant}))?(?:[\s-]*(?P<size>{size}))?(?!\w)"), entry))
     return tuple(out)
 
@@ -323,7 +349,7 @@ def _models(scan: _Scan) -> None:
 def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> bool:
     var, size = m.group("var"), re.sub(r"\s", "", m.group("size") or "").replace(",", ".")
     named = entry.get("sizes", {}).get(size)
-    scan.workloads.append((entry["workload"], m.group().strip() + "#model"))
+    scan.workloads.append((entry["workload"], m.group().strip() + "#model", m.start()))
     if size and named is None:  # a parameter count: the family version does not change memory
         if "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
             value = float(size[:-1])
@@ -509,6 +535,50 @@ def _hours(scan: _Scan) -> None:
     scan.take(_HOURS, found)
 
 
+# "q4_k_m", "Q5_K_M", "q8_0", "iq4_xs": llama.cpp quantisation types, read as the next bit
+# width the memory model knows (q2-q4 -> 4-bit, q5-q8 -> 8-bit: rounding up never says a
+# model fits when it does not). Cleaning turned "_" into spaces.
+_QUANT = _bounded(
+    r"i?q(?P<bits>[1-8])(?:[\s-]*k)?(?:[\s-]*(?:xxs|xs|s|m|l|nl)|[\s-]*[01](?![\w.]|\s*[x×]?\s*(?:gpu|card|видеокарт)))?"
+    r"(?!\w)"
+)
+_CONTEXT = _bounded(
+    r"(?:(?P<n1>\d+(?:[.,]\d+)?)\s*(?P<k1>k|к|m)?\s*(?:tokens?\s+(?:of\s+)?)?(?:context|ctx)(?:[\s-]*(?:length|window|size))?"
+    r"|(?P<n2>\d+(?:[.,]\d+)?)\s*(?P<k2>k|к|m)?\s*(?:tokens?|токен\w*)(?!\s*(?:/|per\s|a\s+sec|в\s*сек))(?:\s+(?:контекст\w*|of\s+context))?"
+    r"|(?:context|ctx|контекст\w*)(?:[\s-]*(?:length|window|size|of|длин\w*|в|на))*\s*[:=]?\s*(?P<n3>\d+(?:[.,]\d+)?)\s*(?P<k3>k|к|m)?"
+    r"(?:\s*(?:tokens?|токен\w*))?)(?!\w)"
+)
+_BATCH = _bounded(
+    r"(?:batch(?:[\s-]*size)?|bs|батч\w*|размер\w*\s+батча)(?:\s+of)?\s*[:=]?\s*(?P<n>\d{1,4})(?![\w.,])"
+)
+
+
+def _quantisation(scan: _Scan) -> None:
+    def found(m: re.Match[str]) -> bool:
+        bits = int(m.group("bits"))
+        precision = "4-bit" if bits <= 4 else "8-bit"
+        phrase = re.sub(r"\s+", "_", m.group().strip())
+        rounded = "" if bits in (4, 8) else f", {bits}-bit rounded up"
+        return scan.put("precision", precision, f"{phrase}{rounded}")
+
+    scan.take(_QUANT, found)
+
+
+def _context(scan: _Scan) -> None:
+    """'32k context', '128k tokens', 'context 8192': k is 1024 tokens, as model cards count."""
+    def found(m: re.Match[str]) -> bool:
+        n = next(g for g in (m.group("n1"), m.group("n2"), m.group("n3")) if g)
+        k = m.group("k1") or m.group("k2") or m.group("k3")
+        tokens = _number(n) * {None: 1, "k": 1024, "к": 1024, "m": 1024 * 1024}[k]
+        return scan.put("context_tokens", int(round(tokens)), m.group())
+
+    scan.take(_CONTEXT, found)
+
+
+def _batch(scan: _Scan) -> None:
+    scan.take(_BATCH, lambda m: scan.put("batch", int(m.group("n")), m.group()))
+
+
 @lru_cache(maxsize=1)
 def _count_patterns() -> tuple[re.Pattern[str], ...]:
     v = vocabulary()
@@ -531,13 +601,25 @@ def _counts(scan: _Scan) -> None:
 def _keywords(scan: _Scan) -> None:
     for needle, pattern, meaning in vocabulary().keywords:
         if needle in scan.text:
-            scan.take(pattern, lambda m, meaning=meaning: _meaning(scan, meaning, m.group()))
+            scan.take(pattern, lambda m, meaning=meaning: _meaning(scan, meaning, m.group(), m.start()))
 
 
-def _meaning(scan: _Scan, meaning: dict[str, Any], phrase: str) -> bool:
+# How strongly a word says what the job is: a training word beats an inference word
+# (the answer then covers the heavier job); a hint ("use", "local") counts only alone.
+_TRAINING, _INFERENCE, _HINT = 2, 1, 0
+
+
+def _meaning(scan: _Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> bool:
+    if "task" in meaning or "task_hint" in meaning:
+        task = meaning.get("task") or meaning["task_hint"]
+        strength = _HINT if "task_hint" in meaning else _TRAINING if task == "training" else _INFERENCE
+        method = meaning.get("method") or ("inference" if task == "inference" else None)
+        scan.jobs.append((strength, task, method, phrase))
     for name, value in meaning.items():
+        if name in ("task", "task_hint", "method"):
+            continue
         if name == "workload":
-            scan.workloads.append((value, phrase))
+            scan.workloads.append((value, phrase, at))
         elif name == "intent":
             scan.intents.append(value)
         elif name == "adjust":
@@ -564,16 +646,20 @@ def _bare_number(scan: _Scan) -> None:
 # ----------------------------------------------------------------------------- the question
 
 _LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory GB", "hours_per_week": "hours per week",
-           "as_of": "as of", "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
+           "as_of": "as of", "context_tokens": "context tokens", "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
 
 
 def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
     workload = _pick_workload(scan)
     fresh = previous is None or (workload is not None and "budget" in scan.values)
     base = Question() if fresh else previous
-    changes, understood = _changes(scan, workload, base)
+    changes, understood = _changes(scan, workload, base, fresh)
     for what in dict.fromkeys(scan.adjust):
         understood.append(_ADJUSTERS[what](base, changes))
+    changed = tuple(name for name in _FIELD_ORDER if name in changes)
+    language = _language(scan.original)
+    if changes and language:  # the language of a question, kept through follow-ups; not a change asked for
+        changes["language"] = language
     question = replace(base, **changes)
     try:
         question.check(today)
@@ -583,23 +669,30 @@ def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
             raise QuestionError("budget", f"{error.message} (read {amount:,.0f} {currency or question.currency} "
                                           f"from '{phrase}')") from None
         raise
-    changed = tuple(name for name in _FIELD_ORDER if name in changes)
     return ParsedText(question, _intent(scan, question, changed), tuple(understood), _unknown(scan), changed)
 
 
-def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question) -> tuple[dict[str, Any], list[str]]:
+_METHODS = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning", "pretrain": "pretraining"}
+# A weak word ("use", "local", "chat") means running a model only for jobs people run locally.
+_RUN_WORKLOADS = ("llm", "image-generation", "speech")
+
+
+def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
+             fresh: bool) -> tuple[dict[str, Any], list[str]]:
     changes: dict[str, Any] = {}
     understood: list[str] = []
+    language = _language(scan.original)
     if workload:
         changes["workload"] = workload[0]
         understood.append(_note("workload", *workload))
     if "budget" in scan.values:
         (amount, currency), phrase = scan.values["budget"]
-        changes["budget"], changes["currency"] = amount, currency or base.currency
+        changes["budget"], changes["currency"] = amount, currency or _assumed_currency(amount, base, fresh, language)
         assumed = "" if currency else f"; no currency given, {changes['currency']} assumed"
         understood.append(f"budget: {amount:g} {changes['currency']} (from '{phrase}'{assumed})")
+    _job(scan, changes, understood, base)
     for name in _FIELD_ORDER:
-        if name in scan.values and name != "budget":
+        if name in scan.values and name not in ("budget", "precision"):
             value, phrase = scan.values[name]
             changes[name] = value
             understood.append(_note(_LABELS.get(name, name), value, phrase))
@@ -608,6 +701,48 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question) -> t
         changes["compare"] = cards
         understood.append("gpus asked about: " + ", ".join(_card_note(card) for card in cards))
     return changes, understood
+
+
+def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question) -> None:
+    """Task, method and precision from the strongest words: training > inference > a hint."""
+    strongest = max(scan.jobs, key=lambda j: j[0], default=None)
+    if strongest is not None:
+        strength, task, _, phrase = strongest
+        runs_models = changes.get("workload", base.workload) in _RUN_WORKLOADS or "model" in scan.values
+        if strength > _HINT or runs_models:
+            methods = [(m, p) for s, _, m, p in scan.jobs if s == strength and m]
+            changes["task"] = task
+            understood.append(_note("task", task, phrase))
+            if methods:
+                changes["method"] = methods[0][0]
+                understood.append(f"method: {_METHODS[methods[0][0]]} (from '{methods[0][1]}')")
+            elif task == "training":
+                changes["method"] = None
+                understood.append("method: not said; the answer picks one for the job and says so")
+    if "precision" in scan.values:
+        value, phrase = scan.values["precision"]
+        changes["precision"] = value
+        understood.append(_note("precision", value, phrase))
+    elif "precision_default" in scan.values:
+        value, phrase = scan.values["precision_default"]
+        changes["precision"] = value
+        understood.append(f"precision: {value} (from '{phrase}', its usual width; no bit width given)")
+
+
+def _assumed_currency(amount: float, base: Question, fresh: bool, language: str | None) -> str:
+    """The previous question's currency; else roubles for a large amount in Russian text ("за 50000"); else USD."""
+    if not fresh:
+        return base.currency
+    return "RUB" if language == "ru" and amount >= 10_000 else "USD"
+
+
+def _language(text: str) -> str | None:
+    """'ru' when at least a quarter of the letters are Cyrillic, 'en' for Latin letters, None without letters."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return None
+    cyrillic = sum(1 for ch in letters if "\u0400" <= ch <= "\u04ff")
+    return "ru" if cyrillic * 4 >= len(letters) else "en"
 
 
 def _card_note(name: str) -> str:
@@ -619,10 +754,16 @@ def _card_note(name: str) -> str:
 
 
 def _pick_workload(scan: _Scan) -> tuple[str, str] | None:
-    """The first specific workload word, else a model's workload, else 'general' words."""
-    said = [w for w in scan.workloads if not w[1].endswith("#model")]
-    from_model = [(w, p.removesuffix("#model")) for w, p in scan.workloads if p.endswith("#model")]
-    ranked = [w for w in said if w[0] != "general"] + from_model + said
+    """The first specific workload word, else a model's workload, else 'general' words.
+
+    An explicit RNN word wins over the speech domain ("speech with lstm" is an LSTM job).
+    """
+    said = [(w, p) for w, p, _ in sorted(scan.workloads, key=lambda w: w[2]) if not p.endswith("#model")]
+    from_model = [(w, p.removesuffix("#model")) for w, p, _ in scan.workloads if p.endswith("#model")]
+    specific = [w for w in said if w[0] != "general"]
+    if any(w == "rnn" for w, _ in specific):
+        specific = [w for w in specific if w[0] != "speech"]
+    ranked = specific + from_model + said
     return ranked[0] if ranked else None
 
 
