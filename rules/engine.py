@@ -18,6 +18,7 @@ from rules import advice
 from rules.answer import Answer, Finding, MemoryNeed, Pick
 from rules.choose import Choice, Floor, choose
 from rules.configurations import Configuration, Sizing, configure
+from rules.job import job_for
 from rules.memory import Fit, MemoryModel
 from rules.money import Pricing
 from rules.offers import fits_setting, is_server_only, offers_at
@@ -128,8 +129,8 @@ class Advisor:
 
     def _settled(self, question: Question) -> Question:
         """The question with the engine's defaults filled in (the job stage takes this over)."""
-        if question.precision is None:
-            question = question.refined(precision="16-bit")
+        if question.precision is None:  # the job's usual precision (4-bit for local LLM inference, else 16-bit)
+            question = question.refined(precision=job_for(question, self.rulebook).precision)
         spec = self.memory.model_for(question)
         if spec and spec.workload and question.workload == "general":
             question = question.refined(workload=spec.workload)
@@ -267,7 +268,7 @@ class Advisor:
                                     + (" (split layers run one after another)" if c.fit.sharded and question.task != "training" else "")))
         if c.offer.condition == "used":
             findings.append(Finding("persona-little-money", "info", f"used price, seen {c.offer.point.seen.isoformat()}: check the card before paying"))
-        if question.task == "training" and question.precision == "16-bit" and not question.memory_gb:
+        if self.memory.effective_factor(question) != 1.0 and not question.memory_gb:  # 2019-style training in 32-bit terms
             findings.append(Finding("16-bit-memory", "applied",
                                     f"{c.gpu.memory_gb:g} GB behaves like {c.gpu.memory_gb * self.memory.effective_factor(question):g} GB of 32-bit memory"))
         findings += advice.card_findings(self.rulebook, c.gpu, question)
@@ -493,7 +494,7 @@ class Advisor:
 
     def _memory_findings(self, question: Question, need: MemoryNeed) -> list[Finding]:
         found = [Finding("memory-fit", "applied", f"the job needs about {need.gb:.1f} GB: {need.how}")]
-        if question.task == "training" and question.precision == "16-bit":
+        if self.memory.effective_factor(question) != 1.0:  # only 2019-style training counted in 32-bit terms
             found.append(Finding("16-bit-memory", "applied", "16-bit training counts each card as 1.5× its memory, not 2×"))
             found.append(Finding("16-bit-speed", "info", "if 16-bit training turns unstable, use loss scaling"))
         return found
