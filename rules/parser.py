@@ -11,8 +11,8 @@ list cannot say: the grammar of numbers, money, units, dates, GPU and model name
 
 How: the text is cleaned (Slack markup, emoji and markdown dropped, lower case,
 ``ё`` -> ``е``), then passes run from the most specific grammar to the least: dates,
-model names, money with a currency, GPU names, units (GB, 13b, hours, GPU counts),
-money after a budget word, keywords (longest phrase first), and last a bare number.
+quantisation types, context and batch, model names, money with a currency, hardware
+names, units (GB, 13b, hours, GPU counts), money after a budget word, keywords (longest phrase first), and last a bare number.
 Each pass blanks what it took, so a number is read once: "3090" is a GPU and never
 a budget, "13b" a model size. What remains, minus filler words, is ``unknown``.
 
@@ -21,7 +21,7 @@ Decisions for ambiguous text (each pinned by a test):
 * Bare number: the only number left over, >= 50 and not a year-like 2010..2049, is a
   budget in the previous question's currency (else USD): "nlp 800" -> 800 USD.
   Two leftover numbers, a small one, or a year-like one are reported as unknown.
-  Money without a currency word is USD; Russian users write "руб"/"₽" for roubles.
+  Money without a currency word is USD (but see Language below).
 * Hardware names are never budgets: NVIDIA numbers (1050..5090, "rtx pro 6000"),
   AMD ones with a suffix or "rx" ("9070 xt", "rx 9060 xt"), letter codes ("a100",
   "b580", "r9700", "gb200", "mi300x"), systems ("dgx spark", "mac studio m3 ultra",
@@ -52,11 +52,15 @@ Decisions for ambiguous text (each pinned by a test):
   next size in ``memory_steps_gb`` above the previous memory_gb (16 GB if none);
   "more gpus" doubles the count (at most 16). A text with both a workload and a
   budget is a new question and starts from defaults instead of ``previous``.
-* Model names drop the family version when a size is given ("llama-2-70b" ->
-  "llama-70b", the id in rules/data/models.json; the version stays in
-  ``understood``) and set ``params_b`` from the size ("13b" -> 13, "350m" -> 0.35).
-  A bare family ("llama", "bert") sets only the workload; names that are one model
-  by themselves ("stable diffusion" -> "sd", "sdxl", "gpt-2") also set ``model``.
+* Models: a family word from the vocabulary ("llama", "qwen", "r1", "sdxl", "whisper")
+  starts a name; the words after it that look like a name ("3.1", "8b", "a3b",
+  "distill", "qwen", "dev") are read with it, stopping at counts and cards ("llama 70b
+  2 gpus"). Which model the name means is the model table's call (rules/memory.py
+  ``find_model`` over rules/data/models.json aliases), tried in a few spellings
+  ("qwen3 30b", "qwen 3 30b"); ``model`` is the table's id, and its workload wins.
+  A size the table lacks still counts: the same family's entry of that size ("qwen2.5
+  coder 32b" -> "qwen-32b"), else "family-size" with ``params_b`` ("qwen 110b").
+  ``params_b`` comes from a size in the text ("13b" -> 13, "350m" -> 0.35; not "8x7b").
 * Precision: a bit width or format word sets it ("int4", "nf4", "fp8", "bf16" -> 16-bit);
   llama.cpp types round up to a width the memory model knows ("q4_k_m" -> 4-bit,
   "q5_k_m" -> 8-bit: never claim a fit that is not there); "gguf", "awq", "gptq" mean
@@ -321,45 +325,84 @@ def _as_of(m: re.Match[str], today: date) -> date:
 
 # models ------------------------------------------------------------------------------
 
-_VARIANTS = {
-    "number": r"\d+(?:\.\d+)?(?![\d.]|\s?[bm](?!\w)|x\d)",
-    "v-number": r"v\d+(?![\d.])",
-    "b-number": r"b\d(?!\d)",
-}
-_SIZE = r"(?:\d+x)?\d+(?:[.,]\d+)?\s?[bm](?!\w)"
+_TAIL = re.compile(r"[\s_.-]*([a-z0-9]+(?:\.\d+)*\+?)")
+_NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
+_SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
+_NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час)")
+_MAX_NAME_TOKENS = 6
 
 
 @lru_cache(maxsize=1)
-def _model_patterns() -> tuple[tuple[re.Pattern[str], dict[str, Any]], ...]:
-    out = []
-    for entry in vocabulary().data["models"]:
-        variant = _VARIANTS.get(entry.get("variant", ""), r"(?!)")
-        sizes = [re.escape(s) + r"(?!\w)" for s in sorted(entry.get("sizes", {}), key=len, reverse=True)]
-        size = "|".join([_SIZE, *sizes])
-        family = _any(entry["aliases"], bound=False) + r"(?![\s.-]*cpp)"  # llama.cpp is a tool
-        out.append((_bounded(rf"{family}(?:[\s-]*(?P<var>{variant}))?(?:[\s-]*(?P<size>{size}))?(?!\w)"), entry))
-    return tuple(out)
+def _model_families() -> tuple[re.Pattern[str], dict[str, dict[str, Any]], frozenset[str]]:
+    data = vocabulary().data
+    family_of = {_family_key(alias): entry for entry in data["models"] for alias in entry["aliases"]}
+    aliases = [alias for entry in data["models"] for alias in entry["aliases"]]
+    pattern = _bounded(_any(aliases, bound=False) + r"(?![\s.-]*cpp)")  # llama.cpp is a tool, not a model
+    return pattern, family_of, frozenset(clean(w) for w in data["model_words"]) | frozenset(family_of)
+
+
+def _family_key(text: str) -> str:
+    return re.sub(r"[\s-]+", "", clean(text))
 
 
 def _models(scan: _Scan) -> None:
-    for pattern, entry in _model_patterns():
-        scan.take(pattern, lambda m, e=entry: _model_found(scan, m, e))
+    pattern, family_of, _ = _model_families()
+    scan.take(pattern, lambda m: _model_found(scan, m, family_of[_family_key(m.group())]))
 
 
-def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> bool:
-    var, size = m.group("var"), re.sub(r"\s", "", m.group("size") or "").replace(",", ".")
-    named = entry.get("sizes", {}).get(size)
-    scan.workloads.append((entry["workload"], m.group().strip() + "#model", m.start()))
-    if size and named is None:  # a parameter count: the family version does not change memory
-        if "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
-            value = float(size[:-1])
-            scan.put("params_b", _whole(value / 1000 if size.endswith("m") else value), m.group())
-        scan.put("model", f"{entry['slug']}-{size}", m.group())
-    elif var or named is not None or entry.get("standalone"):
-        joiner = "" if entry.get("variant") == "v-number" else "-"
-        slug = f"{entry['slug']}{joiner}{var}" if var else entry["slug"]
-        scan.put("model", f"{slug}-{named}" if named else slug, m.group())
-    return True
+def _name_tokens(text: str, at: int, first_is_version: bool = True) -> tuple[list[str], int]:
+    """The words after a family that belong to the model's name ('3.1', '8b', 'a3b', 'distill', 'qwen'), and the end."""
+    words, tokens, end = _model_families()[2], [], at
+    while len(tokens) < _MAX_NAME_TOKENS:
+        m = _TAIL.match(text, end)
+        if not m:
+            break
+        token = m.group(1)
+        bare_number = token.replace(".", "").isdigit()
+        if bare_number and (tokens or len(token) > 3 or _NOT_A_VERSION.match(text, m.end())):
+            break  # "llama 70b 2 gpus", "llama 4090": a count or a card, not a version
+        single = len(token) == 1 and not token.isdigit()
+        if not (_NAME_TOKEN.fullmatch(token) or token in words) or (single and m.group()[:1].isspace()):
+            break
+        tokens.append(token)
+        end = m.end()
+    return tokens, end
+
+
+def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> tuple[int, int]:
+    """A model name: the model table (its aliases) says which model; a size it lacks still gives params_b."""
+    from rules.memory import find_model  # lazy: the table loads once, only for texts naming a model
+
+    tokens, end = _name_tokens(scan.text, m.end())
+    family = re.sub(r"[\s-]+", " ", m.group())
+    phrase = scan.text[m.start():end]
+    size = next((t for t in tokens if _SIZE.fullmatch(t)), None)
+    spec = next(filter(None, map(find_model, _candidates(family, tokens, entry))), None)
+    if spec is None and size:
+        families = [_family_key(t) for t in tokens if _family_key(t) in _model_families()[1]]
+        last = _model_families()[1][families[-1]] if families else entry
+        spec = find_model(f"{last['slug']} {size}")  # "qwen 2.5 32b coder" -> the 32b of that family
+    scan.workloads.append(((spec.workload if spec and spec.workload else None) or entry["workload"],
+                           phrase + "#model", m.start()))
+    if size and "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
+        value = float(size[:-1])
+        scan.put("params_b", _whole(value / 1000 if size.endswith("m") else value), phrase)
+    if spec is not None:
+        scan.put("model", spec.id, phrase)
+    elif size:
+        scan.put("model", f"{entry['slug']}-{size}", phrase)
+    return m.start(), end
+
+
+def _candidates(family: str, tokens: list[str], entry: dict[str, Any]) -> Iterable[str]:
+    """Spellings of one name for the table: 'qwen 3 30b', 'qwen3 30b', 'deepseek r1 70b'."""
+    for name in (family, entry["slug"] + " " + family if family != entry["slug"] else None):
+        if name is None:
+            continue
+        yield " ".join([name, *tokens])
+        if tokens:
+            yield " ".join([name + tokens[0], *tokens[1:]])
+            yield " ".join([name + re.sub(r"(\d)([a-z])$", r"\1 \2", tokens[0]), *tokens[1:]])  # "yolov8x" -> "yolov8 x"
 
 
 # money ------------------------------------------------------------------------------

@@ -286,13 +286,14 @@ def advisor():
     return Advisor(load_catalog())
 
 
-def test_golden_questions(advisor):
+def test_golden_questions(advisor, golden_summary):
     golden = load_golden()
     rows = [(q, *run_question(advisor, q)) for q in golden["questions"]]
     text = report(rows, golden["minimum_hit_rate"])
     print("\n" + text)
     REPORT.parent.mkdir(exist_ok=True)
     REPORT.write_text(text, encoding="utf-8")
+    golden_summary.append(text.splitlines()[2] + f"; per-question report in {REPORT.relative_to(HERE.parents[1])}")
     rate = sum(1 for _, reasons, _ in rows if not reasons) / len(rows)
     assert rate >= golden["minimum_hit_rate"], f"golden hit rate {rate:.1%} fell below {golden['minimum_hit_rate']:.0%}"
 
