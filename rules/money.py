@@ -1,4 +1,4 @@
-"""Prices at a date, in the asker's currency, and the rent-vs-buy break-even.
+"""Prices at a date, in the asker's currency.
 
 Prices come from the catalog's dated price points: the newest point known on the
 as-of date (new, or used when allowed). Amounts are converted with the dated
@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from rules.answer import Money, RentVsBuy
-from rules.rulebook import Rulebook
+from rules.answer import Money
 
-__all__ = ["Pricing", "rent_vs_buy"]
+__all__ = ["Pricing"]
 
 
 @dataclass(frozen=True)
@@ -58,38 +57,3 @@ class Pricing:
                   and (p.kind == "used" or (self.as_of - p.seen).days <= self.max_age_days)]
         return min(points, key=lambda p: (p.price_usd, p.kind)) if points else None
 
-
-def rent_vs_buy(rulebook: Rulebook, pricing: Pricing, offer, rent_usd_per_hour: float, gpu, count: int,
-                buy_usd: float, hours_per_week: float | None, electricity_usd_per_kwh: float) -> RentVsBuy:
-    """Break-even hours and 1/2-year totals of buying ``count`` × ``gpu`` versus renting ``offer``."""
-    params = rulebook["rent-vs-buy"].parameters
-    watts = gpu.tdp_w * count + params["system_power_w"]
-    power_usd = watts / 1000 * electricity_usd_per_kwh
-    margin = rent_usd_per_hour - power_usd
-    break_even = buy_usd / margin if margin > 0 else None
-    hours = hours_per_week or params["default_hours_per_week"]
-    years = []
-    for year in params["years"]:
-        used_hours = hours * 52 * year
-        own = buy_usd + power_usd * used_hours
-        rent = rent_usd_per_hour * used_hours
-        years.append({"years": year, "hours": round(used_hours), "buy": pricing.money(own).to_dict(),
-                      "rent": pricing.money(rent).to_dict(), "cheaper": "buy" if own < rent else "rent"})
-    cheaper = years[-1]["cheaper"]
-    if break_even is None:
-        reason = "renting costs less per hour than the electricity of owning: rent"
-    else:
-        weeks = break_even / hours
-        reason = (f"buying pays off after {break_even:,.0f} GPU-hours; at {hours:g} h/week that is "
-                  f"{weeks / 52:.1f} years — over {params['years'][-1]} years {cheaper} is cheaper")
-    return RentVsBuy(
-        offer={"provider": offer.provider, "instance": offer.instance, "accelerator": offer.accelerator,
-               "gpu": offer.gpu_id, "count": count, "seen": offer.seen.isoformat(), "source": offer.source},
-        rent_per_hour=pricing.money(rent_usd_per_hour),
-        own_power_per_hour=pricing.money(power_usd),
-        break_even_hours=break_even,
-        hours_per_week=hours,
-        yearly=tuple(years),
-        cheaper=cheaper,
-        reason=reason,
-    )

@@ -61,6 +61,8 @@ def answer_markdown(answer: dict[str, Any]) -> str:
                   f"- {' '.join(filter(None, (offer['provider'], offer['instance'])))} ({offer['accelerator']}): "
                   f"{rent['rent_per_hour']['amount']:.2f} {rent['rent_per_hour']['currency']}/h (seen {offer['seen']})",
                   f"- {rent['reason']} (_rent-vs-buy_)"]
+        lines += [f"- or {o['count']} × {o['name']} at {o['provider']}: {o['per_hour']['amount']:.2f} {o['per_hour']['currency']}/h, "
+                  f"about {o['per_year']['amount']:,.0f} a year (seen {o['seen']})" for o in rent.get("options", [])[1:]]
     if answer.get("suggestions"):
         lines += ["", "**What would work**"] + [f"- {s}" for s in answer["suggestions"]]
     notes = [f for f in answer.get("findings", []) if f["verdict"] in ("applied", "info")]

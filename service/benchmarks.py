@@ -4,17 +4,9 @@
 maps the device to a catalog GPU and stores the run with its results, once per
 ``run_id``. :func:`load_measurements` gives the engine, per catalog GPU, the medians of
 recent representative runs; :func:`measurements_version` says cheaply whether they
-may have changed.
-
-What makes a run or a result count for the engine:
-
-- the device maps to a catalog GPU (CPUs and unknown devices are stored and listed,
-  but have no datasheet to stand in for);
-- the run is recent (``WINDOW``) and among the newest ``MAX_RUNS`` of its GPU;
-- it is not a ``--quick`` run (smaller sizes and shorter timing understate a GPU; the
-  service marks such runs with the run flag ``quick``);
-- the run is not ``contended`` and the result carries none of ``EXCLUDING_FLAGS``
-  and no error.
+may have changed. What makes a run or a result count for the engine is decided in
+:mod:`service.measurements` (CPUs and unknown devices are stored and listed, but have
+no datasheet to stand in for).
 
 Errors::
 
@@ -25,11 +17,10 @@ Errors::
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
@@ -38,6 +29,7 @@ from sqlmodel import Session, col, select
 from bench_agent.schema import load_schema
 from rules.performance import Measured
 
+from .measurements import BANDWIDTH_BENCHMARKS, EXCLUDING_FLAGS, MAX_RUNS, QUICK_FLAG, WINDOW, read_measurements
 from .models import BenchmarkResult, BenchmarkRun
 
 __all__ = [
@@ -58,12 +50,6 @@ __all__ = [
 CREATED = "created"
 ALREADY_STORED = "already stored"
 MARGIN = 0.10  # a measured figure may exceed the datasheet by this much (boost clocks, rounding)
-EXCLUDING_FLAGS = frozenset({"throttled", "contended", "noisy", "check_failed"})
-QUICK_FLAG = "quick"  # added by the service to runs sent with "quick": true
-RUN_EXCLUDING_FLAGS = frozenset({"contended", QUICK_FLAG})  # conditions of the whole run
-WINDOW = timedelta(days=90)
-MAX_RUNS = 20
-BANDWIDTH_BENCHMARKS = ("triad", "copy")  # in order of preference
 # Per-result details the tables have no column for; kept with the run so nothing is lost.
 RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings", "check", "telemetry")
 
@@ -308,71 +294,12 @@ def unmatched_devices(session: Session) -> list[dict[str, Any]]:
 # --- measurements for the engine ----------------------------------------------------------
 
 
-def _usable(flags: list[str], error: str | None, value: float | None) -> bool:
-    return error is None and value is not None and value > 0 and not (set(flags) & EXCLUDING_FLAGS)
-
-
-def _recent_runs(session: Session, gpu_id: str, since: datetime, max_runs: int) -> list[tuple[str, str]]:
-    """(run_id, host) of the newest ``max_runs`` representative runs of one GPU."""
-    chosen: list[tuple[str, str]] = []
-    offset, batch = 0, max_runs * 2
-    while len(chosen) < max_runs:
-        rows = session.exec(
-            select(BenchmarkRun.run_id, BenchmarkRun.host, BenchmarkRun.flags)
-            .where(BenchmarkRun.gpu_id == gpu_id, BenchmarkRun.started_at >= since)
-            .order_by(col(BenchmarkRun.started_at).desc(), col(BenchmarkRun.id).desc()).offset(offset).limit(batch)
-        ).all()
-        chosen += [(run_id, host) for run_id, host, flags in rows if not set(flags) & RUN_EXCLUDING_FLAGS]
-        if len(rows) < batch:
-            break
-        offset += batch
-    return chosen[:max_runs]
-
-
-def _measured(runs: list[tuple[str, str]], results: Iterable[tuple[str, str, str, float]]) -> Measured | None:
-    """Medians of one GPU's usable (run_id, benchmark, precision, value) results."""
-    host_of = dict(runs)
-    matmul: dict[str, list[float]] = defaultdict(list)
-    bandwidth: dict[str, list[float]] = defaultdict(list)
-    hosts: set[str] = set()
-    for run_id, benchmark, precision, value in results:
-        (matmul[precision] if benchmark == "matmul" else bandwidth[benchmark]).append(value)
-        hosts.add(host_of[run_id])
-    if not hosts:
-        return None
-    chosen = next((bandwidth[b] for b in BANDWIDTH_BENCHMARKS if bandwidth[b]), None)
-    return Measured(
-        hosts=len(hosts),
-        matmul_tflops={p: statistics.median(v) for p, v in sorted(matmul.items())},
-        bandwidth_gb_s=statistics.median(chosen) if chosen else None,
-    )
-
-
 def load_measurements(
     session: Session, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS
 ) -> dict[str, Measured]:
-    """Per catalog GPU id: medians of matmul (per precision) and bandwidth (triad, else copy)
-    over its newest ``max_runs`` representative runs within ``window``; ``hosts`` counts the
-    distinct hosts behind the figures used. One small query per GPU, whatever the history."""
-    since = _utc(now or datetime.now(timezone.utc)) - window
-    gpu_ids = session.exec(
-        select(BenchmarkRun.gpu_id).where(col(BenchmarkRun.gpu_id).is_not(None), BenchmarkRun.started_at >= since).distinct()
-    ).all()
-    measured: dict[str, Measured] = {}
-    for gpu_id in sorted(gpu_ids):
-        runs = _recent_runs(session, gpu_id, since, max_runs)
-        if not runs:
-            continue
-        rows = session.exec(
-            select(BenchmarkResult.run_id, BenchmarkResult.benchmark, BenchmarkResult.precision, BenchmarkResult.value,
-                   BenchmarkResult.flags, BenchmarkResult.error)
-            .where(col(BenchmarkResult.run_id).in_([run_id for run_id, _ in runs]),
-                   col(BenchmarkResult.benchmark).in_(("matmul", *BANDWIDTH_BENCHMARKS)))
-        ).all()
-        m = _measured(runs, ((r, b, p, v) for r, b, p, v, flags, error in rows if _usable(flags, error, v)))
-        if m is not None:
-            measured[gpu_id] = m
-    return measured
+    """The engine's measurements (:func:`service.measurements.read_measurements`), read
+    over this session's own driver connection and transaction."""
+    return read_measurements(session.connection().connection.driver_connection, now=now, window=window, max_runs=max_runs)
 
 
 def measurements_version(session: Session) -> str:

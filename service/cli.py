@@ -36,23 +36,12 @@ def _date(text: str) -> date:
 
 
 def _load_advisor(settings: Settings):
-    """The engine over the shipped catalog, with the lab's measurements when a database is there."""
+    """The engine over the shipped catalog, with the lab's measurements when a database has any."""
     from rules.catalog import load_catalog
     from rules.engine import Advisor
+    from service.measurements import lab_measurements
 
-    return Advisor(load_catalog(), _measurements(settings), settings.electricity_price)
-
-
-def _measurements(settings: Settings) -> dict:
-    try:
-        from service.benchmarks import load_measurements
-        from service.db import migrate, session_scope
-
-        migrate(settings.resolved_database_url)
-        with session_scope(settings.resolved_database_url) as session:
-            return load_measurements(session)
-    except Exception:  # no database, or not reachable: the answer says "estimated from specs"
-        return {}
+    return Advisor(load_catalog(), lab_measurements(settings.resolved_database_url), settings.electricity_price)
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -102,6 +91,10 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _print_markdown(text: str) -> None:
+    """Rendered on a terminal; piped or redirected, the Markdown itself (the Slack answer's text)."""
+    if not sys.stdout.isatty():
+        print(text)
+        return
     from rich.console import Console
     from rich.markdown import Markdown
 

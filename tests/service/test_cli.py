@@ -70,3 +70,14 @@ def test_agent_mistakes_are_one_line_and_exit_2(tmp_path):
     assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
     missing = run("agents", "revoke", "nobody", tmp_path=tmp_path)
     assert missing.returncode == 2 and "nobody" in missing.stderr
+
+
+def test_ask_imports_neither_the_web_stack_nor_the_orm(tmp_path):
+    """A terminal answer starts fast: no Litestar, SQLAlchemy, matplotlib or Slack bolt."""
+    probe = ("import sys; from service.cli import main; code = main(['ask', 'nlp $800']); "
+             "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'litestar', 'sqlalchemy', 'sqlmodel', 'alembic', "
+             "'matplotlib', 'slack_bolt', 'uvicorn'}); print('HEAVY', heavy, code, file=sys.stderr)")
+    env = {**os.environ, "WHICHGPU_DATA_DIR": str(tmp_path), "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert "HEAVY [] 0" in result.stderr, result.stderr
+    assert not (tmp_path / "cli.db").exists()  # asking reads measurements only from a database that is there

@@ -1,0 +1,313 @@
+"""What the asker will run — method, precision, model, context — and the memory it takes.
+
+A 2026 question is rarely "train a CNN": it is "run Llama 3 8B", "fine-tune Qwen
+with LoRA", "generate images with SDXL". :func:`job_for` turns a question into a
+:class:`Job` with every choice the asker left open made and stated: local LLM
+inference at 4 bit (Q4_K_M class), LLM training as LoRA for models of 1 B
+parameters or more (QLoRA and full fine-tuning shown beside it), 16-bit mixed
+precision for training.
+
+Memory is counted from first principles (rule ``memory-fit``):
+
+- inference: weights at the precision + KV cache from the architecture + runtime;
+- LoRA: 16-bit base + adapters with their optimizer + checkpointed activations;
+- QLoRA: NF4 base (≈ 0.53 B/param) + adapters + checkpointed activations;
+- full fine-tuning and pretraining: mixed-precision AdamW, 16 B/param + activations;
+- non-LLM training (CNNs, BERT-sized transformers): the 2019 count in 32-bit terms,
+  where 16-bit training makes a card hold about 1.5× (rule ``16-bit-memory``) —
+  the only place that factor applies, since every other count is already 16-bit.
+
+A mixture of experts counts all experts for memory and the active ones for speed.
+Several cards pool their memory only for methods that split the model
+(:func:`fit_on` names the method).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from rules.answer import MemoryNeed
+from rules.memory import Fit, ModelSpec, find_model
+from rules.performance import workload_key
+from rules.question import Question
+from rules.rulebook import Rulebook
+
+__all__ = ["Job", "job_for", "fit_on", "POOLING"]
+
+GB = 1e9
+LLM_METHODS = ("lora", "qlora", "full")
+METHOD_NAMES = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
+                "pretrain": "pretraining", "train": "training"}
+POOLING = {"none": "no pooling (each card holds a full copy)", "layer-split": "a layer split (llama.cpp / Ollama)",
+           "tensor-parallel": "tensor parallelism (vLLM / TensorRT-LLM)", "fsdp": "sharding (FSDP / ZeRO-3)"}
+
+
+@dataclass(frozen=True)
+class Job:
+    """One question's job, with every open choice made; ``need`` is GB on one card."""
+
+    workload: str
+    method: str
+    method_assumed: bool
+    precision: str
+    precision_assumed: bool
+    model: ModelSpec | None
+    context_tokens: int
+    batch: int
+    need: MemoryNeed
+    assumptions: tuple[str, ...]
+    other_methods: tuple[tuple[str, float], ...]
+    pooling: str
+    shardable_gb: float = 0.0  # the part of ``need`` that splits across cards when they pool
+    memory_factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit-memory)
+    bits_per_weight: float = 16.0  # weights as stored, for the bytes read per generated token
+
+    @property
+    def is_llm(self) -> bool:
+        return self.model is not None and self.model.kind == "llm"
+
+
+_CACHE: dict[tuple[int, Question], tuple[Rulebook, Job]] = {}
+
+
+def job_for(question: Question, rulebook: Rulebook) -> Job:
+    """The job a question describes; cached, since the engine asks for it per card."""
+    key = (id(rulebook), question)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is rulebook:
+        return hit[1]
+    if len(_CACHE) > 4096:
+        _CACHE.clear()
+    job = _Counter(rulebook).job(question)
+    _CACHE[key] = (rulebook, job)
+    return job
+
+
+_FITS: dict[tuple[int, float, int], tuple[Job, Fit]] = {}
+
+
+def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
+    """Does ``count`` cards of ``memory_gb`` each hold the job, and how? Cached: the engine asks per card."""
+    key = (id(job), memory_gb, count)
+    hit = _FITS.get(key)
+    if hit is not None and hit[0] is job:
+        return hit[1]
+    if len(_FITS) > 16384:
+        _FITS.clear()
+    fit = _FITS[key] = (job, _fit(job, memory_gb, count))
+    return fit[1]
+
+
+def _fit(job: Job, memory_gb: float, count: int) -> Fit:
+    card = memory_gb * job.memory_factor
+    terms = " effective" if job.memory_factor != 1.0 else ""
+    if job.need.gb <= card:
+        return Fit(True, card, False, f"{job.need.gb:.1f} GB needed, {card:.1f} GB{terms} per card")
+    if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
+        per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
+        how = POOLING[job.pooling]
+        if per_card <= card:
+            return Fit(True, card * count, True,
+                       f"fits only split across {count} cards with {how}: {per_card:.1f} GB per card of {card:.1f} GB")
+        return Fit(False, card * count, True,
+                   f"needs {per_card:.1f} GB per card even with {how} over {count} cards, has {card:.1f} GB")
+    if count > 1:
+        return Fit(False, card, False, f"needs {job.need.gb:.1f} GB on each card ({POOLING['none']}), has {card:.1f} GB{terms}")
+    return Fit(False, card, False, f"needs {job.need.gb:.1f} GB, has {card:.1f} GB{terms}")
+
+
+class _Counter:
+    """The memory arithmetic, with the rule parameters looked up once."""
+
+    def __init__(self, rulebook: Rulebook) -> None:
+        self.p: Mapping[str, Any] = rulebook["memory-fit"].parameters
+        self.factor16 = rulebook.param("16-bit-memory", "effective_memory_factor")
+        self.floors: Mapping[str, float] = rulebook.param("memory-caveat", "min_memory_gb")
+
+    def job(self, q: Question) -> Job:
+        spec = find_model(q.model)
+        if spec is None and q.params_b:
+            spec = ModelSpec.generic(q.params_b)
+        llm = spec.kind == "llm" if spec else q.workload == "llm"
+        method, method_assumed = _method(q, spec, llm)
+        precision, precision_assumed = _precision(q, method, spec, llm)
+        inference = method == "inference"
+        work = workload_key(spec.workload if spec and spec.workload and q.workload == "general" else q.workload,
+                            "inference" if inference else "training")
+        context = q.context_tokens or self._context(spec, inference)
+        batch = q.batch or (spec.train_batch if spec and not llm and not inference else 1)
+        pooling = _pooling(method, llm, q.setting)
+        bits = self.bits(spec, precision, method)
+        factor = self.factor16 if method == "train" and precision in ("16-bit", "fp8") else 1.0
+        if q.memory_gb:
+            need, shardable = MemoryNeed(q.memory_gb, f"{q.memory_gb:g} GB as asked", spec.id if spec else None), q.memory_gb
+        elif spec is None:
+            floor = float(self.floors[q.workload])
+            need, shardable = MemoryNeed(floor, f"typical {q.workload} work needs about {floor:g} GB"), 0.0
+        else:
+            need, shardable = self.need(spec, method, precision, context, batch)
+        others = tuple((m, round(self.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
+                       for m in LLM_METHODS if m != method) if llm and spec and not inference and not q.memory_gb else ()
+        return Job(work, method, method_assumed, precision, precision_assumed, spec, context, batch, need,
+                   self._assumptions(method, method_assumed, precision, context, batch, llm, spec), others, pooling,
+                   shardable, factor, bits)
+
+    def _context(self, spec: ModelSpec | None, inference: bool) -> int:
+        default = self.p["default_context_tokens"] if inference else self.p["training_context_tokens"]
+        return min(default, spec.seq_len) if spec and spec.seq_len else default
+
+    def bits(self, spec: ModelSpec | None, precision: str, method: str) -> float:
+        """Bits per stored weight: the released checkpoint's when it ships quantised (gpt-oss)."""
+        if method == "qlora":
+            return self.p["nf4_bytes_per_param"] * 8
+        if spec is not None and spec.weights_gb and precision == "4-bit":
+            return spec.weights_gb * GB * 8 / (spec.params_b * GB)
+        return float(self.p["bits_per_weight"][precision])
+
+    def need(self, spec: ModelSpec, method: str, precision: str, context: int, batch: int) -> tuple[MemoryNeed, float]:
+        """(memory on one card, the part of it that shards) for a named or sized model."""
+        overhead = self.p["context_overhead_gb"]
+        if method == "inference":
+            return self._inference(spec, precision, context, batch, overhead)
+        if spec.kind == "llm" and method in ("lora", "qlora", "full", "pretrain"):
+            return self._llm_training(spec, method, precision, context, batch, overhead)
+        if method in ("lora", "qlora"):
+            return self._adapter_training(spec, method, precision, overhead)
+        return self._classic_training(spec, precision, overhead)
+
+    def _inference(self, spec, precision, context, batch, overhead):
+        weights = spec.params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
+        if spec.kind == "llm":
+            working = spec.kv_values_per_token * context * batch * self.p["kv_cache_bytes"] / GB
+            part = f"{working:.1f} GB KV cache ({context:,} tokens × {batch})"
+            shardable = weights + working
+        else:
+            working = (spec.inference_activation_gb or (spec.activation_gb_per_sample or 0.4) / 4) * batch
+            part = f"{working:.1f} GB activations"
+            shardable = 0.0
+        total = weights + working + overhead
+        how = (f"{spec.name} inference: {weights:.1f} GB weights at {_precision_label(precision, spec)} + {part} "
+               f"+ {overhead:g} GB runtime")
+        return MemoryNeed(total, how, spec.id), shardable
+
+    def _llm_training(self, spec, method, precision, context, batch, overhead):
+        params = spec.params_b * GB
+        if method in ("full", "pretrain"):
+            states = params * self.p["full_bytes_per_param"] / GB
+            parts = f"{states:.1f} GB weights, gradients and AdamW state ({self.p['full_bytes_per_param']:g} B/param)"
+        else:
+            base = params * self.bits(spec, precision, method) / 8 / GB
+            adapters = _adapter_params(spec, self.p["lora_rank"]) * self.p["lora_bytes_per_param"] / GB
+            states = base + adapters
+            label = "NF4" if method == "qlora" else precision
+            parts = f"{base:.1f} GB {label} base + {adapters:.1f} GB rank-{self.p['lora_rank']} adapters and their optimizer"
+        activations = self._checkpointed_activations(spec, context, batch) * (2 if precision == "fp32" else 1)
+        total = states + activations + overhead
+        how = (f"{spec.name} {METHOD_NAMES[method]}: {parts} + {activations:.1f} GB activations "
+               f"(context {context:,}, batch {batch}, checkpointed) + {overhead:g} GB runtime")
+        return MemoryNeed(total, how, spec.id), states
+
+    def _checkpointed_activations(self, spec: ModelSpec, context: int, batch: int) -> float:
+        tokens = context * batch
+        hidden, layers = spec.hidden or 768, spec.layers or 12
+        kept = layers * tokens * hidden * 2
+        recomputed = tokens * hidden * self.p["layer_activation_bytes"]
+        logits = tokens * (spec.vocab or 32000) * self.p["logit_bytes"]
+        return (kept + recomputed + logits) / GB
+
+    def _adapter_training(self, spec, method, precision, overhead):
+        """LoRA on a non-LLM (an SDXL style, a ViT): frozen 16-bit base, a small trainable part."""
+        params = spec.params_b * GB
+        base = params * self.bits(spec, "16-bit" if method == "lora" else "4-bit", method) / 8 / GB
+        adapters = params * self.p["lora_trainable_fraction"] * self.p["lora_bytes_per_param"] / GB
+        activations = _activation_gb(spec) / 2  # 16-bit activations
+        total = base + adapters + activations + overhead
+        how = (f"{spec.name} {METHOD_NAMES[method]}: {base:.1f} GB base + {adapters:.1f} GB adapters and optimizer "
+               f"+ {activations:.1f} GB activations at batch {spec.train_batch} + {overhead:g} GB runtime")
+        return MemoryNeed(total, how, spec.id), 0.0
+
+    def _classic_training(self, spec, precision, overhead):
+        """The 2019 count: weights, gradients and Adam in 32 bit, activations at the usual batch."""
+        states = spec.params_b * GB * self.p["adam_bytes_per_param"] / GB
+        activations = _activation_gb(spec)
+        how = (f"{spec.name} training: {states:.1f} GB weights, gradients and Adam state + {activations:.1f} GB activations "
+               f"at batch {spec.train_batch} (32-bit terms)")
+        return MemoryNeed(states + activations + overhead, how, spec.id), 0.0
+
+    def _assumptions(self, method, method_assumed, precision, context, batch, llm, spec) -> tuple[str, ...]:
+        said = []
+        if method in ("lora", "qlora"):
+            said.append(f"{METHOD_NAMES[method]} (rank {self.p['lora_rank']}) at {'4-bit NF4' if method == 'qlora' else precision}")
+        elif method == "inference":
+            said.append(f"inference at {_precision_label(precision, spec)}")
+        elif method == "train" and precision in ("16-bit", "fp8"):
+            said.append(f"{precision} mixed-precision training, counted in 32-bit terms (a card holds about {self.factor16:g}×)")
+        else:
+            said.append(f"{METHOD_NAMES[method]} at {precision}" + (" mixed precision" if precision == "16-bit" and method != "inference" else ""))
+        if llm:
+            said.append(f"context {context:,} tokens")
+        said.append(f"batch {batch}")
+        if method_assumed:
+            said.append(f"{METHOD_NAMES[method]} assumed: say lora, qlora or full fine-tune to change it")
+        return tuple(said)
+
+
+def _method(q: Question, spec: ModelSpec | None, llm: bool) -> tuple[str, bool]:
+    """(method, assumed): inference when asked to run; for LLMs LoRA unless small or 4-bit."""
+    if q.method:
+        if q.method in ("full", "pretrain") and not llm:
+            return "train", False
+        return q.method, False
+    if q.task == "inference":
+        return "inference", False
+    if not llm:
+        return "train", False
+    if q.precision == "4-bit":
+        return "qlora", True
+    if spec is not None and spec.params_b < 1:
+        return "full", True
+    return "lora", True
+
+
+def _precision(q: Question, method: str, spec: ModelSpec | None, llm: bool) -> tuple[str, bool]:
+    """(precision, assumed): local LLM inference at 4 bit, servers at 16 bit, training at 16-bit mixed."""
+    if method == "qlora":
+        return "4-bit", False
+    if q.precision:
+        return q.precision, False
+    if method == "inference" and llm:
+        if spec is not None and spec.weights_gb:
+            return "4-bit", True  # ships quantised (gpt-oss: MXFP4)
+        return ("16-bit" if q.setting in ("server", "cloud") else "4-bit"), True
+    return "16-bit", True
+
+
+def _pooling(method: str, llm: bool, setting: str | None) -> str:
+    if method == "inference":
+        return ("tensor-parallel" if setting in ("server", "cloud") else "layer-split") if llm else "none"
+    return "fsdp" if llm and method in ("lora", "qlora", "full", "pretrain") else "none"
+
+
+def _precision_label(precision: str, spec: ModelSpec | None) -> str:
+    if precision == "4-bit" and spec is not None and spec.weights_gb:
+        return "4-bit (as released, MXFP4)"
+    return {"4-bit": "4-bit (Q4_K_M class)", "8-bit": "8-bit (Q8_0 class)"}.get(precision, precision)
+
+
+def _adapter_params(spec: ModelSpec, rank: int) -> float:
+    """LoRA parameters on every attention and feed-forward projection of a decoder."""
+    hidden = spec.hidden or 768
+    q = (spec.heads or 1) * spec.head_dim if spec.heads and spec.head_dim else hidden
+    kv = (spec.kv_heads or 1) * spec.head_dim if spec.kv_heads and spec.head_dim else hidden
+    ff = spec.intermediate if spec.intermediate and not spec.active_params_b else 4 * hidden
+    per_layer = (hidden + q) * 2 + (hidden + kv) * 2 + (hidden + ff) * 3
+    return per_layer * rank * (spec.layers or 12)
+
+
+def _activation_gb(spec: ModelSpec) -> float:
+    """fp32 activations kept for backward at the model's usual batch (Korthikanti et al. 2022: 34 B/token/unit at 16 bit)."""
+    if spec.activation_gb_per_sample is not None:
+        return spec.activation_gb_per_sample * spec.train_batch
+    per_sample = (spec.seq_len or 512) * (spec.layers or 12) * (spec.hidden or 768) * 68 / GB
+    return per_sample * spec.train_batch

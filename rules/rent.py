@@ -1,0 +1,227 @@
+"""Rent or buy: the cheapest cloud accelerator that does the job, against owning the pick.
+
+The engine asks one question here, :meth:`Renting.rent_or_buy`: given the card it would
+buy (or none), which rental is the sensible alternative and when does buying pay off
+(rule ``rent-vs-buy``)? Rentals are GPU instances of any form factor — an H100 SXM is
+never bought for a desktop but is a fine rental — and Cloud TPUs where the workload
+suits them (rule ``tpu-fit``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Callable
+
+from rules.answer import RentVsBuy
+from rules.money import Pricing
+from rules.question import Question
+from rules.rulebook import Rulebook
+
+__all__ = ["Renting", "TpuChip", "break_even"]
+
+Holds = Callable[[float, int], bool]  # (memory per accelerator in GB, count) -> the job fits
+
+RULE = "rent-vs-buy"
+
+
+@dataclass(frozen=True)
+class TpuChip:
+    """A Cloud TPU chip seen through the spec fields the performance model reads.
+
+    fp32 matrix work runs as several bf16 passes on a TPU; a third of the bf16 peak stands
+    for it (an estimate, as every spec-based speed is).
+    """
+
+    id: str
+    name: str
+    memory_gb: float
+    bandwidth_gb_s: float
+    tensor_tflops: dict
+    fp32_tflops: float
+    fp16_tflops: float
+    fast_16bit: bool = True
+    software: str = "xla"
+    tdp_w: float = 0.0
+
+    @classmethod
+    def from_spec(cls, spec) -> "TpuChip":
+        tensor = {"bf16": spec.bf16_tflops, "fp16": spec.bf16_tflops}
+        if spec.int8_tops:
+            tensor["int8"] = spec.int8_tops
+        return cls(spec.id, spec.name, spec.hbm_gb, spec.bandwidth_gb_s or 0.0, tensor,
+                   spec.bf16_tflops / 3, spec.bf16_tflops)
+
+
+@dataclass(frozen=True)
+class Rental:
+    """The cheapest offer of one accelerator on a date."""
+
+    per_unit_usd: float
+    offer: object
+    unit: object  # a catalog Gpu or a TpuChip
+
+
+class Renting:
+    """Cloud offers of one catalog snapshot, cheapest first per accelerator, cached per date."""
+
+    def __init__(self, catalog, rulebook: Rulebook, performance, electricity_usd_per_kwh: float) -> None:
+        self.catalog = catalog
+        self.rulebook = rulebook
+        self.performance = performance
+        self.electricity = electricity_usd_per_kwh
+        self._gpu_ids = {gpu.id for gpu in catalog.gpus}
+        self._chips = {tpu_id: TpuChip.from_spec(spec) for tpu_id, spec in catalog.tpus.items()}
+        self._offer_cache: dict[date, list[Rental]] = {}
+
+    def rent_or_buy(self, question: Question, pricing: Pricing, work: str, holds: Holds, top) -> RentVsBuy | None:
+        """Rent-vs-buy against ``top`` (anything with ``gpu``, ``relative``, ``total_usd``; None: nothing to buy).
+
+        With a card to buy, the rental is the cheapest offer at least ``min_relative_speed`` ×
+        as fast that holds the job on as many accelerators as the asker wants cards; without
+        one, the rental that costs least per unit of work. TPUs count where rule ``tpu-fit``
+        says the workload suits them, or when the asker names one. ``options`` lists the
+        named accelerators and the best GPU and TPU rentals, so both sides can be weighed.
+        """
+        named = self._named(question.compare)
+        suits_tpu = question.workload in self.rulebook.param("tpu-fit", "good_for")
+        usable = [r for r in self.rentals(pricing.as_of)
+                  if (not isinstance(r.unit, TpuChip) or suits_tpu or r.unit.id in named)
+                  and holds(r.unit.memory_gb, question.gpus)]
+        if not usable:
+            return None
+        speed = {r.unit.id: self.performance.relative(r.unit, work, question.precision) for r in usable}
+        value = sorted(usable, key=lambda r: (r.per_unit_usd / max(speed[r.unit.id], 1e-9), r.unit.id))
+        if top is not None:
+            ratio = self.rulebook.param(RULE, "min_relative_speed")
+            chosen = next((r for r in usable if speed[r.unit.id] >= ratio * top.relative), None)
+            if chosen is None:
+                return None
+        else:
+            chosen = next((r for r in value if r.unit.id in named), value[0])
+        best_gpu = next((r for r in value if not isinstance(r.unit, TpuChip)), None)
+        best_tpu = next((r for r in value if isinstance(r.unit, TpuChip)), None)
+        shown = [chosen] + [r for r in usable if r.unit.id in named] + [r for r in (best_gpu, best_tpu) if r]
+        hours = question.hours_per_week or self.rulebook.param(RULE, "default_hours_per_week")
+        options = tuple(_line(r, speed[r.unit.id], question.gpus, hours, pricing) for r in _unique(shown))
+        if top is None:
+            return _rent_only(self.rulebook, pricing, chosen, question.gpus, hours, options)
+        result = break_even(self.rulebook, pricing, chosen.offer, chosen.per_unit_usd * question.gpus, top.gpu,
+                            question.gpus, top.total_usd, question.hours_per_week, self.electricity)
+        return replace(result, options=options)
+
+    def rentals(self, as_of: date) -> list[Rental]:
+        """The cheapest offer of each catalog GPU and Cloud TPU known on ``as_of``, cheapest first."""
+        if as_of not in self._offer_cache:
+            best: dict[str, tuple] = {}
+            for offer in self.catalog.offers_at(as_of):
+                unit_id = offer.tpu_id if offer.kind == "tpu" else offer.gpu_id
+                if unit_id not in self._gpu_ids and unit_id not in self._chips:
+                    continue
+                key = (offer.per_unit_per_hour, offer.provider, offer.instance)
+                if unit_id not in best or key < best[unit_id][0]:
+                    best[unit_id] = (key, offer)
+            rows = [Rental(key[0], offer, self._chips.get(unit_id) or self.catalog.gpu(unit_id))
+                    for unit_id, (key, offer) in best.items()]
+            if len(self._offer_cache) > 64:
+                self._offer_cache.clear()
+            self._offer_cache[as_of] = sorted(rows, key=lambda r: (r.per_unit_usd, r.offer.provider, r.offer.instance))
+        return self._offer_cache[as_of]
+
+    def rentable(self, names) -> tuple[str, ...]:
+        """The names that mean a Cloud TPU (rented only, never in the GPU catalog)."""
+        return tuple(name for name in names or () if self._tpu(name) is not None)
+
+    def _named(self, names) -> set[str]:
+        """Catalog GPU and TPU ids of the accelerators the asker named."""
+        found = ((self._tpu(name) or self.catalog.find(name)) for name in names or ())
+        return {unit.id for unit in found if unit is not None}
+
+    def _tpu(self, name: str) -> TpuChip | None:
+        """"tpu v5e", "Cloud TPU v6e", "trillium" -> the chip."""
+        key = _key(name).removeprefix("google").removeprefix("cloud")
+        for chip in self._chips.values():
+            nicknames = {_key(n) for n in re.findall(r"\((\w+)\)", chip.name)}
+            if key and key in {_key(chip.id), _key(chip.name.split("(")[0]).removeprefix("cloud")} | nicknames:
+                return chip
+        return None
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _unique(rentals: list[Rental]) -> list[Rental]:
+    seen: set[str] = set()
+    return [r for r in rentals if not (r.unit.id in seen or seen.add(r.unit.id))]
+
+
+def _line(rental: Rental, relative: float, count: int, hours: float, pricing: Pricing) -> dict:
+    """One rental option: what, where, per hour (on demand and spot), speed and a year at ``hours`` a week."""
+    offer, per_hour = rental.offer, rental.per_unit_usd * count
+    spot = offer.spot_per_hour / offer.count * count if offer.spot_per_hour else None
+    return {
+        "kind": "tpu" if isinstance(rental.unit, TpuChip) else "gpu", "id": rental.unit.id, "name": rental.unit.name,
+        "provider": offer.provider, "instance": offer.instance, "accelerator": offer.accelerator, "count": count,
+        "per_hour": pricing.money(per_hour).to_dict(), "spot_per_hour": pricing.money(spot).to_dict() if spot else None,
+        "relative_performance": round(relative, 3), "per_year": pricing.money(per_hour * hours * 52).to_dict(),
+        "seen": offer.seen.isoformat(), "source": offer.source,
+    }
+
+
+def _rent_only(rulebook: Rulebook, pricing: Pricing, rental: Rental, count: int, hours: float,
+               options: tuple[dict, ...]) -> RentVsBuy:
+    """Nothing to buy (none named can be, or none fits the budget): what renting costs over the rule's years."""
+    rent_usd = rental.per_unit_usd * count
+    years = tuple({"years": y, "hours": round(hours * 52 * y), "buy": None,
+                   "rent": pricing.money(rent_usd * hours * 52 * y).to_dict(), "cheaper": "rent"}
+                  for y in rulebook.param(RULE, "years"))
+    per_year = pricing.money(rent_usd * hours * 52)
+    return RentVsBuy(
+        offer=_offer(rental.offer, count), rent_per_hour=pricing.money(rent_usd), own_power_per_hour=pricing.money(0.0),
+        break_even_hours=None, hours_per_week=hours, yearly=years, cheaper="rent",
+        reason=(f"renting {count} × {rental.unit.name} costs about "
+                f"{per_year.amount:,.0f} {per_year.currency} a year at {hours:g} h/week"),
+        options=options,
+    )
+
+
+def _offer(offer, count: int) -> dict:
+    return {"provider": offer.provider, "instance": offer.instance, "accelerator": offer.accelerator,
+            "gpu": offer.gpu_id, "tpu": offer.tpu_id, "count": count, "seen": offer.seen.isoformat(), "source": offer.source}
+
+
+def break_even(rulebook: Rulebook, pricing: Pricing, offer, rent_usd_per_hour: float, gpu, count: int,
+               buy_usd: float, hours_per_week: float | None, electricity_usd_per_kwh: float) -> RentVsBuy:
+    """Break-even hours and 1/2-year totals of buying ``count`` × ``gpu`` versus renting ``offer``."""
+    params = rulebook[RULE].parameters
+    watts = gpu.tdp_w * count + params["system_power_w"]
+    power_usd = watts / 1000 * electricity_usd_per_kwh
+    margin = rent_usd_per_hour - power_usd
+    hours_at_break_even = buy_usd / margin if margin > 0 else None
+    hours = hours_per_week or params["default_hours_per_week"]
+    years = []
+    for year in params["years"]:
+        used_hours = hours * 52 * year
+        own = buy_usd + power_usd * used_hours
+        rent = rent_usd_per_hour * used_hours
+        years.append({"years": year, "hours": round(used_hours), "buy": pricing.money(own).to_dict(),
+                      "rent": pricing.money(rent).to_dict(), "cheaper": "buy" if own < rent else "rent"})
+    cheaper = years[-1]["cheaper"]
+    if hours_at_break_even is None:
+        reason = "renting costs less per hour than the electricity of owning: rent"
+    else:
+        weeks = hours_at_break_even / hours
+        reason = (f"buying pays off after {hours_at_break_even:,.0f} GPU-hours; at {hours:g} h/week that is "
+                  f"{weeks / 52:.1f} years — over {params['years'][-1]} years {cheaper} is cheaper")
+    return RentVsBuy(
+        offer=_offer(offer, count),
+        rent_per_hour=pricing.money(rent_usd_per_hour),
+        own_power_per_hour=pricing.money(power_usd),
+        break_even_hours=hours_at_break_even,
+        hours_per_week=hours,
+        yearly=tuple(years),
+        cheaper=cheaper,
+        reason=reason,
+    )

@@ -1,0 +1,172 @@
+"""Lab measurements for the engine: which benchmark runs count, read with plain SQL.
+
+A terminal answer must start fast, so this module reads the two benchmark tables
+through the database driver itself (``sqlite3`` or ``psycopg``), never through the
+ORM, and does not touch a database that is not there. The service reads through the
+same function, over its session's driver connection (``service.benchmarks``).
+
+What makes a run or a result count:
+
+- the device maps to a catalog GPU (CPUs and unknown devices have no datasheet to
+  stand in for);
+- the run is recent (``WINDOW``) and among the newest ``MAX_RUNS`` of its GPU;
+- it is not a ``--quick`` run (smaller sizes and shorter timing understate a GPU; the
+  service marks such runs with the run flag ``quick``);
+- the run is not ``contended`` and the result carries none of ``EXCLUDING_FLAGS``
+  and no error.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import statistics
+from collections import defaultdict
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from rules.performance import Measured
+
+__all__ = [
+    "EXCLUDING_FLAGS",
+    "QUICK_FLAG",
+    "RUN_EXCLUDING_FLAGS",
+    "WINDOW",
+    "MAX_RUNS",
+    "BANDWIDTH_BENCHMARKS",
+    "read_measurements",
+    "lab_measurements",
+]
+
+EXCLUDING_FLAGS = frozenset({"throttled", "contended", "noisy", "check_failed"})
+QUICK_FLAG = "quick"  # added by the service to runs sent with "quick": true
+RUN_EXCLUDING_FLAGS = frozenset({"contended", QUICK_FLAG})  # conditions of the whole run
+WINDOW = timedelta(days=90)
+MAX_RUNS = 20
+BANDWIDTH_BENCHMARKS = ("triad", "copy")  # in order of preference
+
+
+def lab_measurements(database_url: str, *, now: datetime | None = None) -> dict[str, Measured]:
+    """The measurements in the database at ``database_url``; empty when it does not exist,
+    cannot be reached or has no benchmark tables (the answer then says "estimated")."""
+    connection = _connect(database_url)
+    if connection is None:
+        return {}
+    try:
+        return read_measurements(connection, now=now)
+    except Exception as exc:  # noqa: BLE001 — a database without our tables has no measurements
+        if type(exc).__name__ in ("OperationalError", "UndefinedTable", "ProgrammingError"):
+            return {}
+        raise
+    finally:
+        connection.close()
+
+
+def _connect(database_url: str) -> Any | None:
+    """A read-only driver connection, or None when there is no database to read."""
+    if database_url.startswith("sqlite:///"):
+        path = Path(database_url.removeprefix("sqlite:///")).expanduser()
+        if not path.is_file():
+            return None
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    scheme, _, rest = database_url.partition("://")
+    if scheme.split("+")[0] not in ("postgresql", "postgres"):
+        return None
+    import psycopg
+
+    try:
+        return psycopg.connect(f"postgresql://{rest}", connect_timeout=3)
+    except psycopg.OperationalError:
+        return None
+
+
+def read_measurements(
+    connection: Any, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS
+) -> dict[str, Measured]:
+    """Per catalog GPU id: medians of matmul (per precision) and bandwidth (triad, else copy)
+    over its newest ``max_runs`` representative runs within ``window``; ``hosts`` counts the
+    distinct hosts behind the figures used. ``connection`` is a DB-API connection of
+    ``sqlite3`` or ``psycopg``; a few small queries per GPU, whatever the history."""
+    sql = _Sql(connection)
+    since = sql.timestamp((now or datetime.now(timezone.utc)) - window)
+    gpu_ids = [row[0] for row in sql.rows(
+        "SELECT DISTINCT gpu_id FROM benchmark_run WHERE gpu_id IS NOT NULL AND started_at >= ?", (since,))]
+    measured: dict[str, Measured] = {}
+    for gpu_id in sorted(gpu_ids):
+        runs = _recent_runs(sql, gpu_id, since, max_runs)
+        if not runs:
+            continue
+        wanted = ("matmul", *BANDWIDTH_BENCHMARKS)
+        rows = sql.rows(
+            f"SELECT run_id, benchmark, precision, value, flags, error FROM benchmark_result "
+            f"WHERE run_id IN ({', '.join('?' * len(runs))}) AND benchmark IN ({', '.join('?' * len(wanted))})",
+            (*(run_id for run_id, _ in runs), *wanted))
+        m = _measured(runs, ((r, b, p, v) for r, b, p, v, flags, error in rows if _usable(_flags(flags), error, v)))
+        if m is not None:
+            measured[gpu_id] = m
+    return measured
+
+
+class _Sql:
+    """The two drivers' differences: placeholder style and how a timestamp is compared."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+        self.sqlite = isinstance(connection, sqlite3.Connection)
+
+    def timestamp(self, moment: datetime) -> Any:
+        """SQLite holds UTC timestamps as text in SQLAlchemy's format; PostgreSQL as timestamptz."""
+        utc = moment.astimezone(timezone.utc) if moment.tzinfo else moment
+        return utc.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else utc.replace(tzinfo=utc.tzinfo or timezone.utc)
+
+    def rows(self, query: str, params: tuple) -> list[tuple]:
+        cursor = self.connection.cursor()
+        try:
+            cursor.execute(query if self.sqlite else query.replace("?", "%s"), params)
+            return list(cursor.fetchall())
+        finally:
+            cursor.close()
+
+
+def _flags(value: Any) -> list[str]:
+    """A JSON column: text from SQLite, already decoded from PostgreSQL."""
+    return json.loads(value) if isinstance(value, (str, bytes)) else list(value or ())
+
+
+def _usable(flags: list[str], error: str | None, value: float | None) -> bool:
+    return error is None and value is not None and value > 0 and not (set(flags) & EXCLUDING_FLAGS)
+
+
+def _recent_runs(sql: _Sql, gpu_id: str, since: Any, max_runs: int) -> list[tuple[str, str]]:
+    """(run_id, host) of the newest ``max_runs`` representative runs of one GPU."""
+    chosen: list[tuple[str, str]] = []
+    offset, batch = 0, max_runs * 2
+    while len(chosen) < max_runs:
+        rows = sql.rows(
+            "SELECT run_id, host, flags FROM benchmark_run WHERE gpu_id = ? AND started_at >= ? "
+            "ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?", (gpu_id, since, batch, offset))
+        chosen += [(run_id, host) for run_id, host, flags in rows if not set(_flags(flags)) & RUN_EXCLUDING_FLAGS]
+        if len(rows) < batch:
+            break
+        offset += batch
+    return chosen[:max_runs]
+
+
+def _measured(runs: list[tuple[str, str]], results: Iterable[tuple[str, str, str, float]]) -> Measured | None:
+    """Medians of one GPU's usable (run_id, benchmark, precision, value) results."""
+    host_of = dict(runs)
+    matmul: dict[str, list[float]] = defaultdict(list)
+    bandwidth: dict[str, list[float]] = defaultdict(list)
+    hosts: set[str] = set()
+    for run_id, benchmark, precision, value in results:
+        (matmul[precision] if benchmark == "matmul" else bandwidth[benchmark]).append(value)
+        hosts.add(host_of[run_id])
+    if not hosts:
+        return None
+    chosen = next((bandwidth[b] for b in BANDWIDTH_BENCHMARKS if bandwidth[b]), None)
+    return Measured(
+        hosts=len(hosts),
+        matmul_tflops={p: statistics.median(v) for p, v in sorted(matmul.items())},
+        bandwidth_gb_s=statistics.median(chosen) if chosen else None,
+    )

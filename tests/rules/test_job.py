@@ -1,0 +1,148 @@
+"""Jobs and their memory against published figures (rules memory-fit, 16-bit-memory); each test names its source."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.job import fit_on, job_for
+from rules.memory import load_models
+from rules.question import Question
+from rules.rulebook import load_rulebook
+
+
+@pytest.fixture(scope="module")
+def rulebook():
+    return load_rulebook()
+
+
+def job(rulebook, **fields):
+    return job_for(Question(**fields), rulebook)
+
+
+def weights_gb(found) -> float:
+    """The weights figure the explanation gives ('16.1 GB weights ...')."""
+    head = found.need.how.split(": ", 1)[1]
+    return float(head.split(" GB", 1)[0])
+
+
+def test_llama_3_8b_weights_match_the_gguf_files(rulebook):
+    # bartowski/Meta-Llama-3-8B-Instruct-GGUF on Hugging Face: Q4_K_M 4.92 GB, f16 16.07 GB
+    q4 = job(rulebook, workload="llm", model="llama 3 8b", task="inference", precision="4-bit")
+    f16 = job(rulebook, workload="llm", model="llama 3 8b", task="inference", precision="16-bit")
+    assert weights_gb(q4) == pytest.approx(4.92, abs=0.15)
+    assert weights_gb(f16) == pytest.approx(16.1, abs=0.05)  # 8.03 B parameters x 2 bytes, not 17.7
+    assert 16.1 < f16.need.gb < 18.5 and "KV cache" in f16.need.how
+
+
+def test_llama_70b_q4_k_m_matches_its_gguf_file(rulebook):
+    # bartowski/Meta-Llama-3-70B-Instruct-GGUF: Q4_K_M 42.5 GB
+    found = job(rulebook, workload="llm", model="llama 3 70b", task="inference", precision="4-bit")
+    assert weights_gb(found) == pytest.approx(42.5, rel=0.03)
+    assert not fit_on(found, 24, 1).fits
+    two = fit_on(found, 24, 2)
+    assert two.fits and two.sharded and "layer split" in two.reason
+
+
+def test_local_llm_inference_defaults_to_4_bit_and_says_so(rulebook):
+    # "ollama qwen 32b q4": Qwen2.5-32B-Instruct Q4_K_M is 19.85 GB (bartowski/Qwen2.5-32B-Instruct-GGUF); ~20-24 GB with cache
+    found = job(rulebook, workload="llm", model="qwen 32b", task="inference")
+    assert found.precision == "4-bit" and found.precision_assumed
+    assert 20 <= found.need.gb <= 24
+    assert fit_on(found, 24, 1).fits and not fit_on(found, 16, 1).fits
+    served = job(rulebook, workload="llm", model="qwen 32b", task="inference", setting="server")
+    assert served.precision == "16-bit" and served.pooling == "tensor-parallel"
+
+
+def test_lora_on_llama_3_8b_needs_about_20_gb_not_142(rulebook):
+    # Hugging Face PEFT / Unsloth guides: Llama 3 8B LoRA at 16 bit fits a 24 GB card
+    found = job(rulebook, workload="llm", model="llama 3 8b", method="lora")
+    assert found.method == "lora" and not found.method_assumed
+    assert 18 <= found.need.gb <= 24
+    assert fit_on(found, 24, 1).fits
+    others = dict(found.other_methods)
+    assert set(others) == {"qlora", "full"} and others["qlora"] < found.need.gb < others["full"]
+
+
+def test_llm_training_without_a_method_is_lora_stated(rulebook):
+    found = job(rulebook, workload="llm", model="llama 3 8b", task="training")
+    assert found.method == "lora" and found.method_assumed and found.precision == "16-bit"
+    assert any("LoRA assumed" in said for said in found.assumptions)
+    assert found.memory_factor == 1.0
+
+
+def test_qlora_fits_a_65b_model_on_one_48_gb_card(rulebook):
+    # Dettmers et al. 2023, QLoRA (arXiv 2305.14314): a 65B model fine-tuned on a single 48 GB GPU
+    found = job(rulebook, workload="llm", model="llama 65b", method="qlora", context_tokens=512)
+    assert found.precision == "4-bit"
+    assert fit_on(found, 48, 1).fits
+    seventy = job(rulebook, workload="llm", model="llama 3 70b", method="qlora")
+    assert 38 < seventy.need.gb <= 48
+
+
+def test_full_fine_tuning_is_16_bytes_per_parameter_without_the_16_bit_factor(rulebook):
+    # ZeRO (Rajbhandari et al. 2020): mixed-precision Adam holds 16 bytes per parameter; 6.74 B -> 108 GB + activations
+    found = job(rulebook, workload="llm", model="llama 7b", method="full", precision="16-bit")
+    assert 105 <= found.need.gb <= 135
+    one = fit_on(found, 80, 1)
+    assert not one.fits and one.effective_gb == 80  # no 1.5x stacked on a count already in 16 bit
+    two = fit_on(found, 80, 2)
+    assert two.fits and "FSDP" in two.reason
+
+
+def test_sdxl_inference_needs_about_10_gb_not_training_memory(rulebook):
+    # Stability AI / diffusers: SDXL base in fp16 generates 1024x1024 images on 8-12 GB cards
+    found = job(rulebook, workload="image-generation", model="sdxl", task="inference")
+    assert 8 <= found.need.gb <= 12 and found.precision == "16-bit"
+    assert fit_on(found, 12, 1).fits
+
+
+def test_mixtral_memory_counts_all_46_7_b_parameters(rulebook):
+    # Jiang et al. 2024, Mixtral of Experts: 46.7 B total, 12.9 B active per token
+    found = job(rulebook, workload="llm", model="mixtral 8x7b", task="inference", precision="16-bit")
+    assert weights_gb(found) == pytest.approx(46.7 * 2, rel=0.01)
+    assert found.model.active_b == pytest.approx(12.9)
+
+
+def test_gqa_cache_is_smaller_than_mha_cache(rulebook):
+    # Llama 2 7B: 32 KV heads; Llama 3 8B: 8 KV heads (config.json); 128k-token cache 64 GB vs 16 GB
+    mha = job(rulebook, workload="llm", model="llama 2 7b", task="inference", context_tokens=4096)
+    gqa = job(rulebook, workload="llm", model="llama 3 8b", task="inference", context_tokens=4096)
+    assert mha.model.kv_values_per_token == 4 * gqa.model.kv_values_per_token
+    long = job(rulebook, workload="llm", model="llama 3 8b", task="inference", precision="16-bit", context_tokens=131072)
+    assert long.need.gb - weights_gb(long) == pytest.approx(17.2 + 0.8, abs=0.3)
+
+
+def test_gpt_oss_uses_its_released_mxfp4_size(rulebook):
+    # openai/gpt-oss-120b model card: runs on a single 80 GB GPU
+    found = job(rulebook, workload="llm", model="gpt-oss-120b", task="inference")
+    assert fit_on(found, 80, 1).fits and not fit_on(found, 48, 1).fits
+
+
+def test_2019_training_keeps_the_16_bit_rule(rulebook):
+    # 003 "Required Memory Size and 16-bit Training": 8 GB behaves like 12 GB in 16-bit training
+    found = job(rulebook, workload="transformer", precision="16-bit")
+    assert found.method == "train" and found.memory_factor == 1.5
+    assert fit_on(found, 8, 1).fits and fit_on(found, 8, 1).effective_gb == pytest.approx(12.0)
+    assert not fit_on(job(rulebook, workload="transformer", precision="fp32"), 8, 1).fits
+
+
+def test_data_parallel_training_does_not_pool_memory(rulebook):
+    found = job(rulebook, workload="cnn", model="efficientnet-b7", precision="fp32", gpus=2)
+    assert found.pooling == "none"
+    fit = fit_on(found, found.need.gb / 1.5, 2)
+    assert not fit.fits and not fit.sharded and "full copy" in fit.reason
+
+
+def test_asked_memory_and_unknown_models(rulebook):
+    assert job(rulebook, memory_gb=24).need.gb == 24
+    sized = job(rulebook, workload="llm", params_b=7, task="inference", precision="16-bit")
+    assert 14 < sized.need.gb < 20
+
+
+def test_model_table_covers_the_families_people_name():
+    names = set(load_models())
+    for alias in ("llama-2-7b", "llama-3.1-8b", "llama-3.2-1b", "llama-3.3-70b", "llama-405b", "qwen2.5-72b", "qwen3-30b-a3b",
+                  "qwen3-235b-a22b", "deepseek-r1", "deepseek-r1-distill-qwen-32b", "deepseek-r1-distill-llama-70b",
+                  "mistral-7b", "mixtral-8x22b", "gemma-2-27b", "gemma-3-12b", "phi-4", "phi-3-medium", "gpt-oss-20b",
+                  "sd-1.5", "sdxl", "sd3-medium", "flux-1-dev", "whisper-large-v3", "whisper-small", "bert-base", "gpt2", "resnet-50"):
+        assert alias in names, alias

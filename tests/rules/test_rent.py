@@ -1,0 +1,72 @@
+"""Rent or buy over the shipped cloud offers: GPUs of every form factor, and TPUs where they suit."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from rules.ask import ask
+from rules.rent import TpuChip
+
+TODAY = date(2026, 11, 22)  # fixed, so answers do not change with the calendar
+
+
+def _cheapest(catalog, unit_id: str, kind: str):
+    offers = [o for o in catalog.offers_at(TODAY) if (o.tpu_id if kind == "tpu" else o.gpu_id) == unit_id]
+    return min(offers, key=lambda o: o.per_unit_per_hour)
+
+
+def test_tpu_versus_gpu_question_gets_a_tpu_rental_line(advisor, catalog):
+    answer = ask(advisor, "tpu v5e vs a100 for bert training, 20 hours a week", today=TODAY).to_dict()["recommendation"]
+    rent = answer["rent_vs_buy"]
+    assert rent is not None
+    tpu = next(o for o in rent["options"] if o["kind"] == "tpu" and o["id"] == "tpu-v5e")
+    offer = _cheapest(catalog, "tpu-v5e", "tpu")
+    assert tpu["per_hour"]["usd"] == pytest.approx(offer.per_unit_per_hour)
+    assert tpu["per_year"]["usd"] == pytest.approx(offer.per_unit_per_hour * 20 * 52, rel=1e-3)
+    assert tpu["source"] == offer.source and tpu["seen"] == offer.seen.isoformat()
+    assert rent["hours_per_week"] == 20
+    assert not any("tpu" in f["reason"].lower() and "not in the catalog" in f["reason"] for f in answer["findings"])
+
+
+def test_tpus_are_left_out_where_the_workload_does_not_suit_them(recommend, advisor):
+    assert "rnn" not in advisor.rulebook.param("tpu-fit", "good_for")
+    rnn = recommend(workload="rnn", budget=2000)["rent_vs_buy"]
+    assert rnn is not None and all(o["kind"] == "gpu" for o in rnn["options"])
+    cnn = recommend(workload="cnn", budget=2000)["rent_vs_buy"]
+    assert any(o["kind"] == "tpu" for o in cnn["options"])
+
+
+def test_server_gpus_are_rented_though_never_bought_for_a_desktop(advisor):
+    answer = ask(advisor, "trillium vs h100 for transformer training", today=TODAY).to_dict()["recommendation"]
+    ids = {o["id"] for o in answer["rent_vs_buy"]["options"]}
+    assert "tpu-v6e" in ids
+    assert any(i.startswith("h100") for i in ids)
+
+
+def test_nothing_to_buy_still_prices_the_rental(recommend):
+    answer = recommend(workload="llm", task="inference", params_b=70, budget=1000)
+    assert answer["verdict"] in ("over-budget", "too-large")
+    rent = answer["rent_vs_buy"]
+    assert rent is not None and rent["break_even_hours"] is None and rent["cheaper"] == "rent"
+    assert all(y["buy"] is None for y in rent["years"])
+
+
+def test_no_cloud_means_no_rental_in_a_comparison_either(advisor):
+    answer = ask(advisor, "tpu v5e vs a100 for bert training, no cloud", today=TODAY).to_dict()["recommendation"]
+    assert answer["rent_vs_buy"] is None
+
+
+@pytest.mark.parametrize("name,tpu_id", [("tpu v5e", "tpu-v5e"), ("Cloud TPU v6e", "tpu-v6e"),
+                                         ("trillium", "tpu-v6e"), ("TPU-v4", "tpu-v4")])
+def test_tpu_names_resolve(advisor, name, tpu_id):
+    assert advisor.renting.rentable([name]) == (name,)
+    assert advisor.renting._tpu(name).id == tpu_id
+    assert advisor.renting.rentable(["rtx 4090"]) == ()
+
+
+def test_tpu_speed_comes_from_its_spec_sheet(advisor, catalog):
+    v5e, v6e = (TpuChip.from_spec(catalog.tpus[t]) for t in ("tpu-v5e", "tpu-v6e"))
+    speed = [advisor.performance.relative(chip, "transformer", "16-bit") for chip in (v5e, v6e)]
+    assert 0 < speed[0] < speed[1]
