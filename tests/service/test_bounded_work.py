@@ -14,7 +14,8 @@ from service.api import chat as chat_module
 from service.api.chat import MAX_CONVERSATION_CHARS, MAX_USER_CHARS
 from tests.app_client import app_client
 
-LIMIT_S = 0.050
+LIMIT_S = 0.050  # text over the length limit: refused before any parsing
+READ_LIMIT_S = 0.150  # the longest text that is parsed (2000 characters; about 25 ms), on a shared machine
 SIZE = 100_000
 # Each unit repeated: unterminated Slack links and mentions, emoji-like runs, number soup, brackets.
 UNITS = ("<http:", "<https://x|", "<mailto:", "<@U1|", "<@U1", "<#C1|", "<!", ":a", "1,", "1 ", "$1", "2x", "<", "rtx ",
@@ -50,8 +51,10 @@ def _parse(text: str) -> None:
 
 @pytest.mark.parametrize("unit", UNITS)
 def test_the_parser_is_linear_on_pathological_text(unit):
-    for text in (pathological(unit), pathological(unit, MAX_TEXT_CHARS)):
-        assert fastest(lambda: _parse(text)) < LIMIT_S, f"{unit!r} × {len(text)}"
+    assert fastest(lambda: _parse(pathological(unit))) < LIMIT_S, f"{unit!r} × 100 kB is refused at once"
+    longest = pathological(unit, MAX_TEXT_CHARS)  # quadratic clean-up took 50 ms here and 75 s on 100 kB
+    full = fastest(lambda: _parse(longest), tries=5)
+    assert full < READ_LIMIT_S, f"{unit!r} × {MAX_TEXT_CHARS}: {full * 1000:.0f} ms"
     assert fastest(lambda: clean(pathological(unit))) < 5 * LIMIT_S  # clean itself: linear on 100 kB too
 
 
@@ -76,7 +79,8 @@ def test_http_text_paths_answer_pathological_text_quickly(client, unit):
     for index, path in enumerate(paths):
         response = path()
         assert response.status_code < 500, response.text
-        assert fastest(path) < LIMIT_S * 2, f"path {index} with {unit!r}"  # the request around it costs a few ms
+        limit = 2 * LIMIT_S if index in (0, 2) else READ_LIMIT_S  # the request around it costs a few ms
+        assert fastest(path) < limit, f"path {index} with {unit!r}"
 
 
 def _chat(client, messages):
