@@ -15,6 +15,7 @@ from typing import Mapping
 
 from rules import advice
 from rules.answer import Answer, Finding, MemoryNeed, Pick
+from rules.job import job_for
 from rules.memory import MemoryModel
 from rules.money import Pricing
 from rules.performance import Measured, PerformanceModel, workload_key
@@ -59,8 +60,8 @@ class Advisor:
     def recommend(self, question: Question, intent: str = "recommend", today: date | None = None) -> Answer:
         """Ranked picks with reasons; never raises for an impossible question, says so instead."""
         as_of = question.as_of or today or date.today()
-        if question.precision is None:
-            question = question.refined(precision="16-bit")
+        if question.precision is None:  # the job's usual precision (4-bit for local LLM inference, else 16-bit)
+            question = question.refined(precision=job_for(question, self.rulebook).precision)
         model_spec = self.memory.model_for(question)
         if model_spec and model_spec.workload and question.workload == "general":
             question = question.refined(workload=model_spec.workload)
@@ -177,7 +178,7 @@ class Advisor:
                     f"{c.relative:.2f}× the {self.reference.name} for {self._label(work)} at {question.precision} ({source})"),
             Finding("memory-fit", "applied", c.fit.reason),
         ]
-        if question.task == "training" and question.precision == "16-bit":
+        if self.memory.effective_factor(question) != 1.0:  # only 2019-style training counted in 32-bit terms
             findings.append(Finding("16-bit-memory", "applied",
                                     f"{c.gpu.memory_gb:g} GB behaves like {c.gpu.memory_gb * self.memory.effective_factor(question):g} GB of 32-bit memory"))
         findings += advice.card_findings(self.rulebook, c.gpu, question)
@@ -328,7 +329,7 @@ class Advisor:
 
     def _memory_findings(self, question: Question, need: MemoryNeed) -> list[Finding]:
         found = [Finding("memory-fit", "applied", f"the job needs about {need.gb:.1f} GB: {need.how}")]
-        if question.task == "training" and question.precision == "16-bit":
+        if self.memory.effective_factor(question) != 1.0:  # only 2019-style training counted in 32-bit terms
             found.append(Finding("16-bit-memory", "applied", "16-bit training counts each card as 1.5× its memory, not 2×"))
             found.append(Finding("16-bit-speed", "info", "if 16-bit training turns unstable, use loss scaling"))
         return found

@@ -261,7 +261,7 @@ class _Scan:
         return True
 
     def leftovers(self) -> list[str]:
-        return [t.strip(".,-/+<~'%:=") for t in re.split(rf"[\s{_BLANK}]+", self.text)]
+        return [t.strip(".,-/+<~'%:=?") for t in re.split(rf"[\s{_BLANK}]+", self.text)]
 
 
 def _number(text: str) -> float:
@@ -602,6 +602,7 @@ def _quantisation(scan: _Scan) -> None:
         precision = "4-bit" if bits <= 4 else "8-bit"
         phrase = re.sub(r"\s+", "_", m.group().strip())
         rounded = "" if bits in (4, 8) else f", {bits}-bit rounded up"
+        scan.jobs.append((_HINT, "inference", "inference", phrase))  # a llama.cpp file is for running a model
         return scan.put("precision", precision, f"{phrase}{rounded}")
 
     scan.take(_QUANT, found)
@@ -749,16 +750,21 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
 def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question) -> None:
     """Task, method and precision from the strongest words: training > inference > a hint."""
     strongest = max(scan.jobs, key=lambda j: j[0], default=None)
+    runs_models = (changes.get("workload", base.workload) in _RUN_WORKLOADS
+                   or "model" in scan.values or "params_b" in scan.values)
+    if strongest is None and "model" in scan.values and changes.get("workload") in _RUN_WORKLOADS:
+        strongest = (_HINT, "inference", "inference", "")  # "which gpu for gpt-oss 120b": to run it
     if strongest is not None:
         strength, task, _, phrase = strongest
-        runs_models = changes.get("workload", base.workload) in _RUN_WORKLOADS or "model" in scan.values
         if strength > _HINT or runs_models:
-            methods = [(m, p) for s, _, m, p in scan.jobs if s == strength and m]
+            methods = [(m, p) for s, _, m, p in scan.jobs if s == strength and m] or [(task, phrase)] * (task == "inference")
             changes["task"] = task
-            understood.append(_note("task", task, phrase))
+            understood.append(_note("task", task, phrase) if phrase else
+                              "task: inference (a model named without a training word: running it)")
             if methods:
                 changes["method"] = methods[0][0]
-                understood.append(f"method: {_METHODS[methods[0][0]]} (from '{methods[0][1]}')")
+                if methods[0][1]:
+                    understood.append(f"method: {_METHODS[methods[0][0]]} (from '{methods[0][1]}')")
             elif task == "training":
                 changes["method"] = None
                 understood.append("method: not said; the answer picks one for the job and says so")
@@ -792,8 +798,12 @@ def _card_note(name: str) -> str:
     """'rx 9070 xt (AMD Radeon RX 9070 XT)' or 'strix halo (not in the catalog)', by the catalog's resolver."""
     from rules.catalog import load_catalog  # lazy: the catalog loads once, and only for texts naming hardware
 
-    gpu = load_catalog().find(name)
-    return f"{name} ({gpu.name})" if gpu else f"{name} (not in the catalog)"
+    resolution = load_catalog().resolve(name)
+    if resolution.gpu is None:
+        return f"{name} (not in the catalog)"
+    if not resolution.exact and resolution.note:
+        return resolution.note  # it names both: "'a100' read as the NVIDIA A100 …; say 'sxm' for another"
+    return f"{name} ({resolution.gpu.name})"
 
 
 def _pick_workload(scan: _Scan) -> tuple[str, str] | None:
