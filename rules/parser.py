@@ -561,7 +561,7 @@ _PARAMS = _bounded(
 )
 _HOURS = _bounded(
     rf"(?P<n>{_NUM})\s*(?:h|hrs?|hours?|час\w*|ч)\.?\s*(?:a|per|/|в|each|every)?\s*"
-    r"(?:(?P<week>weeks?|wk|w|недел\w*|нед)|(?P<day>days?|d|день|сутки))(?!\w)"
+    r"(?:(?P<week>weeks?|wk|w|недел\w*|нед)|(?P<day>days?|d|день|сутки)|(?P<month>months?|mo|месяц\w*))(?!\w)"
 )
 
 
@@ -581,8 +581,8 @@ def _params(scan: _Scan) -> None:
 
 def _hours(scan: _Scan) -> None:
     def found(m: re.Match[str]) -> bool:
-        value = _number(m.group("n")) * (7 if m.group("day") else 1)
-        return scan.put("hours_per_week", _whole(value), m.group())
+        value = _number(m.group("n")) * (7 if m.group("day") else 7 / 30.44 if m.group("month") else 1)
+        return scan.put("hours_per_week", _whole(round(value, 1)), m.group())
 
     scan.take(_HOURS, found)
 
@@ -597,7 +597,7 @@ _QUANT = _bounded(
 _CONTEXT = _bounded(
     r"(?:(?P<n1>\d+(?:[.,]\d+)?)\s*(?P<k1>k|к|m)?\s*(?:tokens?\s+(?:of\s+)?)?(?:context|ctx)(?:[\s-]*(?:length|window|size))?"
     r"|(?P<n2>\d+(?:[.,]\d+)?)\s*(?P<k2>k|к|m)?\s*(?:tokens?|токен\w*)(?!\s*(?:/|per\s|a\s+sec|в\s*сек))(?:\s+(?:контекст\w*|of\s+context))?"
-    r"|(?:context|ctx|контекст\w*)(?:[\s-]*(?:length|window|size|of|длин\w*|в|на))*\s*[:=]?\s*(?P<n3>\d+(?:[.,]\d+)?)\s*(?P<k3>k|к|m)?"
+    r"|(?:context|ctx|контекст\w*)(?:[\s-]+(?:length|window|size|of|длин\w*|в|на)(?!\w)){0,3}\s*[:=]?\s*(?P<n3>\d+(?:[.,]\d+)?)\s*(?P<k3>k|к|m)?"
     r"(?:\s*(?:tokens?|токен\w*))?)(?!\w)"
 )
 _BATCH = _bounded(
