@@ -243,6 +243,7 @@ class _Scan:
     adjust: list[str] = field(default_factory=list)
     cards: list[tuple[int, str]] = field(default_factory=list)
     jobs: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (strength, task, method, phrase)
+    card_counts: list[tuple[int, int, str]] = field(default_factory=list)  # (position, count, phrase): "2x 3090"
 
     def run(self) -> None:
         self.original = self.text
@@ -502,6 +503,9 @@ def _gpus(scan: _Scan) -> None:
     for i, pattern in enumerate(_gpu_patterns()):
         if digits or i < 2:  # only the systems and the listed names can be written without a digit
             scan.take(pattern, lambda m: _gpu_found(scan, m))
+    if scan.card_counts:  # "2x 4090 or 1x a6000": the first count said
+        _, count, phrase = min(scan.card_counts)
+        scan.put("gpus", count, phrase)
 
 
 def _gpu_name(m: re.Match[str]) -> str:
@@ -537,7 +541,7 @@ def _gpu_found(scan: _Scan, m: re.Match[str]) -> tuple[int, int]:
         return window + owned.start(), m.end()
     count = count_re.search(scan.text[window:start])
     if count:
-        scan.put("gpus", _count_of(count), count.group())
+        scan.card_counts.append((start, _count_of(count), count.group()))
         start = window + count.start()
     scan.cards.append((m.start(), name))
     return start, m.end()

@@ -772,3 +772,8 @@ def test_pathological_text_parses_quickly(text: str) -> None:
 ])
 def test_a_named_model_without_a_training_word_is_run(text: str, task: str) -> None:
     assert parse(text, today=TODAY).question.task == task
+
+
+def test_the_first_card_count_said_wins() -> None:
+    parsed = parse("what's better for vllm serving: 2x 4090 or 1x rtx 6000 ada", today=TODAY)
+    assert (parsed.question.gpus, parsed.question.compare) == (2, ("rtx 4090", "rtx 6000 ada"))
