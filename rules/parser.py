@@ -148,8 +148,8 @@ def parse(text: str, previous: Question | None = None, today: date | None = None
 
 # ----------------------------------------------------------------------------- cleaning
 
-_SLACK_LINK = re.compile(r"<(?:https?|mailto):[^>|]*(?:\|([^>]*))?>")
-_SLACK_REF = re.compile(r"<[@#!][^>]*>")
+_SLACK_LINK = re.compile(r"<(?:https?|mailto):[^<>|]*(?:\|([^<>]*))?>")  # no "<" inside: linear time
+_SLACK_REF = re.compile(r"<[@#!][^<>]*>")
 _SHORTCODE = re.compile(r":[a-z0-9_+'-]+:")
 
 
