@@ -84,10 +84,21 @@ def _shown(bounds: dict[str, float]) -> str:
     return f"[{bounds.get('min', '-')}, {bounds.get('max', '-')}]"
 
 
+def _squash(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _named_entries(answer: dict[str, Any], gpu_id: str) -> list[dict[str, Any]]:
+    """The answer's entries for a named card: by id, or (for a product the catalog lacks) by what was asked."""
+    entries = [n for n in answer.get("named") or [] if isinstance(n, dict)]
+    return [n for n in entries if n.get("gpu") == gpu_id
+            or (not n.get("gpu") and len(_squash(str(n.get("asked") or ""))) >= 6
+                and _squash(gpu_id).startswith(_squash(str(n["asked"]))))]
+
+
 def _mentioned(answer: dict[str, Any], text: str, gpu_id: str, catalog: Any) -> bool:
     """A card appears in the answer: named, picked, an alternative, or its name in the text."""
-    named = answer.get("named") or []
-    if any(isinstance(n, dict) and n.get("gpu") == gpu_id for n in named):
+    if _named_entries(answer, gpu_id):
         return True
     if any(p.get("gpu") == gpu_id for p in _all_picks(answer)):
         return True
@@ -185,7 +196,7 @@ def _check_named(entries, answer, text, catalog):
             continue
         statuses = entry.get("status_any_of")
         if statuses:
-            named = [n for n in answer.get("named") or [] if isinstance(n, dict) and n.get("gpu") in ids]
+            named = [n for i in ids for n in _named_entries(answer, i)]
             if not named:
                 problems.append(f"{found[0]} is not in the answer's named list (status expected {' or '.join(statuses)})")
             elif not any(n.get("status") in statuses for n in named):
@@ -370,5 +381,8 @@ def test_checker_fails_a_wrong_answer(advisor):
     assert check({"top_desktop": True}, {"picks": [{"gpu": "h100-sxm"}]}, "", advisor.catalog)
     assert check({"any_of": [{"verdict_any_of": ["wait"]}, {"top_any_of": ["rtx-2070"]}]}, right, "", advisor.catalog) == []
     assert check({"verdict_any_of": ["wait"]}, None, "", advisor.catalog)
+    unknown = {"named": [{"asked": "dgx spark", "gpu": None, "status": "not-in-catalog"}]}
+    assert check({"named": [{"gpu_any_of": ["dgx-spark"]}]}, unknown, "", advisor.catalog) == []
+    assert check({"named": [{"gpu_any_of": ["dgx-spark"], "status_any_of": ["fits"]}]}, unknown, "", advisor.catalog)
     assert cause(check({"top_desktop": True}, {"picks": [{"gpu": "h100-sxm"}]}, "", advisor.catalog)) == "form factor"
     assert cause(misses) == "named cards" and cause(check({"top_any_of": ["rtx-2070"]}, wrong, "", advisor.catalog)) == "objective"

@@ -26,7 +26,7 @@ def cat():
 
 def test_load_time_and_cache(capsys):
     t0 = time.perf_counter()
-    c = load_catalog(DATA_DIR)  # uncached: full validation + build
+    c = load_catalog(DATA_DIR, use_cache=False)  # full validation + build, no cache
     t1 = time.perf_counter()
     c2 = load_catalog()
     t1 = time.perf_counter() if c2 is not c else t1
