@@ -337,13 +337,12 @@ class Catalog:
 
 _NOISE = {"nvidia", "geforce", "amd", "intel", "apple", "tesla", "graphics", "gpu", "ati", "r", "tm", "the", "card"}
 _IGNORED = re.compile(r"hbm\d*e?|gddr\d*x?|edition|founders")
-_VARIANT = re.compile(r"\d+gb|pcie|sxm|oam|nvl|server|maxq")
+_VARIANT = re.compile(r"\d+gb|pcie|sxm\d?|oam|nvl|server|maxq")
 
 
 def _tokens(text: str) -> list[str]:
     t = text.lower().replace("(r)", " ").replace("(tm)", " ").replace("max-q", "maxq")
     t = re.sub(r"(\d)\s*gb\b", r"\1gb", t)
-    t = re.sub(r"\bsxm\d\b", "sxm", t)
     return [w for w in re.split(r"[^a-z0-9]+", t) if w and w not in _NOISE]
 
 
@@ -395,7 +394,7 @@ def _index_names(gpus: tuple[Gpu, ...]) -> _NameIndex:
             key = _norm(n)
             exact.setdefault(key, g.id)
             core, var = _split(n)
-            words |= var
+            words |= var | {"sxm" for w in var if w.startswith("sxm")}  # "sxm" asks for any SXM generation
             if var:
                 specific.add(key)
             for c in _cores(core):
@@ -406,7 +405,7 @@ def _index_names(gpus: tuple[Gpu, ...]) -> _NameIndex:
         variants[g.id] = frozenset(words)
     return _NameIndex(
         exact=exact, specific=frozenset(specific), families={k: tuple(v) for k, v in families.items()},
-        bare=bare, variants=variants, id_variants={g.id: _split(g.id)[1] for g in gpus},
+        bare=bare, variants=variants, id_variants={g.id: _split(g.id)[1] for g in gpus},  # ids say plain "sxm"
     )
 
 
@@ -427,7 +426,9 @@ def _resolve(index: _NameIndex, by_id: Mapping[str, Gpu], name: str) -> Resoluti
         return Resolution(None, False, None)
     fits = [i for i in family if wanted <= index.variants[i]]
     default = index.bare.get(core)
-    pool = fits or list(family)
+    loose = wanted | {"sxm" for w in wanted if w.startswith("sxm")}  # no full fit: the closest ones
+    most = max(len(loose & index.variants[i]) for i in family)
+    pool = fits or [i for i in family if len(loose & index.variants[i]) == most]
     pick = default if default in pool else min(pool, key=lambda i: _preference(by_id[i], family))
     if len(fits) == 1:
         return Resolution(by_id[pick], True)
