@@ -284,6 +284,7 @@ CAUSES = (
     ("no recommendation", "parser"),
     ("memory_need_gb", "memory model"),
     ("not a desktop part", "form factor"),
+    ("'no-current-price'", "catalog/prices"),
     ("named:", "named cards"),
     ("verdict 'over-budget'", "catalog/prices"),
     ("verdict 'too-large'", "memory model"),
@@ -362,6 +363,11 @@ def test_golden_file_is_sound(advisor):
     unknown = sorted({i for q in questions for i in _gpu_ids(q["expect"])} - known)
     assert not unknown, f"card ids neither in the catalog nor announced: {unknown}"
     assert sum(1 for q in questions if q["language"] == "ru") >= 15
+
+
+def test_every_expectation_kind_has_a_check():
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    assert set(schema["$defs"]["expect"]["properties"]) == set(CHECKS)
 
 
 def test_checker_fails_a_wrong_answer(advisor):
