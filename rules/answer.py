@@ -35,11 +35,14 @@ class Money:
     seen: str | None = None
     kind: str | None = None
     source: str | None = None
+    estimate: bool = False  # the price has no public source
 
     def to_dict(self) -> dict[str, Any]:
         data = {"amount": round(self.amount, 2), "currency": self.currency, "usd": round(self.usd, 2)}
         if self.seen:
             data.update(date=self.seen, kind=self.kind, source=self.source)
+        if self.estimate:
+            data["estimate"] = True
         return data
 
 

@@ -77,6 +77,7 @@ class PricePoint:
     price: float
     currency: str
     source: str
+    estimate: bool = False  # no public source: shown, never the only basis of a top pick
 
 
 @dataclass(frozen=True)
@@ -534,7 +535,8 @@ def _build(data_dir: Path) -> Catalog:
         seen = _d(p["seen"])
         usd = rate_tmp.to_usd(float(p["price"]), p["currency"], seen)
         prices_by_gpu.setdefault(p["gpu"], []).append(
-            PricePoint(seen, p["kind"], round(usd, 2), float(p["price"]), p["currency"], p["source"])
+            PricePoint(seen, p["kind"], round(usd, 2), float(p["price"]), p["currency"], p["source"],
+                       p.get("estimate", False))
         )
         price_index.setdefault(p["gpu"], i)
 

@@ -295,7 +295,7 @@ class Advisor:
         top = max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None
         rent = self.renting.rent_or_buy(question, pricing, work, lambda gb, n: self.memory.fit(question, need, gb, n).fits,
                                         top) if question.cloud_ok else None
-        if rent and not picks:
+        if rent and not picks and any(o["named"] for o in rent.options):
             summary = rent.reason
         return Answer(
             question=question.to_dict(), intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
@@ -316,8 +316,7 @@ class Advisor:
         return table.get(gpu.id) if gpu.id in table else pricing.best_price(gpu)
 
     def _pricing(self, as_of: date, currency: str, used_ok: bool) -> Pricing:
-        max_age = self.rulebook.param("cost-efficiency", "max_price_age_days")
-        return Pricing.for_question(self.catalog, as_of, currency, used_ok, max_age)
+        return Pricing.for_question(self.catalog, as_of, currency, used_ok, self.rulebook)
 
     def _label(self, work: str) -> str:
         mix = self.rulebook.param("workload-priorities", "workloads")[work]
