@@ -42,6 +42,7 @@ __all__ = [
     "Architecture",
     "CurrencyRate",
     "Catalog",
+    "Resolution",
     "load_catalog",
     "DATA_DIR",
     "SCHEMA_DIR",
@@ -221,7 +222,7 @@ class Catalog:
     tpus: Mapping[str, TpuSpec]
     architectures: Mapping[str, Architecture]
     _by_id: Mapping[str, Gpu] = field(repr=False, compare=False, default_factory=dict)
-    _names: Mapping[str, Gpu] = field(repr=False, compare=False, default_factory=dict)
+    _names: Any = field(repr=False, compare=False, default=None)  # _NameIndex
 
     # ---- GPUs -------------------------------------------------------------
     def gpu(self, gpu_id: str) -> Gpu:
@@ -230,17 +231,14 @@ class Catalog:
         except KeyError:
             raise KeyError(f"unknown GPU id {gpu_id!r}") from None
 
+    def resolve(self, name: str) -> Resolution:
+        """The one name resolver: id, alias or name ("3090", "NVIDIA A100-SXM4-80GB",
+        "a100 80gb"), preferring the exact variant and saying when it guessed."""
+        return _resolve(self._names, self._by_id, name)
+
     def find(self, name: str) -> Gpu | None:
-        """Forgiving lookup by id, alias or name ("3090", "NVIDIA GeForce RTX 3090")."""
-        if not name or not name.strip():
-            return None
-        if name in self._by_id:
-            return self._by_id[name]
-        for key in _lookup_keys(name):
-            hit = self._names.get(key)
-            if hit is not None:
-                return hit
-        return None
+        """``resolve(name).gpu``: the GPU a name most likely means, or None."""
+        return self.resolve(name).gpu
 
     def released_by(self, as_of: date) -> tuple[Gpu, ...]:
         return tuple(g for g in self.gpus if g.released <= as_of)
@@ -325,13 +323,20 @@ class Catalog:
 
 # ---------------------------------------------------------------------------
 # name matching
+#
+# A name is split into words. Variant words (memory size, PCIe/SXM/NVL/OAM, server,
+# Max-Q) pick one member of a product family; the remaining words are the family's
+# core. "a100 80gb pcie" -> core "a100", variants {80gb, pcie}.
 
-_NOISE = {"nvidia", "geforce", "amd", "intel", "tesla", "graphics", "gpu", "ati", "r", "tm", "the", "card"}
+_NOISE = {"nvidia", "geforce", "amd", "intel", "apple", "tesla", "graphics", "gpu", "ati", "r", "tm", "the", "card"}
+_IGNORED = re.compile(r"hbm\d*e?|gddr\d*x?|edition|founders")
+_VARIANT = re.compile(r"\d+gb|pcie|sxm|oam|nvl|server|maxq")
 
 
 def _tokens(text: str) -> list[str]:
-    t = text.lower().replace("(r)", " ").replace("(tm)", " ")
+    t = text.lower().replace("(r)", " ").replace("(tm)", " ").replace("max-q", "maxq")
     t = re.sub(r"(\d)\s*gb\b", r"\1gb", t)
+    t = re.sub(r"\bsxm\d\b", "sxm", t)
     return [w for w in re.split(r"[^a-z0-9]+", t) if w and w not in _NOISE]
 
 
@@ -339,35 +344,98 @@ def _norm(text: str) -> str:
     return "".join(_tokens(text))
 
 
-def _lookup_keys(text: str) -> list[str]:
-    toks = _tokens(text)
-    keys = ["".join(toks)]
-    # without memory-size/memory-type words ("nvidia h100 80gb hbm3" -> "h100")
-    slim = [w for w in toks if not re.fullmatch(r"\d+gb|hbm\d*e?|gddr\d*x?|pcie|sxm\d*|oam|edition|founders", w)]
-    if slim and slim != toks:
-        keys.append("".join(slim))
-    return keys
+def _split(text: str) -> tuple[str, frozenset[str]]:
+    """(core key, variant words) of a name."""
+    words = [w for w in _tokens(text) if not _IGNORED.fullmatch(w)]
+    return "".join(w for w in words if not _VARIANT.fullmatch(w)), frozenset(w for w in words if _VARIANT.fullmatch(w))
 
 
-def _index_names(gpus: tuple[Gpu, ...]) -> dict[str, Gpu]:
-    """Exact normalised names first; derived short names only where unambiguous."""
-    exact: dict[str, Gpu] = {}
+def _cores(core: str) -> list[str]:
+    """A core and its short form without the rtx/gtx/rx prefix ("rtx3090" -> "3090")."""
+    m = re.fullmatch(r"(?:rtx|gtx|rx)(.+)", core)
+    return [core, m.group(1)] if m else [core]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a name resolves to; ``exact`` is False when a variant was guessed, and
+    ``note`` then says which one and how to ask for another."""
+
+    gpu: Gpu | None
+    exact: bool
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class _NameIndex:
+    exact: Mapping[str, str]  # normalised id/name/alias -> gpu id
+    specific: frozenset[str]  # normalised names that carry variant words
+    families: Mapping[str, tuple[str, ...]]  # core -> gpu ids, catalog order
+    bare: Mapping[str, str]  # core -> gpu id owning that name without variant words: the default
+    variants: Mapping[str, frozenset[str]]  # gpu id -> every variant word of its names
+    id_variants: Mapping[str, frozenset[str]]  # gpu id -> variant words of its id (for hints)
+
+
+def _index_names(gpus: tuple[Gpu, ...]) -> _NameIndex:
+    exact: dict[str, str] = {}
+    specific: set[str] = set()
+    families: dict[str, list[str]] = {}
+    bare: dict[str, str] = {}
+    variants: dict[str, frozenset[str]] = {}
     for g in gpus:
+        words: set[str] = set()
         for n in (g.id, g.name, *g.aliases):
-            exact.setdefault(_norm(n), g)
-    derived: dict[str, set[str]] = {}
-    by_id = {g.id: g for g in gpus}
-    for g in gpus:
-        for n in (g.id, g.name, *g.aliases):
-            k = _norm(n)
-            m = re.fullmatch(r"(?:rtx|gtx|rx)(\d.*)", k)
-            if m:
-                derived.setdefault(m.group(1), set()).add(g.id)
-    out = dict(exact)
-    for k, ids in derived.items():
-        if k not in out and len(ids) == 1:
-            out[k] = by_id[next(iter(ids))]
-    return out
+            key = _norm(n)
+            exact.setdefault(key, g.id)
+            core, var = _split(n)
+            words |= var
+            if var:
+                specific.add(key)
+            for c in _cores(core):
+                if g.id not in families.setdefault(c, []):
+                    families[c].append(g.id)
+                if not var:
+                    bare.setdefault(c, g.id)
+        variants[g.id] = frozenset(words)
+    return _NameIndex(
+        exact=exact, specific=frozenset(specific), families={k: tuple(v) for k, v in families.items()},
+        bare=bare, variants=variants, id_variants={g.id: _split(g.id)[1] for g in gpus},
+    )
+
+
+def _resolve(index: _NameIndex, by_id: Mapping[str, Gpu], name: str) -> Resolution:
+    """Exact id or full name first; else the family of the name's core, narrowed by its
+    variant words, falling back to the family's default variant and saying so."""
+    if not name or not name.strip():
+        return Resolution(None, False, None)
+    if name in by_id:
+        return Resolution(by_id[name], True)
+    key = _norm(name)
+    core, wanted = _split(name)
+    family = index.families.get(core, ())
+    hit = index.exact.get(key)
+    if hit is not None and (key in index.specific or len(family) <= 1):
+        return Resolution(by_id[hit], True)
+    if not family:
+        return Resolution(None, False, None)
+    fits = [i for i in family if wanted <= index.variants[i]]
+    default = index.bare.get(core)
+    pool = fits or list(family)
+    pick = default if default in pool else min(pool, key=lambda i: _preference(by_id[i], family))
+    if len(fits) == 1:
+        return Resolution(by_id[pick], True)
+    gpu = by_id[pick]
+    others = sorted({w for i in pool if i != pick for w in index.id_variants[i] - index.id_variants[pick]})
+    hint = " or ".join(f"'{w.replace('maxq', 'max-q')}'" for w in others)
+    note = f"'{name.strip()}' read as the {gpu.name}" + (f"; say {hint} for another" if hint else "")
+    if not fits:
+        note = f"no {name.strip()!r} in the catalog: " + note[0].lower() + note[1:]
+    return Resolution(gpu, False, note)
+
+
+def _preference(gpu: Gpu, family: tuple[str, ...]) -> tuple:
+    """Without a default name: a desktop card, then a PCIe one, then the larger memory."""
+    return (not gpu.desktop, gpu.form_factor != "pcie", -gpu.memory_gb, family.index(gpu.id))
 
 
 # ---------------------------------------------------------------------------
@@ -617,7 +685,7 @@ def _build(data_dir: Path) -> Catalog:
         tpus=MappingProxyType(tpus),
         architectures=MappingProxyType(archs),
         _by_id=MappingProxyType({g.id: g for g in gpus_t}),
-        _names=MappingProxyType(_index_names(gpus_t)),
+        _names=_index_names(gpus_t),
     )
 
 

@@ -11,8 +11,8 @@ list cannot say: the grammar of numbers, money, units, dates, GPU and model name
 
 How: the text is cleaned (Slack markup, emoji and markdown dropped, lower case,
 ``ё`` -> ``е``), then passes run from the most specific grammar to the least: dates,
-model names, money with a currency, GPU names, units (GB, 13b, hours, GPU counts),
-money after a budget word, keywords (longest phrase first), and last a bare number.
+quantisation types, context and batch, model names, money with a currency, hardware
+names, units (GB, 13b, hours, GPU counts), money after a budget word, keywords (longest phrase first), and last a bare number.
 Each pass blanks what it took, so a number is read once: "3090" is a GPU and never
 a budget, "13b" a model size. What remains, minus filler words, is ``unknown``.
 
@@ -21,7 +21,7 @@ Decisions for ambiguous text (each pinned by a test):
 * Bare number: the only number left over, >= 50 and not a year-like 2010..2049, is a
   budget in the previous question's currency (else USD): "nlp 800" -> 800 USD.
   Two leftover numbers, a small one, or a year-like one are reported as unknown.
-  Money without a currency word is USD; Russian users write "руб"/"₽" for roubles.
+  Money without a currency word is USD (but see Language below).
 * Hardware names are never budgets: NVIDIA numbers (1050..5090, "rtx pro 6000"),
   AMD ones with a suffix or "rx" ("9070 xt", "rx 9060 xt"), letter codes ("a100",
   "b580", "r9700", "gb200", "mi300x"), systems ("dgx spark", "mac studio m3 ultra",
@@ -52,11 +52,40 @@ Decisions for ambiguous text (each pinned by a test):
   next size in ``memory_steps_gb`` above the previous memory_gb (16 GB if none);
   "more gpus" doubles the count (at most 16). A text with both a workload and a
   budget is a new question and starts from defaults instead of ``previous``.
-* Model names drop the family version when a size is given ("llama-2-70b" ->
-  "llama-70b", the id in rules/data/models.json; the version stays in
-  ``understood``) and set ``params_b`` from the size ("13b" -> 13, "350m" -> 0.35).
-  A bare family ("llama", "bert") sets only the workload; names that are one model
-  by themselves ("stable diffusion" -> "sd", "sdxl", "gpt-2") also set ``model``.
+* Models: a family word from the vocabulary ("llama", "qwen", "r1", "sdxl", "whisper")
+  starts a name; the words after it that look like a name ("3.1", "8b", "a3b",
+  "distill", "qwen", "dev") are read with it, stopping at counts and cards ("llama 70b
+  2 gpus"). Which model the name means is the model table's call (rules/memory.py
+  ``find_model`` over rules/data/models.json aliases), tried in a few spellings
+  ("qwen3 30b", "qwen 3 30b"); ``model`` is the table's id, and its workload wins.
+  A size the table lacks still counts: the same family's entry of that size ("qwen2.5
+  coder 32b" -> "qwen-32b"), else "family-size" with ``params_b`` ("qwen 110b").
+  ``params_b`` comes from a size in the text ("13b" -> 13, "350m" -> 0.35; not "8x7b").
+* Precision: a bit width or format word sets it ("int4", "nf4", "fp8", "bf16" -> 16-bit);
+  llama.cpp types round up to a width the memory model knows ("q4_k_m" -> 4-bit,
+  "q5_k_m" -> 8-bit: never claim a fit that is not there); "gguf", "awq", "gptq" mean
+  4-bit unless a bit width is also given ("gguf q8_0" -> 8-bit). Nothing said: None,
+  and the engine picks the job's usual precision and says so.
+* Task and method: training words beat inference words (the answer covers the heavier
+  job): "lora", "qlora" (also 4-bit), "full fine-tune", "pretrain"/"from scratch" set
+  the method; a bare "fine-tune"/"дообучение" sets training with method None (the
+  engine picks and says so). Inference words and tools ("run", "serve", "ollama",
+  "llama.cpp", "vllm", "comfyui") set task and method inference. Weak words ("use",
+  "chat", "local") mean inference only for jobs people run (LLM, image, speech, or a
+  named model): "which gpu to use for cnn" stays a training question.
+* Setting: "cloud only" -> cloud; "server", "rack", "data center" -> server; "desktop",
+  "pc", "workstation" -> desktop; else None (the engine's desktop-for-one default).
+* Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" set ``memory_gb``, the
+  memory the card must have at least: "cheapest card for 24 GB" asks for >= 24 GB. With
+  a model ("will llama 13b fit on 8 GB") it is the card asked about, not the job's need:
+  the engine compares the model's need with it. A size right after a card name is the
+  card's variant instead ("a100 80gb").
+* Context: "32k context", "128k tokens", "context 8192" (k = 1024 tokens, as model
+  cards count; "45 tokens/s" is a speed, not a context). Batch: "batch 8", "bs=16".
+* Language: "ru" when at least a quarter of the letters are Cyrillic, else "en"; None
+  when the text has no letters or changed nothing (help, nonsense). It is not listed
+  in ``changed``. Russian text with a bare amount of 10,000 or more means roubles
+  ("за 50000"); a follow-up keeps the previous currency.
 * "fit" is read from this text only (Question has no intent field): a follow-up to a
   fit question is "recommend" unless it says "fit" again; "compare" carries over
   through ``Question.compare``.
@@ -204,14 +233,15 @@ class _Scan:
     today: date
     original: str = ""
     values: dict[str, tuple[Any, str]] = field(default_factory=dict)
-    workloads: list[tuple[str, str]] = field(default_factory=list)
+    workloads: list[tuple[str, str, int]] = field(default_factory=list)  # (workload, phrase, position)
     intents: list[str] = field(default_factory=list)
     adjust: list[str] = field(default_factory=list)
     cards: list[tuple[int, str]] = field(default_factory=list)
+    jobs: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (strength, task, method, phrase)
 
     def run(self) -> None:
         self.original = self.text
-        for step in (_dates, _models, _money_marked, _gpus, _memory, _params, _hours, _counts,
+        for step in (_dates, _quantisation, _context, _batch, _models, _money_marked, _gpus, _memory, _params, _hours, _counts,
                      _money_words, _keywords, _bare_number):
             step(self)
 
@@ -295,45 +325,84 @@ def _as_of(m: re.Match[str], today: date) -> date:
 
 # models ------------------------------------------------------------------------------
 
-_VARIANTS = {
-    "number": r"\d+(?:\.\d+)?(?![\d.]|\s?[bm](?!\w)|x\d)",
-    "v-number": r"v\d+(?![\d.])",
-    "b-number": r"b\d(?!\d)",
-}
-_SIZE = r"(?:\d+x)?\d+(?:[.,]\d+)?\s?[bm](?!\w)"
+_TAIL = re.compile(r"[\s_.-]*([a-z0-9]+(?:\.\d+)*\+?)")
+_NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
+_SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
+_NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час)")
+_MAX_NAME_TOKENS = 6
 
 
 @lru_cache(maxsize=1)
-def _model_patterns() -> tuple[tuple[re.Pattern[str], dict[str, Any]], ...]:
-    out = []
-    for entry in vocabulary().data["models"]:
-        variant = _VARIANTS.get(entry.get("variant", ""), r"(?!)")
-        sizes = [re.escape(s) + r"(?!\w)" for s in sorted(entry.get("sizes", {}), key=len, reverse=True)]
-        size = "|".join([_SIZE, *sizes])
-        family = _any(entry["aliases"], bound=False)
-        out.append((_bounded(rf"{family}(?:[\s-]*(?P<var>{variant}))?(?:[\s-]*(?P<size>{size}))?(?!\w)"), entry))
-    return tuple(out)
+def _model_families() -> tuple[re.Pattern[str], dict[str, dict[str, Any]], frozenset[str]]:
+    data = vocabulary().data
+    family_of = {_family_key(alias): entry for entry in data["models"] for alias in entry["aliases"]}
+    aliases = [alias for entry in data["models"] for alias in entry["aliases"]]
+    pattern = _bounded(_any(aliases, bound=False) + r"(?![\s.-]*cpp)")  # llama.cpp is a tool, not a model
+    return pattern, family_of, frozenset(clean(w) for w in data["model_words"]) | frozenset(family_of)
+
+
+def _family_key(text: str) -> str:
+    return re.sub(r"[\s-]+", "", clean(text))
 
 
 def _models(scan: _Scan) -> None:
-    for pattern, entry in _model_patterns():
-        scan.take(pattern, lambda m, e=entry: _model_found(scan, m, e))
+    pattern, family_of, _ = _model_families()
+    scan.take(pattern, lambda m: _model_found(scan, m, family_of[_family_key(m.group())]))
 
 
-def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> bool:
-    var, size = m.group("var"), re.sub(r"\s", "", m.group("size") or "").replace(",", ".")
-    named = entry.get("sizes", {}).get(size)
-    scan.workloads.append((entry["workload"], m.group().strip() + "#model"))
-    if size and named is None:  # a parameter count: the family version does not change memory
-        if "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
-            value = float(size[:-1])
-            scan.put("params_b", _whole(value / 1000 if size.endswith("m") else value), m.group())
-        scan.put("model", f"{entry['slug']}-{size}", m.group())
-    elif var or named is not None or entry.get("standalone"):
-        joiner = "" if entry.get("variant") == "v-number" else "-"
-        slug = f"{entry['slug']}{joiner}{var}" if var else entry["slug"]
-        scan.put("model", f"{slug}-{named}" if named else slug, m.group())
-    return True
+def _name_tokens(text: str, at: int, first_is_version: bool = True) -> tuple[list[str], int]:
+    """The words after a family that belong to the model's name ('3.1', '8b', 'a3b', 'distill', 'qwen'), and the end."""
+    words, tokens, end = _model_families()[2], [], at
+    while len(tokens) < _MAX_NAME_TOKENS:
+        m = _TAIL.match(text, end)
+        if not m:
+            break
+        token = m.group(1)
+        bare_number = token.replace(".", "").isdigit()
+        if bare_number and (tokens or len(token) > 3 or _NOT_A_VERSION.match(text, m.end())):
+            break  # "llama 70b 2 gpus", "llama 4090": a count or a card, not a version
+        single = len(token) == 1 and not token.isdigit()
+        if not (_NAME_TOKEN.fullmatch(token) or token in words) or (single and m.group()[:1].isspace()):
+            break
+        tokens.append(token)
+        end = m.end()
+    return tokens, end
+
+
+def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> tuple[int, int]:
+    """A model name: the model table (its aliases) says which model; a size it lacks still gives params_b."""
+    from rules.memory import find_model  # lazy: the table loads once, only for texts naming a model
+
+    tokens, end = _name_tokens(scan.text, m.end())
+    family = re.sub(r"[\s-]+", " ", m.group())
+    phrase = scan.text[m.start():end]
+    size = next((t for t in tokens if _SIZE.fullmatch(t)), None)
+    spec = next(filter(None, map(find_model, _candidates(family, tokens, entry))), None)
+    if spec is None and size:
+        families = [_family_key(t) for t in tokens if _family_key(t) in _model_families()[1]]
+        last = _model_families()[1][families[-1]] if families else entry
+        spec = find_model(f"{last['slug']} {size}")  # "qwen 2.5 32b coder" -> the 32b of that family
+    scan.workloads.append(((spec.workload if spec and spec.workload else None) or entry["workload"],
+                           phrase + "#model", m.start()))
+    if size and "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
+        value = float(size[:-1])
+        scan.put("params_b", _whole(value / 1000 if size.endswith("m") else value), phrase)
+    if spec is not None:
+        scan.put("model", spec.id, phrase)
+    elif size:
+        scan.put("model", f"{entry['slug']}-{size}", phrase)
+    return m.start(), end
+
+
+def _candidates(family: str, tokens: list[str], entry: dict[str, Any]) -> Iterable[str]:
+    """Spellings of one name for the table: 'qwen 3 30b', 'qwen3 30b', 'deepseek r1 70b'."""
+    for name in (family, entry["slug"] + " " + family if family != entry["slug"] else None):
+        if name is None:
+            continue
+        yield " ".join([name, *tokens])
+        if tokens:
+            yield " ".join([name + tokens[0], *tokens[1:]])
+            yield " ".join([name + re.sub(r"(\d)([a-z])$", r"\1 \2", tokens[0]), *tokens[1:]])  # "yolov8x" -> "yolov8 x"
 
 
 # money ------------------------------------------------------------------------------
@@ -509,6 +578,50 @@ def _hours(scan: _Scan) -> None:
     scan.take(_HOURS, found)
 
 
+# "q4_k_m", "Q5_K_M", "q8_0", "iq4_xs": llama.cpp quantisation types, read as the next bit
+# width the memory model knows (q2-q4 -> 4-bit, q5-q8 -> 8-bit: rounding up never says a
+# model fits when it does not). Cleaning turned "_" into spaces.
+_QUANT = _bounded(
+    r"i?q(?P<bits>[1-8])(?:[\s-]*k)?(?:[\s-]*(?:xxs|xs|s|m|l|nl)|[\s-]*[01](?![\w.]|\s*[x×]?\s*(?:gpu|card|видеокарт)))?"
+    r"(?!\w)"
+)
+_CONTEXT = _bounded(
+    r"(?:(?P<n1>\d+(?:[.,]\d+)?)\s*(?P<k1>k|к|m)?\s*(?:tokens?\s+(?:of\s+)?)?(?:context|ctx)(?:[\s-]*(?:length|window|size))?"
+    r"|(?P<n2>\d+(?:[.,]\d+)?)\s*(?P<k2>k|к|m)?\s*(?:tokens?|токен\w*)(?!\s*(?:/|per\s|a\s+sec|в\s*сек))(?:\s+(?:контекст\w*|of\s+context))?"
+    r"|(?:context|ctx|контекст\w*)(?:[\s-]*(?:length|window|size|of|длин\w*|в|на))*\s*[:=]?\s*(?P<n3>\d+(?:[.,]\d+)?)\s*(?P<k3>k|к|m)?"
+    r"(?:\s*(?:tokens?|токен\w*))?)(?!\w)"
+)
+_BATCH = _bounded(
+    r"(?:batch(?:[\s-]*size)?|bs|батч\w*|размер\w*\s+батча)(?:\s+of)?\s*[:=]?\s*(?P<n>\d{1,4})(?![\w.,])"
+)
+
+
+def _quantisation(scan: _Scan) -> None:
+    def found(m: re.Match[str]) -> bool:
+        bits = int(m.group("bits"))
+        precision = "4-bit" if bits <= 4 else "8-bit"
+        phrase = re.sub(r"\s+", "_", m.group().strip())
+        rounded = "" if bits in (4, 8) else f", {bits}-bit rounded up"
+        return scan.put("precision", precision, f"{phrase}{rounded}")
+
+    scan.take(_QUANT, found)
+
+
+def _context(scan: _Scan) -> None:
+    """'32k context', '128k tokens', 'context 8192': k is 1024 tokens, as model cards count."""
+    def found(m: re.Match[str]) -> bool:
+        n = next(g for g in (m.group("n1"), m.group("n2"), m.group("n3")) if g)
+        k = m.group("k1") or m.group("k2") or m.group("k3")
+        tokens = _number(n) * {None: 1, "k": 1024, "к": 1024, "m": 1024 * 1024}[k]
+        return scan.put("context_tokens", int(round(tokens)), m.group())
+
+    scan.take(_CONTEXT, found)
+
+
+def _batch(scan: _Scan) -> None:
+    scan.take(_BATCH, lambda m: scan.put("batch", int(m.group("n")), m.group()))
+
+
 @lru_cache(maxsize=1)
 def _count_patterns() -> tuple[re.Pattern[str], ...]:
     v = vocabulary()
@@ -531,13 +644,25 @@ def _counts(scan: _Scan) -> None:
 def _keywords(scan: _Scan) -> None:
     for needle, pattern, meaning in vocabulary().keywords:
         if needle in scan.text:
-            scan.take(pattern, lambda m, meaning=meaning: _meaning(scan, meaning, m.group()))
+            scan.take(pattern, lambda m, meaning=meaning: _meaning(scan, meaning, m.group(), m.start()))
 
 
-def _meaning(scan: _Scan, meaning: dict[str, Any], phrase: str) -> bool:
+# How strongly a word says what the job is: a training word beats an inference word
+# (the answer then covers the heavier job); a hint ("use", "local") counts only alone.
+_TRAINING, _INFERENCE, _HINT = 2, 1, 0
+
+
+def _meaning(scan: _Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> bool:
+    if "task" in meaning or "task_hint" in meaning:
+        task = meaning.get("task") or meaning["task_hint"]
+        strength = _HINT if "task_hint" in meaning else _TRAINING if task == "training" else _INFERENCE
+        method = meaning.get("method") or ("inference" if task == "inference" else None)
+        scan.jobs.append((strength, task, method, phrase))
     for name, value in meaning.items():
+        if name in ("task", "task_hint", "method"):
+            continue
         if name == "workload":
-            scan.workloads.append((value, phrase))
+            scan.workloads.append((value, phrase, at))
         elif name == "intent":
             scan.intents.append(value)
         elif name == "adjust":
@@ -564,16 +689,20 @@ def _bare_number(scan: _Scan) -> None:
 # ----------------------------------------------------------------------------- the question
 
 _LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory GB", "hours_per_week": "hours per week",
-           "as_of": "as of", "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
+           "as_of": "as of", "context_tokens": "context tokens", "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
 
 
 def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
     workload = _pick_workload(scan)
     fresh = previous is None or (workload is not None and "budget" in scan.values)
     base = Question() if fresh else previous
-    changes, understood = _changes(scan, workload, base)
+    changes, understood = _changes(scan, workload, base, fresh)
     for what in dict.fromkeys(scan.adjust):
         understood.append(_ADJUSTERS[what](base, changes))
+    changed = tuple(name for name in _FIELD_ORDER if name in changes)
+    language = _language(scan.original)
+    if changes and language:  # the language of a question, kept through follow-ups; not a change asked for
+        changes["language"] = language
     question = replace(base, **changes)
     try:
         question.check(today)
@@ -583,23 +712,30 @@ def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
             raise QuestionError("budget", f"{error.message} (read {amount:,.0f} {currency or question.currency} "
                                           f"from '{phrase}')") from None
         raise
-    changed = tuple(name for name in _FIELD_ORDER if name in changes)
     return ParsedText(question, _intent(scan, question, changed), tuple(understood), _unknown(scan), changed)
 
 
-def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question) -> tuple[dict[str, Any], list[str]]:
+_METHODS = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning", "pretrain": "pretraining"}
+# A weak word ("use", "local", "chat") means running a model only for jobs people run locally.
+_RUN_WORKLOADS = ("llm", "image-generation", "speech")
+
+
+def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
+             fresh: bool) -> tuple[dict[str, Any], list[str]]:
     changes: dict[str, Any] = {}
     understood: list[str] = []
+    language = _language(scan.original)
     if workload:
         changes["workload"] = workload[0]
         understood.append(_note("workload", *workload))
     if "budget" in scan.values:
         (amount, currency), phrase = scan.values["budget"]
-        changes["budget"], changes["currency"] = amount, currency or base.currency
+        changes["budget"], changes["currency"] = amount, currency or _assumed_currency(amount, base, fresh, language)
         assumed = "" if currency else f"; no currency given, {changes['currency']} assumed"
         understood.append(f"budget: {amount:g} {changes['currency']} (from '{phrase}'{assumed})")
+    _job(scan, changes, understood, base)
     for name in _FIELD_ORDER:
-        if name in scan.values and name != "budget":
+        if name in scan.values and name not in ("budget", "precision"):
             value, phrase = scan.values[name]
             changes[name] = value
             understood.append(_note(_LABELS.get(name, name), value, phrase))
@@ -608,6 +744,48 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question) -> t
         changes["compare"] = cards
         understood.append("gpus asked about: " + ", ".join(_card_note(card) for card in cards))
     return changes, understood
+
+
+def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question) -> None:
+    """Task, method and precision from the strongest words: training > inference > a hint."""
+    strongest = max(scan.jobs, key=lambda j: j[0], default=None)
+    if strongest is not None:
+        strength, task, _, phrase = strongest
+        runs_models = changes.get("workload", base.workload) in _RUN_WORKLOADS or "model" in scan.values
+        if strength > _HINT or runs_models:
+            methods = [(m, p) for s, _, m, p in scan.jobs if s == strength and m]
+            changes["task"] = task
+            understood.append(_note("task", task, phrase))
+            if methods:
+                changes["method"] = methods[0][0]
+                understood.append(f"method: {_METHODS[methods[0][0]]} (from '{methods[0][1]}')")
+            elif task == "training":
+                changes["method"] = None
+                understood.append("method: not said; the answer picks one for the job and says so")
+    if "precision" in scan.values:
+        value, phrase = scan.values["precision"]
+        changes["precision"] = value
+        understood.append(_note("precision", value, phrase))
+    elif "precision_default" in scan.values:
+        value, phrase = scan.values["precision_default"]
+        changes["precision"] = value
+        understood.append(f"precision: {value} (from '{phrase}', its usual width; no bit width given)")
+
+
+def _assumed_currency(amount: float, base: Question, fresh: bool, language: str | None) -> str:
+    """The previous question's currency; else roubles for a large amount in Russian text ("за 50000"); else USD."""
+    if not fresh:
+        return base.currency
+    return "RUB" if language == "ru" and amount >= 10_000 else "USD"
+
+
+def _language(text: str) -> str | None:
+    """'ru' when at least a quarter of the letters are Cyrillic, 'en' for Latin letters, None without letters."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return None
+    cyrillic = sum(1 for ch in letters if "\u0400" <= ch <= "\u04ff")
+    return "ru" if cyrillic * 4 >= len(letters) else "en"
 
 
 def _card_note(name: str) -> str:
@@ -619,10 +797,16 @@ def _card_note(name: str) -> str:
 
 
 def _pick_workload(scan: _Scan) -> tuple[str, str] | None:
-    """The first specific workload word, else a model's workload, else 'general' words."""
-    said = [w for w in scan.workloads if not w[1].endswith("#model")]
-    from_model = [(w, p.removesuffix("#model")) for w, p in scan.workloads if p.endswith("#model")]
-    ranked = [w for w in said if w[0] != "general"] + from_model + said
+    """The first specific workload word, else a model's workload, else 'general' words.
+
+    An explicit RNN word wins over the speech domain ("speech with lstm" is an LSTM job).
+    """
+    said = [(w, p) for w, p, _ in sorted(scan.workloads, key=lambda w: w[2]) if not p.endswith("#model")]
+    from_model = [(w, p.removesuffix("#model")) for w, p, _ in scan.workloads if p.endswith("#model")]
+    specific = [w for w in said if w[0] != "general"]
+    if any(w == "rnn" for w, _ in specific):
+        specific = [w for w in specific if w[0] != "speech"]
+    ranked = specific + from_model + said
     return ranked[0] if ranked else None
 
 

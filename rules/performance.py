@@ -51,6 +51,7 @@ class PerformanceModel:
         self._bytes = params["bytes_factor"]
         self._compute_precision = params["compute_precision"]
         self._speedups = rulebook["multi-gpu-speedup"].parameters["speedup"]
+        self._decode = params["llm_decode"]
         self._measured = dict(measurements or {})
         self._cache: dict[tuple[str, str, str], float] = {}
         self.reference = reference
@@ -112,6 +113,41 @@ class PerformanceModel:
                 factor = curve[-1] + (gpus - len(curve)) * (curve[-1] - curve[-2])
             total += weight * factor
         return total
+
+    def tokens_per_second(self, gpu, job, count: int = 1) -> float | None:
+        """LLM token generation at batch 1 (None for other jobs): bytes read per token over achievable bandwidth."""
+        if job.method != "inference" or not job.is_llm:
+            return None
+        d = self._decode
+        spec = job.model
+        weights = spec.active_b * 1e9 * job.bits_per_weight / 8
+        kv = spec.kv_values_per_token * job.context_tokens / 2 * d["kv_cache_bytes"]  # a half-full window on average
+        bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight) * 1e9
+        if count > 1 and job.pooling == "tensor-parallel":
+            bandwidth *= count * d["tensor_parallel_factor"]
+        elif count > 1:
+            bandwidth *= d["layer_split_factor"]  # one card works at a time; hand-over between them
+        per_token = (weights + kv) / bandwidth + d["per_token_ms"].get(gpu.software, 2.6) / 1000
+        return 1.0 / per_token
+
+    def decode_bandwidth_gb_s(self, gpu, bits_per_weight: float) -> float:
+        """Bandwidth one generation stream reaches: datasheet x stack efficiency (x quantised, x wide-HBM factors)."""
+        d = self._decode
+        share = d["bandwidth_efficiency"].get(gpu.software, min(d["bandwidth_efficiency"].values()))
+        if bits_per_weight < 12:
+            share *= d["quantized_factor"]
+        if gpu.line in d["hbm_lines"] and gpu.bandwidth_gb_s >= d["hbm_min_bandwidth_gb_s"]:
+            share *= d["hbm_factor"]
+        return gpu.bandwidth_gb_s * share
+
+    def prompt_tokens_per_second(self, gpu, job, count: int = 1) -> float | None:
+        """Prompt processing: compute-bound, 2 FLOPs per active parameter and token."""
+        if job.method != "inference" or not job.is_llm:
+            return None
+        flops = self.compute_tflops(gpu, "16-bit") * 1e12 * self._decode["prompt_efficiency"]
+        if count > 1 and job.pooling == "tensor-parallel":
+            flops *= count * self._decode["tensor_parallel_factor"]
+        return flops / (2 * job.model.active_b * 1e9)
 
     def is_measured(self, gpu_id: str) -> bool:
         return gpu_id in self._measured

@@ -13,15 +13,13 @@ from datetime import date
 from typing import Any
 
 from litestar import Litestar
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 
 from rules.catalog import load_catalog
 from rules.question import Question
 from service.api import ApiState
 from service.api.ask import AskController
 from service.api.chat import ChatController
-from service.api.docs import set_examples
+from service.api.docs import docs_assets, openapi_config, set_examples
 from service.api.gpus import GpuController
 from service.api.health import HealthController
 from service.api.recommendations import RecommendationController
@@ -83,16 +81,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
     return Litestar(
         route_handlers=[
             RecommendationController, AskController, ChatController, GpuController, RuleController,
-            SchemaController, HealthController, BenchmarkController, *_extra_routes(settings),
+            SchemaController, HealthController, BenchmarkController, docs_assets(), *_extra_routes(settings),
         ],
         exception_handlers=exception_handlers(),
         middleware=[metrics.middleware],
         request_max_body_size=settings.max_body_bytes,
         state={"api": ApiState(settings, url, holder, metrics, ConversationWriter(url))},  # type: ignore[arg-type]
-        openapi_config=OpenAPIConfig(
-            title="whichgpu", version="1", path="/schema",
-            description="Which GPU to buy or rent for deep learning, and why. Errors are application/problem+json "
-                        "(RFC 9457) with an `errors` list naming each field; the JSON Schemas enforced are at /v1/schemas.",
-            render_plugins=[ScalarRenderPlugin(), SwaggerRenderPlugin(path="/swagger")],
-        ),
+        openapi_config=openapi_config(),
     )

@@ -6,19 +6,34 @@ makes an ``operation_class`` that puts the published schemas (``$ref`` inlined)
 and examples into the operation: request body, success response, and the
 problem+json errors. Response examples computed from the live catalog are added
 by :func:`set_examples` when the app starts.
+
+:func:`openapi_config` serves the docs page (Swagger UI at ``/schema``) with its
+JavaScript, CSS and icon from the installed ``swagger-ui-py`` package through
+:func:`docs_assets`, so the docs work without internet access.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Example, OpenAPIMediaType, OpenAPIResponse, Operation, RequestBody
+from litestar.router import Router
+from litestar.static_files import create_static_files_router
 
 from service.api import inputs
 
-__all__ = ["documented", "set_examples", "inline"]
+__all__ = ["documented", "set_examples", "inline", "openapi_config", "docs_assets", "ASSETS_PATH"]
+
+ASSETS_PATH = "/docs-assets"
+ASSET_FILES = ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css", "favicon-32x32.png")
+DESCRIPTION = ("Which GPU to buy or rent for deep learning, and why. Errors are application/problem+json "
+               "(RFC 9457) with an `errors` list naming each field; the JSON Schemas enforced are at /v1/schemas.")
 
 _EXAMPLES: dict[str, Any] = {}
 PROBLEM_EXAMPLE = {
@@ -89,3 +104,29 @@ def documented(response: str | None, request: str | None = None, errors: tuple[i
             self.responses = responses  # type: ignore[assignment]
 
     return DocumentedOperation
+
+
+def _swagger_ui_dir() -> Path:
+    """The asset folder of the installed ``swagger-ui-py`` (found without importing it)."""
+    spec = importlib.util.find_spec("swagger_ui")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the swagger-ui-py package is missing; reinstall whichgpu")
+    return Path(next(iter(spec.submodule_search_locations))) / "static"
+
+
+def openapi_config() -> OpenAPIConfig:
+    """OpenAPI at ``/schema`` (Swagger UI; also ``/schema/swagger``, ``/schema/openapi.json``), no CDN."""
+    swagger = SwaggerRenderPlugin(
+        path="/swagger",
+        js_url=f"{ASSETS_PATH}/swagger-ui-bundle.js",
+        css_url=f"{ASSETS_PATH}/swagger-ui.css",
+        standalone_preset_js_url=f"{ASSETS_PATH}/swagger-ui-standalone-preset.js",
+        favicon=f"<link rel='icon' type='image/png' href='{ASSETS_PATH}/favicon-32x32.png'>",
+    )
+    return OpenAPIConfig(title="whichgpu", version="1", path="/schema", description=DESCRIPTION, render_plugins=[swagger])
+
+
+def docs_assets() -> Router:
+    """The docs page's JavaScript, CSS and icon, served from the package."""
+    return create_static_files_router(path=ASSETS_PATH, directories=[_swagger_ui_dir()], name="docs-assets",
+                                      include_in_schema=False)

@@ -104,6 +104,52 @@ def test_find_matches_device_and_typed_names(cat, name, gid):
     assert g is not None and g.id == gid, (name, g and g.id)
 
 
+# (typed name, id, exact, words the note must contain)
+RESOLVE = [
+    ("a100 80gb", "a100-80gb-pcie", False, ["'sxm'"]),
+    ("A100", "a100-80gb-pcie", False, ["80 GB", "'40gb'", "'sxm'"]),
+    ("a100 40gb sxm", "a100-40gb-sxm", True, []),
+    ("nvidia a100 80gb pcie", "a100-80gb-pcie", True, []),
+    ("h100 pcie", "h100-pcie", True, []),
+    ("h100 nvl", "h100-nvl", True, []),
+    ("h100", "h100-sxm", False, ["'pcie'", "'nvl'"]),
+    ("5060 ti 8gb", "rtx-5060-ti-8gb", True, []),
+    ("RTX 5060 Ti", "rtx-5060-ti-16gb", False, ["'8gb'"]),
+    ("rx 9060 xt 8gb", "rx-9060-xt-8gb", True, []),
+    ("dgx spark", "dgx-spark", True, []),
+    ("gb10", "dgx-spark", True, []),
+    ("mac studio m3 ultra", "mac-studio-m3-ultra-96gb", False, ["'256gb'", "'512gb'"]),
+    ("mac studio m3 ultra 512gb", "mac-studio-m3-ultra-512gb", True, []),
+    ("m4 max", "mac-studio-m4-max-128gb", False, ["'64gb'"]),
+    ("strix halo", "ryzen-ai-max-395-128gb", True, []),
+    ("ryzen ai max", "ryzen-ai-max-395-128gb", True, []),
+    ("r9700", "radeon-ai-pro-r9700", True, []),
+    ("b60", "arc-pro-b60", True, []),
+    ("rtx pro 6000", "rtx-pro-6000-blackwell", False, ["Workstation", "'max-q'", "'server'"]),
+    ("pro 6000", "rtx-pro-6000-blackwell", False, ["'server'"]),
+    ("rtx pro 6000 max-q", "rtx-pro-6000-blackwell-max-q", True, []),
+    ("RTX PRO 6000 Server", "rtx-pro-6000-blackwell-server", True, []),
+    ("a100 24gb", "a100-80gb-pcie", False, ["no 'a100 24gb'"]),
+    ("3090", "rtx-3090", True, []),
+]
+
+
+@pytest.mark.parametrize("name, gid, exact, note_words", RESOLVE)
+def test_resolve_prefers_the_exact_variant_and_says_when_it_guessed(cat, name, gid, exact, note_words):
+    r = cat.resolve(name)
+    assert (r.gpu and r.gpu.id, r.exact) == (gid, exact), (name, r)
+    assert (r.note is None) == exact, r.note
+    for w in note_words:
+        assert w in r.note, (w, r.note)
+    assert cat.find(name) is r.gpu
+
+
+def test_resolve_unknown(cat):
+    for name in ("", "   ", "Voodoo 5 6000", "rtx 9999"):
+        r = cat.resolve(name)
+        assert (r.gpu, r.exact) == (None, False), name
+
+
 def test_find_unknown(cat):
     assert cat.find("") is None
     assert cat.find("Voodoo 5 6000") is None

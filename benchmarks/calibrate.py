@@ -1,0 +1,142 @@
+"""How well the token-generation model matches published measurements.
+
+Run by hand:  .venv/bin/python benchmarks/calibrate.py [--fit] [--rows]
+
+For every row of rules/data/calibration.json (llama.cpp token generation at batch 1,
+each with its source) it predicts tokens/s with the shipped rule parameters
+(``workload-priorities`` → ``llm_decode``) and prints the error per card and the
+median error, separately for the rows the parameters were fitted on and for the
+rows held back. ``--fit`` searches the parameters again on the fit rows and prints
+them as JSON, ready to paste into rules/data/rules.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import statistics
+import sys
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType, SimpleNamespace
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rules.catalog import load_catalog  # noqa: E402
+from rules.datafile import load_data  # noqa: E402
+from rules.job import job_for  # noqa: E402
+from rules.performance import PerformanceModel  # noqa: E402
+from rules.question import Question  # noqa: E402
+from rules.rulebook import Rulebook, load_rulebook  # noqa: E402
+
+RULE = "workload-priorities"
+FITTED = [("bandwidth_efficiency", "cuda"), ("bandwidth_efficiency", "metal"), ("bandwidth_efficiency", "rocm"),
+          ("bandwidth_efficiency", "oneapi"), ("quantized_factor", None), ("per_token_ms", "cuda"),
+          ("per_token_ms", "metal"), ("hbm_factor", None)]
+
+
+def cases(catalog, rulebook):
+    """(row, card, job) for every calibration row: the job is the row's model at the row's quantisation."""
+    data = load_data("calibration")
+    out = []
+    for row in data["decode"]:
+        if row["gpu"]:
+            card = catalog.gpu(row["gpu"])
+        else:
+            card = SimpleNamespace(id=row["card"], name=row["card"], software=row["software"], line="system",
+                                   bandwidth_gb_s=row["bandwidth_gb_s"])
+        question = Question(workload="llm", model=row["model"], task="inference", precision="16-bit",
+                            context_tokens=row["context_tokens"], gpus=row["count"])
+        job = replace(job_for(question, rulebook), bits_per_weight=data["quant_bits"][row["quant"]])
+        out.append((row, card, job))
+    return out
+
+
+def errors(model, rows):
+    """Relative error (predicted / measured - 1) per row."""
+    return [model.tokens_per_second(card, job, row["count"]) / row["tokens_per_second"] - 1 for row, card, job in rows]
+
+
+def with_decode(rulebook: Rulebook, decode: dict) -> Rulebook:
+    rule = rulebook[RULE]
+    parameters = dict(rule.parameters, llm_decode=decode)
+    rules = dict(rulebook.rules, **{RULE: replace(rule, parameters=MappingProxyType(parameters))})
+    return Rulebook(MappingProxyType(rules))
+
+
+def fit(rulebook, catalog, rows) -> dict:
+    """Coordinate search on the log errors of the fit rows (no SciPy needed)."""
+    decode = copy.deepcopy(dict(rulebook.param(RULE, "llm_decode")))
+    reference = catalog.gpu(rulebook.param(RULE, "reference_gpu"))
+
+    def cost(params):
+        model = PerformanceModel(with_decode(rulebook, params), reference)
+        return sum(math.log1p(e) ** 2 for e in errors(model, rows))
+
+    def set_(params, key, sub, value):
+        if sub is None:
+            params[key] = value
+        else:
+            params[key] = dict(params[key], **{sub: value})
+
+    def get(params, key, sub):
+        return params[key] if sub is None else params[key][sub]
+
+    best, step = cost(decode), 0.2
+    while step > 1e-4:
+        improved = False
+        for key, sub in FITTED:
+            for sign in (1, -1):
+                trial = copy.deepcopy(decode)
+                set_(trial, key, sub, max(1e-3, get(decode, key, sub) * (1 + sign * step)))
+                value = cost(trial)
+                if value < best:
+                    decode, best, improved = trial, value, True
+        if not improved:
+            step /= 2
+    for key, sub in FITTED:
+        set_(decode, key, sub, round(get(decode, key, sub), 3))
+    decode["per_token_ms"] = dict(decode["per_token_ms"], rocm=decode["per_token_ms"]["cuda"], oneapi=decode["per_token_ms"]["cuda"])
+    return decode
+
+
+def report(model, rows, label: str, show_rows: bool) -> float:
+    errs = errors(model, rows)
+    per_card: dict[str, list[float]] = {}
+    for (row, card, job), err in zip(rows, errs):
+        name = card.name + (f" x{row['count']}" if row["count"] > 1 else "")
+        per_card.setdefault(name, []).append(err)
+        if show_rows:
+            predicted = row["tokens_per_second"] * (1 + err)
+            print(f"  {name:34} {row['model']:30} {row['quant']:7} measured {row['tokens_per_second']:7.2f}  "
+                  f"model {predicted:7.2f}  {err:+6.1%}")
+    print(f"{label}: {len(rows)} rows")
+    for name, card_errs in per_card.items():
+        print(f"  {name:34} median error {statistics.median(abs(e) for e in card_errs):6.1%} over {len(card_errs)} rows")
+    median = statistics.median(abs(e) for e in errs)
+    print(f"  median absolute error {median:.1%}\n")
+    return median
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fit", action="store_true", help="search the parameters on the fit rows and print them")
+    parser.add_argument("--rows", action="store_true", help="print every row")
+    args = parser.parse_args(argv)
+    rulebook, catalog = load_rulebook(), load_catalog()
+    rows = cases(catalog, rulebook)
+    fit_rows = [r for r in rows if r[0]["role"] == "fit"]
+    held = [r for r in rows if r[0]["role"] == "held-out"]
+    if args.fit:
+        decode = fit(rulebook, catalog, fit_rows)
+        print(json.dumps(decode, indent=2, ensure_ascii=False))
+        rulebook = with_decode(rulebook, decode)
+    model = PerformanceModel(rulebook, catalog.gpu(rulebook.param(RULE, "reference_gpu")))
+    report(model, fit_rows, "fitted on", args.rows)
+    report(model, held, "held out", args.rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""LLM token generation at batch 1 (rule workload-priorities, llm_decode) against published llama.cpp measurements."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import replace
+
+import pytest
+
+from benchmarks.calibrate import cases, errors
+from rules.job import job_for
+from rules.performance import PerformanceModel
+from rules.question import Question
+from rules.rulebook import load_rulebook
+
+
+@pytest.fixture(scope="module")
+def model(catalog):
+    return PerformanceModel(load_rulebook(), catalog.gpu("gtx-1080-ti"))
+
+
+def run(**fields):
+    return job_for(Question(workload="llm", task="inference", **fields), load_rulebook())
+
+
+def test_h100_pcie_is_about_1_3_to_1_5_times_a_3090_not_3_7(model, catalog):
+    # XiongjieDai/GPU-Benchmarks-on-LLM-Inference (llama.cpp, May 2024), Llama 3 8B tg1024:
+    # H100 PCIe 67.79 vs RTX 3090 46.51 t/s at F16 (1.46x), 144.49 vs 111.74 at Q4_K_M (1.29x)
+    for precision, low, high in (("16-bit", 1.15, 1.6), ("4-bit", 1.05, 1.45)):
+        job = run(model="llama 3 8b", precision=precision, context_tokens=1024)
+        ratio = model.tokens_per_second(catalog.gpu("h100-pcie"), job) / model.tokens_per_second(catalog.gpu("rtx-3090"), job)
+        assert low < ratio < high, (precision, ratio)
+
+
+def test_rtx_4090_llama_3_8b_f16_in_published_range(model, catalog):
+    # same source: RTX 4090 Llama 3 8B F16 54.34 t/s, Q4_K_M 127.74 t/s
+    f16 = model.tokens_per_second(catalog.gpu("rtx-4090"), run(model="llama 3 8b", precision="16-bit", context_tokens=1024))
+    q4 = model.tokens_per_second(catalog.gpu("rtx-4090"), run(model="llama 3 8b", precision="4-bit", context_tokens=1024))
+    assert f16 == pytest.approx(54.34, rel=0.12) and q4 == pytest.approx(127.74, rel=0.12)
+
+
+def test_calibration_error_is_small_on_fit_rows_and_stated_on_held_out(catalog):
+    rulebook = load_rulebook()
+    model = PerformanceModel(rulebook, catalog.gpu("gtx-1080-ti"))
+    rows = cases(catalog, rulebook)
+    fit = [abs(e) for e in errors(model, [r for r in rows if r[0]["role"] == "fit"])]
+    held = [abs(e) for e in errors(model, [r for r in rows if r[0]["role"] == "held-out"])]
+    assert len(fit) >= 30 and len(held) >= 20
+    assert statistics.median(fit) < 0.12
+    assert statistics.median(held) < 0.15
+
+
+def test_only_llm_inference_has_tokens_per_second(model, catalog):
+    card = catalog.gpu("rtx-4090")
+    assert model.tokens_per_second(card, job_for(Question(workload="llm", model="llama 3 8b", method="lora"), load_rulebook())) is None
+    assert model.tokens_per_second(card, job_for(Question(workload="image-generation", model="sdxl", task="inference"), load_rulebook())) is None
+    assert model.prompt_tokens_per_second(card, run(model="llama 3 8b")) > 10 * model.tokens_per_second(card, run(model="llama 3 8b"))
+
+
+def test_mixture_of_experts_reads_only_active_experts(model, catalog):
+    # Mixtral 8x7B: 46.7 B parameters in memory, 12.9 B read per token (Jiang et al. 2024)
+    card = catalog.gpu("h100-sxm")
+    mixtral = run(model="mixtral 8x7b", precision="16-bit", context_tokens=512)
+    dense = replace(mixtral, model=replace(mixtral.model, active_params_b=None))
+    assert model.tokens_per_second(card, mixtral) > 3 * model.tokens_per_second(card, dense)
+
+
+def test_layer_split_runs_at_one_cards_speed_tensor_parallel_adds_up(model, catalog):
+    # XiongjieDai (May 2024): Llama 3 70B Q4_K_M on 2x RTX 3090 16.29 t/s (layer split), 4x 16.89: cards do not add up
+    card = catalog.gpu("rtx-3090")
+    split = run(model="llama 3 70b", precision="4-bit", gpus=2)
+    two, four = model.tokens_per_second(card, split, 2), model.tokens_per_second(card, split, 4)
+    assert two == pytest.approx(16.29, rel=0.15) and four == pytest.approx(two)
+    parallel = run(model="llama 3 70b", precision="4-bit", gpus=2, setting="server")
+    assert parallel.pooling == "tensor-parallel" and model.tokens_per_second(card, parallel, 2) > 1.2 * two
+
+
+def test_bandwidth_decides_token_generation(model, catalog):
+    card = catalog.gpu("rtx-3090")
+    faster = replace(card, id="rtx-3090-bw", bandwidth_gb_s=card.bandwidth_gb_s * 1.5)
+    more_compute = replace(card, id="rtx-3090-fl", fp32_tflops=card.fp32_tflops * 1.5)
+    job = run(model="llama 3 8b", precision="16-bit")
+    assert model.tokens_per_second(faster, job) > 1.25 * model.tokens_per_second(card, job)
+    assert model.tokens_per_second(more_compute, job) == pytest.approx(model.tokens_per_second(card, job))
