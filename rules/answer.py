@@ -36,6 +36,7 @@ class Money:
     kind: str | None = None
     source: str | None = None
     estimate: bool = False  # the price has no public source
+    converted_from: str | None = None  # the currency the figure was given in, when not ``currency``
 
     def to_dict(self) -> dict[str, Any]:
         data = {"amount": round(self.amount, 2), "currency": self.currency, "usd": round(self.usd, 2)}
@@ -43,6 +44,8 @@ class Money:
             data.update(date=self.seen, kind=self.kind, source=self.source)
         if self.estimate:
             data["estimate"] = True
+        if self.converted_from:
+            data["converted_from"] = self.converted_from
         return data
 
 

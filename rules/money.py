@@ -56,10 +56,16 @@ class Pricing:
         return amount / self.per_usd
 
     def money(self, usd: float, point=None) -> Money:
+        """``usd`` in the asker's currency; a figure first given in another currency says it was converted."""
         if point is None:
-            return Money(usd * self.per_usd, self.currency, usd)
-        return Money(usd * self.per_usd, self.currency, usd, point.seen.isoformat(), point.kind, point.source,
-                     point.estimate)
+            converted = None if self.currency == "USD" else "USD"
+            return Money(usd * self.per_usd, self.currency, usd, converted_from=converted)
+        if point.currency == self.currency:  # the price as it was quoted, not a round trip through USD
+            amount, converted = usd * point.price / point.price_usd, None
+        else:
+            amount, converted = usd * self.per_usd, point.currency
+        return Money(amount, self.currency, usd, point.seen.isoformat(), point.kind, point.source, point.estimate,
+                     converted)
 
     def is_current(self, point) -> bool:
         """Young enough to count on the as-of date (rule ``cost-efficiency``)."""

@@ -103,3 +103,20 @@ def test_estimates_are_marked_in_the_answer(catalog, rulebook):
     assert point.estimate and pricing.money(point.price_usd, point).to_dict()["estimate"] is True
     sourced = pricing.best_price(catalog.gpu("rtx-5080"))
     assert "estimate" not in pricing.money(sourced.price_usd, sourced).to_dict()
+
+
+def test_a_converted_price_says_so_and_names_its_rate(catalog, rulebook):
+    pricing = Pricing.for_question(catalog, TODAY, "EUR", False, rulebook)
+    point = pricing.best_price(catalog.gpu("rtx-5080"))
+    money = pricing.money(point.price_usd, point).to_dict()
+    assert point.currency == "USD" and money["converted_from"] == "USD"
+    assert money["amount"] == pytest.approx(point.price_usd * pricing.per_usd, abs=0.01)
+    assert pricing.rate_source.startswith("ECB euro reference rate") and pricing.rate_date <= TODAY
+    assert "converted_from" not in Pricing.for_question(catalog, TODAY, "USD", False, rulebook).money(point.price_usd, point).to_dict()
+
+
+def test_monthly_reference_rates_from_2017(catalog):
+    for currency in ("EUR", "GBP"):
+        months = {(r.seen.year, r.seen.month) for r in catalog.currencies if r.currency == currency}
+        assert all((year, month) in months for year in range(2017, 2025) for month in range(1, 13)), currency
+        assert all(r.source.startswith("ECB") for r in catalog.currencies if r.currency == currency and r.seen.year < 2025)
