@@ -20,8 +20,9 @@ $(BIN)/.installed-dev: pyproject.toml constraints.txt
 install: $(BIN)/.installed
 install-dev: $(BIN)/.installed-dev
 
+# Listens on WHICHGPU_HOST:WHICHGPU_PORT (default 127.0.0.1:8000), like `whichgpu serve`.
 run: $(BIN)/.installed
-	$(BIN)/whichgpu serve --host 127.0.0.1 --port 8000
+	$(BIN)/whichgpu serve
 
 test: $(BIN)/.installed-dev
 	$(BIN)/pytest

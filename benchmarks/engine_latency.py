@@ -1,4 +1,4 @@
-"""One recommendation over the full catalog: median and p90 latency on one core.
+"""One recommendation, configurations of 1-8 cards included, over the full catalog: median and p90 latency on one core.
 
 Run by hand:  .venv/bin/python benchmarks/engine_latency.py
 (taskset -c 0 pins it to one core when available). The numbers go in the README.
@@ -20,6 +20,10 @@ QUESTIONS = [
     Question(workload="cnn", budget=3000, gpus=2, used_ok=True, hours_per_week=10),
     Question(workload="llm", model="llama-13b", precision="4-bit", budget=2500),
     Question(workload="rnn", budget=900, currency="EUR", as_of=date(2019, 4, 3)),
+    Question(workload="transformer", budget=100000, gpus=8),
+    Question(workload="llm", model="llama-70b", precision="4-bit", task="inference", compare=("rtx 3090", "rtx 4090")),
+    Question(workload="llm", budget=1500, owned_gpu="rtx 3060"),
+    Question(workload="kaggle", experience="beginner"),
 ]
 
 
@@ -36,7 +40,7 @@ def main(rounds: int = 2000) -> None:
             advisor.recommend(question)
             samples.append((time.perf_counter() - start) * 1000)
         samples.sort()
-        print(f"{question.workload:12} budget {question.budget:>6g} {question.currency}: median {statistics.median(samples):.3f} ms, "
+        print(f"{question.workload:12} budget {question.budget or 0:>6g} {question.currency} × {question.gpus}: median {statistics.median(samples):.3f} ms, "
               f"p90 {samples[int(len(samples) * 0.9)]:.3f} ms over {len(samples)} runs, {len(advisor.catalog.gpus)} cards")
 
 

@@ -98,10 +98,13 @@ class WhichgpuAPI:
         if client is not None:
             await client.aclose()
 
-    async def ask(self, text: str, conversation_id: str | None = None) -> AskReply:
+    async def ask(self, text: str, conversation_id: str | None = None, *, start: bool = False) -> AskReply:
+        """The service's answer; ``start`` keeps the question for follow-ups (a one-shot question is not stored)."""
         payload: dict[str, Any] = {"text": text}
         if conversation_id:
             payload["conversation_id"] = conversation_id
+        elif start:
+            payload["start_conversation"] = True
         try:
             response = await self._client().post("/v1/ask", json=payload, headers={"accept": "application/json"})
         except httpx.TimeoutException as exc:

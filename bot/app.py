@@ -37,7 +37,7 @@ __all__ = ["COMMAND", "Answerer", "create_bolt_app"]
 
 COMMAND = "/whichgpu"
 HELP_WORDS = {"", "help", "?", "-h", "--help", "помощь"}
-MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^<>]*)?>")  # no "<" inside the label: linear time on any text
 
 log = logging.getLogger("whichgpu.bot")
 
@@ -89,9 +89,10 @@ class Answerer:
         return await self._replay((*conversation.questions, ask))
 
     async def _replay(self, questions: tuple[str, ...]) -> tuple[AskReply, Conversation]:
+        """Ask the questions in order; a single question is one-shot (the service stores nothing)."""
         conversation_id: str | None = None
         for question in questions:
-            reply = await self.api.ask(question, conversation_id)
+            reply = await self.api.ask(question, conversation_id, start=len(questions) > 1)
             conversation_id = reply.conversation_id or conversation_id
         return reply, Conversation(conversation_id, questions)
 

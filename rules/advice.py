@@ -10,7 +10,7 @@ from rules.answer import Finding
 from rules.question import Question
 from rules.rulebook import Rulebook
 
-__all__ = ["card_findings", "build_findings", "question_findings", "Persona", "personas"]
+__all__ = ["card_findings", "build_findings", "build_refusal", "question_findings", "Persona", "personas"]
 
 
 def card_findings(rulebook: Rulebook, gpu, question: Question) -> list[Finding]:
@@ -22,7 +22,9 @@ def card_findings(rulebook: Rulebook, gpu, question: Question) -> list[Finding]:
         elif rate := gpu.tensor_tflops.get("fp16") or gpu.tensor_tflops.get("bf16"):
             found.append(Finding("16-bit-speed", "applied", f"tensor cores run 16-bit at up to {rate:.0f} TFLOP/s dense"))
     if gpu.software != rulebook.param("vendor-nvidia", "safe_stack"):
-        found.append(Finding("vendor-nvidia", "applied", "ranked as if a third less cost-efficient: outside CUDA expect friction"))
+        share = rulebook.param("workload-priorities", "software_efficiency").get(gpu.software, 1.0)
+        found.append(Finding("vendor-nvidia", "applied", f"outside CUDA ({gpu.software}): the speed estimate counts its PyTorch kernels "
+                                                         f"at {share:.0%} of CUDA's, and expect friction with some libraries"))
     if gpu.vendor == "amd":
         found.append(Finding("vendor-amd", "warning", f"{gpu.name} runs PyTorch through ROCm/HIP: check your libraries and custom kernels support it"))
     elif gpu.vendor == "intel":
@@ -51,20 +53,37 @@ def build_findings(rulebook: Rulebook, gpu, count: int) -> list[Finding]:
         psu = int(-(-watts * power["psu_headroom"] // 50) * 50)
         found.append(Finding("power-and-slots", "info", f"draws about {watts} W with the system: take a PSU of {psu} W or more"))
     if gpu.slots and gpu.slots * count > power["max_slots"]:
-        found.append(Finding("power-and-slots", "warning", f"{count} cards of {gpu.slots:g} slots need {gpu.slots * count:g} slots, more than a usual board's {power['max_slots']}"))
+        found.append(Finding("power-and-slots", "warning", f"{count} cards of {gpu.slots:g} slots need {gpu.slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"))
     if gpu.line == "geforce" and gpu.vendor == "nvidia" and count >= rulebook.param("geforce-licence", "from_gpus"):
         found.append(Finding("geforce-licence", "warning", "GeForce driver licence excludes data-center deployment: check before racking these in a server room"))
     return found
+
+
+def build_refusal(rulebook: Rulebook, gpu, count: int, setting: str | None) -> str | None:
+    """Why ``count`` × ``gpu`` cannot go in one box (None: they can): heat and slots, applied as rules."""
+    heat = rulebook["multi-gpu-heat"].parameters
+    if setting in ("server", "cloud"):
+        if count > 1 and not ({"blower", "passive"} & set(gpu.cooling)):
+            return f"{count} open-air cards overheat in a server chassis: it needs blower or passive cards"
+        return None
+    big = (gpu.tdp_w or 0) >= heat["big_card_tdp_w"]
+    limit = heat["big_card_max_open_air"] if big else heat["small_card_max_open_air"]
+    if count > limit and "blower" not in gpu.cooling:
+        return f"{count} side by side overheat each other and no blower version exists"
+    power = rulebook["power-and-slots"].parameters
+    if gpu.slots and gpu.slots * count > power["max_slots"]:
+        return f"{count} cards of {gpu.slots:g} slots need {gpu.slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"
+    return None
 
 
 class Persona:
     """A persona rule that fired: its finding, the memory it asks for, and preferences."""
 
     def __init__(self, rule: str, reason: str, min_memory_gb: float | None = None, max_tdp_w: float | None = None,
-                 consider_used: bool = False, verdict: str | None = None) -> None:
+                 consider_used: bool = False, verdict: str | None = None, cuda_only: bool = False) -> None:
         self.rule, self.reason = rule, reason
         self.min_memory_gb, self.max_tdp_w = min_memory_gb, max_tdp_w
-        self.consider_used, self.verdict = consider_used, verdict
+        self.consider_used, self.verdict, self.cuda_only = consider_used, verdict, cuda_only
 
     @property
     def finding(self) -> Finding:
@@ -80,10 +99,11 @@ def personas(rulebook: Rulebook, question: Question, budget_usd: float | None) -
                              p("persona-not-serious", "min_memory_gb"), max_tdp_w=p("persona-not-serious", "max_tdp_w")))
     elif question.experience == "beginner" or (question.workload == "general" and question.experience is None):
         fired.append(Persona("persona-beginner", "starting out: a modest card with enough memory, used is fine",
-                             p("persona-beginner", "min_memory_gb"), consider_used=p("persona-beginner", "suggest_used")))
+                             p("persona-beginner", "min_memory_gb"), consider_used=p("persona-beginner", "suggest_used"),
+                             cuda_only=p("persona-beginner", "cuda_only")))
     if question.workload == "kaggle":
         fired.append(Persona("persona-kaggle", "Kaggle: a cost-efficient card for fast iteration, cloud for the final runs",
-                             p("persona-kaggle", "min_memory_gb")))
+                             p("persona-kaggle", "min_memory_gb"), cuda_only=p("persona-kaggle", "cuda_only")))
     if question.experience == "researcher":
         if question.workload in p("persona-nlp-researcher", "workloads"):
             fired.append(Persona("persona-nlp-researcher", "NLP research: large memory, and train in 16-bit to stretch it",

@@ -64,6 +64,10 @@ class Pick:
     basis: str
     hosts: int
     findings: tuple[Finding, ...] = ()
+    tokens_per_second: float | None = None  # LLM decode at batch 1; None when not an LLM job
+    form_factor: str = "pcie"
+    label: str | None = None  # "best within budget", "best value", "entry", "sweet spot" …
+    condition: str = "new"  # "new" | "used"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +83,10 @@ class Pick:
             "effective_memory_gb": round(self.effective_memory_gb, 1),
             "performance_basis": {"kind": self.basis, "hosts": self.hosts},
             "rules": [f.to_dict() for f in self.findings],
+            "tokens_per_second": None if self.tokens_per_second is None else round(self.tokens_per_second, 1),
+            "form_factor": self.form_factor,
+            "label": self.label,
+            "condition": self.condition,
         }
 
 
@@ -139,6 +147,7 @@ class Answer:
     excluded: tuple[dict[str, Any], ...] = ()
     rent_vs_buy: RentVsBuy | None = None
     suggestions: tuple[str, ...] = ()
+    named: tuple[dict[str, Any], ...] = ()  # every card the question named: compared, fitted, or why not
 
     @property
     def basis(self) -> str:
@@ -165,4 +174,5 @@ class Answer:
             "excluded": list(self.excluded),
             "rent_vs_buy": self.rent_vs_buy.to_dict() if self.rent_vs_buy else None,
             "suggestions": list(self.suggestions),
+            "named": list(self.named),
         }

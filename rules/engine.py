@@ -1,43 +1,40 @@
-"""The advisor: rank the catalog for a question and explain each step.
+"""The advisor: the best configuration for a question, and why.
 
 :class:`Advisor` holds one snapshot of what the engine knows — the catalog, the
 rulebook, lab measurements, the electricity price — and answers questions over
 it without I/O, so the service can keep one in memory and rebuild it only when
-the data change. Ranking is by performance per dollar inside the budget
-(rule ``cost-efficiency``) among cards that are released, priced, and hold the job.
+the data change. A question flows one way: offers on the date (rules.offers) →
+configurations of 1-8 cards that hold the job (rules.configurations) → the choice
+within the budget with diminishing returns and memory floors (rules.choose) →
+findings, each naming its rule.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
 from typing import Mapping
 
 from rules import advice
 from rules.answer import Answer, Finding, MemoryNeed, Pick
-from rules.memory import MemoryModel
+from rules.choose import Choice, Floor, choose
+from rules.configurations import Configuration, Sizing, configure
+from rules.job import job_for
+from rules.memory import Fit, MemoryModel
 from rules.money import Pricing
+from rules.offers import fits_setting, is_server_only, offers_at
 from rules.performance import Measured, PerformanceModel, workload_key
 from rules.question import Question
 from rules.rent import Renting
 from rules.rulebook import Rulebook, load_rulebook
 
-__all__ = ["Advisor", "Candidate"]
+__all__ = ["Advisor"]
 
 SHOWN_EXCLUSIONS = 8
+COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A card priced, sized and scored for one question."""
-
-    gpu: object
-    price: object
-    unit_usd: float
-    total_usd: float
-    relative: float
-    fit: object
-    score: float
+def _count_word(count: int | None) -> str:
+    return COUNT_WORDS[count] if count is not None and count < len(COUNT_WORDS) else str(count)
 
 
 class Advisor:
@@ -52,57 +49,61 @@ class Advisor:
         self.memory = MemoryModel(self.rulebook)
         self.renting = Renting(catalog, self.rulebook, self.performance, electricity_usd_per_kwh)
         self._price_cache: dict[tuple[date, bool], dict[str, object]] = {}
+        self._offer_table: dict[tuple, tuple] = {}
+        self._refusals: dict[tuple, str | None] = {}
+        self._midrange_cache: dict[tuple[date, str, str], float] = {}
         self._labels = {k: v["label"] for k, v in self.rulebook.param("workload-priorities", "classes").items()}
 
     # -- public faces -------------------------------------------------------------------------
 
     def recommend(self, question: Question, intent: str = "recommend", today: date | None = None) -> Answer:
-        """Ranked picks with reasons; never raises for an impossible question, says so instead."""
+        """The best configuration within the budget, its alternatives and every named card; never raises
+        for an impossible question, says so instead."""
         as_of = question.as_of or today or date.today()
-        if question.precision is None:
-            question = question.refined(precision="16-bit")
-        model_spec = self.memory.model_for(question)
-        if model_spec and model_spec.workload and question.workload == "general":
-            question = question.refined(workload=model_spec.workload)
+        question = self._settled(question)
         work = workload_key(question.workload, question.task)
-        budget_usd = None
         pricing = self._pricing(as_of, question.currency, question.used_ok)
-        if question.budget is not None:
-            budget_usd = pricing.to_usd(question.budget)
+        budget_usd = pricing.to_usd(question.budget) if question.budget is not None else None
         fired = advice.personas(self.rulebook, question, budget_usd)
-        if any(p.consider_used for p in fired) and not question.used_ok:
-            pricing = self._pricing(as_of, question.currency, True)
-        floor = max([self.rulebook.param("memory-caveat", "min_memory_gb")[question.workload]]
-                    + [p.min_memory_gb for p in fired if p.min_memory_gb])
-        need = self.memory.need(question, floor)
-        speedup = self.performance.speedup(work, question.gpus)
+        used_ok = question.used_ok or any(p.consider_used for p in fired)
+        floor_gb = max([self.rulebook.param("memory-caveat", "min_memory_gb")[question.workload]]
+                       + [p.min_memory_gb for p in fired if p.min_memory_gb])
+        need = self.memory.need(question, floor_gb)
+        sizing = self._sizing(question, need, work)
+        offers = self._offers(as_of)
+        placeable = self._offers(as_of, question.setting)
+        max_count = self.rulebook.param("one-machine", "gpus_per_machine" if question.setting in (None, "desktop") else "gpus_per_server")
+        configs, excluded = configure(placeable, sizing, question.gpus, max_count)
+        owned = self._resolve(question.owned_gpu)[0] if question.owned_gpu else None
+        named = self._named(question, as_of, offers, sizing, work, owned)
+        if intent == "compare" and question.compare:
+            return self._compare(question, as_of, pricing, work, need, sizing, named)
 
-        if intent == "compare" and question.compare:  # any known price helps a comparison, used too
-            return self._compare(question, as_of, self._pricing(as_of, question.currency, True), work, need, speedup)
-
-        ranked, excluded, over_budget = self._rank(question, as_of, pricing, work, need, speedup, budget_usd)
-        max_tdp = min((p.max_tdp_w for p in fired if p.max_tdp_w), default=None)
-        findings = [p.finding for p in fired]
-        if max_tdp:
-            low_power = [c for c in ranked if (c.gpu.tdp_w or 0) <= max_tdp]
-            if low_power:
-                ranked = low_power
-                findings.append(Finding("persona-not-serious", "applied", f"only cards drawing {max_tdp:g} W or less, which fit a standard desktop"))
-        findings += advice.question_findings(self.rulebook, question, self._label(work), speedup)
+        floor = self._floor(question, as_of)
+        allowed, findings = self._constraints(question, configs, fired, owned, work, floor, as_of)
+        avoid = self.rulebook.param("product-lines", "poor_value_lines")
+        choice = choose(configs, budget_usd, floor, self.rulebook.param("cost-efficiency", "step_up_threshold"), used_ok, allowed,
+                        headline=lambda c: c.gpu.form_factor not in ("sxm", "oam") and (question.setting == "server" or c.gpu.line not in avoid))
+        findings += advice.question_findings(self.rulebook, question, self._label(work), sizing.speedup(max(question.gpus, 1)))
         findings += self._memory_findings(question, need)
-        if ranked:
-            findings.append(Finding("cost-efficiency", "applied", "ranked by estimated performance per dollar inside the budget"))
-        picks = tuple(self._pick(c, question, pricing, work, need) for c in ranked[:3])
-        alternatives = self._alternatives(ranked, question, pricing, work, need)
-        verdict, summary, suggestions = self._verdict(question, ranked, over_budget, picks, fired, pricing, need, work, as_of)
-        rent = (self.renting.rent_or_buy(question, pricing, work, lambda gb, n: self.memory.fit(question, need, gb, n).fits,
-                                         ranked[0] if ranked else None) if question.cloud_ok else None)
-        warnings = _unique(f for pick in picks[:1] for f in pick.findings if f.verdict == "warning")
+        findings += self._choice_findings(choice, floor, used_ok)
+        picks = tuple(self._pick(c, question, pricing, work, label)
+                      for c, label in self._ranked(choice))
+        alternatives = {label: self._pick(c, question, pricing, work, label) for label, c in choice.alternatives.items()}
+        verdict, summary, suggestions = self._verdict(question, choice, picks, fired, pricing, need, work, as_of, owned, floor)
+        top = choice.top
+        rent = self._rent(question, pricing, work, sizing, top)
+        warnings = _unique([f for pick in picks[:1] for f in pick.findings if f.verdict == "warning"]
+                           + [f for f in findings if f.verdict == "warning"])
+        if top is not None:  # the memory caveat: cheaper cards left out for memory
+            excluded = [e for e in excluded if e["rule"] != "memory-fit" or self._cheaper_than(e["gpu"], top, pricing)]
+            excluded = [e | {"rule": "memory-caveat"} if e["rule"] == "memory-fit" else e for e in excluded]
         return Answer(
             question=question.to_dict(), intent=intent, verdict=verdict, summary=summary, as_of=as_of.isoformat(),
             catalog_version=self.catalog.version, currency=pricing.describe(), reference_gpu=self.reference.id,
             workload=work, memory_need=need, picks=picks, alternatives=alternatives, findings=tuple(findings),
-            warnings=warnings, excluded=tuple(excluded[:SHOWN_EXCLUSIONS]), rent_vs_buy=rent, suggestions=suggestions,
+            warnings=warnings, excluded=tuple(sorted(excluded, key=lambda e: e["gpu"])[:SHOWN_EXCLUSIONS]),
+            rent_vs_buy=rent, suggestions=suggestions, named=tuple(named),
         )
 
     def card_rows(self, workload: str, as_of: date, currency: str = "USD", used_ok: bool = False,
@@ -124,51 +125,136 @@ class Advisor:
             })
         return sorted(rows, key=lambda r: (-r["relative_performance"], r["gpu"]))
 
-    # -- ranking ------------------------------------------------------------------------------
+    # -- stages -------------------------------------------------------------------------------
 
-    def _candidate(self, gpu, question: Question, pricing: Pricing, work: str, need: MemoryNeed, speedup: float):
-        """(Candidate, None) or (None, exclusion record)."""
-        point = self._best_price(pricing, gpu)
-        if point is None:
-            return None, {"gpu": gpu.id, "rule": "cost-efficiency", "reason": f"no price known by {pricing.as_of.isoformat()}"}
-        fit = self.memory.fit(question, need, gpu.memory_gb, question.gpus)
-        if not fit.fits:
-            return None, {"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {fit.reason}"}
-        relative = self.performance.relative(gpu, work, question.precision)
-        total = point.price_usd * question.gpus
-        weight = self.rulebook.param("cost-efficiency", "speed_weight")
-        score = (relative * speedup) ** weight / total
-        if gpu.software != self.rulebook.param("vendor-nvidia", "safe_stack"):
-            score *= self.rulebook.param("vendor-nvidia", "other_stack_score_factor")
-        return Candidate(gpu, point, point.price_usd, total, relative, fit, score), None
+    def _settled(self, question: Question) -> Question:
+        """The question with the engine's defaults filled in (the job stage takes this over)."""
+        if question.precision is None:  # the job's usual precision (4-bit for local LLM inference, else 16-bit)
+            question = question.refined(precision=job_for(question, self.rulebook).precision)
+        spec = self.memory.model_for(question)
+        if spec and spec.workload and question.workload == "general":
+            question = question.refined(workload=spec.workload)
+        if question.setting is None and question.gpus > self.rulebook.param("one-machine", "gpus_per_machine"):
+            question = question.refined(setting="server")
+        return question
 
-    def _rank(self, question, as_of, pricing, work, need, speedup, budget_usd):
-        ranked, excluded, over_budget = [], [], []
-        for gpu in self.catalog.released_by(as_of):
-            if not gpu.purchasable:
-                continue
-            candidate, why = self._candidate(gpu, question, pricing, work, need, speedup)
-            if candidate is None:
-                if why["rule"] == "memory-fit":
-                    excluded.append(why)
-                continue
-            if budget_usd is not None and candidate.total_usd > budget_usd * 1.0001:
-                over_budget.append(candidate)
-                continue
-            ranked.append(candidate)
-        ranked.sort(key=lambda c: (-c.score, c.total_usd, c.gpu.id))
-        if ranked:  # the memory caveat: cheaper, more cost-efficient cards left out for memory
-            excluded = [e for e in excluded if self._cheaper_than(e["gpu"], ranked[0], pricing)]
-            for record in excluded:
-                record["rule"] = "memory-caveat"
-        over_budget.sort(key=lambda c: (c.total_usd, c.gpu.id))
-        return ranked, sorted(excluded, key=lambda e: e["gpu"]), over_budget
+    def _sizing(self, question: Question, need: MemoryNeed, work: str) -> Sizing:
+        """How the job meets a card: memory (as asked, or the job's need), speed, speed-up, build rules."""
+        if question.memory_gb:
+            asked = question.memory_gb
 
-    def _cheaper_than(self, gpu_id: str, top: Candidate, pricing: Pricing) -> bool:
+            def fit(memory_gb: float, count: int) -> Fit:
+                if memory_gb >= asked:
+                    return Fit(True, memory_gb, False, f"{asked:g} GB asked, {memory_gb:g} GB on the card")
+                return Fit(False, memory_gb, False, f"{asked:g} GB asked, the card has {memory_gb:g} GB")
+        else:
+            def fit(memory_gb: float, count: int) -> Fit:
+                return self.memory.fit(question, need, memory_gb, count)
+        return Sizing(
+            fit=fit,
+            relative=lambda gpu: self.performance.relative(gpu, work, question.precision),
+            speedup=lambda count: self.performance.speedup(work, count),
+            tokens_per_second=lambda gpu, count: None,
+            pools_for_speed=question.task == "training",
+            build=lambda gpu, count: self._build_refusal(gpu, count, question.setting),
+        )
+
+    def _offers(self, as_of: date, setting: str | None = "any") -> tuple:
+        """Every card on sale on the date, new and used, priced in USD, that can live in ``setting``; cached."""
+        key = (as_of, setting if setting == "any" else "server" if setting in ("server", "cloud") else "desktop")
+        if key not in self._offer_table:
+            if len(self._offer_table) > 64:
+                self._offer_table.clear()
+            if setting == "any":
+                self._offer_table[key] = offers_at(self.catalog, as_of, self._pricing(as_of, "USD", False),
+                                                   self._pricing(as_of, "USD", True))
+            else:
+                self._offer_table[key] = tuple(o for o in self._offers(as_of) if fits_setting(o.gpu, setting))
+        return self._offer_table[key]
+
+    def _build_refusal(self, gpu, count: int, setting: str | None) -> str | None:
+        key = (gpu.id, count, setting in ("server", "cloud"))
+        if key not in self._refusals:
+            self._refusals[key] = advice.build_refusal(self.rulebook, gpu, count, setting)
+        return self._refusals[key]
+
+    def _resolve(self, name: str):
+        """(gpu or None, a note when the name was guessed)."""
+        resolve = getattr(self.catalog, "resolve", None)
+        if resolve is not None:
+            found = resolve(name)
+            return found.gpu, (None if found.exact else found.note)
+        return self.catalog.find(name), None
+
+    def _floor(self, question: Question, as_of: date) -> Floor | None:
+        """The memory floor of the workload on the date (rule ``memory-floor``), when no size was asked."""
+        if question.memory_gb or question.model or question.params_b:
+            return None
+        best = None
+        for row in self.rulebook.param("memory-floor", "floors"):
+            if (row["workload"] == question.workload and row["task"] in ("any", question.task) and row["from"] <= as_of.isoformat()
+                    and row.get("experience") in (None, question.experience)):
+                if best is None or (row["from"], row["gb"]) > (best["from"], best["gb"]):
+                    best = row
+        if best is None:
+            return None
+        what = f"{question.workload} {'training' if best['task'] == 'training' else 'work'}"
+        return Floor(best["gb"], f"{best['gb']:g} GB or more for {what} from {best['from'][:7]} ({best['source']['name']})")
+
+    def _constraints(self, question, configs, fired, owned, work, floor, as_of):
+        """(what a configuration must satisfy beyond budget and floor, the findings that say so)."""
+        findings: list[Finding] = [p.finding for p in fired]
+        checks = []
+        max_tdp = min((p.max_tdp_w for p in fired if p.max_tdp_w), default=None)
+        if max_tdp and any((c.gpu.tdp_w or 0) <= max_tdp for c in configs):
+            checks.append(lambda c: (c.gpu.tdp_w or 0) <= max_tdp)
+            findings.append(Finding("persona-not-serious", "applied", f"only cards drawing {max_tdp:g} W or less, which fit a standard desktop"))
+        safe = self.rulebook.param("vendor-nvidia", "safe_stack")
+        if any(p.cuda_only for p in fired) and any(c.gpu.software == safe for c in configs):
+            checks.append(lambda c: c.gpu.software == safe)
+            findings.append(Finding("vendor-nvidia", "applied", "starting out, every tutorial and library assumes CUDA: NVIDIA cards only"))
+        if question.setting == "server" and question.gpus > self.rulebook.param("one-machine", "gpus_per_machine"):
+            findings.append(Finding("one-machine", "applied", f"{question.gpus} GPUs do not fit a desktop: server parts are considered"))
+        if owned is not None:
+            mine = self.performance.relative(owned, work, question.precision)
+            gain = self.rulebook.param("persona-already-own", "min_speedup")
+            more_memory = question.workload in self.rulebook.param("persona-already-own", "memory_bound_workloads")
+            checks.append(lambda c: c.speed >= mine and c.gpu.memory_gb >= owned.memory_gb
+                          and (c.gpu.memory_gb > owned.memory_gb if more_memory else c.speed >= gain * mine or c.gpu.memory_gb > owned.memory_gb))
+            findings.append(Finding("persona-already-own", "applied",
+                                    f"only upgrades over your {owned.name} ({mine:.2f}×, {owned.memory_gb:g} GB): never slower or smaller"
+                                    + (", and with more memory" if more_memory else f", and {gain:g}× faster or with more memory")))
+        return (lambda c: all(check(c) for check in checks)), findings
+
+    def _choice_findings(self, choice: Choice, floor: Floor | None, used_ok: bool) -> list[Finding]:
+        found = [Finding(rule, verdict, reason) for rule, verdict, reason in choice.notes]
+        if floor is not None:
+            found.append(Finding("memory-floor", "applied", floor.reason))
+            if choice.under_floor is not None:
+                c = choice.under_floor
+                found.append(Finding("memory-floor", "applied", f"{c.gpu.name} would score higher but has {c.gpu.memory_gb:g} GB, under the floor"))
+            if choice.top is not None and choice.top.gpu.memory_gb < floor.gb:
+                found.append(Finding("memory-floor", "warning", f"no card with {floor.gb:g} GB fits the budget: {choice.top.gpu.name} "
+                                                                 f"has {choice.top.gpu.memory_gb:g} GB, enough for smaller models only"))
+        if choice.top is not None:
+            found.append(Finding("cost-efficiency", "applied", "picked the fastest within the budget while the extra speed is worth its price "
+                                                              "(diminishing returns); best value, fastest and roomiest shown beside it"))
+        return found
+
+    def _ranked(self, choice: Choice) -> list:
+        """(configuration, label) for the picks: the top, then the ladder or the runners-up."""
+        if choice.top is None:
+            return []
+        if choice.ladder:
+            order = ("sweet spot", "entry", "no compromise")
+            return [(choice.ladder[k], k) for k in order if k in choice.ladder]
+        return [(choice.top, "best within budget")] + [(c, "runner-up") for c in choice.runners_up]
+
+    def _cheaper_than(self, gpu_id: str, top: Configuration, pricing: Pricing) -> bool:
         point = self._best_price(pricing, self.catalog.gpu(gpu_id))
-        return point is not None and point.price_usd < top.unit_usd
+        return point is not None and point.price_usd < top.offer.unit_usd
 
-    def _pick(self, c: Candidate, question: Question, pricing: Pricing, work: str, need: MemoryNeed) -> Pick:
+    def _pick(self, c: Configuration, question: Question, pricing: Pricing, work: str, label: str | None = None) -> Pick:
         measured = self.performance.measured(c.gpu.id)
         basis = "measured" if measured else "estimated"
         source = f"measured on {measured.hosts} lab host{'s' * (measured.hosts != 1)}" if measured else "estimated from specs"
@@ -177,44 +263,102 @@ class Advisor:
                     f"{c.relative:.2f}× the {self.reference.name} for {self._label(work)} at {question.precision} ({source})"),
             Finding("memory-fit", "applied", c.fit.reason),
         ]
-        if question.task == "training" and question.precision == "16-bit":
+        if c.count > 1:
+            findings.append(Finding("multi-gpu-speedup", "applied", f"{c.count} cards: {c.speed / c.relative:.1f}× one card"
+                                    + (" (split layers run one after another)" if c.fit.sharded and question.task != "training" else "")))
+        if c.offer.condition == "used":
+            findings.append(Finding("persona-little-money", "info", f"used price, seen {c.offer.point.seen.isoformat()}: check the card before paying"))
+        if self.memory.effective_factor(question) != 1.0 and not question.memory_gb:  # 2019-style training in 32-bit terms
             findings.append(Finding("16-bit-memory", "applied",
                                     f"{c.gpu.memory_gb:g} GB behaves like {c.gpu.memory_gb * self.memory.effective_factor(question):g} GB of 32-bit memory"))
         findings += advice.card_findings(self.rulebook, c.gpu, question)
-        findings += advice.build_findings(self.rulebook, c.gpu, question.gpus)
-        total = c.relative * self.performance.speedup(work, question.gpus)
-        unit = pricing.money(c.unit_usd, c.price)
+        findings += advice.build_findings(self.rulebook, c.gpu, c.count)
+        factor = 1.0 if question.memory_gb else self.memory.effective_factor(question)
         return Pick(
-            gpu=c.gpu.id, name=c.gpu.name, vendor=c.gpu.vendor, count=question.gpus, unit_price=unit,
-            total_price=pricing.money(c.total_usd), relative_performance=total,
-            performance_per_1000=total / (c.total_usd * pricing.per_usd) * 1000,
-            memory_gb=c.gpu.memory_gb, effective_memory_gb=c.gpu.memory_gb * self.memory.effective_factor(question),
+            gpu=c.gpu.id, name=c.gpu.name, vendor=c.gpu.vendor, count=c.count, unit_price=pricing.money(c.offer.unit_usd, c.offer.point),
+            total_price=pricing.money(c.total_usd), relative_performance=c.speed,
+            performance_per_1000=c.speed / (c.total_usd * pricing.per_usd) * 1000,
+            memory_gb=c.gpu.memory_gb, effective_memory_gb=c.fit.effective_gb if c.fit.sharded else c.gpu.memory_gb * factor,
             basis=basis, hosts=measured.hosts if measured else 0, findings=tuple(findings),
+            tokens_per_second=c.tokens_per_second, form_factor=c.gpu.form_factor, label=label, condition=c.offer.condition,
         )
 
-    def _alternatives(self, ranked, question, pricing, work, need) -> dict[str, Pick | None]:
-        if not ranked:
-            return {}
-        top, shown = ranked[0], {c.gpu.id for c in ranked[:3]}
-        rest = [c for c in ranked if c.gpu.id not in shown]
-        cheaper = min((c for c in rest if c.total_usd < top.total_usd), key=lambda c: (c.total_usd, -c.score, c.gpu.id), default=None)
-        roomier = max((c for c in rest if c.gpu.memory_gb > top.gpu.memory_gb), key=lambda c: (c.gpu.memory_gb, c.score, c.gpu.id), default=None)
-        faster = max((c for c in rest if c.relative > top.relative), key=lambda c: (c.relative, c.score, c.gpu.id), default=None)
-        return {name: self._pick(c, question, pricing, work, need) if c else None
-                for name, c in (("cheaper", cheaper), ("roomier", roomier), ("faster", faster))}
+    # -- named cards --------------------------------------------------------------------------
+
+    def _named(self, question: Question, as_of: date, offers, sizing: Sizing, work: str, owned) -> list[dict]:
+        """Every card the question names, answered: compared, fitted, or why it cannot be."""
+        names = list(question.compare) + ([question.owned_gpu] if question.owned_gpu else [])
+        if not names:
+            return []
+        priced: dict[str, object] = {}
+        for offer in offers:
+            if offer.condition == "new" or question.used_ok or offer.gpu.id not in priced:
+                priced[offer.gpu.id] = offer
+        entries = []
+        for asked in names:
+            entry = self._named_one(question, as_of, asked, priced, sizing)
+            if asked == question.owned_gpu and asked not in question.compare:
+                entry["owned"] = True
+            entries.append(entry)
+        return entries
+
+    def _named_one(self, question: Question, as_of: date, asked: str, priced: dict, sizing: Sizing) -> dict:
+        gpu, guessed = self._resolve(asked)
+        if gpu is None and self.renting.rentable([asked]):
+            return {"asked": asked, "gpu": None, "name": asked, "status": "compared",
+                    "reason": f"{asked} is rented only (a Cloud TPU): compared under rent or buy"}
+        if gpu is None:
+            return {"asked": asked, "gpu": None, "name": asked, "status": "not-in-catalog", "reason": f"'{asked}' is not in the catalog"}
+        entry = {"asked": asked, "gpu": gpu.id, "name": gpu.name, "memory_gb": gpu.memory_gb, "form_factor": gpu.form_factor,
+                 "relative_performance": round(sizing.relative(gpu), 3), "guessed": guessed}
+        if gpu.released > as_of:
+            return entry | {"status": "not-released", "reason": f"{gpu.name} came out on {gpu.released.isoformat()}, after {as_of.isoformat()}"}
+        count = max(question.gpus, 1)
+        fit = sizing.fit(gpu.memory_gb, count)
+        enough = next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
+        entry["cards_needed"] = enough
+        offer = priced.get(gpu.id)
+        if offer is not None:
+            entry["price"] = {"usd": round(offer.unit_usd, 2), "date": offer.point.seen.isoformat(), "kind": offer.point.kind}
+        if not fit.fits:
+            many = f"{_count_word(enough)} do" if enough else "not even eight do"
+            return entry | {"status": "does-not-fit",
+                            "reason": f"{self._need_text(question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} "
+                                      f"{'does' if count == 1 else 'do'} not hold it; {many}"}
+        if offer is None:
+            last = self._last_price(gpu, as_of)
+            seen = f"; last seen {last.seen.isoformat()} at {last.price_usd:,.0f} USD ({last.kind})" if last else ""
+            return entry | {"status": "no-current-price", "reason": f"{gpu.name}: no current price{seen}; "
+                                                                    f"{entry['relative_performance']:.2f}× the {self.reference.name}"}
+        status = "fits" if (question.model or question.params_b or question.memory_gb) else "compared"
+        reason = (f"{self._need_text(question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} {'holds' if count == 1 else 'hold'} it"
+                  if status == "fits" else f"{gpu.name}: {entry['relative_performance']:.2f}× the {self.reference.name}, {gpu.memory_gb:g} GB")
+        return entry | {"status": status, "reason": reason}
+
+    def _need_text(self, question: Question) -> str:
+        need = self.memory.need(question)
+        what = need.model or (f"{question.params_b:g}B" if question.params_b else "the job")
+        return f"{what} at {question.precision} ({question.task}) needs ~{need.gb:.0f} GB"
+
+    def _last_price(self, gpu, as_of: date):
+        last_known = getattr(self._pricing(as_of, "USD", True), "last_known", None)
+        if last_known is not None:
+            return last_known(gpu)
+        points = [p for kind in ("new", "used") if (p := self.catalog.price(gpu, as_of, kind))]
+        return max(points, key=lambda p: p.seen) if points else None
 
     # -- verdicts -----------------------------------------------------------------------------
 
-    def _verdict(self, question, ranked, over_budget, picks, fired, pricing, need, work, as_of):
+    def _verdict(self, question, choice: Choice, picks, fired, pricing, need, work, as_of, owned, floor):
         suggestions: list[str] = []
-        owned = self.catalog.find(question.owned_gpu) if question.owned_gpu else None
-        wait = self._should_wait(owned, question, work) if owned else None
+        wait = self._should_wait(owned, question, work, floor, as_of) if owned else None
         if wait:
             return "wait", wait, ("ask again if you move to large transformers",)
-        if not ranked:
-            return self._impossible(question, over_budget, pricing, need, as_of)
+        if choice.top is None:
+            return self._impossible(question, choice, pricing, need, as_of)
         top = picks[0]
-        summary = (f"{top.count} × {top.name} at {top.unit_price.amount:,.0f} {pricing.currency} each "
+        count = f"{top.count} × " if top.count > 1 else "1 × "
+        summary = (f"{count}{top.name} at {top.unit_price.amount:,.0f} {pricing.currency} each "
                    f"({top.unit_price.kind}, {top.unit_price.seen}): {top.relative_performance:.2f}× the {self.reference.name} "
                    f"for {self._label(work)}, {top.performance_per_1000:.2f} per 1000 {pricing.currency}")
         if any(p.verdict == "cpu-and-cloud" for p in fired):
@@ -224,29 +368,47 @@ class Advisor:
             summary += f" — {top.relative_performance / max(self.performance.relative(owned, work, question.precision), 1e-9):.1f}× your {owned.name}"
         return "buy", summary, tuple(suggestions)
 
-    def _should_wait(self, owned, question: Question, work: str) -> str | None:
+    def _should_wait(self, owned, question: Question, work: str, floor: Floor | None, as_of: date) -> str | None:
+        """Keep the owned card when it still sits where the seed's GTX 1070 sat in its market (rule persona-already-own)."""
         params = self.rulebook["persona-already-own"].parameters
-        if question.workload in params["unless_workloads"]:
+        if question.workload in params["unless_workloads"] or (floor is not None and owned.memory_gb < floor.gb):
             return None
-        threshold = self.catalog.gpu(params["threshold_gpu"])
         mine = self.performance.relative(owned, work, question.precision)
-        if mine >= self.performance.relative(threshold, work, question.precision):
+        then = self._midrange(date.fromisoformat(params["seed_date"]), work, question.precision)
+        now = self._midrange(as_of, work, question.precision)
+        threshold = self.performance.relative(self.catalog.gpu(params["threshold_gpu"]), work, question.precision) / then
+        if mine >= threshold * now:
             return (f"keep your {owned.name}: it is {mine:.2f}× the {self.reference.name} for {self._label(work)}, "
-                    f"at or above the {threshold.name} — an upgrade pays off mainly for large transformers (rule persona-already-own)")
+                    f"{mine / now:.0%} of a mid-range card of {as_of.year} — where the GTX 1070 stood in "
+                    f"{params['seed_date'][:4]}; an upgrade pays off mainly for large transformers (rule persona-already-own)")
         return None
 
-    def _impossible(self, question, over_budget, pricing, need, as_of):
-        """No card works: say why and what would."""
+    def _midrange(self, as_of: date, work: str, precision: str) -> float:
+        """Median speed of the new desktop cards on sale on the date: the market's mid-range."""
+        key = (as_of, work, precision)
+        if key not in self._midrange_cache:
+            speeds = sorted(self.performance.relative(o.gpu, work, precision) for o in self._offers(as_of)
+                            if o.condition == "new" and not is_server_only(o.gpu))
+            self._midrange_cache[key] = speeds[len(speeds) // 2] if speeds else 1.0
+        return self._midrange_cache[key]
+
+    def _impossible(self, question, choice: Choice, pricing, need, as_of):
+        """No configuration works: say why and what would."""
         suggestions: list[str] = []
-        cheapest = over_budget[0] if over_budget else None
+        cheapest = choice.over_budget[0] if choice.over_budget else None
+        used = choice.alternatives.get("used")
         if cheapest is not None:
             price = pricing.money(cheapest.total_usd)
             summary = (f"nothing that holds the job fits a budget of {question.budget:,.0f} {pricing.currency}; "
-                       f"the cheapest that does is {question.gpus} × {cheapest.gpu.name} at {price.amount:,.0f} {pricing.currency}")
-            suggestions += [f"raise the budget to about {price.amount:,.0f} {pricing.currency}", "consider used cards" if not question.used_ok else "rent a cloud GPU by the hour"]
+                       f"the cheapest that does is {cheapest.count} × {cheapest.gpu.name} at {price.amount:,.0f} {pricing.currency}")
+            if used is not None:
+                summary += (f"; used, {used.count} × {used.gpu.name} at {pricing.money(used.total_usd).amount:,.0f} "
+                            f"{pricing.currency} does (see the used alternative)")
+            suggestions += [f"raise the budget to about {price.amount:,.0f} {pricing.currency}",
+                            "consider used cards" if not question.used_ok else "rent a cloud GPU by the hour"]
             verdict = "over-budget"
         else:
-            summary = f"no single card released by {as_of.isoformat()} holds this job ({need.gb:.0f} GB needed: {need.how})"
+            summary = f"no configuration released by {as_of.isoformat()} holds this job ({need.gb:.0f} GB needed: {need.how})"
             verdict = "too-large"
             for precision in ("16-bit", "8-bit", "4-bit"):
                 if precision != question.precision and _order(precision) > _order(question.precision):
@@ -259,48 +421,52 @@ class Advisor:
             suggestions.append("rent a cloud GPU or TPU for the runs (rule cloud-role)")
         return verdict, summary, tuple(suggestions)
 
-    def _compare(self, question, as_of, pricing, work, need, speedup) -> Answer:
-        picks, findings, bought = [], [], []
-        for name in question.compare:
-            gpu = self.catalog.find(name)
-            if gpu is None and question.cloud_ok and name in self.renting.rentable(question.compare):
-                continue  # a cloud-only accelerator (a TPU): compared in rent_vs_buy
-            if gpu is None:
-                findings.append(Finding("spec-dimensions", "info", f"'{name}' is not in the catalog"))
+    def _rent(self, question: Question, pricing: Pricing, work: str, sizing: Sizing, top: Configuration | None):
+        """Rent vs buy against the configuration to buy (None: the best rental on its own)."""
+        if not question.cloud_ok:
+            return None
+        return self.renting.rent_or_buy(question, pricing, work, lambda gb, n: sizing.fit(gb, n).fits, top)
+
+    def _compare(self, question, as_of, pricing, work, need, sizing: Sizing, named: list[dict]) -> Answer:
+        """The named cards side by side: each priced one as a pick, every one in ``named``."""
+        offers: dict[str, object] = {}
+        for o in self._offers(as_of):  # a new price wins; a used one stands in when no new price is known
+            if o.gpu.id not in offers or o.condition == "new":
+                offers[o.gpu.id] = o
+        picks, shown, bought = [], set(), []
+        for entry in named:
+            offer = offers.get(entry["gpu"]) if entry["gpu"] else None
+            if offer is None or entry["status"] in ("not-released",) or entry["gpu"] in shown:
                 continue
-            if gpu.released > as_of:
-                findings.append(Finding("no-unreleased-chips", "excluded", f"{gpu.name} was not released by {as_of.isoformat()}"))
-                continue
-            point = self._best_price(pricing, gpu)
-            fit = self.memory.fit(question, need, gpu.memory_gb, question.gpus)
-            relative = self.performance.relative(gpu, work, question.precision)
-            unit = point.price_usd if point else float("nan")
-            candidate = Candidate(gpu, point, unit, unit * question.gpus, relative, fit, relative / unit if point else 0.0)
-            pick = self._pick(candidate, question, pricing, work, need) if point else None
-            if pick is None:
-                findings.append(Finding("cost-efficiency", "info", f"{gpu.name}: no price known by {as_of.isoformat()}"))
-                continue
-            picks.append(pick)
-            bought.append(candidate)
+            shown.add(entry["gpu"])
+            count = entry.get("cards_needed") or max(question.gpus, 1)
+            fit = sizing.fit(offer.gpu.memory_gb, count)
+            relative = sizing.relative(offer.gpu)
+            speed = relative * (sizing.speedup(count) if (not fit.sharded or sizing.pools_for_speed) else 1.0)
+            config = Configuration(offer, count, offer.unit_usd * count, relative, speed, fit, sizing.tokens_per_second(offer.gpu, count))
+            picks.append(self._pick(config, question, pricing, work, entry["status"]))
+            bought.append(config)
         picks.sort(key=lambda p: (-p.performance_per_1000, p.gpu))
+        unpriced = [e for e in named if e["status"] in ("no-current-price", "not-in-catalog", "not-released")]
         if len(picks) >= 2:
             fastest = max(picks, key=lambda p: (p.relative_performance, p.gpu))
             thriftiest = picks[0]
             summary = (f"{fastest.name} is fastest for {self._label(work)} ({fastest.relative_performance:.2f}× the {self.reference.name}); "
                        f"{thriftiest.name} gives the most per {pricing.currency} ({thriftiest.performance_per_1000:.2f} per 1000)")
         elif picks:
-            summary = f"only {picks[0].name} could be compared"
+            summary = f"only {picks[0].name} could be priced"
         else:
-            summary = "none of the named cards could be compared"
-        top = max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None
-        rent = self.renting.rent_or_buy(question, pricing, work, lambda gb, n: self.memory.fit(question, need, gb, n).fits,
-                                        top) if question.cloud_ok else None
+            summary = "none of the named cards has a current price"
+        if unpriced:
+            summary += "; " + "; ".join(e["reason"] for e in unpriced)
+        findings = [f for f in map(_named_finding, named) if f is not None]
+        rent = self._rent(question, pricing, work, sizing, max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None)
         if rent and not picks and any(o["named"] for o in rent.options):
             summary = rent.reason
         return Answer(
             question=question.to_dict(), intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
             catalog_version=self.catalog.version, currency=pricing.describe(), reference_gpu=self.reference.id,
-            workload=work, memory_need=need, picks=tuple(picks), findings=tuple(findings), rent_vs_buy=rent,
+            workload=work, memory_need=need, picks=tuple(picks), findings=tuple(findings), named=tuple(named), rent_vs_buy=rent,
         )
 
     # -- helpers ------------------------------------------------------------------------------
@@ -327,10 +493,24 @@ class Advisor:
 
     def _memory_findings(self, question: Question, need: MemoryNeed) -> list[Finding]:
         found = [Finding("memory-fit", "applied", f"the job needs about {need.gb:.1f} GB: {need.how}")]
-        if question.task == "training" and question.precision == "16-bit":
+        if self.memory.effective_factor(question) != 1.0:  # only 2019-style training counted in 32-bit terms
             found.append(Finding("16-bit-memory", "applied", "16-bit training counts each card as 1.5× its memory, not 2×"))
             found.append(Finding("16-bit-speed", "info", "if 16-bit training turns unstable, use loss scaling"))
         return found
+
+
+def _named_finding(entry: dict) -> Finding | None:
+    """A named card that could not be compared, as a finding under the rule that kept it out."""
+    status, reason = entry["status"], entry["reason"]
+    if status == "not-in-catalog":
+        return Finding("spec-dimensions", "info", reason)
+    if status == "not-released":
+        return Finding("no-unreleased-chips", "excluded", reason)
+    if status == "no-current-price":
+        return Finding("cost-efficiency", "info", reason)
+    if status == "does-not-fit":
+        return Finding("memory-fit", "warning", reason)
+    return None
 
 
 def _order(precision: str) -> int:

@@ -84,8 +84,22 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     return job
 
 
+_FITS: dict[tuple[int, float, int], tuple[Job, Fit]] = {}
+
+
 def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
-    """Does ``count`` cards of ``memory_gb`` each hold the job, and how?"""
+    """Does ``count`` cards of ``memory_gb`` each hold the job, and how? Cached: the engine asks per card."""
+    key = (id(job), memory_gb, count)
+    hit = _FITS.get(key)
+    if hit is not None and hit[0] is job:
+        return hit[1]
+    if len(_FITS) > 16384:
+        _FITS.clear()
+    fit = _FITS[key] = (job, _fit(job, memory_gb, count))
+    return fit[1]
+
+
+def _fit(job: Job, memory_gb: float, count: int) -> Fit:
     card = memory_gb * job.memory_factor
     terms = " effective" if job.memory_factor != 1.0 else ""
     if job.need.gb <= card:

@@ -1,19 +1,15 @@
-"""How much GPU memory a job needs, and whether a card (or several) holds it.
+"""The model table, and the memory questions the engine asks of a job.
 
-Training at fp32 or 16-bit is estimated in 32-bit terms — weights, gradients and
-Adam state (16 bytes per parameter) plus activations at the model's usual batch —
-and compared with the card's *effective* memory: 1.5× its size with 16-bit
-training (rule ``16-bit-memory``), not 2×. Training at 8 or 4 bits means adapter
-fine-tuning (LoRA / QLoRA): quantised frozen weights, a small trainable part.
-Inference needs the weights at the precision plus the KV cache.
-Several cards add up their memory only when the states are sharded, and the
-answer says so (rule ``memory-fit``).
+Models people name ("llama 3 8b", "sdxl") come from rules/data/models.json with
+their architecture (layers, heads, KV heads, experts) and its source.
+:class:`MemoryModel` answers the engine's memory questions through
+:mod:`rules.job`, where the per-method counting lives (rule ``memory-fit``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -26,8 +22,6 @@ __all__ = ["ModelSpec", "Fit", "MemoryModel", "load_models", "find_model"]
 
 _ARCHITECTURE = ("active_params_b", "heads", "kv_heads", "head_dim", "kv_width", "intermediate", "vocab",
                  "inference_activation_gb", "weights_gb")
-BYTES_PER_PARAM = {"fp32": 4.0, "16-bit": 2.0, "8-bit": 1.0, "4-bit": 0.56}
-GB = 1e9
 
 
 @dataclass(frozen=True)
@@ -115,91 +109,43 @@ def find_model(name: str | None) -> ModelSpec | None:
 
 
 class MemoryModel:
+    """The engine's memory questions, answered by :mod:`rules.job` (one home for the arithmetic)."""
+
     def __init__(self, rulebook: Rulebook) -> None:
-        self._fit = rulebook["memory-fit"].parameters
-        self._factor16 = rulebook.param("16-bit-memory", "effective_memory_factor")
-        self._min_memory: Mapping[str, float] = rulebook.param("memory-caveat", "min_memory_gb")
+        from rules import job  # rules.job builds on this module's ModelSpec and Fit
+
+        self._job, self._rulebook = job, rulebook
         self._models = load_models()
+        self._raised: dict[tuple[int, float], tuple[Any, Any]] = {}
 
     def find_model(self, name: str | None) -> ModelSpec | None:
         return find_model(name)
 
     def model_for(self, question: Question) -> ModelSpec | None:
-        spec = self.find_model(question.model)
-        if spec is None and question.params_b:
-            spec = ModelSpec.generic(question.params_b)
-        return spec
+        return self._job.job_for(question, self._rulebook).model
 
     def effective_factor(self, question: Question) -> float:
-        """How much more a card holds than its size, in the terms the need is counted in."""
-        adapter = question.task == "training" and question.precision in ("8-bit", "4-bit")
-        if question.task == "training" and question.precision == "16-bit" and not adapter:
-            return self._factor16
-        return 1.0
+        """How much more a card holds than its size, in the terms the need is counted in (16-bit-memory)."""
+        return self._job.job_for(question, self._rulebook).memory_factor
 
     def need(self, question: Question, floor_gb: float | None = None) -> MemoryNeed:
-        """Memory the job needs on one card, in the terms of :meth:`effective_factor`."""
-        if question.memory_gb:
-            return MemoryNeed(question.memory_gb, f"{question.memory_gb:g} GB as asked")
-        spec = self.model_for(question)
-        if spec is None:
-            floor = floor_gb if floor_gb is not None else self._min_memory[question.workload]
-            return MemoryNeed(float(floor), f"typical {question.workload} work needs about {floor:g} GB in 32-bit terms")
-        states, activations, how = self._parts(spec, question)
-        total = states + activations + self._fit["context_overhead_gb"]
-        return MemoryNeed(total, how, spec.id)
-
-    def _parts(self, spec: ModelSpec, question: Question) -> tuple[float, float, str]:
-        """(sharded-able states GB, activations GB, explanation) for one card."""
-        params = spec.params_b * 1e9
-        if question.task == "inference":
-            weights = params * BYTES_PER_PARAM[question.precision] * (1 + self._fit["inference_overhead"]) / GB
-            kv = self._kv_cache_gb(spec)
-            return weights, kv, f"{spec.name}: {weights:.1f} GB weights at {question.precision} + {kv:.1f} GB KV cache/activations"
-        activations = self._activation_gb(spec)
-        if question.precision in ("8-bit", "4-bit"):
-            trainable = params * self._fit["lora_trainable_fraction"] * self._fit["adam_bytes_per_param"] / GB
-            weights = params * BYTES_PER_PARAM[question.precision] / GB
-            states = weights + trainable
-            activations /= 2  # adapters train in 16-bit
-            return states, activations, (f"{spec.name} adapter fine-tuning (LoRA/QLoRA): {weights:.1f} GB {question.precision} weights "
-                                         f"+ {trainable:.1f} GB adapters + {activations:.1f} GB activations")
-        states = params * self._fit["adam_bytes_per_param"] / GB
-        return states, activations, (f"{spec.name} full training: {states:.1f} GB weights, gradients and Adam state "
-                                     f"+ {activations:.1f} GB activations at batch {spec.train_batch} (32-bit terms)")
-
-    def _activation_gb(self, spec: ModelSpec) -> float:
-        if spec.activation_gb_per_sample is not None:
-            return spec.activation_gb_per_sample * spec.train_batch
-        seq = spec.seq_len or 512
-        # ~34 bytes per token, layer and hidden unit in 16-bit (Korthikanti et al. 2022): 68 in fp32 terms.
-        per_sample = seq * (spec.layers or 12) * (spec.hidden or 768) * 68 / GB
-        if spec.kind == "llm":
-            per_sample /= (spec.layers or 12) ** 0.5  # activation checkpointing, standard for LLM fine-tuning
-        return per_sample * spec.train_batch
-
-    def _kv_cache_gb(self, spec: ModelSpec) -> float:
-        if spec.kind in ("cnn", "diffusion"):
-            return (spec.activation_gb_per_sample or 0.1) / 2
-        context = self._fit["default_context_tokens"]
-        return 2 * (spec.layers or 12) * (spec.hidden or 768) * spec.kv_fraction * context * 2 / GB
+        """Memory the job needs on one card; with no model named, at least ``floor_gb``."""
+        need = self._job.job_for(question, self._rulebook).need
+        if floor_gb is not None and need.model is None and not question.memory_gb and floor_gb > need.gb:
+            return MemoryNeed(float(floor_gb), f"typical {question.workload} work needs about {floor_gb:g} GB")
+        return need
 
     def fit(self, question: Question, need: MemoryNeed, memory_gb: float, gpus: int) -> Fit:
         """Does ``gpus`` cards of ``memory_gb`` each hold the job?"""
-        factor = self.effective_factor(question)
-        effective = memory_gb * factor
-        if need.gb <= effective:
-            return Fit(True, effective, False, f"{need.gb:.1f} GB needed, {effective:.1f} GB effective per card")
-        spec = self.model_for(question)
-        if gpus > 1 and spec is not None and not question.memory_gb:
-            states, activations, _ = self._parts(spec, question)
-            per_card = states / gpus + activations / gpus + self._fit["context_overhead_gb"]
-            how = "tensor/pipeline parallelism" if question.task == "inference" else "sharding (FSDP / ZeRO-3)"
-            if per_card <= effective:
-                return Fit(True, effective * gpus, True,
-                           f"fits only split across {gpus} cards with {how}: {per_card:.1f} GB per card of {effective:.1f} GB")
-            return Fit(False, effective * gpus, True, f"needs {per_card:.1f} GB per card even with {how}, has {effective:.1f} GB")
-        return Fit(False, effective, False, f"needs {need.gb:.1f} GB, has {effective:.1f} GB effective")
+        job = self._job.job_for(question, self._rulebook)
+        if need.gb != job.need.gb:  # a floor raised the need: one raised job per (job, need), so fits stay cached
+            key = (id(job), need.gb)
+            if key not in self._raised or self._raised[key][0] is not job:
+                if len(self._raised) > 4096:
+                    self._raised.clear()
+                self._raised[key] = (job, replace(job, need=need))
+            job = self._raised[key][1]
+        return self._job.fit_on(job, memory_gb, gpus)
 
     def describe(self) -> dict[str, Any]:
         return {"models": sorted({spec.id for spec in self._models.values()})}

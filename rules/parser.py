@@ -148,8 +148,8 @@ def parse(text: str, previous: Question | None = None, today: date | None = None
 
 # ----------------------------------------------------------------------------- cleaning
 
-_SLACK_LINK = re.compile(r"<(?:https?|mailto):[^>|]*(?:\|([^>]*))?>")
-_SLACK_REF = re.compile(r"<[@#!][^>]*>")
+_SLACK_LINK = re.compile(r"<(?:https?|mailto):[^<>|]*(?:\|([^<>]*))?>")  # no "<" inside: linear time
+_SLACK_REF = re.compile(r"<[@#!][^<>]*>")
 _SHORTCODE = re.compile(r":[a-z0-9_+'-]+:")
 
 
@@ -197,6 +197,7 @@ def _bounded(pattern: str) -> re.Pattern[str]:
 class _Vocab:
     data: dict[str, Any]
     keywords: tuple[tuple[str, re.Pattern[str], dict[str, Any]], ...]  # (literal it needs, pattern, meaning)
+    keywords_by_initial: dict[str, tuple[int, ...]]  # first letter of the literal -> keyword positions
     fillers: re.Pattern[str]
     currency: tuple[tuple[re.Pattern[str], str], ...]
     cur: str
@@ -210,10 +211,14 @@ def vocabulary() -> _Vocab:
     data = load_data("vocabulary")
     pairs = [(w, c["set"]) for c in data["concepts"] for w in c["words"]]
     pairs.sort(key=lambda p: len(p[0]), reverse=True)
+    by_initial: dict[str, list[int]] = {}
+    for i, (word, _) in enumerate(pairs):
+        by_initial.setdefault(_needle(word)[:1], []).append(i)
     currency = tuple((re.compile(_word(w)), code) for code, ws in data["currencies"].items() for w in ws)
     return _Vocab(
         data=data,
         keywords=tuple((_needle(w), _bounded(_word(w)), meaning) for w, meaning in pairs),
+        keywords_by_initial={k: tuple(v) for k, v in by_initial.items()},
         fillers=re.compile(_any(data["fillers"])),
         currency=currency,
         cur=_any(w for ws in data["currencies"].values() for w in ws),
@@ -241,9 +246,11 @@ class _Scan:
 
     def run(self) -> None:
         self.original = self.text
+        digits = any(ch.isdigit() for ch in self.text)  # most grammar needs a number: skip it cheaply when none
         for step in (_dates, _quantisation, _context, _batch, _models, _money_marked, _gpus, _memory, _params, _hours, _counts,
                      _money_words, _keywords, _bare_number):
-            step(self)
+            if digits or step not in _NEED_DIGITS:
+                step(self)
 
     def take(self, pattern: re.Pattern[str], handle: Callable[[re.Match[str]], Any]) -> None:
         """Blank each match ``handle`` accepts: it returns True, a (start, end) span, or False."""
@@ -261,7 +268,7 @@ class _Scan:
         return True
 
     def leftovers(self) -> list[str]:
-        return [t.strip(".,-/+<~'%:=") for t in re.split(rf"[\s{_BLANK}]+", self.text)]
+        return [t.strip(".,-/+<~'%:=?") for t in re.split(rf"[\s{_BLANK}]+", self.text)]
 
 
 def _number(text: str) -> float:
@@ -491,8 +498,10 @@ def _gpu_patterns() -> tuple[re.Pattern[str], ...]:
 
 
 def _gpus(scan: _Scan) -> None:
-    for pattern in _gpu_patterns():
-        scan.take(pattern, lambda m: _gpu_found(scan, m))
+    digits = any(ch.isdigit() for ch in scan.text)
+    for i, pattern in enumerate(_gpu_patterns()):
+        if digits or i < 2:  # only the systems and the listed names can be written without a digit
+            scan.take(pattern, lambda m: _gpu_found(scan, m))
 
 
 def _gpu_name(m: re.Match[str]) -> str:
@@ -602,6 +611,7 @@ def _quantisation(scan: _Scan) -> None:
         precision = "4-bit" if bits <= 4 else "8-bit"
         phrase = re.sub(r"\s+", "_", m.group().strip())
         rounded = "" if bits in (4, 8) else f", {bits}-bit rounded up"
+        scan.jobs.append((_HINT, "inference", "inference", phrase))  # a llama.cpp file is for running a model
         return scan.put("precision", precision, f"{phrase}{rounded}")
 
     scan.take(_QUANT, found)
@@ -641,8 +651,15 @@ def _counts(scan: _Scan) -> None:
 # keywords and the last bare number ----------------------------------------------------
 
 
+_WORD_START = re.compile(r"(?<![\w$€£₽])[^\s\x00]")
+
+
 def _keywords(scan: _Scan) -> None:
-    for needle, pattern, meaning in vocabulary().keywords:
+    """Longest phrase first; only keywords whose first letter starts a word here are tried."""
+    v = vocabulary()
+    initials = set(_WORD_START.findall(scan.text))
+    for i in sorted(i for c in initials for i in v.keywords_by_initial.get(c, ())):
+        needle, pattern, meaning = v.keywords[i]
         if needle in scan.text:
             scan.take(pattern, lambda m, meaning=meaning: _meaning(scan, meaning, m.group(), m.start()))
 
@@ -685,6 +702,8 @@ def _bare_number(scan: _Scan) -> None:
     pattern = re.compile(r"(?<![\w.,])" + re.escape(numbers[0]) + r"(?![\w.,])")
     scan.take(pattern, lambda m: scan.put("budget", (_whole(value), None), m.group()))
 
+
+_NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({_dates, _quantisation, _context, _batch, _memory, _params, _hours, _money_words, _bare_number})
 
 # ----------------------------------------------------------------------------- the question
 
@@ -749,16 +768,21 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
 def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question) -> None:
     """Task, method and precision from the strongest words: training > inference > a hint."""
     strongest = max(scan.jobs, key=lambda j: j[0], default=None)
+    runs_models = (changes.get("workload", base.workload) in _RUN_WORKLOADS
+                   or "model" in scan.values or "params_b" in scan.values)
+    if strongest is None and "model" in scan.values and changes.get("workload") in _RUN_WORKLOADS:
+        strongest = (_HINT, "inference", "inference", "")  # "which gpu for gpt-oss 120b": to run it
     if strongest is not None:
         strength, task, _, phrase = strongest
-        runs_models = changes.get("workload", base.workload) in _RUN_WORKLOADS or "model" in scan.values
         if strength > _HINT or runs_models:
-            methods = [(m, p) for s, _, m, p in scan.jobs if s == strength and m]
+            methods = [(m, p) for s, _, m, p in scan.jobs if s == strength and m] or [(task, phrase)] * (task == "inference")
             changes["task"] = task
-            understood.append(_note("task", task, phrase))
+            understood.append(_note("task", task, phrase) if phrase else
+                              "task: inference (a model named without a training word: running it)")
             if methods:
                 changes["method"] = methods[0][0]
-                understood.append(f"method: {_METHODS[methods[0][0]]} (from '{methods[0][1]}')")
+                if methods[0][1]:
+                    understood.append(f"method: {_METHODS[methods[0][0]]} (from '{methods[0][1]}')")
             elif task == "training":
                 changes["method"] = None
                 understood.append("method: not said; the answer picks one for the job and says so")
@@ -788,12 +812,17 @@ def _language(text: str) -> str | None:
     return "ru" if cyrillic * 4 >= len(letters) else "en"
 
 
+@lru_cache(maxsize=512)
 def _card_note(name: str) -> str:
     """'rx 9070 xt (AMD Radeon RX 9070 XT)' or 'strix halo (not in the catalog)', by the catalog's resolver."""
     from rules.catalog import load_catalog  # lazy: the catalog loads once, and only for texts naming hardware
 
-    gpu = load_catalog().find(name)
-    return f"{name} ({gpu.name})" if gpu else f"{name} (not in the catalog)"
+    resolution = load_catalog().resolve(name)
+    if resolution.gpu is None:
+        return f"{name} (not in the catalog)"
+    if not resolution.exact and resolution.note:
+        return resolution.note  # it names both: "'a100' read as the NVIDIA A100 …; say 'sxm' for another"
+    return f"{name} ({resolution.gpu.name})"
 
 
 def _pick_workload(scan: _Scan) -> tuple[str, str] | None:

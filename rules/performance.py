@@ -23,6 +23,7 @@ from rules.rulebook import Rulebook
 __all__ = ["Measured", "PerformanceModel", "workload_key"]
 
 RULE = "workload-priorities"
+DECODE_WORKLOAD = "llm_inference"
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class PerformanceModel:
         self._compute_precision = params["compute_precision"]
         self._speedups = rulebook["multi-gpu-speedup"].parameters["speedup"]
         self._decode = params["llm_decode"]
+        self._bits = rulebook.param("memory-fit", "bits_per_weight")
         self._measured = dict(measurements or {})
         self._cache: dict[tuple[str, str, str], float] = {}
         self.reference = reference
@@ -99,8 +101,19 @@ class PerformanceModel:
         """Throughput for the workload relative to the reference card in fp32 (1.0 = reference)."""
         key = (gpu.id, workload, precision)
         if key not in self._cache:
-            self._cache[key] = self._reference_time[workload] / self._time(gpu, workload, precision)
+            if workload == DECODE_WORKLOAD:  # token generation: the calibrated decode model, not the roofline mix
+                value = self._decode_rate(gpu, precision) / self._decode_rate(self.reference, "fp32", spec_only=True)
+            else:
+                value = self._reference_time[workload] / self._time(gpu, workload, precision)
+            self._cache[key] = value
         return self._cache[key]
+
+    def _decode_rate(self, gpu, precision: str, spec_only: bool = False) -> float:
+        """Tokens/s of the rule's typical dense model (8 B parameters) at the precision, short context."""
+        bits = self._bits[precision]
+        weights = self._decode["typical_model_b"] * 1e9 * bits / 8
+        bandwidth = self.decode_bandwidth_gb_s(gpu, bits, spec_only) * 1e9
+        return 1.0 / (weights / bandwidth + self._decode["per_token_ms"].get(gpu.software, 2.6) / 1000)
 
     def speedup(self, workload: str, gpus: int) -> float:
         """Data-parallel speed-up on ``gpus`` cards, weighted over the workload's classes."""
@@ -130,15 +143,20 @@ class PerformanceModel:
         per_token = (weights + kv) / bandwidth + d["per_token_ms"].get(gpu.software, 2.6) / 1000
         return 1.0 / per_token
 
-    def decode_bandwidth_gb_s(self, gpu, bits_per_weight: float) -> float:
-        """Bandwidth one generation stream reaches: datasheet x stack efficiency (x quantised, x wide-HBM factors)."""
+    def decode_bandwidth_gb_s(self, gpu, bits_per_weight: float, spec_only: bool = False) -> float:
+        """Bandwidth one generation stream reaches: datasheet x stack efficiency (x quantised, x wide-HBM factors).
+
+        A lab-measured triad bandwidth stands in for the datasheet figure (divided by the share triad reaches).
+        """
         d = self._decode
+        measured = None if spec_only else self._measured.get(gpu.id)
+        peak = measured.bandwidth_gb_s / self._efficiency["bandwidth"] if measured and measured.bandwidth_gb_s else gpu.bandwidth_gb_s
         share = d["bandwidth_efficiency"].get(gpu.software, min(d["bandwidth_efficiency"].values()))
         if bits_per_weight < 12:
             share *= d["quantized_factor"]
-        if gpu.line in d["hbm_lines"] and gpu.bandwidth_gb_s >= d["hbm_min_bandwidth_gb_s"]:
+        if getattr(gpu, "line", None) in d["hbm_lines"] and gpu.bandwidth_gb_s >= d["hbm_min_bandwidth_gb_s"]:
             share *= d["hbm_factor"]
-        return gpu.bandwidth_gb_s * share
+        return peak * share
 
     def prompt_tokens_per_second(self, gpu, job, count: int = 1) -> float | None:
         """Prompt processing: compute-bound, 2 FLOPs per active parameter and token."""

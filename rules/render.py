@@ -33,24 +33,42 @@ def _price(money: dict[str, Any]) -> str:
     return text
 
 
-def _pick_line(rank: str, pick: dict[str, Any]) -> str:
+def _pick_line(rank: str, pick: dict[str, Any], labelled: bool = True) -> str:
     count = f"{pick['count']} × " if pick["count"] > 1 else ""
-    return (f"{rank} **{count}{pick['name']}** — {_price(pick['unit_price'])}; "
-            f"{pick['relative_performance']:.2f}× reference, {pick['performance_per_1000']:.2f} per 1000 {pick['total_price']['currency']}, "
+    label = f" ({pick['label']})" if labelled and pick.get("label") else ""
+    used = " used" if pick.get("condition") == "used" else ""
+    total = f", {_price(pick['total_price'])} in all" if pick["count"] > 1 else ""
+    speed = f", ~{pick['tokens_per_second']:.0f} tokens/s" if pick.get("tokens_per_second") else ""
+    return (f"{rank} **{count}{pick['name']}**{label} —{used} {_price(pick['unit_price'])}{total}; "
+            f"{pick['relative_performance']:.2f}× reference{speed}, {pick['performance_per_1000']:.2f} per 1000 {pick['total_price']['currency']}, "
             f"{pick['memory_gb']:g} GB")
+
+
+def _named_lines(answer: dict[str, Any]) -> list[str]:
+    """Every card the question named, with what became of it."""
+    lines = []
+    for entry in answer.get("named") or []:
+        guessed = f" (read “{entry['asked']}” as {entry['name']})" if entry.get("guessed") else ""
+        lines.append(f"- {entry['reason']}{guessed}")
+    return ["", "**Cards you named**"] + lines if lines else []
 
 
 def answer_markdown(answer: dict[str, Any]) -> str:
     """The whole answer: summary, picks with their rules, warnings, rent vs buy, context."""
-    lines = [f"**{answer['summary']}**", ""]
+    lines = [f"**{answer['summary']}**"]
+    need = answer.get("memory_need") or {}
+    if need.get("how"):
+        lines += ["", f"_Assumed: {need['how']}_"]
+    lines.append("")
     for index, pick in enumerate(answer["picks"], 1):
         lines.append(_pick_line(f"{index}.", pick))
         if index == 1:
             lines += [f"   - _{r['rule']}_: {r['reason']}" for r in pick["rules"] if r["verdict"] != "warning"]
+    lines += _named_lines(answer)
     others = [(name, pick) for name, pick in answer.get("alternatives", {}).items() if pick]
     if others:
         lines += ["", "**Alternatives**"]
-        lines += [_pick_line(f"- {name}:", pick) for name, pick in others]
+        lines += [_pick_line(f"- {name}:", pick, labelled=False) for name, pick in others]
     if answer.get("warnings"):
         lines += ["", "**Watch out**"]
         lines += [f"- ⚠ {w['reason']} (_{w['rule']}_)" for w in answer["warnings"]]

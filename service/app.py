@@ -26,7 +26,7 @@ from service.api.recommendations import RecommendationController
 from service.api.rules import RuleController
 from service.api.schemas import SchemaController
 from service.benchmarks_api import BenchmarkController
-from service.conversations import ConversationWriter
+from service.conversations import ConversationWriter, purge_expired
 from service.catalog_store import sync_catalog
 from service.db import migrate
 from service.metrics import ApiMetrics
@@ -74,10 +74,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
     catalog = load_catalog()
     if sync_catalog(url, catalog):
         log.info("catalog %s written to the database", catalog.version)
+    purge_expired(url, settings.conversation_days)
     holder = SnapshotHolder(url, settings.electricity_price)
     holder.get()
     _live_examples(holder)
     metrics = ApiMetrics()
+    writer = ConversationWriter(url, keep_days=settings.conversation_days)
     return Litestar(
         route_handlers=[
             RecommendationController, AskController, ChatController, GpuController, RuleController,
@@ -86,6 +88,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         exception_handlers=exception_handlers(),
         middleware=[metrics.middleware],
         request_max_body_size=settings.max_body_bytes,
-        state={"api": ApiState(settings, url, holder, metrics, ConversationWriter(url))},  # type: ignore[arg-type]
+        on_shutdown=[writer.close],
+        state={"api": ApiState(settings, url, holder, metrics, writer)},  # type: ignore[arg-type]
         openapi_config=openapi_config(),
     )

@@ -1,7 +1,7 @@
 """The `whichgpu` command: serve the API, ask in the terminal, browse the catalog, manage agents.
 
 Every failure a user can cause ends in one clear line on stderr and a non-zero
-exit code (2 for bad input), never a traceback.
+exit code (:data:`EXIT_CODES`), never a traceback.
 """
 
 from __future__ import annotations
@@ -9,13 +9,21 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import socket
 import sys
 from datetime import date
 from typing import Callable, Sequence
 
 from service.settings import Settings, SettingsError, get_settings, settings_table
 
-__all__ = ["main"]
+__all__ = ["main", "EXIT_CODES", "EXIT_FAILED", "EXIT_BAD_INPUT", "EXIT_NOT_UNDERSTOOD"]
+
+EXIT_FAILED = 1  # could not do it: the port is taken, the database is unreachable, the data are broken
+EXIT_BAD_INPUT = 2  # an argument, setting or question value is invalid
+EXIT_NOT_UNDERSTOOD = 3  # `ask` printed no advice: the question was not understood (the reply says what is missing)
+EXIT_CODES = {0: "answered / done", EXIT_FAILED: "could not do it (port taken, database unreachable, broken data)",
+              EXIT_BAD_INPUT: "bad input (argument, setting or question value)",
+              EXIT_NOT_UNDERSTOOD: "ask: question not understood, no advice given", 130: "interrupted"}
 
 
 class CliError(Exception):
@@ -35,6 +43,13 @@ def _date(text: str) -> date:
         raise argparse.ArgumentTypeError(f"not a date: {text!r} (use YYYY-MM-DD, YYYY-MM or YYYY)") from None
 
 
+def _port(text: str) -> int:
+    """A TCP port number, 0 (any free port) to 65535."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"not a port: {text!r} (use 0-65535)")
+    return int(text)
+
+
 def _load_advisor(settings: Settings):
     """The engine over the shipped catalog, with the lab's measurements when a database has any."""
     from rules.catalog import load_catalog
@@ -44,7 +59,26 @@ def _load_advisor(settings: Settings):
     return Advisor(load_catalog(), lab_measurements(settings.resolved_database_url), settings.electricity_price)
 
 
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the app is built, so a taken port fails at once and clearly."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except (socket.gaierror, OverflowError) as exc:
+        raise CliError(f"cannot listen on {host}:{port}: {exc}", EXIT_BAD_INPUT) from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", EXIT_FAILED) from None
+    sock.listen(2048)
+    return sock
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    host, port = args.host or settings.host, args.port if args.port is not None else settings.port
+    sock = _listen(host, port)
     import uvicorn
 
     from service.app import create_app
@@ -53,8 +87,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     gc.collect()
     gc.freeze()  # the catalog and snapshot live for the whole process: keep them out of full collections (p99)
     gc.set_threshold(20_000, 20, 20)  # fewer young-generation passes over per-request garbage
-    uvicorn.run(app, host=args.host or settings.host, port=args.port or settings.port, log_level="info",
-                access_log=args.access_log, proxy_headers=True, server_header=False)
+    config = uvicorn.Config(app, host=host, port=port, log_level="info", access_log=args.access_log,
+                            proxy_headers=True, server_header=False)
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -82,12 +117,12 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     try:
         reply = ask(_load_advisor(settings), text)
     except QuestionError as exc:
-        raise CliError(f"{exc.field}: {exc.message}", 2) from None
+        raise CliError(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT) from None
     if args.json:
         print(json.dumps(reply.to_dict(), indent=2, ensure_ascii=False))
     else:
         _print_markdown(reply.text)
-    return 0
+    return EXIT_NOT_UNDERSTOOD if reply.intent == "clarify" else 0
 
 
 def _print_markdown(text: str) -> None:
@@ -108,7 +143,7 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
     if args.vendor:
         rows = [r for r in rows if r["vendor"] == args.vendor.lower()]
         if not rows:
-            raise CliError(f"no cards from vendor {args.vendor!r}; vendors: nvidia, amd, intel", 2)
+            raise CliError(f"no cards from vendor {args.vendor!r}; vendors: nvidia, amd, intel", EXIT_BAD_INPUT)
     if args.json:
         print(json.dumps({"as_of": as_of.isoformat(), "workload": args.workload or "general",
                           "catalog_version": advisor.catalog.version, "reference_gpu": advisor.reference.id,
@@ -182,19 +217,23 @@ def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="whichgpu", description="Which GPU to buy or rent for deep learning, and why.")
+    codes = "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES.items())
+    parser = argparse.ArgumentParser(prog="whichgpu", description="Which GPU to buy or rent for deep learning, and why.",
+                                     epilog=f"exit codes:\n{codes}", formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the API (and Slack endpoint when configured)")
     serve.add_argument("--host", help="listen address (default WHICHGPU_HOST or 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port (default WHICHGPU_PORT or 8000)")
+    serve.add_argument("--port", type=_port, help="port (default WHICHGPU_PORT or 8000)")
     serve.add_argument("--access-log", action="store_true", help="log every request (costs throughput)")
     serve.set_defaults(run=cmd_serve)
 
     migrate = sub.add_parser("migrate", help="migrate the database and load the catalog, then exit")
     migrate.set_defaults(run=cmd_migrate)
 
-    ask = sub.add_parser("ask", help='ask a question, e.g. whichgpu ask "nlp $800"')
+    ask = sub.add_parser("ask", help='ask a question, e.g. whichgpu ask "nlp $800"',
+                         description=f"Answer a question in plain words. Exits {EXIT_NOT_UNDERSTOOD} when the question was "
+                                     f"not understood (the reply says what is missing), {EXIT_BAD_INPUT} on an invalid value.")
     ask.add_argument("text", nargs="+", help="the question in plain words")
     ask.add_argument("--json", action="store_true", help="print the structured answer")
     ask.add_argument("--as-of", type=_date, help="answer as on this date (YYYY-MM-DD)")
@@ -246,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code
     except SettingsError as exc:
         print(f"whichgpu: setting error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 — the last line of defence: one line, no traceback
@@ -259,14 +298,14 @@ def _describe(exc: Exception) -> tuple[str, int]:
     """(one-line message, exit code): 2 when the user's input was at fault."""
     name = type(exc).__name__
     if name in ("CatalogError", "DataFileError"):
-        return f"the catalog data is broken: {exc}", 1
+        return f"the catalog data is broken: {exc}", EXIT_FAILED
     if name == "OperationalError":
-        return f"cannot reach the database ({str(exc).splitlines()[0]}); check WHICHGPU_DATABASE_URL", 1
+        return f"cannot reach the database ({str(exc).splitlines()[0]}); check WHICHGPU_DATABASE_URL", EXIT_FAILED
     if isinstance(exc, ValueError):  # AgentError, QuestionError …
-        return str(exc).strip("'\""), 2
+        return str(exc).strip("'\""), EXIT_BAD_INPUT
     if isinstance(exc, LookupError):
-        return str(exc).strip("'\""), 1
-    return f"{name}: {exc}", 1
+        return str(exc).strip("'\""), EXIT_FAILED
+    return f"{name}: {exc}", EXIT_FAILED
 
 
 if __name__ == "__main__":

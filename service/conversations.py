@@ -6,27 +6,35 @@ turns so far; a follow-up ("what about 2 of them?") is parsed against that quest
 Turns are written by :class:`ConversationWriter` with group commit: one thread writes
 the turns of all concurrent requests in one transaction, and each request answers only
 once its own turn is committed, so a follow-up on any process always finds it.
+
+Conversations expire: one untouched for ``keep_days`` is deleted by
+:func:`purge_expired`, which the service runs at start and the writer thread every
+``PURGE_EVERY_S`` seconds (``0`` days keeps them forever).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import queue
 import threading
+import time
 import uuid
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
 
 from rules.question import Question
 from service.db import make_engine
 from service.models import Conversation
 
-__all__ = ["ConversationNotFound", "ConversationWriter", "load_question", "save_turn", "MAX_TURNS"]
+__all__ = ["ConversationNotFound", "ConversationWriter", "load_question", "save_turn", "purge_expired", "MAX_TURNS"]
 
 MAX_TURNS = 50
+PURGE_EVERY_S = 3600.0
 TABLE = Conversation.__table__
+log = logging.getLogger("whichgpu.conversations")
 
 
 class ConversationNotFound(LookupError):
@@ -51,12 +59,28 @@ def save_turn(url: str, conversation_id: str | None, question: Question | None, 
     return conversation_id
 
 
-class ConversationWriter:
-    """Group commit of conversation turns: one writer thread, one transaction per batch."""
+def purge_expired(url: str, keep_days: float, now: datetime | None = None) -> int:
+    """Delete conversations untouched for ``keep_days`` (none when it is 0); returns how many."""
+    if keep_days <= 0:
+        return 0
+    cutoff = (now or datetime.now(timezone.utc)) - timedelta(days=keep_days)
+    with make_engine(url).begin() as connection:
+        deleted = connection.execute(delete(TABLE).where(TABLE.c.updated_at < cutoff)).rowcount
+    if deleted:
+        log.info("deleted %d conversations untouched for %g days", deleted, keep_days)
+    return deleted
 
-    def __init__(self, url: str, max_batch: int = 256) -> None:
+
+class ConversationWriter:
+    """Group commit of conversation turns: one writer thread, one transaction per batch;
+    between batches the same thread deletes expired conversations every ``purge_every_s``."""
+
+    def __init__(self, url: str, max_batch: int = 256, keep_days: float = 0.0, purge_every_s: float = PURGE_EVERY_S) -> None:
         self.url = url
         self.max_batch = max_batch
+        self.keep_days = keep_days
+        self.purge_every_s = purge_every_s
+        self._purged_at = time.monotonic()
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
@@ -77,15 +101,42 @@ class ConversationWriter:
                     self._thread = threading.Thread(target=self._run, name="conversation-writer", daemon=True)
                     self._thread.start()
 
+    def close(self) -> None:
+        """Stop the writer thread once the turns queued so far are written."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout=10)
+            self._thread = None
+
     def _run(self) -> None:
         while True:
-            batch = [self._queue.get()]
+            self._purge_when_due()
+            try:
+                first = self._queue.get(timeout=self.purge_every_s)
+            except queue.Empty:
+                continue
+            if first is None:
+                return
+            batch = [first]
             while len(batch) < self.max_batch:
                 try:
-                    batch.append(self._queue.get_nowait())
+                    item = self._queue.get_nowait()
                 except queue.Empty:
                     break
+                if item is None:  # close() asked: write what came before it, then stop
+                    self._queue.put(None)
+                    break
+                batch.append(item)
             self._commit(batch)
+
+    def _purge_when_due(self) -> None:
+        if self.keep_days <= 0 or time.monotonic() - self._purged_at < self.purge_every_s:
+            return
+        self._purged_at = time.monotonic()
+        try:
+            purge_expired(self.url, self.keep_days)
+        except Exception:  # noqa: BLE001 — a failed clean-up is retried next time; turns keep flowing
+            log.warning("could not delete expired conversations; retrying in %g s", self.purge_every_s, exc_info=True)
 
     def _commit(self, batch: list[tuple]) -> None:
         try:

@@ -73,6 +73,7 @@ class Settings:
     public_url: str | None = _setting("WHICHGPU_PUBLIC_URL", None, "Public base URL of the service, for links and chart images in Slack answers.")
     electricity_price: float = _setting("WHICHGPU_ELECTRICITY_PRICE", 0.15, "Electricity price in USD per kWh, for rent-vs-buy break-even.", _positive_float)
     max_body_bytes: int = _setting("WHICHGPU_MAX_BODY_BYTES", 65536, "Largest accepted request body in bytes.", int)
+    conversation_days: float = _setting("WHICHGPU_CONVERSATION_DAYS", 30.0, "Days a conversation of `/v1/ask` is kept after its last turn (0 keeps them forever); one-shot questions are never stored.", _positive_float)
     agent_token: str | None = _setting("WHICHGPU_AGENT_TOKEN", None, "Bearer token the bench agent reports with (`whichgpu agents add`).", secret=True)
     agent_interval_s: float = _setting("WHICHGPU_AGENT_INTERVAL", 3600.0, "Seconds between the bench agent daemon's benchmark rounds.", _positive_float)
     agent_devices: tuple[str, ...] = _setting("WHICHGPU_AGENT_DEVICES", (), "Comma-separated torch devices the agent benchmarks; all GPUs when unset.", _devices)

@@ -217,7 +217,8 @@ def question_chart_points(advisor: Any, reply: Any) -> list[dict[str, Any]]:
     need = MemoryNeed(**answer["memory_need"])
     catalog = advisor.catalog
     purchasable = [r for r in rows if catalog.gpu(r["gpu"]).purchasable]
-    fits = {r["gpu"]: advisor.memory.fit(question, need, r["memory_gb"], question.gpus).fits for r in purchasable}
+    counts = {p["gpu"]: p["count"] for p in answer["picks"]}  # a pick may be several cards that pool memory
+    fits = {r["gpu"]: advisor.memory.fit(question, need, r["memory_gb"], counts.get(r["gpu"], question.gpus)).fits for r in purchasable}
     return question_points(purchasable, fits)
 
 

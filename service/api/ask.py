@@ -1,11 +1,16 @@
-"""``POST /v1/ask``: free text in, Markdown and structured answer out, within a conversation."""
+"""``POST /v1/ask``: free text in, Markdown and structured answer out, optionally within a conversation.
+
+A one-shot question (no ``conversation_id``, no ``start_conversation``) is answered
+and nothing is stored; a conversation's turns are kept until they expire
+(``WHICHGPU_CONVERSATION_DAYS``).
+"""
 
 from __future__ import annotations
 
 from anyio import to_thread
 from litestar import Controller, Request, Response, post
 
-from service.api import api_state, today
+from service.api import api_state, off_loop, today
 from service.api.docs import documented
 from service.api.inputs import read_json
 from service.conversations import load_question
@@ -20,8 +25,8 @@ class AskController(Controller):
     @post("", operation_id="ask", status_code=200, summary="Ask in plain words (with follow-ups)",
           operation_class=documented("ask-response", "ask-request", (400, 404, 413, 415, 422)))
     async def ask(self, request: Request) -> Response:
-        """Answers 'nlp $800'; with `conversation_id`, 'what about 2 of them?' refines the last question.
-        Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
+        """Answers 'nlp $800'; with `start_conversation` and then `conversation_id`, 'what about 2 of them?'
+        refines the last question. Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
         api = api_state(request)
         body = await read_json(request, "ask-request", api.settings.max_body_bytes)
         text, conversation_id = body["text"], body.get("conversation_id")
@@ -30,8 +35,9 @@ class AskController(Controller):
             previous = load_question(api.database_url, conversation_id, today())
         elif conversation_id:
             previous = await to_thread.run_sync(load_question, api.database_url, conversation_id, today())
-        reply = api.holder.get().reply(text, previous, today())
-        conversation_id = await api.conversations.save(conversation_id, reply.question, {"text": text, "intent": reply.intent})
+        reply = await off_loop(len(text), api.holder.get().reply, text, previous, today())
+        if conversation_id or body.get("start_conversation"):
+            conversation_id = await api.conversations.save(conversation_id, reply.question, {"text": text, "intent": reply.intent})
         if reply.recommendation is not None and reply.question is not None:
             api.metrics.recommendations.labels(reply.question.workload, "ask").inc()
         return Response({**reply.to_dict(), "conversation_id": conversation_id})

@@ -9,27 +9,33 @@ accepted and ignored. ``"stream": true`` answers with server-sent
 
 from __future__ import annotations
 
+import hashlib
 import json
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterator
+from datetime import date
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.response import Stream
 
-from rules.parser import parse
+from rules.parser import MAX_TEXT_CHARS, parse
 from rules.question import Question, QuestionError
-from service.api import ApiState, api_state, today
+from service.api import ApiState, api_state, off_loop, today
 from service.api.docs import documented
 from service.api.inputs import read_json
-from service.problems import InvalidInput, NotFound
+from service.problems import InvalidInput, NotFound, PayloadTooLarge
 
 __all__ = ["ChatController", "MODEL", "complete"]
 
 MODEL = "whichgpu"
 CREATED = 1_735_689_600  # 2025-01-01, when the model id was first published
 CHUNK_CHARS = 160
+MAX_CONVERSATION_CHARS = 60_000  # every message's content together
+MAX_USER_CHARS = 8_000  # the user text parsed per request, at most (four full-length questions)
 
 
 def _text(content: Any) -> str:
@@ -45,26 +51,84 @@ def _tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4) if text else 0
 
 
-def complete(api: ApiState, messages: list[dict[str, Any]]) -> tuple[str, int]:
+def _too_long(detail: str, message: str) -> PayloadTooLarge:
+    return PayloadTooLarge(detail + "; start a new conversation", [{"field": "messages", "message": message}])
+
+
+def _check_size(messages: list[dict[str, Any]], users: list[tuple[int, str]]) -> None:
+    """The caps that bound one request's work: the newest question, all contents, the user text read."""
+    index, text = users[-1]
+    if len(text) > MAX_TEXT_CHARS:
+        raise InvalidInput(f"the last user message is over {MAX_TEXT_CHARS} characters",
+                           [{"field": f"messages.{index}.content", "message": f"at most {MAX_TEXT_CHARS} characters"}])
+    total = sum(len(_text(m.get("content"))) for m in messages)
+    if total > MAX_CONVERSATION_CHARS:
+        raise _too_long(f"the conversation has {total} characters; at most {MAX_CONVERSATION_CHARS} are read",
+                        f"at most {MAX_CONVERSATION_CHARS} characters in all messages together")
+    asked = sum(len(t) for _, t in users)
+    if asked > MAX_USER_CHARS:
+        raise _too_long(f"the user messages have {asked} characters; at most {MAX_USER_CHARS} are read",
+                        f"at most {MAX_USER_CHARS} characters in all user messages together")
+
+
+class History:
+    """The question the earlier user turns add up to, each distinct history parsed once.
+
+    Chat clients resend the whole conversation every turn; the folded question of
+    every prefix is kept under a digest of that prefix, so turn n parses only the
+    turns it has not seen (a least-recently-used cache of ``size`` prefixes).
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._folded: OrderedDict[bytes, Question | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def question(self, texts: list[str], today: date) -> Question | None:
+        digest = hashlib.blake2b(today.isoformat().encode(), digest_size=16)
+        keys = []
+        for text in texts:
+            digest.update(len(text).to_bytes(4, "big") + text.encode("utf-8", "surrogatepass"))
+            keys.append(digest.copy().digest())
+        start, previous = 0, None
+        with self._lock:
+            for i in range(len(keys) - 1, -1, -1):
+                if keys[i] in self._folded:
+                    start, previous = i + 1, self._folded[keys[i]]
+                    self._folded.move_to_end(keys[i])
+                    break
+        for i in range(start, len(texts)):
+            previous = _refine(texts[i], previous, today)
+            with self._lock:
+                self._folded[keys[i]] = previous
+                while len(self._folded) > self.size:
+                    self._folded.popitem(last=False)
+        return previous
+
+
+def _refine(text: str, previous: Question | None, today: date) -> Question | None:
+    try:
+        parsed = parse(text[:MAX_TEXT_CHARS], previous=previous, today=today)
+    except QuestionError:
+        return previous  # an earlier turn with an unusable value refines nothing
+    if parsed.intent != "help" and not parsed.needs_clarification:
+        return parsed.question
+    return previous
+
+
+HISTORY = History()
+
+
+def complete(api: ApiState, messages: list[dict[str, Any]], today: date) -> tuple[str, int]:
     """The answer to the last user message, the earlier ones refining it; and the prompt token count."""
     users = [(i, _text(m.get("content"))) for i, m in enumerate(messages) if m.get("role") == "user"]
     if not users:
         raise InvalidInput("no user message to answer", [{"field": "messages", "message": "needs at least one message with role 'user'"}])
-    if len(users[-1][1]) > 2000:
-        index = users[-1][0]
-        raise InvalidInput("the last user message is over 2000 characters",
-                           [{"field": f"messages.{index}.content", "message": "at most 2000 characters"}])
-    previous: Question | None = None
-    for _, text in users[:-1]:
-        try:
-            parsed = parse(text[:2000], previous=previous, today=today())
-        except QuestionError:
-            continue  # an earlier turn with an unusable value refines nothing
-        if parsed.intent != "help" and not parsed.needs_clarification:
-            previous = parsed.question
+    _check_size(messages, users)
+    previous = HISTORY.question([t for _, t in users[:-1]], today)
     index, text = users[-1]
     try:
-        reply = api.holder.get().reply(text, previous, today())
+        reply = api.holder.get().reply(text, previous, today)
     except QuestionError as exc:
         raise InvalidInput(exc.message, [{"field": f"messages.{index}.content", "message": f"{exc.field}: {exc.message}"}]) from None
     if reply.recommendation is not None and reply.question is not None:
@@ -106,7 +170,9 @@ class ChatController(Controller):
         if body["model"] != MODEL:
             raise NotFound(f"model {body['model']!r} does not exist; use {MODEL!r}",
                            [{"field": "model", "message": f"only {MODEL!r} is served"}])
-        answer, prompt_tokens = complete(api, body["messages"])
+        messages = body["messages"]
+        answer, prompt_tokens = await off_loop(sum(len(_text(m.get("content"))) for m in messages if m.get("role") == "user"),
+                                               complete, api, messages, today())
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
         if body.get("stream"):

@@ -181,7 +181,8 @@ def test_refine_replays_the_questions_when_the_service_forgot_the_conversation(s
     slack.click(ACTION_CHEAPER, Conversation("expired", ("nlp $800",)).to_value("cheaper"))
     [update] = fake_slack.wait_for("response_url")
     assert update.data["replace_original"] is True and "Top pick" in block_text(update.data["blocks"])
-    assert ask_bodies(route) == [{"text": "cheaper", "conversation_id": "expired"}, {"text": "nlp $800"},
+    assert ask_bodies(route) == [{"text": "cheaper", "conversation_id": "expired"},
+                                 {"text": "nlp $800", "start_conversation": True},
                                  {"text": "cheaper", "conversation_id": "fresh"}]
 
 

@@ -7,6 +7,7 @@ Only Slack is faked.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,7 +52,12 @@ def post(url: str, body: str) -> httpx.Response:
         return client.post(f"{url}/slack/events", content=body.encode(), headers=signed(SECRET, body, FORM))
 
 
-def test_slash_command_is_answered_by_the_real_engine_and_a_button_refines_it(service, fake_slack):
+def conversation_rows(data_dir: Path) -> int:
+    with sqlite3.connect(data_dir / "whichgpu.db") as db:
+        return db.execute("select count(*) from conversation").fetchone()[0]
+
+
+def test_slash_command_is_answered_by_the_real_engine_and_a_button_refines_it(service, fake_slack, tmp_path):
     assert post(service, command_body("cv 2 gpus 3000", fake_slack.response_url("q1"))).status_code == 200
     [answer] = fake_slack.wait_for("response_url", timeout=30)
     text = block_text(answer.data["blocks"])
@@ -61,12 +67,14 @@ def test_slash_command_is_answered_by_the_real_engine_and_a_button_refines_it(se
     button = next(e for b in answer.data["blocks"] if b["type"] == "actions" for e in b["elements"]
                   if e["action_id"] == ACTION_MORE_GPUS)
     conversation, ask = Conversation.from_value(button["value"])
-    assert conversation.conversation_id and ask == "4 gpus"  # the service's conversation id travels in the button
+    assert conversation.conversation_id is None and ask == "4 gpus"  # a slash command is one-shot: nothing stored
+    assert conversation_rows(tmp_path) == 0
 
     assert post(service, action_body(ACTION_MORE_GPUS, button["value"], fake_slack.response_url("q1"))).status_code == 200
     _, refined = fake_slack.wait_for("response_url", 2, timeout=30)
     assert refined.data["replace_original"] is True
     assert refined.data["blocks"][0]["text"]["text"].startswith("Top pick: 4 × ")
+    assert conversation_rows(tmp_path) == 1, "refining replays the questions as one stored conversation"
 
 
 def test_bad_signature_is_refused_by_the_real_service(service, fake_slack):

@@ -92,7 +92,7 @@ def _run_payload() -> dict[str, Any]:
 
 def test_a_conversation_started_on_one_replica_continues_on_the_other(replicas: tuple[Replica, Replica]) -> None:
     one, two = replicas
-    first = one.http.post("/v1/ask", json={"text": "nlp $800"})
+    first = one.http.post("/v1/ask", json={"text": "nlp $800", "start_conversation": True})
     assert first.status_code == 200, first.text
     conversation = first.json()["conversation_id"]
     asked = first.json()["query"]

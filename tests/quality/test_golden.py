@@ -84,10 +84,21 @@ def _shown(bounds: dict[str, float]) -> str:
     return f"[{bounds.get('min', '-')}, {bounds.get('max', '-')}]"
 
 
+def _squash(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _named_entries(answer: dict[str, Any], gpu_id: str) -> list[dict[str, Any]]:
+    """The answer's entries for a named card: by id, or (for a product the catalog lacks) by what was asked."""
+    entries = [n for n in answer.get("named") or [] if isinstance(n, dict)]
+    return [n for n in entries if n.get("gpu") == gpu_id
+            or (not n.get("gpu") and len(_squash(str(n.get("asked") or ""))) >= 6
+                and _squash(gpu_id).startswith(_squash(str(n["asked"]))))]
+
+
 def _mentioned(answer: dict[str, Any], text: str, gpu_id: str, catalog: Any) -> bool:
     """A card appears in the answer: named, picked, an alternative, or its name in the text."""
-    named = answer.get("named") or []
-    if any(isinstance(n, dict) and n.get("gpu") == gpu_id for n in named):
+    if _named_entries(answer, gpu_id):
         return True
     if any(p.get("gpu") == gpu_id for p in _all_picks(answer)):
         return True
@@ -185,7 +196,7 @@ def _check_named(entries, answer, text, catalog):
             continue
         statuses = entry.get("status_any_of")
         if statuses:
-            named = [n for n in answer.get("named") or [] if isinstance(n, dict) and n.get("gpu") in ids]
+            named = [n for i in ids for n in _named_entries(answer, i)]
             if not named:
                 problems.append(f"{found[0]} is not in the answer's named list (status expected {' or '.join(statuses)})")
             elif not any(n.get("status") in statuses for n in named):
@@ -267,14 +278,42 @@ def run_question(advisor: Any, question: dict[str, Any]) -> tuple[list[str], str
     return check(question["expect"], answer, reply.text, advisor.catalog), said
 
 
+# A miss's likely cause, read from its first telling reason (a hint for whoever fixes it, not a verdict).
+CAUSES = (
+    ("the engine raised", "crash"),
+    ("no recommendation", "parser"),
+    ("memory_need_gb", "memory model"),
+    ("not a desktop part", "form factor"),
+    ("named:", "named cards"),
+    ("verdict 'over-budget'", "catalog/prices"),
+    ("verdict 'too-large'", "memory model"),
+    ("priced in", "currency"),
+    ("tokens_per_second", "speed model"),
+    ("verdict_any_of", "persona rules"),
+    ("answer_language", "language"),
+)
+
+
+def cause(reasons: list[str]) -> str:
+    text = " ".join(reasons)
+    return next((name for marker, name in CAUSES if marker in text), "objective")
+
+
 def report(rows: list[tuple[dict[str, Any], list[str], str]], floor: float) -> str:
     hits = sum(1 for _, reasons, _ in rows if not reasons)
     rate = hits / len(rows)
+    causes: dict[str, int] = {}
+    for _, reasons, _ in rows:
+        if reasons:
+            causes[cause(reasons)] = causes.get(cause(reasons), 0) + 1
+    by_cause = ", ".join(f"{name} {n}" for name, n in sorted(causes.items(), key=lambda c: -c[1]))
     lines = ["# Golden questions", "", f"Hit rate: {hits}/{len(rows)} = {rate:.1%} (floor {floor:.0%})", "",
-             "| id | as of | result | engine said | why |", "|---|---|---|---|---|"]
+             f"Misses by likely cause: {by_cause or 'none'}", "",
+             "| id | as of | result | likely cause | engine said | why |", "|---|---|---|---|---|---|"]
     for question, reasons, said in rows:
         why = "; ".join(reasons).replace("|", "/") or "-"
-        lines.append(f"| {question['id']} | {question['as_of']} | {'miss' if reasons else 'hit'} | {said} | {why} |")
+        result = f"miss | {cause(reasons)}" if reasons else "hit | -"
+        lines.append(f"| {question['id']} | {question['as_of']} | {result} | {said} | {why} |")
     return "\n".join(lines) + "\n"
 
 
@@ -293,7 +332,8 @@ def test_golden_questions(advisor, golden_summary):
     print("\n" + text)
     REPORT.parent.mkdir(exist_ok=True)
     REPORT.write_text(text, encoding="utf-8")
-    golden_summary.append(text.splitlines()[2] + f"; per-question report in {REPORT.relative_to(HERE.parents[1])}")
+    golden_summary += [text.splitlines()[2] + f"; per-question report in {REPORT.relative_to(HERE.parents[1])}",
+                       text.splitlines()[4]]
     rate = sum(1 for _, reasons, _ in rows if not reasons) / len(rows)
     assert rate >= golden["minimum_hit_rate"], f"golden hit rate {rate:.1%} fell below {golden['minimum_hit_rate']:.0%}"
 
@@ -341,3 +381,8 @@ def test_checker_fails_a_wrong_answer(advisor):
     assert check({"top_desktop": True}, {"picks": [{"gpu": "h100-sxm"}]}, "", advisor.catalog)
     assert check({"any_of": [{"verdict_any_of": ["wait"]}, {"top_any_of": ["rtx-2070"]}]}, right, "", advisor.catalog) == []
     assert check({"verdict_any_of": ["wait"]}, None, "", advisor.catalog)
+    unknown = {"named": [{"asked": "dgx spark", "gpu": None, "status": "not-in-catalog"}]}
+    assert check({"named": [{"gpu_any_of": ["dgx-spark"]}]}, unknown, "", advisor.catalog) == []
+    assert check({"named": [{"gpu_any_of": ["dgx-spark"], "status_any_of": ["fits"]}]}, unknown, "", advisor.catalog)
+    assert cause(check({"top_desktop": True}, {"picks": [{"gpu": "h100-sxm"}]}, "", advisor.catalog)) == "form factor"
+    assert cause(misses) == "named cards" and cause(check({"top_any_of": ["rtx-2070"]}, wrong, "", advisor.catalog)) == "objective"

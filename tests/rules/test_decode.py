@@ -82,3 +82,11 @@ def test_bandwidth_decides_token_generation(model, catalog):
     job = run(model="llama 3 8b", precision="16-bit")
     assert model.tokens_per_second(faster, job) > 1.25 * model.tokens_per_second(card, job)
     assert model.tokens_per_second(more_compute, job) == pytest.approx(model.tokens_per_second(card, job))
+
+
+def test_llm_inference_ranking_follows_the_decode_model(model, catalog):
+    # was 3.7x at 4 bit (issue example); llama.cpp measures 1.29x (Q4_K_M) and 1.46x (F16), source above
+    for precision in ("16-bit", "4-bit"):
+        ratio = model.relative(catalog.gpu("h100-pcie"), "llm_inference", precision) / model.relative(catalog.gpu("rtx-3090"), "llm_inference", precision)
+        assert 1.05 < ratio < 1.6, (precision, ratio)
+    assert model.relative(catalog.gpu("gtx-1080-ti"), "llm_inference", "fp32") == pytest.approx(1.0)

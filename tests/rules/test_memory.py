@@ -1,4 +1,4 @@
-"""Memory fit (rules memory-fit, 16-bit-memory): needs per model, precision and card count."""
+"""Memory fit through the engine's MemoryModel (rules memory-fit, 16-bit-memory): needs per model, method, precision and card count."""
 
 from __future__ import annotations
 
@@ -31,18 +31,29 @@ def test_inference_needs_weights_at_the_precision_plus_kv_cache(memory):
 
 
 def test_full_training_is_much_bigger_than_adapter_training(memory):
-    full = memory.need(Question(workload="llm", model="llama-13b", precision="16-bit"))
+    full = memory.need(Question(workload="llm", model="llama-13b", precision="16-bit", method="full"))
     qlora = memory.need(Question(workload="llm", model="llama-13b", precision="4-bit"))
     assert full.gb > 200 and 8 < qlora.gb < 24
     assert "LoRA" in qlora.how
 
 
 def test_several_cards_hold_a_model_only_when_sharded_and_say_so(memory):
-    question = Question(workload="llm", model="llama-13b", precision="16-bit", gpus=4)
+    question = Question(workload="llm", model="llama-13b", precision="16-bit", method="full", gpus=4)
     need = memory.need(question)
     assert not memory.fit(question.refined(gpus=1), need, 80, 1).fits
     fit = memory.fit(question, need, 80, 4)
     assert fit.fits and fit.sharded and "FSDP" in fit.reason
+
+
+def test_llm_training_without_a_method_is_lora_not_full_training(memory):
+    question = Question(workload="llm", model="llama 3 8b", precision="16-bit")
+    need = memory.need(question)
+    assert "LoRA" in need.how and need.gb < 24 and memory.fit(question, need, 24, 1).fits
+
+
+def test_a_floor_raises_only_an_unnamed_job(memory):
+    assert memory.need(Question(workload="llm"), floor_gb=24).gb == 24
+    assert memory.need(Question(workload="llm", model="llama 3 8b", task="inference"), floor_gb=24).gb < 10
 
 
 def test_sizes_without_a_named_model(memory):

@@ -101,23 +101,23 @@ PHRASES: list[tuple[str, dict]] = [
     ("4-bit", {"precision": "4-bit"}),
     ("gptq", {"precision": "4-bit"}),
     ("awq", {"precision": "4-bit"}),
-    # models and sizes
-    ("llama 13b", {"workload": "llm", "model": "llama-13b", "params_b": 13}),
-    ("llama-2-70b", {"workload": "llm", "model": "llama-2-70b", "params_b": 70}),
-    ("Mistral 7B", {"workload": "llm", "model": "mistral-7b", "params_b": 7}),
-    ("qwen 72b", {"workload": "llm", "model": "qwen-72b", "params_b": 72}),
-    ("qwen2.5 72b", {"workload": "llm", "model": "qwen-72b", "params_b": 72}),
+    # models and sizes (a model named without a training word is one to run)
+    ("llama 13b", {"task": "inference", "method": "inference", "workload": "llm", "model": "llama-13b", "params_b": 13}),
+    ("llama-2-70b", {"task": "inference", "method": "inference", "workload": "llm", "model": "llama-2-70b", "params_b": 70}),
+    ("Mistral 7B", {"task": "inference", "method": "inference", "workload": "llm", "model": "mistral-7b", "params_b": 7}),
+    ("qwen 72b", {"task": "inference", "method": "inference", "workload": "llm", "model": "qwen-72b", "params_b": 72}),
+    ("qwen2.5 72b", {"task": "inference", "method": "inference", "workload": "llm", "model": "qwen-72b", "params_b": 72}),
     ("bert large", {"workload": "transformer", "model": "bert-large"}),
     ("gpt-2 xl", {"workload": "transformer", "model": "gpt2-xl"}),
     ("resnet50", {"workload": "cnn", "model": "resnet-50"}),
     ("resnet-101", {"workload": "cnn", "model": "resnet-101"}),
     ("vit-l", {"workload": "cnn", "model": "vit-l"}),
     ("t5 3b", {"workload": "transformer", "model": "t5-3b", "params_b": 3}),
-    ("sdxl", {"workload": "image-generation", "model": "sd-xl"}),
-    ("stable diffusion", {"workload": "image-generation", "model": "sd-1.5"}),
-    ("stable diffusion xl", {"workload": "image-generation", "model": "sd-xl"}),
+    ("sdxl", {"task": "inference", "method": "inference", "workload": "image-generation", "model": "sd-xl"}),
+    ("stable diffusion", {"task": "inference", "method": "inference", "workload": "image-generation", "model": "sd-1.5"}),
+    ("stable diffusion xl", {"task": "inference", "method": "inference", "workload": "image-generation", "model": "sd-xl"}),
     ("yolov8x", {"workload": "cnn", "model": "yolov8-x"}),
-    ("mixtral 8x7b", {"workload": "llm", "model": "mixtral-8x7b"}),
+    ("mixtral 8x7b", {"task": "inference", "method": "inference", "workload": "llm", "model": "mixtral-8x7b"}),
     ("7B params", {"params_b": 7}),
     ("1.3 billion parameters", {"params_b": 1.3}),
     ("350m", {"params_b": 0.35}),
@@ -749,3 +749,18 @@ def test_pathological_text_parses_quickly(text: str) -> None:
     except QuestionError:
         pass
     assert time.process_time() - started < 0.05
+
+
+@pytest.mark.parametrize(("text", "task"), [
+    ("which gpu for gpt-oss 120b", "inference"),
+    ("mixtral 8x7b q4 which gpu", "inference"),
+    ("will llama 70b fit on a 3090 or a 4090", "inference"),
+    ("влезет ли qwen2.5 32b q4 в rtx 4090?", "inference"),
+    ("how fast is llama 3 8b on an rtx 4090", "inference"),
+    ("tokens per second for llama 3 70b on two rtx 3090", "inference"),
+    ("can I qlora fine-tune a 33b model on an rtx 3090", "training"),
+    ("bert large", "training"),  # not a model people run on their own: the 2019 default stays
+    ("resnet50 $800", "training"),
+])
+def test_a_named_model_without_a_training_word_is_run(text: str, task: str) -> None:
+    assert parse(text, today=TODAY).question.task == task

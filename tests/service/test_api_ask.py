@@ -17,8 +17,10 @@ def client(tmp_path_factory: pytest.TempPathFactory):
         yield test_client
 
 
-def ask(client, text: str, conversation_id: str | None = None) -> dict:
+def ask(client, text: str, conversation_id: str | None = None, start: bool = False) -> dict:
     body = {"text": text} if conversation_id is None else {"text": text, "conversation_id": conversation_id}
+    if start:
+        body["start_conversation"] = True
     response = client.post("/v1/ask", json=body)
     assert response.status_code == 200, response.text
     reply = response.json()
@@ -35,7 +37,7 @@ def problem(response, status: int, field: str) -> dict:
 
 
 def test_ask_answers_and_starts_a_conversation(client):
-    reply = ask(client, "nlp $800")
+    reply = ask(client, "nlp $800", start=True)
     assert reply["intent"] == "recommend"
     assert reply["query"]["workload"] == "transformer" and reply["query"]["budget"] == 800
     assert reply["recommendation"]["picks"] and reply["answer"].startswith("**")
@@ -43,7 +45,7 @@ def test_ask_answers_and_starts_a_conversation(client):
 
 
 def test_follow_ups_refine_the_stored_question(client):
-    first = ask(client, "nlp $800")
+    first = ask(client, "nlp $800", start=True)
     two = ask(client, "what about 2 of them?", first["conversation_id"])
     assert two["conversation_id"] == first["conversation_id"]
     assert two["query"]["gpus"] == 2 and two["query"]["workload"] == "transformer" and two["query"]["budget"] == 800
@@ -52,14 +54,14 @@ def test_follow_ups_refine_the_stored_question(client):
 
 
 def test_conversations_are_independent(client):
-    a = ask(client, "cv $2000")
-    b = ask(client, "rnn $500")
+    a = ask(client, "cv $2000", start=True)
+    b = ask(client, "rnn $500", start=True)
     assert ask(client, "what about 2 of them?", a["conversation_id"])["query"]["workload"] == "cnn"
     assert ask(client, "what about 2 of them?", b["conversation_id"])["query"]["workload"] == "rnn"
 
 
 def test_clarification_is_a_200_reply(client):
-    reply = ask(client, "blorp zzz")
+    reply = ask(client, "blorp zzz", start=True)
     assert reply["intent"] == "clarify" and reply["recommendation"] is None and reply["conversation_id"]
 
 

@@ -38,6 +38,21 @@ def test_openai_client_plain(base_url):
     assert completion.usage.total_tokens > 0
 
 
+def test_openai_client_lasts_six_turns_with_long_answers(base_url):
+    from openai import OpenAI
+
+    client = OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0)
+    messages: list[dict[str, str]] = []
+    answers = []
+    for question in ("fit llama 13b fp16", "nlp $800", "what about 2 of them?", "cheaper?", "with used cards?", "more memory?"):
+        messages.append({"role": "user", "content": question})
+        answer = client.chat.completions.create(model="whichgpu", messages=messages).choices[0].message.content
+        messages.append({"role": "assistant", "content": answer})
+        answers.append(answer)
+    assert max(len(a) for a in answers) > 2000, "an earlier answer over 2000 characters travels back in the history"
+    assert "2 ×" in answers[2] and len(set(answers)) == 6
+
+
 def test_openai_client_streaming(base_url):
     from openai import OpenAI
 
@@ -71,7 +86,7 @@ def test_two_processes_share_a_conversation(postgres_url, tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     with server(postgres_url, tmp_path / "a") as a, server(postgres_url, tmp_path / "b") as b:
-        first = httpx.post(a + "/v1/ask", json={"text": "nlp $800"}, timeout=30).json()
+        first = httpx.post(a + "/v1/ask", json={"text": "nlp $800", "start_conversation": True}, timeout=30).json()
         follow = httpx.post(b + "/v1/ask", json={"text": "what about 2 of them?", "conversation_id": first["conversation_id"]},
                             timeout=30)
         assert follow.status_code == 200, follow.text

@@ -81,3 +81,39 @@ def test_ask_imports_neither_the_web_stack_nor_the_orm(tmp_path):
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
     assert "HEAVY [] 0" in result.stderr, result.stderr
     assert not (tmp_path / "cli.db").exists()  # asking reads measurements only from a database that is there
+
+
+def test_a_question_not_understood_is_answered_and_exits_3(tmp_path):
+    result = run("ask", "blah blah", tmp_path=tmp_path)
+    assert result.returncode == 3, result.stderr
+    assert "did not understand" in result.stdout and "Traceback" not in result.stderr
+    assert run("ask", "help", tmp_path=tmp_path).returncode == 0  # help is an answer
+
+
+def test_serve_on_a_taken_port_is_one_line_and_exit_1(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("serve", "--host", "127.0.0.1", "--port", str(port), tmp_path=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip() == f"whichgpu: cannot listen on 127.0.0.1:{port}: Address already in use"
+
+
+@pytest.mark.parametrize("args", [("serve", "--port", "99999"), ("serve", "--host", "no-such-host.invalid", "--port", "0")])
+def test_serve_with_an_impossible_address_exits_2(tmp_path, args):
+    result = run(*args, tmp_path=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 3  # argparse: usage + one line; ours: one line
+
+
+def test_help_and_readme_document_the_exit_codes(tmp_path):
+    from service.cli import EXIT_CODES
+
+    help_text = run("--help", tmp_path=tmp_path).stdout
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for code, meaning in EXIT_CODES.items():
+        assert f"{code:<4} {meaning}" in help_text
+        assert f"| {code} | {meaning} |" in readme, f"README lacks exit code {code}"

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from datetime import datetime, timedelta, timezone
 
 from sqlmodel import select
 
 from rules.question import Question
-from service.conversations import ConversationWriter, load_question, save_turn
+from service.conversations import ConversationWriter, load_question, purge_expired, save_turn
 from service.db import migrate, session_scope
 from service.models import Conversation
 
@@ -56,3 +58,39 @@ def test_a_failing_turn_does_not_fail_its_batch(sqlite_url: str) -> None:
     results = asyncio.run(mixed())
     assert all(isinstance(r, str) for r in results[:5])
     assert isinstance(results[-1], Exception)
+
+
+def _rows(url: str) -> list[Conversation]:
+    with session_scope(url) as session:
+        return list(session.exec(select(Conversation)).all())
+
+
+def test_conversations_expire_and_the_writer_deletes_them_itself(database_url: str) -> None:
+    migrate(database_url)
+    old = save_turn(database_url, None, Question(budget=100), {"text": "old"})
+    with session_scope(database_url) as session:
+        row = session.get(Conversation, old)
+        row.updated_at = datetime.now(timezone.utc) - timedelta(days=31)
+        session.add(row)
+    writer = ConversationWriter(database_url, keep_days=30, purge_every_s=0.05)
+    fresh = asyncio.run(writer.save(None, Question(budget=200), {"text": "new"}))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and old in {r.id for r in _rows(database_url)}:
+        time.sleep(0.05)
+    writer.close()
+    assert {r.id for r in _rows(database_url)} == {fresh}, "the writer thread purged the expired conversation unasked"
+    assert purge_expired(database_url, 0) == 0, "0 days keeps conversations forever"
+
+
+def test_one_shot_questions_store_nothing(tmp_path) -> None:
+    from tests.app_client import app_client
+
+    with app_client(tmp_path) as client:
+        for text in ("nlp $800", "blorp", "help", "cv 2 gpus 3000"):
+            reply = client.post("/v1/ask", json={"text": text})
+            assert reply.status_code == 200 and reply.json()["conversation_id"] is None
+        assert _rows(f"sqlite:///{tmp_path / 'w.db'}") == []
+        started = client.post("/v1/ask", json={"text": "nlp $800", "start_conversation": True}).json()["conversation_id"]
+        follow = client.post("/v1/ask", json={"text": "cheaper?", "conversation_id": started}).json()
+        assert follow["conversation_id"] == started and follow["query"]["budget"] == 560
+        assert [r.id for r in _rows(f"sqlite:///{tmp_path / 'w.db'}")] == [started]

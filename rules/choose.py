@@ -1,0 +1,154 @@
+"""Stage 5 of an answer: the judgement — which configuration to recommend, and the alternatives.
+
+The budget is what the person is ready to spend. Among the configurations that hold
+the job, clear the workload's memory floor and fit the budget, the pick maximises
+
+    speed − λ × price,   λ = threshold × (speed per dollar of the market's best value)
+
+so a pricier option wins only while each extra dollar buys at least ``threshold``
+times the speed a dollar buys on the best-value option (rule ``cost-efficiency``:
+diminishing returns, the seed's TL;DR taking the RTX 2070 over the more
+cost-efficient RTX 2060). λ depends on the market, not the budget, so a larger
+budget never gives a slower pick.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable, Sequence
+
+from rules.configurations import Configuration
+
+__all__ = ["Floor", "Choice", "choose"]
+
+BUDGET_SLACK = 1.0001
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Memory a card should have for the workload on the date (rule ``memory-floor``)."""
+
+    gb: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    top: Configuration | None
+    runners_up: tuple[Configuration, ...] = ()
+    alternatives: dict[str, Configuration] = field(default_factory=dict)
+    ladder: dict[str, Configuration] = field(default_factory=dict)  # entry / sweet spot / no compromise, without a budget
+    price_of_speed: float = 0.0  # λ: dollars of the pick's price worth one unit of speed, inverted
+    best_value: Configuration | None = None
+    under_floor: Configuration | None = None  # the best card the floor kept from the top
+    over_budget: tuple[Configuration, ...] = ()  # the cheapest that would work, for "raise the budget"
+    notes: tuple[tuple[str, str, str], ...] = ()  # (rule, verdict, reason)
+
+
+def _key(config: Configuration, lam: float):
+    return (-(config.speed - lam * config.total_usd), config.total_usd, config.gpu.id, config.offer.condition)
+
+
+def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Floor | None, threshold: float,
+           used_ok: bool, allowed: Callable[[Configuration], bool] = lambda c: True,
+           headline: Callable[[Configuration], bool] = lambda c: True) -> Choice:
+    """Rank ``configs`` for the question.
+
+    ``allowed`` carries the persona and upgrade constraints; ``headline`` says what may lead
+    the answer (the top pick, the ladder, the labelled alternatives) while something else can.
+    """
+    usable = [c for c in configs if allowed(c)]
+    new_or_used = [c for c in usable if used_ok or c.offer.condition == "new"]
+    floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
+    affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
+    if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
+        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline)
+        note = ("persona-little-money", "applied", "no new configuration that holds the job is on sale: used cards are picked")
+        return replace(choice, notes=(note, *choice.notes))
+    pool = floored
+    if floor is not None and not any(map(affordable, floored)) and any(map(affordable, new_or_used)):
+        pool = new_or_used  # nothing above the floor fits the budget: the best below it, and the answer says so
+    if not any(map(affordable, pool)):  # nothing fits the budget: what would, and a used option when there is one
+        cheapest = sorted(floored or new_or_used, key=lambda c: (c.total_usd, c.gpu.id))[:1]
+        used = [c for c in usable if c.offer.condition == "used" and affordable(c) and (floor is None or c.gpu.memory_gb >= floor.gb)]
+        used = [c for c in used if headline(c)] or used
+        lam = threshold * max((c.value for c in used), default=0.0)
+        return Choice(None, alternatives={"used": min(used, key=lambda c: _key(c, lam))} if used and not used_ok else {},
+                      over_budget=tuple(cheapest))
+    best_value = max([c for c in pool if headline(c)] or pool, key=lambda c: (c.value, -c.total_usd, c.gpu.id))
+    lam = threshold * best_value.value
+    ranked = sorted((c for c in pool if affordable(c)), key=lambda c: _key(c, lam))
+    within = [c for c in ranked if headline(c)] or ranked
+    top = within[0]
+    notes = _explain(top, best_value, within, lam, threshold)
+    demoted = next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)
+    if demoted is not None:
+        notes.append(("product-lines", "applied", f"{demoted.count} × {demoted.gpu.name} would score higher, but it is not a pick "
+                                                  "to lead with: a line the seed advises against, or a module that needs a whole server"))
+    under = None
+    if pool is floored and floor is not None:
+        under = next((c for c in sorted(new_or_used, key=lambda c: _key(c, lam))
+                      if affordable(c) and c.gpu.memory_gb < floor.gb and _key(c, lam) < _key(top, lam)), None)
+    ladder = _ladder(top, within) if budget_usd is None else {}
+    taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}
+    alternatives = _alternatives(top, within, taken)
+    floor_unmet = floor is not None and top.gpu.memory_gb < floor.gb
+    if not used_ok:
+        used = [c for c in usable if c.offer.condition == "used" and affordable(c) and c.gpu.id not in taken and headline(c)
+                and (floor is None or c.gpu.memory_gb >= floor.gb) and (c.value > top.value or floor_unmet)]
+        if used:
+            alternatives["used"] = min(used, key=lambda c: _key(c, lam))
+            taken.add(alternatives["used"].gpu.id)
+    runners = []
+    for c in within[1:]:
+        if c.gpu.id not in taken and len(runners) < 2:
+            runners.append(c)
+            taken.add(c.gpu.id)
+    return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes))
+
+
+def _ladder(top: Configuration, within: list[Configuration]) -> dict[str, Configuration]:
+    """Without a budget: the least that does the job, the sweet spot, and the fastest."""
+    ladder = {"sweet spot": top}
+    entry = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id))
+    roof = max(within, key=lambda c: (c.speed, -c.total_usd, c.gpu.id))
+    for label, config in (("entry", entry), ("no compromise", roof)):
+        if all(config.gpu.id != c.gpu.id for c in ladder.values()):
+            ladder[label] = config
+    return ladder
+
+
+def _alternatives(top: Configuration, within: list[Configuration], taken: set[str]) -> dict[str, Configuration]:
+    """Best value, fastest and roomiest: each a different card, each better than the top on its own measure."""
+    room = lambda c: c.gpu.memory_gb * c.count if c.fit.sharded else c.gpu.memory_gb  # noqa: E731
+    measures = {
+        "best value": (lambda c: (c.value, -c.total_usd), lambda c: c.value > top.value),
+        "fastest": (lambda c: (c.speed, -c.total_usd), lambda c: c.speed > top.speed),
+        "roomiest": (lambda c: (room(c), c.speed, -c.total_usd), lambda c: room(c) > room(top)),
+    }
+    found: dict[str, Configuration] = {}
+    for label, (rank, better) in measures.items():
+        rest = [c for c in within if c.gpu.id not in taken and better(c)]
+        if rest:
+            found[label] = max(rest, key=lambda c: (*rank(c), c.gpu.id))
+            taken.add(found[label].gpu.id)
+    return found
+
+
+def _explain(top: Configuration, best_value: Configuration, within: list[Configuration], lam: float, threshold: float):
+    """Why the pick sits where it does on the price/speed ladder."""
+    notes: list[tuple[str, str, str]] = []
+    if top.gpu.id != best_value.gpu.id and top.total_usd > best_value.total_usd:
+        gain = (top.speed - best_value.speed) / (top.total_usd - best_value.total_usd) * 1000
+        notes.append(("cost-efficiency", "applied",
+                      f"stepped up from the best-value {best_value.gpu.name}: each extra 1000 USD buys {gain:.2f} of speed, "
+                      f"worth it while at least {threshold:g}× the {best_value.value * 1000:.2f} per 1000 USD of the best value"))
+    faster = [c for c in within if c.speed > top.speed]
+    if faster:
+        nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
+        gain = (nxt.speed - top.speed) / max(nxt.total_usd - top.total_usd, 1e-9) * 1000
+        notes.append(("cost-efficiency", "applied",
+                      f"stopped before {nxt.count} × {nxt.gpu.name}: {nxt.speed / top.speed - 1:.0%} faster for "
+                      f"{nxt.total_usd - top.total_usd:,.0f} USD more ({gain:.2f} of speed per extra 1000 USD, "
+                      f"below the {lam * 1000:.2f} that is worth paying)"))
+    return notes

@@ -1,0 +1,94 @@
+"""Stage 4 of an answer: offers × card counts → configurations that hold the job.
+
+A :class:`Configuration` is N identical cards of one offer: their memory under the
+method's pooling rule, their speed with the multi-GPU speed-up, price and power.
+Each offer gets one count: the count asked for, or — when one card is asked for
+(the default) and it cannot hold the job — the fewest cards that can.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from rules.offers import Offer
+
+__all__ = ["Configuration", "Sizing", "configure"]
+
+
+@dataclass(frozen=True)
+class Configuration:
+    offer: Offer
+    count: int
+    total_usd: float
+    relative: float  # one card, relative to the reference card
+    speed: float  # all cards together, relative to one reference card
+    fit: object  # memory.Fit
+    tokens_per_second: float | None = None
+    gpu: object = None  # the offer's card, kept at hand: the choice looks it up thousands of times
+
+    def __post_init__(self) -> None:
+        if self.gpu is None:
+            object.__setattr__(self, "gpu", self.offer.gpu)
+
+    @property
+    def value(self) -> float:
+        """Speed per dollar: the seed's cost-efficiency measure."""
+        return self.speed / self.total_usd
+
+    @property
+    def watts(self) -> int:
+        return (self.gpu.tdp_w or 0) * self.count
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """How the job meets a card: memory fit for N cards, speed of one card, speed-up of N, tokens/s."""
+
+    fit: Callable[[float, int], object]
+    relative: Callable[[object], float]
+    speedup: Callable[[int], float]
+    tokens_per_second: Callable[[object, int], float | None]
+    pools_for_speed: bool  # False: split layers run one after another (inference), no speed-up
+    build: Callable[[object, int], str | None] = lambda gpu, count: None  # why N of a card cannot go in one box
+
+
+def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: int) -> tuple[list[Configuration], list[dict]]:
+    """(configurations that hold the job, exclusion records for cards that cannot at any allowed count)."""
+    made: list[Configuration] = []
+    excluded: list[dict] = []
+    left_out: set[str] = set()
+    fits: dict[tuple[float, int], object] = {}
+    counts = (asked,) if asked > 1 else tuple(range(1, max_count + 1))
+    speedups = {n: sizing.speedup(n) for n in counts}
+    for offer in offers:
+        gpu = offer.gpu
+        fit = None
+        for count in counts:
+            if count > 1 and sizing.build(gpu, count):
+                break
+            key = (gpu.memory_gb, count)
+            if key not in fits:
+                fits[key] = sizing.fit(gpu.memory_gb, count)
+            if fits[key].fits:
+                fit = fits[key]
+                break
+        if fit is None:
+            if gpu.id not in left_out:
+                left_out.add(gpu.id)
+                excluded.append(_left_out(gpu, sizing, fits, counts))
+            continue
+        relative = sizing.relative(gpu)
+        scale = speedups[count] if (not fit.sharded or sizing.pools_for_speed) else 1.0
+        made.append(Configuration(offer, count, offer.unit_usd * count, relative, relative * scale, fit,
+                                  sizing.tokens_per_second(gpu, count), gpu))
+    return made, excluded
+
+
+def _left_out(gpu, sizing: Sizing, fits: dict, counts: tuple[int, ...]) -> dict:
+    """Why no allowed count of ``gpu`` works: the build rule, or memory at the largest count tried."""
+    refusal = sizing.build(gpu, counts[-1]) if counts[-1] > 1 else None
+    tried = max((n for (memory, n) in fits if memory == gpu.memory_gb), default=None)
+    if refusal and (tried is None or tried < counts[-1]):
+        return {"gpu": gpu.id, "rule": "multi-gpu-heat", "reason": f"{gpu.name}: {refusal}"}
+    return {"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {fits[(gpu.memory_gb, tried)].reason}"}
