@@ -66,9 +66,7 @@ def build_refusal(rulebook: Rulebook, gpu, count: int, setting: str | None) -> s
         if count > 1 and not ({"blower", "passive"} & set(gpu.cooling)):
             return f"{count} open-air cards overheat in a server chassis: it needs blower or passive cards"
         return None
-    big = (gpu.tdp_w or 0) >= heat["big_card_tdp_w"]
-    limit = heat["big_card_max_open_air"] if big else heat["small_card_max_open_air"]
-    if count > limit and "blower" not in gpu.cooling:
+    if count > heat["small_card_max_open_air"] and "blower" not in gpu.cooling:  # two big ones: a warning, a gap helps
         return f"{count} side by side overheat each other and no blower version exists"
     power = rulebook["power-and-slots"].parameters
     if gpu.slots and gpu.slots * count > power["max_slots"]:

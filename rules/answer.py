@@ -123,9 +123,12 @@ class MemoryNeed:
     gb: float
     how: str
     model: str | None = None
+    method: str | None = None  # inference, lora, qlora, full, pretrain, train
+    assumptions: tuple[str, ...] = ()  # what the engine chose because the question did not say
 
     def to_dict(self) -> dict[str, Any]:
-        return {"gb": round(self.gb, 1), "how": self.how, "model": self.model}
+        return {"gb": round(self.gb, 1), "how": self.how, "model": self.model, "method": self.method,
+                "assumptions": list(self.assumptions)}
 
 
 @dataclass(frozen=True)

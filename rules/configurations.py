@@ -51,6 +51,7 @@ class Sizing:
     tokens_per_second: Callable[[object, int], float | None]
     pools_for_speed: bool  # False: split layers run one after another (inference), no speed-up
     build: Callable[[object, int], str | None] = lambda gpu, count: None  # why N of a card cannot go in one box
+    factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit training, 2019 count)
 
 
 def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: int) -> tuple[list[Configuration], list[dict]]:

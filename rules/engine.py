@@ -11,6 +11,7 @@ findings, each naming its rule.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from typing import Mapping
 
@@ -18,7 +19,7 @@ from rules import advice
 from rules.answer import Answer, Finding, MemoryNeed, Pick
 from rules.choose import Choice, Floor, choose
 from rules.configurations import Configuration, Sizing, configure
-from rules.job import job_for
+from rules.job import fit_on, job_for
 from rules.memory import Fit, MemoryModel
 from rules.money import Pricing
 from rules.offers import fits_setting, is_server_only, offers_at
@@ -68,8 +69,9 @@ class Advisor:
         used_ok = question.used_ok or any(p.consider_used for p in fired)
         floor_gb = max([self.rulebook.param("memory-caveat", "min_memory_gb")[question.workload]]
                        + [p.min_memory_gb for p in fired if p.min_memory_gb])
-        need = self.memory.need(question, floor_gb)
-        sizing = self._sizing(question, need, work)
+        job = self._job(question, floor_gb)
+        need = replace(job.need, method=job.method, assumptions=job.assumptions)
+        sizing = self._sizing(question, job, work)
         offers = self._offers(as_of)
         placeable = self._offers(as_of, question.setting)
         max_count = self.rulebook.param("one-machine", "gpus_per_machine" if question.setting in (None, "desktop") else "gpus_per_server")
@@ -87,10 +89,13 @@ class Advisor:
         findings += advice.question_findings(self.rulebook, question, self._label(work), sizing.speedup(max(question.gpus, 1)))
         findings += self._memory_findings(question, need)
         findings += self._choice_findings(choice, floor, used_ok)
-        picks = tuple(self._pick(c, question, pricing, work, label)
+        picks = tuple(self._pick(c, question, pricing, work, label, sizing.factor)
                       for c, label in self._ranked(choice))
-        alternatives = {label: self._pick(c, question, pricing, work, label) for label, c in choice.alternatives.items()}
+        alternatives = {label: self._pick(c, question, pricing, work, label, sizing.factor) for label, c in choice.alternatives.items()}
         verdict, summary, suggestions = self._verdict(question, choice, picks, fired, pricing, need, work, as_of, owned, floor)
+        asked = [e["reason"] for e in named if not e.get("owned")]
+        if asked and intent == "fit":  # "will X fit on Y" is answered first, in so many words
+            summary = "; ".join(asked) + ". " + summary[:1].upper() + summary[1:]
         top = choice.top
         rent = self._rent(question, pricing, work, sizing, top)
         warnings = _unique([f for pick in picks[:1] for f in pick.findings if f.verdict == "warning"]
@@ -138,7 +143,16 @@ class Advisor:
             question = question.refined(setting="server")
         return question
 
-    def _sizing(self, question: Question, need: MemoryNeed, work: str) -> Sizing:
+    def _job(self, question: Question, floor_gb: float):
+        """The job (rules.job), its need raised to the persona's memory when no model or size was named."""
+        job = job_for(question, self.rulebook)
+        if job.model is None and not question.memory_gb and floor_gb > job.need.gb:
+            job = replace(job, need=MemoryNeed(float(floor_gb), f"typical {question.workload} work needs about {floor_gb:g} GB"
+                                               + (" in 32-bit terms" if job.memory_factor != 1.0 else "")),
+                          shardable_gb=0.0)
+        return job
+
+    def _sizing(self, question: Question, job, work: str) -> Sizing:
         """How the job meets a card: memory (as asked, or the job's need), speed, speed-up, build rules."""
         if question.memory_gb:
             asked = question.memory_gb
@@ -149,13 +163,15 @@ class Advisor:
                 return Fit(False, memory_gb, False, f"{asked:g} GB asked, the card has {memory_gb:g} GB")
         else:
             def fit(memory_gb: float, count: int) -> Fit:
-                return self.memory.fit(question, need, memory_gb, count)
+                return fit_on(job, memory_gb, count)
+        decode = job.is_llm and job.method == "inference"
         return Sizing(
             fit=fit,
             relative=lambda gpu: self.performance.relative(gpu, work, question.precision),
             speedup=lambda count: self.performance.speedup(work, count),
-            tokens_per_second=lambda gpu, count: None,
-            pools_for_speed=question.task == "training",
+            tokens_per_second=(lambda gpu, count: self.performance.tokens_per_second(gpu, job, count)) if decode else (lambda gpu, count: None),
+            pools_for_speed=job.pooling != "layer-split",
+            factor=1.0 if question.memory_gb else job.memory_factor,
             build=lambda gpu, count: self._build_refusal(gpu, count, question.setting),
         )
 
@@ -254,7 +270,9 @@ class Advisor:
         point = self._best_price(pricing, self.catalog.gpu(gpu_id))
         return point is not None and point.price_usd < top.offer.unit_usd
 
-    def _pick(self, c: Configuration, question: Question, pricing: Pricing, work: str, label: str | None = None) -> Pick:
+    def _pick(self, c: Configuration, question: Question, pricing: Pricing, work: str, label: str | None = None,
+              factor: float = 1.0) -> Pick:
+        """One configuration as the answer shows it; ``factor``: how much more a card holds in the need's terms."""
         measured = self.performance.measured(c.gpu.id)
         basis = "measured" if measured else "estimated"
         source = f"measured on {measured.hosts} lab host{'s' * (measured.hosts != 1)}" if measured else "estimated from specs"
@@ -268,12 +286,10 @@ class Advisor:
                                     + (" (split layers run one after another)" if c.fit.sharded and question.task != "training" else "")))
         if c.offer.condition == "used":
             findings.append(Finding("persona-little-money", "info", f"used price, seen {c.offer.point.seen.isoformat()}: check the card before paying"))
-        if self.memory.effective_factor(question) != 1.0 and not question.memory_gb:  # 2019-style training in 32-bit terms
-            findings.append(Finding("16-bit-memory", "applied",
-                                    f"{c.gpu.memory_gb:g} GB behaves like {c.gpu.memory_gb * self.memory.effective_factor(question):g} GB of 32-bit memory"))
+        if factor != 1.0:  # 2019-style training, counted in 32-bit terms
+            findings.append(Finding("16-bit-memory", "applied", f"{c.gpu.memory_gb:g} GB behaves like {c.gpu.memory_gb * factor:g} GB of 32-bit memory"))
         findings += advice.card_findings(self.rulebook, c.gpu, question)
         findings += advice.build_findings(self.rulebook, c.gpu, c.count)
-        factor = 1.0 if question.memory_gb else self.memory.effective_factor(question)
         return Pick(
             gpu=c.gpu.id, name=c.gpu.name, vendor=c.gpu.vendor, count=c.count, unit_price=pricing.money(c.offer.unit_usd, c.offer.point),
             total_price=pricing.money(c.total_usd), relative_performance=c.speed,
@@ -336,9 +352,9 @@ class Advisor:
         return entry | {"status": status, "reason": reason}
 
     def _need_text(self, question: Question) -> str:
-        need = self.memory.need(question)
-        what = need.model or (f"{question.params_b:g}B" if question.params_b else "the job")
-        return f"{what} at {question.precision} ({question.task}) needs ~{need.gb:.0f} GB"
+        job = job_for(question, self.rulebook)
+        what = job.model.name if job.model else (f"{question.params_b:g}B" if question.params_b else "the job")
+        return f"{what} ({job.method} at {job.precision}) needs ~{job.need.gb:.0f} GB"
 
     def _last_price(self, gpu, as_of: date):
         last_known = getattr(self._pricing(as_of, "USD", True), "last_known", None)
@@ -412,7 +428,7 @@ class Advisor:
             verdict = "too-large"
             for precision in ("16-bit", "8-bit", "4-bit"):
                 if precision != question.precision and _order(precision) > _order(question.precision):
-                    smaller = self.memory.need(question.refined(precision=precision))
+                    smaller = job_for(question.refined(precision=precision), self.rulebook).need
                     suggestions.append(f"at {precision} it needs about {smaller.gb:.0f} GB")
             if question.gpus == 1:
                 suggestions.append("ask for several GPUs: the states can be sharded across them")
@@ -444,7 +460,7 @@ class Advisor:
             relative = sizing.relative(offer.gpu)
             speed = relative * (sizing.speedup(count) if (not fit.sharded or sizing.pools_for_speed) else 1.0)
             config = Configuration(offer, count, offer.unit_usd * count, relative, speed, fit, sizing.tokens_per_second(offer.gpu, count))
-            picks.append(self._pick(config, question, pricing, work, entry["status"]))
+            picks.append(self._pick(config, question, pricing, work, entry["status"], sizing.factor))
             bought.append(config)
         picks.sort(key=lambda p: (-p.performance_per_1000, p.gpu))
         unpriced = [e for e in named if e["status"] in ("no-current-price", "not-in-catalog", "not-released")]
@@ -493,7 +509,7 @@ class Advisor:
 
     def _memory_findings(self, question: Question, need: MemoryNeed) -> list[Finding]:
         found = [Finding("memory-fit", "applied", f"the job needs about {need.gb:.1f} GB: {need.how}")]
-        if self.memory.effective_factor(question) != 1.0:  # only 2019-style training counted in 32-bit terms
+        if need.method == "train" and question.precision in ("16-bit", "fp8") and not question.memory_gb:  # 32-bit terms
             found.append(Finding("16-bit-memory", "applied", "16-bit training counts each card as 1.5× its memory, not 2×"))
             found.append(Finding("16-bit-speed", "info", "if 16-bit training turns unstable, use loss scaling"))
         return found

@@ -40,7 +40,8 @@ def _query(request: Request) -> dict[str, Any]:
 def _row(gpu: Any, row: dict[str, Any], with_performance: bool) -> dict[str, Any]:
     item = {"id": gpu.id, "name": gpu.name, "vendor": gpu.vendor, "architecture": gpu.architecture, "line": gpu.line,
             "released": gpu.released.isoformat(), "memory_gb": gpu.memory_gb, "bandwidth_gb_s": gpu.bandwidth_gb_s,
-            "tdp_w": gpu.tdp_w, "purchasable": gpu.purchasable, "price": row["price"]}
+            "tdp_w": gpu.tdp_w, "purchasable": gpu.purchasable, "form_factor": gpu.form_factor,
+            "availability": gpu.availability, "desktop": gpu.desktop, "price": row["price"]}
     if with_performance:
         item.update(relative_performance=row["relative_performance"], performance_basis=row["performance_basis"],
                     performance_per_1000=row["performance_per_1000"])
@@ -96,7 +97,7 @@ class GpuController(Controller):
         performance = snapshot.advisor.performance
         measured = performance.measured(gpu.id)
         entry = gpu_entry(gpu)
-        entry["catalog_version"] = snapshot.catalog_version
+        entry.update(catalog_version=snapshot.catalog_version, desktop=gpu.desktop, server_only=gpu.server_only)
         entry["offers"] = [gpu_entry(o) for o in catalog.offers_at(today()) if o.gpu_id == gpu.id]
         entry["performance"] = {
             "basis": "measured" if measured else "estimated",

@@ -26,7 +26,7 @@ def cat():
 
 def test_load_time_and_cache(capsys):
     t0 = time.perf_counter()
-    c = load_catalog(DATA_DIR)  # uncached: full validation + build
+    c = load_catalog(DATA_DIR, use_cache=False)  # full validation + build, no cache
     t1 = time.perf_counter()
     c2 = load_catalog()
     t1 = time.perf_counter() if c2 is not c else t1
@@ -131,6 +131,9 @@ RESOLVE = [
     ("RTX PRO 6000 Server", "rtx-pro-6000-blackwell-server", True, []),
     ("a100 24gb", "a100-80gb-pcie", False, ["no 'a100 24gb'"]),
     ("3090", "rtx-3090", True, []),
+    ("v100 sxm2", "v100-sxm2-16gb", False, ["'32gb'"]),
+    ("h100 sxm5", "h100-sxm", True, []),
+    ("NVIDIA Tesla V100 SXM3 32 GB", "v100-sxm2-32gb", False, ["no 'NVIDIA Tesla V100 SXM3 32 GB'"]),
 ]
 
 
@@ -142,6 +145,21 @@ def test_resolve_prefers_the_exact_variant_and_says_when_it_guessed(cat, name, g
     for w in note_words:
         assert w in r.note, (w, r.note)
     assert cat.find(name) is r.gpu
+
+
+DEVICE_NAMES = {"NVIDIA H100 80GB HBM3"}  # what nvidia-smi reports for the SXM card; the PCIe card says "PCIe"
+
+
+def test_every_name_with_variant_words_means_one_card(cat):
+    """An alias such as 'v100 sxm2' (16 or 32 GB?) would claim an exactness it does not have."""
+    from rules.catalog import _split
+
+    index = cat._names
+    for g in cat.gpus:
+        for n in (g.id, g.name, *g.aliases):
+            core, words = _split(n)
+            fits = [i for i in index.families.get(core, ()) if words <= index.variants[i]]
+            assert not words or fits == [g.id] or n in DEVICE_NAMES, (g.id, n, fits)
 
 
 def test_resolve_unknown(cat):

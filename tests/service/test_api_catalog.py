@@ -81,6 +81,17 @@ def test_gpu_detail_has_price_history_and_basis(client):
     assert client.get("/v1/gpus/RTX%203090").json()["id"] == "rtx-3090"
 
 
+def test_entries_say_whether_they_fit_a_desk(client):
+    rows = {g["id"]: g for g in gpus(client, limit=200)["items"]}
+    assert (rows["rtx-3090"]["form_factor"], rows["rtx-3090"]["availability"], rows["rtx-3090"]["desktop"]) == ("pcie", "retail", True)
+    assert rows["h100-sxm"]["desktop"] is False and rows["h100-sxm"]["availability"] == "server"
+    spark = client.get("/v1/gpus/dgx spark").json()
+    assert schema_errors("gpu", spark) == []
+    assert (spark["id"], spark["form_factor"], spark["unified_memory"], spark["desktop"], spark["server_only"]) == (
+        "dgx-spark", "system", True, True, False)
+    assert client.get("/v1/gpus/l40s").json()["server_only"] is True
+
+
 def test_unknown_gpu_is_404(client):
     problem(client.get("/v1/gpus/voodoo-5"), 404, "gpu_id")
 
