@@ -243,6 +243,7 @@ class _Scan:
     adjust: list[str] = field(default_factory=list)
     cards: list[tuple[int, str]] = field(default_factory=list)
     jobs: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (strength, task, method, phrase)
+    card_counts: list[tuple[int, int, str]] = field(default_factory=list)  # (position, count, phrase): "2x 3090"
 
     def run(self) -> None:
         self.original = self.text
@@ -502,6 +503,9 @@ def _gpus(scan: _Scan) -> None:
     for i, pattern in enumerate(_gpu_patterns()):
         if digits or i < 2:  # only the systems and the listed names can be written without a digit
             scan.take(pattern, lambda m: _gpu_found(scan, m))
+    if scan.card_counts:  # "2x 4090 or 1x a6000": the first count said
+        _, count, phrase = min(scan.card_counts)
+        scan.put("gpus", count, phrase)
 
 
 def _gpu_name(m: re.Match[str]) -> str:
@@ -537,7 +541,7 @@ def _gpu_found(scan: _Scan, m: re.Match[str]) -> tuple[int, int]:
         return window + owned.start(), m.end()
     count = count_re.search(scan.text[window:start])
     if count:
-        scan.put("gpus", _count_of(count), count.group())
+        scan.card_counts.append((start, _count_of(count), count.group()))
         start = window + count.start()
     scan.cards.append((m.start(), name))
     return start, m.end()
@@ -561,7 +565,7 @@ _PARAMS = _bounded(
 )
 _HOURS = _bounded(
     rf"(?P<n>{_NUM})\s*(?:h|hrs?|hours?|час\w*|ч)\.?\s*(?:a|per|/|в|each|every)?\s*"
-    r"(?:(?P<week>weeks?|wk|w|недел\w*|нед)|(?P<day>days?|d|день|сутки))(?!\w)"
+    r"(?:(?P<week>weeks?|wk|w|недел\w*|нед)|(?P<day>days?|d|день|сутки)|(?P<month>months?|mo|месяц\w*))(?!\w)"
 )
 
 
@@ -581,8 +585,8 @@ def _params(scan: _Scan) -> None:
 
 def _hours(scan: _Scan) -> None:
     def found(m: re.Match[str]) -> bool:
-        value = _number(m.group("n")) * (7 if m.group("day") else 1)
-        return scan.put("hours_per_week", _whole(value), m.group())
+        value = _number(m.group("n")) * (7 if m.group("day") else 7 / 30.44 if m.group("month") else 1)
+        return scan.put("hours_per_week", _whole(round(value, 1)), m.group())
 
     scan.take(_HOURS, found)
 
@@ -597,7 +601,7 @@ _QUANT = _bounded(
 _CONTEXT = _bounded(
     r"(?:(?P<n1>\d+(?:[.,]\d+)?)\s*(?P<k1>k|к|m)?\s*(?:tokens?\s+(?:of\s+)?)?(?:context|ctx)(?:[\s-]*(?:length|window|size))?"
     r"|(?P<n2>\d+(?:[.,]\d+)?)\s*(?P<k2>k|к|m)?\s*(?:tokens?|токен\w*)(?!\s*(?:/|per\s|a\s+sec|в\s*сек))(?:\s+(?:контекст\w*|of\s+context))?"
-    r"|(?:context|ctx|контекст\w*)(?:[\s-]*(?:length|window|size|of|длин\w*|в|на))*\s*[:=]?\s*(?P<n3>\d+(?:[.,]\d+)?)\s*(?P<k3>k|к|m)?"
+    r"|(?:context|ctx|контекст\w*)(?:[\s-]+(?:length|window|size|of|длин\w*|в|на)(?!\w)){0,3}\s*[:=]?\s*(?P<n3>\d+(?:[.,]\d+)?)\s*(?P<k3>k|к|m)?"
     r"(?:\s*(?:tokens?|токен\w*))?)(?!\w)"
 )
 _BATCH = _bounded(

@@ -364,6 +364,11 @@ def test_golden_file_is_sound(advisor):
     assert sum(1 for q in questions if q["language"] == "ru") >= 15
 
 
+def test_every_expectation_kind_has_a_check():
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    assert set(schema["$defs"]["expect"]["properties"]) == set(CHECKS)
+
+
 def test_checker_fails_a_wrong_answer(advisor):
     """The checker must be able to say no: a wrong card, an overspend, a missing key each miss."""
     expect = {"top_any_of": ["rtx-2070"], "top_max_price": {"amount": 500, "currency": "USD"},

@@ -150,6 +150,8 @@ PHRASES: list[tuple[str, dict]] = [
     ("20 h per week", {"hours_per_week": 20}),
     ("40 часов в неделю", {"hours_per_week": 40}),
     ("2 hrs a day", {"hours_per_week": 14}),
+    ("20 hours a month", {"hours_per_week": 4.6}),
+    ("40 часов в месяц", {"hours_per_week": 9.2}),
     # as_of (TODAY is 2024-06-15)
     ("as of 2019", {"as_of": date(2019, 12, 31)}),
     ("kaggle in 2019", {"workload": "kaggle", "as_of": date(2019, 12, 31)}),
@@ -264,6 +266,8 @@ def test_unknown_hardware_names_are_kept_for_the_engine_to_report() -> None:
     ("150 000 рублей", 150000, "RUB"),
     ("50к руб", 50000, "RUB"),
     ("£900", 900, "GBP"),
+    ("2,5 тыс.", 2500, "USD"),  # 2,500 roubles buys no GPU: a small amount without a currency stays USD
+    ("2,5 тыс. долларов", 2500, "USD"),
     ("2 million usd", 2000000, "USD"),
 ])
 def test_money_forms(text: str, budget: int, currency: str) -> None:
@@ -737,6 +741,10 @@ def test_a_plain_deep_learning_question_is_answered_not_bounced(text: str) -> No
     "-" * 2000,
     "у меня " * 285,
     "budget 1 000 " * 166,
+    "context " + "длин" * 498,
+    "1" * 1999 + "k",
+    "<http://" + "<" * 1990,
+    "5090" + " ti" * 665,
 ])
 def test_pathological_text_parses_quickly(text: str) -> None:
     """Linear-time patterns: 2,000 characters of junk take milliseconds (CPU time: the test host is shared)."""
@@ -764,3 +772,8 @@ def test_pathological_text_parses_quickly(text: str) -> None:
 ])
 def test_a_named_model_without_a_training_word_is_run(text: str, task: str) -> None:
     assert parse(text, today=TODAY).question.task == task
+
+
+def test_the_first_card_count_said_wins() -> None:
+    parsed = parse("what's better for vllm serving: 2x 4090 or 1x rtx 6000 ada", today=TODAY)
+    assert (parsed.question.gpus, parsed.question.compare) == (2, ("rtx 4090", "rtx 6000 ada"))

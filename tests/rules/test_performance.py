@@ -91,3 +91,12 @@ def test_measured_figures_replace_the_estimate(catalog):
     # the reference unit stays the spec-sheet reference, so other cards do not move
     other = catalog.gpu("rtx-4090")
     assert slow_lab.relative(other, "cnn", "16-bit") == pytest.approx(estimated.relative(other, "cnn", "16-bit"))
+
+
+def test_training_ratios_between_cards_match_published_throughputs(model, catalog):
+    # Lambda deep learning GPU benchmarks (PyTorch, mixed precision, one GPU; rules/data/calibration.json):
+    # each benchmark's ratios between 12 cards, the model's ratios within 20 % in the median
+    from benchmarks.calibrate import training_report
+
+    assert training_report(model, catalog, "fit") < 0.2
+    assert training_report(model, catalog, "held-out") < 0.2
