@@ -38,6 +38,10 @@ class Money:
     estimate: bool = False  # the price has no public source
     converted_from: str | None = None  # the currency the figure was given in, when not ``currency``
 
+    def __post_init__(self) -> None:
+        # Held to the cent from the start, so every face rounds the same figure (665.496 once showed as 665 and 666).
+        object.__setattr__(self, "amount", round(self.amount, 2))
+
     def to_dict(self) -> dict[str, Any]:
         data = {"amount": round(self.amount, 2), "currency": self.currency, "usd": round(self.usd, 2)}
         if self.seen:
