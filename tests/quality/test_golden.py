@@ -284,6 +284,7 @@ CAUSES = (
     ("no recommendation", "parser"),
     ("memory_need_gb", "memory model"),
     ("not a desktop part", "form factor"),
+    ("'no-current-price'", "catalog/prices"),
     ("named:", "named cards"),
     ("verdict 'over-budget'", "catalog/prices"),
     ("verdict 'too-large'", "memory model"),
