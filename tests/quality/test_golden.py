@@ -31,7 +31,7 @@ REPORT = HERE.parents[1] / "artifacts" / "golden-report.md"
 def load_golden() -> dict[str, Any]:
     document = json.loads(GOLDEN.read_text(encoding="utf-8"))
     errors = sorted(Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).iter_errors(document),
-                    key=lambda e: list(e.absolute_path))
+                    key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path)
         raise AssertionError(f"tests/quality/golden.json: {where}: {errors[0].message}")
