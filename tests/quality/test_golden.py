@@ -368,6 +368,11 @@ def test_golden_file_is_sound(advisor):
 def test_every_expectation_kind_has_a_check():
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     assert set(schema["$defs"]["expect"]["properties"]) == set(CHECKS)
+    question = load_golden()["questions"][0]
+    validator = Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/question"})
+    assert validator.is_valid(question)
+    assert not validator.is_valid({**question, "expect": {"top_pick": "rtx-2070"}}), "an unknown expectation must be rejected"
+    assert not validator.is_valid({**question, "source": {"ref": "x"}}), "a source needs its section"
 
 
 def test_checker_fails_a_wrong_answer(advisor):
