@@ -509,7 +509,7 @@ class Advisor:
             summary += "; " + "; ".join(e["reason"] for e in unpriced)
         findings = [f for f in map(_named_finding, named) if f is not None]
         rent = self._rent(question, pricing, work, sizing, max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None)
-        if rent and not picks:
+        if rent and not picks and any(o["named"] for o in rent.options):
             summary = rent.reason
         return Answer(
             question=question.to_dict(), intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
@@ -530,8 +530,7 @@ class Advisor:
         return table.get(gpu.id) if gpu.id in table else pricing.best_price(gpu)
 
     def _pricing(self, as_of: date, currency: str, used_ok: bool) -> Pricing:
-        max_age = self.rulebook.param("cost-efficiency", "max_price_age_days")
-        return Pricing.for_question(self.catalog, as_of, currency, used_ok, max_age)
+        return Pricing.for_question(self.catalog, as_of, currency, used_ok, self.rulebook)
 
     def _label(self, work: str) -> str:
         mix = self.rulebook.param("workload-priorities", "workloads")[work]
