@@ -2,24 +2,99 @@
 
 slack-bolt has no Litestar adapter; this is one, in the shape of bolt's Starlette
 adapter: the raw body, query and headers become an ``AsyncBoltRequest``, bolt
-verifies the signature (401 when it is missing, wrong, or the timestamp is more
-than 5 minutes off), dispatches, and its ``BoltResponse`` becomes a Litestar
-``Response``. The service includes :func:`slack_routes` when
-``settings.slack_enabled``.
+dispatches, and its ``BoltResponse`` becomes a Litestar ``Response``. The service
+includes :func:`slack_routes` when ``settings.slack_enabled``.
+
+Before bolt sees anything, :class:`SlackGate` checks the request without parsing it:
+the signature and a numeric timestamp within 5 minutes (401 otherwise), and that
+this signature was not seen before (a replay inside the window, 401). Only then is
+the body read as Slack's JSON or form (400 when it is not an object). A client that
+aborts its upload is logged as one warning line.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from urllib.parse import parse_qs
+
 from litestar import Request, Response, post
+from litestar.exceptions import InternalServerException
 from litestar.handlers import HTTPRouteHandler
 from slack_bolt.async_app import AsyncApp, AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
 from bot.api import WhichgpuAPI
 from bot.app import create_bolt_app
+from service.problems import client_gone
 from service.settings import Settings, SettingsError
 
-__all__ = ["slack_routes", "to_bolt_request", "to_litestar_response"]
+__all__ = ["SlackGate", "slack_routes", "to_bolt_request", "to_litestar_response"]
+
+WINDOW_S = 300  # Slack's own limit on a request's age
+log = logging.getLogger("whichgpu.bot")
+
+
+class SlackGate:
+    """Signature, timestamp and replay checks, done on the raw bytes before any parsing.
+
+    Signatures seen within the window are remembered (in this process; bounded), so a
+    captured request cannot be played again while its timestamp is still fresh.
+    """
+
+    def __init__(self, signing_secret: str, max_remembered: int = 100_000) -> None:
+        self._secret = signing_secret.encode()
+        self._seen: OrderedDict[str, float] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_remembered = max_remembered
+
+    def refusal(self, headers: dict[str, str], body: bytes, now: float | None = None) -> str | None:
+        """Why the request is refused (a short reason for the 401), or None to let it through."""
+        now = time.time() if now is None else now
+        stamp, signature = headers.get("x-slack-request-timestamp", ""), headers.get("x-slack-signature", "")
+        if not stamp.isascii() or not stamp.isdigit() or len(stamp) > 12:
+            return "missing or malformed x-slack-request-timestamp"
+        if abs(now - int(stamp)) > WINDOW_S:
+            return "x-slack-request-timestamp is more than 5 minutes off"
+        expected = "v0=" + hmac.new(self._secret, b"v0:" + stamp.encode() + b":" + body, hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, signature):
+            return "missing or wrong x-slack-signature"
+        with self._lock:
+            while self._seen and (next(iter(self._seen.values())) < now - WINDOW_S or len(self._seen) >= self.max_remembered):
+                self._seen.popitem(last=False)
+            if signature in self._seen:
+                return "this signed request was already received (a replay)"
+            self._seen[signature] = int(stamp)
+        return None
+
+
+def body_problem(content_type: str, body: bytes) -> str | None:
+    """Why a signed body is not one Slack sends (a JSON object, or a form whose payload is one), else None."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    try:
+        if media == "application/json":
+            document = json.loads(body)
+            return None if isinstance(document, dict) else "the JSON body is not an object"
+        form = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=200)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return "the body is not valid JSON or form data"
+    if "payload" in form:
+        try:
+            payload = json.loads(form["payload"][0])
+        except (ValueError, RecursionError):
+            return "the payload field is not valid JSON"
+        if not isinstance(payload, dict):
+            return "the payload field is not a JSON object"
+    return None
+
+
+def _plain(status: int, text: str) -> Response[bytes]:
+    return Response(content=text.encode(), status_code=status, media_type="text/plain; charset=utf-8")
 
 
 def to_bolt_request(request: Request, body: bytes) -> AsyncBoltRequest:
@@ -40,12 +115,25 @@ def slack_routes(settings: Settings, *, api: WhichgpuAPI | None = None, app: Asy
     if not settings.slack_signing_secret and app is None:
         raise SettingsError("SLACK_SIGNING_SECRET is not set: Slack's HTTP requests cannot be verified")
     bolt = app or create_bolt_app(settings, api=api)
+    gate = SlackGate(settings.slack_signing_secret) if settings.slack_signing_secret else None
 
     @post("/slack/events", status_code=200, tags=["slack"], operation_id="slackEvents",
           summary="Slack slash commands, events and interactivity (signed by Slack)")
     async def slack_events(request: Request) -> Response[bytes]:
-        """Verify Slack's signature and hand the request to the bolt app."""
-        body = await request.body()
+        """Verify Slack's signature (401), refuse replays (401) and bodies Slack never sends (400),
+        then hand the request to the bolt app."""
+        try:
+            body = await request.body()
+        except InternalServerException as exc:
+            if not client_gone(exc):
+                raise
+            log.warning("slack request aborted by the client before its body arrived")
+            return _plain(400, "incomplete request body")
+        if gate is not None and (reason := gate.refusal(request.headers, body)) is not None:
+            log.info("slack request refused: %s", reason)
+            return _plain(401, reason)
+        if (problem := body_problem(request.headers.get("content-type", ""), body)) is not None:
+            return _plain(400, problem)
         return to_litestar_response(await bolt.async_dispatch(to_bolt_request(request, body)))
 
     return [slack_events]

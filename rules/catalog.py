@@ -86,6 +86,7 @@ class PricePoint:
     price: float
     currency: str
     source: str
+    estimate: bool = False  # no public source: shown, never the only basis of a top pick
 
 
 @dataclass(frozen=True)
@@ -723,7 +724,8 @@ def _build(data_dir: Path, raws: Mapping[str, bytes]) -> Catalog:
         seen = _d(p["seen"])
         usd = rate_tmp.to_usd(float(p["price"]), p["currency"], seen)
         prices_by_gpu.setdefault(p["gpu"], []).append(
-            PricePoint(seen, p["kind"], round(usd, 2), float(p["price"]), p["currency"], sys.intern(p["source"]))
+            PricePoint(seen, p["kind"], round(usd, 2), float(p["price"]), p["currency"], sys.intern(p["source"]),
+                       p.get("estimate", False))
         )
         price_index.setdefault(p["gpu"], i)
 

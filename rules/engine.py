@@ -83,9 +83,7 @@ class Advisor:
 
         floor = self._floor(question, as_of)
         allowed, findings = self._constraints(question, configs, fired, owned, work, floor, as_of)
-        avoid = self.rulebook.param("product-lines", "poor_value_lines")
-        choice = choose(configs, budget_usd, floor, self.rulebook.param("cost-efficiency", "step_up_threshold"), used_ok, allowed,
-                        headline=lambda c: c.gpu.form_factor not in ("sxm", "oam") and (question.setting == "server" or c.gpu.line not in avoid))
+        choice = self._choose(question, configs, budget_usd, floor, used_ok, allowed)
         findings += advice.question_findings(self.rulebook, question, self._label(work), sizing.speedup(max(question.gpus, 1)))
         findings += self._memory_findings(question, need)
         findings += self._choice_findings(choice, floor, used_ok)
@@ -204,7 +202,7 @@ class Advisor:
 
     def _floor(self, question: Question, as_of: date) -> Floor | None:
         """The memory floor of the workload on the date (rule ``memory-floor``), when no size was asked."""
-        if question.memory_gb or question.model or question.params_b:
+        if question.memory_gb:
             return None
         best = None
         for row in self.rulebook.param("memory-floor", "floors"):
@@ -241,6 +239,28 @@ class Advisor:
                                     f"only upgrades over your {owned.name} ({mine:.2f}×, {owned.memory_gb:g} GB): never slower or smaller"
                                     + (", and with more memory" if more_memory else f", and {gain:g}× faster or with more memory")))
         return (lambda c: all(check(c) for check in checks)), findings
+
+    def _choose(self, question: Question, configs, budget_usd, floor, used_ok, allowed) -> Choice:
+        """The choice, with the safe stack leading when it comes close (rule vendor-nvidia, stated)."""
+        avoid = self.rulebook.param("product-lines", "poor_value_lines")
+        threshold = self.rulebook.param("cost-efficiency", "step_up_threshold" if budget_usd is not None else "no_budget_threshold")
+
+        def headline(c):
+            return c.gpu.form_factor not in ("sxm", "oam") and (question.setting == "server" or c.gpu.line not in avoid)
+        choice = choose(configs, budget_usd, floor, threshold, used_ok, allowed, headline)
+        safe = self.rulebook.param("vendor-nvidia", "safe_stack")
+        top = choice.top
+        if top is None or top.gpu.software == safe:
+            return choice
+        cuda = choose(configs, budget_usd, floor, threshold, used_ok, lambda c: allowed(c) and c.gpu.software == safe, headline)
+        share = self.rulebook.param("vendor-nvidia", "cuda_leads_within")
+        if cuda.top is None or cuda.top.speed < share * top.speed or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb):
+            return choice
+        note = ("vendor-nvidia", "applied", f"{cuda.top.gpu.name} leads although {top.count} × {top.gpu.name} ({top.gpu.software}) "
+                                            f"scores higher: it reaches {cuda.top.speed / top.speed:.0%} of its speed on CUDA, the safe choice")
+        alternatives = dict(cuda.alternatives)
+        alternatives.setdefault("outside CUDA", top)
+        return replace(cuda, alternatives=alternatives, notes=(note, *cuda.notes))
 
     def _choice_findings(self, choice: Choice, floor: Floor | None, used_ok: bool) -> list[Finding]:
         found = [Finding(rule, verdict, reason) for rule, verdict, reason in choice.notes]
@@ -477,7 +497,7 @@ class Advisor:
             summary += "; " + "; ".join(e["reason"] for e in unpriced)
         findings = [f for f in map(_named_finding, named) if f is not None]
         rent = self._rent(question, pricing, work, sizing, max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None)
-        if rent and not picks:
+        if rent and not picks and any(o["named"] for o in rent.options):
             summary = rent.reason
         return Answer(
             question=question.to_dict(), intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
@@ -498,8 +518,7 @@ class Advisor:
         return table.get(gpu.id) if gpu.id in table else pricing.best_price(gpu)
 
     def _pricing(self, as_of: date, currency: str, used_ok: bool) -> Pricing:
-        max_age = self.rulebook.param("cost-efficiency", "max_price_age_days")
-        return Pricing.for_question(self.catalog, as_of, currency, used_ok, max_age)
+        return Pricing.for_question(self.catalog, as_of, currency, used_ok, self.rulebook)
 
     def _label(self, work: str) -> str:
         mix = self.rulebook.param("workload-priorities", "workloads")[work]

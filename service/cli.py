@@ -14,7 +14,7 @@ import sys
 from datetime import date
 from typing import Callable, Sequence
 
-from service.settings import Settings, SettingsError, get_settings, settings_table
+from service.settings import Settings, SettingsError, effective_settings, get_settings, settings_table
 
 __all__ = ["main", "EXIT_CODES", "EXIT_FAILED", "EXIT_BAD_INPUT", "EXIT_NOT_UNDERSTOOD"]
 
@@ -211,8 +211,15 @@ def cmd_chart(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
-    for env, default, doc in settings_table():
-        print(f"{env:34} {default or '-':26} {doc}")
+    """The values this process uses and where each came from (secrets hidden); --defaults: the documented table."""
+    if args.defaults:
+        for env, default, doc in settings_table():
+            print(f"{env:34} {default or '-':26} {doc}")
+        return 0
+    rows = effective_settings(settings)
+    width = max(len(value) for _, value, _ in rows)
+    for env, value, source in rows:
+        print(f"{env:34} {value:{width}}  ({source})")
     return 0
 
 
@@ -270,7 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
     chart.add_argument("-o", "--output", required=True, help="file.png or file.svg")
     chart.set_defaults(run=cmd_chart)
 
-    settings_cmd = sub.add_parser("settings", help="list the settings and their environment variables")
+    settings_cmd = sub.add_parser("settings", help="print the settings in effect and where each came from (secrets hidden)")
+    settings_cmd.add_argument("--defaults", action="store_true", help="print each variable's default and meaning instead")
     settings_cmd.set_defaults(run=cmd_settings)
     return parser
 

@@ -14,7 +14,7 @@ Exception tree (each class carries its HTTP status; nothing else maps errors)::
 Errors raised by others are translated here too: :class:`rules.question.QuestionError`
 (422, naming its field), :class:`service.conversations.ConversationNotFound` (404),
 :class:`service.benchmarks.BenchmarkError` (422), Litestar's own HTTP exceptions (404 unknown route, 405,
-413, 400) and, last, any other exception (500, logged, no internals shown).
+413, 400), a client that disconnected mid-upload (400, one warning line) and, last, any other exception (500, logged, no internals shown).
 Every problem has ``type``, ``title``, ``status``, ``detail``, ``instance`` and an
 ``errors`` list of ``{field, message}``.
 """
@@ -25,7 +25,7 @@ import logging
 from typing import Any
 
 from litestar import Request, Response
-from litestar.exceptions import HTTPException
+from litestar.exceptions import HTTPException, InternalServerException
 
 from rules.question import QuestionError
 from service.benchmarks import BenchmarkError
@@ -138,9 +138,17 @@ def _from_litestar(exc: HTTPException) -> tuple[ApiError, dict[str, str] | None]
     return cls(str(exc.detail), errors or [{"field": "request", "message": str(exc.detail)}]), exc.headers
 
 
+def client_gone(exc: BaseException) -> bool:
+    """Litestar's way of saying the client closed the connection while sending its body."""
+    return isinstance(exc, InternalServerException) and "disconnected" in str(exc.detail)
+
+
 def _handle(request: Request, exc: Exception) -> Response:
     if isinstance(exc, ApiError):
         return _respond(request, exc)
+    if client_gone(exc):  # nobody reads the answer; one line, no traceback (aborted uploads are common)
+        log.warning("%s %s: the client disconnected before its body arrived", request.method, request.url.path)
+        return _respond(request, MalformedBody("the request body was cut off", [{"field": "body", "message": "incomplete"}]))
     if isinstance(exc, QuestionError):
         return _respond(request, InvalidInput(exc.message, [{"field": exc.field, "message": exc.message}]))
     if isinstance(exc, ConversationNotFound):

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import socket
 import time
 
 import httpx
+import pytest
 
 from bot.blocks import ACTION_CHEAPER, ACTION_MORE_GPUS, ACTION_SHARE, Conversation
 from bot.testing import BOT_ID, FORM, JSON, block_text, command_body, event_body, signed
@@ -268,3 +271,62 @@ def test_app_home_opened_publishes_the_home_tab(slack, fake_slack, ask_api):
     view = publish.data["view"] if isinstance(publish.data["view"], dict) else json.loads(publish.data["view"])
     assert view["type"] == "home" and "/whichgpu nlp $800" in block_text(view["blocks"])
     assert not ask_api.called
+
+
+# --- hostile requests: checked before any parsing -----------------------------------
+
+def _raw(slack, body: bytes, headers: dict[str, str]) -> httpx.Response:
+    with httpx.Client(timeout=10) as client:
+        return client.post(f"{slack.url}/slack/events", content=body, headers=headers)
+
+
+@pytest.mark.parametrize("stamp", ["abc", "", "1e9", "-5", "99999999999999999999", "0x10", "1.5"])
+def test_malformed_timestamps_are_401(slack, fake_slack, ask_api, stamp):
+    body = command_body("nlp $800", fake_slack.response_url("x"))
+    headers = {**signed(slack.secret, body, FORM), "x-slack-request-timestamp": stamp}
+    assert _raw(slack, body.encode(), headers).status_code == 401
+    assert not ask_api.called
+
+
+@pytest.mark.parametrize("body, content_type", [
+    ("[", JSON), ("null", JSON), ("[]", JSON), ('{"type": "event_callback", "event": {"ty', JSON), ("7", JSON),
+    ("payload=null", FORM), ("payload=%5B%5D", FORM), ("payload=%7B", FORM), ("%ff%fe=1", FORM),
+])
+def test_bodies_slack_never_sends_are_4xx_signed_or_not(slack, ask_api, body, content_type):
+    unsigned = _raw(slack, body.encode(), {"content-type": content_type})
+    assert unsigned.status_code == 401, "the signature is checked before the body is read"
+    response = slack.post(body, content_type)
+    assert 400 <= response.status_code < 500, response.text
+    assert not ask_api.called
+
+
+def test_a_replayed_signed_request_is_refused(slack, fake_slack, ask_api):
+    body = command_body("nlp $800", fake_slack.response_url("r"))
+    headers = signed(slack.secret, body, FORM)
+    assert _raw(slack, body.encode(), headers).status_code == 200
+    fake_slack.wait_for("response_url")
+    for _ in range(3):
+        replay = _raw(slack, body.encode(), headers)
+        assert replay.status_code == 401 and "replay" in replay.text
+    time.sleep(QUIET_S)
+    assert len(ask_bodies(ask_api)) == 1, "the replays were answered"
+
+
+def _abort_upload(url: str, path: str) -> None:
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: 5000\r\n\r\n{{\"text\": ".encode())
+    time.sleep(0.2)
+
+
+def test_an_aborted_upload_is_one_short_warning(slack, caplog):
+    caplog.set_level(logging.INFO)
+    for _ in range(3):
+        _abort_upload(slack.url, "/slack/events")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and len([r for r in caplog.records if "aborted" in r.getMessage()]) < 3:
+        time.sleep(0.05)
+    aborted = [r for r in caplog.records if "aborted" in r.getMessage()]
+    assert len(aborted) == 3 and all(r.levelno == logging.WARNING and r.exc_info is None for r in aborted)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], [r.getMessage() for r in caplog.records]

@@ -7,7 +7,9 @@ Only Slack is faked.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,3 +85,17 @@ def test_bad_signature_is_refused_by_the_real_service(service, fake_slack):
         response = client.post(f"{service}/slack/events", content=body, headers=signed("wrong", body, FORM))
     assert response.status_code == 401
     assert fake_slack.calls == []
+
+
+def test_aborted_uploads_are_one_warning_each_without_traceback(service, caplog):
+    from tests.bot.test_bot_http import _abort_upload
+
+    caplog.set_level(logging.INFO)
+    for path in ("/slack/events", "/v1/ask", "/v1/chat/completions", "/v1/benchmarks"):
+        _abort_upload(service, path)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and len([r for r in caplog.records if r.levelno == logging.WARNING]) < 4:
+        time.sleep(0.05)
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 4, [r.getMessage() for r in caplog.records]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], [r.getMessage() for r in caplog.records]

@@ -175,7 +175,7 @@ def test_eight_gpus_for_transformers_spend_a_large_budget_on_server_cards(adviso
     answer = _ask(advisor, workload="transformer", gpus=8, budget=100000)
     top = answer["picks"][0]
     assert top["count"] == 8 and top["memory_gb"] >= 24
-    assert 40000 <= top["total_price"]["usd"] <= 100000
+    assert 8 * 1000 <= top["total_price"]["usd"] <= 100000  # 24 GB+ blower cards start near $1,000 (R9700, 2025-10)
     assert top["form_factor"] not in ("sxm", "oam")  # modules come inside a whole server; their prices exclude it
     assert set(advisor.catalog.gpu(top["gpu"]).cooling) & {"blower", "passive"}
 

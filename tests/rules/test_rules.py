@@ -61,7 +61,7 @@ CASES = {
     "persona-little-money": (dict(workload="cnn", budget=300), dict(workload="cnn", budget=900)),
     "persona-almost-no-money": (dict(workload="cnn", budget=120, used_ok=True), dict(workload="cnn", budget=900)),
     "persona-already-own": (None, None),
-    "memory-floor": (dict(workload="transformer", budget=2000), dict(workload="transformer", model="bert-base", budget=2000)),
+    "memory-floor": (dict(workload="transformer", budget=2000), dict(workload="transformer", memory_gb=8, budget=2000)),
 }
 
 
