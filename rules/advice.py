@@ -69,8 +69,9 @@ def build_refusal(rulebook: Rulebook, gpu, count: int, setting: str | None) -> s
     if count > heat["small_card_max_open_air"] and "blower" not in gpu.cooling:  # two big ones: a warning, a gap helps
         return f"{count} side by side overheat each other and no blower version exists"
     power = rulebook["power-and-slots"].parameters
-    if gpu.slots and gpu.slots * count > power["max_slots"]:
-        return f"{count} cards of {gpu.slots:g} slots need {gpu.slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"
+    slots = power["blower_slots"] if count > heat["small_card_max_open_air"] else gpu.slots  # blower versions are dual-slot
+    if slots and slots * count > power["max_slots"]:
+        return f"{count} cards of {slots:g} slots need {slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"
     return None
 
 

@@ -8,8 +8,9 @@ the job, clear the workload's memory floor and fit the budget, the pick maximise
 so a pricier option wins only while each extra dollar buys at least ``threshold``
 times the speed a dollar buys on the best-value option (rule ``cost-efficiency``:
 diminishing returns, the seed's TL;DR taking the RTX 2070 over the more
-cost-efficient RTX 2060). λ depends on the market, not the budget, so a larger
-budget never gives a slower pick.
+cost-efficient RTX 2060). A budget far beyond the best value lowers λ to
+``threshold × fastest speed / budget``: whoever sets aside that much values speed
+more. λ never rises with the budget, so a larger budget never gives a slower pick.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def _key(config: Configuration, lam: float):
 
 def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Floor | None, threshold: float,
            used_ok: bool, allowed: Callable[[Configuration], bool] = lambda c: True,
-           headline: Callable[[Configuration], bool] = lambda c: True) -> Choice:
+           headline: Callable[[Configuration], bool] = lambda c: True, used_for_floor: float | None = None) -> Choice:
     """Rank ``configs`` for the question.
 
     ``allowed`` carries the persona and upgrade constraints; ``headline`` says what may lead
@@ -59,6 +60,15 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     """
     usable = [c for c in configs if allowed(c)]
     new_or_used = [c for c in usable if used_ok or c.offer.condition == "new"]
+    floor_note = None
+    if floor is not None and not used_ok and used_for_floor:  # the market, not the budget, decides: larger budgets stay monotone
+        roomy = [c for c in usable if c.gpu.memory_gb >= floor.gb and headline(c)]
+        new = min((c.total_usd for c in roomy if c.offer.condition == "new"), default=None)
+        used = min((c.total_usd for c in roomy if c.offer.condition == "used"), default=None)
+        if used is not None and (new is None or new > used_for_floor * used):
+            new_or_used += [c for c in roomy if c.offer.condition == "used"]
+            floor_note = ("memory-floor", "applied", f"new cards with {floor.gb:g} GB start at "
+                          + (f"{new:,.0f} USD" if new else "no current price") + f", used ones at {used:,.0f} USD: used cards with enough memory are included")
     floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
     affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
     if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
@@ -75,8 +85,11 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         lam = threshold * max((c.value for c in used), default=0.0)
         return Choice(None, alternatives={"used": min(used, key=lambda c: _key(c, lam))} if used and not used_ok else {},
                       over_budget=tuple(cheapest))
-    best_value = max([c for c in pool if headline(c)] or pool, key=lambda c: (c.value, -c.total_usd, c.gpu.id))
+    leading = [c for c in pool if headline(c)] or pool
+    best_value = max(leading, key=lambda c: (c.value, -c.total_usd, c.gpu.id))
     lam = threshold * best_value.value
+    if budget_usd:  # a budget far above the best value says speed is worth more to this person; never rises with the budget
+        lam = min(lam, threshold * max(c.speed for c in leading) / budget_usd)
     ranked = sorted((c for c in pool if affordable(c)), key=lambda c: _key(c, lam))
     within = [c for c in ranked if headline(c)] or ranked
     top = within[0]
@@ -104,7 +117,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         if c.gpu.id not in taken and len(runners) < 2:
             runners.append(c)
             taken.add(c.gpu.id)
-    return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes))
+    return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes) + ((floor_note,) if floor_note else ()))
 
 
 def _ladder(top: Configuration, within: list[Configuration]) -> dict[str, Configuration]:

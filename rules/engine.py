@@ -247,12 +247,14 @@ class Advisor:
 
         def headline(c):
             return c.gpu.form_factor not in ("sxm", "oam") and (question.setting == "server" or c.gpu.line not in avoid)
-        choice = choose(configs, budget_usd, floor, threshold, used_ok, allowed, headline)
+        used_for_floor = self.rulebook.param("memory-floor", "used_when_new_costs_more_than")
+        choice = choose(configs, budget_usd, floor, threshold, used_ok, allowed, headline, used_for_floor)
         safe = self.rulebook.param("vendor-nvidia", "safe_stack")
         top = choice.top
         if top is None or top.gpu.software == safe:
             return choice
-        cuda = choose(configs, budget_usd, floor, threshold, used_ok, lambda c: allowed(c) and c.gpu.software == safe, headline)
+        cuda = choose(configs, budget_usd, floor, threshold, used_ok, lambda c: allowed(c) and c.gpu.software == safe, headline,
+                      used_for_floor)
         share = self.rulebook.param("vendor-nvidia", "cuda_leads_within")
         if cuda.top is None or cuda.top.speed < share * top.speed or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb):
             return choice
@@ -305,7 +307,7 @@ class Advisor:
             findings.append(Finding("multi-gpu-speedup", "applied", f"{c.count} cards: {c.speed / c.relative:.1f}× one card"
                                     + (" (split layers run one after another)" if c.fit.sharded and question.task != "training" else "")))
         if c.offer.condition == "used":
-            findings.append(Finding("persona-little-money", "info", f"used price, seen {c.offer.point.seen.isoformat()}: check the card before paying"))
+            findings.append(Finding("cost-efficiency", "info", f"used price, seen {c.offer.point.seen.isoformat()}: check the card before paying"))
         if factor != 1.0:  # 2019-style training, counted in 32-bit terms
             findings.append(Finding("16-bit-memory", "applied", f"{c.gpu.memory_gb:g} GB behaves like {c.gpu.memory_gb * factor:g} GB of 32-bit memory"))
         findings += advice.card_findings(self.rulebook, c.gpu, question)
@@ -353,6 +355,9 @@ class Advisor:
         fit = sizing.fit(gpu.memory_gb, count)
         enough = next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
         entry["cards_needed"] = enough
+        tps = sizing.tokens_per_second(gpu, enough or count)
+        if tps:
+            entry["tokens_per_second"] = round(tps, 1)
         offer = priced.get(gpu.id)
         if offer is not None:
             entry["price"] = {"usd": round(offer.unit_usd, 2), "date": offer.point.seen.isoformat(), "kind": offer.point.kind}
@@ -361,15 +366,17 @@ class Advisor:
             return entry | {"status": "does-not-fit",
                             "reason": f"{self._need_text(question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} "
                                       f"{'does' if count == 1 else 'do'} not hold it; {many}"}
+        speed = f"{entry['relative_performance']:.2f}× the {self.reference.name}" + (f", ~{tps:.0f} tokens/s" if tps else "")
+        unpriced = ""
         if offer is None:
             last = self._last_price(gpu, as_of)
-            seen = f"; last seen {last.seen.isoformat()} at {last.price_usd:,.0f} USD ({last.kind})" if last else ""
-            return entry | {"status": "no-current-price", "reason": f"{gpu.name}: no current price{seen}; "
-                                                                    f"{entry['relative_performance']:.2f}× the {self.reference.name}"}
-        status = "fits" if (question.model or question.params_b or question.memory_gb) else "compared"
-        reason = (f"{self._need_text(question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} {'holds' if count == 1 else 'hold'} it"
-                  if status == "fits" else f"{gpu.name}: {entry['relative_performance']:.2f}× the {self.reference.name}, {gpu.memory_gb:g} GB")
-        return entry | {"status": status, "reason": reason}
+            unpriced = f"no current price{f'; last seen {last.seen.isoformat()} at {last.price_usd:,.0f} USD ({last.kind})' if last else ''}"
+        if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
+            holds = f"{self._need_text(question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} {'holds' if count == 1 else 'hold'} it"
+            return entry | {"status": "fits", "reason": f"{holds} ({speed}{'; ' + unpriced if unpriced else ''})"}
+        if offer is None:
+            return entry | {"status": "no-current-price", "reason": f"{gpu.name}: {unpriced}; {speed}"}
+        return entry | {"status": "compared", "reason": f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB"}
 
     def _need_text(self, question: Question) -> str:
         job = job_for(question, self.rulebook)
@@ -407,6 +414,11 @@ class Advisor:
     def _should_wait(self, owned, question: Question, work: str, floor: Floor | None, as_of: date) -> str | None:
         """Keep the owned card when it still sits where the seed's GTX 1070 sat in its market (rule persona-already-own)."""
         params = self.rulebook["persona-already-own"].parameters
+        job = job_for(question, self.rulebook)
+        if job.method == "inference" and job.model is not None and fit_on(job, owned.memory_gb, 1).fits:
+            tps = self.performance.tokens_per_second(owned, job, 1) if job.is_llm else None
+            return (f"keep your {owned.name}: it already holds {job.model.name} ({job.need.gb:.0f} GB at {job.precision})"
+                    + (f" and runs it at about {tps:.0f} tokens/s" if tps else "") + " (rule persona-already-own)")
         if question.workload in params["unless_workloads"] or (floor is not None and owned.memory_gb < floor.gb):
             return None
         mine = self.performance.relative(owned, work, question.precision)

@@ -473,7 +473,7 @@ def _currency(mark: str) -> str | None:
 # GPU names ---------------------------------------------------------------------------
 
 
-_VARIANT_TAIL = r"(?:[\s-]*(?:\d{1,3}\s?(?:gb|гб)|pcie|sxm[2-6]?|nvl|oam|ada|blackwell)){0,3}"
+_VARIANT_TAIL = r"(?:[\s-]*(?:\d{1,3}\s?(?:gb|гб)|pcie|sxm[2-6]?|nvl|oam|ada|blackwell|laptop|mobile|max-q)){0,3}"
 
 
 @lru_cache(maxsize=1)
@@ -482,19 +482,20 @@ def _gpu_patterns() -> tuple[re.Pattern[str], ...]:
     names = _any(vocabulary().data["gpu_names"], bound=False)
     start, end = r"(?<![^\Wx×])(?<![$€£₽.])", r"s?(?!\w|[.,]\d)"
     line = r"(?:(?:rtx|quadro|tesla|radeon(?:[\s-]+ai)?(?:[\s-]+pro)?|instinct|arc(?:[\s-]+pro)?)[\s-]+)?"
-    code = r"(?!a\d{1,3}b(?!\w)|h26[45](?!\w))(?:gb|mi|[abhlvpkmtwr])\d{2,4}[a-z]?"
+    code = r"(?!a\d{1,3}b(?!\w)|h26[45](?!\w))(?:gb|gh|mi|[abhlvpkmtwr])\d{2,4}[a-z]?"
     return tuple(re.compile(start + p + rf"(?P<tail>{_VARIANT_TAIL})" + end) for p in (
         r"(?P<name>(?:mac[\s-]*(?:studio|mini|pro)|macbook[\s-]*pro)(?:[\s-]*m[1-5](?:[\s-]*(?:ultra|max|pro))?)?"
         r"|m[1-5][\s-]*(?:ultra|max))",
         rf"(?P<name>{names})",
         r"(?P<name>rtx[\s-]*pro[\s-]*\d{4}(?:[\s-]*(?:blackwell|max-q|server))?)",
         rf"(?P<name>{line}{code})",
-        r"(?:(?P<series>rtx|gtx|gt)[\s-]*)?(?P<num>1[06][5-8]0|[2-5]0[5-9]0)(?P<suf>(?:[\s-]*(?:ti|super))*)",
+        r"(?:(?P<series>rtx|gtx|gt)[\s-]*)?(?P<num>1[06][5-8]0|[2-5]0[5-9]0)(?P<suf>d?(?:[\s-]*(?:ti|super))*)",
         r"(?P<series>gtx|gt)[\s-]*(?P<num>[4-9][1-9]0)(?P<suf>(?:[\s-]*ti)?)",
         r"(?P<num>[6-9][5-8]0)(?P<suf>[\s-]*ti)",
         r"(?P<series>rtx|gtx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:ti|super))*)",  # a name the catalog may not know
         r"(?P<series>rx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:xtx|xt|gre))?)",
         r"(?P<num>[5-9]\d[0-9]0)(?P<suf>[\s-]*(?:xtx|xt|gre))",
+        r"(?P<amd>(?:5[5-7]|6[4-9]|7[6-9])[05]0|90[1-9]0)",  # a bare Radeon number: a card only beside other cards or a compare word
     ))
 
 
@@ -508,17 +509,28 @@ def _gpus(scan: _Scan) -> None:
         scan.put("gpus", count, phrase)
 
 
+def _after_budget_word(before: str) -> bool:
+    return bool(_budget_word_at_end().search(before[-40:]))
+
+
+@lru_cache(maxsize=1)
+def _budget_word_at_end() -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){_any(vocabulary().data['budget_words'])}\s*[:=]?\s*$")
+
+
 def _gpu_name(m: re.Match[str]) -> str:
     """'3090' -> 'rtx 3090', '1080ti' -> 'gtx 1080 ti', 'A100-80GB PCIe' -> 'a100 80gb pcie'."""
     groups = m.groupdict()
     tail = re.sub(r"(\d)\s+(gb|гб)", r"\1\2", re.sub(r"[\s-]+", " ", groups["tail"])).strip()
     if groups.get("name"):
         name = re.sub(r"[\s-]+", " ", groups["name"])
+    elif groups.get("amd"):
+        name = f"rx {groups['amd']}"
     else:
         num, suf = groups["num"], groups.get("suf") or ""
         amd = re.search(r"x|gre", suf)
         series = groups.get("series") or ("rx" if amd else "gtx" if num.startswith("1") or len(num) == 3 else "rtx")
-        name = " ".join([series, num, *re.findall(r"ti|super|xtx|xt|gre", suf)])
+        name = " ".join([series, num + ("d" if suf.startswith("d") else ""), *re.findall(r"ti|super|xtx|xt|gre", suf)])
     return f"{name} {tail}" if tail else name
 
 
@@ -530,8 +542,14 @@ def _before_gpu() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(own), re.compile(count)
 
 
-def _gpu_found(scan: _Scan, m: re.Match[str]) -> tuple[int, int]:
+_COMPARING = re.compile(r"(?<!\w)(?:vs\.?|versus|or|compare\w*|или|сравн\w*|против)(?!\w)")
+
+
+def _gpu_found(scan: _Scan, m: re.Match[str]) -> tuple[int, int] | bool:
     """A card after 'I have'/'у меня' is owned; '2x 3090' also sets the count."""
+    if m.groupdict().get("amd") and (not (scan.cards or _COMPARING.search(scan.original))
+                                     or _after_budget_word(scan.text[:m.start()])):
+        return False  # "nlp 6800" and "budget 6800 or so" are budgets; "3090 vs 6800" names a Radeon
     name, start = _gpu_name(m), m.start()
     window = max(0, start - 60)
     own_re, count_re = _before_gpu()

@@ -777,3 +777,20 @@ def test_a_named_model_without_a_training_word_is_run(text: str, task: str) -> N
 def test_the_first_card_count_said_wins() -> None:
     parsed = parse("what's better for vllm serving: 2x 4090 or 1x rtx 6000 ada", today=TODAY)
     assert (parsed.question.gpus, parsed.question.compare) == (2, ("rtx 4090", "rtx 6000 ada"))
+
+
+@pytest.mark.parametrize(("text", "cards", "budget"), [
+    ("rtx 5070 ti vs 9070", ("rtx 5070 ti", "rx 9070"), None),
+    ("compare 7900 and 4090", ("rx 7900", "rtx 4090"), None),
+    ("nlp 6800", (), 6800),  # alone, a Radeon-like number is still a budget
+    ("budget 6800, 3090 or 4090?", ("rtx 3090", "rtx 4090"), 6800),
+    ("nlp 5000 or 6000", (), None),  # round amounts are never Radeons (two of them: ambiguous, not read)
+    ("vega 64", ("vega 64",), None),
+    ("titan or rtx titan", ("titan", "rtx titan"), None),
+    ("gh200", ("gh200",), None),
+    ("rtx 4090d", ("rtx 4090d",), None),
+    ("rtx 3060 laptop", ("rtx 3060 laptop",), None),
+])
+def test_more_hardware_names(text: str, cards: tuple[str, ...], budget: int | None) -> None:
+    parsed = parse(text, today=TODAY)
+    assert (parsed.question.compare, parsed.question.budget) == (cards, budget)
