@@ -93,6 +93,12 @@ class Pricing:
         return max(known, key=lambda p: (p.seen, p.kind != "msrp")) if known else None
 
 
+    def stale(self, gpus) -> list[tuple[object, object]]:
+        """(gpu, last known point) for each card that had a price but has no current one."""
+        return [(gpu, last) for gpu in gpus
+                if (last := self.last_known(gpu)) is not None and self.best_price(gpu) is None]
+
+
 def months_between(earlier: date, later: date) -> int:
     """Whole calendar months from ``earlier`` to ``later`` (2025-01-31 → 2025-02-01 is 1)."""
     return (later.year - earlier.year) * 12 + later.month - earlier.month

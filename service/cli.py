@@ -139,6 +139,8 @@ def _print_markdown(text: str) -> None:
 def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
     advisor = _load_advisor(settings)
     as_of = args.as_of or date.today()
+    if args.stale:
+        return _print_stale(advisor, as_of, args.json)
     rows = advisor.card_rows(args.workload or "general", as_of, args.currency, used_ok=args.used)
     if args.vendor:
         rows = [r for r in rows if r["vendor"] == args.vendor.lower()]
@@ -166,6 +168,26 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
     if not console.is_terminal:  # piped: do not squeeze the table into 80 columns
         console = Console(width=200)
     console.print(table)
+    return 0
+
+
+def _print_stale(advisor, as_of: date, as_json: bool) -> int:
+    """The cards whose every price aged out (rule cost-efficiency), with the last one seen."""
+    from rules.money import Pricing, months_between
+
+    pricing = Pricing.for_question(advisor.catalog, as_of, "USD", True, advisor.rulebook)
+    stale = [{"gpu": gpu.id, "name": gpu.name, "last_price": pricing.money(point.price_usd, point).to_dict(),
+              "age_months": months_between(point.seen, as_of)}
+             for gpu, point in pricing.stale(advisor.catalog.released_by(as_of))]
+    if as_json:
+        print(json.dumps({"as_of": as_of.isoformat(), "stale": stale}, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{len(stale)} cards without a current price on {as_of.isoformat()} (new after "
+          f"{pricing.new_max_age_months} months, used after {pricing.used_max_age_months}):")
+    for row in stale:
+        last = row["last_price"]
+        print(f"{row['gpu']:<28} last {last['kind']} {last['date']} at {last['usd']:,.0f} USD "
+              f"({row['age_months']} months; {last['source']})")
     return 0
 
 
@@ -253,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     catalog.add_argument("--workload", choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"))
     catalog.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
     catalog.add_argument("--used", action="store_true", help="include used prices")
+    catalog.add_argument("--stale", action="store_true", help="list the cards whose prices aged out, with the last one seen")
     catalog.set_defaults(run=cmd_catalog)
 
     agents = sub.add_parser("agents", help="manage bench-agent tokens")
