@@ -296,6 +296,8 @@ def _whole(value: float) -> float | int:
 def _date_patterns() -> tuple[re.Pattern[str], ...]:
     v = vocabulary()
     pre = rf"(?:{_any(v.data['date_prefixes'])}\s*)"
+    strong = rf"(?:{_any(w for w in v.data['date_prefixes'] if ' ' in w)}\s*)"  # "as of", "по состоянию на"
+    weak = rf"(?:{_any(w for w in v.data['date_prefixes'] if ' ' not in w)}\s*)"  # "in", "on", "на", "в"
     months = "|".join(f"(?P<m{i}>{_any(ws)})" for i, ws in enumerate(v.data["months"], 1))
     year = r"(?P<y>19\d\d|20[0-4]\d)"
     suffix = _any(v.data["year_suffixes"])
@@ -305,7 +307,8 @@ def _date_patterns() -> tuple[re.Pattern[str], ...]:
         rf"{pre}?(?P<d>\d\d?)\.(?P<mo>\d\d?)\.(?P<y>\d{{4}})(?!\d)",
         rf"{pre}?(?:(?P<d>\d\d?)\s+)?(?:{months})\s*(?:of\s+)?(?P<y>(?:19|20)\d\d)(?!\d)(?:\s*{suffix})?",
         rf"{pre}?{year}\s*{suffix}",
-        rf"{pre}(?P<y>\d{{4}})(?![\w-]){not_money}",  # "as of 2999": a date, refused by the range check
+        rf"{strong}(?P<y>\d{{4}})(?![\w-]){not_money}",  # "as of 2999": a date, refused by the range check
+        rf"{weak}(?P<y>19\d\d|20(?![5-9]0)\d\d)(?![\w-]){not_money}",  # "in 2019"; "on 4090", "на 2080" are cards
     ))
 
 
@@ -521,7 +524,7 @@ def _budget_word_at_end() -> re.Pattern[str]:
 def _gpu_name(m: re.Match[str]) -> str:
     """'3090' -> 'rtx 3090', '1080ti' -> 'gtx 1080 ti', 'A100-80GB PCIe' -> 'a100 80gb pcie'."""
     groups = m.groupdict()
-    tail = re.sub(r"(\d)\s+(gb|гб)", r"\1\2", re.sub(r"[\s-]+", " ", groups["tail"])).strip()
+    tail = re.sub(r"(\d)\s*(?:gb|гб)", r"\1gb", re.sub(r"[\s-]+", " ", groups["tail"])).strip()
     if groups.get("name"):
         name = re.sub(r"[\s-]+", " ", groups["name"])
     elif groups.get("amd"):
@@ -773,7 +776,8 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
         (amount, currency), phrase = scan.values["budget"]
         changes["budget"], changes["currency"] = amount, currency or _assumed_currency(amount, base, fresh, language)
         assumed = "" if currency else f"; no currency given, {changes['currency']} assumed"
-        understood.append(f"budget: {amount:g} {changes['currency']} (from '{phrase}'{assumed})")
+        shown = f"{amount:g}" if amount < 1e6 else f"{amount:,.0f}"
+        understood.append(f"budget: {shown} {changes['currency']} (from '{phrase}'{assumed})")
     _job(scan, changes, understood, base)
     for name in _FIELD_ORDER:
         if name in scan.values and name not in ("budget", "precision"):
