@@ -58,7 +58,8 @@ def answer_markdown(answer: dict[str, Any]) -> str:
     lines = [f"**{answer['summary']}**"]
     need = answer.get("memory_need") or {}
     if need.get("how"):
-        lines += ["", f"_Assumed: {need['how']}_"]
+        said = "; ".join([need["how"], *need.get("assumptions", [])])
+        lines += ["", f"_Assumed: {said}_"]
     lines.append("")
     for index, pick in enumerate(answer["picks"], 1):
         lines.append(_pick_line(f"{index}.", pick))
