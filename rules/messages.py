@@ -46,6 +46,8 @@ def term(group: str, word: str, language: str | None = None) -> str:
 
 def basis(text: str, language: str | None = None) -> str:
     """An answer's performance basis ("estimated from specs", "measured on 2 lab hosts") in ``language``."""
+    if (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE:
+        return text  # the engine's own English words
     measured = re.match(r"measured on (\d+) lab host", text)
     return say("basis.measured_on", language, hosts=measured.group(1)) if measured else term("basis", text, language)
 
