@@ -62,6 +62,8 @@ def build_findings(rulebook: Rulebook, gpu, count: int) -> list[Finding]:
 def build_refusal(rulebook: Rulebook, gpu, count: int, setting: str | None) -> str | None:
     """Why ``count`` × ``gpu`` cannot go in one box (None: they can): heat and slots, applied as rules."""
     heat = rulebook["multi-gpu-heat"].parameters
+    if gpu.form_factor == "system" and count > 1:
+        return "a whole computer: one per desk, its memory does not pool with another's"
     if setting in ("server", "cloud"):
         if count > 1 and not ({"blower", "passive"} & set(gpu.cooling)):
             return f"{count} open-air cards overheat in a server chassis: it needs blower or passive cards"

@@ -9,8 +9,8 @@ so a pricier option wins only while each extra dollar buys at least ``threshold`
 times the speed a dollar buys on the best-value option (rule ``cost-efficiency``:
 diminishing returns, the seed's TL;DR taking the RTX 2070 over the more
 cost-efficient RTX 2060). A budget far beyond the best value lowers λ to
-``threshold × fastest speed / budget``: whoever sets aside that much values speed
-more. λ never rises with the budget, so a larger budget never gives a slower pick.
+``threshold × fastest affordable speed / budget``: whoever sets aside that much
+values speed more. λ never rises with the budget, so a larger budget never gives a slower pick.
 """
 
 from __future__ import annotations
@@ -88,8 +88,8 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     leading = [c for c in pool if headline(c)] or pool
     best_value = max(leading, key=lambda c: (c.value, -c.total_usd, c.gpu.id))
     lam = threshold * best_value.value
-    if budget_usd:  # a budget far above the best value says speed is worth more to this person; never rises with the budget
-        lam = min(lam, threshold * max(c.speed for c in leading) / budget_usd)
+    if budget_usd:
+        lam = min(lam, threshold * _budget_value(leading, budget_usd))
     ranked = sorted((c for c in pool if affordable(c)), key=lambda c: _key(c, lam))
     within = [c for c in ranked if headline(c)] or ranked
     top = within[0]
@@ -118,6 +118,22 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
             runners.append(c)
             taken.add(c.gpu.id)
     return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes) + ((floor_note,) if floor_note else ()))
+
+
+def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
+    """Speed per dollar the budget stands for: the fastest it buys over the budget, at its lowest up to this budget.
+
+    A budget far above the best value says speed is worth more to this person; taking the running
+    minimum keeps λ from rising with the budget, so a larger budget never picks slower.
+    """
+    ratio, fastest = float("inf"), 0.0
+    for config in sorted(configs, key=lambda c: c.total_usd):
+        if config.total_usd > budget_usd * BUDGET_SLACK:
+            break
+        if fastest > 0:
+            ratio = min(ratio, fastest / config.total_usd)
+        fastest = max(fastest, config.speed)
+    return min(ratio, fastest / budget_usd) if fastest > 0 else ratio
 
 
 def _ladder(top: Configuration, within: list[Configuration]) -> dict[str, Configuration]:

@@ -223,6 +223,13 @@ class Advisor:
         if max_tdp and any((c.gpu.tdp_w or 0) <= max_tdp for c in configs):
             checks.append(lambda c: (c.gpu.tdp_w or 0) <= max_tdp)
             findings.append(Finding("persona-not-serious", "applied", f"only cards drawing {max_tdp:g} W or less, which fit a standard desktop"))
+        dropped = {(row["software"], arch): row for row in self.rulebook.param("software-support", "dropped")
+                   if row["from"] <= as_of.isoformat() for arch in row["architectures"]}
+        if any((c.gpu.software, c.gpu.architecture) in dropped for c in configs):
+            checks.append(lambda c: (c.gpu.software, c.gpu.architecture) not in dropped)
+            row = next(iter(dropped.values()))
+            findings.append(Finding("software-support", "applied", f"{', '.join(row['architectures'])} cards are left out: "
+                                                                   f"no longer supported since {row['from'][:7]} ({row['source']['name']})"))
         safe = self.rulebook.param("vendor-nvidia", "safe_stack")
         if any(p.cuda_only for p in fired) and any(c.gpu.software == safe for c in configs):
             checks.append(lambda c: c.gpu.software == safe)

@@ -9,12 +9,13 @@ and unknown languages read English.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
 from rules.datafile import load_data
 
-__all__ = ["DEFAULT_LANGUAGE", "say", "language_of", "languages", "catalogue"]
+__all__ = ["DEFAULT_LANGUAGE", "say", "term", "basis", "language_of", "languages", "catalogue"]
 
 DEFAULT_LANGUAGE = "en"
 
@@ -34,6 +35,21 @@ def say(key: str, language: str | None = None, /, **values: Any) -> str:
     entry = catalogue()[key]
     template = entry.get(language or DEFAULT_LANGUAGE) or entry[DEFAULT_LANGUAGE]
     return template.format(**values) if values else template
+
+
+def term(group: str, word: str, language: str | None = None) -> str:
+    """A word the answer's data carries (a pick's label, a price kind) in ``language``; the word itself
+    when the catalogue has no entry ``group.word`` for it."""
+    key = f"{group}.{re.sub(r'[^a-z0-9]+', '_', word.lower()).strip('_')}"
+    return say(key, language) if key in catalogue() else word
+
+
+def basis(text: str, language: str | None = None) -> str:
+    """An answer's performance basis ("estimated from specs", "measured on 2 lab hosts") in ``language``."""
+    if (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE:
+        return text  # the engine's own English words
+    measured = re.match(r"measured on (\d+) lab host", text)
+    return say("basis.measured_on", language, hosts=measured.group(1)) if measured else term("basis", text, language)
 
 
 def language_of(answer: dict[str, Any] | None) -> str:

@@ -296,6 +296,8 @@ def _whole(value: float) -> float | int:
 def _date_patterns() -> tuple[re.Pattern[str], ...]:
     v = vocabulary()
     pre = rf"(?:{_any(v.data['date_prefixes'])}\s*)"
+    strong = rf"(?:{_any(w for w in v.data['date_prefixes'] if ' ' in w)}\s*)"  # "as of", "по состоянию на"
+    weak = rf"(?:{_any(w for w in v.data['date_prefixes'] if ' ' not in w)}\s*)"  # "in", "on", "на", "в"
     months = "|".join(f"(?P<m{i}>{_any(ws)})" for i, ws in enumerate(v.data["months"], 1))
     year = r"(?P<y>19\d\d|20[0-4]\d)"
     suffix = _any(v.data["year_suffixes"])
@@ -305,7 +307,8 @@ def _date_patterns() -> tuple[re.Pattern[str], ...]:
         rf"{pre}?(?P<d>\d\d?)\.(?P<mo>\d\d?)\.(?P<y>\d{{4}})(?!\d)",
         rf"{pre}?(?:(?P<d>\d\d?)\s+)?(?:{months})\s*(?:of\s+)?(?P<y>(?:19|20)\d\d)(?!\d)(?:\s*{suffix})?",
         rf"{pre}?{year}\s*{suffix}",
-        rf"{pre}(?P<y>\d{{4}})(?![\w-]){not_money}",  # "as of 2999": a date, refused by the range check
+        rf"{strong}(?P<y>\d{{4}})(?![\w-]){not_money}",  # "as of 2999": a date, refused by the range check
+        rf"{weak}(?P<y>19\d\d|20(?![5-9]0)\d\d)(?![\w-]){not_money}",  # "in 2019"; "on 4090", "на 2080" are cards
     ))
 
 
@@ -340,13 +343,20 @@ _NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видео�
 _MAX_NAME_TOKENS = 6
 
 
+@dataclass(frozen=True)
+class _Families:
+    pattern: re.Pattern[str]  # any family word, where a model's name starts
+    by_key: dict[str, dict[str, Any]]  # family word without spaces/hyphens -> its vocabulary entry
+    name_words: frozenset[str]  # words that may continue a name: 'instruct', 'distill', and family words
+
+
 @lru_cache(maxsize=1)
-def _model_families() -> tuple[re.Pattern[str], dict[str, dict[str, Any]], frozenset[str]]:
+def _model_families() -> _Families:
     data = vocabulary().data
-    family_of = {_family_key(alias): entry for entry in data["models"] for alias in entry["aliases"]}
+    by_key = {_family_key(alias): entry for entry in data["models"] for alias in entry["aliases"]}
     aliases = [alias for entry in data["models"] for alias in entry["aliases"]]
     pattern = _bounded(_any(aliases, bound=False) + r"(?![\s.-]*cpp)")  # llama.cpp is a tool, not a model
-    return pattern, family_of, frozenset(clean(w) for w in data["model_words"]) | frozenset(family_of)
+    return _Families(pattern, by_key, frozenset(clean(w) for w in data["model_words"]) | frozenset(by_key))
 
 
 def _family_key(text: str) -> str:
@@ -354,13 +364,13 @@ def _family_key(text: str) -> str:
 
 
 def _models(scan: _Scan) -> None:
-    pattern, family_of, _ = _model_families()
-    scan.take(pattern, lambda m: _model_found(scan, m, family_of[_family_key(m.group())]))
+    families = _model_families()
+    scan.take(families.pattern, lambda m: _model_found(scan, m, families.by_key[_family_key(m.group())]))
 
 
-def _name_tokens(text: str, at: int, first_is_version: bool = True) -> tuple[list[str], int]:
+def _name_tokens(text: str, at: int) -> tuple[list[str], int]:
     """The words after a family that belong to the model's name ('3.1', '8b', 'a3b', 'distill', 'qwen'), and the end."""
-    words, tokens, end = _model_families()[2], [], at
+    words, tokens, end = _model_families().name_words, [], at
     while len(tokens) < _MAX_NAME_TOKENS:
         m = _TAIL.match(text, end)
         if not m:
@@ -387,11 +397,10 @@ def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> tuple[
     size = next((t for t in tokens if _SIZE.fullmatch(t)), None)
     spec = next(filter(None, map(find_model, _candidates(family, tokens, entry))), None)
     if spec is None and size:
-        families = [_family_key(t) for t in tokens if _family_key(t) in _model_families()[1]]
-        last = _model_families()[1][families[-1]] if families else entry
-        spec = find_model(f"{last['slug']} {size}")  # "qwen 2.5 32b coder" -> the 32b of that family
-    scan.workloads.append(((spec.workload if spec and spec.workload else None) or entry["workload"],
-                           phrase + "#model", m.start()))
+        by_key = _model_families().by_key
+        inner = [by_key[_family_key(t)] for t in tokens if _family_key(t) in by_key]
+        spec = find_model(f"{(inner or [entry])[-1]['slug']} {size}")  # "qwen 2.5 32b coder" -> that family's 32b
+    scan.workloads.append((spec.workload if spec and spec.workload else entry["workload"], phrase + "#model", m.start()))
     if size and "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
         value = float(size[:-1])
         scan.put("params_b", _whole(value / 1000 if size.endswith("m") else value), phrase)
@@ -521,7 +530,7 @@ def _budget_word_at_end() -> re.Pattern[str]:
 def _gpu_name(m: re.Match[str]) -> str:
     """'3090' -> 'rtx 3090', '1080ti' -> 'gtx 1080 ti', 'A100-80GB PCIe' -> 'a100 80gb pcie'."""
     groups = m.groupdict()
-    tail = re.sub(r"(\d)\s+(gb|гб)", r"\1\2", re.sub(r"[\s-]+", " ", groups["tail"])).strip()
+    tail = re.sub(r"(\d)\s*(?:gb|гб)", r"\1gb", re.sub(r"[\s-]+", " ", groups["tail"])).strip()
     if groups.get("name"):
         name = re.sub(r"[\s-]+", " ", groups["name"])
     elif groups.get("amd"):
@@ -773,7 +782,8 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
         (amount, currency), phrase = scan.values["budget"]
         changes["budget"], changes["currency"] = amount, currency or _assumed_currency(amount, base, fresh, language)
         assumed = "" if currency else f"; no currency given, {changes['currency']} assumed"
-        understood.append(f"budget: {amount:g} {changes['currency']} (from '{phrase}'{assumed})")
+        shown = f"{amount:g}" if amount < 1e6 else f"{amount:,.0f}"
+        understood.append(f"budget: {shown} {changes['currency']} (from '{phrase}'{assumed})")
     _job(scan, changes, understood, base)
     for name in _FIELD_ORDER:
         if name in scan.values and name not in ("budget", "precision"):
@@ -788,26 +798,20 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
 
 
 def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question) -> None:
-    """Task, method and precision from the strongest words: training > inference > a hint."""
-    strongest = max(scan.jobs, key=lambda j: j[0], default=None)
-    runs_models = (changes.get("workload", base.workload) in _RUN_WORKLOADS
-                   or "model" in scan.values or "params_b" in scan.values)
-    if strongest is None and "model" in scan.values and changes.get("workload") in _RUN_WORKLOADS:
-        strongest = (_HINT, "inference", "inference", "")  # "which gpu for gpt-oss 120b": to run it
-    if strongest is not None:
-        strength, task, _, phrase = strongest
-        if strength > _HINT or runs_models:
-            methods = [(m, p) for s, _, m, p in scan.jobs if s == strength and m] or [(task, phrase)] * (task == "inference")
-            changes["task"] = task
-            understood.append(_note("task", task, phrase) if phrase else
-                              "task: inference (a model named without a training word: running it)")
-            if methods:
-                changes["method"] = methods[0][0]
-                if methods[0][1]:
-                    understood.append(f"method: {_METHODS[methods[0][0]]} (from '{methods[0][1]}')")
-            elif task == "training":
-                changes["method"] = None
-                understood.append("method: not said; the answer picks one for the job and says so")
+    """Task and method from the strongest job words, then the precision."""
+    job = _task_and_method(scan, changes.get("workload"), base)
+    if job is not None:
+        task, method, phrase, method_phrase = job
+        changes["task"] = task
+        understood.append(f"task: {task} (from '{phrase}')" if phrase else
+                          "task: inference (a model named without a training word: running it)")
+        if method:
+            changes["method"] = method
+            if method_phrase:
+                understood.append(f"method: {_METHODS[method]} (from '{method_phrase}')")
+        elif task == "training":
+            changes["method"] = None
+            understood.append("method: not said; the answer picks one for the job and says so")
     if "precision" in scan.values:
         value, phrase = scan.values["precision"]
         changes["precision"] = value
@@ -816,6 +820,25 @@ def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Ques
         value, phrase = scan.values["precision_default"]
         changes["precision"] = value
         understood.append(f"precision: {value} (from '{phrase}', its usual width; no bit width given)")
+
+
+def _task_and_method(scan: _Scan, workload: str | None,
+                     base: Question) -> tuple[str, str | None, str, str] | None:
+    """(task, method, task words, method words): training words > inference words > a hint.
+
+    A hint ("use", "q4_k_m") counts only for jobs people run; a model of such a job named
+    with no job word at all ("which gpu for gpt-oss 120b") is one to run.
+    """
+    runs = (workload or base.workload) in _RUN_WORKLOADS or "model" in scan.values or "params_b" in scan.values
+    strength = max((job[0] for job in scan.jobs), default=None)
+    if strength is None or (strength == _HINT and not runs):
+        if strength is None and "model" in scan.values and workload in _RUN_WORKLOADS:
+            return "inference", "inference", "", ""
+        return None
+    said = [job for job in scan.jobs if job[0] == strength]
+    methods = [(method, phrase) for _, _, method, phrase in said if method]
+    method, method_phrase = methods[0] if methods else (None, "")
+    return said[0][1], method, said[0][3], method_phrase
 
 
 def _assumed_currency(amount: float, base: Question, fresh: bool, language: str | None) -> str:

@@ -37,6 +37,7 @@ from litestar.template.config import TemplateConfig
 from markupsafe import Markup
 
 from rules.ask import ask
+from rules.messages import basis, language_of, say, term
 from rules.answer import MemoryNeed
 from rules.question import CURRENCIES, EARLIEST_AS_OF, WORKLOADS, Question, QuestionError
 from service.api import api_state, today
@@ -308,7 +309,7 @@ def markdown_html(text: str) -> Markup:
 
 def _register(engine: JinjaTemplateEngine) -> None:
     engine.engine.filters["markdown"] = markdown_html
-    engine.engine.globals["urlencode"] = urlencode
+    engine.engine.globals.update(urlencode=urlencode, say=say, term=term, basis=basis, language_of=language_of)
 
 
 def template_config() -> TemplateConfig:

@@ -794,3 +794,19 @@ def test_the_first_card_count_said_wins() -> None:
 def test_more_hardware_names(text: str, cards: tuple[str, ...], budget: int | None) -> None:
     parsed = parse(text, today=TODAY)
     assert (parsed.question.compare, parsed.question.budget) == (cards, budget)
+
+
+@pytest.mark.parametrize(("text", "cards"), [
+    ("run llama 70b on 4090", ("rtx 4090",)),
+    ("генерация картинок на 5090", ("rtx 5090",)),
+    ("fine-tune bert on 2080 ti", ("rtx 2080 ti",)),
+    ("в 3090 влезет?", ("rtx 3090",)),
+])
+def test_a_card_after_on_or_na_is_not_a_date(text: str, cards: tuple[str, ...]) -> None:
+    parsed = parse(text, today=TODAY)
+    assert (parsed.question.compare, parsed.question.as_of) == (cards, None)
+
+
+def test_russian_memory_sizes_name_the_variant() -> None:
+    parsed = parse("4060 ti 16гб или 3060 12гб", today=TODAY)
+    assert parsed.question.compare == ("rtx 4060 ti 16gb", "rtx 3060 12gb")
