@@ -31,7 +31,9 @@ Decisions for ambiguous text (each pinned by a test):
   written (series added to bare numbers: "3090" -> "rtx 3090"), also when the catalog
   does not know it, so the engine can say "not in the catalog". ``understood`` shows
   what the catalog's resolver makes of each name.
-* Amounts: "$2.5k", "2,5 тыс.", "150 000 рублей"; "million"/"billion" words scale an
+* Amounts: "$2.5k", "2,5 тыс.", "150 000 рублей", "150 тр"; a range with a currency or
+  "k" ("$2k-3k", "between $1000 and $1500", "от 50 до 80 тысяч") is its top end, what
+  the person is ready to spend; "million"/"billion" words scale an
   amount only with a currency ("$2 million"; "7 billion" stays a parameter count).
   An absurd amount ("$1e12", "a trillion dollars") raises QuestionError naming the
   budget and the words read, never a small number.
@@ -248,7 +250,7 @@ class _Scan:
     def run(self) -> None:
         self.original = self.text
         digits = any(ch.isdigit() for ch in self.text)  # most grammar needs a number: skip it cheaply when none
-        for step in (_dates, _quantisation, _context, _batch, _models, _money_marked, _gpus, _memory, _params, _hours, _counts,
+        for step in (_dates, _quantisation, _context, _batch, _models, _money_range, _money_marked, _gpus, _memory, _params, _hours, _counts,
                      _money_words, _keywords, _bare_number):
             if digits or step not in _NEED_DIGITS:
                 step(self)
@@ -432,12 +434,45 @@ def _money_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     num = rf"(?P<num>{grouped}|(?:{_MONEY_NUM})(?:e\+?\d{{1,3}}(?!\d))?)"
     words = _any(v.data["budget_words"])
     large = _any(w for scale in v.data["large_numbers"] for w in scale["words"])
-    amount = rf"(?:{num}|(?P<one>an?|one|один|одна)(?=\s+{large}))\s*(?:(?P<k>{v.thousands})|(?P<large>{large}))?"
+    roubles_k = _any(v.data["thousand_roubles"])
+    amount = (rf"(?:{num}|(?P<one>an?|one|один|одна)(?=\s+{large}))"
+              rf"\s*(?:(?P<kr>{roubles_k})|(?P<k>{v.thousands})|(?P<large>{large}))?")
     body = rf"(?P<pre>[$€£₽])?\s*{amount}\s*(?P<cur>{v.cur})?"
     not_context = r"(?!\s*(?:context|ctx|tokens?|токен\w*|контекст\w*|monitor|video|resolution|display))"
     marked = _bounded(rf"(?:{words}\s*[:=]?\s*)?{body}{not_context}")
     worded = _bounded(rf"{words}\s*[:=]?\s*{num}(?![\d\w])")
     return marked, worded
+
+
+@lru_cache(maxsize=1)
+def _range_patterns() -> tuple[re.Pattern[str], ...]:
+    """'$2k-3k', '1000-1500$', '$1000 to $1500', 'от 50 до 80 тысяч', 'between $1000 and $1500'."""
+    v = vocabulary()
+
+    def end(i: int) -> str:
+        return rf"(?P<pre{i}>[$€£₽])?\s*(?P<n{i}>{_MONEY_NUM})\s*(?P<k{i}>{v.thousands})?\s*(?P<cur{i}>{v.cur})?"
+
+    joined = rf"{end(1)}\s*(?:-|{_any(v.data['range_words'])})\s*{end(2)}(?![\w.,])"
+    return (_bounded(rf"(?:between|между)\s+{end(1)}\s+(?:and|и)\s+{end(2)}(?![\w.,])"),
+            _bounded(rf"(?:(?:from|от)\s+)?{joined}"))
+
+
+def _money_range(scan: _Scan) -> None:
+    """A range with a currency or 'k' is the top of it: what the person is ready to spend."""
+    def found(m: re.Match[str]) -> bool:
+        g = m.groupdict()
+        if not any(g[f"{part}{i}"] for part in ("pre", "k", "cur") for i in (1, 2)):
+            return False
+        low, high = _number(g["n1"]), _number(g["n2"])
+        high *= 1000 if g["k2"] else 1
+        low *= 1000 if g["k1"] or (g["k2"] and low < 1000) else 1  # "$2-3k" is 2k to 3k
+        if high < low:
+            return False
+        currency = g["pre1"] or g["cur1"] or g["pre2"] or g["cur2"] or ""
+        return scan.put("budget", (_whole(high), _currency(currency)), m.group())
+
+    for pattern in _range_patterns():
+        scan.take(pattern, found)
 
 
 def _money_marked(scan: _Scan) -> None:
@@ -455,7 +490,7 @@ def _money_found(scan: _Scan, m: re.Match[str], need_mark: bool) -> bool:
     money, so "$1e12" or "a trillion dollars" reach the budget check and are refused.
     """
     groups = m.groupdict()
-    currency = groups.get("pre") or groups.get("cur")
+    currency = groups.get("pre") or groups.get("cur") or ("₽" if groups.get("kr") else None)
     marked = currency or groups.get("k")
     if groups.get("large") and not currency:
         return False
@@ -466,7 +501,7 @@ def _money_found(scan: _Scan, m: re.Match[str], need_mark: bool) -> bool:
 
 
 def _scale(groups: dict[str, str | None]) -> float:
-    if groups.get("k"):
+    if groups.get("k") or groups.get("kr"):
         return 1000.0
     word = groups.get("large")
     if not word:
@@ -734,7 +769,7 @@ def _bare_number(scan: _Scan) -> None:
     scan.take(pattern, lambda m: scan.put("budget", (_whole(value), None), m.group()))
 
 
-_NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({_dates, _quantisation, _context, _batch, _memory, _params, _hours, _money_words, _bare_number})
+_NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({_dates, _money_range, _quantisation, _context, _batch, _memory, _params, _hours, _money_words, _bare_number})
 
 # ----------------------------------------------------------------------------- the question
 
