@@ -79,8 +79,8 @@ Decisions for ambiguous text (each pinned by a test):
   "pc", "workstation" -> desktop; else None (the engine's desktop-for-one default).
 * Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" set ``memory_gb``, the
   memory the card must have at least: "cheapest card for 24 GB" asks for >= 24 GB. With
-  a model ("will llama 13b fit on 8 GB") it is the card asked about, not the job's need:
-  the engine compares the model's need with it. A size right after a card name is the
+  a model named ("will llama 13b fit on 8 GB") the number is still the card's memory,
+  never the job's need: the model says what the job needs. A size right after a card name is the
   card's variant instead ("a100 80gb").
 * Context: "32k context", "128k tokens", "context 8192" (k = 1024 tokens, as model
   cards count; "45 tokens/s" is a speed, not a context). Batch: "batch 8", "bs=16".

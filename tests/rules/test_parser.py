@@ -833,3 +833,11 @@ def test_a_card_after_on_or_na_is_not_a_date(text: str, cards: tuple[str, ...]) 
 def test_russian_memory_sizes_name_the_variant() -> None:
     parsed = parse("4060 ti 16гб или 3060 12гб", today=TODAY)
     assert parsed.question.compare == ("rtx 4060 ti 16gb", "rtx 3060 12gb")
+
+
+@pytest.mark.parametrize(("text", "memory_gb"), [("cheapest card for 24 GB", 24), ("самая дешёвая карта на 16 гб", 16),
+                                                 ("cheapest gpu to run llama 3 8b with ollama", None)])
+def test_cheapest_asks_for_the_least_that_does_the_job(text: str, memory_gb: int | None) -> None:
+    parsed = parse(text, today=TODAY)
+    assert (parsed.question.objective, parsed.question.memory_gb, parsed.question.budget) == ("cheapest", memory_gb, None)
+    assert parsed.unknown == ()
