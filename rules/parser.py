@@ -80,8 +80,8 @@ Decisions for ambiguous text (each pinned by a test):
 * Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" set ``memory_gb``, the
   memory the card must have at least: "cheapest card for 24 GB" asks for >= 24 GB. With
   a model named ("will llama 13b fit on 8 GB") the number is still the card's memory,
-  never the job's need: the model says what the job needs. A size right after a card name is the
-  card's variant instead ("a100 80gb").
+  never the job's need: the model says what the job needs. A size right after a card
+  name is the card's variant instead ("a100 80gb").
 * Context: "32k context", "128k tokens", "context 8192" (k = 1024 tokens, as model
   cards count; "45 tokens/s" is a speed, not a context). Batch: "batch 8", "bs=16".
 * Language: "ru" when at least a quarter of the letters are Cyrillic, else "en"; None
@@ -819,7 +819,7 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
         assumed = "" if currency else f"; no currency given, {changes['currency']} assumed"
         shown = f"{amount:g}" if amount < 1e6 else f"{amount:,.0f}"
         understood.append(f"budget: {shown} {changes['currency']} (from '{phrase}'{assumed})")
-    _job(scan, changes, understood, base)
+    _job(scan, changes, understood, base, fresh)
     for name in _FIELD_ORDER:
         if name in scan.values and name not in ("budget", "precision"):
             value, phrase = scan.values[name]
@@ -832,9 +832,9 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
     return changes, understood
 
 
-def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question) -> None:
+def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question, fresh: bool) -> None:
     """Task and method from the strongest job words, then the precision."""
-    job = _task_and_method(scan, changes.get("workload"), base)
+    job = _task_and_method(scan, changes.get("workload"), base, fresh)
     if job is not None:
         task, method, phrase, method_phrase = job
         changes["task"] = task
@@ -857,17 +857,19 @@ def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Ques
         understood.append(f"precision: {value} (from '{phrase}', its usual width; no bit width given)")
 
 
-def _task_and_method(scan: _Scan, workload: str | None,
-                     base: Question) -> tuple[str, str | None, str, str] | None:
+def _task_and_method(scan: _Scan, workload: str | None, base: Question,
+                     fresh: bool) -> tuple[str, str | None, str, str] | None:
     """(task, method, task words, method words): training words > inference words > a hint.
 
     A hint ("use", "q4_k_m") counts only for jobs people run; a model of such a job named
-    with no job word at all ("which gpu for gpt-oss 120b") is one to run.
+    with no job word at all ("which gpu for gpt-oss 120b") is one to run. A follow-up
+    changes the job only with a strong word ("fine-tune llama 8b" -> "and 70b at q4?" stays
+    training).
     """
     runs = (workload or base.workload) in _RUN_WORKLOADS or "model" in scan.values or "params_b" in scan.values
     strength = max((job[0] for job in scan.jobs), default=None)
-    if strength is None or (strength == _HINT and not runs):
-        if strength is None and "model" in scan.values and workload in _RUN_WORKLOADS:
+    if strength is None or (strength == _HINT and not (runs and fresh)):
+        if strength is None and fresh and "model" in scan.values and workload in _RUN_WORKLOADS:
             return "inference", "inference", "", ""
         return None
     said = [job for job in scan.jobs if job[0] == strength]

@@ -841,3 +841,16 @@ def test_cheapest_asks_for_the_least_that_does_the_job(text: str, memory_gb: int
     parsed = parse(text, today=TODAY)
     assert (parsed.question.objective, parsed.question.memory_gb, parsed.question.budget) == ("cheapest", memory_gb, None)
     assert parsed.unknown == ()
+
+
+def test_a_follow_up_naming_another_model_keeps_the_job() -> None:
+    first = parse("fine-tune llama 3 8b with lora", today=TODAY).question
+    parsed = parse("what about llama 70b?", previous=first, today=TODAY)
+    assert (parsed.question.task, parsed.question.method, parsed.question.model) == ("training", "lora", "llama-70b")
+
+
+def test_a_weak_word_in_a_follow_up_keeps_the_job() -> None:
+    first = parse("fine-tune llama 3 8b with lora", today=TODAY).question
+    parsed = parse("and at q4?", previous=first, today=TODAY)
+    assert (parsed.question.task, parsed.question.method, parsed.question.precision) == ("training", "lora", "4-bit")
+    assert parse("and run it with ollama?", previous=first, today=TODAY).question.task == "inference"
