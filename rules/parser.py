@@ -11,8 +11,9 @@ list cannot say: the grammar of numbers, money, units, dates, GPU and model name
 
 How: the text is cleaned (Slack markup, emoji and markdown dropped, lower case,
 ``ё`` -> ``е``), then passes run from the most specific grammar to the least: dates,
-quantisation types, context and batch, model names, money with a currency, hardware
-names, units (GB, 13b, hours, GPU counts), money after a budget word, keywords (longest phrase first), and last a bare number.
+quantisation types, context and batch, model names, money ranges and money with a
+currency, hardware names, units (GB, 13b, hours, GPU counts), money after a budget word,
+keywords (longest phrase first), and last a bare number.
 Each pass blanks what it took, so a number is read once: "3090" is a GPU and never
 a budget, "13b" a model size. What remains, minus filler words, is ``unknown``.
 
@@ -250,8 +251,8 @@ class _Scan:
     def run(self) -> None:
         self.original = self.text
         digits = any(ch.isdigit() for ch in self.text)  # most grammar needs a number: skip it cheaply when none
-        for step in (_dates, _quantisation, _context, _batch, _models, _money_range, _money_marked, _gpus, _memory, _params, _hours, _counts,
-                     _money_words, _keywords, _bare_number):
+        for step in (_dates, _quantisation, _context, _batch, _models, _money_range, _money_marked, _gpus,
+                     _memory, _params, _hours, _counts, _money_words, _keywords, _bare_number):
             if digits or step not in _NEED_DIGITS:
                 step(self)
 
@@ -539,7 +540,8 @@ def _gpu_patterns() -> tuple[re.Pattern[str], ...]:
         r"(?P<series>rtx|gtx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:ti|super))*)",  # a name the catalog may not know
         r"(?P<series>rx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:xtx|xt|gre))?)",
         r"(?P<num>[5-9]\d[0-9]0)(?P<suf>[\s-]*(?:xtx|xt|gre))",
-        r"(?P<amd>(?:5[5-7]|6[4-9]|7[6-9])[05]0|90[1-9]0)",  # a bare Radeon number: a card only beside other cards or a compare word
+        # a bare Radeon number: a card only beside other cards or a compare word
+        r"(?P<amd>(?:5[5-7]|6[4-9]|7[6-9])[05]0|90[1-9]0)",
     ))
 
 
@@ -769,12 +771,14 @@ def _bare_number(scan: _Scan) -> None:
     scan.take(pattern, lambda m: scan.put("budget", (_whole(value), None), m.group()))
 
 
-_NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({_dates, _money_range, _quantisation, _context, _batch, _memory, _params, _hours, _money_words, _bare_number})
+_NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({
+    _dates, _money_range, _quantisation, _context, _batch, _memory, _params, _hours, _money_words, _bare_number})
 
 # ----------------------------------------------------------------------------- the question
 
-_LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory GB", "hours_per_week": "hours per week",
-           "as_of": "as of", "context_tokens": "context tokens", "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
+_LABELS = {"params_b": "parameters (billions)", "memory_gb": "card memory at least (GB)",
+           "hours_per_week": "hours per week", "as_of": "as of", "context_tokens": "context tokens",
+           "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
 
 
 def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
@@ -800,7 +804,8 @@ def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
     return ParsedText(question, _intent(scan, question, changed), tuple(understood), _unknown(scan), changed)
 
 
-_METHODS = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning", "pretrain": "pretraining"}
+_METHODS = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
+            "pretrain": "pretraining"}
 # A weak word ("use", "local", "chat") means running a model only for jobs people run locally.
 _RUN_WORKLOADS = ("llm", "image-generation", "speech")
 
@@ -946,7 +951,7 @@ def _more_memory(base: Question, changes: dict[str, Any]) -> str:
     current = changes.get("memory_gb", base.memory_gb) or 0
     steps = [s for s in vocabulary().data["memory_steps_gb"] if s > current] or [min(current * 1.5, 4096)]
     changes["memory_gb"] = _whole(max(steps[0], 16))
-    return f"memory GB: {changes['memory_gb']:g} (more memory)"
+    return f"card memory at least (GB): {changes['memory_gb']:g} (more memory)"
 
 
 def _more_gpus(base: Question, changes: dict[str, Any]) -> str:
