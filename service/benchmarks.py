@@ -51,7 +51,7 @@ CREATED = "created"
 ALREADY_STORED = "already stored"
 MARGIN = 0.10  # a measured figure may exceed the datasheet by this much (boost clocks, rounding)
 # Per-result details the tables have no column for; kept with the run so nothing is lost.
-RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings", "check", "telemetry")
+RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings", "check", "telemetry", "achieved_gb_s")
 
 
 class BenchmarkError(ValueError):
@@ -132,6 +132,10 @@ def implausible(payload: dict[str, Any], gpu: Any) -> list[str]:
                 f"results/{i} ({r['benchmark']} {r['precision']}): {r['value']:.4g} {r['unit']} is more than "
                 f"{MARGIN:.0%} above {limit[1]}"
             )
+        reached = r.get("achieved_gb_s")  # LLM decode: weights and cache read per token x tokens/s
+        if reached and gpu.bandwidth_gb_s and reached > gpu.bandwidth_gb_s * (1 + MARGIN):
+            reasons.append(f"results/{i} ({r['benchmark']} {r['precision']}): decode read {reached:.4g} GB/s, more than "
+                           f"{MARGIN:.0%} above the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)")
     return reasons
 
 

@@ -163,7 +163,7 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
         price = row["price"]
         table.add_row(row["gpu"], row["name"], row["vendor"], f"{row['memory_gb']:g} GB", f"{row['relative_performance']:.2f}",
                       row["performance_basis"],
-                      f"{price['amount']:,.0f} {price['currency']} ({price['kind']} {price['date']})" if price else "—",
+                      f"{price['amount']:,.0f} {price['currency']} ({price['kind']} {price['date']}{', estimate' if price.get('estimate') else ''})" if price else "—",
                       f"{row['performance_per_1000']:.2f}" if row["performance_per_1000"] is not None else "—")
     console = Console()
     if not console.is_terminal:  # piped: do not squeeze the table into 80 columns

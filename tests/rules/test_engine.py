@@ -331,3 +331,11 @@ def test_no_desktop_answer_names_a_server_only_part(advisor, question, setting):
     answer = advisor.recommend(question.refined(setting=setting, gpus=min(question.gpus, 4)), today=TODAY).to_dict()
     for pick in _shown(answer):
         assert not _server_only(advisor, pick["gpu"]), pick["gpu"]
+
+
+def test_cheapest_means_the_least_that_does_the_job(advisor):
+    """'cheapest card for 24 GB': the asker wants the floor of the market, not the best within a budget."""
+    answer = _ask(advisor, memory_gb=24, objective="cheapest")
+    top = answer["picks"][0]
+    assert top["label"] == "cheapest that does the job" and top["memory_gb"] >= 24
+    assert top["total_price"]["usd"] == min(p["total_price"]["usd"] for p in _shown(answer))
