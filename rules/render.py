@@ -55,7 +55,8 @@ def answer_markdown(answer: dict[str, Any]) -> str:
     lines = [f"**{answer['summary']}**"]
     need = answer.get("memory_need") or {}
     if need.get("how"):
-        lines += ["", f"_{say('answer.assumed', lang, how=need['how'])}_"]
+        said = "; ".join([need["how"], *need.get("assumptions", [])])
+        lines += ["", f"_{say('answer.assumed', lang, how=said)}_"]
     lines.append("")
     for index, pick in enumerate(answer["picks"], 1):
         lines.append(_pick_line(f"{index}.", pick, lang=lang))
