@@ -52,11 +52,13 @@ def _key(config: Configuration, lam: float):
 
 def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Floor | None, threshold: float,
            used_ok: bool, allowed: Callable[[Configuration], bool] = lambda c: True,
-           headline: Callable[[Configuration], bool] = lambda c: True, used_for_floor: float | None = None) -> Choice:
+           headline: Callable[[Configuration], bool] = lambda c: True, used_for_floor: float | None = None,
+           cheapest: bool = False) -> Choice:
     """Rank ``configs`` for the question.
 
     ``allowed`` carries the persona and upgrade constraints; ``headline`` says what may lead
-    the answer (the top pick, the ladder, the labelled alternatives) while something else can.
+    the answer (the top pick, the ladder, the labelled alternatives) while something else can;
+    ``cheapest``: the asker wants the least that does the job, not the best within the budget.
     """
     usable = [c for c in configs if allowed(c)]
     new_or_used = [c for c in usable if used_ok or c.offer.condition == "new"]
@@ -72,7 +74,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
     affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
     if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
-        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline)
+        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest)
         note = ("persona-little-money", "applied", "no new configuration that holds the job is on sale: used cards are picked")
         return replace(choice, notes=(note, *choice.notes))
     pool = floored
@@ -92,8 +94,9 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         lam = min(lam, threshold * _budget_value(leading, budget_usd))
     ranked = sorted((c for c in pool if affordable(c)), key=lambda c: _key(c, lam))
     within = [c for c in ranked if headline(c)] or ranked
-    top = within[0]
-    notes = _explain(top, best_value, within, lam, threshold)
+    top = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)) if cheapest else within[0]
+    notes = [("cost-efficiency", "applied", "the cheapest configuration that does the job, as asked")] if cheapest else \
+        _explain(top, best_value, within, lam, threshold)
     demoted = next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)
     if demoted is not None:
         notes.append(("product-lines", "applied", f"{demoted.count} × {demoted.gpu.name} would score higher, but it is not a pick "
@@ -102,7 +105,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     if pool is floored and floor is not None:
         under = next((c for c in sorted(new_or_used, key=lambda c: _key(c, lam))
                       if affordable(c) and c.gpu.memory_gb < floor.gb and _key(c, lam) < _key(top, lam)), None)
-    ladder = _ladder(top, within) if budget_usd is None else {}
+    ladder = _ladder(top, within) if budget_usd is None and not cheapest else {}
     taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}
     alternatives = _alternatives(top, within, taken)
     floor_unmet = floor is not None and top.gpu.memory_gb < floor.gb

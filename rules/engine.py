@@ -22,6 +22,7 @@ from rules.configurations import Configuration, Sizing, configure
 from rules.job import fit_on, job_for
 from rules.memory import Fit, MemoryModel
 from rules.money import Pricing
+from rules.messages import say, term
 from rules.offers import fits_setting, is_server_only, offers_at
 from rules.performance import Measured, PerformanceModel, workload_key
 from rules.question import Question
@@ -88,7 +89,7 @@ class Advisor:
         findings += self._memory_findings(question, need)
         findings += self._choice_findings(choice, floor, used_ok)
         picks = tuple(self._pick(c, question, pricing, work, label, sizing.factor)
-                      for c, label in self._ranked(choice))
+                      for c, label in self._ranked(choice, question.objective == "cheapest"))
         alternatives = {label: self._pick(c, question, pricing, work, label, sizing.factor) for label, c in choice.alternatives.items()}
         verdict, summary, suggestions = self._verdict(question, choice, picks, fired, pricing, need, work, as_of, owned, floor)
         asked = [e["reason"] for e in named if not e.get("owned")]
@@ -255,13 +256,14 @@ class Advisor:
         def headline(c):
             return c.gpu.form_factor not in ("sxm", "oam") and (question.setting == "server" or c.gpu.line not in avoid)
         used_for_floor = self.rulebook.param("memory-floor", "used_when_new_costs_more_than")
-        choice = choose(configs, budget_usd, floor, threshold, used_ok, allowed, headline, used_for_floor)
+        cheapest = question.objective == "cheapest"
+        choice = choose(configs, budget_usd, floor, threshold, used_ok, allowed, headline, used_for_floor, cheapest)
         safe = self.rulebook.param("vendor-nvidia", "safe_stack")
         top = choice.top
         if top is None or top.gpu.software == safe:
             return choice
         cuda = choose(configs, budget_usd, floor, threshold, used_ok, lambda c: allowed(c) and c.gpu.software == safe, headline,
-                      used_for_floor)
+                      used_for_floor, cheapest)
         share = self.rulebook.param("vendor-nvidia", "cuda_leads_within")
         if cuda.top is None or cuda.top.speed < share * top.speed or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb):
             return choice
@@ -281,19 +283,20 @@ class Advisor:
             if choice.top is not None and choice.top.gpu.memory_gb < floor.gb:
                 found.append(Finding("memory-floor", "warning", f"no card with {floor.gb:g} GB fits the budget: {choice.top.gpu.name} "
                                                                  f"has {choice.top.gpu.memory_gb:g} GB, enough for smaller models only"))
-        if choice.top is not None:
+        if choice.top is not None and not any("cheapest" in n[2] for n in choice.notes):
             found.append(Finding("cost-efficiency", "applied", "picked the fastest within the budget while the extra speed is worth its price "
                                                               "(diminishing returns); best value, fastest and roomiest shown beside it"))
         return found
 
-    def _ranked(self, choice: Choice) -> list:
+    def _ranked(self, choice: Choice, cheapest: bool = False) -> list:
         """(configuration, label) for the picks: the top, then the ladder or the runners-up."""
         if choice.top is None:
             return []
         if choice.ladder:
             order = ("sweet spot", "entry", "no compromise")
             return [(choice.ladder[k], k) for k in order if k in choice.ladder]
-        return [(choice.top, "best within budget")] + [(c, "runner-up") for c in choice.runners_up]
+        first = "cheapest that does the job" if cheapest else "best within budget"
+        return [(choice.top, first)] + [(c, "runner-up") for c in choice.runners_up]
 
     def _cheaper_than(self, gpu_id: str, top: Configuration, pricing: Pricing) -> bool:
         point = self._best_price(pricing, self.catalog.gpu(gpu_id))
@@ -408,9 +411,11 @@ class Advisor:
             return self._impossible(question, choice, pricing, need, as_of)
         top = picks[0]
         count = f"{top.count} × " if top.count > 1 else "1 × "
-        summary = (f"{count}{top.name} at {top.unit_price.amount:,.0f} {pricing.currency} each "
-                   f"({top.unit_price.kind}, {top.unit_price.seen}): {top.relative_performance:.2f}× the {self.reference.name} "
-                   f"for {self._label(work)}, {top.performance_per_1000:.2f} per 1000 {pricing.currency}")
+        lang = question.language
+        summary = say("summary.buy", lang, count=count, name=top.name, price=f"{top.unit_price.amount:,.0f}", currency=pricing.currency,
+                      kind=term("price.kind", top.unit_price.kind or "", lang), date=top.unit_price.seen,
+                      relative=f"{top.relative_performance:.2f}", reference=self.reference.name,
+                      workload=term("workload", self._label(work), lang), per_1000=f"{top.performance_per_1000:.2f}")
         if any(p.verdict == "cpu-and-cloud" for p in fired):
             suggestions.append("prototype on the CPU and use free notebooks (Colab, Kaggle) for training")
             return "cpu-and-cloud", summary, tuple(suggestions)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import socket
 import sys
 from datetime import date
@@ -162,7 +163,7 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
         price = row["price"]
         table.add_row(row["gpu"], row["name"], row["vendor"], f"{row['memory_gb']:g} GB", f"{row['relative_performance']:.2f}",
                       row["performance_basis"],
-                      f"{price['amount']:,.0f} {price['currency']} ({price['kind']} {price['date']})" if price else "—",
+                      f"{price['amount']:,.0f} {price['currency']} ({price['kind']} {price['date']}{', estimate' if price.get('estimate') else ''})" if price else "—",
                       f"{row['performance_per_1000']:.2f}" if row["performance_per_1000"] is not None else "—")
     console = Console()
     if not console.is_terminal:  # piped: do not squeeze the table into 80 columns
@@ -319,6 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `whichgpu ask … | head`: the reader left; nothing to report
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 — keeps the interpreter's final flush quiet
+        return 0
     except Exception as exc:  # noqa: BLE001 — the last line of defence: one line, no traceback
         message, code = _describe(exc)
         print(f"whichgpu: {message}", file=sys.stderr)
