@@ -1,8 +1,10 @@
-"""The three small reference models whose training step the suite times.
+"""The small reference models the suite times.
 
 A ResNet-style CNN (convolution-bound), an LSTM classifier (small matrix products,
 memory-bound) and a pre-norm transformer block stack with a causal mask (between the two)
-— the three workload families the advice distinguishes.
+— the three training workload families the advice distinguishes — and a Llama-shaped
+decoder (grouped-query attention, SwiGLU, RMSNorm) for LLM token generation with a KV
+cache and for prompt processing.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-__all__ = ["BasicBlock", "ResNetCNN", "LSTMClassifier", "TransformerLM"]
+__all__ = ["BasicBlock", "ResNetCNN", "LSTMClassifier", "TransformerLM", "LlamaDecoder"]
 
 
 class BasicBlock(nn.Module):
@@ -81,3 +83,58 @@ class TransformerLM(nn.Module):
         x = self.tokens(tokens) + self.positions(torch.arange(seq, device=tokens.device))
         x = self.blocks(x, mask=self.mask[:seq, :seq], is_causal=True)
         return self.head(self.norm(x))
+
+
+class _LlamaLayer(nn.Module):
+    def __init__(self, hidden: int, heads: int, kv_heads: int, ffn: int):
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = heads, kv_heads, hidden // heads
+        self.attn_norm, self.mlp_norm = nn.RMSNorm(hidden), nn.RMSNorm(hidden)
+        self.qkv = nn.Linear(hidden, (heads + 2 * kv_heads) * self.head_dim, bias=False)
+        self.out = nn.Linear(heads * self.head_dim, hidden, bias=False)
+        self.gate_up = nn.Linear(hidden, 2 * ffn, bias=False)
+        self.down = nn.Linear(ffn, hidden, bias=False)
+
+    def forward(self, x: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None) -> torch.Tensor:
+        batch, seq, _ = x.shape
+        q, k, v = self.qkv(self.attn_norm(x)).split(
+            [self.heads * self.head_dim, self.kv_heads * self.head_dim, self.kv_heads * self.head_dim], dim=-1)
+        q = q.view(batch, seq, self.heads, self.head_dim).transpose(1, 2)
+        k = k.view(batch, seq, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = v.view(batch, seq, self.kv_heads, self.head_dim).transpose(1, 2)
+        if cache is not None:  # decode: the new token attends to the cached window and itself
+            k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)
+        attn = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=cache is None, enable_gqa=True)
+        x = x + self.out(attn.transpose(1, 2).reshape(batch, seq, -1))
+        gate, up = self.gate_up(self.mlp_norm(x)).chunk(2, dim=-1)
+        return x + self.down(nn.functional.silu(gate) * up)
+
+
+class LlamaDecoder(nn.Module):
+    """A Llama-shaped decoder with random weights: every weight is read once per generated token."""
+
+    def __init__(self, vocab: int, hidden: int, layers: int, heads: int, kv_heads: int, ffn: int):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, hidden)
+        self.layers = nn.ModuleList(_LlamaLayer(hidden, heads, kv_heads, ffn) for _ in range(layers))
+        self.norm = nn.RMSNorm(hidden)
+        self.head = nn.Linear(hidden, vocab, bias=False)
+
+    def forward(self, tokens: torch.Tensor, caches: list[tuple[torch.Tensor, torch.Tensor]] | None = None) -> torch.Tensor:
+        x = self.embed(tokens)
+        for i, layer in enumerate(self.layers):
+            x = layer(x, caches[i] if caches is not None else None)
+        return self.head(self.norm(x[:, -1:]))
+
+    def random_cache(self, context: int, dtype: torch.dtype, device: torch.device) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """A filled KV cache of ``context`` tokens per layer (random values, as after a prompt)."""
+        first = self.layers[0]
+        shape = (1, first.kv_heads, context, first.head_dim)
+        return [(torch.randn(shape, dtype=dtype, device=device), torch.randn(shape, dtype=dtype, device=device)) for _ in self.layers]
+
+    def bytes_per_token(self, context: int, element_bytes: int) -> int:
+        """Weights read per generated token (one embedding row, not the table) plus the KV cache."""
+        weights = sum(p.numel() for p in self.parameters()) - self.embed.weight.numel() + self.embed.weight.shape[1]
+        first = self.layers[0]
+        cache = 2 * len(self.layers) * first.kv_heads * first.head_dim * context
+        return (weights + cache) * element_bytes

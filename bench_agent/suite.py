@@ -1,4 +1,4 @@
-"""The reference benchmarks: dense matmul, memory bandwidth, and three small training steps.
+"""The reference benchmarks: dense matmul, memory bandwidth, three small training steps, LLM decode and prompt.
 
 Each case is planned for a device (which precisions the hardware has, sizes from its
 memory and cache), prepared (random inputs, never zeros), measured with
@@ -31,7 +31,7 @@ __all__ = [
     "run_suite",
 ]
 
-BENCHMARKS = ("matmul", "copy", "triad", "cnn_train", "lstm_train", "transformer_train")
+BENCHMARKS = ("matmul", "copy", "triad", "cnn_train", "lstm_train", "transformer_train", "llm_decode", "llm_prompt")
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 UNITS = {
     "matmul": "TFLOP/s",
@@ -40,6 +40,18 @@ UNITS = {
     "cnn_train": "images/s",
     "lstm_train": "sequences/s",
     "transformer_train": "tokens/s",
+    "llm_decode": "tokens/s",
+    "llm_prompt": "tokens/s",
+}
+LLM_BENCHMARKS = ("llm_decode", "llm_prompt")
+# Llama-shaped decoders: TinyLlama-1.1B's shape on GPUs (2.2 GB at 16 bit, far beyond any cache),
+# small ones on CPUs; the decode step attends to a filled cache of ``context`` tokens.
+LLM_SIZES: dict[str, dict[str, int]] = {
+    "tiny": {"vocab": 256, "hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2, "ffn": 128, "context": 16, "prompt": 16},
+    "cpu_quick": {"vocab": 4000, "hidden": 256, "layers": 4, "heads": 8, "kv_heads": 2, "ffn": 704, "context": 128, "prompt": 64},
+    "cpu": {"vocab": 32000, "hidden": 1024, "layers": 8, "heads": 16, "kv_heads": 4, "ffn": 2816, "context": 256, "prompt": 128},
+    "gpu_small": {"vocab": 32000, "hidden": 2048, "layers": 22, "heads": 32, "kv_heads": 4, "ffn": 5632, "context": 512, "prompt": 512},
+    "gpu": {"vocab": 32000, "hidden": 2048, "layers": 22, "heads": 32, "kv_heads": 4, "ffn": 5632, "context": 512, "prompt": 512},
 }
 MAX_ERROR_CHARS = 2000
 GiB = 1024**3
@@ -163,6 +175,15 @@ def training_precisions(torch: Any, device: Any, quick: bool) -> list[str]:
     return ["fp32"] if quick or not cpu_has_fast_bf16() else ["fp32", "bf16"]
 
 
+def llm_precisions(torch: Any, device: Any, quick: bool) -> list[str]:
+    """16-bit where the device computes in it (LLM weights ship in 16 bit); fp32 on CPUs without bf16."""
+    if device.type == "cuda":
+        return ["fp16"] + (["bf16"] if cuda_bf16_native(torch, device) else [])
+    if device.type == "mps":
+        return ["fp16"]
+    return ["bf16"] if not quick and cpu_has_fast_bf16() else ["fp32"]
+
+
 def pick_tier(device: Any, free_bytes: int, quick: bool) -> str:
     if device.type == "cpu":
         return "cpu_quick" if quick else "cpu"
@@ -202,6 +223,9 @@ def plan(device: Any, config: SuiteConfig) -> list[Case]:
         elif bench in ("copy", "triad"):
             nbytes = config.stream_bytes or pick_stream_bytes(device, free, device_cache_bytes(device))
             cases.append(Case(bench, "fp32", {"elements": nbytes // 4, "array_mb": round(nbytes / 1024**2, 1)}))
+        elif bench in LLM_BENCHMARKS:
+            sizes = dict(LLM_SIZES[tier], tier=tier)
+            cases += [Case(bench, p, sizes) for p in llm_precisions(torch, device, config.quick)]
         elif bench in MODEL_SIZES[tier]:
             sizes = dict(MODEL_SIZES[tier][bench], tier=tier)
             cases += [Case(bench, p, sizes) for p in training_precisions(torch, device, config.quick)]
@@ -342,6 +366,35 @@ def prepare_training(torch: Any, device: Any, case: Case, check_size: int) -> Pr
     return Prepared(fn, float(items), check)
 
 
+def prepare_llm(torch: Any, device: Any, case: Case, check_size: int) -> Prepared:
+    """Token generation at batch 1 over a filled KV cache, or one prompt processed at once."""
+    from . import models
+
+    p, dtype = case.params, _dtype(torch, case.precision)
+    torch.manual_seed(0)
+    with torch.device(device):
+        model = models.LlamaDecoder(p["vocab"], p["hidden"], p["layers"], p["heads"], p["kv_heads"], p["ffn"]).to(dtype).eval()
+    last: dict[str, Any] = {}
+    if case.benchmark == "llm_decode":
+        caches = model.random_cache(p["context"], dtype, device)
+        token = torch.randint(0, p["vocab"], (1, 1), device=device)
+        inputs, work = (token, caches), 1.0
+        case.params["bytes_per_token"] = model.bytes_per_token(p["context"], torch.finfo(dtype).bits // 8)
+    else:
+        inputs, work = (torch.randint(0, p["vocab"], (1, p["prompt"]), device=device), None), float(p["prompt"])
+    case.params["parameters"] = sum(t.numel() for t in model.parameters())
+
+    def fn() -> None:
+        with torch.inference_mode():
+            last["logits"] = model(*inputs)
+
+    def check() -> dict[str, Any]:
+        finite = bool(torch.isfinite(last["logits"].float()).all())
+        return {"ok": finite, "logits_finite": finite}
+
+    return Prepared(fn, work, check)
+
+
 PREPARE = {
     "matmul": prepare_matmul,
     "copy": prepare_stream,
@@ -349,6 +402,8 @@ PREPARE = {
     "cnn_train": prepare_training,
     "lstm_train": prepare_training,
     "transformer_train": prepare_training,
+    "llm_decode": prepare_llm,
+    "llm_prompt": prepare_llm,
 }
 
 
@@ -399,6 +454,8 @@ def run_case(device: Any, case: Case, config: SuiteConfig, sampler: Any = None) 
         result["time_ms"] = {"median": stats.median * 1e3, "p10": stats.p10 * 1e3, "p90": stats.p90 * 1e3}
         result["calls_per_repeat"] = measured.calls_per_block
         result["check"] = check
+        if "bytes_per_token" in case.params:  # token generation is bandwidth-bound: say how much it reached
+            result["achieved_gb_s"] = result["value"] * case.params["bytes_per_token"] / 1e9
         if stats.noisy:
             result["flags"].append("noisy")
         if not check.get("ok", True):

@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -23,8 +24,15 @@ from pathlib import Path
 DEFAULT_COMMAND = ["ask", "nlp $800"]
 
 
-def _run_once(command: list[str], tty: bool) -> float:
-    """Seconds from spawn to exit; the output goes to a pseudo-terminal or a pipe and is drained."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run_once(command: list[str], tty: bool) -> tuple[float, float]:
+    """(wall, CPU) seconds from spawn to exit; the output goes to a pseudo-terminal or a pipe and is drained.
+    CPU time is what the command costs whatever else the machine runs; wall time is what the user waits."""
+    cpu = _children_cpu()
     if tty:
         import pty
 
@@ -46,14 +54,15 @@ def _run_once(command: list[str], tty: bool) -> float:
     elapsed = time.perf_counter() - start
     if code != 0:
         raise SystemExit(f"{' '.join(command)} exited with {code}")
-    return elapsed
+    return elapsed, _children_cpu() - cpu
 
 
 def measure(args: list[str], runs: int, tty: bool) -> dict:
     """The record ``{name, environ, metrics}`` of ``runs`` timed runs after one warm-up."""
     command = [str(Path(sys.executable).with_name("whichgpu")), *args]
     _run_once(command, tty)
-    samples = sorted(_run_once(command, tty) for _ in range(runs))
+    timed = [_run_once(command, tty) for _ in range(runs)]
+    samples = sorted(wall for wall, _ in timed)
     median = statistics.median(samples)
     spread = (samples[-1] - samples[0]) / median if median else 0.0
     return {
@@ -61,7 +70,8 @@ def measure(args: list[str], runs: int, tty: bool) -> dict:
         "environ": {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
                     "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None},
         "metrics": {"runs": runs, "median_s": round(median, 4), "p90_s": round(samples[int(0.9 * (runs - 1))], 4),
-                    "min_s": round(samples[0], 4), "max_s": round(samples[-1], 4), "spread": round(spread, 2)},
+                    "min_s": round(samples[0], 4), "max_s": round(samples[-1], 4), "spread": round(spread, 2),
+                    "cpu_median_s": round(statistics.median(cpu for _, cpu in timed), 4)},
     }
 
 
@@ -78,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     m = record["metrics"]
     print(f"{record['name']}: median {m['median_s'] * 1000:.0f} ms, p90 {m['p90_s'] * 1000:.0f} ms "
-          f"(min {m['min_s'] * 1000:.0f}, max {m['max_s'] * 1000:.0f}) over {m['runs']} runs, "
+          f"(min {m['min_s'] * 1000:.0f}, max {m['max_s'] * 1000:.0f}), CPU median {m['cpu_median_s'] * 1000:.0f} ms over {m['runs']} runs, "
           f"load average {record['environ']['load_average']:.1f}", flush=True)
     if m["spread"] > 0.5:
         print("warning: the runs spread by more than 50 % of the median; the machine is busy, measure again", file=sys.stderr)

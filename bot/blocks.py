@@ -30,6 +30,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from bot.api import AskReply
+from rules.messages import basis, language_of, say, term
 from rules.render import HELP_TEXT
 
 __all__ = [
@@ -136,13 +137,13 @@ def _pick_name(pick: dict[str, Any]) -> str:
     return f"{count}{pick['name']}"
 
 
-def _pick_line(pick: dict[str, Any]) -> str:
+def _pick_line(pick: dict[str, Any], lang: str | None = None) -> str:
     price = pick["unit_price"]
-    each = " each" if pick.get("count", 1) > 1 else ""
-    dated = f" ({escape(str(price.get('kind') or 'price'))}, {price['date']})" if price.get("date") else ""
-    return (f"*{escape(_pick_name(pick))}* — {_money(price)}{each}{dated}; "
-            f"{pick['relative_performance']:.2f}× reference, {pick['performance_per_1000']:.2f} per 1000 "
-            f"{pick['unit_price']['currency']}, {pick['memory_gb']:g} GB")
+    each = " " + say("pick.each", lang) if pick.get("count", 1) > 1 else ""
+    dated = f" ({escape(term('price.kind', str(price.get('kind') or 'price'), lang))}, {price['date']})" if price.get("date") else ""
+    relative = say("pick.reference", lang, relative=f"{pick['relative_performance']:.2f}")
+    per_1000 = say("pick.per_1000", lang, value=f"{pick['performance_per_1000']:.2f}", currency=price["currency"])
+    return f"*{escape(_pick_name(pick))}* — {_money(price)}{each}{dated}; {relative}, {per_1000}, {pick['memory_gb']:g} GB"
 
 
 def _rule_line(finding: dict[str, Any], mark: str = "•") -> str:
@@ -159,92 +160,94 @@ def answer_blocks(reply: AskReply, conversation: Conversation, *, ephemeral: boo
     answer = reply.recommendation
     if not answer or not answer.get("picks"):
         return _text_reply_blocks(reply, answer)
-    blocks: list[Block] = [HeaderBlock(text=PlainTextObject(text=_clip(_headline(reply.intent, answer), HEADER_LIMIT)))]
+    lang = language_of(answer)
+    blocks: list[Block] = [HeaderBlock(text=PlainTextObject(text=_clip(_headline(reply.intent, answer, lang), HEADER_LIMIT)))]
     if shared_by:
         blocks.append(_context(f"Shared by <@{escape(shared_by)}> · asked: “{escape(conversation.questions[-1])}”"))
     blocks.append(_section(escape(answer["summary"])))
-    blocks += _picks(answer)
-    blocks += _alternatives(answer)
-    blocks += _warnings(answer)
-    blocks += _rent_vs_buy(answer.get("rent_vs_buy"))
+    blocks += _picks(answer, lang)
+    blocks += _alternatives(answer, lang)
+    blocks += _warnings(answer, lang)
+    blocks += _rent_vs_buy(answer.get("rent_vs_buy"), lang)
     if answer.get("suggestions"):
-        blocks.append(_section("*What would work*\n" + "\n".join(f"• {escape(s)}" for s in answer["suggestions"])))
+        blocks.append(_section(f"*{say('heading.what_would_work', lang)}*\n" + "\n".join(f"• {escape(s)}" for s in answer["suggestions"])))
     if public_url:
-        blocks += _chart(public_url, answer, conversation)
-    blocks.append(_context(_basis_line(answer)))
+        blocks += _chart(public_url, answer, conversation, lang)
+    blocks.append(_context(_basis_line(answer, lang)))
     buttons = [] if shared_by else _buttons(answer, conversation, ephemeral)  # a shared answer stays as shared
     if buttons:
         blocks.append(ActionsBlock(block_id="whichgpu.actions", elements=buttons))
     return blocks
 
 
-def _headline(intent: str, answer: dict[str, Any]) -> str:
+def _headline(intent: str, answer: dict[str, Any], lang: str | None = None) -> str:
     picks = answer["picks"]
     if intent == "compare" and len(picks) > 1:
-        return "Compared: " + " vs ".join(p["name"] for p in picks)
+        return say("slack.compared", lang, names=" vs ".join(p["name"] for p in picks))
     if intent == "fit":
-        return f"Holds the model: {_pick_name(picks[0])}"
-    return f"Top pick: {_pick_name(picks[0])}"
+        return say("slack.holds_model", lang, name=_pick_name(picks[0]))
+    return say("slack.top_pick", lang, name=_pick_name(picks[0]))
 
 
-def _picks(answer: dict[str, Any]) -> list[Block]:
+def _picks(answer: dict[str, Any], lang: str | None = None) -> list[Block]:
     top, *others = answer["picks"]
-    blocks: list[Block] = [_section(_pick_line(top))]
+    blocks: list[Block] = [_section(_pick_line(top, lang))]
     rules = [r for r in top.get("rules", []) if r.get("verdict") != "warning"]
     seen = {r["rule"] for r in rules}
     rules += [f for f in answer.get("findings") or [] if f.get("verdict") in ("applied", "info") and f["rule"] not in seen]
     why = [_rule_line(r) for r in rules]
     if why:
-        blocks.append(_section("*Why*\n" + "\n".join(why)))
+        blocks.append(_section(f"*{say('heading.why', lang)}*\n" + "\n".join(why)))
     if others:
-        lines = [f"{index}. {_pick_line(pick)}" for index, pick in enumerate(others, 2)]
-        blocks.append(_section("*Also good*\n" + "\n".join(lines)))
+        lines = [f"{index}. {_pick_line(pick, lang)}" for index, pick in enumerate(others, 2)]
+        blocks.append(_section(f"*{say('heading.also_good', lang)}*\n" + "\n".join(lines)))
     return blocks
 
 
-def _alternatives(answer: dict[str, Any]) -> list[Block]:
-    lines = [f"• {ALTERNATIVE_LABELS.get(kind, kind.title())}: {_pick_line(pick)}"
+def _alternatives(answer: dict[str, Any], lang: str | None = None) -> list[Block]:
+    def label(kind: str) -> str:
+        return term("label", kind, lang) if lang and lang != "en" else ALTERNATIVE_LABELS.get(kind, kind.title())
+    lines = [f"• {label(kind)}: {_pick_line(pick, lang)}"
              for kind, pick in sorted((answer.get("alternatives") or {}).items()) if pick]
-    return [_section("*Alternatives*\n" + "\n".join(lines))] if lines else []
+    return [_section(f"*{say('heading.alternatives', lang)}*\n" + "\n".join(lines))] if lines else []
 
 
-def _warnings(answer: dict[str, Any]) -> list[Block]:
+def _warnings(answer: dict[str, Any], lang: str | None = None) -> list[Block]:
     found = list(answer.get("warnings") or [])
     found += [r for r in answer["picks"][0].get("rules", []) if r.get("verdict") == "warning"]
     unique = list({(w["rule"], w["reason"]): w for w in found}.values())
-    return [_section("*Watch out*\n" + "\n".join(_rule_line(w, "⚠️") for w in unique))] if unique else []
+    return [_section(f"*{say('heading.watch_out', lang)}*\n" + "\n".join(_rule_line(w, "⚠️") for w in unique))] if unique else []
 
 
-def _rent_vs_buy(rent: dict[str, Any] | None) -> list[Block]:
+def _rent_vs_buy(rent: dict[str, Any] | None, lang: str | None = None) -> list[Block]:
     if not rent:
         return []
     offer = rent.get("offer") or {}
     where = " ".join(escape(str(offer[k])) for k in ("provider", "instance") if offer.get(k))
-    accelerator = f" ({escape(str(offer['accelerator']))})" if offer.get("accelerator") else ""
-    seen = f", seen {offer['seen']}" if offer.get("seen") else ""
-    lines = [f"• {where}{accelerator}: {rent['rent_per_hour']['amount']:.2f} {rent['rent_per_hour']['currency']}/h{seen}",
+    per_hour = f"{rent['rent_per_hour']['amount']:.2f} {rent['rent_per_hour']['currency']}"
+    lines = [f"• {say('rent.offer', lang, where=where, accelerator=escape(str(offer.get('accelerator') or '')), per_hour=per_hour, date=offer.get('seen') or '—')}",
              f"• `rent-vs-buy` {escape(rent['reason'])}"]
-    return [_section("*Rent or buy*\n" + "\n".join(lines))]
+    return [_section(f"*{say('heading.rent_or_buy', lang)}*\n" + "\n".join(lines))]
 
 
-def _basis_line(answer: dict[str, Any]) -> str:
+def _basis_line(answer: dict[str, Any], lang: str | None = None) -> str:
     currency = answer.get("currency") or {}
     rate = ""
     if currency.get("code") and currency["code"] != "USD":
-        rate = f" · 1 USD = {currency['per_usd']:g} {currency['code']} ({currency.get('rate_date')})"
-    basis = answer.get("performance_basis", "estimated from specs")
-    icon = "🔬" if basis.startswith("measured") else "📐"
-    reference = f", relative to {escape(answer['reference_gpu'])}" if answer.get("reference_gpu") else ""
-    return (f"Prices as of {answer['as_of']} · catalog {escape(str(answer['catalog_version']))} · "
-            f"{icon} performance {escape(basis)}{reference}{rate}")
+        rate = say("slack.rate", lang, per_usd=f"{currency['per_usd']:g}", currency=currency["code"], date=currency.get("rate_date"))
+    performance = answer.get("performance_basis", "estimated from specs")
+    icon = "🔬" if performance.startswith("measured") else "📐"
+    reference = say("answer.relative_to", lang, reference=escape(answer["reference_gpu"])) if answer.get("reference_gpu") else ""
+    return say("slack.basis", lang, as_of=answer["as_of"], catalog=escape(str(answer["catalog_version"])), icon=icon,
+               basis=escape(basis(performance, lang)), reference=reference, rate=rate)
 
 
-def _chart(public_url: str, answer: dict[str, Any], conversation: Conversation) -> list[Block]:
+def _chart(public_url: str, answer: dict[str, Any], conversation: Conversation, lang: str | None = None) -> list[Block]:
     base = public_url.rstrip("/")
     chart = f"{base}/v1/charts/perf-per-dollar.png?" + urlencode({"workload": answer.get("workload", ""), "as_of": answer["as_of"]})
     page = f"{base}/?" + urlencode({"q": conversation.questions[0]})  # the page takes one self-contained question
     return [ImageBlock(image_url=chart, alt_text=f"Performance per dollar, {answer.get('workload', '')}, as of {answer['as_of']}"),
-            _context(f"<{page}|Open this question on the web> for the full table and chart")]
+            _context(say("slack.open_on_web", lang, url=page))]
 
 
 def _buttons(answer: dict[str, Any], conversation: Conversation, shareable: bool) -> list[ButtonElement]:
@@ -263,11 +266,12 @@ def _buttons(answer: dict[str, Any], conversation: Conversation, shareable: bool
 
 def _text_reply_blocks(reply: AskReply, answer: dict[str, Any] | None) -> list[Block]:
     """Clarifying replies, and answers with nothing to pick (the engine says why in text)."""
-    blocks: list[Block] = [_section(mrkdwn(reply.answer or "I have no answer for that."))]
+    lang = language_of(answer) if answer else (reply.query or {}).get("language")
+    blocks: list[Block] = [_section(mrkdwn(reply.answer or say("slack.no_answer", lang)))]
     if answer and answer.get("suggestions"):
-        blocks.append(_section("*What would work*\n" + "\n".join(f"• {escape(s)}" for s in answer["suggestions"])))
+        blocks.append(_section(f"*{say('heading.what_would_work', lang)}*\n" + "\n".join(f"• {escape(s)}" for s in answer["suggestions"])))
     if reply.follow_up:
-        blocks.append(_context("Try: " + " · ".join(f"`{escape(q)}`" for q in reply.follow_up[:5])))
+        blocks.append(_context(say("slack.try", lang, examples=" · ".join(f"`{escape(q)}`" for q in reply.follow_up[:5]))))
     return blocks
 
 

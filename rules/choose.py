@@ -8,8 +8,9 @@ the job, clear the workload's memory floor and fit the budget, the pick maximise
 so a pricier option wins only while each extra dollar buys at least ``threshold``
 times the speed a dollar buys on the best-value option (rule ``cost-efficiency``:
 diminishing returns, the seed's TL;DR taking the RTX 2070 over the more
-cost-efficient RTX 2060). λ depends on the market, not the budget, so a larger
-budget never gives a slower pick.
+cost-efficient RTX 2060). A budget far beyond the best value lowers λ to
+``threshold × fastest affordable speed / budget``: whoever sets aside that much
+values speed more. λ never rises with the budget, so a larger budget never gives a slower pick.
 """
 
 from __future__ import annotations
@@ -51,18 +52,29 @@ def _key(config: Configuration, lam: float):
 
 def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Floor | None, threshold: float,
            used_ok: bool, allowed: Callable[[Configuration], bool] = lambda c: True,
-           headline: Callable[[Configuration], bool] = lambda c: True) -> Choice:
+           headline: Callable[[Configuration], bool] = lambda c: True, used_for_floor: float | None = None,
+           cheapest: bool = False) -> Choice:
     """Rank ``configs`` for the question.
 
     ``allowed`` carries the persona and upgrade constraints; ``headline`` says what may lead
-    the answer (the top pick, the ladder, the labelled alternatives) while something else can.
+    the answer (the top pick, the ladder, the labelled alternatives) while something else can;
+    ``cheapest``: the asker wants the least that does the job, not the best within the budget.
     """
     usable = [c for c in configs if allowed(c)]
     new_or_used = [c for c in usable if used_ok or c.offer.condition == "new"]
+    floor_note = None
+    if floor is not None and not used_ok and used_for_floor:  # the market, not the budget, decides: larger budgets stay monotone
+        roomy = [c for c in usable if c.gpu.memory_gb >= floor.gb and headline(c)]
+        new = min((c.total_usd for c in roomy if c.offer.condition == "new"), default=None)
+        used = min((c.total_usd for c in roomy if c.offer.condition == "used"), default=None)
+        if used is not None and (new is None or new > used_for_floor * used):
+            new_or_used += [c for c in roomy if c.offer.condition == "used"]
+            floor_note = ("memory-floor", "applied", f"new cards with {floor.gb:g} GB start at "
+                          + (f"{new:,.0f} USD" if new else "no current price") + f", used ones at {used:,.0f} USD: used cards with enough memory are included")
     floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
     affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
     if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
-        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline)
+        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest)
         note = ("persona-little-money", "applied", "no new configuration that holds the job is on sale: used cards are picked")
         return replace(choice, notes=(note, *choice.notes))
     pool = floored
@@ -75,12 +87,16 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         lam = threshold * max((c.value for c in used), default=0.0)
         return Choice(None, alternatives={"used": min(used, key=lambda c: _key(c, lam))} if used and not used_ok else {},
                       over_budget=tuple(cheapest))
-    best_value = max([c for c in pool if headline(c)] or pool, key=lambda c: (c.value, -c.total_usd, c.gpu.id))
+    leading = [c for c in pool if headline(c)] or pool
+    best_value = max(leading, key=lambda c: (c.value, -c.total_usd, c.gpu.id))
     lam = threshold * best_value.value
+    if budget_usd:
+        lam = min(lam, threshold * _budget_value(leading, budget_usd))
     ranked = sorted((c for c in pool if affordable(c)), key=lambda c: _key(c, lam))
     within = [c for c in ranked if headline(c)] or ranked
-    top = within[0]
-    notes = _explain(top, best_value, within, lam, threshold)
+    top = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)) if cheapest else within[0]
+    notes = [("cost-efficiency", "applied", "the cheapest configuration that does the job, as asked")] if cheapest else \
+        _explain(top, best_value, within, lam, threshold)
     demoted = next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)
     if demoted is not None:
         notes.append(("product-lines", "applied", f"{demoted.count} × {demoted.gpu.name} would score higher, but it is not a pick "
@@ -89,7 +105,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     if pool is floored and floor is not None:
         under = next((c for c in sorted(new_or_used, key=lambda c: _key(c, lam))
                       if affordable(c) and c.gpu.memory_gb < floor.gb and _key(c, lam) < _key(top, lam)), None)
-    ladder = _ladder(top, within) if budget_usd is None else {}
+    ladder = _ladder(top, within) if budget_usd is None and not cheapest else {}
     taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}
     alternatives = _alternatives(top, within, taken)
     floor_unmet = floor is not None and top.gpu.memory_gb < floor.gb
@@ -104,7 +120,23 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         if c.gpu.id not in taken and len(runners) < 2:
             runners.append(c)
             taken.add(c.gpu.id)
-    return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes))
+    return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes) + ((floor_note,) if floor_note else ()))
+
+
+def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
+    """Speed per dollar the budget stands for: the fastest it buys over the budget, at its lowest up to this budget.
+
+    A budget far above the best value says speed is worth more to this person; taking the running
+    minimum keeps λ from rising with the budget, so a larger budget never picks slower.
+    """
+    ratio, fastest = float("inf"), 0.0
+    for config in sorted(configs, key=lambda c: c.total_usd):
+        if config.total_usd > budget_usd * BUDGET_SLACK:
+            break
+        if fastest > 0:
+            ratio = min(ratio, fastest / config.total_usd)
+        fastest = max(fastest, config.speed)
+    return min(ratio, fastest / budget_usd) if fastest > 0 else ratio
 
 
 def _ladder(top: Configuration, within: list[Configuration]) -> dict[str, Configuration]:

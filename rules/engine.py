@@ -83,14 +83,12 @@ class Advisor:
 
         floor = self._floor(question, as_of)
         allowed, findings = self._constraints(question, configs, fired, owned, work, floor, as_of)
-        avoid = self.rulebook.param("product-lines", "poor_value_lines")
-        choice = choose(configs, budget_usd, floor, self.rulebook.param("cost-efficiency", "step_up_threshold"), used_ok, allowed,
-                        headline=lambda c: c.gpu.form_factor not in ("sxm", "oam") and (question.setting == "server" or c.gpu.line not in avoid))
+        choice = self._choose(question, configs, budget_usd, floor, used_ok, allowed)
         findings += advice.question_findings(self.rulebook, question, self._label(work), sizing.speedup(max(question.gpus, 1)))
         findings += self._memory_findings(question, need)
         findings += self._choice_findings(choice, floor, used_ok)
         picks = tuple(self._pick(c, question, pricing, work, label, sizing.factor)
-                      for c, label in self._ranked(choice))
+                      for c, label in self._ranked(choice, question.objective == "cheapest"))
         alternatives = {label: self._pick(c, question, pricing, work, label, sizing.factor) for label, c in choice.alternatives.items()}
         verdict, summary, suggestions = self._verdict(question, choice, picks, fired, pricing, need, work, as_of, owned, floor)
         asked = [e["reason"] for e in named if not e.get("owned")]
@@ -204,7 +202,7 @@ class Advisor:
 
     def _floor(self, question: Question, as_of: date) -> Floor | None:
         """The memory floor of the workload on the date (rule ``memory-floor``), when no size was asked."""
-        if question.memory_gb or question.model or question.params_b:
+        if question.memory_gb:
             return None
         best = None
         for row in self.rulebook.param("memory-floor", "floors"):
@@ -225,6 +223,13 @@ class Advisor:
         if max_tdp and any((c.gpu.tdp_w or 0) <= max_tdp for c in configs):
             checks.append(lambda c: (c.gpu.tdp_w or 0) <= max_tdp)
             findings.append(Finding("persona-not-serious", "applied", f"only cards drawing {max_tdp:g} W or less, which fit a standard desktop"))
+        dropped = {(row["software"], arch): row for row in self.rulebook.param("software-support", "dropped")
+                   if row["from"] <= as_of.isoformat() for arch in row["architectures"]}
+        if any((c.gpu.software, c.gpu.architecture) in dropped for c in configs):
+            checks.append(lambda c: (c.gpu.software, c.gpu.architecture) not in dropped)
+            row = next(iter(dropped.values()))
+            findings.append(Finding("software-support", "applied", f"{', '.join(row['architectures'])} cards are left out: "
+                                                                   f"no longer supported since {row['from'][:7]} ({row['source']['name']})"))
         safe = self.rulebook.param("vendor-nvidia", "safe_stack")
         if any(p.cuda_only for p in fired) and any(c.gpu.software == safe for c in configs):
             checks.append(lambda c: c.gpu.software == safe)
@@ -242,6 +247,31 @@ class Advisor:
                                     + (", and with more memory" if more_memory else f", and {gain:g}× faster or with more memory")))
         return (lambda c: all(check(c) for check in checks)), findings
 
+    def _choose(self, question: Question, configs, budget_usd, floor, used_ok, allowed) -> Choice:
+        """The choice, with the safe stack leading when it comes close (rule vendor-nvidia, stated)."""
+        avoid = self.rulebook.param("product-lines", "poor_value_lines")
+        threshold = self.rulebook.param("cost-efficiency", "step_up_threshold" if budget_usd is not None else "no_budget_threshold")
+
+        def headline(c):
+            return c.gpu.form_factor not in ("sxm", "oam") and (question.setting == "server" or c.gpu.line not in avoid)
+        used_for_floor = self.rulebook.param("memory-floor", "used_when_new_costs_more_than")
+        cheapest = question.objective == "cheapest"
+        choice = choose(configs, budget_usd, floor, threshold, used_ok, allowed, headline, used_for_floor, cheapest)
+        safe = self.rulebook.param("vendor-nvidia", "safe_stack")
+        top = choice.top
+        if top is None or top.gpu.software == safe:
+            return choice
+        cuda = choose(configs, budget_usd, floor, threshold, used_ok, lambda c: allowed(c) and c.gpu.software == safe, headline,
+                      used_for_floor, cheapest)
+        share = self.rulebook.param("vendor-nvidia", "cuda_leads_within")
+        if cuda.top is None or cuda.top.speed < share * top.speed or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb):
+            return choice
+        note = ("vendor-nvidia", "applied", f"{cuda.top.gpu.name} leads although {top.count} × {top.gpu.name} ({top.gpu.software}) "
+                                            f"scores higher: it reaches {cuda.top.speed / top.speed:.0%} of its speed on CUDA, the safe choice")
+        alternatives = dict(cuda.alternatives)
+        alternatives.setdefault("outside CUDA", top)
+        return replace(cuda, alternatives=alternatives, notes=(note, *cuda.notes))
+
     def _choice_findings(self, choice: Choice, floor: Floor | None, used_ok: bool) -> list[Finding]:
         found = [Finding(rule, verdict, reason) for rule, verdict, reason in choice.notes]
         if floor is not None:
@@ -252,19 +282,20 @@ class Advisor:
             if choice.top is not None and choice.top.gpu.memory_gb < floor.gb:
                 found.append(Finding("memory-floor", "warning", f"no card with {floor.gb:g} GB fits the budget: {choice.top.gpu.name} "
                                                                  f"has {choice.top.gpu.memory_gb:g} GB, enough for smaller models only"))
-        if choice.top is not None:
+        if choice.top is not None and not any("cheapest" in n[2] for n in choice.notes):
             found.append(Finding("cost-efficiency", "applied", "picked the fastest within the budget while the extra speed is worth its price "
                                                               "(diminishing returns); best value, fastest and roomiest shown beside it"))
         return found
 
-    def _ranked(self, choice: Choice) -> list:
+    def _ranked(self, choice: Choice, cheapest: bool = False) -> list:
         """(configuration, label) for the picks: the top, then the ladder or the runners-up."""
         if choice.top is None:
             return []
         if choice.ladder:
             order = ("sweet spot", "entry", "no compromise")
             return [(choice.ladder[k], k) for k in order if k in choice.ladder]
-        return [(choice.top, "best within budget")] + [(c, "runner-up") for c in choice.runners_up]
+        first = "cheapest that does the job" if cheapest else "best within budget"
+        return [(choice.top, first)] + [(c, "runner-up") for c in choice.runners_up]
 
     def _cheaper_than(self, gpu_id: str, top: Configuration, pricing: Pricing) -> bool:
         point = self._best_price(pricing, self.catalog.gpu(gpu_id))
@@ -285,7 +316,7 @@ class Advisor:
             findings.append(Finding("multi-gpu-speedup", "applied", f"{c.count} cards: {c.speed / c.relative:.1f}× one card"
                                     + (" (split layers run one after another)" if c.fit.sharded and question.task != "training" else "")))
         if c.offer.condition == "used":
-            findings.append(Finding("persona-little-money", "info", f"used price, seen {c.offer.point.seen.isoformat()}: check the card before paying"))
+            findings.append(Finding("cost-efficiency", "info", f"used price, seen {c.offer.point.seen.isoformat()}: check the card before paying"))
         if factor != 1.0:  # 2019-style training, counted in 32-bit terms
             findings.append(Finding("16-bit-memory", "applied", f"{c.gpu.memory_gb:g} GB behaves like {c.gpu.memory_gb * factor:g} GB of 32-bit memory"))
         findings += advice.card_findings(self.rulebook, c.gpu, question)
@@ -333,6 +364,9 @@ class Advisor:
         fit = sizing.fit(gpu.memory_gb, count)
         enough = next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
         entry["cards_needed"] = enough
+        tps = sizing.tokens_per_second(gpu, enough or count)
+        if tps:
+            entry["tokens_per_second"] = round(tps, 1)
         offer = priced.get(gpu.id)
         if offer is not None:
             entry["price"] = {"usd": round(offer.unit_usd, 2), "date": offer.point.seen.isoformat(), "kind": offer.point.kind}
@@ -341,15 +375,17 @@ class Advisor:
             return entry | {"status": "does-not-fit",
                             "reason": f"{self._need_text(question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} "
                                       f"{'does' if count == 1 else 'do'} not hold it; {many}"}
+        speed = f"{entry['relative_performance']:.2f}× the {self.reference.name}" + (f", ~{tps:.0f} tokens/s" if tps else "")
+        unpriced = ""
         if offer is None:
             last = self._last_price(gpu, as_of)
-            seen = f"; last seen {last.seen.isoformat()} at {last.price_usd:,.0f} USD ({last.kind})" if last else ""
-            return entry | {"status": "no-current-price", "reason": f"{gpu.name}: no current price{seen}; "
-                                                                    f"{entry['relative_performance']:.2f}× the {self.reference.name}"}
-        status = "fits" if (question.model or question.params_b or question.memory_gb) else "compared"
-        reason = (f"{self._need_text(question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} {'holds' if count == 1 else 'hold'} it"
-                  if status == "fits" else f"{gpu.name}: {entry['relative_performance']:.2f}× the {self.reference.name}, {gpu.memory_gb:g} GB")
-        return entry | {"status": status, "reason": reason}
+            unpriced = f"no current price{f'; last seen {last.seen.isoformat()} at {last.price_usd:,.0f} USD ({last.kind})' if last else ''}"
+        if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
+            holds = f"{self._need_text(question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} {'holds' if count == 1 else 'hold'} it"
+            return entry | {"status": "fits", "reason": f"{holds} ({speed}{'; ' + unpriced if unpriced else ''})"}
+        if offer is None:
+            return entry | {"status": "no-current-price", "reason": f"{gpu.name}: {unpriced}; {speed}"}
+        return entry | {"status": "compared", "reason": f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB"}
 
     def _need_text(self, question: Question) -> str:
         job = job_for(question, self.rulebook)
@@ -387,6 +423,11 @@ class Advisor:
     def _should_wait(self, owned, question: Question, work: str, floor: Floor | None, as_of: date) -> str | None:
         """Keep the owned card when it still sits where the seed's GTX 1070 sat in its market (rule persona-already-own)."""
         params = self.rulebook["persona-already-own"].parameters
+        job = job_for(question, self.rulebook)
+        if job.method == "inference" and job.model is not None and fit_on(job, owned.memory_gb, 1).fits:
+            tps = self.performance.tokens_per_second(owned, job, 1) if job.is_llm else None
+            return (f"keep your {owned.name}: it already holds {job.model.name} ({job.need.gb:.0f} GB at {job.precision})"
+                    + (f" and runs it at about {tps:.0f} tokens/s" if tps else "") + " (rule persona-already-own)")
         if question.workload in params["unless_workloads"] or (floor is not None and owned.memory_gb < floor.gb):
             return None
         mine = self.performance.relative(owned, work, question.precision)
@@ -477,7 +518,7 @@ class Advisor:
             summary += "; " + "; ".join(e["reason"] for e in unpriced)
         findings = [f for f in map(_named_finding, named) if f is not None]
         rent = self._rent(question, pricing, work, sizing, max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None)
-        if rent and not picks:
+        if rent and not picks and any(o["named"] for o in rent.options):
             summary = rent.reason
         return Answer(
             question=question.to_dict(), intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
@@ -498,8 +539,7 @@ class Advisor:
         return table.get(gpu.id) if gpu.id in table else pricing.best_price(gpu)
 
     def _pricing(self, as_of: date, currency: str, used_ok: bool) -> Pricing:
-        max_age = self.rulebook.param("cost-efficiency", "max_price_age_days")
-        return Pricing.for_question(self.catalog, as_of, currency, used_ok, max_age)
+        return Pricing.for_question(self.catalog, as_of, currency, used_ok, self.rulebook)
 
     def _label(self, work: str) -> str:
         mix = self.rulebook.param("workload-priorities", "workloads")[work]

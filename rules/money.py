@@ -11,13 +11,21 @@ from dataclasses import dataclass
 from datetime import date
 
 from rules.answer import Money
+from rules.rulebook import Rulebook
 
-__all__ = ["Pricing"]
+__all__ = ["Pricing", "months_between"]
+
+RULE = "cost-efficiency"
 
 
 @dataclass(frozen=True)
 class Pricing:
-    """Price lookups and currency conversion for one question."""
+    """Price lookups and currency conversion for one question.
+
+    A price is current while it is younger than the rule's age limit for its kind
+    (``new_max_age_months`` for new and MSRP points, ``used_max_age_months`` for used):
+    an old new price usually means the card is sold out, and used prices drift.
+    """
 
     catalog: object
     as_of: date
@@ -26,14 +34,19 @@ class Pricing:
     per_usd: float
     rate_date: date
     rate_source: str
-    max_age_days: int = 730
+    new_max_age_months: int = 24
+    used_max_age_months: int = 18
 
     @classmethod
-    def for_question(cls, catalog, as_of: date, currency: str, used_ok: bool, max_age_days: int = 730) -> "Pricing":
+    def for_question(cls, catalog, as_of: date, currency: str, used_ok: bool, rulebook: Rulebook | None = None) -> "Pricing":
+        ages = {}
+        if rulebook is not None:
+            params = rulebook[RULE].parameters
+            ages = {"new_max_age_months": params["new_max_age_months"], "used_max_age_months": params["used_max_age_months"]}
         if currency == "USD":
-            return cls(catalog, as_of, currency, used_ok, 1.0, as_of, "USD needs no conversion", max_age_days)
+            return cls(catalog, as_of, currency, used_ok, 1.0, as_of, "USD needs no conversion", **ages)
         rate, rate_date, source = catalog.usd_rate(currency, as_of)
-        return cls(catalog, as_of, currency, used_ok, rate, rate_date, source, max_age_days)
+        return cls(catalog, as_of, currency, used_ok, rate, rate_date, source, **ages)
 
     def describe(self) -> dict:
         return {"code": self.currency, "per_usd": round(self.per_usd, 4),
@@ -43,17 +56,49 @@ class Pricing:
         return amount / self.per_usd
 
     def money(self, usd: float, point=None) -> Money:
+        """``usd`` in the asker's currency; a figure first given in another currency says it was converted."""
         if point is None:
-            return Money(usd * self.per_usd, self.currency, usd)
-        return Money(usd * self.per_usd, self.currency, usd, point.seen.isoformat(), point.kind, point.source)
+            converted = None if self.currency == "USD" else "USD"
+            return Money(usd * self.per_usd, self.currency, usd, converted_from=converted)
+        if point.currency == self.currency:  # the price as it was quoted, not a round trip through USD
+            amount, converted = usd * point.price / point.price_usd, None
+        else:
+            amount, converted = usd * self.per_usd, point.currency
+        return Money(amount, self.currency, usd, point.seen.isoformat(), point.kind, point.source, point.estimate,
+                     converted)
+
+    def is_current(self, point) -> bool:
+        """Young enough to count on the as-of date (rule ``cost-efficiency``)."""
+        limit = self.used_max_age_months if point.kind == "used" else self.new_max_age_months
+        return months_between(point.seen, self.as_of) <= limit
 
     def best_price(self, gpu):
-        """The cheapest allowed price point known on the as-of date (None: not on sale).
+        """The cheapest current price point (new, or used when allowed); None: no current price.
 
-        A new price older than ``max_age_days`` is stale (the card is usually sold out by then).
+        A sourced point wins over an estimate, which counts only where nothing sourced is current.
         """
         kinds = ("new", "used") if self.used_ok else ("new",)
-        points = [p for kind in kinds if (p := self.catalog.price(gpu, self.as_of, kind)) is not None
-                  and (p.kind == "used" or (self.as_of - p.seen).days <= self.max_age_days)]
-        return min(points, key=lambda p: (p.price_usd, p.kind)) if points else None
+        points = [p for kind in kinds if (p := self._current(gpu, kind)) is not None]
+        return min(points, key=lambda p: (p.estimate, p.price_usd, p.kind)) if points else None
 
+    def _current(self, gpu, kind: str):
+        """The newest current point of ``kind`` (for new: a street price, else the list price), sourced first."""
+        kinds = ("new", "msrp") if kind == "new" else (kind,)
+        current = [p for p in gpu.prices if p.kind in kinds and p.seen <= self.as_of and self.is_current(p)]
+        return max(current, key=lambda p: (not p.estimate, p.seen, p.kind == "new"), default=None)
+
+    def last_known(self, gpu):
+        """The newest price point of any age and kind known on the as-of date (for "last seen …")."""
+        known = [p for p in gpu.prices if p.seen <= self.as_of]
+        return max(known, key=lambda p: (p.seen, p.kind != "msrp")) if known else None
+
+
+    def stale(self, gpus) -> list[tuple[object, object]]:
+        """(gpu, last known point) for each card that had a price but has no current one."""
+        return [(gpu, last) for gpu in gpus
+                if (last := self.last_known(gpu)) is not None and self.best_price(gpu) is None]
+
+
+def months_between(earlier: date, later: date) -> int:
+    """Whole calendar months from ``earlier`` to ``later`` (2025-01-31 → 2025-02-01 is 1)."""
+    return (later.year - earlier.year) * 12 + later.month - earlier.month

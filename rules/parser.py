@@ -11,8 +11,9 @@ list cannot say: the grammar of numbers, money, units, dates, GPU and model name
 
 How: the text is cleaned (Slack markup, emoji and markdown dropped, lower case,
 ``ё`` -> ``е``), then passes run from the most specific grammar to the least: dates,
-quantisation types, context and batch, model names, money with a currency, hardware
-names, units (GB, 13b, hours, GPU counts), money after a budget word, keywords (longest phrase first), and last a bare number.
+quantisation types, context and batch, model names, money ranges and money with a
+currency, hardware names, units (GB, 13b, hours, GPU counts), money after a budget word,
+keywords (longest phrase first), and last a bare number.
 Each pass blanks what it took, so a number is read once: "3090" is a GPU and never
 a budget, "13b" a model size. What remains, minus filler words, is ``unknown``.
 
@@ -31,7 +32,9 @@ Decisions for ambiguous text (each pinned by a test):
   written (series added to bare numbers: "3090" -> "rtx 3090"), also when the catalog
   does not know it, so the engine can say "not in the catalog". ``understood`` shows
   what the catalog's resolver makes of each name.
-* Amounts: "$2.5k", "2,5 тыс.", "150 000 рублей"; "million"/"billion" words scale an
+* Amounts: "$2.5k", "2,5 тыс.", "150 000 рублей", "150 тр"; a range with a currency or
+  "k" ("$2k-3k", "between $1000 and $1500", "от 50 до 80 тысяч") is its top end, what
+  the person is ready to spend; "million"/"billion" words scale an
   amount only with a currency ("$2 million"; "7 billion" stays a parameter count).
   An absurd amount ("$1e12", "a trillion dollars") raises QuestionError naming the
   budget and the words read, never a small number.
@@ -77,9 +80,9 @@ Decisions for ambiguous text (each pinned by a test):
   "pc", "workstation" -> desktop; else None (the engine's desktop-for-one default).
 * Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" set ``memory_gb``, the
   memory the card must have at least: "cheapest card for 24 GB" asks for >= 24 GB. With
-  a model ("will llama 13b fit on 8 GB") it is the card asked about, not the job's need:
-  the engine compares the model's need with it. A size right after a card name is the
-  card's variant instead ("a100 80gb").
+  a model named ("will llama 13b fit on 8 GB") the number is still the card's memory,
+  never the job's need: the model says what the job needs. A size right after a card
+  name is the card's variant instead ("a100 80gb").
 * Context: "32k context", "128k tokens", "context 8192" (k = 1024 tokens, as model
   cards count; "45 tokens/s" is a speed, not a context). Batch: "batch 8", "bs=16".
 * Language: "ru" when at least a quarter of the letters are Cyrillic, else "en"; None
@@ -248,8 +251,8 @@ class _Scan:
     def run(self) -> None:
         self.original = self.text
         digits = any(ch.isdigit() for ch in self.text)  # most grammar needs a number: skip it cheaply when none
-        for step in (_dates, _quantisation, _context, _batch, _models, _money_marked, _gpus, _memory, _params, _hours, _counts,
-                     _money_words, _keywords, _bare_number):
+        for step in (_dates, _quantisation, _context, _batch, _models, _money_range, _money_marked, _gpus,
+                     _memory, _params, _hours, _counts, _money_words, _keywords, _bare_number):
             if digits or step not in _NEED_DIGITS:
                 step(self)
 
@@ -296,6 +299,8 @@ def _whole(value: float) -> float | int:
 def _date_patterns() -> tuple[re.Pattern[str], ...]:
     v = vocabulary()
     pre = rf"(?:{_any(v.data['date_prefixes'])}\s*)"
+    strong = rf"(?:{_any(w for w in v.data['date_prefixes'] if ' ' in w)}\s*)"  # "as of", "по состоянию на"
+    weak = rf"(?:{_any(w for w in v.data['date_prefixes'] if ' ' not in w)}\s*)"  # "in", "on", "на", "в"
     months = "|".join(f"(?P<m{i}>{_any(ws)})" for i, ws in enumerate(v.data["months"], 1))
     year = r"(?P<y>19\d\d|20[0-4]\d)"
     suffix = _any(v.data["year_suffixes"])
@@ -305,7 +310,8 @@ def _date_patterns() -> tuple[re.Pattern[str], ...]:
         rf"{pre}?(?P<d>\d\d?)\.(?P<mo>\d\d?)\.(?P<y>\d{{4}})(?!\d)",
         rf"{pre}?(?:(?P<d>\d\d?)\s+)?(?:{months})\s*(?:of\s+)?(?P<y>(?:19|20)\d\d)(?!\d)(?:\s*{suffix})?",
         rf"{pre}?{year}\s*{suffix}",
-        rf"{pre}(?P<y>\d{{4}})(?![\w-]){not_money}",  # "as of 2999": a date, refused by the range check
+        rf"{strong}(?P<y>\d{{4}})(?![\w-]){not_money}",  # "as of 2999": a date, refused by the range check
+        rf"{weak}(?P<y>19\d\d|20(?![5-9]0)\d\d)(?![\w-]){not_money}",  # "in 2019"; "on 4090", "на 2080" are cards
     ))
 
 
@@ -340,13 +346,20 @@ _NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видео�
 _MAX_NAME_TOKENS = 6
 
 
+@dataclass(frozen=True)
+class _Families:
+    pattern: re.Pattern[str]  # any family word, where a model's name starts
+    by_key: dict[str, dict[str, Any]]  # family word without spaces/hyphens -> its vocabulary entry
+    name_words: frozenset[str]  # words that may continue a name: 'instruct', 'distill', and family words
+
+
 @lru_cache(maxsize=1)
-def _model_families() -> tuple[re.Pattern[str], dict[str, dict[str, Any]], frozenset[str]]:
+def _model_families() -> _Families:
     data = vocabulary().data
-    family_of = {_family_key(alias): entry for entry in data["models"] for alias in entry["aliases"]}
+    by_key = {_family_key(alias): entry for entry in data["models"] for alias in entry["aliases"]}
     aliases = [alias for entry in data["models"] for alias in entry["aliases"]]
     pattern = _bounded(_any(aliases, bound=False) + r"(?![\s.-]*cpp)")  # llama.cpp is a tool, not a model
-    return pattern, family_of, frozenset(clean(w) for w in data["model_words"]) | frozenset(family_of)
+    return _Families(pattern, by_key, frozenset(clean(w) for w in data["model_words"]) | frozenset(by_key))
 
 
 def _family_key(text: str) -> str:
@@ -354,13 +367,13 @@ def _family_key(text: str) -> str:
 
 
 def _models(scan: _Scan) -> None:
-    pattern, family_of, _ = _model_families()
-    scan.take(pattern, lambda m: _model_found(scan, m, family_of[_family_key(m.group())]))
+    families = _model_families()
+    scan.take(families.pattern, lambda m: _model_found(scan, m, families.by_key[_family_key(m.group())]))
 
 
-def _name_tokens(text: str, at: int, first_is_version: bool = True) -> tuple[list[str], int]:
+def _name_tokens(text: str, at: int) -> tuple[list[str], int]:
     """The words after a family that belong to the model's name ('3.1', '8b', 'a3b', 'distill', 'qwen'), and the end."""
-    words, tokens, end = _model_families()[2], [], at
+    words, tokens, end = _model_families().name_words, [], at
     while len(tokens) < _MAX_NAME_TOKENS:
         m = _TAIL.match(text, end)
         if not m:
@@ -387,11 +400,10 @@ def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> tuple[
     size = next((t for t in tokens if _SIZE.fullmatch(t)), None)
     spec = next(filter(None, map(find_model, _candidates(family, tokens, entry))), None)
     if spec is None and size:
-        families = [_family_key(t) for t in tokens if _family_key(t) in _model_families()[1]]
-        last = _model_families()[1][families[-1]] if families else entry
-        spec = find_model(f"{last['slug']} {size}")  # "qwen 2.5 32b coder" -> the 32b of that family
-    scan.workloads.append(((spec.workload if spec and spec.workload else None) or entry["workload"],
-                           phrase + "#model", m.start()))
+        by_key = _model_families().by_key
+        inner = [by_key[_family_key(t)] for t in tokens if _family_key(t) in by_key]
+        spec = find_model(f"{(inner or [entry])[-1]['slug']} {size}")  # "qwen 2.5 32b coder" -> that family's 32b
+    scan.workloads.append((spec.workload if spec and spec.workload else entry["workload"], phrase + "#model", m.start()))
     if size and "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
         value = float(size[:-1])
         scan.put("params_b", _whole(value / 1000 if size.endswith("m") else value), phrase)
@@ -423,12 +435,45 @@ def _money_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     num = rf"(?P<num>{grouped}|(?:{_MONEY_NUM})(?:e\+?\d{{1,3}}(?!\d))?)"
     words = _any(v.data["budget_words"])
     large = _any(w for scale in v.data["large_numbers"] for w in scale["words"])
-    amount = rf"(?:{num}|(?P<one>an?|one|один|одна)(?=\s+{large}))\s*(?:(?P<k>{v.thousands})|(?P<large>{large}))?"
+    roubles_k = _any(v.data["thousand_roubles"])
+    amount = (rf"(?:{num}|(?P<one>an?|one|один|одна)(?=\s+{large}))"
+              rf"\s*(?:(?P<kr>{roubles_k})|(?P<k>{v.thousands})|(?P<large>{large}))?")
     body = rf"(?P<pre>[$€£₽])?\s*{amount}\s*(?P<cur>{v.cur})?"
     not_context = r"(?!\s*(?:context|ctx|tokens?|токен\w*|контекст\w*|monitor|video|resolution|display))"
     marked = _bounded(rf"(?:{words}\s*[:=]?\s*)?{body}{not_context}")
     worded = _bounded(rf"{words}\s*[:=]?\s*{num}(?![\d\w])")
     return marked, worded
+
+
+@lru_cache(maxsize=1)
+def _range_patterns() -> tuple[re.Pattern[str], ...]:
+    """'$2k-3k', '1000-1500$', '$1000 to $1500', 'от 50 до 80 тысяч', 'between $1000 and $1500'."""
+    v = vocabulary()
+
+    def end(i: int) -> str:
+        return rf"(?P<pre{i}>[$€£₽])?\s*(?P<n{i}>{_MONEY_NUM})\s*(?P<k{i}>{v.thousands})?\s*(?P<cur{i}>{v.cur})?"
+
+    joined = rf"{end(1)}\s*(?:-|{_any(v.data['range_words'])})\s*{end(2)}(?![\w.,])"
+    return (_bounded(rf"(?:between|между)\s+{end(1)}\s+(?:and|и)\s+{end(2)}(?![\w.,])"),
+            _bounded(rf"(?:(?:from|от)\s+)?{joined}"))
+
+
+def _money_range(scan: _Scan) -> None:
+    """A range with a currency or 'k' is the top of it: what the person is ready to spend."""
+    def found(m: re.Match[str]) -> bool:
+        g = m.groupdict()
+        if not any(g[f"{part}{i}"] for part in ("pre", "k", "cur") for i in (1, 2)):
+            return False
+        low, high = _number(g["n1"]), _number(g["n2"])
+        high *= 1000 if g["k2"] else 1
+        low *= 1000 if g["k1"] or (g["k2"] and low < 1000) else 1  # "$2-3k" is 2k to 3k
+        if high < low:
+            return False
+        currency = g["pre1"] or g["cur1"] or g["pre2"] or g["cur2"] or ""
+        return scan.put("budget", (_whole(high), _currency(currency)), m.group())
+
+    for pattern in _range_patterns():
+        scan.take(pattern, found)
 
 
 def _money_marked(scan: _Scan) -> None:
@@ -446,7 +491,7 @@ def _money_found(scan: _Scan, m: re.Match[str], need_mark: bool) -> bool:
     money, so "$1e12" or "a trillion dollars" reach the budget check and are refused.
     """
     groups = m.groupdict()
-    currency = groups.get("pre") or groups.get("cur")
+    currency = groups.get("pre") or groups.get("cur") or ("₽" if groups.get("kr") else None)
     marked = currency or groups.get("k")
     if groups.get("large") and not currency:
         return False
@@ -457,7 +502,7 @@ def _money_found(scan: _Scan, m: re.Match[str], need_mark: bool) -> bool:
 
 
 def _scale(groups: dict[str, str | None]) -> float:
-    if groups.get("k"):
+    if groups.get("k") or groups.get("kr"):
         return 1000.0
     word = groups.get("large")
     if not word:
@@ -473,7 +518,7 @@ def _currency(mark: str) -> str | None:
 # GPU names ---------------------------------------------------------------------------
 
 
-_VARIANT_TAIL = r"(?:[\s-]*(?:\d{1,3}\s?(?:gb|гб)|pcie|sxm[2-6]?|nvl|oam|ada|blackwell)){0,3}"
+_VARIANT_TAIL = r"(?:[\s-]*(?:\d{1,3}\s?(?:gb|гб)|pcie|sxm[2-6]?|nvl|oam|ada|blackwell|laptop|mobile|max-q)){0,3}"
 
 
 @lru_cache(maxsize=1)
@@ -482,19 +527,21 @@ def _gpu_patterns() -> tuple[re.Pattern[str], ...]:
     names = _any(vocabulary().data["gpu_names"], bound=False)
     start, end = r"(?<![^\Wx×])(?<![$€£₽.])", r"s?(?!\w|[.,]\d)"
     line = r"(?:(?:rtx|quadro|tesla|radeon(?:[\s-]+ai)?(?:[\s-]+pro)?|instinct|arc(?:[\s-]+pro)?)[\s-]+)?"
-    code = r"(?!a\d{1,3}b(?!\w)|h26[45](?!\w))(?:gb|mi|[abhlvpkmtwr])\d{2,4}[a-z]?"
+    code = r"(?!a\d{1,3}b(?!\w)|h26[45](?!\w))(?:gb|gh|mi|[abhlvpkmtwr])\d{2,4}[a-z]?"
     return tuple(re.compile(start + p + rf"(?P<tail>{_VARIANT_TAIL})" + end) for p in (
         r"(?P<name>(?:mac[\s-]*(?:studio|mini|pro)|macbook[\s-]*pro)(?:[\s-]*m[1-5](?:[\s-]*(?:ultra|max|pro))?)?"
         r"|m[1-5][\s-]*(?:ultra|max))",
         rf"(?P<name>{names})",
         r"(?P<name>rtx[\s-]*pro[\s-]*\d{4}(?:[\s-]*(?:blackwell|max-q|server))?)",
         rf"(?P<name>{line}{code})",
-        r"(?:(?P<series>rtx|gtx|gt)[\s-]*)?(?P<num>1[06][5-8]0|[2-5]0[5-9]0)(?P<suf>(?:[\s-]*(?:ti|super))*)",
+        r"(?:(?P<series>rtx|gtx|gt)[\s-]*)?(?P<num>1[06][5-8]0|[2-5]0[5-9]0)(?P<suf>d?(?:[\s-]*(?:ti|super))*)",
         r"(?P<series>gtx|gt)[\s-]*(?P<num>[4-9][1-9]0)(?P<suf>(?:[\s-]*ti)?)",
         r"(?P<num>[6-9][5-8]0)(?P<suf>[\s-]*ti)",
         r"(?P<series>rtx|gtx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:ti|super))*)",  # a name the catalog may not know
         r"(?P<series>rx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:xtx|xt|gre))?)",
         r"(?P<num>[5-9]\d[0-9]0)(?P<suf>[\s-]*(?:xtx|xt|gre))",
+        # a bare Radeon number: a card only beside other cards or a compare word
+        r"(?P<amd>(?:5[5-7]|6[4-9]|7[6-9])[05]0|90[1-9]0)",
     ))
 
 
@@ -508,17 +555,28 @@ def _gpus(scan: _Scan) -> None:
         scan.put("gpus", count, phrase)
 
 
+def _after_budget_word(before: str) -> bool:
+    return bool(_budget_word_at_end().search(before[-40:]))
+
+
+@lru_cache(maxsize=1)
+def _budget_word_at_end() -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){_any(vocabulary().data['budget_words'])}\s*[:=]?\s*$")
+
+
 def _gpu_name(m: re.Match[str]) -> str:
     """'3090' -> 'rtx 3090', '1080ti' -> 'gtx 1080 ti', 'A100-80GB PCIe' -> 'a100 80gb pcie'."""
     groups = m.groupdict()
-    tail = re.sub(r"(\d)\s+(gb|гб)", r"\1\2", re.sub(r"[\s-]+", " ", groups["tail"])).strip()
+    tail = re.sub(r"(\d)\s*(?:gb|гб)", r"\1gb", re.sub(r"[\s-]+", " ", groups["tail"])).strip()
     if groups.get("name"):
         name = re.sub(r"[\s-]+", " ", groups["name"])
+    elif groups.get("amd"):
+        name = f"rx {groups['amd']}"
     else:
         num, suf = groups["num"], groups.get("suf") or ""
         amd = re.search(r"x|gre", suf)
         series = groups.get("series") or ("rx" if amd else "gtx" if num.startswith("1") or len(num) == 3 else "rtx")
-        name = " ".join([series, num, *re.findall(r"ti|super|xtx|xt|gre", suf)])
+        name = " ".join([series, num + ("d" if suf.startswith("d") else ""), *re.findall(r"ti|super|xtx|xt|gre", suf)])
     return f"{name} {tail}" if tail else name
 
 
@@ -530,8 +588,14 @@ def _before_gpu() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(own), re.compile(count)
 
 
-def _gpu_found(scan: _Scan, m: re.Match[str]) -> tuple[int, int]:
+_COMPARING = re.compile(r"(?<!\w)(?:vs\.?|versus|or|compare\w*|или|сравн\w*|против)(?!\w)")
+
+
+def _gpu_found(scan: _Scan, m: re.Match[str]) -> tuple[int, int] | bool:
     """A card after 'I have'/'у меня' is owned; '2x 3090' also sets the count."""
+    if m.groupdict().get("amd") and (not (scan.cards or _COMPARING.search(scan.original))
+                                     or _after_budget_word(scan.text[:m.start()])):
+        return False  # "nlp 6800" and "budget 6800 or so" are budgets; "3090 vs 6800" names a Radeon
     name, start = _gpu_name(m), m.start()
     window = max(0, start - 60)
     own_re, count_re = _before_gpu()
@@ -707,12 +771,14 @@ def _bare_number(scan: _Scan) -> None:
     scan.take(pattern, lambda m: scan.put("budget", (_whole(value), None), m.group()))
 
 
-_NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({_dates, _quantisation, _context, _batch, _memory, _params, _hours, _money_words, _bare_number})
+_NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({
+    _dates, _money_range, _quantisation, _context, _batch, _memory, _params, _hours, _money_words, _bare_number})
 
 # ----------------------------------------------------------------------------- the question
 
-_LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory GB", "hours_per_week": "hours per week",
-           "as_of": "as of", "context_tokens": "context tokens", "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
+_LABELS = {"params_b": "parameters (billions)", "memory_gb": "card memory at least (GB)",
+           "hours_per_week": "hours per week", "as_of": "as of", "context_tokens": "context tokens",
+           "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
 
 
 def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
@@ -738,7 +804,8 @@ def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
     return ParsedText(question, _intent(scan, question, changed), tuple(understood), _unknown(scan), changed)
 
 
-_METHODS = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning", "pretrain": "pretraining"}
+_METHODS = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
+            "pretrain": "pretraining"}
 # A weak word ("use", "local", "chat") means running a model only for jobs people run locally.
 _RUN_WORKLOADS = ("llm", "image-generation", "speech")
 
@@ -755,8 +822,9 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
         (amount, currency), phrase = scan.values["budget"]
         changes["budget"], changes["currency"] = amount, currency or _assumed_currency(amount, base, fresh, language)
         assumed = "" if currency else f"; no currency given, {changes['currency']} assumed"
-        understood.append(f"budget: {amount:g} {changes['currency']} (from '{phrase}'{assumed})")
-    _job(scan, changes, understood, base)
+        shown = f"{amount:g}" if amount < 1e6 else f"{amount:,.0f}"
+        understood.append(f"budget: {shown} {changes['currency']} (from '{phrase}'{assumed})")
+    _job(scan, changes, understood, base, fresh)
     for name in _FIELD_ORDER:
         if name in scan.values and name not in ("budget", "precision"):
             value, phrase = scan.values[name]
@@ -769,27 +837,21 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
     return changes, understood
 
 
-def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question) -> None:
-    """Task, method and precision from the strongest words: training > inference > a hint."""
-    strongest = max(scan.jobs, key=lambda j: j[0], default=None)
-    runs_models = (changes.get("workload", base.workload) in _RUN_WORKLOADS
-                   or "model" in scan.values or "params_b" in scan.values)
-    if strongest is None and "model" in scan.values and changes.get("workload") in _RUN_WORKLOADS:
-        strongest = (_HINT, "inference", "inference", "")  # "which gpu for gpt-oss 120b": to run it
-    if strongest is not None:
-        strength, task, _, phrase = strongest
-        if strength > _HINT or runs_models:
-            methods = [(m, p) for s, _, m, p in scan.jobs if s == strength and m] or [(task, phrase)] * (task == "inference")
-            changes["task"] = task
-            understood.append(_note("task", task, phrase) if phrase else
-                              "task: inference (a model named without a training word: running it)")
-            if methods:
-                changes["method"] = methods[0][0]
-                if methods[0][1]:
-                    understood.append(f"method: {_METHODS[methods[0][0]]} (from '{methods[0][1]}')")
-            elif task == "training":
-                changes["method"] = None
-                understood.append("method: not said; the answer picks one for the job and says so")
+def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question, fresh: bool) -> None:
+    """Task and method from the strongest job words, then the precision."""
+    job = _task_and_method(scan, changes.get("workload"), base, fresh)
+    if job is not None:
+        task, method, phrase, method_phrase = job
+        changes["task"] = task
+        understood.append(f"task: {task} (from '{phrase}')" if phrase else
+                          "task: inference (a model named without a training word: running it)")
+        if method:
+            changes["method"] = method
+            if method_phrase:
+                understood.append(f"method: {_METHODS[method]} (from '{method_phrase}')")
+        elif task == "training":
+            changes["method"] = None
+            understood.append("method: not said; the answer picks one for the job and says so")
     if "precision" in scan.values:
         value, phrase = scan.values["precision"]
         changes["precision"] = value
@@ -798,6 +860,27 @@ def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Ques
         value, phrase = scan.values["precision_default"]
         changes["precision"] = value
         understood.append(f"precision: {value} (from '{phrase}', its usual width; no bit width given)")
+
+
+def _task_and_method(scan: _Scan, workload: str | None, base: Question,
+                     fresh: bool) -> tuple[str, str | None, str, str] | None:
+    """(task, method, task words, method words): training words > inference words > a hint.
+
+    A hint ("use", "q4_k_m") counts only for jobs people run; a model of such a job named
+    with no job word at all ("which gpu for gpt-oss 120b") is one to run. A follow-up
+    changes the job only with a strong word ("fine-tune llama 8b" -> "and 70b at q4?" stays
+    training).
+    """
+    runs = (workload or base.workload) in _RUN_WORKLOADS or "model" in scan.values or "params_b" in scan.values
+    strength = max((job[0] for job in scan.jobs), default=None)
+    if strength is None or (strength == _HINT and not (runs and fresh)):
+        if strength is None and fresh and "model" in scan.values and workload in _RUN_WORKLOADS:
+            return "inference", "inference", "", ""
+        return None
+    said = [job for job in scan.jobs if job[0] == strength]
+    methods = [(method, phrase) for _, _, method, phrase in said if method]
+    method, method_phrase = methods[0] if methods else (None, "")
+    return said[0][1], method, said[0][3], method_phrase
 
 
 def _assumed_currency(amount: float, base: Question, fresh: bool, language: str | None) -> str:
@@ -868,7 +951,7 @@ def _more_memory(base: Question, changes: dict[str, Any]) -> str:
     current = changes.get("memory_gb", base.memory_gb) or 0
     steps = [s for s in vocabulary().data["memory_steps_gb"] if s > current] or [min(current * 1.5, 4096)]
     changes["memory_gb"] = _whole(max(steps[0], 16))
-    return f"memory GB: {changes['memory_gb']:g} (more memory)"
+    return f"card memory at least (GB): {changes['memory_gb']:g} (more memory)"
 
 
 def _more_gpus(base: Question, changes: dict[str, Any]) -> str:

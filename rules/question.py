@@ -23,6 +23,7 @@ __all__ = [
     "METHODS",
     "SETTINGS",
     "LANGUAGES",
+    "OBJECTIVES",
 ]
 
 WORKLOADS = ("cnn", "rnn", "transformer", "llm", "image-generation", "speech", "rl", "kaggle", "general")
@@ -33,6 +34,8 @@ METHODS = ("inference", "lora", "qlora", "full", "pretrain")
 # Where the hardware will live: a desktop PC, a server/rack, or only rented in the cloud.
 SETTINGS = ("desktop", "server", "cloud")
 LANGUAGES = ("en", "ru")
+# What "best" means when the asker says: None = the best within the budget, with diminishing returns.
+OBJECTIVES = ("cheapest",)
 MAX_CONTEXT_TOKENS = 2_000_000
 MAX_BATCH = 4096
 CURRENCIES = ("USD", "EUR", "GBP", "RUB")
@@ -76,6 +79,7 @@ class Question:
     context_tokens: int | None = None
     batch: int | None = None
     language: str | None = None  # None: English
+    objective: str | None = None  # "cheapest": the least that does the job
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -111,7 +115,8 @@ class Question:
         _one_of("workload", self.workload, WORKLOADS)
         _one_of("currency", self.currency, CURRENCIES)
         _one_of("task", self.task, TASKS)
-        for name, allowed in (("precision", PRECISIONS), ("method", METHODS), ("setting", SETTINGS), ("language", LANGUAGES)):
+        for name, allowed in (("precision", PRECISIONS), ("method", METHODS), ("setting", SETTINGS), ("language", LANGUAGES),
+                              ("objective", OBJECTIVES)):
             if getattr(self, name) is not None:
                 _one_of(name, getattr(self, name), allowed)
         for name, upper_int in (("context_tokens", MAX_CONTEXT_TOKENS), ("batch", MAX_BATCH)):

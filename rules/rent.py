@@ -104,7 +104,8 @@ class Renting:
         best_tpu = next((r for r in value if isinstance(r.unit, TpuChip)), None)
         shown = [chosen] + [r for r in usable if r.unit.id in named] + [r for r in (best_gpu, best_tpu) if r]
         hours = question.hours_per_week or self.rulebook.param(RULE, "default_hours_per_week")
-        options = tuple(_line(r, speed[r.unit.id], question.gpus, hours, pricing) for r in _unique(shown))
+        options = tuple(_line(r, speed[r.unit.id], question.gpus, hours, pricing) | {"named": r.unit.id in named}
+                        for r in _unique(shown))
         if top is None:
             return _rent_only(self.rulebook, pricing, chosen, question.gpus, hours, options)
         result = break_even(self.rulebook, pricing, chosen.offer, chosen.per_unit_usd * question.gpus, top.gpu,

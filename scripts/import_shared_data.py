@@ -3,12 +3,17 @@
 
     python scripts/import_shared_data.py [DATA_DIR]      # default: ../shared/data
 
-Reads ``DATA_DIR/ebay-gpu-prices/monthly-2021-2023.csv`` and every
+Reads ``DATA_DIR/ebay-gpu-prices/monthly-2021-2023.csv``,
+``DATA_DIR/retail-price-tracker/monthly-2022-2025.csv``,
+``DATA_DIR/epoch-ml-hardware/ml_hardware.csv`` and every
 ``DATA_DIR/cloud-gpus/*.csv`` and rewrites, in ``rules/data/``:
 
 - ``prices.json``: the rows whose source starts with ``Tom's Hardware eBay
   sold-price survey`` (one ``used`` point per GPU and month, plus a ``new`` point
-  where the survey gave a retail price);
+  where the survey gave a retail price), ``Amazon.com buy-box price`` (one ``new``
+  point per GPU and month: what one listing asked, which may sit above MSRP) and
+  ``Epoch AI`` (one ``msrp`` point per GPU at its release, credited to Epoch AI under
+  CC BY 4.0 with Epoch's own price source);
 - ``cloud_offers.json``: the rows whose source starts with ``Full Stack Deep
   Learning cloud GPU table`` (every row of every snapshot, serverless included).
 
@@ -30,6 +35,83 @@ REPO = Path(__file__).resolve().parent.parent
 OUT_DIR = REPO / "rules" / "data"
 EBAY_PREFIX = "Tom's Hardware eBay sold-price survey"
 FSDL_PREFIX = "Full Stack Deep Learning cloud GPU table"
+TRACKER_PREFIX = "Amazon.com buy-box price"
+EPOCH_PREFIX = "Epoch AI, 'Data on Machine Learning Hardware'"
+TRACKER_MIN_OBSERVATIONS = 3  # fewer daily observations in a month: too weak to keep
+TRACKER_MAX_OVER_MEDIAN = 2.5  # a month this far above the listing's median is a marketplace outlier
+
+# price-tracker name -> catalog id (None: no catalog entry)
+TRACKER_MAP = {
+    "NVIDIA A100 40GB PCle": "a100-40gb-pcie",
+    "NVIDIA A40 PCIe": "a40",
+    "NVIDIA GeForce RTX 3070": "rtx-3070",
+    "NVIDIA GeForce RTX 3090": "rtx-3090",
+    "NVIDIA GeForce RTX 3090 Ti": "rtx-3090-ti",
+    "NVIDIA GeForce RTX 4060 Ti": "rtx-4060-ti-16gb",  # the listing's $480-520 matches the 16 GB card's $499 list price
+    "NVIDIA GeForce RTX 4070": "rtx-4070",
+    "NVIDIA GeForce RTX 4080 SUPER": "rtx-4080-super",
+    "NVIDIA GeForce RTX 4090": "rtx-4090",
+    "NVIDIA GeForce RTX 5080": "rtx-5080",
+    "NVIDIA H100 PCIe 80 GB": "h100-pcie",
+    "NVIDIA H100 PCIe 96 GB": None,  # no such catalog card (the H100 NVL has 94 GB)
+    "NVIDIA H100 SXM5 80 GB": "h100-sxm",
+    "NVIDIA L4": "l4",
+    "NVIDIA L40": "l40",
+    "NVIDIA L40S": "l40s",
+    "NVIDIA Quadro RTX 6000": "quadro-rtx-6000",
+    "NVIDIA RTX 2000 Ada Generation": None,
+    "NVIDIA RTX 4000 Ada Generation": "rtx-4000-ada",
+    "NVIDIA RTX 4000 SFF Ada Generation": "rtx-4000-sff-ada",
+    "NVIDIA RTX 5000 Ada Generation": "rtx-5000-ada",
+    "NVIDIA RTX 6000 Ada Generation": "rtx-6000-ada",
+    "NVIDIA RTX A4000": "rtx-a4000",
+    "NVIDIA RTX A4500": "rtx-a4500",
+    "NVIDIA RTX A5000": "rtx-a5000",
+    "NVIDIA RTX A6000": "rtx-a6000",
+    "NVIDIA Tesla P100 PCIe 16 GB": "tesla-p100-pcie-16gb",
+    "NVIDIA Tesla P4": "tesla-p4",
+    "NVIDIA Tesla T4": "t4",
+    "NVIDIA Tesla V100 SXM2 32 GB": "v100-sxm2-32gb",
+    "Nvidia GeForce RTX 2080": "rtx-2080",
+    "Quadro RTX 5000": "quadro-rtx-5000",
+}
+
+# Epoch hardware name -> catalog id, for the rows with a release price (names not listed: no catalog entry)
+EPOCH_MAP = {
+    "AMD Instinct MI300X": "mi300x",
+    "NVIDIA RTX 6000 Ada Generation": "rtx-6000-ada",
+    "AMD Radeon RX 7900 XTX": "rx-7900-xtx",
+    "NVIDIA GeForce RTX 4090": "rtx-4090",
+    "NVIDIA H100 SXM5 80GB": "h100-sxm",
+    "NVIDIA GeForce RTX 4080": "rtx-4080",
+    "NVIDIA GeForce RTX 3090 Ti": "rtx-3090-ti",
+    "NVIDIA RTX A4000": "rtx-a4000",
+    "NVIDIA RTX A5000": "rtx-a5000",
+    "NVIDIA A10 PCIe": "a10",
+    "NVIDIA RTX A6000": "rtx-a6000",
+    "NVIDIA GeForce RTX 3080": "rtx-3080",
+    "NVIDIA GeForce RTX 3090": "rtx-3090",
+    "NVIDIA A100 SXM4 40 GB": "a100-40gb-sxm",
+    "NVIDIA Quadro RTX 4000": "quadro-rtx-4000",
+    "NVIDIA GeForce RTX 2080 Ti 11GB": "rtx-2080-ti",
+    "NVIDIA Quadro RTX 6000": "quadro-rtx-6000",
+    "NVIDIA Quadro RTX 5000": "quadro-rtx-5000",
+    "NVIDIA Tesla V100 PCIe 32 GB": "v100-pcie-32gb",
+    "NVIDIA Tesla V100 SXM2 32 GB": "v100-sxm2-32gb",
+    "NVIDIA Titan V": "titan-v",
+    "NVIDIA Tesla V100 SXM2": "v100-sxm2-16gb",
+    "NVIDIA Tesla V100 PCIe 16 GB": "v100-pcie-16gb",
+    "NVIDIA TITAN Xp": "titan-xp",
+    "NVIDIA GeForce GTX 1080 Ti": "gtx-1080-ti",
+    "NVIDIA P40": "tesla-p40",
+    "NVIDIA GeForce GTX 1080": "gtx-1080",
+    "NVIDIA P100": "tesla-p100-pcie-16gb",
+    "NVIDIA M40": "tesla-m40",
+    "NVIDIA GeForce GTX TITAN X": "gtx-titan-x",
+    "NVIDIA Tesla K80": "tesla-k80",
+    "NVIDIA GeForce GTX TITAN": "gtx-titan",
+    "NVIDIA GeForce GTX 580": "gtx-580",
+}
 
 # eBay survey name -> catalog id (names not listed have no catalog entry)
 EBAY_MAP = {
@@ -175,6 +257,59 @@ def import_ebay(data_dir: Path) -> tuple[list[dict], set[str]]:
     return rows, skipped
 
 
+def import_tracker(data_dir: Path) -> tuple[list[dict], set[str]]:
+    """Monthly medians of one Amazon listing per GPU, as ``new`` points (weak months and outliers left out)."""
+    path = data_dir / "retail-price-tracker" / "monthly-2022-2025.csv"
+    by_gpu: dict[str, list[dict]] = defaultdict(list)
+    skipped: set[str] = set()
+    with path.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            gid = TRACKER_MAP.get(row["gpu"])
+            if gid is None:
+                skipped.add(row["gpu"])
+            elif int(row["observations"]) >= TRACKER_MIN_OBSERVATIONS:
+                by_gpu[gid].append(row)
+    rows = []
+    for gid, months in sorted(by_gpu.items()):
+        typical = sorted(float(m["median_usd"]) for m in months)[len(months) // 2]
+        for m in sorted(months, key=lambda m: m["month"]):
+            price = float(m["median_usd"])
+            if price > typical * TRACKER_MAX_OVER_MEDIAN:
+                continue
+            rows.append({"gpu": gid, "seen": f"{m['month']}-15", "kind": "new", "price": round(price, 2), "currency": "USD",
+                         "source": f"{TRACKER_PREFIX} (Keepa history, United-Compute/gpu-price-tracker), {m['month']} "
+                                   f"median of {m['observations']} daily observations of one listing; may sit above MSRP"})
+    return rows, skipped
+
+
+def import_epoch(data_dir: Path) -> list[dict]:
+    """Release prices with Epoch AI's own price source, as ``msrp`` points at the release date.
+
+    Epoch dates some cards at their announcement; the point is dated no earlier than the
+    catalog's release date, since nobody could buy the card before. A release price that a
+    hand-curated vendor announcement already gives (same card, same price) is not repeated.
+    """
+    sys.path.insert(0, str(REPO))
+    from rules.catalog import load_catalog
+
+    released = {gpu.id: gpu.released.isoformat() for gpu in load_catalog(OUT_DIR).gpus}
+    doc = json.loads((OUT_DIR / "prices.json").read_text(encoding="utf-8"))
+    known = {(r["gpu"], float(r["price"])) for r in doc["prices"]
+             if r["kind"] == "msrp" and not r["source"].startswith((EBAY_PREFIX, TRACKER_PREFIX, EPOCH_PREFIX))}
+    path = data_dir / "epoch-ml-hardware" / "ml_hardware.csv"
+    rows = []
+    with path.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            gid, price = EPOCH_MAP.get(row["Hardware name"]), money(row["Release price (USD)"])
+            if gid is None or not price or (gid, price) in known:
+                continue
+            cited = " ".join((row["Source for the price"] or "").split())
+            rows.append({"gpu": gid, "seen": max(row["Release date"], released[gid]), "kind": "msrp", "price": price, "currency": "USD",
+                         "source": f"{EPOCH_PREFIX}, epoch.ai/data/machine-learning-hardware (CC BY 4.0), release price"
+                                   + (f"; Epoch's source: {cited}" if cited else "")})
+    return sorted(rows, key=lambda r: (r["gpu"], r["seen"]))
+
+
 def import_cloud(data_dir: Path) -> tuple[list[dict], set[str]]:
     rows: list[dict] = []
     unmapped: set[str] = set()
@@ -265,6 +400,11 @@ def main(argv: list[str] | None = None) -> int:
     replace_imported("prices.json", "prices", EBAY_PREFIX, ebay, "points")
     if skipped:
         print(f"  eBay GPUs without a catalog entry (skipped): {', '.join(sorted(skipped))}")
+    tracker, skipped = import_tracker(data_dir)
+    replace_imported("prices.json", "prices", TRACKER_PREFIX, tracker, "points")
+    if skipped:
+        print(f"  price-tracker GPUs without a catalog entry (skipped): {', '.join(sorted(skipped))}")
+    replace_imported("prices.json", "prices", EPOCH_PREFIX, import_epoch(data_dir), "points")
     cloud, unmapped = import_cloud(data_dir)
     replace_imported("cloud_offers.json", "offers", FSDL_PREFIX, cloud, "offers")
     if unmapped:

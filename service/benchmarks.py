@@ -57,7 +57,7 @@ BAND = (0.2, 1 + MARGIN)  # default of rule spec-dimensions' measured_band: beli
 CLOCK_SKEW = timedelta(minutes=10)  # default of rule spec-dimensions' clock_skew_minutes
 EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)  # no run of a device outside the catalog is older
 # Per-result details the tables have no column for; kept with the run so nothing is lost.
-RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings", "check", "telemetry")
+RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings", "check", "telemetry", "achieved_gb_s")
 
 
 class BenchmarkError(ValueError):
@@ -159,6 +159,10 @@ def implausible(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = B
                 f"results/{i} ({r['benchmark']} {r['precision']}): {r['value']:.4g} {r['unit']} is more than "
                 f"{band[1] - 1:.0%} above {limit[1]}"
             )
+        reached = r.get("achieved_gb_s")  # LLM decode: weights and cache read per token x tokens/s
+        if reached and gpu.bandwidth_gb_s and reached > gpu.bandwidth_gb_s * (1 + MARGIN):
+            reasons.append(f"results/{i} ({r['benchmark']} {r['precision']}): decode read {reached:.4g} GB/s, more than "
+                           f"{MARGIN:.0%} above the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)")
     return reasons
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
+import textwrap
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -32,7 +34,7 @@ from typing import Any, Iterable
 import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, LogLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 
 __all__ = [
     "KINDS",
@@ -45,6 +47,7 @@ __all__ = [
     "render_question",
     "question_points",
     "write_chart",
+    "LAYOUTS",
     "MEDIA_TYPES",
 ]
 
@@ -61,7 +64,6 @@ ESTIMATED_HATCH = "//"
 PICK_COLOR = "#c0392b"
 OTHER_COLOR = "#5d6d7e"
 UNFIT_COLOR = "#bfc5cc"
-PICK_LABEL_OFFSETS = (((12, 10), "left"), ((12, -20), "left"), ((12, 24), "left"))
 RC = {
     "svg.hashsalt": "whichgpu",  # stable element ids: the same chart gives the same bytes
     "svg.fonttype": "none",  # text stays text: 3× faster to draw, smaller, selectable; DejaVu Sans falls back to sans-serif
@@ -71,6 +73,12 @@ RC = {
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
+
+LAYOUTS = ("wide", "narrow")
+NARROW_WIDTH = 3.9  # inches: about 375 CSS px, the width of a phone screen, so text is drawn at its own size
+NARROW_TOP = 10
+NARROW_WRAP = 54  # caption characters per line in the narrow layout
+RANK_OFFSETS = ((15, 0), (-15, 0), (0, 14), (0, -14), (12, 12), (-12, 12), (12, -12), (-12, -12))  # points from a pick's centre
 
 _draw_lock = threading.Lock()
 
@@ -157,51 +165,105 @@ def _bar_label(row: dict[str, Any], kind: str) -> str:
     return f"{row['relative_performance']:.2f}×"
 
 
-def render_bars(rows: list[dict[str, Any]], kind: str, meta: ChartMeta, fmt: str = "svg", top: int = TOP) -> bytes:
-    """A sorted horizontal bar chart of ``card_rows`` output, as SVG or PNG bytes."""
+def _bar_title(kind: str, meta: ChartMeta) -> str:
+    if kind == "perf-per-dollar":
+        return f"Performance per 1000 {meta.currency}{' (used prices allowed)' if meta.used_ok else ''} — {meta.workload}"
+    return f"Relative performance — {meta.workload}"
+
+
+def _bar_legend(axes: Any, **where: Any) -> None:
+    axes.legend(handles=[Patch(facecolor=MEASURED_COLOR, edgecolor="#34495e", label="measured in the lab"),
+                         Patch(facecolor=ESTIMATED_COLOR, edgecolor="#34495e", hatch=ESTIMATED_HATCH, label="estimated from specs")],
+                frameon=False, **where)
+
+
+def _bars(axes: Any, shown: list[dict[str, Any]], values: list[float], positions: list[float], height: float = 0.8) -> None:
+    """Measured cards solid, estimated ones hatched."""
+    colors = [MEASURED_COLOR if r["performance_basis"] == "measured" else ESTIMATED_COLOR for r in shown]
+    bars = axes.barh(positions, values, height=height, color=colors, edgecolor="#34495e", linewidth=0.6)
+    for bar, row in zip(bars, shown):
+        bar.set_hatch("" if row["performance_basis"] == "measured" else ESTIMATED_HATCH)
+
+
+def render_bars(rows: list[dict[str, Any]], kind: str, meta: ChartMeta, fmt: str = "svg", top: int = TOP,
+                layout: str = "wide") -> bytes:
+    """A sorted horizontal bar chart of ``card_rows`` output, as SVG or PNG bytes; ``narrow`` is drawn
+    for a phone's width (fewer cards, names above their bars)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown chart layout {layout!r}; expected one of: {', '.join(LAYOUTS)}")
+    top = min(top, NARROW_TOP) if layout == "narrow" else top
     ranked = bar_rows(rows, kind, top=10**6)
     shown, total = ranked[:top], len(ranked)
-    reference = [r for r in ranked[top:] if r["name"] == meta.reference_name]
-    shown += reference  # the reference card stays on the chart, as the unit everything is read against
+    shown += [r for r in ranked[top:] if r["name"] == meta.reference_name]  # the unit everything is read against stays
     key = "performance_per_1000" if kind == "perf-per-dollar" else "relative_performance"
-    title = (f"Performance per 1000 {meta.currency}{' (used prices allowed)' if meta.used_ok else ''} — {meta.workload}"
-             if kind == "perf-per-dollar" else f"Relative performance — {meta.workload}")
-    height = 2.2 + 0.32 * max(len(shown), 3)
+    draw = _narrow_bars if layout == "narrow" else _wide_bars
     with _draw_lock, matplotlib.rc_context(RC):
-        figure = Figure(figsize=(10, height))
-        axes = figure.add_subplot()
-        names = [_plain(f"{r['name']}{'  (reference)' if r['name'] == meta.reference_name else ''}") for r in shown]
-        values = [r[key] for r in shown]
-        positions = list(range(len(shown)))[::-1]  # best at the top
-        colors = [MEASURED_COLOR if r["performance_basis"] == "measured" else ESTIMATED_COLOR for r in shown]
-        hatches = ["" if r["performance_basis"] == "measured" else ESTIMATED_HATCH for r in shown]
-        bars = axes.barh(positions, values, color=colors, edgecolor="#34495e", linewidth=0.6)
-        for bar, hatch in zip(bars, hatches):
-            bar.set_hatch(hatch)
-        axes.set_yticks(positions, names)
-        for tick, row in zip(axes.get_yticklabels(), shown):
-            if row["name"] == meta.reference_name:
-                tick.set_color(REFERENCE_COLOR)
-                tick.set_fontweight("bold")
-        top_value = max(values, default=1.0) or 1.0
-        for position, row, value in zip(positions, shown, values):
-            axes.text(value + top_value * 0.01, position, _plain(_bar_label(row, kind)), va="center", fontsize=8)
-        axes.set_xlim(0, top_value * (1.45 if kind == "perf-per-dollar" else 1.15))
-        if kind == "relative-performance":
-            axes.axvline(1.0, color=REFERENCE_COLOR, linestyle="--", linewidth=1)
-        axes.set_xlabel(_plain(f"relative performance per 1000 {meta.currency}" if kind == "perf-per-dollar"
-                               else f"relative performance ({meta.reference_name} = 1.0)"))
-        axes.set_title(_plain(title), loc="left", fontsize=13, fontweight="bold")
-        axes.legend(handles=[Patch(facecolor=MEASURED_COLOR, edgecolor="#34495e", label="measured in the lab"),
-                             Patch(facecolor=ESTIMATED_COLOR, edgecolor="#34495e", hatch=ESTIMATED_HATCH, label="estimated from specs")],
-                    loc="lower right", fontsize=8, frameon=False)
+        figure = draw(shown, [r[key] for r in shown], kind, meta)
+        caption = _caption(kind, shown, meta, total)
+        if layout == "narrow":
+            caption = "\n".join(textwrap.fill(line, NARROW_WRAP) for line in caption.split("\n"))
+        figure.text(0.02, 0.005, caption, fontsize=8.5 if layout == "narrow" else 7.5, color="#444444", va="bottom", ha="left")
         if not shown:
-            axes.text(0.5, 0.5, "no priced cards by this date" if kind == "perf-per-dollar" else "no cards released by this date",
-                      transform=axes.transAxes, ha="center", va="center", color=OTHER_COLOR)
-        figure.text(0.01, 0.0, _caption(kind, shown, meta, total), fontsize=7.5, color="#444444", va="bottom", ha="left")
-        _margins(figure, 10, height, left=0.25 + 0.075 * max((len(n) for n in names), default=10), bottom=1.15, top=0.45,
-                 right=0.25)
+            figure.axes[0].text(0.5, 0.5, "no priced cards by this date" if kind == "perf-per-dollar" else "no cards released by this date",
+                                transform=figure.axes[0].transAxes, ha="center", va="center", color=OTHER_COLOR)
         return _save(figure, fmt)
+
+
+def _wide_bars(shown: list[dict[str, Any]], values: list[float], kind: str, meta: ChartMeta) -> Figure:
+    """Names as tick labels on the left, value and price at each bar's end: for a desktop page and Slack."""
+    height = 2.2 + 0.32 * max(len(shown), 3)
+    figure = Figure(figsize=(10, height))
+    axes = figure.add_subplot()
+    names = [_plain(f"{r['name']}{'  (reference)' if r['name'] == meta.reference_name else ''}") for r in shown]
+    positions = list(range(len(shown)))[::-1]  # best at the top
+    _bars(axes, shown, values, positions)
+    axes.set_yticks(positions, names)
+    for tick, row in zip(axes.get_yticklabels(), shown):
+        if row["name"] == meta.reference_name:
+            tick.set_color(REFERENCE_COLOR)
+            tick.set_fontweight("bold")
+    top_value = max(values, default=1.0) or 1.0
+    for position, row, value in zip(positions, shown, values):
+        axes.text(value + top_value * 0.01, position, _plain(_bar_label(row, kind)), va="center", fontsize=8)
+    axes.set_xlim(0, top_value * (1.45 if kind == "perf-per-dollar" else 1.15))
+    if kind == "relative-performance":
+        axes.axvline(1.0, color=REFERENCE_COLOR, linestyle="--", linewidth=1)
+    axes.set_xlabel(_plain(f"relative performance per 1000 {meta.currency}" if kind == "perf-per-dollar"
+                           else f"relative performance ({meta.reference_name} = 1.0)"))
+    axes.set_title(_plain(_bar_title(kind, meta)), loc="left", fontsize=13, fontweight="bold")
+    _bar_legend(axes, loc="lower right", fontsize=8)
+    _margins(figure, 10, height, left=0.25 + 0.075 * max((len(n) for n in names), default=10), bottom=1.15, top=0.45, right=0.25)
+    return figure
+
+
+def _narrow_bars(shown: list[dict[str, Any]], values: list[float], kind: str, meta: ChartMeta) -> Figure:
+    """Each card's name and figures on a line above its bar, bars the full width: readable on a phone."""
+    rows = max(len(shown), 3)
+    height = 2.75 + 0.46 * rows
+    figure = Figure(figsize=(NARROW_WIDTH, height))
+    axes = figure.add_subplot()
+    positions = [float(i) for i in range(len(shown))][::-1]
+    _bars(axes, shown, values, positions, height=0.42)
+    top_value = max(values, default=1.0) or 1.0
+    for position, row in zip(positions, shown):
+        reference = row["name"] == meta.reference_name
+        axes.text(0, position + 0.26, _plain(f"{row['name']}{' (reference)' if reference else ''} · {_bar_label(row, kind)}"),
+                  va="bottom", ha="left", fontsize=9, color=REFERENCE_COLOR if reference else "#1c2833",
+                  fontweight="bold" if reference else "normal")
+    axes.set_yticks([])
+    axes.set_ylim(-0.5, rows - 0.2 if shown else 2.5)
+    axes.set_xlim(0, top_value * 1.05)
+    axes.xaxis.set_major_locator(MaxNLocator(4))
+    axes.tick_params(labelsize=9)
+    axes.spines["left"].set_visible(False)
+    if kind == "relative-performance":
+        axes.axvline(1.0, color=REFERENCE_COLOR, linestyle="--", linewidth=1)
+    axes.set_xlabel(_plain(f"per 1000 {meta.currency}" if kind == "perf-per-dollar" else f"× {meta.reference_name}"), fontsize=9)
+    axes.set_title(_plain(textwrap.fill(_bar_title(kind, meta), 34)), loc="left", fontsize=11, fontweight="bold")
+    _bar_legend(axes, loc="upper center", bbox_to_anchor=(0.45, -0.5 / (height - 2.5)), ncols=2, fontsize=8.5, handlelength=1.5,
+                columnspacing=1.0)
+    _margins(figure, NARROW_WIDTH, height, left=0.12, bottom=1.95, top=0.55, right=0.12)
+    return figure
 
 
 def question_points(rows: list[dict[str, Any]], fits: dict[str, bool]) -> list[dict[str, Any]]:
@@ -211,43 +273,77 @@ def question_points(rows: list[dict[str, Any]], fits: dict[str, bool]) -> list[d
             for r in rows if r.get("price")]
 
 
-def _plain_ticks(axis: Any) -> None:
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}"))
+def _compact(value: float) -> str:
+    """1,500 -> 1.5k: tick labels that fit a phone's width."""
+    return f"{value / 1000:g}k" if value >= 1000 else f"{value:g}"
+
+
+def _plain_ticks(axis: Any, compact: bool = False) -> None:
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 3.0) if compact else (1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: _compact(value) if compact else f"{value:,.0f}" if value >= 1 else f"{value:g}"))
     axis.set_minor_formatter(FuncFormatter(lambda value, _: ""))
 
 
+def _pick_centres(picks: list[dict[str, Any]], points: list[dict[str, Any]], gpus: int) -> list[tuple[float, float]]:
+    """Where each pick sits: on its card's point (per-card performance at the price of the cards asked for);
+    the pick's own figures only for a card the points lack."""
+    where = {p["gpu"]: (p["price"] * gpus, p["relative"]) for p in points}
+    return [where.get(pick["gpu"], (pick["total_price"]["amount"], pick["relative_performance"] / max(pick.get("count", 1), 1)))
+            for pick in picks]
+
+
+def _rank_offsets(axes: Any, centres: list[tuple[float, float]]) -> list[tuple[int, int]]:
+    """For each pick, the first offset (points) whose label spot is nearer its own circle than any other pick's,
+    and clear of labels already placed, so "1." and "2." never sit by the wrong card."""
+    scale = axes.figure.dpi / 72
+    pixels = [tuple(axes.transData.transform(c)) for c in centres]
+    placed: list[tuple[float, float]] = []
+    chosen: list[tuple[int, int]] = []
+    for i, (x, y) in enumerate(pixels):
+        def score(offset: tuple[int, int]) -> float:
+            spot = (x + offset[0] * scale, y + offset[1] * scale)
+            own = math.dist(spot, (x, y))
+            others = [math.dist(spot, p) for j, p in enumerate(pixels) if j != i] + [math.dist(spot, p) + own for p in placed]
+            return min(others, default=math.inf) - own
+        best = next((o for o in RANK_OFFSETS if score(o) > 6 * scale), max(RANK_OFFSETS, key=score))
+        chosen.append(best)
+        placed.append((x + best[0] * scale, y + best[1] * scale))
+    return chosen
+
+
 def render_question(answer: dict[str, Any], points: list[dict[str, Any]], title: str, fmt: str = "svg",
-                    reference_name: str | None = None) -> bytes:
-    """Performance against price for one answer's candidates, the budget line and the picks."""
+                    reference_name: str | None = None, layout: str = "wide") -> bytes:
+    """Performance against price for one answer's candidates, the budget line and the picks (numbered on the
+    chart, named in the legend); ``narrow`` is drawn for a phone's width."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown chart layout {layout!r}; expected one of: {', '.join(LAYOUTS)}")
+    narrow = layout == "narrow"
     question = answer["question"]
     currency = answer["currency"]["code"]
     gpus = int(question.get("gpus") or 1)
     budget = question.get("budget")
+    width, height = (NARROW_WIDTH, 6.4) if narrow else (10, 6.2)
     with _draw_lock, matplotlib.rc_context(RC):
-        figure = Figure(figsize=(10, 6.2))
+        figure = Figure(figsize=(width, height))
         axes = figure.add_subplot()
         fit = [p for p in points if p["fits"]]
         unfit = [p for p in points if not p["fits"]]
         if unfit:
             axes.scatter([p["price"] * gpus for p in unfit], [p["relative"] for p in unfit], marker="x", s=22,
-                         color=UNFIT_COLOR, label="too little memory for the job")
+                         color=UNFIT_COLOR, label="too little memory for the job", gid="unfit")
         for basis, color, marker in (("estimated", ESTIMATED_COLOR, "o"), ("measured", MEASURED_COLOR, "s")):
             chosen = [p for p in fit if p["basis"] == basis]
             if chosen:
                 axes.scatter([p["price"] * gpus for p in chosen], [p["relative"] for p in chosen], marker=marker, s=30,
-                             color=color, edgecolor="#34495e", linewidth=0.5,
+                             color=color, edgecolor="#34495e", linewidth=0.5, gid=f"cards-{basis}",
                              label="measured in the lab" if basis == "measured" else "estimated from specs")
         picks = answer.get("picks", [])
-        for rank, pick in enumerate(picks, 1):
-            x, y = pick["total_price"]["amount"], pick["relative_performance"]
-            axes.scatter([x], [y], s=170, facecolor="none", edgecolor=PICK_COLOR, linewidth=2,
-                         label="picks" if rank == 1 else None, zorder=5)
-            axes.annotate(_plain(f"{rank}. {pick['name']}"), (x, y), xytext=PICK_LABEL_OFFSETS[(rank - 1) % 3][0],
-                          ha=PICK_LABEL_OFFSETS[(rank - 1) % 3][1], textcoords="offset points", fontsize=9, fontweight="bold", color=PICK_COLOR, zorder=6,
-                          bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+        centres = _pick_centres(picks, points, gpus)
+        for rank, (pick, (x, y)) in enumerate(zip(picks, centres), 1):
+            axes.scatter([x], [y], s=170, facecolor="none", edgecolor=PICK_COLOR, linewidth=2, zorder=5, gid=f"pick-{rank}",
+                         label=_plain(f"{rank}. {pick['name']}"))
         if picks and points:  # cards on this line give the same performance per unit of money as pick 1
-            ratio = picks[0]["relative_performance"] / picks[0]["total_price"]["amount"]
+            ratio = centres[0][1] / centres[0][0]
             xs = [min(p["price"] * gpus for p in points), max(p["price"] * gpus for p in points)]
             axes.plot(xs, [ratio * x for x in xs], color=PICK_COLOR, linestyle=":", linewidth=1,
                       label="same performance per money as pick 1")
@@ -255,23 +351,39 @@ def render_question(answer: dict[str, Any], points: list[dict[str, Any]], title:
             axes.axvline(budget, color=PICK_COLOR, linestyle="--", linewidth=1.2, label=_plain(f"budget {budget:,.0f} {currency}"))
         if points or budget:
             axes.set_xscale("log")
-            _plain_ticks(axes.xaxis)
+            _plain_ticks(axes.xaxis, compact=narrow)
         if points:
             axes.set_yscale("log")
-            _plain_ticks(axes.yaxis)
+            _plain_ticks(axes.yaxis, compact=narrow)
             low, high = min(p["relative"] for p in points), max(p["relative"] for p in points)
             axes.set_ylim(low / 1.3, high * 1.3)
-        axes.set_xlabel(_plain(f"price in {currency}" + (f" for {gpus} cards" if gpus > 1 else "") + " (log scale)"))
-        axes.set_ylabel(_plain(f"performance per card relative to the {reference_name or answer['reference_gpu']} (log)"))
-        axes.set_title(_plain(title), loc="left", fontsize=13, fontweight="bold")
+        reference = reference_name or answer["reference_gpu"]
+        x_label = f"price in {currency}" + (f" for {gpus} cards" if gpus > 1 else "") + (" (log)" if narrow else " (log scale)")
+        axes.set_xlabel(_plain(x_label), fontsize=9 if narrow else None)
+        axes.set_ylabel(_plain(f"per card, × {reference} (log)" if narrow else f"performance per card relative to the {reference} (log)"),
+                        fontsize=9 if narrow else None)
+        axes.set_title(_plain(textwrap.fill(title, 40) if narrow else title), loc="left", fontsize=11 if narrow else 13, fontweight="bold")
         axes.grid(True, which="major", alpha=0.3)
-        axes.legend(loc="upper left", fontsize=8, frameon=False)
+        if narrow:
+            axes.tick_params(labelsize=9)
+            axes.legend(loc="upper left", bbox_to_anchor=(-0.2, -0.13), fontsize=8.5, frameon=False, ncols=1)
+        else:
+            axes.legend(loc="upper left", fontsize=8, frameon=False)
         if not points:
             axes.text(0.5, 0.5, "no priced cards by this date", transform=axes.transAxes, ha="center", color=OTHER_COLOR)
-        figure.text(0.01, 0.0, _plain(f"As of {answer['as_of']}, workload {answer['workload']}, catalog {answer['catalog_version']}; "
-                                      f"performance {answer['performance_basis']}. Each point is a card's best known price by then."),
-                    fontsize=7.5, color="#444444", va="bottom", ha="left")
-        _margins(figure, 10, 6.2, left=0.75, bottom=0.85, top=0.4, right=0.25)
+        caption = (f"As of {answer['as_of']}, workload {answer['workload']}, catalog {answer['catalog_version']}; "
+                   f"performance {answer['performance_basis']}. Each point is a card's best known price by then.")
+        figure.text(0.02, 0.005, _plain(textwrap.fill(caption, NARROW_WRAP) if narrow else caption), fontsize=8.5 if narrow else 7.5,
+                    color="#444444", va="bottom", ha="left")
+        if narrow:
+            _margins(figure, width, height, left=0.6, bottom=2.55, top=0.6, right=0.15)
+        else:
+            _margins(figure, width, height, left=0.75, bottom=0.85, top=0.4, right=0.25)
+        axes.autoscale_view()
+        axes.set_xlim(axes.get_xlim())  # fixed now, so label spots computed below stay true
+        for rank, ((x, y), offset) in enumerate(zip(centres, _rank_offsets(axes, centres)), 1):
+            axes.annotate(f"{rank}.", (x, y), xytext=offset, textcoords="offset points", ha="center", va="center",
+                          fontsize=10 if narrow else 9, fontweight="bold", color=PICK_COLOR, zorder=6, gid=f"pick-label-{rank}")
         return _save(figure, fmt)
 
 
@@ -326,13 +438,14 @@ def split_workload(workload: str) -> tuple[str, str]:
     return ("llm", "inference") if workload == "llm_inference" else (workload, "training")
 
 
-def bar_chart(advisor: Any, kind: str, workload: str, as_of: date, fmt: str, currency: str = "USD", used_ok: bool = False) -> bytes:
+def bar_chart(advisor: Any, kind: str, workload: str, as_of: date, fmt: str, currency: str = "USD", used_ok: bool = False,
+              layout: str = "wide") -> bytes:
     """A bar chart straight from an advisor (no cache)."""
     if kind not in KINDS:
         raise ValueError(f"unknown chart kind {kind!r}; expected one of: {', '.join(KINDS)}")
     name, task = split_workload(workload)
     rows = advisor.card_rows(name, as_of, currency, used_ok, task=task)
-    return render_bars(rows, kind, chart_meta(advisor, workload, as_of, currency, used_ok), fmt)
+    return render_bars(rows, kind, chart_meta(advisor, workload, as_of, currency, used_ok), fmt, layout=layout)
 
 
 def write_chart(advisor: Any, kind: str, workload: str, as_of: date, output_path: str | Path,

@@ -14,7 +14,7 @@ import sys
 from datetime import date
 from typing import Callable, Sequence
 
-from service.settings import Settings, SettingsError, get_settings, settings_table
+from service.settings import Settings, SettingsError, effective_settings, get_settings, settings_table
 
 __all__ = ["main", "EXIT_CODES", "EXIT_FAILED", "EXIT_BAD_INPUT", "EXIT_NOT_UNDERSTOOD"]
 
@@ -139,6 +139,8 @@ def _print_markdown(text: str) -> None:
 def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
     advisor = _load_advisor(settings)
     as_of = args.as_of or date.today()
+    if args.stale:
+        return _print_stale(advisor, as_of, args.json)
     rows = advisor.card_rows(args.workload or "general", as_of, args.currency, used_ok=args.used)
     if args.vendor:
         rows = [r for r in rows if r["vendor"] == args.vendor.lower()]
@@ -160,12 +162,32 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
         price = row["price"]
         table.add_row(row["gpu"], row["name"], row["vendor"], f"{row['memory_gb']:g} GB", f"{row['relative_performance']:.2f}",
                       row["performance_basis"],
-                      f"{price['amount']:,.0f} {price['currency']} ({price['kind']} {price['date']})" if price else "—",
+                      f"{price['amount']:,.0f} {price['currency']} ({price['kind']} {price['date']}{', estimate' if price.get('estimate') else ''})" if price else "—",
                       f"{row['performance_per_1000']:.2f}" if row["performance_per_1000"] is not None else "—")
     console = Console()
     if not console.is_terminal:  # piped: do not squeeze the table into 80 columns
         console = Console(width=200)
     console.print(table)
+    return 0
+
+
+def _print_stale(advisor, as_of: date, as_json: bool) -> int:
+    """The cards whose every price aged out (rule cost-efficiency), with the last one seen."""
+    from rules.money import Pricing, months_between
+
+    pricing = Pricing.for_question(advisor.catalog, as_of, "USD", True, advisor.rulebook)
+    stale = [{"gpu": gpu.id, "name": gpu.name, "last_price": pricing.money(point.price_usd, point).to_dict(),
+              "age_months": months_between(point.seen, as_of)}
+             for gpu, point in pricing.stale(advisor.catalog.released_by(as_of))]
+    if as_json:
+        print(json.dumps({"as_of": as_of.isoformat(), "stale": stale}, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{len(stale)} cards without a current price on {as_of.isoformat()} (new after "
+          f"{pricing.new_max_age_months} months, used after {pricing.used_max_age_months}):")
+    for row in stale:
+        last = row["last_price"]
+        print(f"{row['gpu']:<28} last {last['kind']} {last['date']} at {last['usd']:,.0f} USD "
+              f"({row['age_months']} months; {last['source']})")
     return 0
 
 
@@ -211,8 +233,15 @@ def cmd_chart(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
-    for env, default, doc in settings_table():
-        print(f"{env:34} {default or '-':26} {doc}")
+    """The values this process uses and where each came from (secrets hidden); --defaults: the documented table."""
+    if args.defaults:
+        for env, default, doc in settings_table():
+            print(f"{env:34} {default or '-':26} {doc}")
+        return 0
+    rows = effective_settings(settings)
+    width = max(len(value) for _, value, _ in rows)
+    for env, value, source in rows:
+        print(f"{env:34} {value:{width}}  ({source})")
     return 0
 
 
@@ -246,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     catalog.add_argument("--workload", choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"))
     catalog.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
     catalog.add_argument("--used", action="store_true", help="include used prices")
+    catalog.add_argument("--stale", action="store_true", help="list the cards whose prices aged out, with the last one seen")
     catalog.set_defaults(run=cmd_catalog)
 
     agents = sub.add_parser("agents", help="manage bench-agent tokens")
@@ -270,7 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
     chart.add_argument("-o", "--output", required=True, help="file.png or file.svg")
     chart.set_defaults(run=cmd_chart)
 
-    settings_cmd = sub.add_parser("settings", help="list the settings and their environment variables")
+    settings_cmd = sub.add_parser("settings", help="print the settings in effect and where each came from (secrets hidden)")
+    settings_cmd.add_argument("--defaults", action="store_true", help="print each variable's default and meaning instead")
     settings_cmd.set_defaults(run=cmd_settings)
     return parser
 

@@ -10,12 +10,13 @@ Nothing reads the environment at import time: call :func:`get_settings` or build
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["Settings", "get_settings", "settings_table", "SettingsError"]
+__all__ = ["Settings", "get_settings", "settings_table", "effective_settings", "SettingsError"]
 
 
 class SettingsError(ValueError):
@@ -114,3 +115,29 @@ def settings_table() -> list[tuple[str, str, str]]:
         (f.metadata["env"], "" if f.metadata["default"] in (None, ()) else str(f.metadata["default"]), f.metadata["doc"])
         for f in fields(Settings)
     ]
+
+
+def _shown(value: Any) -> str:
+    if value in (None, ()):
+        return "—"
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", str(value))  # a password inside a URL
+
+
+def effective_settings(settings: Settings) -> list[tuple[str, str, str]]:
+    """(variable, value in use, where it came from) for `whichgpu settings`; secrets are only said to be set."""
+    rows = []
+    for f in fields(Settings):
+        env, value = f.metadata["env"], getattr(settings, f.name)
+        if os.environ.get(env):
+            source = "environment"
+        elif os.environ.get(f"{env}_FILE"):
+            source = f"file {os.environ[f'{env}_FILE']}"
+        else:
+            source = "default"
+        if f.name == "database_url" and value is None:
+            value, source = settings.resolved_database_url, "default: SQLite in the data dir"
+        shown = ("set, hidden" if value else "—") if f.metadata["secret"] else _shown(value)
+        rows.append((env, shown, source))
+    return rows

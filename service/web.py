@@ -2,9 +2,11 @@
 
 Routes (all GET, all answered from the app's snapshot)::
 
-    /v1/charts/perf-per-dollar.svg|.png       ?workload&as_of&currency&used
-    /v1/charts/relative-performance.svg|.png  ?workload&as_of&currency&used
-    /v1/charts/question.svg|.png              ?q=<free text, as /v1/ask>
+    /v1/charts/perf-per-dollar.svg|.png       ?workload&as_of&currency&used&layout
+    /v1/charts/relative-performance.svg|.png  ?workload&as_of&currency&used&layout
+    /v1/charts/question.svg|.png              ?q=<free text, as /v1/ask>&layout
+
+``layout=narrow`` draws a chart for a phone's width (the page asks for it on small screens).
     /                                         ?q&workload&vendor&min_memory&as_of   the page
     /static/...                               its CSS and a little JS
 
@@ -35,10 +37,11 @@ from litestar.template.config import TemplateConfig
 from markupsafe import Markup
 
 from rules.ask import ask
+from rules.messages import basis, language_of, say, term
 from rules.answer import MemoryNeed
 from rules.question import CURRENCIES, EARLIEST_AS_OF, WORKLOADS, Question, QuestionError
 from service.api import api_state, today
-from service.charts import FORMATS, KINDS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
+from service.charts import FORMATS, KINDS, LAYOUTS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
 from service.problems import ApiError, InvalidInput, NotFound
 
 __all__ = ["web_routes", "template_config", "markdown_html", "ChartQuery", "chart_query"]
@@ -113,16 +116,19 @@ class ChartQuery:
     as_of: date
     currency: str
     used_ok: bool
+    layout: str = "wide"
 
     def key(self) -> tuple:
-        return (self.workload, self.as_of.isoformat(), self.currency, self.used_ok)
+        return (self.workload, self.as_of.isoformat(), self.currency, self.used_ok, self.layout)
 
-    def url(self, kind: str, fmt: str = "svg") -> str:
+    def url(self, kind: str, fmt: str = "svg", layout: str | None = None) -> str:
         params = {"workload": self.workload, "as_of": self.as_of.isoformat()}
         if self.currency != "USD":
             params["currency"] = self.currency
         if self.used_ok:
             params["used"] = "true"
+        if (layout or self.layout) != "wide":
+            params["layout"] = layout or self.layout
         return f"/v1/charts/{kind}.{fmt}?{urlencode(params)}"
 
 
@@ -130,7 +136,8 @@ def chart_query(params: dict[str, str], now: date) -> ChartQuery:
     """Check a bar chart's query: workload (default general), as_of (default today), currency, used."""
     workload = _choice("workload", params.get("workload") or "general", CHART_WORKLOADS)
     currency = _choice("currency", (params.get("currency") or "USD").upper(), CURRENCIES)
-    return ChartQuery(workload, _as_of(params.get("as_of"), now), currency, _flag("used", params.get("used")))
+    return ChartQuery(workload, _as_of(params.get("as_of"), now), currency, _flag("used", params.get("used")),
+                      _choice("layout", params.get("layout") or "wide", LAYOUTS))
 
 
 # --- charts ----------------------------------------------------------------------------------
@@ -175,7 +182,7 @@ def _split_name(name: str) -> tuple[str, str]:
 
 
 def _bar_chart(request: Request, kind: str, fmt: str) -> Response:
-    query = chart_query(_params(request, ("workload", "as_of", "currency", "used")), today())
+    query = chart_query(_params(request, ("workload", "as_of", "currency", "used", "layout")), today())
     snapshot = api_state(request).holder.get()
     key = (kind, fmt, snapshot.catalog_version, snapshot.measurements_version, *query.key())
 
@@ -184,7 +191,7 @@ def _bar_chart(request: Request, kind: str, fmt: str) -> Response:
         rows = snapshot.advisor.card_rows(workload, query.as_of, query.currency, query.used_ok, task=task)
         meta = ChartMeta(query.workload, query.as_of, query.currency, query.used_ok, snapshot.advisor.reference.name,
                          snapshot.catalog_version)
-        return render_bars(rows, kind, meta, fmt)
+        return render_bars(rows, kind, meta, fmt, layout=query.layout)
 
     return _image(request, key, fmt, draw)
 
@@ -223,17 +230,18 @@ def question_chart_points(advisor: Any, reply: Any) -> list[dict[str, Any]]:
 
 
 def _question_chart(request: Request, fmt: str) -> Response:
-    text = _question_text(_params(request, ("q",)))
+    params = _params(request, ("q", "layout"))
+    text, layout = _question_text(params), _choice("layout", params.get("layout") or "wide", LAYOUTS)
     now = today()
     snapshot = api_state(request).holder.get()
-    key = ("question", fmt, snapshot.catalog_version, snapshot.measurements_version, text, now.isoformat())
+    key = ("question", fmt, snapshot.catalog_version, snapshot.measurements_version, text, now.isoformat(), layout)
 
     def draw() -> bytes:  # a bad question raises here, before anything is cached: a 422, never a broken image
         reply = _answer(snapshot, text, now)
         if reply.recommendation is None:
             raise _problem(InvalidInput, "q", "not a question with candidates to chart; try e.g. 'nlp $800'")
         return render_question(reply.recommendation, question_chart_points(snapshot.advisor, reply), text, fmt,
-                               reference_name=snapshot.advisor.reference.name)
+                               reference_name=snapshot.advisor.reference.name, layout=layout)
 
     return _image(request, key, fmt, draw)
 
@@ -301,7 +309,7 @@ def markdown_html(text: str) -> Markup:
 
 def _register(engine: JinjaTemplateEngine) -> None:
     engine.engine.filters["markdown"] = markdown_html
-    engine.engine.globals["urlencode"] = urlencode
+    engine.engine.globals.update(urlencode=urlencode, say=say, term=term, basis=basis, language_of=language_of)
 
 
 def template_config() -> TemplateConfig:
@@ -391,7 +399,9 @@ def _page_context(request: Request, page: PageQuery, errors: list[dict[str, str]
         "rows": _catalog_rows(snapshot, page, workload, currency), "currency": currency,
         "reference": snapshot.advisor.reference, "catalog_version": snapshot.catalog_version,
         "chart_url": ChartQuery(workload, chart_as_of, currency, used).url("perf-per-dollar"),
+        "narrow_chart_url": ChartQuery(workload, chart_as_of, currency, used).url("perf-per-dollar", layout="narrow"),
         "question_chart_url": f"/v1/charts/question.svg?{urlencode({'q': page.q})}" if answer else None,
+        "narrow_question_chart_url": f"/v1/charts/question.svg?{urlencode({'q': page.q, 'layout': 'narrow'})}" if answer else None,
         "benchmarks": benchmarks, "benchmark_total": benchmark_total, "benchmark_error": benchmark_error,
         "examples": ("nlp $800", "cv 2 gpus 3000", "fit llama 13b fp16", "as of 2019-04-03 kaggle $700", "rnn €900 used ok"),
         "today": now,

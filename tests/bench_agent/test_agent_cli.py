@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench_agent.agent import device_lock
+from bench_agent.suite import BENCHMARKS
 from bench_agent.schema import payload_errors
 
 SCRIPT = Path(sys.executable).with_name("bench-agent")
@@ -29,7 +30,7 @@ def test_run_once_quick_on_cpu_prints_a_valid_payload(agent_env: dict[str, str])
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
     assert payload_errors(payload) == []
-    assert {r["benchmark"] for r in payload["results"]} == {"matmul", "copy", "triad", "cnn_train", "lstm_train", "transformer_train"}
+    assert {r["benchmark"] for r in payload["results"]} == set(BENCHMARKS)
     assert payload["quick"] is True
     # The service is down: the run waits in the spool, and the user is told so.
     spooled = Path(agent_env["WHICHGPU_DATA_DIR"]) / "spool" / f"{payload['run_id']}.json"

@@ -97,3 +97,16 @@ def test_cpu_bf16_runs_where_the_cpu_has_it_and_not_in_quick(monkeypatch: pytest
         assert r["error"] is None and r["check"]["ok"], r
     assert results[1]["settings"]["dtype"] == "bfloat16" and results[3]["params"]["autocast"] == "bfloat16"
     assert all(c.precision == "fp32" for c in plan(CPU, SuiteConfig(quick=True, tier="tiny", matmul_n=64)))
+
+
+def test_llm_decode_reports_tokens_per_second_and_the_bandwidth_it_reached(tiny_config: SuiteConfig) -> None:
+    results = run_suite(CPU, SuiteConfig(policy=tiny_config.policy, tier="cpu_quick", benchmarks=("llm_decode", "llm_prompt")))
+    decode = next(r for r in results if r["benchmark"] == "llm_decode")
+    prompt = next(r for r in results if r["benchmark"] == "llm_prompt")
+    assert decode["error"] is None and prompt["error"] is None, (decode, prompt)
+    assert decode["unit"] == prompt["unit"] == "tokens/s" and decode["check"]["ok"]
+    params = decode["params"]["parameters"]
+    # weights (less the embedding table, of which one row is read) and the KV cache, at 4 bytes in fp32
+    assert decode["params"]["bytes_per_token"] > 4 * (params - 4000 * 256)
+    assert decode["achieved_gb_s"] == pytest.approx(decode["value"] * decode["params"]["bytes_per_token"] / 1e9)
+    assert prompt["value"] > decode["value"]  # a prompt's tokens share each weight read

@@ -31,7 +31,7 @@ REPORT = HERE.parents[1] / "artifacts" / "golden-report.md"
 def load_golden() -> dict[str, Any]:
     document = json.loads(GOLDEN.read_text(encoding="utf-8"))
     errors = sorted(Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).iter_errors(document),
-                    key=lambda e: list(e.absolute_path))
+                    key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path)
         raise AssertionError(f"tests/quality/golden.json: {where}: {errors[0].message}")
@@ -284,6 +284,7 @@ CAUSES = (
     ("no recommendation", "parser"),
     ("memory_need_gb", "memory model"),
     ("not a desktop part", "form factor"),
+    ("'no-current-price'", "catalog/prices"),
     ("named:", "named cards"),
     ("verdict 'over-budget'", "catalog/prices"),
     ("verdict 'too-large'", "memory model"),
@@ -367,6 +368,11 @@ def test_golden_file_is_sound(advisor):
 def test_every_expectation_kind_has_a_check():
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     assert set(schema["$defs"]["expect"]["properties"]) == set(CHECKS)
+    question = load_golden()["questions"][0]
+    validator = Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/question"})
+    assert validator.is_valid(question)
+    assert not validator.is_valid({**question, "expect": {"top_pick": "rtx-2070"}}), "an unknown expectation must be rejected"
+    assert not validator.is_valid({**question, "source": {"ref": "x"}}), "a source needs its section"
 
 
 def test_checker_fails_a_wrong_answer(advisor):

@@ -50,6 +50,20 @@ def test_changed_data_is_never_served_from_a_stale_cache(data, tmp_path):
     assert len(_files(cache)) == 2
 
 
+def test_changed_code_is_never_served_an_old_cache(data, tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    load_catalog(data, cache_dir=cache)
+    real = catalog_module.Path.read_bytes
+
+    def edited(path):
+        blob = real(path)
+        return blob + b"# edited" if path.name == "money.py" else blob
+
+    monkeypatch.setattr(catalog_module.Path, "read_bytes", edited)
+    load_catalog(data, cache_dir=cache)
+    assert len(_files(cache)) == 2  # a new key: built again
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage"])
 def test_a_damaged_cache_is_rebuilt_not_trusted(data, tmp_path, damage):
     cache = tmp_path / "cache"

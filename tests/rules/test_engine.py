@@ -28,14 +28,15 @@ def _shown(answer):
 
 
 def test_the_budget_is_spent_while_the_extra_speed_is_worth_it_2019(recommend):
-    """Seed 003, TL;DR: the RTX 2070 is 'best overall' over the more cost-efficient RTX 2060; at $400 the 2060 is the pick."""
+    """Seed 003, TL;DR: the RTX 2070 is 'best overall' over the more cost-efficient RTX 2060; at $400 the 2060 or, for
+    8 GB, a cheap GTX 10XX from eBay (General GPU Recommendations (3))."""
     at_500 = recommend(workload="cnn", budget=500, as_of=SEED_DATE)
     assert at_500["picks"][0]["gpu"] == "rtx-2070"
     assert any(f["rule"] == "cost-efficiency" and "stepped up" in f["reason"] for f in at_500["findings"]) or \
         at_500["picks"][0]["performance_per_1000"] < 5.0
     at_400 = recommend(workload="cnn", budget=400, as_of=SEED_DATE)
-    assert at_400["picks"][0]["gpu"] == "rtx-2060"
-    assert any(f["rule"] == "memory-floor" and f["verdict"] == "warning" for f in at_400["findings"])
+    top = at_400["picks"][0]
+    assert top["gpu"] == "rtx-2060" or (top["gpu"].startswith("gtx-10") and top["condition"] == "used" and top["memory_gb"] >= 8)
 
 
 def test_as_of_hides_later_cards_and_later_prices(recommend, advisor):
@@ -175,7 +176,7 @@ def test_eight_gpus_for_transformers_spend_a_large_budget_on_server_cards(adviso
     answer = _ask(advisor, workload="transformer", gpus=8, budget=100000)
     top = answer["picks"][0]
     assert top["count"] == 8 and top["memory_gb"] >= 24
-    assert 40000 <= top["total_price"]["usd"] <= 100000
+    assert 8 * 1000 <= top["total_price"]["usd"] <= 100000  # 24 GB+ blower cards start near $1,000 (R9700, 2025-10)
     assert top["form_factor"] not in ("sxm", "oam")  # modules come inside a whole server; their prices exclude it
     assert set(advisor.catalog.gpu(top["gpu"]).cooling) & {"blower", "passive"}
 
@@ -330,3 +331,11 @@ def test_no_desktop_answer_names_a_server_only_part(advisor, question, setting):
     answer = advisor.recommend(question.refined(setting=setting, gpus=min(question.gpus, 4)), today=TODAY).to_dict()
     for pick in _shown(answer):
         assert not _server_only(advisor, pick["gpu"]), pick["gpu"]
+
+
+def test_cheapest_means_the_least_that_does_the_job(advisor):
+    """'cheapest card for 24 GB': the asker wants the floor of the market, not the best within a budget."""
+    answer = _ask(advisor, memory_gb=24, objective="cheapest")
+    top = answer["picks"][0]
+    assert top["label"] == "cheapest that does the job" and top["memory_gb"] >= 24
+    assert top["total_price"]["usd"] == min(p["total_price"]["usd"] for p in _shown(answer))

@@ -275,6 +275,27 @@ def test_money_forms(text: str, budget: int, currency: str) -> None:
     assert (parsed.question.budget, parsed.question.currency) == (budget, currency)
 
 
+@pytest.mark.parametrize(("text", "budget", "currency"), [
+    ("$2k-3k", 3000, "USD"),
+    ("$2-3k", 3000, "USD"),
+    ("1000-1500$", 1500, "USD"),
+    ("between $1000 and $1500", 1500, "USD"),
+    ("$1000 to $1500 for nlp", 1500, "USD"),
+    ("от 50 до 80 тысяч", 80000, "RUB"),
+    ("150 тр", 150000, "RUB"),
+    ("150т.р.", 150000, "RUB"),
+])
+def test_a_budget_range_is_its_top_end(text: str, budget: int, currency: str) -> None:
+    parsed = parse(text, today=TODAY)
+    assert (parsed.question.budget, parsed.question.currency) == (budget, currency)
+    assert parsed.unknown == ()
+
+
+def test_a_smaller_number_after_an_amount_is_not_a_range() -> None:
+    parsed = parse("$800 and 2 gpus", today=TODAY)
+    assert (parsed.question.budget, parsed.question.gpus) == (800, 2)
+
+
 @pytest.mark.parametrize("text", ["$1e12", "a trillion dollars", "budget 1e9", "3 billion euros", "nlp for $50 million"])
 def test_absurd_amounts_are_refused_never_read_small(text: str) -> None:
     with pytest.raises(QuestionError) as caught:
@@ -745,6 +766,8 @@ def test_a_plain_deep_learning_question_is_answered_not_bounced(text: str) -> No
     "1" * 1999 + "k",
     "<http://" + "<" * 1990,
     "5090" + " ti" * 665,
+    "$1-" * 666,
+    "between 1 and " * 142,
 ])
 def test_pathological_text_parses_quickly(text: str) -> None:
     """Linear-time patterns: 2,000 characters of junk take milliseconds (CPU time: the test host is shared)."""
@@ -777,3 +800,57 @@ def test_a_named_model_without_a_training_word_is_run(text: str, task: str) -> N
 def test_the_first_card_count_said_wins() -> None:
     parsed = parse("what's better for vllm serving: 2x 4090 or 1x rtx 6000 ada", today=TODAY)
     assert (parsed.question.gpus, parsed.question.compare) == (2, ("rtx 4090", "rtx 6000 ada"))
+
+
+@pytest.mark.parametrize(("text", "cards", "budget"), [
+    ("rtx 5070 ti vs 9070", ("rtx 5070 ti", "rx 9070"), None),
+    ("compare 7900 and 4090", ("rx 7900", "rtx 4090"), None),
+    ("nlp 6800", (), 6800),  # alone, a Radeon-like number is still a budget
+    ("budget 6800, 3090 or 4090?", ("rtx 3090", "rtx 4090"), 6800),
+    ("nlp 5000 or 6000", (), None),  # round amounts are never Radeons (two of them: ambiguous, not read)
+    ("vega 64", ("vega 64",), None),
+    ("titan or rtx titan", ("titan", "rtx titan"), None),
+    ("gh200", ("gh200",), None),
+    ("rtx 4090d", ("rtx 4090d",), None),
+    ("rtx 3060 laptop", ("rtx 3060 laptop",), None),
+])
+def test_more_hardware_names(text: str, cards: tuple[str, ...], budget: int | None) -> None:
+    parsed = parse(text, today=TODAY)
+    assert (parsed.question.compare, parsed.question.budget) == (cards, budget)
+
+
+@pytest.mark.parametrize(("text", "cards"), [
+    ("run llama 70b on 4090", ("rtx 4090",)),
+    ("генерация картинок на 5090", ("rtx 5090",)),
+    ("fine-tune bert on 2080 ti", ("rtx 2080 ti",)),
+    ("в 3090 влезет?", ("rtx 3090",)),
+])
+def test_a_card_after_on_or_na_is_not_a_date(text: str, cards: tuple[str, ...]) -> None:
+    parsed = parse(text, today=TODAY)
+    assert (parsed.question.compare, parsed.question.as_of) == (cards, None)
+
+
+def test_russian_memory_sizes_name_the_variant() -> None:
+    parsed = parse("4060 ti 16гб или 3060 12гб", today=TODAY)
+    assert parsed.question.compare == ("rtx 4060 ti 16gb", "rtx 3060 12gb")
+
+
+@pytest.mark.parametrize(("text", "memory_gb"), [("cheapest card for 24 GB", 24), ("самая дешёвая карта на 16 гб", 16),
+                                                 ("cheapest gpu to run llama 3 8b with ollama", None)])
+def test_cheapest_asks_for_the_least_that_does_the_job(text: str, memory_gb: int | None) -> None:
+    parsed = parse(text, today=TODAY)
+    assert (parsed.question.objective, parsed.question.memory_gb, parsed.question.budget) == ("cheapest", memory_gb, None)
+    assert parsed.unknown == ()
+
+
+def test_a_follow_up_naming_another_model_keeps_the_job() -> None:
+    first = parse("fine-tune llama 3 8b with lora", today=TODAY).question
+    parsed = parse("what about llama 70b?", previous=first, today=TODAY)
+    assert (parsed.question.task, parsed.question.method, parsed.question.model) == ("training", "lora", "llama-70b")
+
+
+def test_a_weak_word_in_a_follow_up_keeps_the_job() -> None:
+    first = parse("fine-tune llama 3 8b with lora", today=TODAY).question
+    parsed = parse("and at q4?", previous=first, today=TODAY)
+    assert (parsed.question.task, parsed.question.method, parsed.question.precision) == ("training", "lora", "4-bit")
+    assert parse("and run it with ollama?", previous=first, today=TODAY).question.task == "inference"

@@ -61,7 +61,9 @@ CASES = {
     "persona-little-money": (dict(workload="cnn", budget=300), dict(workload="cnn", budget=900)),
     "persona-almost-no-money": (dict(workload="cnn", budget=120, used_ok=True), dict(workload="cnn", budget=900)),
     "persona-already-own": (None, None),
-    "memory-floor": (dict(workload="transformer", budget=2000), dict(workload="transformer", model="bert-base", budget=2000)),
+    "software-support": (dict(workload="cnn", budget=300, used_ok=True, as_of=date(2026, 6, 1)),
+                         dict(workload="cnn", budget=300, used_ok=True, as_of=SEED_DATE)),
+    "memory-floor": (dict(workload="transformer", budget=2000), dict(workload="transformer", memory_gb=8, budget=2000)),
 }
 
 

@@ -167,6 +167,18 @@ def test_figures_within_the_margin_are_accepted(db: str, catalog) -> None:
     assert store(db, catalog, payload)[0] == CREATED
 
 
+def test_llm_decode_that_read_faster_than_the_memory_is_rejected(db: str, catalog) -> None:
+    def decode(tokens_per_second: float, bytes_per_token: float) -> dict[str, Any]:
+        figures = {"value": tokens_per_second, "p10": tokens_per_second * 0.97, "p90": tokens_per_second * 1.01, "cv": 0.01}
+        return {"benchmark": "llm_decode", "precision": "fp16", "unit": "tokens/s", **figures, "flags": [], "error": None,
+                "params": {"bytes_per_token": bytes_per_token}, "achieved_gb_s": tokens_per_second * bytes_per_token / 1e9}
+
+    with pytest.raises(ImplausibleFigure) as caught:  # 2.2 GB per token at 500 tokens/s is 1,100 GB/s on a 936 GB/s card
+        store(db, catalog, run_payload(results=[decode(500.0, 2.2e9)]))
+    assert "decode read 1100 GB/s" in str(caught.value)
+    assert store(db, catalog, run_payload(results=[decode(300.0, 2.2e9)]))[0] == CREATED
+
+
 def test_a_cpu_has_no_datasheet_so_any_figure_is_accepted(db: str, catalog) -> None:
     assert store(db, catalog, run_payload("Intel Xeon Platinum 8480+", kind="cpu", results=[result("matmul", "bf16", 400.0)]))[0] == CREATED
 

@@ -1,0 +1,58 @@
+"""The answers' fixed prose in the asker's language, from one message catalogue.
+
+``rules/data/messages.json`` holds every heading, label and template the renderers
+print, in each language the product speaks (English and Russian), validated by its
+schema. :func:`say` fills a template; names, numbers and rule ids pass through
+unchanged. A question's ``language`` (set by the parser) picks the language; None
+and unknown languages read English.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from rules.datafile import load_data
+
+__all__ = ["DEFAULT_LANGUAGE", "say", "term", "basis", "language_of", "languages", "catalogue"]
+
+DEFAULT_LANGUAGE = "en"
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> dict[str, dict[str, str]]:
+    """Message key -> language -> template."""
+    return load_data("messages")["messages"]
+
+
+def languages() -> tuple[str, ...]:
+    return tuple(load_data("messages")["languages"])
+
+
+def say(key: str, language: str | None = None, /, **values: Any) -> str:
+    """The message ``key`` in ``language`` (English when None), with ``values`` filled in."""
+    entry = catalogue()[key]
+    template = entry.get(language or DEFAULT_LANGUAGE) or entry[DEFAULT_LANGUAGE]
+    return template.format(**values) if values else template
+
+
+def term(group: str, word: str, language: str | None = None) -> str:
+    """A word the answer's data carries (a pick's label, a price kind) in ``language``; the word itself
+    when the catalogue has no entry ``group.word`` for it."""
+    key = f"{group}.{re.sub(r'[^a-z0-9]+', '_', word.lower()).strip('_')}"
+    return say(key, language) if key in catalogue() else word
+
+
+def basis(text: str, language: str | None = None) -> str:
+    """An answer's performance basis ("estimated from specs", "measured on 2 lab hosts") in ``language``."""
+    if (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE:
+        return text  # the engine's own English words
+    measured = re.match(r"measured on (\d+) lab host", text)
+    return say("basis.measured_on", language, hosts=measured.group(1)) if measured else term("basis", text, language)
+
+
+def language_of(answer: dict[str, Any] | None) -> str:
+    """The language an answer (its JSON form) is to be shown in: its question's, else English."""
+    question = (answer or {}).get("question") or {}
+    return question.get("language") or DEFAULT_LANGUAGE

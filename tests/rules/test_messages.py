@@ -1,0 +1,50 @@
+"""The message catalogue: every message in every language, with the same fields to fill."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from rules.datafile import DataFileError, load_data
+from rules.messages import catalogue, language_of, languages, say
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_the_catalogue_speaks_english_and_russian() -> None:
+    assert set(languages()) == {"en", "ru"}
+    assert all(set(entry) == {"en", "ru"} for entry in catalogue().values())
+
+
+@pytest.mark.parametrize("key", sorted(catalogue()))
+def test_each_language_fills_the_same_fields(key: str) -> None:
+    entry = catalogue()[key]
+    assert _fields(entry["ru"]) == _fields(entry["en"]), key
+    words = "".join(literal for literal, _, _, _ in string.Formatter().parse(entry["en"])).replace("USD", "")
+    assert entry["ru"] != entry["en"] or not any(ch.isalpha() for ch in words), f"{key} is not translated"
+
+
+def test_say_fills_names_and_numbers_unchanged() -> None:
+    assert say("pick.per_1000", "ru", value="0.14", currency="RUB") == "0.14 на 1000 RUB"
+    assert say("pick.per_1000", None, value="0.14", currency="RUB") == "0.14 per 1000 RUB"
+    assert say("heading.why", "en") == "Why" and say("heading.why", "ru") == "Почему"
+
+
+def test_the_language_comes_from_the_answers_question() -> None:
+    assert language_of({"question": {"language": "ru"}}) == "ru"
+    assert language_of({"question": {"language": None}}) == "en" and language_of(None) == "en"
+
+
+def test_a_message_missing_a_language_breaks_the_schema(tmp_path) -> None:
+    import json
+
+    from rules.datafile import DATA_DIR
+
+    broken = json.loads((DATA_DIR / "messages.json").read_text(encoding="utf-8"))
+    broken["messages"]["heading.why"].pop("ru")
+    (tmp_path / "messages.json").write_text(json.dumps(broken), encoding="utf-8")
+    with pytest.raises(DataFileError, match="ru"):
+        load_data("messages", tmp_path)

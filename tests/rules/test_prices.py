@@ -1,0 +1,122 @@
+"""Prices: every row sourced, old prices age out, and today's catalog is priced."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+import rules.catalog
+from rules.catalog import CatalogError, load_catalog
+from rules.money import Pricing, months_between
+from rules.rulebook import load_rulebook
+
+TODAY = date(2026, 11, 23)
+SOLD_OR_BOUGHT_USED = (
+    "rtx-3060", "rtx-3080", "rtx-3090", "rtx-4060-ti-16gb", "rtx-4070-super", "rtx-4070-ti-super", "rtx-4080-super",
+    "rtx-4090", "rtx-5060-ti-16gb", "rtx-5060-ti-8gb", "rtx-5060", "rtx-5050", "rtx-5070", "rtx-5070-ti", "rtx-5080",
+    "rtx-5090", "rtx-pro-6000-blackwell", "rx-7900-xtx", "rx-9070-xt", "rx-9070", "rx-9060-xt-16gb", "arc-b580",
+    "arc-b570", "arc-a770", "tesla-p40", "v100-sxm2-32gb", "a100-40gb-pcie", "a100-80gb-pcie", "dgx-spark",
+    "mac-studio-m3-ultra-512gb", "mac-studio-m4-max-128gb", "ryzen-ai-max-395-128gb", "radeon-ai-pro-r9700",
+)
+
+
+@pytest.fixture(scope="module")
+def rulebook():
+    return load_rulebook()
+
+
+def _pricing(catalog, rulebook, as_of: date, used_ok: bool = True) -> Pricing:
+    return Pricing.for_question(catalog, as_of, "USD", used_ok, rulebook)
+
+
+def test_a_price_row_without_a_source_is_rejected(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(Path(rules.catalog.__file__).resolve().parent / "data", data)
+    doc = json.loads((data / "prices.json").read_text())
+    del doc["prices"][0]["source"]
+    (data / "prices.json").write_text(json.dumps(doc))
+    with pytest.raises(CatalogError, match="source"):
+        load_catalog(data)
+
+
+def test_every_price_names_its_source_and_estimates_say_so(catalog):
+    for gpu in catalog.gpus:
+        for point in gpu.prices:
+            assert len(point.source) > 10, (gpu.id, point)
+            assert point.estimate == ("estimate" in point.source), (gpu.id, point.source)
+
+
+def test_epoch_release_prices_credit_epoch_ai(catalog):
+    epoch = [p for g in catalog.gpus for p in g.prices if p.source.startswith("Epoch AI")]
+    assert epoch and all("CC BY 4.0" in p.source and p.kind == "msrp" for p in epoch)
+
+
+def test_an_aged_out_used_price_is_not_used(catalog, rulebook):
+    limit = rulebook.param("cost-efficiency", "used_max_age_months")
+    gpu = catalog.gpu("rtx-2060")
+    last = max((p for p in gpu.prices if p.kind == "used" and p.seen <= TODAY), key=lambda p: p.seen)
+    assert months_between(last.seen, TODAY) > limit  # the 2023 survey point is all there is
+    pricing = _pricing(catalog, rulebook, TODAY)
+    assert pricing.best_price(gpu) is None or pricing.best_price(gpu).seen > last.seen
+    assert pricing.last_known(gpu).seen >= last.seen
+    while_current = _pricing(catalog, rulebook, last.seen.replace(day=28))
+    assert while_current.best_price(gpu) is not None
+
+
+def test_an_aged_out_new_price_is_not_used(catalog, rulebook):
+    limit = rulebook.param("cost-efficiency", "new_max_age_months")
+    for gpu in catalog.gpus:
+        pricing = _pricing(catalog, rulebook, TODAY, used_ok=False)
+        point = pricing.best_price(gpu)
+        if point is not None:
+            assert point.kind in ("new", "msrp") and months_between(point.seen, TODAY) <= limit, gpu.id
+
+
+def test_a_sourced_price_wins_over_an_estimate(catalog, rulebook):
+    pricing = _pricing(catalog, rulebook, TODAY)
+    checked = 0
+    for gpu in catalog.gpus:
+        current = [p for p in gpu.prices if p.seen <= TODAY and pricing.is_current(p)]
+        best = pricing.best_price(gpu)
+        if any(not p.estimate for p in current):
+            assert best is not None and not best.estimate, gpu.id
+            checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("gpu_id", SOLD_OR_BOUGHT_USED)
+def test_todays_catalog_prices_every_card_still_sold_or_bought_used(advisor, gpu_id):
+    rows = {r["gpu"]: r for r in advisor.card_rows("general", TODAY, used_ok=True)}
+    price = rows[gpu_id]["price"]
+    assert price is not None, f"{gpu_id}: no current price on {TODAY}"
+    assert price["date"] and price["source"] and price["kind"] in ("msrp", "new", "used")
+
+
+def test_estimates_are_marked_in_the_answer(catalog, rulebook):
+    pricing = _pricing(catalog, rulebook, TODAY)
+    gpu = catalog.gpu("rtx-3080")
+    point = pricing.best_price(gpu)
+    assert point.estimate and pricing.money(point.price_usd, point).to_dict()["estimate"] is True
+    sourced = pricing.best_price(catalog.gpu("rtx-5080"))
+    assert "estimate" not in pricing.money(sourced.price_usd, sourced).to_dict()
+
+
+def test_a_converted_price_says_so_and_names_its_rate(catalog, rulebook):
+    pricing = Pricing.for_question(catalog, TODAY, "EUR", False, rulebook)
+    point = pricing.best_price(catalog.gpu("rtx-5080"))
+    money = pricing.money(point.price_usd, point).to_dict()
+    assert point.currency == "USD" and money["converted_from"] == "USD"
+    assert money["amount"] == pytest.approx(point.price_usd * pricing.per_usd, abs=0.01)
+    assert pricing.rate_source.startswith("ECB euro reference rate") and pricing.rate_date <= TODAY
+    assert "converted_from" not in Pricing.for_question(catalog, TODAY, "USD", False, rulebook).money(point.price_usd, point).to_dict()
+
+
+def test_monthly_reference_rates_from_2017(catalog):
+    for currency in ("EUR", "GBP"):
+        months = {(r.seen.year, r.seen.month) for r in catalog.currencies if r.currency == currency}
+        assert all((year, month) in months for year in range(2017, 2025) for month in range(1, 13)), currency
+        assert all(r.source.startswith("ECB") for r in catalog.currencies if r.currency == currency and r.seen.year < 2025)
