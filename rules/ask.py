@@ -12,9 +12,9 @@ from datetime import date
 from typing import Any
 
 from rules.engine import Advisor
-from rules.parser import parse
+from rules.parser import parse, text_language
 from rules.question import Question
-from rules.render import HELP_TEXT, answer_markdown, clarification_markdown
+from rules.render import answer_markdown, clarification_markdown, help_text
 
 __all__ = ["Reply", "ask", "follow_ups"]
 
@@ -51,10 +51,11 @@ def follow_ups(question: Question) -> tuple[str, ...]:
 
 def ask(advisor: Advisor, text: str, previous: Question | None = None, today: date | None = None) -> Reply:
     parsed = parse(text, previous=previous, today=today)
+    language = parsed.question.language or text_language(text)
     if parsed.intent == "help":
-        return Reply(HELP_TEXT, "help", previous, None, parsed.understood, ("nlp $800", "fit llama 13b fp16", "compare 3090 4090"))
+        return Reply(help_text(language), "help", previous, None, parsed.understood, ("nlp $800", "fit llama 13b fp16", "compare 3090 4090"))
     if parsed.needs_clarification:
-        return Reply(clarification_markdown(list(parsed.understood), list(parsed.unknown)), "clarify", previous, None,
+        return Reply(clarification_markdown(list(parsed.understood), list(parsed.unknown), language), "clarify", previous, None,
                      parsed.understood, ("nlp $800", "cv 2 gpus 3000", "help"))
     answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today).to_dict()
     return Reply(answer_markdown(answer), parsed.intent, parsed.question, answer, parsed.understood,

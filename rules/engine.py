@@ -22,6 +22,7 @@ from rules.configurations import Configuration, Sizing, configure
 from rules.job import fit_on, job_for
 from rules.memory import Fit, MemoryModel
 from rules.money import Pricing
+from rules.messages import say, term
 from rules.offers import fits_setting, is_server_only, offers_at
 from rules.performance import Measured, PerformanceModel, workload_key
 from rules.question import Question
@@ -410,9 +411,11 @@ class Advisor:
             return self._impossible(question, choice, pricing, need, as_of)
         top = picks[0]
         count = f"{top.count} × " if top.count > 1 else "1 × "
-        summary = (f"{count}{top.name} at {top.unit_price.amount:,.0f} {pricing.currency} each "
-                   f"({top.unit_price.kind}, {top.unit_price.seen}): {top.relative_performance:.2f}× the {self.reference.name} "
-                   f"for {self._label(work)}, {top.performance_per_1000:.2f} per 1000 {pricing.currency}")
+        lang = question.language
+        summary = say("summary.buy", lang, count=count, name=top.name, price=f"{top.unit_price.amount:,.0f}", currency=pricing.currency,
+                      kind=term("price.kind", top.unit_price.kind or "", lang), date=top.unit_price.seen,
+                      relative=f"{top.relative_performance:.2f}", reference=self.reference.name,
+                      workload=term("workload", self._label(work), lang), per_1000=f"{top.performance_per_1000:.2f}")
         if any(p.verdict == "cpu-and-cloud" for p in fired):
             suggestions.append("prototype on the CPU and use free notebooks (Colab, Kaggle) for training")
             return "cpu-and-cloud", summary, tuple(suggestions)

@@ -112,7 +112,7 @@ from typing import Any, Callable, Iterable
 from rules.datafile import load_data
 from rules.question import Question, QuestionError
 
-__all__ = ["ParsedText", "parse", "MAX_TEXT_CHARS"]
+__all__ = ["ParsedText", "parse", "text_language", "MAX_TEXT_CHARS"]
 
 MAX_TEXT_CHARS = 2000
 _BLANK = "\x00"  # what a pass leaves where it took text; never in cleaned input
@@ -888,6 +888,11 @@ def _assumed_currency(amount: float, base: Question, fresh: bool, language: str 
     if not fresh:
         return base.currency
     return "RUB" if language == "ru" and amount >= 10_000 else "USD"
+
+
+def text_language(text: str) -> str | None:
+    """The language a text is written in ("ru", "en"), or None when it has no letters."""
+    return _language(text)
 
 
 def _language(text: str) -> str | None:

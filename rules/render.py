@@ -1,107 +1,112 @@
 """An answer as Markdown text: the CLI, `/v1/ask` and chat clients show this.
 
 Works from the JSON form of an answer (``Answer.to_dict()``), so any face that
-received the JSON over HTTP renders exactly what the CLI prints.
+received the JSON over HTTP renders exactly what the CLI prints. Its fixed prose
+comes from the message catalogue (:mod:`rules.messages`) in the question's language.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["answer_markdown", "HELP_TEXT", "clarification_markdown"]
+from rules.messages import basis, language_of, say, term
 
-HELP_TEXT = """**whichgpu** tells you which GPU to buy or rent for deep learning, and why.
+__all__ = ["answer_markdown", "HELP_TEXT", "help_text", "clarification_markdown"]
 
-Ask in plain words, for example:
-- `nlp $800` — best card for transformers under $800
-- `cv 2 gpus 3000` — two cards for vision, 3000 USD in total
-- `fit llama 13b fp16` — which cards hold a model
-- `compare 3090 4090` — two cards side by side
-- `as of 2019 kaggle` — the advice as it stood on a date
-- `rnn €900 used ok 10 hours a week` — used cards, rent-vs-buy at your hours
-
-It understands workloads (nlp, cv, rnn, llm, kaggle, rl, beginner), budgets ($, €, £, ₽),
-GPU counts, precision (fp32, 16-bit, 8-bit, 4-bit), model names and sizes, new/used,
-cloud ok, hours per week, and dates. Russian works too: `нлп 80000 руб`.
-Every line of an answer names the rule of thumb behind it."""
+def help_text(language: str | None = None) -> str:
+    """What whichgpu understands, with examples, in ``language``."""
+    return say("help", language)
 
 
-def _price(money: dict[str, Any]) -> str:
+HELP_TEXT = help_text()  # English, for faces that show help before any question
+
+
+def _price(money: dict[str, Any], lang: str | None = None) -> str:
     text = f"{money['amount']:,.0f} {money['currency']}"
     if money.get("date"):
-        text += f" ({money['kind']}, {money['date']})"
+        text = say("price.dated", lang, amount=text, kind=term("price.kind", str(money["kind"]), lang), date=money["date"])
     return text
 
 
-def _pick_line(rank: str, pick: dict[str, Any], labelled: bool = True) -> str:
+def _pick_line(rank: str, pick: dict[str, Any], labelled: bool = True, lang: str | None = None) -> str:
     count = f"{pick['count']} × " if pick["count"] > 1 else ""
-    label = f" ({pick['label']})" if labelled and pick.get("label") else ""
-    used = " used" if pick.get("condition") == "used" else ""
-    total = f", {_price(pick['total_price'])} in all" if pick["count"] > 1 else ""
-    speed = f", ~{pick['tokens_per_second']:.0f} tokens/s" if pick.get("tokens_per_second") else ""
-    return (f"{rank} **{count}{pick['name']}**{label} —{used} {_price(pick['unit_price'])}{total}; "
-            f"{pick['relative_performance']:.2f}× reference{speed}, {pick['performance_per_1000']:.2f} per 1000 {pick['total_price']['currency']}, "
-            f"{pick['memory_gb']:g} GB")
+    label = f" ({term('label', pick['label'], lang)})" if labelled and pick.get("label") else ""
+    used = " " + say("pick.used", lang) if pick.get("condition") == "used" else ""
+    total = ", " + say("pick.in_all", lang, price=_price(pick["total_price"], lang)) if pick["count"] > 1 else ""
+    speed = ", " + say("pick.tokens", lang, tokens=f"{pick['tokens_per_second']:.0f}") if pick.get("tokens_per_second") else ""
+    relative = say("pick.reference", lang, relative=f"{pick['relative_performance']:.2f}")
+    per_1000 = say("pick.per_1000", lang, value=f"{pick['performance_per_1000']:.2f}", currency=pick["total_price"]["currency"])
+    return (f"{rank} **{count}{pick['name']}**{label} —{used} {_price(pick['unit_price'], lang)}{total}; "
+            f"{relative}{speed}, {per_1000}, {pick['memory_gb']:g} GB")
 
 
-def _named_lines(answer: dict[str, Any]) -> list[str]:
+def _named_lines(answer: dict[str, Any], lang: str | None = None) -> list[str]:
     """Every card the question named, with what became of it."""
     lines = []
     for entry in answer.get("named") or []:
         guessed = f" (read “{entry['asked']}” as {entry['name']})" if entry.get("guessed") else ""
         lines.append(f"- {entry['reason']}{guessed}")
-    return ["", "**Cards you named**"] + lines if lines else []
+    return ["", f"**{say('heading.named', lang)}**"] + lines if lines else []
 
 
 def answer_markdown(answer: dict[str, Any]) -> str:
     """The whole answer: summary, picks with their rules, warnings, rent vs buy, context."""
+    lang = language_of(answer)
     lines = [f"**{answer['summary']}**"]
     need = answer.get("memory_need") or {}
     if need.get("how"):
-        lines += ["", f"_Assumed: {need['how']}_"]
+        said = "; ".join([need["how"], *need.get("assumptions", [])])
+        lines += ["", f"_{say('answer.assumed', lang, how=said)}_"]
     lines.append("")
     for index, pick in enumerate(answer["picks"], 1):
-        lines.append(_pick_line(f"{index}.", pick))
+        lines.append(_pick_line(f"{index}.", pick, lang=lang))
         if index == 1:
             lines += [f"   - _{r['rule']}_: {r['reason']}" for r in pick["rules"] if r["verdict"] != "warning"]
-    lines += _named_lines(answer)
+    lines += _named_lines(answer, lang)
     others = [(name, pick) for name, pick in answer.get("alternatives", {}).items() if pick]
     if others:
-        lines += ["", "**Alternatives**"]
-        lines += [_pick_line(f"- {name}:", pick, labelled=False) for name, pick in others]
+        lines += ["", f"**{say('heading.alternatives', lang)}**"]
+        lines += [_pick_line(f"- {term('label', name, lang)}:", pick, labelled=False, lang=lang) for name, pick in others]
     if answer.get("warnings"):
-        lines += ["", "**Watch out**"]
+        lines += ["", f"**{say('heading.watch_out', lang)}**"]
         lines += [f"- ⚠ {w['reason']} (_{w['rule']}_)" for w in answer["warnings"]]
-    rent = answer.get("rent_vs_buy")
-    if rent:
-        offer = rent["offer"]
-        lines += ["", "**Rent or buy**",
-                  f"- {' '.join(filter(None, (offer['provider'], offer['instance'])))} ({offer['accelerator']}): "
-                  f"{rent['rent_per_hour']['amount']:.2f} {rent['rent_per_hour']['currency']}/h (seen {offer['seen']})",
-                  f"- {rent['reason']} (_rent-vs-buy_)"]
-        lines += [f"- or {o['count']} × {o['name']} at {o['provider']}: {o['per_hour']['amount']:.2f} {o['per_hour']['currency']}/h, "
-                  f"about {o['per_year']['amount']:,.0f} a year (seen {o['seen']})" for o in rent.get("options", [])[1:]]
+    lines += _rent_lines(answer.get("rent_vs_buy"), lang)
     if answer.get("suggestions"):
-        lines += ["", "**What would work**"] + [f"- {s}" for s in answer["suggestions"]]
+        lines += ["", f"**{say('heading.what_would_work', lang)}**"] + [f"- {s}" for s in answer["suggestions"]]
     notes = [f for f in answer.get("findings", []) if f["verdict"] in ("applied", "info")]
     if notes:
-        lines += ["", "**Why**"] + [f"- {f['reason']} (_{f['rule']}_)" for f in notes]
+        lines += ["", f"**{say('heading.why', lang)}**"] + [f"- {f['reason']} (_{f['rule']}_)" for f in notes]
     if answer.get("excluded"):
-        lines += ["", "**Left out**"] + [f"- {e['reason']} (_{e['rule']}_)" for e in answer["excluded"][:4]]
+        lines += ["", f"**{say('heading.left_out', lang)}**"] + [f"- {e['reason']} (_{e['rule']}_)" for e in answer["excluded"][:4]]
     currency = answer["currency"]
-    rate = "" if currency["code"] == "USD" else f"; 1 USD = {currency['per_usd']:g} {currency['code']} ({currency['rate_date']})"
-    lines += ["", f"_Prices as of {answer['as_of']}, catalog {answer['catalog_version']}; performance "
-                  f"{answer['performance_basis']}, relative to {answer['reference_gpu']}{rate}._"]
+    rate = "" if currency["code"] == "USD" else say("answer.rate", lang, per_usd=f"{currency['per_usd']:g}", currency=currency["code"],
+                                                   date=currency["rate_date"])
+    lines += ["", "_" + say("answer.context", lang, as_of=answer["as_of"], catalog=answer["catalog_version"],
+                            basis=basis(answer["performance_basis"], lang), reference=answer["reference_gpu"], rate=rate) + "_"]
     return "\n".join(lines)
 
 
-def clarification_markdown(understood: list[str], unknown: list[str]) -> str:
-    """A short clarifying answer for text the parser could not use."""
+def _rent_lines(rent: dict[str, Any] | None, lang: str | None) -> list[str]:
+    """Rent or buy: the cheapest comparable offer, the break-even, and the other rentals worth knowing."""
+    if not rent:
+        return []
+    offer = rent["offer"]
+    money = lambda m: f"{m['amount']:.2f} {m['currency']}"  # noqa: E731 — hourly prices keep their cents
+    lines = ["", f"**{say('heading.rent_or_buy', lang)}**",
+             "- " + say("rent.offer", lang, where=" ".join(filter(None, (offer["provider"], offer["instance"]))),
+                        accelerator=offer["accelerator"], per_hour=money(rent["rent_per_hour"]), date=offer["seen"]),
+             f"- {rent['reason']} (_rent-vs-buy_)"]
+    lines += ["- " + say("rent.option", lang, count=o["count"], name=o["name"], provider=o["provider"], per_hour=money(o["per_hour"]),
+                         per_year=f"{o['per_year']['amount']:,.0f}", date=o["seen"]) for o in rent.get("options", [])[1:]]
+    return lines
+
+
+def clarification_markdown(understood: list[str], unknown: list[str], language: str | None = None) -> str:
+    """A short clarifying answer for text the parser could not use, in the asker's language."""
     parts = []
     if understood:
-        parts.append("I understood: " + "; ".join(understood) + ".")
+        parts.append(say("clarify.understood", language, items="; ".join(understood)))
     if unknown:
-        parts.append("I did not understand: " + ", ".join(f"“{u}”" for u in unknown[:6]) + ".")
-    parts.append("Tell me what you will train or run and your budget, e.g. `nlp $800` or `fit llama 13b fp16`. "
-                 "Type `help` for more examples.")
+        parts.append(say("clarify.unknown", language, items=", ".join(f"“{u}”" for u in unknown[:6])))
+    parts.append(say("clarify.hint", language))
     return " ".join(parts)

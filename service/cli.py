@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import socket
 import sys
 from datetime import date
@@ -319,6 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `whichgpu ask … | head`: the reader left; nothing to report
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 — keeps the interpreter's final flush quiet
+        return 0
     except Exception as exc:  # noqa: BLE001 — the last line of defence: one line, no traceback
         message, code = _describe(exc)
         print(f"whichgpu: {message}", file=sys.stderr)

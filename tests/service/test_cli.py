@@ -118,3 +118,13 @@ def test_help_and_readme_document_the_exit_codes(tmp_path):
     for code, meaning in EXIT_CODES.items():
         assert f"{code:<4} {meaning}" in help_text
         assert f"| {code} | {meaning} |" in readme, f"README lacks exit code {code}"
+
+
+def test_a_reader_that_leaves_early_is_no_error(tmp_path):
+    """`whichgpu catalog --json | head -1`: quiet, exit 0."""
+    env = {**os.environ, "WHICHGPU_DATA_DIR": str(tmp_path), "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
+    process = subprocess.Popen([WHICHGPU, "catalog", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert process.stdout.readline().strip() == b"{"
+    process.stdout.close()  # the reader leaves, as head does
+    assert process.wait(timeout=120) == 0
+    assert process.stderr.read() == b""

@@ -1,0 +1,78 @@
+"""A Russian question gets Russian headings in every face: CLI, API, Slack and the web page;
+names and numbers stay as they are, and an English question stays English."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.api import AskReply
+from bot.blocks import Conversation, answer_blocks
+from bot.testing import block_text
+from tests.app_client import app_client
+
+RUSSIAN = "какую видеокарту купить для нейросетей за 50000 рублей"
+ENGLISH = "which gpu for deep learning for 600 dollars"
+RUSSIAN_HEADINGS = ("Почему", "Арендовать или купить")
+ENGLISH_HEADINGS = ("Why", "Rent or buy")
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory):
+    with app_client(tmp_path_factory.mktemp("language")) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def replies(client) -> dict[str, dict]:
+    return {text: client.post("/v1/ask", json={"text": text}).json() for text in (RUSSIAN, ENGLISH)}
+
+
+def test_the_parser_reads_the_language(replies) -> None:
+    assert replies[RUSSIAN]["recommendation"]["question"]["language"] == "ru"
+    assert replies[ENGLISH]["recommendation"]["question"]["language"] in ("en", None)
+
+
+def test_the_api_answer_has_russian_headings_and_the_same_names_and_numbers(replies) -> None:
+    reply = replies[RUSSIAN]
+    text, top = reply["answer"], reply["recommendation"]["picks"][0]
+    assert all(f"**{heading}**" in text for heading in RUSSIAN_HEADINGS)
+    assert not any(f"**{heading}**" in text for heading in ENGLISH_HEADINGS)
+    assert top["name"] in text and f"{top['unit_price']['amount']:,.0f} {top['unit_price']['currency']}" in text
+    assert "эталона" in text and "на 1000 RUB" in text
+
+
+def test_an_english_question_stays_english(replies) -> None:
+    text = replies[ENGLISH]["answer"]
+    assert all(f"**{heading}**" in text for heading in ENGLISH_HEADINGS) and "Почему" not in text
+
+
+def test_slack_blocks_follow_the_answers_language(replies) -> None:
+    russian = block_text(answer_blocks(AskReply.from_json(replies[RUSSIAN]), Conversation(None, (RUSSIAN,))))
+    english = block_text(answer_blocks(AskReply.from_json(replies[ENGLISH]), Conversation(None, (ENGLISH,))))
+    assert "*Почему*" in russian and "Лучший выбор:" in russian and "Цены на" in russian
+    assert "*Why*" in english and "Top pick:" in english and "Почему" not in english
+    assert replies[RUSSIAN]["recommendation"]["picks"][0]["name"] in russian
+
+
+def test_the_web_page_answers_in_russian(client) -> None:
+    page = client.get("/", params={"q": RUSSIAN}).text
+    assert 'lang="ru"' in page and "<h3>Почему</h3>" in page and "<h3>Why</h3>" not in page
+
+
+def test_help_and_clarification_follow_the_language(client) -> None:
+    assert "Спрашивайте обычными словами" in client.post("/v1/ask", json={"text": "помощь"}).json()["answer"]
+    assert "Я не понял" in client.post("/v1/ask", json={"text": "абракадабра"}).json()["answer"]
+    assert "I did not understand" in client.post("/v1/ask", json={"text": "abracadabra"}).json()["answer"]
+
+
+def test_the_cli_prints_russian_headings(tmp_path: Path) -> None:
+    env = {**os.environ, "WHICHGPU_DATA_DIR": str(tmp_path), "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
+    result = subprocess.run([str(Path(sys.executable).with_name("whichgpu")), "ask", RUSSIAN], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert all(f"**{heading}**" in result.stdout for heading in RUSSIAN_HEADINGS)
