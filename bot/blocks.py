@@ -156,7 +156,7 @@ def answer_blocks(reply: AskReply, conversation: Conversation, *, ephemeral: boo
                   public_url: str | None = None, shared_by: str | None = None) -> list[Block]:
     """The reply as blocks; help and clarifying replies get their own short forms."""
     if reply.intent == "help":
-        return help_blocks()
+        return help_blocks(help_markdown=reply.answer or HELP_TEXT)  # the service's help, in the asker's language
     answer = reply.recommendation
     if not answer or not answer.get("picks"):
         return _text_reply_blocks(reply, answer)
@@ -284,9 +284,9 @@ def fallback_text(reply: AskReply) -> str:
 
 # --- help, errors, home ----------------------------------------------------
 
-def help_blocks(note: str | None = None) -> list[Block]:
+def help_blocks(note: str | None = None, help_markdown: str = HELP_TEXT) -> list[Block]:
     blocks: list[Block] = [_section(f"{escape(note)}\n") ] if note else []
-    return blocks + [_section(mrkdwn(HELP_TEXT))]
+    return blocks + [_section(mrkdwn(help_markdown))]
 
 
 def too_long_blocks(length: int) -> list[Block]:

@@ -67,7 +67,7 @@ class Advisor:
         pricing = self._pricing(as_of, question.currency, question.used_ok)
         budget_usd = pricing.to_usd(question.budget) if question.budget is not None else None
         fired = advice.personas(self.rulebook, question, budget_usd)
-        used_ok = question.used_ok or any(p.consider_used for p in fired)
+        used_ok = question.used_ok or any(p.consider_used for p in fired) or question.objective == "cheapest"  # the cheapest way is often used
         floor_gb = max([self.rulebook.param("memory-caveat", "min_memory_gb")[question.workload]]
                        + [p.min_memory_gb for p in fired if p.min_memory_gb])
         job = self._job(question, floor_gb)

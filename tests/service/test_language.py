@@ -59,6 +59,11 @@ def test_slack_blocks_follow_the_answers_language(replies) -> None:
     assert replies[RUSSIAN]["recommendation"]["picks"][0]["name"] in russian
 
 
+def test_slack_help_follows_the_language(client) -> None:
+    reply = AskReply.from_json(client.post("/v1/ask", json={"text": "помощь"}).json())
+    assert "Спрашивайте обычными словами" in block_text(answer_blocks(reply, Conversation(None, ("помощь",))))
+
+
 def test_the_web_page_answers_in_russian(client) -> None:
     page = client.get("/", params={"q": RUSSIAN}).text
     assert 'lang="ru"' in page and "<h3>Почему</h3>" in page and "<h3>Why</h3>" not in page
