@@ -27,8 +27,13 @@ Decisions for ambiguous text (each pinned by a test):
   AMD ones with a suffix or "rx" ("9070 xt", "rx 9060 xt"), letter codes ("a100",
   "b580", "r9700", "gb200", "mi300x"), systems ("dgx spark", "mac studio m3 ultra",
   "strix halo") and the listed names, unless a currency is attached ("$1080").
-  A memory size or form word right after a name is part of it ("a100 80gb pcie"), so
-  the catalog's resolver can pick the exact variant; the name goes to ``compare`` as
+  A memory size or form word beside a name is part of it ("a100 80gb pcie", "16gb rtx
+  5060 ti", "on a 16 GB 5060 Ti"), never ``memory_gb``, so the catalog's resolver can
+  pick the exact variant; a size the card has anyway is dropped ("rtx 3090 24gb" ->
+  "rtx 3090"), one no variant has is kept so the answer can say so. Plurals are the
+  card when the singular resolves and the plural does not ("h100s", "4090s"; "l40s"
+  stays); "tpu(s)" alone is the newest Cloud TPU released by as_of ("tpu v6e"), the
+  chip rent-vs-buy prices. The name goes to ``compare`` as
   written (series added to bare numbers: "3090" -> "rtx 3090"), also when the catalog
   does not know it, so the engine can say "not in the catalog". ``understood`` shows
   what the catalog's resolver makes of each name.
@@ -598,6 +603,10 @@ def _gpu_found(scan: _Scan, m: re.Match[str]) -> tuple[int, int] | bool:
         return False  # "nlp 6800" and "budget 6800 or so" are budgets; "3090 vs 6800" names a Radeon
     name, start = _gpu_name(m), m.start()
     window = max(0, start - 60)
+    size = _MEMORY_BEFORE.search(scan.text[window:start])
+    if size and not re.search(r"\d(?:gb|гб)", name):  # "16gb rtx 5060 ti": the size names the variant
+        name, start = f"{name} {size.group('n')}gb", window + size.start()
+    name = _catalog_name(name)
     own_re, count_re = _before_gpu()
     owned = own_re.search(scan.text[window:start])
     if owned:
@@ -609,6 +618,45 @@ def _gpu_found(scan: _Scan, m: re.Match[str]) -> tuple[int, int] | bool:
         start = window + count.start()
     scan.cards.append((m.start(), name))
     return start, m.end()
+
+
+_MEMORY_BEFORE = re.compile(r"(?<![\w.,])(?P<n>\d{1,3})\s?(?:gb|гб)[\s-]*$")
+
+
+@lru_cache(maxsize=512)
+def _catalog_name(name: str) -> str:
+    """The name as the catalog's resolver reads it best: 'h100s' -> 'h100', 'rtx 3090 24gb' -> 'rtx 3090'.
+
+    A plural is a card's name when the singular resolves and the plural does not ("l40s"
+    stays); a memory size the card has anyway is dropped, so it resolves exactly; a size
+    no variant has is kept, so the engine can say there is no such variant.
+    """
+    from rules.catalog import load_catalog  # lazy: the catalog loads once, and only for texts naming hardware
+
+    catalog = load_catalog()
+    if name.endswith("s") and not catalog.find(name):
+        singular = name[:-1].rstrip("'")
+        if catalog.find(singular) or singular in _TPU_NAMES:
+            name = singular
+    size = re.search(r" (\d+)gb(?!\w)", name)
+    if size and not catalog.resolve(name).exact:
+        plain = catalog.resolve(name.replace(size.group(), ""))
+        if plain.exact and plain.gpu is not None and plain.gpu.memory_gb == float(size.group(1)):
+            return name.replace(size.group(), "")
+    return name
+
+
+_TPU_NAMES = frozenset({"tpu", "cloud tpu", "google tpu"})
+
+
+def _tpu_of(name: str, as_of: date) -> str:
+    """'tpu' (any generation) -> the newest Cloud TPU released by ``as_of``, which rent-vs-buy prices."""
+    if name not in _TPU_NAMES:
+        return name
+    from rules.catalog import load_catalog
+
+    released = [t for t in load_catalog().tpus.values() if t.released <= as_of]
+    return max(released, key=lambda t: t.released).id.replace("-", " ") if released else name
 
 
 def _count_of(m: re.Match[str]) -> int:
@@ -831,7 +879,8 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
             changes[name] = value
             understood.append(_note(_LABELS.get(name, name), value, phrase))
     if scan.cards:
-        cards = tuple(dict.fromkeys(name for _, name in sorted(scan.cards)))[:6]
+        as_of = changes.get("as_of", base.as_of) or scan.today
+        cards = tuple(dict.fromkeys(_tpu_of(name, as_of) for _, name in sorted(scan.cards)))[:6]
         changes["compare"] = cards
         understood.append("gpus asked about: " + ", ".join(_card_note(card) for card in cards))
     return changes, understood
@@ -909,7 +958,11 @@ def _card_note(name: str) -> str:
     """'rx 9070 xt (AMD Radeon RX 9070 XT)' or 'strix halo (not in the catalog)', by the catalog's resolver."""
     from rules.catalog import load_catalog  # lazy: the catalog loads once, and only for texts naming hardware
 
-    resolution = load_catalog().resolve(name)
+    catalog = load_catalog()
+    resolution = catalog.resolve(name)
+    tpu = catalog.tpus.get(name.replace(" ", "-"))
+    if resolution.gpu is None and tpu is not None:
+        return f"{name} ({tpu.name}, rented in the cloud)"
     if resolution.gpu is None:
         return f"{name} (not in the catalog)"
     if not resolution.exact and resolution.note:

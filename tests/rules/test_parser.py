@@ -854,3 +854,53 @@ def test_a_weak_word_in_a_follow_up_keeps_the_job() -> None:
     parsed = parse("and at q4?", previous=first, today=TODAY)
     assert (parsed.question.task, parsed.question.method, parsed.question.precision) == ("training", "lora", "4-bit")
     assert parse("and run it with ollama?", previous=first, today=TODAY).question.task == "inference"
+
+
+@pytest.mark.parametrize(("text", "cards"), [
+    ("16gb rtx 5060 ti", ("rtx 5060 ti 16gb",)),
+    ("on a 16 GB 5060 Ti", ("rtx 5060 ti 16gb",)),
+    ("rtx 3090 24gb", ("rtx 3090",)),  # the size it has anyway: resolved exactly
+    ("16гб 5060 ti или 3090 24гб", ("rtx 5060 ti 16gb", "rtx 3090")),
+    ("2x 24gb 3090 for llm", ("rtx 3090",)),
+    ("rtx 3090 12gb", ("rtx 3090 12gb",)),  # no such variant: kept, so the answer can say so
+])
+def test_a_memory_size_beside_a_card_names_the_card(text: str, cards: tuple[str, ...]) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.question.compare == cards
+    assert parsed.question.memory_gb is None
+    assert not any("memory at least" in u for u in parsed.understood)
+
+
+def test_a_memory_size_before_an_owned_card_names_it() -> None:
+    assert parse("у меня 16 гб 4060 ti", today=TODAY).question.owned_gpu == "rtx 4060 ti 16gb"
+
+
+@pytest.mark.parametrize(("text", "cards"), [
+    ("H100s vs A100s", ("h100", "a100")),
+    ("two 4090s for llm", ("rtx 4090",)),
+    ("l40s or 4090s", ("l40s", "rtx 4090")),  # L40S is a name, not a plural
+    ("a100s или h100s для обучения", ("a100", "h100")),
+    ("tpu v5e pods", ("tpu v5e",)),
+])
+def test_plural_card_names_resolve(text: str, cards: tuple[str, ...]) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.question.compare == cards
+    assert not parsed.unknown
+    assert not any("not in the catalog" in u for u in parsed.understood)
+
+
+@pytest.mark.parametrize(("text", "as_of", "tpu"), [
+    ("TPUs for training", date(2026, 11, 23), "tpu v6e"),
+    ("tpus для обучения в 2020", date(2020, 12, 31), "tpu v3"),
+])
+def test_tpus_mean_the_newest_cloud_tpu_of_the_date(text: str, as_of: date, tpu: str) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.question.compare[0] == tpu
+    assert any("rented in the cloud" in u for u in parsed.understood)
+
+
+@pytest.mark.parametrize("text", ["5090 vs 4090 vs used 3090", "5090 или 4090 или 3090 б/у", "used 3090 or new 4090"])
+def test_used_in_a_compare_question_allows_used(text: str) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.intent == "compare"
+    assert parsed.question.used_ok is True
