@@ -83,11 +83,14 @@ Decisions for ambiguous text (each pinned by a test):
   named model): "which gpu to use for cnn" stays a training question.
 * Setting: "cloud only" -> cloud; "server", "rack", "data center" -> server; "desktop",
   "pc", "workstation" -> desktop; else None (the engine's desktop-for-one default).
-* Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" set ``memory_gb``, the
-  memory the card must have at least: "cheapest card for 24 GB" asks for >= 24 GB. With
-  a model named ("will llama 13b fit on 8 GB") the number is still the card's memory,
-  never the job's need: the model says what the job needs. A size right after a card
-  name is the card's variant instead ("a100 80gb").
+* Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" without a model set
+  ``memory_gb``, the memory the job needs, so the card must have at least that much
+  ("cheapest card for 24 GB"). With a model or size named (also one kept from the
+  previous question) the number is the card's: "will llama 13b fit on 8 GB" sets
+  ``card_memory_gb``, the model says what the job needs, and ``understood`` gives the
+  fit by rules/job.py's count ("fit: does not fit in 8 GB (needs 12.0 GB …)"); only
+  "at least 48 GB" / "минимум 48 гб" beside a model still states the need. A size
+  beside a card name is the card's variant instead ("a100 80gb").
 * Context: "32k context", "128k tokens", "context 8192" (k = 1024 tokens, as model
   cards count; "45 tokens/s" is a speed, not a context). Batch: "batch 8", "bs=16".
 * Language: "ru" when at least a quarter of the letters are Cyrillic, else "en"; None
@@ -824,7 +827,8 @@ _NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({
 
 # ----------------------------------------------------------------------------- the question
 
-_LABELS = {"params_b": "parameters (billions)", "memory_gb": "card memory at least (GB)",
+_LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory the job needs (GB)",
+           "card_memory_gb": "the card's memory (GB)",
            "hours_per_week": "hours per week", "as_of": "as of", "context_tokens": "context tokens",
            "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
 
@@ -849,7 +853,21 @@ def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
             raise QuestionError("budget", f"{error.message} (read {amount:,.0f} {currency or question.currency} "
                                           f"from '{phrase}')") from None
         raise
+    if "card_memory_gb" in changes:
+        understood.append(_fit_note(question))
     return ParsedText(question, _intent(scan, question, changed), tuple(understood), _unknown(scan), changed)
+
+
+def _fit_note(question: Question) -> str:
+    """'llama-13b needs 8.6 GB (…): does not fit in 8 GB', by the job module's own count."""
+    from rules.job import fit_on, job_for  # lazy: only fit questions with a card size count memory
+    from rules.rulebook import load_rulebook
+
+    job = job_for(question, load_rulebook())
+    fit = fit_on(job, question.card_memory_gb, question.gpus)
+    verdict = "fits" if fit.fits else "does not fit"
+    cards = f"{question.gpus} × " if question.gpus > 1 else ""
+    return f"fit: {verdict} in {cards}{question.card_memory_gb:g} GB ({fit.reason}; {job.need.how})"
 
 
 _METHODS = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
@@ -878,12 +896,27 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
             value, phrase = scan.values[name]
             changes[name] = value
             understood.append(_note(_LABELS.get(name, name), value, phrase))
+    if "memory_gb" in changes and _sizes_a_card(scan, changes, base, fresh):
+        changes["card_memory_gb"] = changes.pop("memory_gb")
+        understood[-1] = _note(_LABELS["card_memory_gb"], changes["card_memory_gb"], scan.values["memory_gb"][1])
     if scan.cards:
         as_of = changes.get("as_of", base.as_of) or scan.today
         cards = tuple(dict.fromkeys(_tpu_of(name, as_of) for _, name in sorted(scan.cards)))[:6]
         changes["compare"] = cards
         understood.append("gpus asked about: " + ", ".join(_card_note(card) for card in cards))
     return changes, understood
+
+
+def _sizes_a_card(scan: _Scan, changes: dict[str, Any], base: Question, fresh: bool) -> bool:
+    """With a model named, 'on 8 GB' is the card's memory; the model says what the job needs.
+
+    "At least 48 GB" still states the need, as without a model ("cheapest card for 24 GB").
+    """
+    model = changes.get("model") or changes.get("params_b") or (not fresh and (base.model or base.params_b))
+    return bool(model) and not _AT_LEAST.match(scan.values["memory_gb"][1])
+
+
+_AT_LEAST = re.compile(r"(?:at\s+least|min|>|не\s+меньше|не\s+менее|от|минимум)")
 
 
 def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question, fresh: bool) -> None:
@@ -1009,7 +1042,7 @@ def _more_memory(base: Question, changes: dict[str, Any]) -> str:
     current = changes.get("memory_gb", base.memory_gb) or 0
     steps = [s for s in vocabulary().data["memory_steps_gb"] if s > current] or [min(current * 1.5, 4096)]
     changes["memory_gb"] = _whole(max(steps[0], 16))
-    return f"card memory at least (GB): {changes['memory_gb']:g} (more memory)"
+    return f"memory the job needs (GB): {changes['memory_gb']:g} (more memory)"
 
 
 def _more_gpus(base: Question, changes: dict[str, Any]) -> str:

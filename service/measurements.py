@@ -53,6 +53,7 @@ RUN_EXCLUDING_FLAGS = frozenset({"contended", QUICK_FLAG})  # conditions of the 
 WINDOW = timedelta(days=90)
 MAX_RUNS = 20
 BANDWIDTH_BENCHMARKS = ("triad", "copy")  # in order of preference
+DECODE_BENCHMARK = "llm_decode"  # its figure for the engine is the bandwidth it reached, kept with the run
 
 
 def lab_measurements(database_url: str, *, now: datetime | None = None) -> dict[str, Measured]:
@@ -92,8 +93,9 @@ def _connect(database_url: str) -> Any | None:
 def read_measurements(
     connection: Any, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS
 ) -> dict[str, Measured]:
-    """Per catalog GPU id: medians of matmul (per precision) and bandwidth (triad, else copy)
-    over its newest ``max_runs`` representative runs within ``window``; ``hosts`` counts the
+    """Per catalog GPU id: medians of matmul (per precision), bandwidth (triad, else copy) and the
+    bandwidth 16-bit LLM decode reached, over its newest ``max_runs`` representative runs within
+    ``window``; ``hosts`` counts the
     distinct hosts behind the figures used. ``connection`` is a DB-API connection of
     ``sqlite3`` or ``psycopg``; a few small queries per GPU, whatever the history."""
     sql = _Sql(connection)
@@ -105,12 +107,13 @@ def read_measurements(
         runs = _recent_runs(sql, gpu_id, since, max_runs)
         if not runs:
             continue
-        wanted = ("matmul", *BANDWIDTH_BENCHMARKS)
+        wanted = ("matmul", *BANDWIDTH_BENCHMARKS, DECODE_BENCHMARK)
         rows = sql.rows(
             f"SELECT run_id, benchmark, precision, value, flags, error FROM benchmark_result "
             f"WHERE run_id IN ({', '.join('?' * len(runs))}) AND benchmark IN ({', '.join('?' * len(wanted))})",
             (*(run_id for run_id, _, _ in runs), *wanted))
-        m = _measured(runs, ((r, b, p, v) for r, b, p, v, flags, error in _confirmed(runs, rows) if _usable(_flags(flags), error, v)))
+        usable = [(r, b, p, v) for r, b, p, v, flags, error in _confirmed(runs, rows) if _usable(_flags(flags), error, v)]
+        m = _measured(runs, _decode_as_bandwidth(sql, usable))
         if m is not None:
             measured[gpu_id] = m
     return measured
@@ -177,14 +180,37 @@ def _recent_runs(sql: _Sql, gpu_id: str, since: Any, max_runs: int) -> list[tupl
     return chosen[:max_runs]
 
 
+def _decode_as_bandwidth(sql: _Sql, results: list[tuple[str, str, str, float]]) -> list[tuple[str, str, str, float]]:
+    """LLM decode results as the GB/s they reached (kept in the run's result details); others as they are."""
+    runs = sorted({r for r, b, _, _ in results if b == DECODE_BENCHMARK})
+    if not runs:
+        return results
+    details = {run_id: (_json(environ) or {}).get("result_details", {}) for run_id, environ in sql.rows(
+        f"SELECT run_id, environ FROM benchmark_run WHERE run_id IN ({', '.join('?' * len(runs))})", tuple(runs))}
+    out = []
+    for run_id, benchmark, precision, value in results:
+        if benchmark == DECODE_BENCHMARK:
+            reached = details.get(run_id, {}).get(f"{benchmark}/{precision}", {}).get("achieved_gb_s")
+            if not reached or precision not in ("fp16", "bf16"):
+                continue
+            value = reached
+        out.append((run_id, benchmark, precision, value))
+    return out
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+
 def _measured(runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, str, str, float]]) -> Measured | None:
     """Medians of one GPU's usable (run_id, benchmark, precision, value) results."""
     host_of = {run_id: host for run_id, host, _ in runs}
     matmul: dict[str, list[float]] = defaultdict(list)
     bandwidth: dict[str, list[float]] = defaultdict(list)
     hosts: set[str] = set()
+    decode: list[float] = []
     for run_id, benchmark, precision, value in results:
-        (matmul[precision] if benchmark == "matmul" else bandwidth[benchmark]).append(value)
+        (matmul[precision] if benchmark == "matmul" else decode if benchmark == DECODE_BENCHMARK else bandwidth[benchmark]).append(value)
         hosts.add(host_of[run_id])
     if not hosts:
         return None
@@ -193,4 +219,5 @@ def _measured(runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, st
         hosts=len(hosts),
         matmul_tflops={p: statistics.median(v) for p, v in sorted(matmul.items())},
         bandwidth_gb_s=statistics.median(chosen) if chosen else None,
+        decode_gb_s=statistics.median(decode) if decode else None,
     )

@@ -626,7 +626,7 @@ def test_setting(text: str, setting: str, cloud_ok: bool) -> None:
 
 
 @pytest.mark.parametrize(("text", "field_name", "value"), [
-    ("llama 13b on 8 GB", "memory_gb", 8),
+    ("llama 13b on 8 GB", "card_memory_gb", 8),  # a model named: the card's memory, not the need
     ("24GB card", "memory_gb", 24),
     ("with 16 gb of vram", "memory_gb", 16),
     ("cheapest card for 24 GB", "memory_gb", 24),
@@ -868,7 +868,7 @@ def test_a_memory_size_beside_a_card_names_the_card(text: str, cards: tuple[str,
     parsed = parse(text, today=date(2026, 11, 23))
     assert parsed.question.compare == cards
     assert parsed.question.memory_gb is None
-    assert not any("memory at least" in u for u in parsed.understood)
+    assert not any("memory the job needs" in u for u in parsed.understood)
 
 
 def test_a_memory_size_before_an_owned_card_names_it() -> None:
@@ -904,3 +904,36 @@ def test_used_in_a_compare_question_allows_used(text: str) -> None:
     parsed = parse(text, today=date(2026, 11, 23))
     assert parsed.intent == "compare"
     assert parsed.question.used_ok is True
+
+
+@pytest.mark.parametrize(("text", "card_gb", "fits"), [
+    ("will llama 13b fit on 8 GB", 8, False),
+    ("does gemma 27b run on a 16gb card", 16, False),
+    ("влезет ли qwen 32b в 24 гб", 24, True),
+    ("запустится ли llama 70b на 8 гб", 8, False),
+    ("will a 13b model fit on 48gb", 48, True),
+])
+def test_a_memory_size_beside_a_model_is_the_cards(text: str, card_gb: int, fits: bool) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.question.card_memory_gb == card_gb
+    assert parsed.question.memory_gb is None  # the model, not the card, says what the job needs
+    note = next(u for u in parsed.understood if u.startswith("fit:"))
+    assert note.startswith("fit: fits" if fits else "fit: does not fit")
+
+
+def test_a_follow_up_size_for_the_same_model_is_the_cards() -> None:
+    first = parse("will llama 13b fit on 8 GB", today=TODAY).question
+    follow = parse("and on 16 gb?", previous=first, today=TODAY)
+    assert follow.question.card_memory_gb == 16 and follow.question.model == "llama-13b"
+
+
+@pytest.mark.parametrize("text", ["llama 70b with at least 48 gb", "llama 70b, минимум 48 гб"])
+def test_at_least_beside_a_model_still_states_the_need(text: str) -> None:
+    question = parse(text, today=TODAY).question
+    assert question.memory_gb == 48 and question.card_memory_gb is None
+
+
+def test_card_memory_is_checked_like_memory() -> None:
+    with pytest.raises(QuestionError) as error:
+        Question.from_dict({"card_memory_gb": -1})
+    assert error.value.field == "card_memory_gb"

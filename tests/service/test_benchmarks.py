@@ -276,6 +276,28 @@ def test_measurements_are_medians_over_hosts_of_unflagged_runs(db: str, catalog)
         assert query(session, run_id=quick["run_id"])["items"][0]["flags"] == ["quick"]
 
 
+def test_llm_decode_bandwidth_reaches_the_token_generation_estimate(db: str, catalog) -> None:
+    def decode(precision: str, tokens_per_second: float, flags: list[str] | None = None) -> dict[str, Any]:
+        figures = {"value": tokens_per_second, "p10": tokens_per_second * 0.97, "p90": tokens_per_second * 1.01, "cv": 0.01}
+        return {"benchmark": "llm_decode", "precision": precision, "unit": "tokens/s", **figures, "flags": flags or [], "error": None,
+                "params": {"bytes_per_token": 2.2e9}, "achieved_gb_s": tokens_per_second * 2.2e9 / 1e9}
+
+    for host, rate in (("a", 300.0), ("b", 320.0)):
+        store(db, catalog, run_payload(host=host, results=[decode("fp16", rate), decode("bf16", rate), result("triad", "fp32", 820.0)]))
+    store(db, catalog, run_payload(host="hot", results=[decode("fp16", 100.0, ["throttled"])]))
+    measured = _measurements(db)["rtx-3090"]
+    assert measured.decode_gb_s == pytest.approx((300.0 + 320.0) / 2 * 2.2) and measured.hosts == 2
+    from rules.job import job_for
+    from rules.performance import PerformanceModel
+    from rules.question import Question
+    from rules.rulebook import load_rulebook
+
+    job = job_for(Question(workload="llm", model="llama 3 8b", task="inference", precision="16-bit", context_tokens=128), load_rulebook())
+    lab = PerformanceModel(load_rulebook(), catalog.gpu("gtx-1080-ti"), {"rtx-3090": measured})
+    # 16.06 GB of weights per token at the 682 GB/s the lab reached
+    assert lab.tokens_per_second(catalog.gpu("rtx-3090"), job) == pytest.approx(682.0 / 16.1, rel=0.02)
+
+
 def test_bandwidth_falls_back_to_copy_and_only_the_newest_runs_count(db: str, catalog) -> None:
     for i in range(25):  # newest 20 of 25: the five oldest (value 1.0) fall out
         value = 1.0 if i >= 20 else 700.0 + i
@@ -406,4 +428,4 @@ def test_http_measured_figures_reach_the_advice(settings, client, token: str) ->
     assert _post(client, run_payload(host="b"), add_agent(settings.resolved_database_url, "node-b")).status_code == 201
     performance = client.get("/v1/gpus/rtx-3090").json()["performance"]
     assert performance["basis"] == "measured"
-    assert performance["measured"] == {"hosts": 2, "matmul_tflops": {"fp16": 60.0, "fp32": 30.0}, "bandwidth_gb_s": 820.0}
+    assert performance["measured"] == {"hosts": 2, "matmul_tflops": {"fp16": 60.0, "fp32": 30.0}, "bandwidth_gb_s": 820.0, "decode_gb_s": None}
