@@ -69,6 +69,12 @@ Decisions for ambiguous text (each pinned by a test):
   A size the table lacks still counts: the same family's entry of that size ("qwen2.5
   coder 32b" -> "qwen-32b"), else "family-size" with ``params_b`` ("qwen 110b").
   ``params_b`` comes from a size in the text ("13b" -> 13, "350m" -> 0.35; not "8x7b").
+  A variant word the table lacks reads as the family's model ("flux schnell" -> FLUX.1,
+  the same size). Several models or sizes ("llama 8b and maybe qwen 14b", "sdxl + flux"):
+  each is sized by rules/job.py's count and the most demanding one sets ``model`` and
+  ``params_b``; ``understood`` lists the others with their needs. When the text names
+  more than one job ("run 32b models and do lora on 8b"), each model takes the nearest
+  job word before it and the heavier job (need in GB) sets task and method too.
 * Precision: a bit width or format word sets it ("int4", "nf4", "fp8", "bf16" -> 16-bit);
   llama.cpp types round up to a width the memory model knows ("q4_k_m" -> 4-bit,
   "q5_k_m" -> 8-bit: never claim a fit that is not there); "gguf", "awq", "gptq" mean
@@ -255,6 +261,8 @@ class _Scan:
     cards: list[tuple[int, str]] = field(default_factory=list)
     jobs: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (strength, task, method, phrase)
     card_counts: list[tuple[int, int, str]] = field(default_factory=list)  # (position, count, phrase): "2x 3090"
+    models: list[tuple[int, str | None, float | None, str]] = field(default_factory=list)  # (position, id, size, phrase)
+    job_words: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (position, task, method, phrase)
 
     def run(self) -> None:
         self.original = self.text
@@ -411,14 +419,17 @@ def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> tuple[
         by_key = _model_families().by_key
         inner = [by_key[_family_key(t)] for t in tokens if _family_key(t) in by_key]
         spec = find_model(f"{(inner or [entry])[-1]['slug']} {size}")  # "qwen 2.5 32b coder" -> that family's 32b
+    elif spec is None and tokens and not any(re.search(r"\d", t) for t in tokens):
+        spec = find_model(family)  # "flux schnell": a variant word the table lacks, same model size
     scan.workloads.append((spec.workload if spec and spec.workload else entry["workload"], phrase + "#model", m.start()))
+    params = None
     if size and "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
-        value = float(size[:-1])
-        scan.put("params_b", _whole(value / 1000 if size.endswith("m") else value), phrase)
-    if spec is not None:
-        scan.put("model", spec.id, phrase)
-    elif size:
-        scan.put("model", f"{entry['slug']}-{size}", phrase)
+        params = _whole(float(size[:-1]) / (1000 if size.endswith("m") else 1))
+        scan.put("params_b", params, phrase)
+    model = spec.id if spec is not None else f"{entry['slug']}-{size}" if size else None
+    if model:
+        scan.put("model", model, phrase)
+        scan.models.append((m.start(), model, params, phrase))
     return m.start(), end
 
 
@@ -692,8 +703,9 @@ def _params(scan: _Scan) -> None:
     def found(m: re.Match[str]) -> bool:
         if m.group("m") and not (m.group("p") or (m.group("m") == "m" and not m.group("sp"))):
             return False  # "350m" and "350 million parameters" are sizes; "5 m" is not
-        value = _number(m.group("n")) / (1000 if m.group("m") else 1)
-        return scan.put("params_b", _whole(value), m.group())
+        value = _whole(_number(m.group("n")) / (1000 if m.group("m") else 1))
+        scan.models.append((m.start(), None, value, m.group()))
+        return scan.put("params_b", value, m.group())
 
     scan.take(_PARAMS, found)
 
@@ -794,6 +806,8 @@ def _meaning(scan: _Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> 
         strength = _HINT if "task_hint" in meaning else _TRAINING if task == "training" else _INFERENCE
         method = meaning.get("method") or ("inference" if task == "inference" else None)
         scan.jobs.append((strength, task, method, phrase))
+        if strength > _HINT:
+            scan.job_words.append((at, task, method, phrase))
     for name, value in meaning.items():
         if name in ("task", "task_hint", "method"):
             continue
@@ -853,9 +867,58 @@ def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
             raise QuestionError("budget", f"{error.message} (read {amount:,.0f} {currency or question.currency} "
                                           f"from '{phrase}')") from None
         raise
+    if len(scan.models) > 1:
+        question = _most_demanding(scan, question, understood, today)
     if "card_memory_gb" in changes:
         understood.append(_fit_note(question))
     return ParsedText(question, _intent(scan, question, changed), tuple(understood), _unknown(scan), changed)
+
+
+def _most_demanding(scan: _Scan, question: Question, understood: list[str], today: date) -> Question:
+    """Several models ("llama 8b and maybe qwen 14b", "run 32b and lora on 8b"): the job that needs most sizes it.
+
+    Each model gets the job word nearest before it when the text names more than one job,
+    else the question's job; the need is rules/job.py's count. The others stay in ``understood``.
+    """
+    from rules.job import METHOD_NAMES, job_for
+    from rules.rulebook import load_rulebook
+
+    jobs = {(task, method) for _, task, method, _ in scan.job_words}
+    sized = []
+    for at, model, params, phrase in scan.models:
+        task, method = question.task, question.method
+        if len(jobs) > 1:
+            before = [w for w in scan.job_words if w[0] < at] or scan.job_words
+            _, task, method, _ = max(before, key=lambda w: w[0]) if before is not scan.job_words else before[0]
+        candidate = replace(question, model=model, params_b=params if model is None or params else None,
+                            task=task, method=method)
+        job = job_for(candidate, load_rulebook())
+        sized.append((job.need.gb, phrase, candidate, METHOD_NAMES.get(job.method, job.method)))
+    best = max(range(len(sized)), key=lambda i: sized[i][0])
+    gb, phrase, chosen, method = sized[best]
+    if chosen.model is not None and chosen.params_b is None and question.params_b is not None:
+        chosen = replace(chosen, params_b=_params_of(chosen.model))
+    chosen.check(today)
+    for i, line in enumerate(understood):  # the lines the first model wrote now name the chosen job
+        label = line.split(":")[0]
+        name = {"parameters (billions)": "params_b"}.get(label, label)
+        if name in ("model", "params_b", "task", "method") and getattr(chosen, name) != getattr(question, name):
+            understood[i] = f"{label}: {_shown(name, getattr(chosen, name))} (for '{phrase}', the most demanding job)"
+    others = "; ".join(f"'{p}' ({m}) ~{g:.1f} GB" for i, (g, p, _, m) in enumerate(sized) if i != best)
+    understood.append(f"models: '{phrase}' ({method}) ~{gb:.1f} GB sizes the job, the most demanding named; "
+                      f"also {others}")
+    return chosen
+
+
+def _shown(name: str, value: Any) -> Any:
+    return _METHODS.get(value, value) if name == "method" else value
+
+
+def _params_of(model: str) -> float | None:
+    from rules.memory import find_model
+
+    spec = find_model(model)
+    return spec.params_b if spec is not None else None
 
 
 def _fit_note(question: Question) -> str:

@@ -937,3 +937,32 @@ def test_card_memory_is_checked_like_memory() -> None:
     with pytest.raises(QuestionError) as error:
         Question.from_dict({"card_memory_gb": -1})
     assert error.value.field == "card_memory_gb"
+
+
+@pytest.mark.parametrize(("text", "model", "other"), [
+    ("llama 8b and maybe qwen 14b", "qwen-14b", "'llama 8b'"),
+    ("gpt-oss 120b and llama 70b", "gpt-oss-120b", "'llama 70b'"),
+    ("sdxl + flux schnell", "flux-1-dev", "'sdxl'"),
+    ("llama 8b или qwen 14b локально", "qwen-14b", "'llama 8b'"),
+])
+def test_the_most_demanding_of_several_models_sizes_the_job(text: str, model: str, other: str) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.question.model == model
+    note = next(u for u in parsed.understood if u.startswith("models:"))
+    assert "sizes the job" in note and other in note
+    assert sum(u.startswith("model:") for u in parsed.understood) == 1
+    assert f"model: {model}" in next(u for u in parsed.understood if u.startswith("model:"))
+
+
+@pytest.mark.parametrize(("text", "task", "method", "params_b", "other"), [
+    ("I want to run 32b models and do lora on 8b", "inference", "inference", 32, "'8b' (LoRA)"),
+    ("хочу запускать модели 32b и делать lora на 8b", "inference", "inference", 32, "'8b' (LoRA)"),
+    ("run llama 8b and full fine-tune llama 8b", "training", "full", 8, "(inference)"),
+    ("lora on qwen 72b and run llama 8b", "training", "lora", 72, "(inference)"),
+])
+def test_two_jobs_on_two_models_keep_the_heavier(text: str, task: str, method: str, params_b: int, other: str) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    q = parsed.question
+    assert (q.task, q.method, q.params_b) == (task, method, params_b)
+    note = next(u for u in parsed.understood if u.startswith("models:"))
+    assert other in note.split("also", 1)[1]

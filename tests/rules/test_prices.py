@@ -160,3 +160,14 @@ def test_a_recent_street_price_beats_a_launch_msrp(catalog, rulebook):
 def test_the_rtx_5090_is_priced_at_its_street_price_not_its_msrp(catalog, rulebook):
     point = _pricing(catalog, rulebook, TODAY, used_ok=False).best_price(catalog.gpu("rtx-5090"))
     assert point.kind == "new" and point.price_usd > 1999 and not point.estimate, point
+
+
+@pytest.mark.parametrize("text, says", [
+    ("видеокарта для llm до 150000 рублей", "пересчёт цены в USD"),
+    ("gpu for llm under 150000 rub", "a USD price converted"),
+])
+def test_a_ruble_answer_says_its_prices_are_converted_us_prices(advisor, text, says):
+    reply = ask(advisor, text, today=TODAY)
+    first = next(line for line in reply.text.splitlines() if line.startswith("1. "))
+    assert "RUB" in first and says in first, first
+    assert reply.recommendation["picks"][0]["unit_price"]["converted_from"] == "USD"
