@@ -284,7 +284,7 @@ class Advisor:
                 found.append(Finding("memory-floor", "warning", f"no card with {floor.gb:g} GB fits the budget: {choice.top.gpu.name} "
                                                                  f"has {choice.top.gpu.memory_gb:g} GB, enough for smaller models only"))
         if choice.top is not None and not any("cheapest" in n[2] for n in choice.notes):
-            found.append(Finding("cost-efficiency", "applied", "picked the fastest within the budget while the extra speed is worth its price "
+            found.append(Finding("cost-efficiency", "applied", "picked where extra speed stops being worth its price "
                                                               "(diminishing returns); best value, fastest and roomiest shown beside it"))
         return found
 
@@ -372,10 +372,10 @@ class Advisor:
         if offer is not None:
             entry["price"] = {"usd": round(offer.unit_usd, 2), "date": offer.point.seen.isoformat(), "kind": offer.point.kind}
         if not fit.fits:
-            many = f"{_count_word(enough)} do" if enough else "not even eight do"
+            many = f"; {_count_word(enough)} do" if enough else ("; not even eight do" if count < 8 and fit.sharded else "")
             return entry | {"status": "does-not-fit",
                             "reason": f"{self._need_text(question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} "
-                                      f"{'does' if count == 1 else 'do'} not hold it; {many}"}
+                                      f"{'does' if count == 1 else 'do'} not hold it{many}"}
         speed = f"{entry['relative_performance']:.2f}× the {self.reference.name}" + (f", ~{tps:.0f} tokens/s" if tps else "")
         unpriced = ""
         if offer is None:

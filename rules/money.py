@@ -36,13 +36,15 @@ class Pricing:
     rate_source: str
     new_max_age_months: int = 24
     used_max_age_months: int = 18
+    street_over_msrp_months: int = 12
 
     @classmethod
     def for_question(cls, catalog, as_of: date, currency: str, used_ok: bool, rulebook: Rulebook | None = None) -> "Pricing":
         ages = {}
         if rulebook is not None:
             params = rulebook[RULE].parameters
-            ages = {"new_max_age_months": params["new_max_age_months"], "used_max_age_months": params["used_max_age_months"]}
+            ages = {name: params[name] for name in ("new_max_age_months", "used_max_age_months", "street_over_msrp_months")
+                    if name in params}
         if currency == "USD":
             return cls(catalog, as_of, currency, used_ok, 1.0, as_of, "USD needs no conversion", **ages)
         rate, rate_date, source = catalog.usd_rate(currency, as_of)
@@ -82,9 +84,16 @@ class Pricing:
         return min(points, key=lambda p: (p.estimate, p.price_usd, p.kind)) if points else None
 
     def _current(self, gpu, kind: str):
-        """The newest current point of ``kind`` (for new: a street price, else the list price), sourced first."""
+        """The newest current point of ``kind`` (for new: a street price, else the list price), sourced first.
+
+        A list price (MSRP) stands in only while no sourced street price of the last
+        ``street_over_msrp_months`` is known: cards often sell well above a launch MSRP.
+        """
         kinds = ("new", "msrp") if kind == "new" else (kind,)
         current = [p for p in gpu.prices if p.kind in kinds and p.seen <= self.as_of and self.is_current(p)]
+        if any(p.kind == "new" and not p.estimate and months_between(p.seen, self.as_of) <= self.street_over_msrp_months
+               for p in current):
+            current = [p for p in current if p.kind != "msrp"]
         return max(current, key=lambda p: (not p.estimate, p.seen, p.kind == "new"), default=None)
 
     def last_known(self, gpu):

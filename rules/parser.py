@@ -27,8 +27,13 @@ Decisions for ambiguous text (each pinned by a test):
   AMD ones with a suffix or "rx" ("9070 xt", "rx 9060 xt"), letter codes ("a100",
   "b580", "r9700", "gb200", "mi300x"), systems ("dgx spark", "mac studio m3 ultra",
   "strix halo") and the listed names, unless a currency is attached ("$1080").
-  A memory size or form word right after a name is part of it ("a100 80gb pcie"), so
-  the catalog's resolver can pick the exact variant; the name goes to ``compare`` as
+  A memory size or form word beside a name is part of it ("a100 80gb pcie", "16gb rtx
+  5060 ti", "on a 16 GB 5060 Ti"), never ``memory_gb``, so the catalog's resolver can
+  pick the exact variant; a size the card has anyway is dropped ("rtx 3090 24gb" ->
+  "rtx 3090"), one no variant has is kept so the answer can say so. Plurals are the
+  card when the singular resolves and the plural does not ("h100s", "4090s"; "l40s"
+  stays); "tpu(s)" alone is the newest Cloud TPU released by as_of ("tpu v6e"), the
+  chip rent-vs-buy prices. The name goes to ``compare`` as
   written (series added to bare numbers: "3090" -> "rtx 3090"), also when the catalog
   does not know it, so the engine can say "not in the catalog". ``understood`` shows
   what the catalog's resolver makes of each name.
@@ -36,6 +41,9 @@ Decisions for ambiguous text (each pinned by a test):
   "k" ("$2k-3k", "between $1000 and $1500", "от 50 до 80 тысяч") is its top end, what
   the person is ready to spend; "million"/"billion" words scale an
   amount only with a currency ("$2 million"; "7 billion" stays a parameter count).
+  Several amounts beside cards ("used 3090 for 70k or 5080 for 120k рублей") are stated
+  prices: the largest is the budget, the per-card prices go to ``understood``, unless
+  one amount alone carries a budget word ("budget $3000, 4090 for $1800").
   An absurd amount ("$1e12", "a trillion dollars") raises QuestionError naming the
   budget and the words read, never a small number.
 * GPUs after "I have"/"my"/"у меня" are ``owned_gpu``; the other named GPUs go to
@@ -64,6 +72,12 @@ Decisions for ambiguous text (each pinned by a test):
   A size the table lacks still counts: the same family's entry of that size ("qwen2.5
   coder 32b" -> "qwen-32b"), else "family-size" with ``params_b`` ("qwen 110b").
   ``params_b`` comes from a size in the text ("13b" -> 13, "350m" -> 0.35; not "8x7b").
+  A variant word the table lacks reads as the family's model ("flux schnell" -> FLUX.1,
+  the same size). Several models or sizes ("llama 8b and maybe qwen 14b", "sdxl + flux"):
+  each is sized by rules/job.py's count and the most demanding one sets ``model`` and
+  ``params_b``; ``understood`` lists the others with their needs. When the text names
+  more than one job ("run 32b models and do lora on 8b"), each model takes the nearest
+  job word before it and the heavier job (need in GB) sets task and method too.
 * Precision: a bit width or format word sets it ("int4", "nf4", "fp8", "bf16" -> 16-bit);
   llama.cpp types round up to a width the memory model knows ("q4_k_m" -> 4-bit,
   "q5_k_m" -> 8-bit: never claim a fit that is not there); "gguf", "awq", "gptq" mean
@@ -78,11 +92,14 @@ Decisions for ambiguous text (each pinned by a test):
   named model): "which gpu to use for cnn" stays a training question.
 * Setting: "cloud only" -> cloud; "server", "rack", "data center" -> server; "desktop",
   "pc", "workstation" -> desktop; else None (the engine's desktop-for-one default).
-* Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" set ``memory_gb``, the
-  memory the card must have at least: "cheapest card for 24 GB" asks for >= 24 GB. With
-  a model named ("will llama 13b fit on 8 GB") the number is still the card's memory,
-  never the job's need: the model says what the job needs. A size right after a card
-  name is the card's variant instead ("a100 80gb").
+* Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" without a model set
+  ``memory_gb``, the memory the job needs, so the card must have at least that much
+  ("cheapest card for 24 GB"). With a model or size named (also one kept from the
+  previous question) the number is the card's: "will llama 13b fit on 8 GB" sets
+  ``card_memory_gb``, the model says what the job needs, and ``understood`` gives the
+  fit by rules/job.py's count ("fit: does not fit in 8 GB (needs 12.0 GB …)"); only
+  "at least 48 GB" / "минимум 48 гб" beside a model still states the need. A size
+  beside a card name is the card's variant instead ("a100 80gb").
 * Context: "32k context", "128k tokens", "context 8192" (k = 1024 tokens, as model
   cards count; "45 tokens/s" is a speed, not a context). Batch: "batch 8", "bs=16".
 * Language: "ru" when at least a quarter of the letters are Cyrillic, else "en"; None
@@ -247,6 +264,9 @@ class _Scan:
     cards: list[tuple[int, str]] = field(default_factory=list)
     jobs: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (strength, task, method, phrase)
     card_counts: list[tuple[int, int, str]] = field(default_factory=list)  # (position, count, phrase): "2x 3090"
+    models: list[tuple[int, str | None, float | None, str]] = field(default_factory=list)  # (position, id, size, phrase)
+    job_words: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (position, task, method, phrase)
+    amounts: list[tuple[int, float, str | None, str, bool]] = field(default_factory=list)  # (pos, amount, cur, phrase, budget word)
 
     def run(self) -> None:
         self.original = self.text
@@ -403,14 +423,17 @@ def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> tuple[
         by_key = _model_families().by_key
         inner = [by_key[_family_key(t)] for t in tokens if _family_key(t) in by_key]
         spec = find_model(f"{(inner or [entry])[-1]['slug']} {size}")  # "qwen 2.5 32b coder" -> that family's 32b
+    elif spec is None and tokens and not any(re.search(r"\d", t) for t in tokens):
+        spec = find_model(family)  # "flux schnell": a variant word the table lacks, same model size
     scan.workloads.append((spec.workload if spec and spec.workload else entry["workload"], phrase + "#model", m.start()))
+    params = None
     if size and "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
-        value = float(size[:-1])
-        scan.put("params_b", _whole(value / 1000 if size.endswith("m") else value), phrase)
-    if spec is not None:
-        scan.put("model", spec.id, phrase)
-    elif size:
-        scan.put("model", f"{entry['slug']}-{size}", phrase)
+        params = _whole(float(size[:-1]) / (1000 if size.endswith("m") else 1))
+        scan.put("params_b", params, phrase)
+    model = spec.id if spec is not None else f"{entry['slug']}-{size}" if size else None
+    if model:
+        scan.put("model", model, phrase)
+        scan.models.append((m.start(), model, params, phrase))
     return m.start(), end
 
 
@@ -498,7 +521,36 @@ def _money_found(scan: _Scan, m: re.Match[str], need_mark: bool) -> bool:
     amount = (1.0 if groups.get("one") else _number(groups["num"])) * _scale(groups)
     if (need_mark and not marked) or (not marked and amount < 50):
         return False
+    worded = bool(_budget_word_at_start().match(m.group()))
+    scan.amounts.append((m.start(), _whole(amount), _currency(currency or ""), m.group().strip(), worded))
     return scan.put("budget", (_whole(amount), _currency(currency or "")), m.group())
+
+
+@lru_cache(maxsize=1)
+def _budget_word_at_start() -> re.Pattern[str]:
+    return re.compile(_any(vocabulary().data["budget_words"]))
+
+
+def _stated_prices(scan: _Scan) -> list[str]:
+    """Amounts said beside cards ("used 3090 for 70k or 5080 for 120k рублей"): the largest is the budget.
+
+    Not when only some amounts carry a budget word (that one is the budget: "budget $3000,
+    4090 for $1800"); every amount with one ("за 70 тыс … за 120 тыс") is prices. One currency said anywhere covers the
+    amounts said without one. Returns the per-card prices for ``understood``.
+    """
+    worded = [a[4] for a in scan.amounts]
+    if len(scan.amounts) < 2 or (any(worded) and not all(worded)) or not scan.cards:  # all "за ...": prices
+        return []
+    currencies = {a[2] for a in scan.amounts if a[2]}
+    currency = currencies.pop() if len(currencies) == 1 else None
+    top = max(scan.amounts, key=lambda a: a[1])
+    scan.values["budget"] = ((top[1], top[2] or currency), top[3])
+    notes = []
+    for at, amount, cur, phrase, _ in scan.amounts:
+        card = max((c for c in scan.cards if c[0] < at), default=None)
+        if card is not None:
+            notes.append(f"{card[1]} {amount:g} {cur or currency or ''}".strip())
+    return [f"prices stated: {', '.join(notes)}; the largest is read as the budget"] if notes else []
 
 
 def _scale(groups: dict[str, str | None]) -> float:
@@ -598,6 +650,10 @@ def _gpu_found(scan: _Scan, m: re.Match[str]) -> tuple[int, int] | bool:
         return False  # "nlp 6800" and "budget 6800 or so" are budgets; "3090 vs 6800" names a Radeon
     name, start = _gpu_name(m), m.start()
     window = max(0, start - 60)
+    size = _MEMORY_BEFORE.search(scan.text[window:start])
+    if size and not re.search(r"\d(?:gb|гб)", name):  # "16gb rtx 5060 ti": the size names the variant
+        name, start = f"{name} {size.group('n')}gb", window + size.start()
+    name = _catalog_name(name)
     own_re, count_re = _before_gpu()
     owned = own_re.search(scan.text[window:start])
     if owned:
@@ -609,6 +665,45 @@ def _gpu_found(scan: _Scan, m: re.Match[str]) -> tuple[int, int] | bool:
         start = window + count.start()
     scan.cards.append((m.start(), name))
     return start, m.end()
+
+
+_MEMORY_BEFORE = re.compile(r"(?<![\w.,])(?P<n>\d{1,3})\s?(?:gb|гб)[\s-]*$")
+
+
+@lru_cache(maxsize=512)
+def _catalog_name(name: str) -> str:
+    """The name as the catalog's resolver reads it best: 'h100s' -> 'h100', 'rtx 3090 24gb' -> 'rtx 3090'.
+
+    A plural is a card's name when the singular resolves and the plural does not ("l40s"
+    stays); a memory size the card has anyway is dropped, so it resolves exactly; a size
+    no variant has is kept, so the engine can say there is no such variant.
+    """
+    from rules.catalog import load_catalog  # lazy: the catalog loads once, and only for texts naming hardware
+
+    catalog = load_catalog()
+    if name.endswith("s") and not catalog.find(name):
+        singular = name[:-1].rstrip("'")
+        if catalog.find(singular) or singular in _TPU_NAMES:
+            name = singular
+    size = re.search(r" (\d+)gb(?!\w)", name)
+    if size and not catalog.resolve(name).exact:
+        plain = catalog.resolve(name.replace(size.group(), ""))
+        if plain.exact and plain.gpu is not None and plain.gpu.memory_gb == float(size.group(1)):
+            return name.replace(size.group(), "")
+    return name
+
+
+_TPU_NAMES = frozenset({"tpu", "cloud tpu", "google tpu"})
+
+
+def _tpu_of(name: str, as_of: date) -> str:
+    """'tpu' (any generation) -> the newest Cloud TPU released by ``as_of``, which rent-vs-buy prices."""
+    if name not in _TPU_NAMES:
+        return name
+    from rules.catalog import load_catalog
+
+    released = [t for t in load_catalog().tpus.values() if t.released <= as_of]
+    return max(released, key=lambda t: t.released).id.replace("-", " ") if released else name
 
 
 def _count_of(m: re.Match[str]) -> int:
@@ -641,8 +736,9 @@ def _params(scan: _Scan) -> None:
     def found(m: re.Match[str]) -> bool:
         if m.group("m") and not (m.group("p") or (m.group("m") == "m" and not m.group("sp"))):
             return False  # "350m" and "350 million parameters" are sizes; "5 m" is not
-        value = _number(m.group("n")) / (1000 if m.group("m") else 1)
-        return scan.put("params_b", _whole(value), m.group())
+        value = _whole(_number(m.group("n")) / (1000 if m.group("m") else 1))
+        scan.models.append((m.start(), None, value, m.group()))
+        return scan.put("params_b", value, m.group())
 
     scan.take(_PARAMS, found)
 
@@ -743,6 +839,8 @@ def _meaning(scan: _Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> 
         strength = _HINT if "task_hint" in meaning else _TRAINING if task == "training" else _INFERENCE
         method = meaning.get("method") or ("inference" if task == "inference" else None)
         scan.jobs.append((strength, task, method, phrase))
+        if strength > _HINT:
+            scan.job_words.append((at, task, method, phrase))
     for name, value in meaning.items():
         if name in ("task", "task_hint", "method"):
             continue
@@ -776,7 +874,8 @@ _NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({
 
 # ----------------------------------------------------------------------------- the question
 
-_LABELS = {"params_b": "parameters (billions)", "memory_gb": "card memory at least (GB)",
+_LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory the job needs (GB)",
+           "card_memory_gb": "the card's memory (GB)",
            "hours_per_week": "hours per week", "as_of": "as of", "context_tokens": "context tokens",
            "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
 
@@ -801,7 +900,70 @@ def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
             raise QuestionError("budget", f"{error.message} (read {amount:,.0f} {currency or question.currency} "
                                           f"from '{phrase}')") from None
         raise
+    if len(scan.models) > 1:
+        question = _most_demanding(scan, question, understood, today)
+    if "card_memory_gb" in changes:
+        understood.append(_fit_note(question))
     return ParsedText(question, _intent(scan, question, changed), tuple(understood), _unknown(scan), changed)
+
+
+def _most_demanding(scan: _Scan, question: Question, understood: list[str], today: date) -> Question:
+    """Several models ("llama 8b and maybe qwen 14b", "run 32b and lora on 8b"): the job that needs most sizes it.
+
+    Each model gets the job word nearest before it when the text names more than one job,
+    else the question's job; the need is rules/job.py's count. The others stay in ``understood``.
+    """
+    from rules.job import METHOD_NAMES, job_for
+    from rules.rulebook import load_rulebook
+
+    jobs = {(task, method) for _, task, method, _ in scan.job_words}
+    sized = []
+    for at, model, params, phrase in scan.models:
+        task, method = question.task, question.method
+        if len(jobs) > 1:
+            before = [w for w in scan.job_words if w[0] < at] or scan.job_words
+            _, task, method, _ = max(before, key=lambda w: w[0]) if before is not scan.job_words else before[0]
+        candidate = replace(question, model=model, params_b=params if model is None or params else None,
+                            task=task, method=method)
+        job = job_for(candidate, load_rulebook())
+        sized.append((job.need.gb, phrase, candidate, METHOD_NAMES.get(job.method, job.method)))
+    best = max(range(len(sized)), key=lambda i: sized[i][0])
+    gb, phrase, chosen, method = sized[best]
+    if chosen.model is not None and chosen.params_b is None and question.params_b is not None:
+        chosen = replace(chosen, params_b=_params_of(chosen.model))
+    chosen.check(today)
+    for i, line in enumerate(understood):  # the lines the first model wrote now name the chosen job
+        label = line.split(":")[0]
+        name = {"parameters (billions)": "params_b"}.get(label, label)
+        if name in ("model", "params_b", "task", "method") and getattr(chosen, name) != getattr(question, name):
+            understood[i] = f"{label}: {_shown(name, getattr(chosen, name))} (for '{phrase}', the most demanding job)"
+    others = "; ".join(f"'{p}' ({m}) ~{g:.1f} GB" for i, (g, p, _, m) in enumerate(sized) if i != best)
+    understood.append(f"models: '{phrase}' ({method}) ~{gb:.1f} GB sizes the job, the most demanding named; "
+                      f"also {others}")
+    return chosen
+
+
+def _shown(name: str, value: Any) -> Any:
+    return _METHODS.get(value, value) if name == "method" else value
+
+
+def _params_of(model: str) -> float | None:
+    from rules.memory import find_model
+
+    spec = find_model(model)
+    return spec.params_b if spec is not None else None
+
+
+def _fit_note(question: Question) -> str:
+    """'llama-13b needs 8.6 GB (…): does not fit in 8 GB', by the job module's own count."""
+    from rules.job import fit_on, job_for  # lazy: only fit questions with a card size count memory
+    from rules.rulebook import load_rulebook
+
+    job = job_for(question, load_rulebook())
+    fit = fit_on(job, question.card_memory_gb, question.gpus)
+    verdict = "fits" if fit.fits else "does not fit"
+    cards = f"{question.gpus} × " if question.gpus > 1 else ""
+    return f"fit: {verdict} in {cards}{question.card_memory_gb:g} GB ({fit.reason}; {job.need.how})"
 
 
 _METHODS = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
@@ -815,6 +977,7 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
     changes: dict[str, Any] = {}
     understood: list[str] = []
     language = _language(scan.original)
+    prices = _stated_prices(scan)
     if workload:
         changes["workload"] = workload[0]
         understood.append(_note("workload", *workload))
@@ -824,17 +987,34 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
         assumed = "" if currency else f"; no currency given, {changes['currency']} assumed"
         shown = f"{amount:g}" if amount < 1e6 else f"{amount:,.0f}"
         understood.append(f"budget: {shown} {changes['currency']} (from '{phrase}'{assumed})")
+    understood.extend(prices)
     _job(scan, changes, understood, base, fresh)
     for name in _FIELD_ORDER:
         if name in scan.values and name not in ("budget", "precision"):
             value, phrase = scan.values[name]
             changes[name] = value
             understood.append(_note(_LABELS.get(name, name), value, phrase))
+    if "memory_gb" in changes and _sizes_a_card(scan, changes, base, fresh):
+        changes["card_memory_gb"] = changes.pop("memory_gb")
+        understood[-1] = _note(_LABELS["card_memory_gb"], changes["card_memory_gb"], scan.values["memory_gb"][1])
     if scan.cards:
-        cards = tuple(dict.fromkeys(name for _, name in sorted(scan.cards)))[:6]
+        as_of = changes.get("as_of", base.as_of) or scan.today
+        cards = tuple(dict.fromkeys(_tpu_of(name, as_of) for _, name in sorted(scan.cards)))[:6]
         changes["compare"] = cards
         understood.append("gpus asked about: " + ", ".join(_card_note(card) for card in cards))
     return changes, understood
+
+
+def _sizes_a_card(scan: _Scan, changes: dict[str, Any], base: Question, fresh: bool) -> bool:
+    """With a model named, 'on 8 GB' is the card's memory; the model says what the job needs.
+
+    "At least 48 GB" still states the need, as without a model ("cheapest card for 24 GB").
+    """
+    model = changes.get("model") or changes.get("params_b") or (not fresh and (base.model or base.params_b))
+    return bool(model) and not _AT_LEAST.match(scan.values["memory_gb"][1])
+
+
+_AT_LEAST = re.compile(r"(?:at\s+least|min|>|не\s+меньше|не\s+менее|от|минимум)")
 
 
 def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Question, fresh: bool) -> None:
@@ -909,7 +1089,11 @@ def _card_note(name: str) -> str:
     """'rx 9070 xt (AMD Radeon RX 9070 XT)' or 'strix halo (not in the catalog)', by the catalog's resolver."""
     from rules.catalog import load_catalog  # lazy: the catalog loads once, and only for texts naming hardware
 
-    resolution = load_catalog().resolve(name)
+    catalog = load_catalog()
+    resolution = catalog.resolve(name)
+    tpu = catalog.tpus.get(name.replace(" ", "-"))
+    if resolution.gpu is None and tpu is not None:
+        return f"{name} ({tpu.name}, rented in the cloud)"
     if resolution.gpu is None:
         return f"{name} (not in the catalog)"
     if not resolution.exact and resolution.note:
@@ -956,7 +1140,7 @@ def _more_memory(base: Question, changes: dict[str, Any]) -> str:
     current = changes.get("memory_gb", base.memory_gb) or 0
     steps = [s for s in vocabulary().data["memory_steps_gb"] if s > current] or [min(current * 1.5, 4096)]
     changes["memory_gb"] = _whole(max(steps[0], 16))
-    return f"card memory at least (GB): {changes['memory_gb']:g} (more memory)"
+    return f"memory the job needs (GB): {changes['memory_gb']:g} (more memory)"
 
 
 def _more_gpus(base: Question, changes: dict[str, Any]) -> str:

@@ -33,6 +33,7 @@ class Measured:
     hosts: int
     matmul_tflops: Mapping[str, float] = field(default_factory=dict)
     bandwidth_gb_s: float | None = None
+    decode_gb_s: float | None = None  # bandwidth LLM token generation reached at 16 bit (bench-agent llm_decode)
 
 
 def workload_key(workload: str, task: str) -> str:
@@ -113,7 +114,7 @@ class PerformanceModel:
         bits = self._bits[precision]
         weights = self._decode["typical_model_b"] * 1e9 * bits / 8
         bandwidth = self.decode_bandwidth_gb_s(gpu, bits, spec_only) * 1e9
-        return 1.0 / (weights / bandwidth + self._decode["per_token_ms"].get(gpu.software, 2.6) / 1000)
+        return 1.0 / (weights / bandwidth + self._per_token_s(gpu, spec_only))
 
     def speedup(self, workload: str, gpus: int) -> float:
         """Data-parallel speed-up on ``gpus`` cards, weighted over the workload's classes."""
@@ -140,16 +141,25 @@ class PerformanceModel:
             bandwidth *= count * d["tensor_parallel_factor"]
         elif count > 1:
             bandwidth *= d["layer_split_factor"]  # one card works at a time; hand-over between them
-        per_token = (weights + kv) / bandwidth + d["per_token_ms"].get(gpu.software, 2.6) / 1000
-        return 1.0 / per_token
+        return 1.0 / ((weights + kv) / bandwidth + self._per_token_s(gpu))
+
+    def _per_token_s(self, gpu, spec_only: bool = False) -> float:
+        """The fixed cost of a token; a measured decode bandwidth already includes it."""
+        measured = None if spec_only else self._measured.get(gpu.id)
+        if measured and measured.decode_gb_s:
+            return 0.0
+        return self._decode["per_token_ms"].get(gpu.software, 2.6) / 1000
 
     def decode_bandwidth_gb_s(self, gpu, bits_per_weight: float, spec_only: bool = False) -> float:
         """Bandwidth one generation stream reaches: datasheet x stack efficiency (x quantised, x wide-HBM factors).
 
-        A lab-measured triad bandwidth stands in for the datasheet figure (divided by the share triad reaches).
+        A lab-measured decode bandwidth replaces the whole estimate; else a measured triad bandwidth stands in
+        for the datasheet figure (divided by the share triad reaches).
         """
         d = self._decode
         measured = None if spec_only else self._measured.get(gpu.id)
+        if measured and measured.decode_gb_s:  # the lab's own 16-bit decode: stack and card effects included
+            return measured.decode_gb_s * (d["quantized_factor"] if bits_per_weight < 12 else 1.0)
         peak = measured.bandwidth_gb_s / self._efficiency["bandwidth"] if measured and measured.bandwidth_gb_s else gpu.bandwidth_gb_s
         share = d["bandwidth_efficiency"].get(gpu.software, min(d["bandwidth_efficiency"].values()))
         if bits_per_weight < 12:

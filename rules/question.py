@@ -80,6 +80,9 @@ class Question:
     batch: int | None = None
     language: str | None = None  # None: English
     objective: str | None = None  # "cheapest": the least that does the job
+    # The memory of the card the asker has in mind ("will llama 13b fit on 8 GB"): the job's
+    # need still comes from the model; the answer says whether it fits in this much.
+    card_memory_gb: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -133,7 +136,8 @@ class Question:
                 raise QuestionError("budget", "budget is beyond anything a GPU purchase needs; give it in the currency's units, e.g. 2000")
         if isinstance(self.gpus, bool) or not isinstance(self.gpus, int) or not 1 <= self.gpus <= MAX_GPUS:
             raise QuestionError("gpus", f"gpus must be a whole number from 1 to {MAX_GPUS}")
-        for name, upper in (("params_b", 2000.0), ("memory_gb", 4096.0), ("hours_per_week", 168.0)):
+        for name, upper in (("params_b", 2000.0), ("memory_gb", 4096.0), ("card_memory_gb", 4096.0),
+                            ("hours_per_week", 168.0)):
             value = getattr(self, name)
             if value is not None:
                 _number(name, value)

@@ -24,7 +24,9 @@ HELP_TEXT = help_text()  # English, for faces that show help before any question
 def _price(money: dict[str, Any], lang: str | None = None) -> str:
     text = f"{money['amount']:,.0f} {money['currency']}"
     if money.get("date"):
-        text = say("price.dated", lang, amount=text, kind=term("price.kind", str(money["kind"]), lang), date=money["date"])
+        key = "price.dated_converted" if money.get("converted_from") else "price.dated"
+        text = say(key, lang, amount=text, kind=term("price.kind", str(money["kind"]), lang), date=money["date"],
+                   source_currency=money.get("converted_from"))
     return text
 
 

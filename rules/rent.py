@@ -15,7 +15,7 @@ from datetime import date
 from typing import Callable
 
 from rules.answer import RentVsBuy
-from rules.money import Pricing
+from rules.money import Pricing, months_between
 from rules.question import Question
 from rules.rulebook import Rulebook
 
@@ -56,11 +56,19 @@ class TpuChip:
 
 @dataclass(frozen=True)
 class Rental:
-    """The cheapest offer of one accelerator on a date."""
+    """The representative on-demand offer of one accelerator on a date (rule ``rent-vs-buy``)."""
 
     per_unit_usd: float
     offer: object
     unit: object  # a catalog Gpu or a TpuChip
+    providers: int = 1  # how many providers listed it; the offer sits at the rule's quantile of them
+
+    @property
+    def basis(self) -> str:
+        """How the offer was chosen, in the answer's words."""
+        if self.providers == 1:
+            return f"the only provider listing it, {self.offer.provider}"
+        return f"{self.offer.provider}, the lower-quartile price of {self.providers} providers' on-demand offers"
 
 
 class Renting:
@@ -74,6 +82,7 @@ class Renting:
         self._gpu_ids = {gpu.id for gpu in catalog.gpus}
         self._chips = {tpu_id: TpuChip.from_spec(spec) for tpu_id, spec in catalog.tpus.items()}
         self._offer_cache: dict[date, list[Rental]] = {}
+        self._quantile = rulebook.param(RULE, "rental_quantile")
 
     def rent_or_buy(self, question: Question, pricing: Pricing, work: str, holds: Holds, top) -> RentVsBuy | None:
         """Rent-vs-buy against ``top`` (anything with ``gpu``, ``relative``, ``total_usd``; None: nothing to buy).
@@ -103,28 +112,51 @@ class Renting:
         best_gpu = next((r for r in value if not isinstance(r.unit, TpuChip)), None)
         best_tpu = next((r for r in value if isinstance(r.unit, TpuChip)), None)
         shown = [chosen] + [r for r in usable if r.unit.id in named] + [r for r in (best_gpu, best_tpu) if r]
-        hours = question.hours_per_week or self.rulebook.param(RULE, "default_hours_per_week")
+        hours, assumed = self.hours_per_week(question)
         options = tuple(_line(r, speed[r.unit.id], question.gpus, hours, pricing) | {"named": r.unit.id in named}
                         for r in _unique(shown))
         if top is None:
-            return _rent_only(self.rulebook, pricing, chosen, question.gpus, hours, options)
-        result = break_even(self.rulebook, pricing, chosen.offer, chosen.per_unit_usd * question.gpus, top.gpu,
-                            question.gpus, top.total_usd, question.hours_per_week, self.electricity)
-        return replace(result, options=options)
+            result = _rent_only(self.rulebook, pricing, chosen, question.gpus, hours, options)
+        else:
+            result = replace(break_even(self.rulebook, pricing, chosen.offer, chosen.per_unit_usd * question.gpus, top.gpu,
+                                        question.gpus, top.total_usd, hours, self.electricity), options=options)
+        offer = result.offer | {"basis": chosen.basis}
+        return replace(result, offer=offer, reason=f"{result.reason} (rent: {chosen.basis}{assumed})")
+
+    def hours_per_week(self, question: Question) -> tuple[float, str]:
+        """The asker's hours a week, else the rule's default: higher for a server or several cards, and why."""
+        if question.hours_per_week:
+            return question.hours_per_week, ""
+        if question.setting == "server" or question.gpus > 1:
+            hours = self.rulebook.param(RULE, "server_hours_per_week")
+            return hours, f"; {hours:g} h/week assumed: a shared server or multi-GPU machine is busy most of the week"
+        hours = self.rulebook.param(RULE, "default_hours_per_week")
+        return hours, f"; {hours:g} h/week assumed: a personal machine's usual use"
 
     def rentals(self, as_of: date) -> list[Rental]:
-        """The cheapest offer of each catalog GPU and Cloud TPU known on ``as_of``, cheapest first."""
+        """The representative on-demand offer of each catalog GPU and Cloud TPU known on ``as_of``, cheapest first.
+
+        Each provider counts once, at its cheapest instance; the rental is the provider at the rule's
+        ``rental_quantile`` of their prices, so one marketplace's outlier never stands for the market.
+        Prices older than ``offer_max_age_months`` count only where nothing younger is known.
+        """
         if as_of not in self._offer_cache:
-            best: dict[str, tuple] = {}
+            cheapest: dict[str, dict[str, tuple]] = {}  # unit -> provider -> (key, offer)
             for offer in self.catalog.offers_at(as_of):
                 unit_id = offer.tpu_id if offer.kind == "tpu" else offer.gpu_id
-                if unit_id not in self._gpu_ids and unit_id not in self._chips:
+                if offer.serverless or (unit_id not in self._gpu_ids and unit_id not in self._chips):
                     continue
                 key = (offer.per_unit_per_hour, offer.provider, offer.instance)
-                if unit_id not in best or key < best[unit_id][0]:
-                    best[unit_id] = (key, offer)
-            rows = [Rental(key[0], offer, self._chips.get(unit_id) or self.catalog.gpu(unit_id))
-                    for unit_id, (key, offer) in best.items()]
+                providers = cheapest.setdefault(unit_id, {})
+                if offer.provider not in providers or key < providers[offer.provider][0]:
+                    providers[offer.provider] = (key, offer)
+            rows = []
+            max_age = self.rulebook.param(RULE, "offer_max_age_months")
+            for unit_id, providers in cheapest.items():
+                young = [pair for pair in providers.values() if months_between(pair[1].seen, as_of) <= max_age]
+                ranked = sorted(young or providers.values(), key=lambda pair: pair[0])
+                key, offer = ranked[int(self._quantile * (len(ranked) - 1) + 0.5)]
+                rows.append(Rental(key[0], offer, self._chips.get(unit_id) or self.catalog.gpu(unit_id), len(ranked)))
             if len(self._offer_cache) > 64:
                 self._offer_cache.clear()
             self._offer_cache[as_of] = sorted(rows, key=lambda r: (r.per_unit_usd, r.offer.provider, r.offer.instance))
@@ -167,7 +199,7 @@ def _line(rental: Rental, relative: float, count: int, hours: float, pricing: Pr
         "provider": offer.provider, "instance": offer.instance, "accelerator": offer.accelerator, "count": count,
         "per_hour": pricing.money(per_hour).to_dict(), "spot_per_hour": pricing.money(spot).to_dict() if spot else None,
         "relative_performance": round(relative, 3), "per_year": pricing.money(per_hour * hours * 52).to_dict(),
-        "seen": offer.seen.isoformat(), "source": offer.source,
+        "seen": offer.seen.isoformat(), "source": offer.source, "basis": rental.basis,
     }
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "list_agents",
     "revoke_agent",
     "authenticate",
+    "bind_host",
 ]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,120}")
@@ -144,3 +145,19 @@ def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
         agent.last_seen_at = now  # at most one write a minute: reports of one agent do not queue on its row
         session.add(agent)
     return agent
+
+
+def bind_host(session: Session, agent: AgentToken, host: str) -> str | None:
+    """Tie ``agent`` to ``host`` on its first report; afterwards the reason a report from another host is refused.
+
+    One token speaks for one host, so a single token cannot pose as many hosts and
+    outvote real ones. The caller's session commits the binding.
+    """
+    if agent.host is None:
+        agent.host = host
+        session.add(agent)
+        return None
+    if agent.host != host:
+        return (f"agent {agent.name!r} reports for host {agent.host!r}; give host {host[:80]!r} its own token "
+                f"(`whichgpu agents add NAME`)")
+    return None

@@ -17,6 +17,7 @@ Errors::
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
@@ -29,8 +30,8 @@ from sqlmodel import Session, col, select
 from bench_agent.schema import load_schema
 from rules.performance import Measured
 
-from .measurements import BANDWIDTH_BENCHMARKS, EXCLUDING_FLAGS, MAX_RUNS, QUICK_FLAG, WINDOW, read_measurements
-from .models import BenchmarkResult, BenchmarkRun
+from .measurements import BANDWIDTH_BENCHMARKS, EXCLUDING_FLAGS, MAX_RUNS, OUT_OF_BAND, QUICK_FLAG, WINDOW, read_measurements
+from .models import AgentToken, BenchmarkResult, BenchmarkRun
 
 __all__ = [
     "BenchmarkError",
@@ -39,6 +40,8 @@ __all__ = [
     "CREATED",
     "ALREADY_STORED",
     "MARGIN",
+    "BAND",
+    "OUT_OF_BAND",
     "EXCLUDING_FLAGS",
     "ingest",
     "query",
@@ -50,6 +53,9 @@ __all__ = [
 CREATED = "created"
 ALREADY_STORED = "already stored"
 MARGIN = 0.10  # a measured figure may exceed the datasheet by this much (boost clocks, rounding)
+BAND = (0.2, 1 + MARGIN)  # default of rule spec-dimensions' measured_band: believable shares of the datasheet
+CLOCK_SKEW = timedelta(minutes=10)  # default of rule spec-dimensions' clock_skew_minutes
+EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)  # no run of a device outside the catalog is older
 # Per-result details the tables have no column for; kept with the run so nothing is lost.
 RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings", "check", "telemetry", "achieved_gb_s")
 
@@ -93,16 +99,37 @@ def _path(error: Any) -> str:
     return "/".join(parts) or "(root)"
 
 
+def _unstorable(value: Any, path: str = "") -> list[str]:
+    """Paths of values no database column takes: NaN and infinities (JSON has none; Python's parser
+    allows them), and text with NUL characters or lone surrogates (PostgreSQL refuses both)."""
+    where = path or "(root)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return [f"{where}: {value!r} is not a finite number"]
+    if isinstance(value, str):
+        if "\x00" in value:
+            return [f"{where}: text with a NUL character"]
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return [f"{where}: text that is not valid Unicode"]
+        return []
+    if isinstance(value, dict):
+        return [e for k, v in value.items() for e in _unstorable(k, path) + _unstorable(v, f"{path}/{k}".lstrip("/"))]
+    if isinstance(value, list):
+        return [e for i, v in enumerate(value) for e in _unstorable(v, f"{path}/{i}".lstrip("/"))]
+    return []
+
+
 def payload_errors(payload: Any) -> list[str]:
     """Every way ``payload`` breaks the schema, as ``path: message`` (field path first)."""
-    found = sorted(f"{_path(e)}: {e.message}" for e in _validator().iter_errors(payload))
+    found = sorted(f"{_path(e)}: {e.message}" for e in _validator().iter_errors(payload)) + _unstorable(payload)
     if found or not isinstance(payload, dict):
         return found
     for key in ("started_at", "finished_at"):  # jsonschema checks date-time only with an optional package
         try:
-            datetime.fromisoformat(payload[key].replace("Z", "+00:00"))
-        except ValueError:
-            found.append(f"{key}: {payload[key]!r} is not an RFC 3339 date-time")
+            _utc(payload[key])
+        except (ValueError, OverflowError):
+            found.append(f"{key}: {payload[key]!r} is not an RFC 3339 date-time that exists in UTC")
     seen: dict[tuple[str, str], int] = {}
     for i, r in enumerate(payload["results"]):
         key = (r["benchmark"], r["precision"])
@@ -122,21 +149,43 @@ def _limit(gpu: Any, benchmark: str, precision: str) -> tuple[float, str] | None
     return None
 
 
-def implausible(payload: dict[str, Any], gpu: Any) -> list[str]:
-    """Why figures of ``payload`` cannot be true on ``gpu`` (empty when they can)."""
+def implausible(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = BAND) -> list[str]:
+    """Why figures of ``payload`` cannot be true on ``gpu``: above the band's top share of the datasheet."""
     reasons = []
     for i, r in enumerate(payload["results"]):
         limit = _limit(gpu, r["benchmark"], r["precision"]) if r["value"] is not None else None
-        if limit and r["value"] > limit[0] * (1 + MARGIN):
+        if limit and r["value"] > limit[0] * band[1]:
             reasons.append(
                 f"results/{i} ({r['benchmark']} {r['precision']}): {r['value']:.4g} {r['unit']} is more than "
-                f"{MARGIN:.0%} above {limit[1]}"
+                f"{band[1] - 1:.0%} above {limit[1]}"
             )
         reached = r.get("achieved_gb_s")  # LLM decode: weights and cache read per token x tokens/s
         if reached and gpu.bandwidth_gb_s and reached > gpu.bandwidth_gb_s * (1 + MARGIN):
             reasons.append(f"results/{i} ({r['benchmark']} {r['precision']}): decode read {reached:.4g} GB/s, more than "
                            f"{MARGIN:.0%} above the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)")
     return reasons
+
+
+def below_band(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = BAND) -> set[int]:
+    """Indexes of results under the band's bottom share of the datasheet (broken, throttled or misreported)."""
+    return {i for i, r in enumerate(payload["results"])
+            if r["value"] is not None and (limit := _limit(gpu, r["benchmark"], r["precision"]))
+            and r["value"] < limit[0] * band[0]}
+
+
+def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedelta) -> list[str]:
+    """A run cannot start in the future (beyond clock skew), before it finished, or before its card existed."""
+    started, finished = _utc(payload["started_at"]), _utc(payload["finished_at"])
+    errors = []
+    if started > now + skew or finished > now + skew:
+        errors.append(f"started_at: {payload['started_at']} is in the future (clocks may differ by {skew} at most)")
+    if finished < started:
+        errors.append(f"finished_at: {payload['finished_at']} is before started_at")
+    earliest = datetime.combine(gpu.released, datetime.min.time(), tzinfo=timezone.utc) if gpu is not None else EARLIEST
+    if started < earliest:
+        what = f"{gpu.name} was released ({gpu.released})" if gpu is not None else f"{EARLIEST.date()}"
+        errors.append(f"started_at: {payload['started_at']} is before {what}")
+    return errors
 
 
 # --- ingestion ----------------------------------------------------------------------------
@@ -166,20 +215,24 @@ def _stored_environ(payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _run_flags(payload: dict[str, Any]) -> list[str]:
-    """The agent's flags, plus ``quick`` for a ``--quick`` run (so it is excluded without reading JSON)."""
-    return sorted(set(payload["flags"]) | ({QUICK_FLAG} if payload.get("quick") else set()))
+def _run_flags(payload: dict[str, Any], out_of_band: bool) -> list[str]:
+    """The agent's flags, plus ``quick`` for a ``--quick`` run (so it is excluded without reading JSON)
+    and ``out_of_band`` when a figure is under the plausible band."""
+    added = ({QUICK_FLAG} if payload.get("quick") else set()) | ({OUT_OF_BAND} if out_of_band else set())
+    return sorted(set(payload["flags"]) | added)
 
 
 def _exists(session: Session, run_id: str) -> bool:
     return session.exec(select(BenchmarkRun.id).where(BenchmarkRun.run_id == run_id)).first() is not None
 
 
-def ingest(session: Session, catalog: Any, agent_name: str, payload: Any) -> tuple[str, str]:
+def ingest(session: Session, catalog: Any, agent_name: str, payload: Any, *, band: tuple[float, float] = BAND,
+           skew: timedelta = CLOCK_SKEW, now: datetime | None = None) -> tuple[str, str]:
     """Store one run; returns ``(CREATED | ALREADY_STORED, run_id)``.
 
-    Raises :class:`InvalidPayload` or :class:`ImplausibleFigure`; nothing is stored then.
-    The caller's session commits.
+    Raises :class:`InvalidPayload` (schema, non-finite numbers, impossible dates) or
+    :class:`ImplausibleFigure` (above the band); nothing is stored then. A figure
+    under the band is stored and flagged ``out_of_band``. The caller's session commits.
     """
     errors = payload_errors(payload)
     if errors:
@@ -189,13 +242,17 @@ def ingest(session: Session, catalog: Any, agent_name: str, payload: Any) -> tup
         return ALREADY_STORED, run_id
     device = payload["device"]
     gpu = None if device["type"] == "cpu" else catalog.find(device["name"])
-    if gpu is not None and (reasons := implausible(payload, gpu)):
+    now = now or datetime.now(timezone.utc)
+    if errors := _when_errors(payload, gpu, now, skew):
+        raise InvalidPayload(errors)
+    if gpu is not None and (reasons := implausible(payload, gpu, band)):
         raise ImplausibleFigure(reasons)
+    low = below_band(payload, gpu, band) if gpu is not None else set()
     try:  # the run first: its results refer to it (no ORM relationship orders the inserts)
         session.add(BenchmarkRun(
             run_id=run_id, agent=agent_name, host=payload["host"], device_name=device["name"],
-            gpu_id=gpu.id if gpu else None, started_at=_utc(payload["started_at"]), received_at=datetime.now(timezone.utc),
-            flags=_run_flags(payload), environ=_stored_environ(payload),
+            gpu_id=gpu.id if gpu else None, started_at=_utc(payload["started_at"]), received_at=now,
+            flags=_run_flags(payload, bool(low)), environ=_stored_environ(payload),
         ))
         session.flush()
     except IntegrityError:  # the same run_id arrived concurrently and won
@@ -206,9 +263,10 @@ def ingest(session: Session, catalog: Any, agent_name: str, payload: Any) -> tup
     session.add_all(
         BenchmarkResult(
             run_id=run_id, benchmark=r["benchmark"], precision=r["precision"], unit=r["unit"], value=r["value"],
-            p10=r["p10"], p90=r["p90"], cv=r["cv"], flags=list(r["flags"]), error=r["error"],
+            p10=r["p10"], p90=r["p90"], cv=r["cv"], flags=sorted(set(r["flags"]) | ({OUT_OF_BAND} if i in low else set())),
+            error=r["error"],
         )
-        for r in payload["results"]
+        for i, r in enumerate(payload["results"])
     )
     session.flush()
     return CREATED, run_id
@@ -307,6 +365,7 @@ def load_measurements(
 
 
 def measurements_version(session: Session) -> str:
-    """Changes whenever a result is stored or removed (count and newest id of the results)."""
+    """Changes whenever a result is stored or removed, or an agent revoked (their runs leave the advice)."""
     count, newest = session.exec(select(func.count(BenchmarkResult.id), func.max(BenchmarkResult.id))).one()
-    return f"{count}:{newest or 0}"
+    revoked = session.exec(select(func.count(AgentToken.id)).where(col(AgentToken.revoked_at).is_not(None))).one()
+    return f"{count}:{newest or 0}:{revoked}"

@@ -11,13 +11,13 @@ stored once: 201 the first time, 200 ``already stored`` for a re-send of the sam
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, time, timezone
+from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.params import RawBody
 
-from service.agents import authenticate
+from service.agents import authenticate, bind_host
 from service.api import api_state
 from service.api.docs import documented
 from service.benchmarks import CREATED, ImplausibleFigure, InvalidPayload, ingest, query
@@ -27,6 +27,7 @@ from service.problems import InvalidInput, MalformedBody, Unauthorized, Unsuppor
 __all__ = ["BenchmarkController"]
 
 MAX_LIMIT = 200
+MAX_OFFSET = 2**31 - 1  # inside every database's integer range
 FILTERS = ("run_id", "gpu", "host", "benchmark", "since", "limit", "offset")
 
 
@@ -36,11 +37,21 @@ def _parse(request: Request, body: bytes) -> Any:
         raise UnsupportedMediaType(f"send the run as application/json, not {media or 'no content type'!r}",
                                    [{"field": "content-type", "message": "expected application/json"}])
     try:
-        return json.loads(body)
+        return json.loads(body, parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError) as exc:
         raise MalformedBody(f"the body is not valid JSON: {exc}", [{"field": "body", "message": "not valid JSON"}]) from None
     except RecursionError:
         raise MalformedBody("the body nests too deeply", [{"field": "body", "message": "nested too deeply"}]) from None
+
+
+def _checks(rulebook: Any) -> dict[str, Any]:
+    """The plausibility band and clock skew of rule spec-dimensions, as ingest takes them."""
+    low, high = rulebook.param("spec-dimensions", "measured_band")
+    return {"band": (float(low), float(high)), "skew": timedelta(minutes=rulebook.param("spec-dimensions", "clock_skew_minutes"))}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _field(error_line: str) -> dict[str, str]:
@@ -53,10 +64,10 @@ def _since(raw: str) -> datetime:
         if len(raw) == 10:
             return datetime.combine(date.fromisoformat(raw), time(), tzinfo=timezone.utc)
         value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        raise InvalidInput(f"since={raw!r} is not a date or date-time",
+        return value.astimezone(timezone.utc) if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    except (ValueError, OverflowError):
+        raise InvalidInput(f"since={raw[:40]!r} is not a date or date-time that exists in UTC",
                            [{"field": "since", "message": "use YYYY-MM-DD or an ISO 8601 date-time"}]) from None
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
 
 
 def _count(params: dict[str, str], name: str, default: int, low: int, high: int | None) -> int:
@@ -64,7 +75,7 @@ def _count(params: dict[str, str], name: str, default: int, low: int, high: int 
     if raw is None:
         return default
     try:
-        value = int(raw)
+        value = int(raw) if len(raw) <= 20 else None
     except ValueError:
         value = None
     if value is None or value < low or (high is not None and value > high):
@@ -92,9 +103,12 @@ class BenchmarkController(Controller):
                 detail = ("a valid bench-agent token is required: `Authorization: Bearer <token>` "
                           "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)")
                 raise Unauthorized(detail, [{"field": "authorization", "message": detail}])
-            catalog = (api.holder.current or api.holder.get()).catalog  # no snapshot rebuild per report
+            snapshot = api.holder.current or api.holder.get()  # no snapshot rebuild per report
+            if isinstance(document, dict) and isinstance(document.get("host"), str):
+                if (refused := bind_host(session, agent, document["host"])) is not None:
+                    raise InvalidInput(refused, [{"field": "host", "message": refused}])
             try:
-                status, run_id = ingest(session, catalog, agent.name, document)
+                status, run_id = ingest(session, snapshot.catalog, agent.name, document, **_checks(snapshot.rulebook))
             except InvalidPayload as exc:
                 raise InvalidInput("the benchmark run does not match schema benchmark-run.json: " + "; ".join(exc.errors[:3]),
                                    [_field(e) for e in exc.errors[:10]], schema="/v1/schemas/benchmark-run.json") from None
@@ -111,7 +125,7 @@ class BenchmarkController(Controller):
     def list_runs(self, request: Request) -> dict[str, Any]:
         """Runs newest first with their results. Query: `run_id`, `gpu` (catalog id, or `unmatched` for devices
         no catalog GPU matches, CPUs included), `host`, `benchmark`, `since` (date or date-time),
-        `limit` (1-200, default 50), `offset`."""
+        `limit` (1-200, default 50), `offset` (0-2147483647)."""
         params = dict(request.query_params.items())
         unknown = sorted(set(params) - set(FILTERS))
         if unknown:
@@ -119,7 +133,7 @@ class BenchmarkController(Controller):
                                [{"field": name, "message": "unknown query parameter"} for name in unknown])
         since = _since(params["since"]) if params.get("since") else None
         limit = _count(params, "limit", 50, 1, MAX_LIMIT)
-        offset = _count(params, "offset", 0, 0, None)
+        offset = _count(params, "offset", 0, 0, MAX_OFFSET)
         with session_scope(api_state(request).database_url) as session:
             return query(session, gpu=params.get("gpu") or None, host=params.get("host") or None,
                          benchmark=params.get("benchmark") or None, since=since, limit=limit, offset=offset,

@@ -9,7 +9,13 @@ What makes a run or a result count:
 
 - the device maps to a catalog GPU (CPUs and unknown devices have no datasheet to
   stand in for);
-- the run is recent (``WINDOW``) and among the newest ``MAX_RUNS`` of its GPU;
+- the run was received recently (``WINDOW``) and is among the newest ``MAX_RUNS``
+  of its GPU by the time the service received it (an agent's own clock cannot make
+  a run look newer);
+- its agent is not revoked (revoking an agent takes its runs out of the advice);
+- a run flagged ``out_of_band`` (a figure under the plausible band) counts only once
+  runs of the same GPU from two hosts are out of band: one host cannot drag a card
+  down alone;
 - it is not a ``--quick`` run (smaller sizes and shorter timing understate a GPU; the
   service marks such runs with the run flag ``quick``);
 - the run is not ``contended`` and the result carries none of ``EXCLUDING_FLAGS``
@@ -31,6 +37,7 @@ from rules.performance import Measured
 __all__ = [
     "EXCLUDING_FLAGS",
     "QUICK_FLAG",
+    "OUT_OF_BAND",
     "RUN_EXCLUDING_FLAGS",
     "WINDOW",
     "MAX_RUNS",
@@ -41,10 +48,12 @@ __all__ = [
 
 EXCLUDING_FLAGS = frozenset({"throttled", "contended", "noisy", "check_failed"})
 QUICK_FLAG = "quick"  # added by the service to runs sent with "quick": true
+OUT_OF_BAND = "out_of_band"  # added by the service to a run (and its result) under the plausible band
 RUN_EXCLUDING_FLAGS = frozenset({"contended", QUICK_FLAG})  # conditions of the whole run
 WINDOW = timedelta(days=90)
 MAX_RUNS = 20
 BANDWIDTH_BENCHMARKS = ("triad", "copy")  # in order of preference
+DECODE_BENCHMARK = "llm_decode"  # its figure for the engine is the bandwidth it reached, kept with the run
 
 
 def lab_measurements(database_url: str, *, now: datetime | None = None) -> dict[str, Measured]:
@@ -84,25 +93,27 @@ def _connect(database_url: str) -> Any | None:
 def read_measurements(
     connection: Any, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS
 ) -> dict[str, Measured]:
-    """Per catalog GPU id: medians of matmul (per precision) and bandwidth (triad, else copy)
-    over its newest ``max_runs`` representative runs within ``window``; ``hosts`` counts the
+    """Per catalog GPU id: medians of matmul (per precision), bandwidth (triad, else copy) and the
+    bandwidth 16-bit LLM decode reached, over its newest ``max_runs`` representative runs within
+    ``window``; ``hosts`` counts the
     distinct hosts behind the figures used. ``connection`` is a DB-API connection of
     ``sqlite3`` or ``psycopg``; a few small queries per GPU, whatever the history."""
     sql = _Sql(connection)
     since = sql.timestamp((now or datetime.now(timezone.utc)) - window)
     gpu_ids = [row[0] for row in sql.rows(
-        "SELECT DISTINCT gpu_id FROM benchmark_run WHERE gpu_id IS NOT NULL AND started_at >= ?", (since,))]
+        f"SELECT DISTINCT gpu_id FROM benchmark_run WHERE gpu_id IS NOT NULL AND received_at >= ? AND {_LIVE}", (since,))]
     measured: dict[str, Measured] = {}
     for gpu_id in sorted(gpu_ids):
         runs = _recent_runs(sql, gpu_id, since, max_runs)
         if not runs:
             continue
-        wanted = ("matmul", *BANDWIDTH_BENCHMARKS)
+        wanted = ("matmul", *BANDWIDTH_BENCHMARKS, DECODE_BENCHMARK)
         rows = sql.rows(
             f"SELECT run_id, benchmark, precision, value, flags, error FROM benchmark_result "
             f"WHERE run_id IN ({', '.join('?' * len(runs))}) AND benchmark IN ({', '.join('?' * len(wanted))})",
-            (*(run_id for run_id, _ in runs), *wanted))
-        m = _measured(runs, ((r, b, p, v) for r, b, p, v, flags, error in rows if _usable(_flags(flags), error, v)))
+            (*(run_id for run_id, _, _ in runs), *wanted))
+        usable = [(r, b, p, v) for r, b, p, v, flags, error in _confirmed(runs, rows) if _usable(_flags(flags), error, v)]
+        m = _measured(runs, _decode_as_bandwidth(sql, usable))
         if m is not None:
             measured[gpu_id] = m
     return measured
@@ -129,6 +140,19 @@ class _Sql:
             cursor.close()
 
 
+_LIVE = "agent NOT IN (SELECT name FROM agent_token WHERE revoked_at IS NOT NULL)"
+
+
+def _confirmed(runs: list[tuple[str, str, bool]], rows: list[tuple]) -> list[tuple]:
+    """The result rows, without out-of-band ones unless usable out-of-band results came from two hosts."""
+    host_of = {run_id: host for run_id, host, _ in runs}
+    low_hosts = {host_of[run_id] for run_id, _, _, value, flags, error in rows
+                 if OUT_OF_BAND in (named := set(_flags(flags))) and _usable(list(named - {OUT_OF_BAND}), error, value)}
+    if len(low_hosts) >= 2:
+        return [(*row[:4], [f for f in _flags(row[4]) if f != OUT_OF_BAND], row[5]) for row in rows]
+    return [row for row in rows if OUT_OF_BAND not in _flags(row[4])]
+
+
 def _flags(value: Any) -> list[str]:
     """A JSON column: text from SQLite, already decoded from PostgreSQL."""
     return json.loads(value) if isinstance(value, (str, bytes)) else list(value or ())
@@ -138,29 +162,55 @@ def _usable(flags: list[str], error: str | None, value: float | None) -> bool:
     return error is None and value is not None and value > 0 and not (set(flags) & EXCLUDING_FLAGS)
 
 
-def _recent_runs(sql: _Sql, gpu_id: str, since: Any, max_runs: int) -> list[tuple[str, str]]:
-    """(run_id, host) of the newest ``max_runs`` representative runs of one GPU."""
-    chosen: list[tuple[str, str]] = []
+def _recent_runs(sql: _Sql, gpu_id: str, since: Any, max_runs: int) -> list[tuple[str, str, bool]]:
+    """(run_id, host, out of band) of the newest ``max_runs`` representative runs of one GPU, by arrival."""
+    chosen: list[tuple[str, str, bool]] = []
     offset, batch = 0, max_runs * 2
     while len(chosen) < max_runs:
         rows = sql.rows(
-            "SELECT run_id, host, flags FROM benchmark_run WHERE gpu_id = ? AND started_at >= ? "
-            "ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?", (gpu_id, since, batch, offset))
-        chosen += [(run_id, host) for run_id, host, flags in rows if not set(_flags(flags)) & RUN_EXCLUDING_FLAGS]
+            f"SELECT run_id, host, flags FROM benchmark_run WHERE gpu_id = ? AND received_at >= ? AND {_LIVE} "
+            "ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?", (gpu_id, since, batch, offset))
+        for run_id, host, flags in rows:
+            flags = set(_flags(flags))
+            if not flags & RUN_EXCLUDING_FLAGS:
+                chosen.append((run_id, host, OUT_OF_BAND in flags))
         if len(rows) < batch:
             break
         offset += batch
     return chosen[:max_runs]
 
 
-def _measured(runs: list[tuple[str, str]], results: Iterable[tuple[str, str, str, float]]) -> Measured | None:
+def _decode_as_bandwidth(sql: _Sql, results: list[tuple[str, str, str, float]]) -> list[tuple[str, str, str, float]]:
+    """LLM decode results as the GB/s they reached (kept in the run's result details); others as they are."""
+    runs = sorted({r for r, b, _, _ in results if b == DECODE_BENCHMARK})
+    if not runs:
+        return results
+    details = {run_id: (_json(environ) or {}).get("result_details", {}) for run_id, environ in sql.rows(
+        f"SELECT run_id, environ FROM benchmark_run WHERE run_id IN ({', '.join('?' * len(runs))})", tuple(runs))}
+    out = []
+    for run_id, benchmark, precision, value in results:
+        if benchmark == DECODE_BENCHMARK:
+            reached = details.get(run_id, {}).get(f"{benchmark}/{precision}", {}).get("achieved_gb_s")
+            if not reached or precision not in ("fp16", "bf16"):
+                continue
+            value = reached
+        out.append((run_id, benchmark, precision, value))
+    return out
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+
+def _measured(runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, str, str, float]]) -> Measured | None:
     """Medians of one GPU's usable (run_id, benchmark, precision, value) results."""
-    host_of = dict(runs)
+    host_of = {run_id: host for run_id, host, _ in runs}
     matmul: dict[str, list[float]] = defaultdict(list)
     bandwidth: dict[str, list[float]] = defaultdict(list)
     hosts: set[str] = set()
+    decode: list[float] = []
     for run_id, benchmark, precision, value in results:
-        (matmul[precision] if benchmark == "matmul" else bandwidth[benchmark]).append(value)
+        (matmul[precision] if benchmark == "matmul" else decode if benchmark == DECODE_BENCHMARK else bandwidth[benchmark]).append(value)
         hosts.add(host_of[run_id])
     if not hosts:
         return None
@@ -169,4 +219,5 @@ def _measured(runs: list[tuple[str, str]], results: Iterable[tuple[str, str, str
         hosts=len(hosts),
         matmul_tflops={p: statistics.median(v) for p, v in sorted(matmul.items())},
         bandwidth_gb_s=statistics.median(chosen) if chosen else None,
+        decode_gb_s=statistics.median(decode) if decode else None,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from typing import Any, Optional
 
-from sqlalchemy import JSON, Column, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = [
@@ -82,6 +82,7 @@ class BenchmarkRun(SQLModel, table=True):
     """One bench-agent run on one device of one host; ``run_id`` makes re-sending idempotent."""
 
     __tablename__ = "benchmark_run"
+    __table_args__ = (Index("ix_benchmark_run_gpu_id_received_at", "gpu_id", "received_at"),)
     id: Optional[int] = Field(default=None, primary_key=True)
     run_id: str = Field(unique=True, max_length=64)
     agent: str = Field(max_length=120, index=True)
@@ -122,12 +123,14 @@ class AgentToken(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     revoked_at: Optional[datetime] = None
     last_seen_at: Optional[datetime] = None
+    host: Optional[str] = Field(default=None, max_length=200)  # the one host this token reports for (set on first report)
 
 
 class Conversation(SQLModel, table=True):
     """A chat conversation: the last question understood, so follow-ups can refine it."""
 
     __tablename__ = "conversation"
+    __table_args__ = (Index("ix_conversation_updated_at", "updated_at"),)
     id: str = Field(primary_key=True, max_length=64)
     question: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     turns: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))

@@ -161,6 +161,8 @@ def _handle(request: Request, exc: Exception) -> Response:
     if isinstance(exc, HTTPException) and exc.status_code < 500:
         error, headers = _from_litestar(exc)
         return _respond(request, error, headers)
+    if "\x00" in request.url.path:  # no file or resource is named with NUL (the file system raises on it)
+        return _respond(request, NotFound("no such resource", [{"field": "path", "message": "contains a NUL character"}]))
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     error = ApiError("the server failed to answer; the error is logged")
     error.status, error.title, error.slug = 500, "Internal server error", "internal-error"

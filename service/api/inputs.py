@@ -99,6 +99,10 @@ def check(name: str, document: Any, what: str = "request body") -> Any:
     return document
 
 
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _is_json(content_type: str) -> bool:
     media = content_type.split(";", 1)[0].strip().lower()
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
@@ -115,7 +119,7 @@ async def read_json(request: Request, schema_name: str, max_bytes: int) -> Any:
         raise PayloadTooLarge(f"the body is {len(raw)} bytes; at most {max_bytes} are accepted",
                               [{"field": "body", "message": f"larger than {max_bytes} bytes"}])
     try:
-        document = json.loads(raw)
+        document = json.loads(raw, parse_constant=_not_json)
     except (UnicodeDecodeError, ValueError) as exc:
         raise MalformedBody(f"the body is not valid JSON: {exc}", [{"field": "body", "message": "not valid JSON"}]) from None
     except RecursionError:

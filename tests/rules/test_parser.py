@@ -626,7 +626,7 @@ def test_setting(text: str, setting: str, cloud_ok: bool) -> None:
 
 
 @pytest.mark.parametrize(("text", "field_name", "value"), [
-    ("llama 13b on 8 GB", "memory_gb", 8),
+    ("llama 13b on 8 GB", "card_memory_gb", 8),  # a model named: the card's memory, not the need
     ("24GB card", "memory_gb", 24),
     ("with 16 gb of vram", "memory_gb", 16),
     ("cheapest card for 24 GB", "memory_gb", 24),
@@ -854,3 +854,131 @@ def test_a_weak_word_in_a_follow_up_keeps_the_job() -> None:
     parsed = parse("and at q4?", previous=first, today=TODAY)
     assert (parsed.question.task, parsed.question.method, parsed.question.precision) == ("training", "lora", "4-bit")
     assert parse("and run it with ollama?", previous=first, today=TODAY).question.task == "inference"
+
+
+@pytest.mark.parametrize(("text", "cards"), [
+    ("16gb rtx 5060 ti", ("rtx 5060 ti 16gb",)),
+    ("on a 16 GB 5060 Ti", ("rtx 5060 ti 16gb",)),
+    ("rtx 3090 24gb", ("rtx 3090",)),  # the size it has anyway: resolved exactly
+    ("16гб 5060 ti или 3090 24гб", ("rtx 5060 ti 16gb", "rtx 3090")),
+    ("2x 24gb 3090 for llm", ("rtx 3090",)),
+    ("rtx 3090 12gb", ("rtx 3090 12gb",)),  # no such variant: kept, so the answer can say so
+])
+def test_a_memory_size_beside_a_card_names_the_card(text: str, cards: tuple[str, ...]) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.question.compare == cards
+    assert parsed.question.memory_gb is None
+    assert not any("memory the job needs" in u for u in parsed.understood)
+
+
+def test_a_memory_size_before_an_owned_card_names_it() -> None:
+    assert parse("у меня 16 гб 4060 ti", today=TODAY).question.owned_gpu == "rtx 4060 ti 16gb"
+
+
+@pytest.mark.parametrize(("text", "cards"), [
+    ("H100s vs A100s", ("h100", "a100")),
+    ("two 4090s for llm", ("rtx 4090",)),
+    ("l40s or 4090s", ("l40s", "rtx 4090")),  # L40S is a name, not a plural
+    ("a100s или h100s для обучения", ("a100", "h100")),
+    ("tpu v5e pods", ("tpu v5e",)),
+])
+def test_plural_card_names_resolve(text: str, cards: tuple[str, ...]) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.question.compare == cards
+    assert not parsed.unknown
+    assert not any("not in the catalog" in u for u in parsed.understood)
+
+
+@pytest.mark.parametrize(("text", "as_of", "tpu"), [
+    ("TPUs for training", date(2026, 11, 23), "tpu v6e"),
+    ("tpus для обучения в 2020", date(2020, 12, 31), "tpu v3"),
+])
+def test_tpus_mean_the_newest_cloud_tpu_of_the_date(text: str, as_of: date, tpu: str) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.question.compare[0] == tpu
+    assert any("rented in the cloud" in u for u in parsed.understood)
+
+
+@pytest.mark.parametrize("text", ["5090 vs 4090 vs used 3090", "5090 или 4090 или 3090 б/у", "used 3090 or new 4090"])
+def test_used_in_a_compare_question_allows_used(text: str) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.intent == "compare"
+    assert parsed.question.used_ok is True
+
+
+@pytest.mark.parametrize(("text", "card_gb", "fits"), [
+    ("will llama 13b fit on 8 GB", 8, False),
+    ("does gemma 27b run on a 16gb card", 16, False),
+    ("влезет ли qwen 32b в 24 гб", 24, True),
+    ("запустится ли llama 70b на 8 гб", 8, False),
+    ("will a 13b model fit on 48gb", 48, True),
+])
+def test_a_memory_size_beside_a_model_is_the_cards(text: str, card_gb: int, fits: bool) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.question.card_memory_gb == card_gb
+    assert parsed.question.memory_gb is None  # the model, not the card, says what the job needs
+    note = next(u for u in parsed.understood if u.startswith("fit:"))
+    assert note.startswith("fit: fits" if fits else "fit: does not fit")
+
+
+def test_a_follow_up_size_for_the_same_model_is_the_cards() -> None:
+    first = parse("will llama 13b fit on 8 GB", today=TODAY).question
+    follow = parse("and on 16 gb?", previous=first, today=TODAY)
+    assert follow.question.card_memory_gb == 16 and follow.question.model == "llama-13b"
+
+
+@pytest.mark.parametrize("text", ["llama 70b with at least 48 gb", "llama 70b, минимум 48 гб"])
+def test_at_least_beside_a_model_still_states_the_need(text: str) -> None:
+    question = parse(text, today=TODAY).question
+    assert question.memory_gb == 48 and question.card_memory_gb is None
+
+
+def test_card_memory_is_checked_like_memory() -> None:
+    with pytest.raises(QuestionError) as error:
+        Question.from_dict({"card_memory_gb": -1})
+    assert error.value.field == "card_memory_gb"
+
+
+@pytest.mark.parametrize(("text", "model", "other"), [
+    ("llama 8b and maybe qwen 14b", "qwen-14b", "'llama 8b'"),
+    ("gpt-oss 120b and llama 70b", "gpt-oss-120b", "'llama 70b'"),
+    ("sdxl + flux schnell", "flux-1-dev", "'sdxl'"),
+    ("llama 8b или qwen 14b локально", "qwen-14b", "'llama 8b'"),
+])
+def test_the_most_demanding_of_several_models_sizes_the_job(text: str, model: str, other: str) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert parsed.question.model == model
+    note = next(u for u in parsed.understood if u.startswith("models:"))
+    assert "sizes the job" in note and other in note
+    assert sum(u.startswith("model:") for u in parsed.understood) == 1
+    assert f"model: {model}" in next(u for u in parsed.understood if u.startswith("model:"))
+
+
+@pytest.mark.parametrize(("text", "task", "method", "params_b", "other"), [
+    ("I want to run 32b models and do lora on 8b", "inference", "inference", 32, "'8b' (LoRA)"),
+    ("хочу запускать модели 32b и делать lora на 8b", "inference", "inference", 32, "'8b' (LoRA)"),
+    ("run llama 8b and full fine-tune llama 8b", "training", "full", 8, "(inference)"),
+    ("lora on qwen 72b and run llama 8b", "training", "lora", 72, "(inference)"),
+])
+def test_two_jobs_on_two_models_keep_the_heavier(text: str, task: str, method: str, params_b: int, other: str) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    q = parsed.question
+    assert (q.task, q.method, q.params_b) == (task, method, params_b)
+    note = next(u for u in parsed.understood if u.startswith("models:"))
+    assert other in note.split("also", 1)[1]
+
+
+@pytest.mark.parametrize(("text", "budget", "currency", "prices"), [
+    ("used 3090 for 70k or 5080 for 120k рублей", 120000, "RUB", "rtx 3090 70000 RUB, rtx 5080 120000 RUB"),
+    ("б/у 3090 за 70 тыс или 5080 за 120 тыс рублей", 120000, "RUB", "rtx 3090 70000 RUB, rtx 5080 120000 RUB"),
+    ("4090 for $1800 or 5090 for $2500?", 2500, "USD", "rtx 4090 1800 USD, rtx 5090 2500 USD"),
+])
+def test_the_largest_stated_card_price_is_the_budget(text: str, budget: int, currency: str, prices: str) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert (parsed.question.budget, parsed.question.currency) == (budget, currency)
+    assert any(prices in u for u in parsed.understood)
+
+
+def test_a_worded_budget_beats_stated_card_prices() -> None:
+    parsed = parse("budget $3000, 4090 for $1800 or 5090 for $2500", today=date(2026, 11, 23))
+    assert parsed.question.budget == 3000

@@ -6,11 +6,13 @@ import json
 import shutil
 from datetime import date
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 import rules.catalog
-from rules.catalog import CatalogError, load_catalog
+from rules.ask import ask
+from rules.catalog import CatalogError, PricePoint, load_catalog
 from rules.money import Pricing, months_between
 from rules.rulebook import load_rulebook
 
@@ -120,3 +122,52 @@ def test_monthly_reference_rates_from_2017(catalog):
         months = {(r.seen.year, r.seen.month) for r in catalog.currencies if r.currency == currency}
         assert all((year, month) in months for year in range(2017, 2025) for month in range(1, 13)), currency
         assert all(r.source.startswith("ECB") for r in catalog.currencies if r.currency == currency and r.seen.year < 2025)
+
+
+def test_the_cheapest_card_for_a_lora_is_a_used_3090_at_a_sourced_2026_price(advisor):
+    reply = ask(advisor, "cheapest card for LoRA on llama 3 8B", today=TODAY)
+    top = reply.recommendation["picks"][0]
+    price = top["unit_price"]
+    assert top["gpu"] == "rtx-3090" and price["kind"] == "used", (top["gpu"], price)
+    assert 600 <= price["usd"] <= 1000 and price["date"] >= "2026-01-01" and not price.get("estimate"), price
+
+
+@pytest.mark.parametrize("gpu_id", ["rtx-3090", "rtx-3090-ti", "rtx-4090", "rtx-3080", "rtx-3080-ti", "rtx-3060",
+                                    "rtx-a6000", "rtx-2080-ti", "tesla-p40", "v100-sxm2-32gb", "a100-40gb-pcie",
+                                    "a100-80gb-pcie"])
+def test_cards_commonly_bought_used_have_a_current_used_price(catalog, rulebook, gpu_id):
+    point = _pricing(catalog, rulebook, TODAY)._current(catalog.gpu(gpu_id), "used")
+    assert point is not None and months_between(point.seen, TODAY) <= 12, (gpu_id, point)
+
+
+def _street_and_msrp(street_seen: date, msrp_seen: date, street_estimate: bool = False):
+    msrp = PricePoint(msrp_seen, "msrp", 1999.0, 1999.0, "USD", "vendor launch price")
+    street = PricePoint(street_seen, "new", 3059.0, 3059.0, "USD", "retailer listing", street_estimate)
+    return SimpleNamespace(id="card", prices=tuple(sorted((msrp, street), key=lambda p: p.seen)))
+
+
+def test_a_recent_street_price_beats_a_launch_msrp(catalog, rulebook):
+    pricing = _pricing(catalog, rulebook, TODAY, used_ok=False)
+    months = rulebook.param("cost-efficiency", "street_over_msrp_months")
+    assert pricing.best_price(_street_and_msrp(date(2026, 1, 5), date(2025, 1, 30))).kind == "new"
+    # a newer list price does not hide a street price of the last months either ...
+    assert pricing.best_price(_street_and_msrp(date(2026, 6, 1), date(2026, 7, 1))).kind == "new"
+    # ... but stands in once the street price is older than the rule's window
+    old_street = date(TODAY.year - (months // 12) - 1, TODAY.month, 1)
+    assert pricing.best_price(_street_and_msrp(old_street, TODAY.replace(day=1))).kind == "msrp"
+
+
+def test_the_rtx_5090_is_priced_at_its_street_price_not_its_msrp(catalog, rulebook):
+    point = _pricing(catalog, rulebook, TODAY, used_ok=False).best_price(catalog.gpu("rtx-5090"))
+    assert point.kind == "new" and point.price_usd > 1999 and not point.estimate, point
+
+
+@pytest.mark.parametrize("text, says", [
+    ("видеокарта для llm до 150000 рублей", "пересчёт цены в USD"),
+    ("gpu for llm under 150000 rub", "a USD price converted"),
+])
+def test_a_ruble_answer_says_its_prices_are_converted_us_prices(advisor, text, says):
+    reply = ask(advisor, text, today=TODAY)
+    first = next(line for line in reply.text.splitlines() if line.startswith("1. "))
+    assert "RUB" in first and says in first, first
+    assert reply.recommendation["picks"][0]["unit_price"]["converted_from"] == "USD"

@@ -70,3 +70,55 @@ def test_tpu_speed_comes_from_its_spec_sheet(advisor, catalog):
     v5e, v6e = (TpuChip.from_spec(catalog.tpus[t]) for t in ("tpu-v5e", "tpu-v6e"))
     speed = [advisor.performance.relative(chip, "transformer", "16-bit") for chip in (v5e, v6e)]
     assert 0 < speed[0] < speed[1]
+
+
+def test_the_rental_is_a_representative_provider_not_a_marketplace_outlier(advisor, catalog):
+    h100 = next(r for r in advisor.renting.rentals(TODAY) if r.unit.id == "h100-sxm")
+    cheapest = _cheapest(catalog, "h100-sxm", "gpu")
+    assert cheapest.per_unit_per_hour < 1.0  # the outlier marketplace row is in the data ...
+    assert h100.providers >= 4 and 1.5 <= h100.per_unit_usd <= 3.5, h100  # ... but mainstream prices decide
+    assert h100.offer.provider in h100.basis and f"{h100.providers} providers" in h100.basis
+
+
+def test_the_answer_says_which_provider_the_rental_is_and_why(recommend):
+    rent = recommend(workload="llm", budget=40000, gpus=4, setting="server")["rent_vs_buy"]
+    assert rent["offer"]["provider"] in rent["offer"]["basis"] and rent["offer"]["basis"] in rent["reason"]
+
+
+@pytest.mark.parametrize("asked, expected_rule", [
+    ({"gpus": 4, "setting": "server"}, "server_hours_per_week"),
+    ({"gpus": 2}, "server_hours_per_week"),
+    ({"gpus": 1}, "default_hours_per_week"),
+])
+def test_a_server_or_several_gpus_assume_more_hours_and_say_so(recommend, advisor, asked, expected_rule):
+    hours = advisor.rulebook.param("rent-vs-buy", expected_rule)
+    rent = recommend(workload="cnn", budget=20000, **asked)["rent_vs_buy"]
+    assert rent["hours_per_week"] == hours and f"{hours:g} h/week assumed" in rent["reason"]
+
+
+def test_hours_the_asker_gives_win_over_any_assumption(recommend):
+    rent = recommend(workload="cnn", budget=20000, gpus=4, setting="server", hours_per_week=10)["rent_vs_buy"]
+    assert rent["hours_per_week"] == 10 and "assumed" not in rent["reason"]
+
+
+def _offer(provider: str, per_hour: float, seen: date):
+    from rules.catalog import CloudOffer
+
+    return CloudOffer(provider, "1x", "H100", "h100-sxm", "gpu", 1, per_hour, per_hour, None, 80.0, seen, f"{provider} page")
+
+
+def test_old_cloud_prices_count_only_where_nothing_younger_is_known(advisor, catalog):
+    from types import SimpleNamespace
+
+    from rules.rent import Renting
+
+    h100 = catalog.gpu("h100-sxm")
+    old, young = date(2023, 1, 1), date(2026, 6, 1)
+    offers = [_offer("Old cloud", 0.5, old), _offer("Another old cloud", 0.6, old), _offer("Young cloud", 2.5, young)]
+    stub = SimpleNamespace(gpus=(h100,), tpus={}, gpu=lambda _: h100, offers_at=lambda day: tuple(offers))
+    renting = Renting(stub, advisor.rulebook, advisor.performance, 0.15)
+    [rental] = renting.rentals(TODAY)
+    assert rental.offer.provider == "Young cloud" and rental.providers == 1
+    offers[2:] = []
+    [fallback] = Renting(stub, advisor.rulebook, advisor.performance, 0.15).rentals(TODAY)
+    assert fallback.offer.seen == old  # nothing younger: the old price still counts, with its date

@@ -79,9 +79,10 @@ def count(db: str, table) -> int:
         return session.exec(select(func.count()).select_from(table)).one()
 
 
-def store(db: str, catalog, payload: dict[str, Any], agent: str = "node") -> tuple[str, str]:
+def store(db: str, catalog, payload: dict[str, Any], agent: str = "node", received: datetime | None = None) -> tuple[str, str]:
+    """Ingest as the service does; ``received`` is when the service got it (now by default)."""
     with session_scope(db) as session:
-        return ingest(session, catalog, agent, payload)
+        return ingest(session, catalog, agent, payload, now=received)
 
 
 # --- ingestion ----------------------------------------------------------------------------
@@ -260,9 +261,10 @@ def test_measurements_are_medians_over_hosts_of_unflagged_runs(db: str, catalog)
     store(db, catalog, run_payload(host="busy", flags=["contended"], results=[result("matmul", "fp16", 10.0)]))
     store(db, catalog, run_payload(host="hot", results=[result("matmul", "fp16", 20.0, ["throttled"]), result("triad", "fp32", 100.0, ["noisy"]),
                                                         result("matmul", "fp32", 30.0)]))
-    quick = run_payload(host="ci", quick=True, results=[result("matmul", "fp16", 5.0)])
+    quick = run_payload(host="ci", quick=True, results=[result("matmul", "fp16", 40.0)])
     store(db, catalog, quick)
-    store(db, catalog, run_payload(host="old", started=NOW - timedelta(days=120), results=[result("matmul", "fp16", 1.0)]))
+    store(db, catalog, run_payload(host="old", started=NOW - timedelta(days=120), results=[result("matmul", "fp16", 40.0)]),
+          received=NOW - timedelta(days=120, minutes=-5))
     store(db, catalog, run_payload(host="bad", results=[result("matmul", "fp16", 3.0, ["check_failed"])]))
     measured = _measurements(db)
     assert set(measured) == {"rtx-3090"}
@@ -274,10 +276,33 @@ def test_measurements_are_medians_over_hosts_of_unflagged_runs(db: str, catalog)
         assert query(session, run_id=quick["run_id"])["items"][0]["flags"] == ["quick"]
 
 
+def test_llm_decode_bandwidth_reaches_the_token_generation_estimate(db: str, catalog) -> None:
+    def decode(precision: str, tokens_per_second: float, flags: list[str] | None = None) -> dict[str, Any]:
+        figures = {"value": tokens_per_second, "p10": tokens_per_second * 0.97, "p90": tokens_per_second * 1.01, "cv": 0.01}
+        return {"benchmark": "llm_decode", "precision": precision, "unit": "tokens/s", **figures, "flags": flags or [], "error": None,
+                "params": {"bytes_per_token": 2.2e9}, "achieved_gb_s": tokens_per_second * 2.2e9 / 1e9}
+
+    for host, rate in (("a", 300.0), ("b", 320.0)):
+        store(db, catalog, run_payload(host=host, results=[decode("fp16", rate), decode("bf16", rate), result("triad", "fp32", 820.0)]))
+    store(db, catalog, run_payload(host="hot", results=[decode("fp16", 100.0, ["throttled"])]))
+    measured = _measurements(db)["rtx-3090"]
+    assert measured.decode_gb_s == pytest.approx((300.0 + 320.0) / 2 * 2.2) and measured.hosts == 2
+    from rules.job import job_for
+    from rules.performance import PerformanceModel
+    from rules.question import Question
+    from rules.rulebook import load_rulebook
+
+    job = job_for(Question(workload="llm", model="llama 3 8b", task="inference", precision="16-bit", context_tokens=128), load_rulebook())
+    lab = PerformanceModel(load_rulebook(), catalog.gpu("gtx-1080-ti"), {"rtx-3090": measured})
+    # 16.06 GB of weights per token at the 682 GB/s the lab reached
+    assert lab.tokens_per_second(catalog.gpu("rtx-3090"), job) == pytest.approx(682.0 / 16.1, rel=0.02)
+
+
 def test_bandwidth_falls_back_to_copy_and_only_the_newest_runs_count(db: str, catalog) -> None:
     for i in range(25):  # newest 20 of 25: the five oldest (value 1.0) fall out
         value = 1.0 if i >= 20 else 700.0 + i
-        store(db, catalog, run_payload(host=f"n{i % 3}", started=NOW - timedelta(hours=i), results=[result("copy", "fp32", value)]))
+        store(db, catalog, run_payload(host=f"n{i % 3}", started=NOW - timedelta(hours=i), results=[result("copy", "fp32", value)]),
+              received=NOW - timedelta(hours=i, minutes=-5))
     m = _measurements(db)["rtx-3090"]
     assert m.bandwidth_gb_s == pytest.approx(709.5) and m.matmul_tflops == {} and m.hosts == 3
 
@@ -396,9 +421,11 @@ def test_http_bad_filters_are_422(client, query: dict[str, str], field: str) -> 
     assert body["errors"][0]["field"] == field
 
 
-def test_http_measured_figures_reach_the_advice(client, token: str) -> None:
-    for host in ("a", "b"):
-        assert _post(client, run_payload(host=host), token).status_code == 201
+def test_http_measured_figures_reach_the_advice(settings, client, token: str) -> None:
+    from service.agents import add_agent
+
+    assert _post(client, run_payload(host="a"), token).status_code == 201
+    assert _post(client, run_payload(host="b"), add_agent(settings.resolved_database_url, "node-b")).status_code == 201
     performance = client.get("/v1/gpus/rtx-3090").json()["performance"]
     assert performance["basis"] == "measured"
-    assert performance["measured"] == {"hosts": 2, "matmul_tflops": {"fp16": 60.0, "fp32": 30.0}, "bandwidth_gb_s": 820.0}
+    assert performance["measured"] == {"hosts": 2, "matmul_tflops": {"fp16": 60.0, "fp32": 30.0}, "bandwidth_gb_s": 820.0, "decode_gb_s": None}
