@@ -90,6 +90,8 @@ Decisions for ambiguous text (each pinned by a test):
   "llama.cpp", "vllm", "comfyui") set task and method inference. Weak words ("use",
   "chat", "local") mean inference only for jobs people run (LLM, image, speech, or a
   named model): "which gpu to use for cnn" stays a training question.
+* "used"/"б/у" anywhere in a question naming cards sets ``used_ok`` even beside "new"
+  ("4090 новая или 3090 б/у"): the used card is one of those asked about.
 * Setting: "cloud only" -> cloud; "server", "rack", "data center" -> server; "desktop",
   "pc", "workstation" -> desktop; else None (the engine's desktop-for-one default).
 * Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" without a model set
@@ -266,6 +268,7 @@ class _Scan:
     card_counts: list[tuple[int, int, str]] = field(default_factory=list)  # (position, count, phrase): "2x 3090"
     models: list[tuple[int, str | None, float | None, str]] = field(default_factory=list)  # (position, id, size, phrase)
     job_words: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (position, task, method, phrase)
+    used_said: str = ""  # a "used"/"б/у" word, which wins in a compare: "4090 новая или 3090 б/у"
     amounts: list[tuple[int, float, str | None, str, bool]] = field(default_factory=list)  # (pos, amount, cur, phrase, budget word)
 
     def run(self) -> None:
@@ -853,6 +856,8 @@ def _meaning(scan: _Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> 
         elif name == "budget_usd":
             scan.put("budget", (value, "USD"), phrase)
         else:
+            if name == "used_ok" and value is True:
+                scan.used_said = phrase
             scan.put(name, value, phrase)
     return True
 
@@ -988,6 +993,8 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
         shown = f"{amount:g}" if amount < 1e6 else f"{amount:,.0f}"
         understood.append(f"budget: {shown} {changes['currency']} (from '{phrase}'{assumed})")
     understood.extend(prices)
+    if scan.cards and scan.used_said:  # a used card among those compared: used prices count
+        scan.values["used_ok"] = (True, scan.used_said)
     _job(scan, changes, understood, base, fresh)
     for name in _FIELD_ORDER:
         if name in scan.values and name not in ("budget", "precision"):

@@ -899,7 +899,8 @@ def test_tpus_mean_the_newest_cloud_tpu_of_the_date(text: str, as_of: date, tpu:
     assert any("rented in the cloud" in u for u in parsed.understood)
 
 
-@pytest.mark.parametrize("text", ["5090 vs 4090 vs used 3090", "5090 или 4090 или 3090 б/у", "used 3090 or new 4090"])
+@pytest.mark.parametrize("text", ["5090 vs 4090 vs used 3090", "5090 или 4090 или 3090 б/у", "used 3090 or new 4090",
+                                  "4090 новая или 3090 б/у", "brand new 5090 or a 3090 off ebay"])
 def test_used_in_a_compare_question_allows_used(text: str) -> None:
     parsed = parse(text, today=date(2026, 11, 23))
     assert parsed.intent == "compare"
