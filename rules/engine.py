@@ -166,7 +166,7 @@ class Advisor:
         decode = job.is_llm and job.method == "inference"
         return Sizing(
             fit=fit,
-            relative=lambda gpu: self.performance.relative(gpu, work, question.precision),
+            relative=lambda gpu: self.performance.relative(gpu, work, job.compute_precision),
             speedup=lambda count: self.performance.speedup(work, count),
             tokens_per_second=(lambda gpu, count: self.performance.tokens_per_second(gpu, job, count)) if decode else (lambda gpu, count: None),
             pools_for_speed=job.pooling != "layer-split",
@@ -238,7 +238,7 @@ class Advisor:
         if question.setting == "server" and question.gpus > self.rulebook.param("one-machine", "gpus_per_machine"):
             findings.append(Finding("one-machine", "applied", f"{question.gpus} GPUs do not fit a desktop: server parts are considered"))
         if owned is not None:
-            mine = self.performance.relative(owned, work, question.precision)
+            mine = self.performance.relative(owned, work, job_for(question, self.rulebook).compute_precision)
             gain = self.rulebook.param("persona-already-own", "min_speedup")
             more_memory = question.workload in self.rulebook.param("persona-already-own", "memory_bound_workloads")
             checks.append(lambda c: c.speed >= mine and c.gpu.memory_gb >= owned.memory_gb
@@ -310,7 +310,7 @@ class Advisor:
         source = f"measured on {measured.hosts} lab host{'s' * (measured.hosts != 1)}" if measured else "estimated from specs"
         findings = [
             Finding("workload-priorities", "applied",
-                    f"{c.relative:.2f}× the {self.reference.name} for {self._label(work)} at {question.precision} ({source})"),
+                    f"{c.relative:.2f}× the {self.reference.name} for {self._label(work)} at {job_for(question, self.rulebook).compute_precision} ({source})"),
             Finding("memory-fit", "applied", c.fit.reason),
         ]
         if c.count > 1:
@@ -420,7 +420,8 @@ class Advisor:
             suggestions.append("prototype on the CPU and use free notebooks (Colab, Kaggle) for training")
             return "cpu-and-cloud", summary, tuple(suggestions)
         if owned:
-            summary += f" — {top.relative_performance / max(self.performance.relative(owned, work, question.precision), 1e-9):.1f}× your {owned.name}"
+            speed_precision = job_for(question, self.rulebook).compute_precision
+            summary += f" — {top.relative_performance / max(self.performance.relative(owned, work, speed_precision), 1e-9):.1f}× your {owned.name}"
         return "buy", summary, tuple(suggestions)
 
     def _should_wait(self, owned, question: Question, work: str, floor: Floor | None, as_of: date) -> str | None:
@@ -433,10 +434,11 @@ class Advisor:
                     + (f" and runs it at about {tps:.0f} tokens/s" if tps else "") + " (rule persona-already-own)")
         if question.workload in params["unless_workloads"] or (floor is not None and owned.memory_gb < floor.gb):
             return None
-        mine = self.performance.relative(owned, work, question.precision)
-        then = self._midrange(date.fromisoformat(params["seed_date"]), work, question.precision)
-        now = self._midrange(as_of, work, question.precision)
-        threshold = self.performance.relative(self.catalog.gpu(params["threshold_gpu"]), work, question.precision) / then
+        speed_precision = job.compute_precision
+        mine = self.performance.relative(owned, work, speed_precision)
+        then = self._midrange(date.fromisoformat(params["seed_date"]), work, speed_precision)
+        now = self._midrange(as_of, work, speed_precision)
+        threshold = self.performance.relative(self.catalog.gpu(params["threshold_gpu"]), work, speed_precision) / then
         if mine >= threshold * now:
             return (f"keep your {owned.name}: it is {mine:.2f}× the {self.reference.name} for {self._label(work)}, "
                     f"{mine / now:.0%} of a mid-range card of {as_of.year} — where the GTX 1070 stood in "
@@ -574,7 +576,7 @@ def _named_finding(entry: dict) -> Finding | None:
 
 
 def _order(precision: str) -> int:
-    return ("fp32", "16-bit", "8-bit", "4-bit").index(precision)
+    return ("fp32", "16-bit", "fp8", "8-bit", "4-bit").index(precision)
 
 
 def _unique(findings) -> tuple[Finding, ...]:

@@ -36,6 +36,7 @@ from rules.rulebook import Rulebook
 __all__ = ["Job", "job_for", "fit_on", "POOLING"]
 
 GB = 1e9
+GIB_IN_GB = 2**30 / 1e9  # card memory is sold in GiB
 LLM_METHODS = ("lora", "qlora", "full")
 METHOD_NAMES = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
                 "pretrain": "pretraining", "train": "training"}
@@ -66,6 +67,17 @@ class Job:
     @property
     def is_llm(self) -> bool:
         return self.model is not None and self.model.kind == "llm"
+
+    @property
+    def compute_precision(self) -> str:
+        """The number format the arithmetic runs in, which sets the speed.
+
+        Training over 8- or 4-bit weights (QLoRA) dequantises them and computes in
+        16-bit, so it is no faster than LoRA; only inference computes at the storage format.
+        """
+        if self.method != "inference" and self.precision in ("8-bit", "4-bit"):
+            return "16-bit"
+        return self.precision
 
 
 _CACHE: dict[tuple[int, Question], tuple[Rulebook, Job]] = {}
@@ -100,10 +112,11 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
 
 
 def _fit(job: Job, memory_gb: float, count: int) -> Fit:
-    card = memory_gb * job.memory_factor
+    # A card's "24 GB" is 24 GiB; needs are counted in GB (10^9 bytes), as model files are.
+    card = memory_gb * GIB_IN_GB * job.memory_factor
     terms = " effective" if job.memory_factor != 1.0 else ""
     if job.need.gb <= card:
-        return Fit(True, card, False, f"{job.need.gb:.1f} GB needed, {card:.1f} GB{terms} per card")
+        return Fit(True, card, False, f"{job.need.gb:.1f} GB needed, {card:.1f} GB{terms} per card ({memory_gb:g} GiB)")
     if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
         per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
         how = POOLING[job.pooling]
@@ -177,7 +190,8 @@ class _Counter:
         return self._classic_training(spec, precision, overhead)
 
     def _inference(self, spec, precision, context, batch, overhead):
-        weights = spec.params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
+        params_b = spec.resident_params_b if spec.kind != "llm" and spec.resident_params_b else spec.params_b
+        weights = params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
         if spec.kind == "llm":
             working = spec.kv_values_per_token * context * batch * self.p["kv_cache_bytes"] / GB
             part = f"{working:.1f} GB KV cache ({context:,} tokens × {batch})"
@@ -185,6 +199,8 @@ class _Counter:
         else:
             working = (spec.inference_activation_gb or (spec.activation_gb_per_sample or 0.4) / 4) * batch
             part = f"{working:.1f} GB activations"
+            if params_b != spec.params_b:
+                part += f" (the {spec.params_b - params_b:.1f} B-parameter text encoders run first and are offloaded)"
             shardable = 0.0
         total = weights + working + overhead
         how = (f"{spec.name} inference: {weights:.1f} GB weights at {_precision_label(precision, spec)} + {part} "

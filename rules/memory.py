@@ -21,7 +21,7 @@ from rules.rulebook import Rulebook
 __all__ = ["ModelSpec", "Fit", "MemoryModel", "load_models", "find_model"]
 
 _ARCHITECTURE = ("active_params_b", "heads", "kv_heads", "head_dim", "kv_width", "intermediate", "vocab",
-                 "inference_activation_gb", "weights_gb")
+                 "inference_activation_gb", "weights_gb", "resident_params_b")
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class ModelSpec:
     vocab: int | None = None
     inference_activation_gb: float | None = None
     weights_gb: float | None = None  # released checkpoint size when it ships quantised
+    resident_params_b: float | None = None  # diffusion: the denoiser kept on the card; text encoders run once and are offloaded
     source: str = ""
 
     @property

@@ -41,6 +41,9 @@ Decisions for ambiguous text (each pinned by a test):
   "k" ("$2k-3k", "between $1000 and $1500", "от 50 до 80 тысяч") is its top end, what
   the person is ready to spend; "million"/"billion" words scale an
   amount only with a currency ("$2 million"; "7 billion" stays a parameter count).
+  Several amounts beside cards ("used 3090 for 70k or 5080 for 120k рублей") are stated
+  prices: the largest is the budget, the per-card prices go to ``understood``, unless
+  one amount alone carries a budget word ("budget $3000, 4090 for $1800").
   An absurd amount ("$1e12", "a trillion dollars") raises QuestionError naming the
   budget and the words read, never a small number.
 * GPUs after "I have"/"my"/"у меня" are ``owned_gpu``; the other named GPUs go to
@@ -87,6 +90,8 @@ Decisions for ambiguous text (each pinned by a test):
   "llama.cpp", "vllm", "comfyui") set task and method inference. Weak words ("use",
   "chat", "local") mean inference only for jobs people run (LLM, image, speech, or a
   named model): "which gpu to use for cnn" stays a training question.
+* "used"/"б/у" anywhere in a question naming cards sets ``used_ok`` even beside "new"
+  ("4090 новая или 3090 б/у"): the used card is one of those asked about.
 * Setting: "cloud only" -> cloud; "server", "rack", "data center" -> server; "desktop",
   "pc", "workstation" -> desktop; else None (the engine's desktop-for-one default).
 * Memory: "24 GB", "on 8 GB", "24GB card", "with 16 gb of vram" without a model set
@@ -263,6 +268,8 @@ class _Scan:
     card_counts: list[tuple[int, int, str]] = field(default_factory=list)  # (position, count, phrase): "2x 3090"
     models: list[tuple[int, str | None, float | None, str]] = field(default_factory=list)  # (position, id, size, phrase)
     job_words: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (position, task, method, phrase)
+    used_said: str = ""  # a "used"/"б/у" word, which wins in a compare: "4090 новая или 3090 б/у"
+    amounts: list[tuple[int, float, str | None, str, bool]] = field(default_factory=list)  # (pos, amount, cur, phrase, budget word)
 
     def run(self) -> None:
         self.original = self.text
@@ -517,7 +524,36 @@ def _money_found(scan: _Scan, m: re.Match[str], need_mark: bool) -> bool:
     amount = (1.0 if groups.get("one") else _number(groups["num"])) * _scale(groups)
     if (need_mark and not marked) or (not marked and amount < 50):
         return False
+    worded = bool(_budget_word_at_start().match(m.group()))
+    scan.amounts.append((m.start(), _whole(amount), _currency(currency or ""), m.group().strip(), worded))
     return scan.put("budget", (_whole(amount), _currency(currency or "")), m.group())
+
+
+@lru_cache(maxsize=1)
+def _budget_word_at_start() -> re.Pattern[str]:
+    return re.compile(_any(vocabulary().data["budget_words"]))
+
+
+def _stated_prices(scan: _Scan) -> list[str]:
+    """Amounts said beside cards ("used 3090 for 70k or 5080 for 120k рублей"): the largest is the budget.
+
+    Not when only some amounts carry a budget word (that one is the budget: "budget $3000,
+    4090 for $1800"); every amount with one ("за 70 тыс … за 120 тыс") is prices. One currency said anywhere covers the
+    amounts said without one. Returns the per-card prices for ``understood``.
+    """
+    worded = [a[4] for a in scan.amounts]
+    if len(scan.amounts) < 2 or (any(worded) and not all(worded)) or not scan.cards:  # all "за ...": prices
+        return []
+    currencies = {a[2] for a in scan.amounts if a[2]}
+    currency = currencies.pop() if len(currencies) == 1 else None
+    top = max(scan.amounts, key=lambda a: a[1])
+    scan.values["budget"] = ((top[1], top[2] or currency), top[3])
+    notes = []
+    for at, amount, cur, phrase, _ in scan.amounts:
+        card = max((c for c in scan.cards if c[0] < at), default=None)
+        if card is not None:
+            notes.append(f"{card[1]} {amount:g} {cur or currency or ''}".strip())
+    return [f"prices stated: {', '.join(notes)}; the largest is read as the budget"] if notes else []
 
 
 def _scale(groups: dict[str, str | None]) -> float:
@@ -820,6 +856,8 @@ def _meaning(scan: _Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> 
         elif name == "budget_usd":
             scan.put("budget", (value, "USD"), phrase)
         else:
+            if name == "used_ok" and value is True:
+                scan.used_said = phrase
             scan.put(name, value, phrase)
     return True
 
@@ -944,6 +982,7 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
     changes: dict[str, Any] = {}
     understood: list[str] = []
     language = _language(scan.original)
+    prices = _stated_prices(scan)
     if workload:
         changes["workload"] = workload[0]
         understood.append(_note("workload", *workload))
@@ -953,6 +992,9 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
         assumed = "" if currency else f"; no currency given, {changes['currency']} assumed"
         shown = f"{amount:g}" if amount < 1e6 else f"{amount:,.0f}"
         understood.append(f"budget: {shown} {changes['currency']} (from '{phrase}'{assumed})")
+    understood.extend(prices)
+    if scan.cards and scan.used_said:  # a used card among those compared: used prices count
+        scan.values["used_ok"] = (True, scan.used_said)
     _job(scan, changes, understood, base, fresh)
     for name in _FIELD_ORDER:
         if name in scan.values and name not in ("budget", "precision"):

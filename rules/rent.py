@@ -15,7 +15,7 @@ from datetime import date
 from typing import Callable
 
 from rules.answer import RentVsBuy
-from rules.money import Pricing
+from rules.money import Pricing, months_between
 from rules.question import Question
 from rules.rulebook import Rulebook
 
@@ -138,6 +138,7 @@ class Renting:
 
         Each provider counts once, at its cheapest instance; the rental is the provider at the rule's
         ``rental_quantile`` of their prices, so one marketplace's outlier never stands for the market.
+        Prices older than ``offer_max_age_months`` count only where nothing younger is known.
         """
         if as_of not in self._offer_cache:
             cheapest: dict[str, dict[str, tuple]] = {}  # unit -> provider -> (key, offer)
@@ -150,8 +151,10 @@ class Renting:
                 if offer.provider not in providers or key < providers[offer.provider][0]:
                     providers[offer.provider] = (key, offer)
             rows = []
+            max_age = self.rulebook.param(RULE, "offer_max_age_months")
             for unit_id, providers in cheapest.items():
-                ranked = sorted(providers.values(), key=lambda pair: pair[0])
+                young = [pair for pair in providers.values() if months_between(pair[1].seen, as_of) <= max_age]
+                ranked = sorted(young or providers.values(), key=lambda pair: pair[0])
                 key, offer = ranked[int(self._quantile * (len(ranked) - 1) + 0.5)]
                 rows.append(Rental(key[0], offer, self._chips.get(unit_id) or self.catalog.gpu(unit_id), len(ranked)))
             if len(self._offer_cache) > 64:

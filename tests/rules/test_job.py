@@ -84,7 +84,7 @@ def test_full_fine_tuning_is_16_bytes_per_parameter_without_the_16_bit_factor(ru
     found = job(rulebook, workload="llm", model="llama 7b", method="full", precision="16-bit")
     assert 105 <= found.need.gb <= 135
     one = fit_on(found, 80, 1)
-    assert not one.fits and one.effective_gb == 80  # no 1.5x stacked on a count already in 16 bit
+    assert not one.fits and one.effective_gb == pytest.approx(80 * 2**30 / 1e9)  # 80 GiB, no 1.5x stacked on a 16-bit count
     two = fit_on(found, 80, 2)
     assert two.fits and "FSDP" in two.reason
 
@@ -122,7 +122,7 @@ def test_2019_training_keeps_the_16_bit_rule(rulebook):
     # 003 "Required Memory Size and 16-bit Training": 8 GB behaves like 12 GB in 16-bit training
     found = job(rulebook, workload="transformer", precision="16-bit")
     assert found.method == "train" and found.memory_factor == 1.5
-    assert fit_on(found, 8, 1).fits and fit_on(found, 8, 1).effective_gb == pytest.approx(12.0)
+    assert fit_on(found, 8, 1).fits and fit_on(found, 8, 1).effective_gb == pytest.approx(12.0 * 2**30 / 1e9)  # 8 GiB x 1.5
     assert not fit_on(job(rulebook, workload="transformer", precision="fp32"), 8, 1).fits
 
 

@@ -899,7 +899,8 @@ def test_tpus_mean_the_newest_cloud_tpu_of_the_date(text: str, as_of: date, tpu:
     assert any("rented in the cloud" in u for u in parsed.understood)
 
 
-@pytest.mark.parametrize("text", ["5090 vs 4090 vs used 3090", "5090 или 4090 или 3090 б/у", "used 3090 or new 4090"])
+@pytest.mark.parametrize("text", ["5090 vs 4090 vs used 3090", "5090 или 4090 или 3090 б/у", "used 3090 or new 4090",
+                                  "4090 новая или 3090 б/у", "brand new 5090 or a 3090 off ebay"])
 def test_used_in_a_compare_question_allows_used(text: str) -> None:
     parsed = parse(text, today=date(2026, 11, 23))
     assert parsed.intent == "compare"
@@ -966,3 +967,19 @@ def test_two_jobs_on_two_models_keep_the_heavier(text: str, task: str, method: s
     assert (q.task, q.method, q.params_b) == (task, method, params_b)
     note = next(u for u in parsed.understood if u.startswith("models:"))
     assert other in note.split("also", 1)[1]
+
+
+@pytest.mark.parametrize(("text", "budget", "currency", "prices"), [
+    ("used 3090 for 70k or 5080 for 120k рублей", 120000, "RUB", "rtx 3090 70000 RUB, rtx 5080 120000 RUB"),
+    ("б/у 3090 за 70 тыс или 5080 за 120 тыс рублей", 120000, "RUB", "rtx 3090 70000 RUB, rtx 5080 120000 RUB"),
+    ("4090 for $1800 or 5090 for $2500?", 2500, "USD", "rtx 4090 1800 USD, rtx 5090 2500 USD"),
+])
+def test_the_largest_stated_card_price_is_the_budget(text: str, budget: int, currency: str, prices: str) -> None:
+    parsed = parse(text, today=date(2026, 11, 23))
+    assert (parsed.question.budget, parsed.question.currency) == (budget, currency)
+    assert any(prices in u for u in parsed.understood)
+
+
+def test_a_worded_budget_beats_stated_card_prices() -> None:
+    parsed = parse("budget $3000, 4090 for $1800 or 5090 for $2500", today=date(2026, 11, 23))
+    assert parsed.question.budget == 3000

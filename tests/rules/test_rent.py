@@ -99,3 +99,26 @@ def test_a_server_or_several_gpus_assume_more_hours_and_say_so(recommend, adviso
 def test_hours_the_asker_gives_win_over_any_assumption(recommend):
     rent = recommend(workload="cnn", budget=20000, gpus=4, setting="server", hours_per_week=10)["rent_vs_buy"]
     assert rent["hours_per_week"] == 10 and "assumed" not in rent["reason"]
+
+
+def _offer(provider: str, per_hour: float, seen: date):
+    from rules.catalog import CloudOffer
+
+    return CloudOffer(provider, "1x", "H100", "h100-sxm", "gpu", 1, per_hour, per_hour, None, 80.0, seen, f"{provider} page")
+
+
+def test_old_cloud_prices_count_only_where_nothing_younger_is_known(advisor, catalog):
+    from types import SimpleNamespace
+
+    from rules.rent import Renting
+
+    h100 = catalog.gpu("h100-sxm")
+    old, young = date(2023, 1, 1), date(2026, 6, 1)
+    offers = [_offer("Old cloud", 0.5, old), _offer("Another old cloud", 0.6, old), _offer("Young cloud", 2.5, young)]
+    stub = SimpleNamespace(gpus=(h100,), tpus={}, gpu=lambda _: h100, offers_at=lambda day: tuple(offers))
+    renting = Renting(stub, advisor.rulebook, advisor.performance, 0.15)
+    [rental] = renting.rentals(TODAY)
+    assert rental.offer.provider == "Young cloud" and rental.providers == 1
+    offers[2:] = []
+    [fallback] = Renting(stub, advisor.rulebook, advisor.performance, 0.15).rentals(TODAY)
+    assert fallback.offer.seen == old  # nothing younger: the old price still counts, with its date
