@@ -97,19 +97,54 @@ class Spool:
         return removed
 
     def _entry(self, path: Path) -> SpoolEntry:
+        """The entry of a payload file; a state file that is unreadable or of the wrong shape counts as none."""
         run_id = path.name.removesuffix(".json")
-        state: dict[str, Any] = {}
         try:
             state = json.loads(self._state_path(run_id).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
-        return SpoolEntry(run_id, path, int(state.get("attempts", 0)), float(state.get("next_attempt_at", 0.0)), state.get("last_error"))
+            state = state if isinstance(state, dict) else {}
+            attempts, next_at = int(state.get("attempts", 0)), float(state.get("next_attempt_at", 0.0))
+            last_error = state.get("last_error") if isinstance(state.get("last_error"), str) else None
+        except (OSError, ValueError, TypeError, OverflowError):
+            attempts, next_at, last_error = 0, 0.0, None
+        return SpoolEntry(run_id, path, attempts, next_at, last_error)
+
+    def _unusable(self, path: Path) -> str | None:
+        """Why a spooled file can never be delivered (not a file, not JSON, not a run), or None."""
+        try:
+            if not path.is_file():
+                return "not a regular file (a broken link or a directory)"
+            payload = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
+            return f"unreadable: {type(exc).__name__}: {str(exc)[:200]}"
+        if not isinstance(payload, dict):
+            return f"not a JSON object but {type(payload).__name__}"
+        if payload.get("run_id") != path.name.removesuffix(".json"):
+            return "its run_id is missing or differs from its file name"
+        return None
+
+    def _set_aside(self, path: Path, reason: str) -> None:
+        """Move an undeliverable file to ``rejected/`` with the reason, so the rest keeps flowing."""
+        self._ensure()
+        stem = path.name.removesuffix(".json")
+        write_atomic(self.rejected_dir / f"{stem}.reason.json", {"status": 0, "reason": reason, "rejected_at": time.time()})
+        try:
+            os.replace(path, self.rejected_dir / path.name)
+        except OSError:
+            path.unlink(missing_ok=True)
+        self._state_path(stem).unlink(missing_ok=True)
 
     def pending(self) -> list[SpoolEntry]:
-        """Every payload waiting for delivery, oldest first."""
+        """Every deliverable payload, oldest first; anything else is set aside in ``rejected/``."""
         if not self.root.is_dir():
             return []
-        paths = [p for p in self.root.glob("*.json") if not p.name.endswith(".state.json") and not p.name.startswith(TMP_PREFIX)]
+        paths = []
+        for p in self.root.glob("*.json"):
+            if p.name.endswith(".state.json") or p.name.startswith(TMP_PREFIX):
+                continue
+            if (reason := self._unusable(p)) is not None:
+                self._set_aside(p, reason)
+                continue
+            paths.append(p)
         return [self._entry(p) for p in sorted(paths, key=lambda p: (p.stat().st_mtime, p.name))]
 
     def due(self, now: float | None = None) -> list[SpoolEntry]:
@@ -146,9 +181,11 @@ class Spool:
         found = []
         for reason in sorted(self.rejected_dir.glob("*.reason.json")):
             try:
-                found.append({"run_id": reason.name.removesuffix(".reason.json"), **json.loads(reason.read_text(encoding="utf-8"))})
+                details = json.loads(reason.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
+            if isinstance(details, dict):
+                found.append({"run_id": reason.name.removesuffix(".reason.json"), **details})
         return found
 
     def size(self) -> dict[str, Any]:

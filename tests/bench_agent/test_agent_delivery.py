@@ -156,3 +156,46 @@ def test_delivery_to_a_real_http_server_and_idempotent_resend(real_service: Any,
     first, second = real_service.requests
     assert first["path"] == "/v1/benchmarks" and first["auth"] == "Bearer lab-token"
     assert first["body"] == second["body"] == payload and second["idempotency"] == payload["run_id"]
+
+
+def _poison(spool: Spool) -> dict[str, str]:
+    """Files no delivery can use, each older than a good run; name -> what it is."""
+    spool.root.mkdir(parents=True, exist_ok=True)
+    bad = {"list": "[1, 2]", "null": "null", "no-run-id": '{"host": "x"}', "truncated": '{"run_id": "ab',
+           "number": "7", "other-id": json.dumps({"run_id": "f" * 32})}
+    names = {}
+    for label, text in bad.items():
+        path = spool.root / f"{uuid.uuid4().hex}.json"
+        path.write_text(text, encoding="utf-8")
+        names[path.name] = label
+    link = spool.root / f"{uuid.uuid4().hex}.json"
+    link.symlink_to(spool.root / "nowhere.json")
+    names[link.name] = "broken symlink"
+    return names
+
+
+@respx.mock(base_url=API)
+def test_any_spool_content_is_set_aside_and_the_rest_delivered(respx_mock: respx.MockRouter, spool: Spool) -> None:
+    names = _poison(spool)
+    good = spool.put(minimal_payload())
+    state_broken = spool.put(minimal_payload())
+    (spool.root / f"{state_broken.run_id}.state.json").write_text('["attempts", 3]', encoding="utf-8")
+    wrong_types = spool.put(minimal_payload())
+    (spool.root / f"{wrong_types.run_id}.state.json").write_text('{"attempts": "many", "next_attempt_at": null}', encoding="utf-8")
+    route = respx_mock.post("/v1/benchmarks").respond(201, json={"status": "created"})
+    with ServiceClient(API, "t") as client:
+        report = flush(spool, client, now=1000.0)
+    assert sorted(report.delivered) == sorted([good.run_id, state_broken.run_id, wrong_types.run_id])
+    assert route.call_count == 3 and spool.pending() == []
+    set_aside = {r["run_id"]: r["reason"] for r in spool.rejected()}
+    assert {n.removesuffix(".json") for n in names} == set(set_aside), "every bad file is in rejected/ with its reason"
+    assert all(reason for reason in set_aside.values())
+    assert spool.size()["pending"] == 0
+
+
+def test_status_never_crashes_on_a_poisoned_spool(spool: Spool) -> None:
+    _poison(spool)
+    spool.rejected_dir.mkdir(parents=True, exist_ok=True)
+    (spool.rejected_dir / "x.reason.json").write_text("[]", encoding="utf-8")
+    sized = spool.size()
+    assert sized["pending"] == 0 and sized["rejected"] >= 7
