@@ -212,13 +212,24 @@ def _any(words: Iterable[str], bound: bool = True) -> str:
 
 
 def _bounded(pattern: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w$€£₽])" + pattern)
+    return re.compile(_BOUND + pattern)
+
+
+_BOUND = r"(?<![\w$€£₽])"
+
+
+@lru_cache(maxsize=None)
+def _keyword_pattern(source: str) -> re.Pattern[str]:
+    """A keyword's regex, compiled the first time a text holds its literal: a question
+    meets a handful of the vocabulary's ~600 words, and compiling all of them was most
+    of a one-shot CLI answer's time."""
+    return re.compile(source)
 
 
 @dataclass(frozen=True)
 class _Vocab:
     data: dict[str, Any]
-    keywords: tuple[tuple[str, re.Pattern[str], dict[str, Any]], ...]  # (literal it needs, pattern, meaning)
+    keywords: tuple[tuple[str, str, dict[str, Any]], ...]  # (literal it needs, pattern source, meaning)
     keywords_by_initial: dict[str, tuple[int, ...]]  # first letter of the literal -> keyword positions
     fillers: re.Pattern[str]
     currency: tuple[tuple[re.Pattern[str], str], ...]
@@ -239,7 +250,7 @@ def vocabulary() -> _Vocab:
     currency = tuple((re.compile(_word(w)), code) for code, ws in data["currencies"].items() for w in ws)
     return _Vocab(
         data=data,
-        keywords=tuple((_needle(w), _bounded(_word(w)), meaning) for w, meaning in pairs),
+        keywords=tuple((_needle(w), _BOUND + _word(w), meaning) for w, meaning in pairs),
         keywords_by_initial={k: tuple(v) for k, v in by_initial.items()},
         fillers=re.compile(_any(data["fillers"])),
         currency=currency,
@@ -826,9 +837,9 @@ def _keywords(scan: _Scan) -> None:
     v = vocabulary()
     initials = set(_WORD_START.findall(scan.text))
     for i in sorted(i for c in initials for i in v.keywords_by_initial.get(c, ())):
-        needle, pattern, meaning = v.keywords[i]
+        needle, source, meaning = v.keywords[i]
         if needle in scan.text:
-            scan.take(pattern, lambda m, meaning=meaning: _meaning(scan, meaning, m.group(), m.start()))
+            scan.take(_keyword_pattern(source), lambda m, meaning=meaning: _meaning(scan, meaning, m.group(), m.start()))
 
 
 # How strongly a word says what the job is: a training word beats an inference word
