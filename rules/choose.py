@@ -96,6 +96,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     ranked = sorted((c for c in pool if affordable(c)), key=lambda c: _key(c, lam))
     within = [c for c in ranked if headline(c)] or ranked
     top = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)) if cheapest else within[0]
+    top = _sourced(top, sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)), False) if cheapest else _sourced(top, within, True)
     notes = [("cost-efficiency", "applied", "the cheapest configuration that does the job, as asked")] if cheapest else \
         _explain(top, best_value, within, lam, threshold)
     demoted = next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)
@@ -122,6 +123,16 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
             runners.append(c)
             taken.add(c.gpu.id)
     return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes) + ((floor_note,) if floor_note else ()))
+
+
+def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> Configuration:
+    """An estimated price is never the only basis of a top pick: the first configuration in ``within`` with a sourced
+    price leads instead, when there is one (``as_good``: only one at least as fast and as roomy, so that a
+    larger budget never gives a slower pick)."""
+    if not getattr(top.offer.point, "estimate", False):
+        return top
+    return next((c for c in within if not getattr(c.offer.point, "estimate", False)
+                 and (not as_good or (c.speed >= top.speed and c.gpu.memory_gb >= top.gpu.memory_gb))), top)
 
 
 def _budget_value(configs: list[Configuration], budget_usd: float) -> float:

@@ -351,3 +351,13 @@ def test_a_card_named_in_a_buy_question_is_the_configuration_answered_first(advi
     assert all(a["gpu"] != top["gpu"] for a in answer["alternatives"].values())
     small = _ask(advisor, budget=5000, **asked)
     assert small["picks"] and not small["picks"][0]["gpu"].startswith("h100")
+
+
+def test_an_estimated_price_is_never_the_only_basis_of_the_top_pick(advisor):
+    """'Best GPU for deep learning' in November 2020: a used RTX 2080 Ti at an editors' estimate (no public source)
+    must not lead while cards with sourced prices (the RTX 3080 at its launch price) hold the job; the estimate
+    still counts where nothing sourced is on sale."""
+    answer = _ask(advisor, workload="general", as_of=date(2020, 11, 15))
+    top = answer["picks"][0]
+    assert not top["total_price"].get("estimate", False)
+    assert top["gpu"] in ("rtx-3080", "rtx-3090")
