@@ -32,7 +32,9 @@ class Lab:
     """A service (restartable on one port), an agent data dir, and the environment of each."""
 
     def __init__(self, tmp_path: Path):
-        self.service = ServerProcess(f"sqlite:///{tmp_path / 'service' / 'whichgpu.db'}", tmp_path / "service", cli=False)
+        self.admin = "lab-admin-read-token"  # the listing names agents and hosts only for the admin
+        self.service = ServerProcess(f"sqlite:///{tmp_path / 'service' / 'whichgpu.db'}", tmp_path / "service", cli=False,
+                                     WHICHGPU_ADMIN_TOKEN=self.admin)
         self.url = self.service.url
         self.service_env = self.service.env
         self.agent_dir = tmp_path / "agent"
@@ -69,7 +71,8 @@ class Lab:
         return json.loads(done.stdout), done.stderr
 
     def runs(self, **params: str) -> dict[str, Any]:
-        response = httpx.get(f"{self.url}/v1/benchmarks", params={"limit": "200", **params}, timeout=10)
+        response = httpx.get(f"{self.url}/v1/benchmarks", params={"limit": "200", **params},
+                             headers={"Authorization": f"Bearer {self.admin}"}, timeout=10)
         assert response.status_code == 200, response.text
         return response.json()
 
