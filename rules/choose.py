@@ -44,6 +44,7 @@ class Choice:
     under_floor: Configuration | None = None  # the best card the floor kept from the top
     over_budget: tuple[Configuration, ...] = ()  # the cheapest that would work, for "raise the budget"
     notes: tuple[tuple[str, str, str], ...] = ()  # (rule, verdict, reason)
+    asked: bool = False  # the top is the card the question named ("a server with 8 H100")
 
 
 def _key(config: Configuration, lam: float):

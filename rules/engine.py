@@ -85,6 +85,7 @@ class Advisor:
         floor = self._floor(question, as_of)
         allowed, findings = self._constraints(question, configs, fired, owned, work, floor, as_of)
         choice = self._choose(question, configs, budget_usd, floor, used_ok, allowed)
+        choice = self._asked_first(question, intent, named, choice, configs, budget_usd, used_ok, allowed)
         findings += advice.question_findings(self.rulebook, question, self._label(work), sizing.speedup(max(question.gpus, 1)))
         findings += self._memory_findings(question, need)
         findings += self._choice_findings(choice, floor, used_ok)
@@ -273,6 +274,24 @@ class Advisor:
         alternatives.setdefault("outside CUDA", top)
         return replace(cuda, alternatives=alternatives, notes=(note, *cuda.notes))
 
+    def _asked_first(self, question, intent, named, choice: Choice, configs, budget_usd, used_ok, allowed) -> Choice:
+        """A card the question names ("a server with 8 H100") is the configuration answered first, when it
+        can be placed, holds the job and fits the budget; the engine's own choice follows as the runner-up."""
+        ids = {e["gpu"] for e in named if e.get("gpu") and not e.get("owned")}
+        if intent != "recommend" or not ids or choice.top is None or choice.top.gpu.id in ids:
+            return choice
+        threshold = self.rulebook.param("cost-efficiency", "step_up_threshold" if budget_usd is not None else "no_budget_threshold")
+        mine = choose(configs, budget_usd, None, threshold, True, lambda c: allowed(c) and c.gpu.id in ids)
+        if mine.top is None:
+            return choice
+        theirs = [choice.top, *choice.ladder.values(), *choice.runners_up]
+        runners = tuple({c.gpu.id: c for c in theirs if c.gpu.id not in ids}.values())[:2]
+        alternatives = {k: c for k, c in choice.alternatives.items() if c.gpu.id not in ids}
+        note = ("cost-efficiency", "applied", f"{mine.top.count} × {mine.top.gpu.name} as asked; "
+                                    f"{choice.top.count} × {choice.top.gpu.name} would be the engine's own pick")
+        return replace(choice, top=mine.top, runners_up=runners, ladder={}, alternatives=alternatives, asked=True,
+                       under_floor=None, notes=(note, *choice.notes))
+
     def _choice_findings(self, choice: Choice, floor: Floor | None, used_ok: bool) -> list[Finding]:
         found = [Finding(rule, verdict, reason) for rule, verdict, reason in choice.notes]
         if floor is not None:
@@ -295,7 +314,7 @@ class Advisor:
         if choice.ladder:
             order = ("sweet spot", "entry", "no compromise")
             return [(choice.ladder[k], k) for k in order if k in choice.ladder]
-        first = "cheapest that does the job" if cheapest else "best within budget"
+        first = "as asked" if choice.asked else "cheapest that does the job" if cheapest else "best within budget"
         return [(choice.top, first)] + [(c, "runner-up") for c in choice.runners_up]
 
     def _cheaper_than(self, gpu_id: str, top: Configuration, pricing: Pricing) -> bool:

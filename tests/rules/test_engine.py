@@ -335,3 +335,19 @@ def test_cheapest_means_the_least_that_does_the_job(advisor):
     top = answer["picks"][0]
     assert top["label"] == "cheapest that does the job" and top["memory_gb"] >= 24
     assert top["total_price"]["usd"] == min(p["total_price"]["usd"] for p in _shown(answer))
+
+
+def test_a_card_named_in_a_buy_question_is_the_configuration_answered_first(advisor):
+    """'Server with 8 H100 for pretraining': the asker chose the card, so 8 of it lead the answer (named things are
+    always answered); the engine's own cheaper choice follows as a runner-up, and a budget too small for the named
+    card leaves the engine's choice on top."""
+    asked = dict(workload="general", task="training", gpus=8, method="pretrain", setting="server", compare=("h100",),
+                 as_of=date(2026, 11, 20))
+    answer = _ask(advisor, **asked)
+    top = answer["picks"][0]
+    assert top["gpu"].startswith("h100") and top["count"] == 8 and top["memory_gb"] >= 80
+    assert top["label"] == "as asked"
+    assert all(p["gpu"] != top["gpu"] for p in answer["picks"][1:])
+    assert all(a["gpu"] != top["gpu"] for a in answer["alternatives"].values())
+    small = _ask(advisor, budget=5000, **asked)
+    assert small["picks"] and not small["picks"][0]["gpu"].startswith("h100")
