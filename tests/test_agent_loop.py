@@ -124,7 +124,8 @@ def test_agent_run_is_stored_listed_and_a_measured_gpu_reaches_the_advice(lab: L
     assert lab.runs(gpu="unmatched")["total"] == 1  # a CPU maps to no catalog GPU: kept and listed
 
     gpu_run = rtx_3090_run("gpu-box-1")
-    response = httpx.post(f"{lab.url}/v1/benchmarks", json=gpu_run, headers={"Authorization": f"Bearer {lab.token}"}, timeout=10)
+    gpu_token = lab.add_agent("gpu-box-1")  # one token per host: the CPU node's token speaks only for its own host
+    response = httpx.post(f"{lab.url}/v1/benchmarks", json=gpu_run, headers={"Authorization": f"Bearer {gpu_token}"}, timeout=10)
     assert response.status_code == 201, response.text
 
     card = httpx.get(f"{lab.url}/v1/gpus/rtx-3090", timeout=10).json()
