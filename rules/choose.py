@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 from rules.configurations import Configuration
 
-__all__ = ["Floor", "Choice", "choose"]
+__all__ = ["Floor", "Choice", "choose", "still_better"]
 
 BUDGET_SLACK = 1.0001
 
@@ -96,6 +96,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     ranked = sorted((c for c in pool if affordable(c)), key=lambda c: _key(c, lam))
     within = [c for c in ranked if headline(c)] or ranked
     top = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)) if cheapest else within[0]
+    top = _sourced(top, sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)), False) if cheapest else _sourced(top, within, True)
     notes = [("cost-efficiency", "applied", "the cheapest configuration that does the job, as asked")] if cheapest else \
         _explain(top, best_value, within, lam, threshold)
     demoted = next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)
@@ -122,6 +123,16 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
             runners.append(c)
             taken.add(c.gpu.id)
     return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes) + ((floor_note,) if floor_note else ()))
+
+
+def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> Configuration:
+    """An estimated price is never the only basis of a top pick: the first configuration in ``within`` with a sourced
+    price leads instead, when there is one (``as_good``: only one at least as fast and as roomy, so that a
+    larger budget never gives a slower pick)."""
+    if not getattr(top.offer.point, "estimate", False):
+        return top
+    return next((c for c in within if not getattr(c.offer.point, "estimate", False)
+                 and (not as_good or (c.speed >= top.speed and c.gpu.memory_gb >= top.gpu.memory_gb))), top)
 
 
 def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
@@ -151,17 +162,37 @@ def _ladder(top: Configuration, within: list[Configuration]) -> dict[str, Config
     return ladder
 
 
+def _room(c: Configuration) -> float:
+    return c.gpu.memory_gb * c.count if c.fit.sharded else c.gpu.memory_gb
+
+
+BETTER = {  # what each labelled alternative must beat the top pick on
+    "best value": lambda c, top: c.value > top.value,
+    "fastest": lambda c, top: c.speed > top.speed,
+    "roomiest": lambda c, top: _room(c) > _room(top),
+}
+
+
+def still_better(alternatives: dict[str, Configuration], top: Configuration) -> dict[str, Configuration]:
+    """The alternatives that still beat ``top`` on their own measure, each card once (a new top, such as the card asked for)."""
+    kept: dict[str, Configuration] = {}
+    for label, c in alternatives.items():
+        if c.gpu.id != top.gpu.id and all(c.gpu.id != k.gpu.id for k in kept.values()) \
+                and (label not in BETTER or BETTER[label](c, top)):
+            kept[label] = c
+    return kept
+
+
 def _alternatives(top: Configuration, within: list[Configuration], taken: set[str]) -> dict[str, Configuration]:
     """Best value, fastest and roomiest: each a different card, each better than the top on its own measure."""
-    room = lambda c: c.gpu.memory_gb * c.count if c.fit.sharded else c.gpu.memory_gb  # noqa: E731
     measures = {
-        "best value": (lambda c: (c.value, -c.total_usd), lambda c: c.value > top.value),
-        "fastest": (lambda c: (c.speed, -c.total_usd), lambda c: c.speed > top.speed),
-        "roomiest": (lambda c: (room(c), c.speed, -c.total_usd), lambda c: room(c) > room(top)),
+        "best value": lambda c: (c.value, -c.total_usd),
+        "fastest": lambda c: (c.speed, -c.total_usd),
+        "roomiest": lambda c: (_room(c), c.speed, -c.total_usd),
     }
     found: dict[str, Configuration] = {}
-    for label, (rank, better) in measures.items():
-        rest = [c for c in within if c.gpu.id not in taken and better(c)]
+    for label, rank in measures.items():
+        rest = [c for c in within if c.gpu.id not in taken and BETTER[label](c, top)]
         if rest:
             found[label] = max(rest, key=lambda c: (*rank(c), c.gpu.id))
             taken.add(found[label].gpu.id)

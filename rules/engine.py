@@ -17,7 +17,7 @@ from typing import Mapping
 
 from rules import advice
 from rules.answer import Answer, Finding, MemoryNeed, Pick
-from rules.choose import Choice, Floor, choose
+from rules.choose import Choice, Floor, choose, still_better
 from rules.configurations import Configuration, Sizing, configure
 from rules.job import fit_on, job_for
 from rules.memory import Fit, MemoryModel
@@ -272,6 +272,7 @@ class Advisor:
                                             f"scores higher: it reaches {cuda.top.speed / top.speed:.0%} of its speed on CUDA, the safe choice")
         alternatives = dict(cuda.alternatives)
         alternatives.setdefault("outside CUDA", top)
+        alternatives = still_better(alternatives, cuda.top)
         return replace(cuda, alternatives=alternatives, notes=(note, *cuda.notes))
 
     def _asked_first(self, question, intent, named, choice: Choice, configs, budget_usd, used_ok, allowed) -> Choice:
@@ -286,7 +287,7 @@ class Advisor:
             return choice
         theirs = [choice.top, *choice.ladder.values(), *choice.runners_up]
         runners = tuple({c.gpu.id: c for c in theirs if c.gpu.id not in ids}.values())[:2]
-        alternatives = {k: c for k, c in choice.alternatives.items() if c.gpu.id not in ids}
+        alternatives = still_better({k: c for k, c in choice.alternatives.items() if c.gpu.id not in ids}, mine.top)
         note = ("cost-efficiency", "applied", f"{mine.top.count} × {mine.top.gpu.name} as asked; "
                                     f"{choice.top.count} × {choice.top.gpu.name} would be the engine's own pick")
         return replace(choice, top=mine.top, runners_up=runners, ladder={}, alternatives=alternatives, asked=True,

@@ -351,3 +351,39 @@ def test_a_card_named_in_a_buy_question_is_the_configuration_answered_first(advi
     assert all(a["gpu"] != top["gpu"] for a in answer["alternatives"].values())
     small = _ask(advisor, budget=5000, **asked)
     assert small["picks"] and not small["picks"][0]["gpu"].startswith("h100")
+
+
+def test_an_estimated_price_is_never_the_only_basis_of_the_top_pick(advisor):
+    """'Best GPU for deep learning' in November 2020: a used RTX 2080 Ti at an editors' estimate (no public source)
+    must not lead while cards with sourced prices (the RTX 3080 at its launch price) hold the job; the estimate
+    still counts where nothing sourced is on sale."""
+    answer = _ask(advisor, workload="general", as_of=date(2020, 11, 15))
+    top = answer["picks"][0]
+    assert not top["total_price"].get("estimate", False)
+    assert top["gpu"] in ("rtx-3080", "rtx-3090")
+
+
+@pytest.mark.parametrize("fields", [
+    dict(workload="general", task="training", gpus=8, method="pretrain", setting="server", compare=("h100",)),
+    dict(workload="llm", task="training", budget=3000),
+    dict(workload="image-generation", budget=600, as_of=date(2023, 1, 30)),
+])
+def test_alternatives_name_each_card_once_and_beat_the_top_on_their_measure(advisor, fields):
+    """An alternative is a different trade-off: never the top card again, never one card under two labels, and
+    'fastest' / 'roomiest' / 'best value' only when faster / roomier / better value than the top (also after the
+    asked-for card or the safe stack replaced the engine's own top)."""
+    answer = _ask(advisor, **({"as_of": date(2026, 11, 20)} | fields))
+    top = answer["picks"][0]
+    shown = [a["gpu"] for a in answer["alternatives"].values()]
+    assert len(shown) == len(set(shown)) and top["gpu"] not in shown
+    alt = answer["alternatives"]
+    if "fastest" in alt:
+        assert alt["fastest"]["relative_performance"] * alt["fastest"]["count"] > 0
+        assert _speed(alt["fastest"]) > _speed(top)
+    if "best value" in alt:
+        assert alt["best value"]["performance_per_1000"] > top["performance_per_1000"]
+
+
+def _speed(pick) -> float:
+    """All cards together, as the answer states it: speed per 1000 USD times the total price."""
+    return pick["performance_per_1000"] * pick["total_price"]["usd"] / 1000
