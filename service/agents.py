@@ -39,6 +39,7 @@ __all__ = [
     "revoke_agent",
     "authenticate",
     "bind_host",
+    "is_admin",
 ]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,120}")
@@ -125,16 +126,31 @@ def revoke_agent(url: str, name: str) -> dict[str, Any]:
         return _describe(agent)
 
 
+def _presented(bearer: str | None) -> str | None:
+    """The token in a bare value or an ``Authorization: Bearer <token>`` header; None when absent or absurdly long."""
+    token = (bearer or "").strip()
+    if token[:7].lower() == "bearer ":
+        token = token[7:].strip()
+    return token if token and len(token) <= 512 else None
+
+
+def is_admin(bearer: str | None, admin_token: str | None) -> bool:
+    """True when ``bearer`` presents the configured admin read token (compared in constant time).
+
+    Agent tokens only write runs; reading hosts and their hardware takes this one.
+    """
+    token = _presented(bearer)
+    return bool(admin_token and token) and hmac.compare_digest(hash_token(token), hash_token(admin_token))
+
+
 def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
     """The live agent whose token is ``bearer``, with ``last_seen_at`` updated (to the minute); None otherwise.
 
     ``bearer`` is the token itself or a whole ``Authorization`` header value
     (``Bearer <token>``). The caller's session commits the ``last_seen_at`` update.
     """
-    token = (bearer or "").strip()
-    if token[:7].lower() == "bearer ":
-        token = token[7:].strip()
-    if not token or len(token) > 512:
+    token = _presented(bearer)
+    if token is None:
         return None
     presented = hash_token(token)
     agent = session.exec(select(AgentToken).where(AgentToken.token_hash == presented)).first()

@@ -46,6 +46,8 @@ __all__ = [
     "ingest",
     "query",
     "unmatched_devices",
+    "public_view",
+    "gpu_summary",
     "load_measurements",
     "measurements_version",
 ]
@@ -342,6 +344,53 @@ def query(
         for r in session.exec(rows.order_by(col(BenchmarkResult.id))).all():
             results[r.run_id].append(r)
     return {"items": [_run_view(r, results[r.run_id]) for r in runs], "total": total, "limit": limit, "offset": offset}
+
+
+PUBLIC_DEVICE = ("name", "type", "memory_gb", "compute_capability")
+PRIVATE_RUN = ("agent", "host", "environ")
+
+
+def public_view(listing: dict[str, Any]) -> dict[str, Any]:
+    """A :func:`query` listing without who measured where: no agent, host, CPU, RAM, driver or device serial.
+
+    The lab's machines are nobody else's business; the figures and the card are.
+    """
+    def run(item: dict[str, Any]) -> dict[str, Any]:
+        device = {k: item["device"].get(k) for k in PUBLIC_DEVICE if k in item["device"]}
+        return {k: v for k, v in item.items() if k not in PRIVATE_RUN} | {"device": device}
+
+    return {**listing, "items": [run(item) for item in listing["items"]]}
+
+
+def _median(values: list[float]) -> float:
+    ordered, middle = sorted(values), len(values) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def gpu_summary(session: Session) -> list[dict[str, Any]]:
+    """Per catalog GPU (``unmatched`` for the rest): runs, distinct hosts, and the median of each benchmark and precision.
+
+    What the public sees of the lab: how much was measured and what it came to, not by whom.
+    """
+    runs = session.exec(
+        select(BenchmarkRun.gpu_id, func.count(), func.count(func.distinct(BenchmarkRun.host)), func.max(BenchmarkRun.started_at))
+        .group_by(BenchmarkRun.gpu_id)
+    ).all()
+    values: dict[Any, dict[tuple[str, str, str], list[float]]] = defaultdict(lambda: defaultdict(list))
+    rows = session.exec(
+        select(BenchmarkRun.gpu_id, BenchmarkResult.benchmark, BenchmarkResult.precision, BenchmarkResult.unit, BenchmarkResult.value)
+        .join(BenchmarkRun, col(BenchmarkRun.run_id) == col(BenchmarkResult.run_id))
+        .where(col(BenchmarkResult.value).is_not(None), col(BenchmarkResult.error).is_(None))
+    ).all()
+    for gpu_id, benchmark, precision, unit, value in rows:
+        values[gpu_id][(benchmark, precision, unit)].append(value)
+    return sorted(
+        ({"gpu": gpu_id or "unmatched", "runs": count, "hosts": hosts, "last_run": _utc(last).isoformat(),
+          "medians": [{"benchmark": b, "precision": p, "unit": u, "value": _median(v), "results": len(v)}
+                      for (b, p, u), v in sorted(values[gpu_id].items())]}
+         for gpu_id, count, hosts, last in runs),
+        key=lambda row: (row["gpu"] == "unmatched", row["gpu"]),
+    )
 
 
 def unmatched_devices(session: Session) -> list[dict[str, Any]]:

@@ -17,10 +17,10 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 from litestar.params import RawBody
 
-from service.agents import authenticate, bind_host
+from service.agents import authenticate, bind_host, is_admin
 from service.api import api_state
 from service.api.docs import documented
-from service.benchmarks import CREATED, ImplausibleFigure, InvalidPayload, ingest, query
+from service.benchmarks import CREATED, ImplausibleFigure, InvalidPayload, gpu_summary, ingest, public_view, query
 from service.db import session_scope
 from service.problems import InvalidInput, MalformedBody, Unauthorized, UnsupportedMediaType
 
@@ -121,20 +121,29 @@ class BenchmarkController(Controller):
                         headers={"Location": f"/v1/benchmarks?run_id={run_id}"} if status == CREATED else None)
 
     @get("", operation_id="listBenchmarkRuns", summary="Stored benchmark runs, filtered and paged", sync_to_thread=True,
-         operation_class=documented(None, errors=(422,)))
+         operation_class=documented(None, errors=(401, 422)))
     def list_runs(self, request: Request) -> dict[str, Any]:
-        """Runs newest first with their results. Query: `run_id`, `gpu` (catalog id, or `unmatched` for devices
-        no catalog GPU matches, CPUs included), `host`, `benchmark`, `since` (date or date-time),
-        `limit` (1-200, default 50), `offset` (0-2147483647)."""
+        """Runs newest first with their results, and `gpus`: per GPU the runs, hosts and median figures.
+        Query: `run_id`, `gpu` (catalog id, or `unmatched` for devices no catalog GPU matches, CPUs
+        included), `host` (admin only), `benchmark`, `since` (date or date-time), `limit` (1-200,
+        default 50), `offset` (0-2147483647). Agents, hosts, CPU, RAM and driver are shown only with
+        the admin read token (`Authorization: Bearer <WHICHGPU_ADMIN_TOKEN>`); agent tokens do not read them."""
+        api = api_state(request)
         params = dict(request.query_params.items())
         unknown = sorted(set(params) - set(FILTERS))
         if unknown:
             raise InvalidInput(f"unknown query parameter {unknown[0]!r}; known: {', '.join(FILTERS)}",
                                [{"field": name, "message": "unknown query parameter"} for name in unknown])
+        admin = is_admin(request.headers.get("authorization"), api.settings.admin_token)
+        if params.get("host") and not admin:
+            detail = "filtering by host needs the admin read token: `Authorization: Bearer <WHICHGPU_ADMIN_TOKEN>`"
+            raise Unauthorized(detail, [{"field": "host", "message": detail}])
         since = _since(params["since"]) if params.get("since") else None
         limit = _count(params, "limit", 50, 1, MAX_LIMIT)
         offset = _count(params, "offset", 0, 0, MAX_OFFSET)
-        with session_scope(api_state(request).database_url) as session:
-            return query(session, gpu=params.get("gpu") or None, host=params.get("host") or None,
-                         benchmark=params.get("benchmark") or None, since=since, limit=limit, offset=offset,
-                         run_id=params.get("run_id") or None)
+        with session_scope(api.database_url) as session:
+            listing = query(session, gpu=params.get("gpu") or None, host=params.get("host") or None,
+                            benchmark=params.get("benchmark") or None, since=since, limit=limit, offset=offset,
+                            run_id=params.get("run_id") or None)
+            listing["gpus"] = gpu_summary(session)
+        return {**(listing if admin else public_view(listing)), "view": "admin" if admin else "public"}

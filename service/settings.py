@@ -76,6 +76,7 @@ class Settings:
     max_body_bytes: int = _setting("WHICHGPU_MAX_BODY_BYTES", 65536, "Largest accepted request body in bytes.", int)
     conversation_days: float = _setting("WHICHGPU_CONVERSATION_DAYS", 30.0, "Days a conversation of `/v1/ask` is kept after its last turn (0 keeps them forever); one-shot questions are never stored.", _positive_float)
     agent_token: str | None = _setting("WHICHGPU_AGENT_TOKEN", None, "Bearer token the bench agent reports with (`whichgpu agents add`).", secret=True)
+    admin_token: str | None = _setting("WHICHGPU_ADMIN_TOKEN", None, "Bearer token that may read agents, hosts and their hardware in `GET /v1/benchmarks`; without it everyone sees only runs without them and per-GPU aggregates.", secret=True)
     agent_interval_s: float = _setting("WHICHGPU_AGENT_INTERVAL", 3600.0, "Seconds between the bench agent daemon's benchmark rounds.", _positive_float)
     agent_devices: tuple[str, ...] = _setting("WHICHGPU_AGENT_DEVICES", (), "Comma-separated torch devices the agent benchmarks; all GPUs when unset.", _devices)
     agent_idle_utilization: float = _setting("WHICHGPU_AGENT_IDLE_UTILIZATION", 10.0, "GPU utilisation (%) under which the daemon treats a GPU as idle.", _positive_float)

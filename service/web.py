@@ -359,17 +359,19 @@ def _page_query(params: dict[str, str], now: date, errors: list[dict[str, str]])
     )
 
 
-def _benchmarks(database_url: str) -> tuple[list[dict[str, Any]], int, str | None]:
+def _benchmarks(database_url: str) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], str | None]:
+    """The newest runs and the per-GPU aggregates, as the public may see them (no agents, hosts or hardware)."""
     try:
-        from service.benchmarks import query
+        from service.benchmarks import gpu_summary, public_view, query
         from service.db import session_scope
 
         with session_scope(database_url) as session:
-            found = query(session, limit=20)
-        return found["items"], found["total"], None
+            found = public_view(query(session, limit=20))
+            summary = gpu_summary(session)
+        return found["items"], found["total"], summary, None
     except Exception:  # the page still serves the advice when the database is down
         log.exception("could not read the benchmarks for the page")
-        return [], 0, "The lab's benchmarks cannot be read right now."
+        return [], 0, [], "The lab's benchmarks cannot be read right now."
 
 
 def _catalog_rows(snapshot: Any, page: PageQuery, workload: str, currency: str) -> list[dict[str, Any]]:
@@ -392,7 +394,7 @@ def _page_context(request: Request, page: PageQuery, errors: list[dict[str, str]
     currency = answer["currency"]["code"] if answer else "USD"
     chart_as_of = date.fromisoformat(answer["as_of"]) if answer and not page.workload else page.as_of
     used = bool(answer and answer["question"].get("used_ok"))
-    benchmarks, benchmark_total, benchmark_error = _benchmarks(state.database_url)
+    benchmarks, benchmark_total, benchmark_gpus, benchmark_error = _benchmarks(state.database_url)
     return {
         "q": page.q, "page": page, "errors": errors, "reply": reply, "answer": answer, "question_error": question_error,
         "rulebook": snapshot.rulebook, "workload": workload, "workloads": CHART_WORKLOADS, "vendors": VENDORS,
@@ -402,7 +404,7 @@ def _page_context(request: Request, page: PageQuery, errors: list[dict[str, str]
         "narrow_chart_url": ChartQuery(workload, chart_as_of, currency, used).url("perf-per-dollar", layout="narrow"),
         "question_chart_url": f"/v1/charts/question.svg?{urlencode({'q': page.q})}" if answer else None,
         "narrow_question_chart_url": f"/v1/charts/question.svg?{urlencode({'q': page.q, 'layout': 'narrow'})}" if answer else None,
-        "benchmarks": benchmarks, "benchmark_total": benchmark_total, "benchmark_error": benchmark_error,
+        "benchmarks": benchmarks, "benchmark_total": benchmark_total, "benchmark_gpus": benchmark_gpus, "benchmark_error": benchmark_error,
         "examples": ("nlp $800", "cv 2 gpus 3000", "fit llama 13b fp16", "as of 2019-04-03 kaggle $700", "rnn €900 used ok"),
         "today": now,
     }

@@ -32,7 +32,9 @@ class Lab:
     """A service (restartable on one port), an agent data dir, and the environment of each."""
 
     def __init__(self, tmp_path: Path):
-        self.service = ServerProcess(f"sqlite:///{tmp_path / 'service' / 'whichgpu.db'}", tmp_path / "service", cli=False)
+        self.admin = "lab-admin-read-token"  # the listing names agents and hosts only for the admin
+        self.service = ServerProcess(f"sqlite:///{tmp_path / 'service' / 'whichgpu.db'}", tmp_path / "service", cli=False,
+                                     WHICHGPU_ADMIN_TOKEN=self.admin)
         self.url = self.service.url
         self.service_env = self.service.env
         self.agent_dir = tmp_path / "agent"
@@ -69,7 +71,8 @@ class Lab:
         return json.loads(done.stdout), done.stderr
 
     def runs(self, **params: str) -> dict[str, Any]:
-        response = httpx.get(f"{self.url}/v1/benchmarks", params={"limit": "200", **params}, timeout=10)
+        response = httpx.get(f"{self.url}/v1/benchmarks", params={"limit": "200", **params},
+                             headers={"Authorization": f"Bearer {self.admin}"}, timeout=10)
         assert response.status_code == 200, response.text
         return response.json()
 
@@ -121,7 +124,8 @@ def test_agent_run_is_stored_listed_and_a_measured_gpu_reaches_the_advice(lab: L
     assert lab.runs(gpu="unmatched")["total"] == 1  # a CPU maps to no catalog GPU: kept and listed
 
     gpu_run = rtx_3090_run("gpu-box-1")
-    response = httpx.post(f"{lab.url}/v1/benchmarks", json=gpu_run, headers={"Authorization": f"Bearer {lab.token}"}, timeout=10)
+    gpu_token = lab.add_agent("gpu-box-1")  # one token per host: the CPU node's token speaks only for its own host
+    response = httpx.post(f"{lab.url}/v1/benchmarks", json=gpu_run, headers={"Authorization": f"Bearer {gpu_token}"}, timeout=10)
     assert response.status_code == 201, response.text
 
     card = httpx.get(f"{lab.url}/v1/gpus/rtx-3090", timeout=10).json()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -319,13 +320,16 @@ def test_measurements_version_changes_when_results_are_stored(db: str, catalog) 
 # --- HTTP ---------------------------------------------------------------------------------
 
 
+ADMIN = "test-admin-read-token"
+
+
 @pytest.fixture
 def client(settings):
     from litestar.testing import TestClient
 
     from service.app import create_app
 
-    with TestClient(create_app(settings)) as test_client:
+    with TestClient(create_app(dataclasses.replace(settings, admin_token=ADMIN))) as test_client:
         yield test_client
 
 
@@ -355,8 +359,8 @@ def test_http_post_stores_once_and_get_lists_it(client, token: str) -> None:
     assert first.status_code == 201 and first.json() == {"run_id": payload["run_id"], "status": "created"}
     again = _post(client, payload, token)
     assert again.status_code == 200 and again.json()["status"] == "already stored"
-    listed = client.get(first.headers["location"]).json()
-    assert listed["total"] == 1
+    listed = client.get(first.headers["location"], headers={"Authorization": f"Bearer {ADMIN}"}).json()
+    assert listed["total"] == 1 and listed["view"] == "admin"
     [item] = listed["items"]
     assert (item["gpu_id"], item["agent"], len(item["results"])) == ("rtx-3090", "lab-node", 5)
     assert client.get("/v1/benchmarks", params={"gpu": "rtx-3090", "benchmark": "triad"}).json()["items"][0]["results"][0]["value"] == 820.0
