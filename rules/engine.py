@@ -78,7 +78,7 @@ class Advisor:
         max_count = self.rulebook.param("one-machine", "gpus_per_machine" if question.setting in (None, "desktop") else "gpus_per_server")
         configs, excluded = configure(placeable, sizing, question.gpus, max_count)
         owned = self._resolve(question.owned_gpu)[0] if question.owned_gpu else None
-        named = self._named(question, as_of, offers, sizing, work, owned)
+        named = self._named(question, as_of, offers, sizing, work, owned) + self._card_memory(question, sizing)
         if intent == "compare" and question.compare:
             return self._compare(question, as_of, pricing, work, need, sizing, named)
 
@@ -94,7 +94,7 @@ class Advisor:
         alternatives = {label: self._pick(c, question, pricing, work, label, sizing.factor) for label, c in choice.alternatives.items()}
         verdict, summary, suggestions = self._verdict(question, choice, picks, fired, pricing, need, work, as_of, owned, floor)
         asked = [e["reason"] for e in named if not e.get("owned")]
-        if asked and intent == "fit":  # "will X fit on Y" is answered first, in so many words
+        if asked and (intent == "fit" or question.card_memory_gb):  # "will X fit on Y" is answered first, in so many words
             summary = "; ".join(asked) + ". " + summary[:1].upper() + summary[1:]
         top = choice.top
         rent = self._rent(question, pricing, work, sizing, top)
@@ -407,6 +407,18 @@ class Advisor:
         if offer is None:
             return entry | {"status": "no-current-price", "reason": f"{gpu.name}: {unpriced}; {speed}"}
         return entry | {"status": "compared", "reason": f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB"}
+
+    def _card_memory(self, question: Question, sizing: Sizing) -> list[dict]:
+        """"Will llama 13b fit on 8 GB": whether a card (or the cards asked for) of that memory holds the job."""
+        gb = question.card_memory_gb
+        if not gb:
+            return []
+        count = max(question.gpus, 1)
+        fit = sizing.fit(gb, count)
+        cards = f"{count} cards of {gb:g} GB" if count > 1 else f"one {gb:g} GB card"
+        verdict = "holds the job" if fit.fits else "does not hold the job"
+        return [{"asked": f"{gb:g} GB", "gpu": None, "name": cards, "status": "fits" if fit.fits else "does-not-fit",
+                 "reason": f"{cards[:1].upper()}{cards[1:]} {verdict} ({fit.reason})"}]
 
     def _need_text(self, question: Question) -> str:
         job = job_for(question, self.rulebook)

@@ -387,3 +387,14 @@ def test_alternatives_name_each_card_once_and_beat_the_top_on_their_measure(advi
 def _speed(pick) -> float:
     """All cards together, as the answer states it: speed per 1000 USD times the total price."""
     return pick["performance_per_1000"] * pick["total_price"]["usd"] / 1000
+
+
+def test_a_card_memory_asked_about_is_answered_directly(advisor):
+    """'Will llama 13b fit on 8 GB': the answer says first, in so many words, whether a card of that memory holds the
+    job (rules.job.fit_on), and only then recommends cards; 24 GB holds a 4-bit 13B model, 8 GB does not."""
+    for gb, status in ((8, "does-not-fit"), (24, "fits")):
+        answer = _ask(advisor, intent="fit", workload="llm", task="inference", params_b=13, card_memory_gb=gb,
+                      as_of=date(2026, 11, 20))
+        entry = next(e for e in answer["named"] if e["asked"] == f"{gb} GB")
+        assert entry["status"] == status
+        assert answer["summary"].startswith(entry["reason"])
