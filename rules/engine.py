@@ -542,15 +542,17 @@ class Advisor:
             bought.append(config)
         picks.sort(key=lambda p: (-p.performance_per_1000, p.gpu))
         unpriced = [e for e in named if e["status"] in ("no-current-price", "not-in-catalog", "not-released")]
+        lang = question.language
         if len(picks) >= 2:
             fastest = max(picks, key=lambda p: (p.relative_performance, p.gpu))
             thriftiest = picks[0]
-            summary = (f"{fastest.name} is fastest for {self._label(work)} ({fastest.relative_performance:.2f}× the {self.reference.name}); "
-                       f"{thriftiest.name} gives the most per {pricing.currency} ({thriftiest.performance_per_1000:.2f} per 1000)")
+            summary = say("summary.compare", lang, fastest=fastest.name, workload=term("workload", self._label(work), lang),
+                          relative=f"{fastest.relative_performance:.2f}", reference=self.reference.name,
+                          thriftiest=thriftiest.name, currency=pricing.currency, per_1000=f"{thriftiest.performance_per_1000:.2f}")
         elif picks:
-            summary = f"only {picks[0].name} could be priced"
+            summary = say("summary.compare_one", lang, name=picks[0].name)
         else:
-            summary = "none of the named cards has a current price"
+            summary = say("summary.compare_none", lang)
         if unpriced:
             summary += "; " + "; ".join(e["reason"] for e in unpriced)
         findings = [f for f in map(_named_finding, named) if f is not None]

@@ -398,3 +398,13 @@ def test_a_card_memory_asked_about_is_answered_directly(advisor):
         entry = next(e for e in answer["named"] if e["asked"] == f"{gb} GB")
         assert entry["status"] == status
         assert answer["summary"].startswith(entry["reason"])
+
+
+def test_a_comparison_is_summarised_in_the_askers_language(advisor):
+    """'что лучше 3080 или 3090': the comparison's summary comes from the message catalogue in Russian, names and
+    numbers unchanged; the same question in English reads English."""
+    asked = dict(workload="general", compare=("rtx 3080", "rtx 3090"), as_of=date(2020, 11, 15))
+    ru = _ask(advisor, intent="compare", language="ru", **asked)["summary"]
+    en = _ask(advisor, intent="compare", **asked)["summary"]
+    assert "быстрее" in ru and "GeForce RTX 3090" in ru
+    assert "fastest" in en and not any("\u0400" <= c <= "\u04ff" for c in en)
