@@ -14,7 +14,7 @@ import json
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, HttpMethod, Request, Response, get, post, route
 from litestar.params import RawBody
 
 from service.agents import authenticate, bind_host, is_admin
@@ -90,7 +90,8 @@ class BenchmarkController(Controller):
 
     @post("", operation_id="reportBenchmarkRun", summary="Report one bench-agent run (agent bearer token)",
           sync_to_thread=True, status_code=201,
-          operation_class=documented(None, "benchmark-run", (400, 401, 413, 415, 422)))
+          operation_class=documented(None, "benchmark-run", (400, 401, 413, 415, 422),
+                                     also={200: "Already stored: this run_id arrived before; nothing new is stored"}))
     def report(self, request: Request, body: RawBody) -> Response:
         """Store one run from `bench-agent`: 201 `created`, or 200 `already stored` when this `run_id`
         is known. 401 for a missing, unknown or revoked token; 422 when the run breaks the schema
@@ -147,3 +148,8 @@ class BenchmarkController(Controller):
                             run_id=params.get("run_id") or None)
             listing["gpus"] = gpu_summary(session)
         return {**(listing if admin else public_view(listing)), "view": "admin" if admin else "public"}
+
+    @route("", http_method=[HttpMethod.OPTIONS], include_in_schema=False, sync_to_thread=False)
+    def allowed_methods(self) -> Response:
+        """The methods of this path: GET lists runs, POST reports one (the automatic answer forgets POST)."""
+        return Response(None, status_code=204, headers={"Allow": "GET, OPTIONS, POST"})

@@ -41,6 +41,7 @@ from rules.messages import basis, language_of, say, term
 from rules.answer import MemoryNeed
 from rules.question import CURRENCIES, EARLIEST_AS_OF, WORKLOADS, Question, QuestionError
 from service.api import api_state, today
+from service.api.docs import documented
 from service.charts import FORMATS, KINDS, LAYOUTS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
 from service.problems import ApiError, InvalidInput, NotFound
 
@@ -246,7 +247,9 @@ def _question_chart(request: Request, fmt: str) -> Response:
     return _image(request, key, fmt, draw)
 
 
-@get("/v1/charts/{name:str}", operation_id="getChart", summary="A chart as SVG or PNG", tags=["charts"], sync_to_thread=True)
+@get("/v1/charts/{name:str}", operation_id="getChart", summary="A chart as SVG or PNG", tags=["charts"], sync_to_thread=True,
+     operation_class=documented(None, errors=(400, 404, 422), content={
+         "image/svg+xml": {"type": "string"}, "image/png": {"type": "string", "format": "binary"}}))
 def chart(request: Request, name: FromPath[str]) -> Response:
     """`perf-per-dollar` or `relative-performance` (query: workload, as_of, currency, used) — the top 25 cards,
     measured and estimated told apart; or `question` (query: q, free text as /v1/ask) — the candidates as

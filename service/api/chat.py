@@ -162,7 +162,8 @@ class ChatController(Controller):
 
     @post("/chat/completions", operation_id="createChatCompletion", status_code=200,
           summary="Chat completion (OpenAI-compatible)",
-          operation_class=documented("chat-completion-response", "chat-completion-request", (400, 404, 413, 415, 422)))
+          operation_class=documented("chat-completion-response", "chat-completion-request", (400, 404, 413, 415, 422),
+                                     content={"text/event-stream": {"type": "string", "description": "With `stream: true`: `data:` lines of chat-completion-chunk.json, then `data: [DONE]`"}}))
     async def completions(self, request: Request) -> Response:
         """Answers the last user message as Markdown; `stream: true` gives `chat.completion.chunk` events."""
         api = api_state(request)

@@ -82,8 +82,13 @@ def _media(schema_name: str, media_type: str = "application/json", example: Any 
 
 
 def documented(response: str | None, request: str | None = None, errors: tuple[int, ...] = (), *,
-               response_media: str = "application/json", response_text: str = "OK") -> type[Operation]:
-    """An ``operation_class`` describing the body, the 200 response and the problem responses."""
+               response_media: str = "application/json", response_text: str = "OK",
+               content: dict[str, dict[str, Any]] | None = None, also: dict[int, str] | None = None) -> type[Operation]:
+    """An ``operation_class`` describing the body, the 200 response and the problem responses.
+
+    ``content`` adds media types (with their JSON Schema) to the 200 response, e.g. a stream
+    or an image; ``also`` adds success statuses a handler returns besides its default one.
+    """
 
     @dataclass
     class DocumentedOperation(Operation):
@@ -95,6 +100,12 @@ def documented(response: str | None, request: str | None = None, errors: tuple[i
             if response:
                 responses["200"] = OpenAPIResponse(description=response_text,
                                                    content=_media(response, response_media, _EXAMPLES.get(response)))
+            if content:
+                ok = (responses.get("200") if response else None) or OpenAPIResponse(description=response_text, content={})
+                ok.content = {**(ok.content or {}), **{media: OpenAPIMediaType(schema=schema) for media, schema in content.items()}}  # type: ignore[misc]
+                responses["200"] = ok
+            for status, text in (also or {}).items():
+                responses[str(status)] = OpenAPIResponse(description=text, content={"application/json": OpenAPIMediaType(schema={"type": "object"})})  # type: ignore[arg-type]
             for status in errors:
                 example = {**PROBLEM_EXAMPLE, "status": status}
                 responses[str(status)] = OpenAPIResponse(

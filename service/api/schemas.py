@@ -8,6 +8,7 @@ from litestar.params import FromPath
 from litestar import Controller, Response, get
 
 from service.api import inputs
+from service.api.docs import documented
 from service.problems import NotFound
 
 __all__ = ["SchemaController"]
@@ -22,7 +23,8 @@ class SchemaController(Controller):
         """API request/response schemas, the catalog data-file schemas and the bench agent's `benchmark-run`."""
         return {"schemas": [{"name": n, "url": f"/v1/schemas/{n}.json"} for n in inputs.schema_names()]}
 
-    @get("/{filename:str}", operation_id="getSchema", summary="One JSON Schema", sync_to_thread=False)
+    @get("/{filename:str}", operation_id="getSchema", summary="One JSON Schema", sync_to_thread=False,
+         operation_class=documented(None, errors=(404,), content={"application/schema+json": {"type": "object"}}))
     def get_schema(self, filename: FromPath[str]) -> Response:
         """`/v1/schemas/answer.json`, `/v1/schemas/benchmark-run.json`, `/v1/schemas/gpus.json` …"""
         found = inputs.schema(filename.removesuffix(".json")) if filename.endswith(".json") else None
