@@ -128,3 +128,17 @@ def test_a_reader_that_leaves_early_is_no_error(tmp_path):
     process.stdout.close()  # the reader leaves, as head does
     assert process.wait(timeout=120) == 0
     assert process.stderr.read() == b""
+
+
+def test_a_terminal_gets_the_answer_with_ansi_styles_and_no_color_gets_it_plain(monkeypatch, capsys):
+    from service import cli
+
+    monkeypatch.setattr(cli.sys.stdout, "isatty", lambda: True)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    cli._print_markdown("**1 × RTX 3090** — _memory-fit_: 24 GB, `nlp $800`, snake_case_word")
+    styled = capsys.readouterr().out
+    assert "\x1b[1m1 × RTX 3090\x1b[22m" in styled and "\x1b[3mmemory-fit\x1b[23m" in styled
+    assert "\x1b[36mnlp $800\x1b[39m" in styled and "snake_case_word" in styled and "**" not in styled
+    monkeypatch.setenv("NO_COLOR", "1")
+    cli._print_markdown("**plain**")
+    assert capsys.readouterr().out == "**plain**\n"
