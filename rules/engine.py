@@ -415,10 +415,11 @@ class Advisor:
             return []
         count = max(question.gpus, 1)
         fit = sizing.fit(gb, count)
-        cards = f"{count} cards of {gb:g} GB" if count > 1 else f"one {gb:g} GB card"
-        verdict = "holds the job" if fit.fits else "does not hold the job"
+        lang = question.language
+        cards = say("fit.cards", lang, count=count, gb=f"{gb:g}") if count > 1 else say("fit.one_card", lang, gb=f"{gb:g}")
+        verdict = say("fit.holds" if fit.fits else "fit.does_not_hold", lang)
         return [{"asked": f"{gb:g} GB", "gpu": None, "name": cards, "status": "fits" if fit.fits else "does-not-fit",
-                 "reason": f"{cards[:1].upper()}{cards[1:]} {verdict} ({fit.reason})"}]
+                 "reason": say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.reason)}]
 
     def _need_text(self, question: Question) -> str:
         job = job_for(question, self.rulebook)

@@ -408,3 +408,10 @@ def test_a_comparison_is_summarised_in_the_askers_language(advisor):
     en = _ask(advisor, intent="compare", **asked)["summary"]
     assert "быстрее" in ru and "GeForce RTX 3090" in ru
     assert "fastest" in en and not any("\u0400" <= c <= "\u04ff" for c in en)
+
+
+def test_a_card_memory_answer_is_in_the_askers_language(advisor):
+    """'влезет ли llama 13b в 8 GB': the direct fit answer is said in Russian from the message catalogue."""
+    answer = _ask(advisor, intent="fit", workload="llm", task="inference", params_b=13, card_memory_gb=8, language="ru",
+                  as_of=date(2026, 11, 20))
+    assert answer["summary"].startswith("Одна карта на 8 GB не справляется")
