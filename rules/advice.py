@@ -52,11 +52,19 @@ def build_findings(rulebook: Rulebook, gpu, count: int) -> list[Finding]:
         watts = gpu.tdp_w * count + power["system_power_w"]
         psu = int(-(-watts * power["psu_headroom"] // 50) * 50)
         found.append(Finding("power-and-slots", "info", f"draws about {watts} W with the system: take a PSU of {psu} W or more"))
-    if gpu.slots and gpu.slots * count > power["max_slots"]:
-        found.append(Finding("power-and-slots", "warning", f"{count} cards of {gpu.slots:g} slots need {gpu.slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"))
+    slots = build_slots(rulebook, gpu, count)
+    if slots and slots * count > power["max_slots"]:
+        found.append(Finding("power-and-slots", "warning", f"{count} cards of {slots:g} slots need {slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"))
     if gpu.line == "geforce" and gpu.vendor == "nvidia" and count >= rulebook.param("geforce-licence", "from_gpus"):
         found.append(Finding("geforce-licence", "warning", "GeForce driver licence excludes data-center deployment: check before racking these in a server room"))
     return found
+
+
+def build_slots(rulebook: Rulebook, gpu, count: int) -> float | None:
+    """Slots one card takes in a build of ``count``: past two cards, the blower version (dual-slot) where one exists."""
+    if count > rulebook.param("multi-gpu-heat", "small_card_max_open_air") and "blower" in gpu.cooling:
+        return rulebook.param("power-and-slots", "blower_slots")
+    return gpu.slots
 
 
 def build_refusal(rulebook: Rulebook, gpu, count: int, setting: str | None) -> str | None:
@@ -71,7 +79,7 @@ def build_refusal(rulebook: Rulebook, gpu, count: int, setting: str | None) -> s
     if count > heat["small_card_max_open_air"] and "blower" not in gpu.cooling:  # two big ones: a warning, a gap helps
         return f"{count} side by side overheat each other and no blower version exists"
     power = rulebook["power-and-slots"].parameters
-    slots = power["blower_slots"] if count > heat["small_card_max_open_air"] else gpu.slots  # blower versions are dual-slot
+    slots = build_slots(rulebook, gpu, count)
     if slots and slots * count > power["max_slots"]:
         return f"{count} cards of {slots:g} slots need {slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"
     return None

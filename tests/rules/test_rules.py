@@ -135,3 +135,19 @@ def test_every_rule_is_used_by_the_engine_and_every_used_rule_exists():
     known = {rule.id for rule in load_rulebook()}
     assert known <= used | {"rent-vs-buy"}, known - used
     assert {u for u in used if u in known or "-" in u} - known <= {"16-bit", "8-bit", "4-bit", "llm_inference"}
+
+
+def test_slot_warning_counts_the_blower_version_the_heat_rule_asks_for():
+    """Past two cards the heat rule asks for blower versions (dual-slot), so four 3-slot RTX 3090s
+    take 8 slots, not 12; a card without a blower version keeps its own width."""
+    from rules.advice import build_findings, build_slots
+    from rules.catalog import load_catalog
+    from rules.rulebook import load_rulebook
+
+    rulebook, catalog = load_rulebook(), load_catalog()
+    rtx3090 = catalog.gpu("rtx-3090")
+    assert rtx3090.slots == 3 and "blower" in rtx3090.cooling
+    assert build_slots(rulebook, rtx3090, 4) == 2 and build_slots(rulebook, rtx3090, 1) == 3
+    assert not [f for f in build_findings(rulebook, rtx3090, 4) if "slots need" in f.reason]
+    open_air = next(g for g in catalog.gpus if g.slots and g.slots >= 3 and "blower" not in g.cooling and g.form_factor == "pcie")
+    assert [f for f in build_findings(rulebook, open_air, 3) if "slots need" in f.reason]
