@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.server_process import running_server
-from tests.web.test_web_browser import ARTIFACTS, _chromium
+from tests.web.test_web_browser import ARTIFACTS, _browse
 
 pytestmark = pytest.mark.e2e
 # Every name resolves to nothing except the server's own address: a CDN request fails.
@@ -24,10 +24,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _offline_browse(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess:
-    command = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync", OFFLINE,
-               f"--user-data-dir={profile}", "--window-size=1200,2000", "--virtual-time-budget=20000", *extra, url]
-    return subprocess.run(command, capture_output=True, timeout=120, text=True)
+    return _browse(url, profile, OFFLINE, *extra, budget_ms=20000)
 
 
 def test_the_api_docs_render_without_internet(base_url: str, tmp_path: Path) -> None:

@@ -42,10 +42,11 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def _browse(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess:
+def _browse(url: str, profile: Path, *extra: str, budget_ms: int = 15000) -> subprocess.CompletedProcess:
+    """Headless Chromium on ``url`` with a fresh profile; ``extra`` flags (dump, screenshot, host rules) go last."""
     command = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", "--window-size=1200,2000", "--virtual-time-budget=15000", *extra, url]
+               f"--user-data-dir={profile}", "--window-size=1200,2000", f"--virtual-time-budget={budget_ms}", *extra, url]
     return subprocess.run(command, capture_output=True, timeout=120, text=True)
 
 
