@@ -219,23 +219,31 @@ def number(text: str) -> float | None:
     return float(t) if t else None
 
 
+def mapped_rows(path: Path, names: dict[str, str]) -> tuple[list[tuple[str, dict]], set[str]]:
+    """(catalog id, row) for each CSV row whose ``gpu`` name the table maps; the names it does not map."""
+    mapped, skipped = [], set()
+    with path.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            gid = names.get(row["gpu"])
+            if gid is None:
+                skipped.add(row["gpu"])
+            else:
+                mapped.append((gid, row))
+    return mapped, skipped
+
+
 def import_ebay(data_dir: Path) -> tuple[list[dict], set[str]]:
     path = data_dir / "ebay-gpu-prices" / "monthly-2021-2023.csv"
     acc: dict[tuple[str, str, str], list[tuple[float, int]]] = defaultdict(list)
-    skipped: set[str] = set()
-    with path.open(newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            gid = EBAY_MAP.get(row["gpu"])
-            if gid is None:
-                skipped.add(row["gpu"])
-                continue
-            sold = int(number(row["qty_sold"]) or 0)
-            used = money(row["ebay_avg_sold_usd"])
-            if used:  # 0 / empty: no sales that month
-                acc[(gid, row["month"], "used")].append((used, sold))
-            retail = money(row["retail_usd"])
-            if retail:
-                acc[(gid, row["month"], "new")].append((retail, 0))
+    mapped, skipped = mapped_rows(path, EBAY_MAP)
+    for gid, row in mapped:
+        sold = int(number(row["qty_sold"]) or 0)
+        used = money(row["ebay_avg_sold_usd"])
+        if used:  # 0 / empty: no sales that month
+            acc[(gid, row["month"], "used")].append((used, sold))
+        retail = money(row["retail_usd"])
+        if retail:
+            acc[(gid, row["month"], "new")].append((retail, 0))
     rows = []
     for (gid, month, kind), pts in sorted(acc.items()):
         total = sum(s for _, s in pts)
@@ -261,14 +269,10 @@ def import_tracker(data_dir: Path) -> tuple[list[dict], set[str]]:
     """Monthly medians of one Amazon listing per GPU, as ``new`` points (weak months and outliers left out)."""
     path = data_dir / "retail-price-tracker" / "monthly-2022-2025.csv"
     by_gpu: dict[str, list[dict]] = defaultdict(list)
-    skipped: set[str] = set()
-    with path.open(newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            gid = TRACKER_MAP.get(row["gpu"])
-            if gid is None:
-                skipped.add(row["gpu"])
-            elif int(row["observations"]) >= TRACKER_MIN_OBSERVATIONS:
-                by_gpu[gid].append(row)
+    mapped, skipped = mapped_rows(path, TRACKER_MAP)
+    for gid, row in mapped:
+        if int(row["observations"]) >= TRACKER_MIN_OBSERVATIONS:
+            by_gpu[gid].append(row)
     rows = []
     for gid, months in sorted(by_gpu.items()):
         typical = sorted(float(m["median_usd"]) for m in months)[len(months) // 2]
