@@ -932,13 +932,17 @@ def _most_demanding(scan: _Scan, question: Question, understood: list[str], toda
     from rules.job import METHOD_NAMES, job_for
     from rules.rulebook import load_rulebook
 
-    jobs = {(task, method) for _, task, method, _ in scan.job_words}
+    # A bare training word ("обучение", "train") and one training method ("lora") name one job: the method's.
+    methods = {method for _, task, method, _ in scan.job_words if task == "training" and method}
+    words = [(at, task, next(iter(methods)) if task == "training" and not method and len(methods) == 1 else method, p)
+             for at, task, method, p in scan.job_words]
+    jobs = {(task, method) for _, task, method, _ in words}
     sized = []
     for at, model, params, phrase in scan.models:
         task, method = question.task, question.method
         if len(jobs) > 1:
-            before = [w for w in scan.job_words if w[0] < at] or scan.job_words
-            _, task, method, _ = max(before, key=lambda w: w[0]) if before is not scan.job_words else before[0]
+            before = [w for w in words if w[0] < at] or words
+            _, task, method, _ = max(before, key=lambda w: w[0]) if before is not words else before[0]
         candidate = replace(question, model=model, params_b=params if model is None or params else None,
                             task=task, method=method)
         job = job_for(candidate, load_rulebook())

@@ -983,3 +983,11 @@ def test_the_largest_stated_card_price_is_the_budget(text: str, budget: int, cur
 def test_a_worded_budget_beats_stated_card_prices() -> None:
     parsed = parse("budget $3000, 4090 for $1800 or 5090 for $2500", today=date(2026, 11, 23))
     assert parsed.question.budget == 3000
+
+
+def test_one_model_named_twice_is_one_job_with_the_method_the_text_gives():
+    """'sdxl images and LoRA training for sdxl' is LoRA on SDXL, not full training of a second 'sdxl'."""
+    for text in ("генерация картинок sdxl и обучение lora для sdxl, бюджет 80 тысяч рублей",
+                 "sdxl images and lora training for sdxl, $1000"):
+        q = parse(text, today=TODAY).question
+        assert (q.model, q.task, q.method) == ("sd-xl", "training", "lora"), text
