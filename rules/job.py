@@ -193,7 +193,7 @@ class _Counter:
         params_b = spec.resident_params_b if spec.kind != "llm" and spec.resident_params_b else spec.params_b
         weights = params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
         if spec.kind == "llm":
-            working = spec.kv_values_per_token * context * batch * self.p["kv_cache_bytes"] / GB
+            working = spec.kv_values(context) * batch * self.p["kv_cache_bytes"] / GB
             part = f"{working:.1f} GB KV cache ({context:,} tokens × {batch})"
             shardable = weights + working
         else:

@@ -21,7 +21,7 @@ from rules.rulebook import Rulebook
 __all__ = ["ModelSpec", "Fit", "MemoryModel", "load_models", "find_model"]
 
 _ARCHITECTURE = ("active_params_b", "heads", "kv_heads", "head_dim", "kv_width", "intermediate", "vocab",
-                 "inference_activation_gb", "weights_gb", "resident_params_b")
+                 "inference_activation_gb", "weights_gb", "resident_params_b", "sliding_window", "sliding_layers")
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,8 @@ class ModelSpec:
     inference_activation_gb: float | None = None
     weights_gb: float | None = None  # released checkpoint size when it ships quantised
     resident_params_b: float | None = None  # diffusion: the denoiser kept on the card; text encoders run once and are offloaded
+    sliding_window: int | None = None  # tokens a local-attention layer attends to (and caches)
+    sliding_layers: int = 0  # layers with local attention; the others attend to the whole context
     source: str = ""
 
     @property
@@ -56,15 +58,27 @@ class ModelSpec:
         return self.active_params_b or self.params_b
 
     @property
-    def kv_values_per_token(self) -> int:
-        """Values the KV cache holds per token, over all layers."""
+    def kv_width_per_layer(self) -> int:
+        """Values one layer caches per token (keys and values)."""
         if self.kv_width:
-            width = self.kv_width
-        elif self.kv_heads and self.head_dim:
-            width = 2 * self.kv_heads * self.head_dim
-        else:
-            width = int(2 * (self.hidden or 768) * self.kv_fraction)
-        return width * (self.layers or 12)
+            return self.kv_width
+        if self.kv_heads and self.head_dim:
+            return 2 * self.kv_heads * self.head_dim
+        return int(2 * (self.hidden or 768) * self.kv_fraction)
+
+    @property
+    def kv_values_per_token(self) -> int:
+        """Values the KV cache holds per token, over all layers, while the context is within every window."""
+        return self.kv_width_per_layer * (self.layers or 12)
+
+    def kv_values(self, tokens: float) -> float:
+        """Values the KV cache holds for ``tokens`` of context: a local-attention layer (Gemma 2/3,
+        gpt-oss) keeps only its window, as llama.cpp and vLLM allocate it."""
+        layers = self.layers or 12
+        if not self.sliding_window or not self.sliding_layers:
+            return self.kv_width_per_layer * layers * tokens
+        local = min(self.sliding_layers, layers)
+        return self.kv_width_per_layer * ((layers - local) * tokens + local * min(tokens, self.sliding_window))
 
     @classmethod
     def generic(cls, params_b: float) -> "ModelSpec":
@@ -98,7 +112,7 @@ def load_models() -> Mapping[str, ModelSpec]:
         spec = ModelSpec(raw["id"], raw["name"], raw["kind"], raw.get("workload"), raw["params_b"], raw.get("layers"),
                          raw.get("hidden"), kv_fraction, raw.get("seq_len"), raw.get("train_batch", 1),
                          raw.get("activation_gb_per_sample"), tuple(raw.get("aliases", ())),
-                         **{name: raw.get(name) for name in _ARCHITECTURE}, source=raw["source"])
+                         **{name: raw.get(name) for name in _ARCHITECTURE if name in raw}, source=raw["source"])
         for key in (spec.id, *spec.aliases):
             table[_slug(key)] = spec
     return table

@@ -135,7 +135,7 @@ class PerformanceModel:
         d = self._decode
         spec = job.model
         weights = spec.active_b * 1e9 * job.bits_per_weight / 8
-        kv = spec.kv_values_per_token * job.context_tokens / 2 * d["kv_cache_bytes"]  # a half-full window on average
+        kv = spec.kv_values(job.context_tokens / 2) * d["kv_cache_bytes"]  # a half-full context on average
         bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight) * 1e9
         if count > 1 and job.pooling == "tensor-parallel":
             bandwidth *= count * d["tensor_parallel_factor"]

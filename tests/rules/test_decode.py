@@ -90,3 +90,15 @@ def test_llm_inference_ranking_follows_the_decode_model(model, catalog):
         ratio = model.relative(catalog.gpu("h100-pcie"), "llm_inference", precision) / model.relative(catalog.gpu("rtx-3090"), "llm_inference", precision)
         assert 1.05 < ratio < 1.6, (precision, ratio)
     assert model.relative(catalog.gpu("gtx-1080-ti"), "llm_inference", "fp32") == pytest.approx(1.0)
+
+
+def test_sliding_window_layers_read_only_their_window_per_token(model, catalog):
+    # Gemma 3 27B: 52 of 62 layers attend to 1,024 tokens (config.json); at 128k context a token reads
+    # 10 layers' full cache, not 62
+    card = catalog.gpu("h100-sxm")
+    long = run(model="gemma 3 27b", precision="4-bit", context_tokens=131072)
+    every_layer_global = replace(long, model=replace(long.model, sliding_layers=0))
+    assert model.tokens_per_second(card, long) > 1.5 * model.tokens_per_second(card, every_layer_global)
+    short = run(model="gemma 3 27b", precision="4-bit", context_tokens=1024)
+    assert model.tokens_per_second(card, short) == pytest.approx(
+        model.tokens_per_second(card, replace(short, model=replace(short.model, sliding_layers=0))))

@@ -67,3 +67,25 @@ def test_model_table_covers_the_common_families():
     for model in ("resnet-50", "resnet-101", "vit-b", "bert-base", "bert-large", "gpt2-xl", "t5-3b",
                   "llama-13b", "mistral-7b", "qwen-72b", "sd-xl", "stable-diffusion"):
         assert model in names, model
+
+
+def test_sliding_window_layers_cache_only_their_window(memory):
+    # google/gemma-3-27b-it config.json: 62 layers, 16 KV heads x 128, sliding_window 1024, every 6th layer global
+    # (52 local); Gemma 3 report arXiv:2503.19786 "5 local layers per global layer, local span 1024 tokens"
+    gemma = load_models()["gemma-3-27b"]
+    per_layer = 2 * 16 * 128
+    assert gemma.kv_values(131072) == per_layer * (10 * 131072 + 52 * 1024)
+    assert gemma.kv_values(1024) == gemma.kv_values_per_token * 1024  # within the window every layer holds it all
+    need = memory.need(Question(workload="llm", model="gemma 3 27b", task="inference", precision="16-bit", context_tokens=131072))
+    assert "11.2 GB KV cache" in need.how  # not the 66.6 GB of 62 global layers
+    # openai/gpt-oss-120b config.json: 36 layers alternate a 128-token band and dense attention, 8 KV heads x 64
+    oss = load_models()["gpt-oss-120b"]
+    assert oss.kv_values(131072) == 2 * 8 * 64 * (18 * 131072 + 18 * 128)
+    assert load_models()["llama-8b"].kv_values(131072) == load_models()["llama-8b"].kv_values_per_token * 131072
+
+
+def test_flux_schnell_is_the_dev_transformer_distilled(memory):
+    # black-forest-labs/FLUX.1-schnell model card: the 12B FLUX.1 transformer distilled to 1-4 steps
+    dev = memory.need(Question(workload="image-generation", model="flux dev", task="inference", precision="16-bit"))
+    schnell = memory.need(Question(workload="image-generation", model="flux schnell", task="inference", precision="16-bit"))
+    assert schnell.model == "flux-1-schnell" and schnell.gb == pytest.approx(dev.gb)
