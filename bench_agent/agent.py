@@ -228,14 +228,6 @@ class History:
         return entries
 
 
-def delivery_word(report: FlushReport, run_id: str) -> str:
-    if run_id in report.delivered:
-        return "delivered"
-    if run_id in report.rejected:
-        return "rejected"
-    return "spooled"
-
-
 @dataclass
 class Daemon:
     """Every ``interval_s``: benchmark each idle, unlocked device, spool the run, deliver the spool."""

@@ -324,10 +324,6 @@ class Catalog:
         rate, _, _ = self.usd_rate(currency, as_of)
         return amount / rate
 
-    def from_usd(self, amount_usd: float, currency: str, as_of: date) -> float:
-        rate, _, _ = self.usd_rate(currency, as_of)
-        return amount_usd * rate
-
 
 # ---------------------------------------------------------------------------
 # name matching
@@ -651,15 +647,15 @@ def _read_and_validate(data_dir: Path, raws: Mapping[str, bytes]) -> tuple[dict[
             raise err(None, None, f"not valid JSON: {e}") from None
         err.doc = doc
         validator = Draft202012Validator(_load_schema(name))
-        e = best_match(validator.iter_errors(doc))
-        if e is not None:
-            path_parts = list(e.absolute_path)
+        problem = best_match(validator.iter_errors(doc))
+        if problem is not None:
+            path_parts = list(problem.absolute_path)
             index = None
             if len(path_parts) >= 2 and path_parts[0] == list_key and isinstance(path_parts[1], int):
                 index = path_parts[1]
                 path_parts = path_parts[2:]
             fld = ".".join(str(p) for p in path_parts if not isinstance(p, int)) or None
-            raise err(index, fld, e.message)
+            raise err(index, fld, problem.message)
         docs[name] = doc
     try:
         from importlib.metadata import version

@@ -82,12 +82,12 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     if floor is not None and not any(map(affordable, floored)) and any(map(affordable, new_or_used)):
         pool = new_or_used  # nothing above the floor fits the budget: the best below it, and the answer says so
     if not any(map(affordable, pool)):  # nothing fits the budget: what would, and a used option when there is one
-        cheapest = sorted(floored or new_or_used, key=lambda c: (c.total_usd, c.gpu.id))[:1]
-        used = [c for c in usable if c.offer.condition == "used" and affordable(c) and (floor is None or c.gpu.memory_gb >= floor.gb)]
-        used = [c for c in used if headline(c)] or used
-        lam = threshold * max((c.value for c in used), default=0.0)
-        return Choice(None, alternatives={"used": min(used, key=lambda c: _key(c, lam))} if used and not used_ok else {},
-                      over_budget=tuple(cheapest))
+        least = sorted(floored or new_or_used, key=lambda c: (c.total_usd, c.gpu.id))[:1]
+        used_ones = [c for c in usable if c.offer.condition == "used" and affordable(c) and (floor is None or c.gpu.memory_gb >= floor.gb)]
+        used_ones = [c for c in used_ones if headline(c)] or used_ones
+        lam = threshold * max((c.value for c in used_ones), default=0.0)
+        return Choice(None, alternatives={"used": min(used_ones, key=lambda c: _key(c, lam))} if used_ones and not used_ok else {},
+                      over_budget=tuple(least))
     leading = [c for c in pool if headline(c)] or pool
     best_value = max(leading, key=lambda c: (c.value, -c.total_usd, c.gpu.id))
     lam = threshold * best_value.value
@@ -112,12 +112,12 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     alternatives = _alternatives(top, within, taken)
     floor_unmet = floor is not None and top.gpu.memory_gb < floor.gb
     if not used_ok:
-        used = [c for c in usable if c.offer.condition == "used" and affordable(c) and c.gpu.id not in taken and headline(c)
-                and (floor is None or c.gpu.memory_gb >= floor.gb) and (c.value > top.value or floor_unmet)]
-        if used:
-            alternatives["used"] = min(used, key=lambda c: _key(c, lam))
+        better_used = [c for c in usable if c.offer.condition == "used" and affordable(c) and c.gpu.id not in taken and headline(c)
+                       and (floor is None or c.gpu.memory_gb >= floor.gb) and (c.value > top.value or floor_unmet)]
+        if better_used:
+            alternatives["used"] = min(better_used, key=lambda c: _key(c, lam))
             taken.add(alternatives["used"].gpu.id)
-    runners = []
+    runners: list[Configuration] = []
     for c in within[1:]:
         if c.gpu.id not in taken and len(runners) < 2:
             runners.append(c)

@@ -8,10 +8,14 @@ Each offer gets one count: the count asked for, or — when one card is asked fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from rules.memory import Fit
 from rules.offers import Offer
+
+if TYPE_CHECKING:
+    from rules.catalog import Gpu
 
 __all__ = ["Configuration", "Sizing", "configure"]
 
@@ -23,34 +27,29 @@ class Configuration:
     total_usd: float
     relative: float  # one card, relative to the reference card
     speed: float  # all cards together, relative to one reference card
-    fit: object  # memory.Fit
+    fit: Fit
     tokens_per_second: float | None = None
-    gpu: object = None  # the offer's card, kept at hand: the choice looks it up thousands of times
+    gpu: Gpu = field(init=False, repr=False, compare=False)  # the offer's card, kept at hand: the choice looks it up thousands of times
 
     def __post_init__(self) -> None:
-        if self.gpu is None:
-            object.__setattr__(self, "gpu", self.offer.gpu)
+        object.__setattr__(self, "gpu", self.offer.gpu)
 
     @property
     def value(self) -> float:
         """Speed per dollar: the seed's cost-efficiency measure."""
         return self.speed / self.total_usd
 
-    @property
-    def watts(self) -> int:
-        return (self.gpu.tdp_w or 0) * self.count
-
 
 @dataclass(frozen=True)
 class Sizing:
     """How the job meets a card: memory fit for N cards, speed of one card, speed-up of N, tokens/s."""
 
-    fit: Callable[[float, int], object]
-    relative: Callable[[object], float]
+    fit: Callable[[float, int], Fit]
+    relative: Callable[[Any], float]  # a catalog Gpu, or a rented TpuChip
     speedup: Callable[[int], float]
-    tokens_per_second: Callable[[object, int], float | None]
+    tokens_per_second: Callable[[Gpu, int], float | None]
     pools_for_speed: bool  # False: split layers run one after another (inference), no speed-up
-    build: Callable[[object, int], str | None] = lambda gpu, count: None  # why N of a card cannot go in one box
+    build: Callable[[Gpu, int], str | None] = lambda gpu, count: None  # why N of a card cannot go in one box
     factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit training, 2019 count)
 
 
@@ -59,7 +58,7 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
     made: list[Configuration] = []
     excluded: list[dict] = []
     left_out: set[str] = set()
-    fits: dict[tuple[float, int], object] = {}
+    fits: dict[tuple[float, int], Fit] = {}
     counts = (asked,) if asked > 1 else tuple(range(1, max_count + 1))
     speedups = {n: sizing.speedup(n) for n in counts}
     for offer in offers:
@@ -82,14 +81,15 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
         relative = sizing.relative(gpu)
         scale = speedups[count] if (not fit.sharded or sizing.pools_for_speed) else 1.0
         made.append(Configuration(offer, count, offer.unit_usd * count, relative, relative * scale, fit,
-                                  sizing.tokens_per_second(gpu, count), gpu))
+                                  sizing.tokens_per_second(gpu, count)))
     return made, excluded
 
 
-def _left_out(gpu, sizing: Sizing, fits: dict, counts: tuple[int, ...]) -> dict:
+def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]) -> dict:
     """Why no allowed count of ``gpu`` works: the build rule, or memory at the largest count tried."""
     refusal = sizing.build(gpu, counts[-1]) if counts[-1] > 1 else None
     tried = max((n for (memory, n) in fits if memory == gpu.memory_gb), default=None)
     if refusal and (tried is None or tried < counts[-1]):
         return {"gpu": gpu.id, "rule": "multi-gpu-heat", "reason": f"{gpu.name}: {refusal}"}
+    assert tried is not None, "a card is left out by its build rule or at a count whose memory was tried"
     return {"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {fits[(gpu.memory_gb, tried)].reason}"}

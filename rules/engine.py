@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from rules import advice
 from rules.answer import Answer, Finding, MemoryNeed, Pick
@@ -23,11 +23,14 @@ from rules.job import fit_on, job_for
 from rules.memory import Fit, MemoryModel
 from rules.money import Pricing
 from rules.messages import say, term
-from rules.offers import fits_setting, is_server_only, offers_at
+from rules.offers import Offer, fits_setting, is_server_only, offers_at
 from rules.performance import Measured, PerformanceModel, workload_key
 from rules.question import Question
 from rules.rent import Renting
 from rules.rulebook import Rulebook, load_rulebook
+
+if TYPE_CHECKING:
+    from rules.catalog import PricePoint
 
 __all__ = ["Advisor"]
 
@@ -50,7 +53,7 @@ class Advisor:
         self.performance = PerformanceModel(self.rulebook, self.reference, measurements)
         self.memory = MemoryModel(self.rulebook)
         self.renting = Renting(catalog, self.rulebook, self.performance, electricity_usd_per_kwh)
-        self._price_cache: dict[tuple[date, bool], dict[str, object]] = {}
+        self._price_cache: dict[tuple[date, bool], dict[str, PricePoint | None]] = {}
         self._offer_table: dict[tuple, tuple] = {}
         self._refusals: dict[tuple, str | None] = {}
         self._midrange_cache: dict[tuple[date, str, str], float] = {}
@@ -91,7 +94,7 @@ class Advisor:
         findings += self._choice_findings(choice, floor, used_ok)
         picks = tuple(self._pick(c, question, pricing, work, label, sizing.factor)
                       for c, label in self._ranked(choice, question.objective == "cheapest"))
-        alternatives = {label: self._pick(c, question, pricing, work, label, sizing.factor) for label, c in choice.alternatives.items()}
+        alternatives: dict[str, Pick | None] = {label: self._pick(c, question, pricing, work, label, sizing.factor) for label, c in choice.alternatives.items()}
         verdict, summary, suggestions = self._verdict(question, choice, picks, fired, pricing, need, work, as_of, owned, floor)
         asked = [e["reason"] for e in named if not e.get("owned")]
         if asked and (intent == "fit" or question.card_memory_gb):  # "will X fit on Y" is answered first, in so many words
@@ -358,7 +361,7 @@ class Advisor:
         names = list(question.compare) + ([question.owned_gpu] if question.owned_gpu else [])
         if not names:
             return []
-        priced: dict[str, object] = {}
+        priced: dict[str, Offer] = {}
         for offer in offers:
             if offer.condition == "new" or question.used_ok or offer.gpu.id not in priced:
                 priced[offer.gpu.id] = offer
@@ -524,7 +527,7 @@ class Advisor:
 
     def _compare(self, question, as_of, pricing, work, need, sizing: Sizing, named: list[dict]) -> Answer:
         """The named cards side by side: each priced one as a pick, every one in ``named``."""
-        offers: dict[str, object] = {}
+        offers: dict[str, Offer] = {}
         for o in self._offers(as_of):  # a new price wins; a used one stands in when no new price is known
             if o.gpu.id not in offers or o.condition == "new":
                 offers[o.gpu.id] = o

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 from rules.money import Pricing
+
+if TYPE_CHECKING:
+    from rules.catalog import Gpu, PricePoint
 
 __all__ = ["Offer", "offers_at", "is_server_only", "fits_setting"]
 
@@ -19,8 +23,8 @@ __all__ = ["Offer", "offers_at", "is_server_only", "fits_setting"]
 class Offer:
     """One card for sale: new or used, at a dated price point."""
 
-    gpu: object
-    point: object
+    gpu: Gpu
+    point: PricePoint
     condition: str  # "new" | "used"
     unit_usd: float
 

@@ -407,7 +407,8 @@ def _models(scan: _Scan) -> None:
 
 def _name_tokens(text: str, at: int) -> tuple[list[str], int]:
     """The words after a family that belong to the model's name ('3.1', '8b', 'a3b', 'distill', 'qwen'), and the end."""
-    words, tokens, end = _model_families().name_words, [], at
+    words, end = _model_families().name_words, at
+    tokens: list[str] = []
     while len(tokens) < _MAX_NAME_TOKENS:
         m = _TAIL.match(text, end)
         if not m:
@@ -839,7 +840,10 @@ def _keywords(scan: _Scan) -> None:
     for i in sorted(i for c in initials for i in v.keywords_by_initial.get(c, ())):
         needle, source, meaning = v.keywords[i]
         if needle in scan.text:
-            scan.take(_keyword_pattern(source), lambda m, meaning=meaning: _meaning(scan, meaning, m.group(), m.start()))
+            def found(m: re.Match[str], meaning: Any = meaning) -> Any:
+                return _meaning(scan, meaning, m.group(), m.start())
+
+            scan.take(_keyword_pattern(source), found)
 
 
 # How strongly a word says what the job is: a training word beats an inference word
@@ -899,7 +903,7 @@ _LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory the job nee
 def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
     workload = _pick_workload(scan)
     fresh = previous is None or (workload is not None and "budget" in scan.values)
-    base = Question() if fresh else previous
+    base = previous if previous is not None and not fresh else Question()
     changes, understood = _changes(scan, workload, base, fresh)
     for what in dict.fromkeys(scan.adjust):
         understood.append(_ADJUSTERS[what](base, changes))
@@ -980,7 +984,7 @@ def _fit_note(question: Question) -> str:
     from rules.rulebook import load_rulebook
 
     job = job_for(question, load_rulebook())
-    fit = fit_on(job, question.card_memory_gb, question.gpus)
+    fit = fit_on(job, question.card_memory_gb or 0.0, question.gpus)
     verdict = "fits" if fit.fits else "does not fit"
     cards = f"{question.gpus} × " if question.gpus > 1 else ""
     return f"fit: {verdict} in {cards}{question.card_memory_gb:g} GB ({fit.reason}; {job.need.how})"

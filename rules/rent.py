@@ -12,12 +12,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from rules.answer import RentVsBuy
 from rules.money import Pricing, months_between
 from rules.question import Question
 from rules.rulebook import Rulebook
+
+if TYPE_CHECKING:
+    from rules.catalog import CloudOffer, Gpu
 
 __all__ = ["Renting", "TpuChip", "break_even"]
 
@@ -59,8 +62,8 @@ class Rental:
     """The representative on-demand offer of one accelerator on a date (rule ``rent-vs-buy``)."""
 
     per_unit_usd: float
-    offer: object
-    unit: object  # a catalog Gpu or a TpuChip
+    offer: CloudOffer
+    unit: Gpu | TpuChip
     providers: int = 1  # how many providers listed it; the offer sits at the rule's quantile of them
 
     @property
@@ -186,8 +189,11 @@ def _key(text: str) -> str:
 
 
 def _unique(rentals: list[Rental]) -> list[Rental]:
-    seen: set[str] = set()
-    return [r for r in rentals if not (r.unit.id in seen or seen.add(r.unit.id))]
+    """Each accelerator once, at its first place."""
+    first: dict[str, Rental] = {}
+    for rental in rentals:
+        first.setdefault(rental.unit.id, rental)
+    return list(first.values())
 
 
 def _line(rental: Rental, relative: float, count: int, hours: float, pricing: Pricing) -> dict:

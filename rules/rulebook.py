@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from rules.datafile import load_data
 
@@ -24,11 +24,6 @@ class Rule:
     citation: tuple[Mapping[str, str], ...]
     why: str
     parameters: Mapping[str, Any]
-
-    @property
-    def cite(self) -> str:
-        """Short citation, e.g. '003 §Required Memory Size and 16-bit Training'."""
-        return "; ".join(f"{c['document'][:3]} §{c['section']}" for c in self.citation)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "citation": [dict(c) for c in self.citation],
@@ -45,7 +40,7 @@ class Rulebook:
     def param(self, rule_id: str, name: str) -> Any:
         return self.rules[rule_id].parameters[name]
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules.values())
 
 
