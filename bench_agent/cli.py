@@ -1,9 +1,8 @@
 """``bench-agent``: run the benchmarks once, run them as a daemon when GPUs are idle, show status.
 
-Settings come from :class:`service.settings.Settings` (``WHICHGPU_*`` environment), optionally
-under a TOML file (``--config PATH`` or ``WHICHGPU_AGENT_CONFIG``) whose keys are the setting
-names (``api_url``, ``agent_token``, ``agent_interval_s``, ``agent_devices``,
-``agent_idle_utilization``, ``data_dir``); the environment wins over the file.
+Settings come from :class:`bench_agent.settings.AgentSettings` (``WHICHGPU_*`` environment),
+optionally under a TOML file (``--config PATH`` or ``WHICHGPU_AGENT_CONFIG``); the environment
+wins over the file.
 
 Exit codes: 0 done; 1 the run failed; 2 bad usage or configuration; 75 the device is
 being benchmarked by another agent (try later); 130 interrupted.
@@ -17,12 +16,11 @@ import logging
 import os
 import signal
 import sys
-import tomllib
-from dataclasses import fields
 from pathlib import Path
 from typing import Any, Sequence
 
 from ._version import __version__
+from .settings import AgentSettings, SettingsError
 
 EXIT_FAILED, EXIT_USAGE, EXIT_BUSY, EXIT_INTERRUPTED = 1, 2, 75, 130
 
@@ -38,37 +36,15 @@ class CliError(Exception):
 # --- settings -----------------------------------------------------------------------------
 
 
-def load_settings(config_path: str | None) -> Any:
-    """Settings from the environment, over the TOML config file when one is given."""
-    from service.settings import Settings, SettingsError, read_env
-
-    path = config_path or os.environ.get("WHICHGPU_AGENT_CONFIG")
-    overrides: dict[str, Any] = {}
-    if path:
-        try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise CliError(f"cannot read config file {path}: {exc.strerror or exc}", EXIT_USAGE) from None
-        except tomllib.TOMLDecodeError as exc:
-            raise CliError(f"config file {path} is not valid TOML: {exc}", EXIT_USAGE) from None
-        known = {f.name: f for f in fields(Settings)}
-        for key, value in data.get("agent", data).items():
-            if key not in known:
-                raise CliError(f"config file {path}: unknown setting {key!r} (known: {', '.join(sorted(known))})", EXIT_USAGE)
-            if read_env(known[key].metadata["env"]) is not None:
-                continue  # the environment wins
-            if key == "data_dir":
-                value = Path(value).expanduser()
-            elif key == "agent_devices":
-                value = tuple(value) if isinstance(value, list) else tuple(p.strip() for p in str(value).split(",") if p.strip())
-            overrides[key] = value
+def load_settings(config_path: str | None) -> AgentSettings:
+    """The agent's settings (environment over the TOML file); a bad value is a usage error."""
     try:
-        return Settings(**overrides)
+        return AgentSettings.load(config_path)
     except SettingsError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
 
 
-def _lock_dir(settings: Any, given: str | None) -> Path:
+def _lock_dir(settings: AgentSettings, given: str | None) -> Path:
     return Path(given) if given else settings.data_dir / "locks"
 
 

@@ -28,11 +28,13 @@ import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bot.testing import FORM, FakeSlack, LocalHTTPServer, command_body, signed
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the fake Slack lives with the tests
+from tests.fake_slack import FORM, FakeSlack, LocalHTTPServer, command_body, signed  # noqa: E402
 
 SECRET = "benchmark-signing-secret"
 TOKEN = "xoxb-benchmark-not-a-real-token"
@@ -99,9 +101,9 @@ def serve(port: int, gc_freeze: bool) -> None:
     from litestar import Litestar
 
     from bot.http import slack_routes
-    from service.settings import get_settings
+    from bot.settings import BotSettings
 
-    app = Litestar(route_handlers=slack_routes(get_settings()))
+    app = Litestar(route_handlers=slack_routes(BotSettings()))
     if gc_freeze:
         gc.collect()
         gc.freeze()

@@ -7,5 +7,5 @@ Modules, one concept each:
 - :mod:`bot.app`     — the slack-bolt app: ack at once, answer in lazy listeners
 - :mod:`bot.http`    — ``POST /slack/events`` for the Litestar service (a small bolt adapter)
 - :mod:`bot.socket`  — ``whichgpu bot`` over Socket Mode
-- :mod:`bot.testing` — a recording fake Slack and signed requests, for tests and benchmarks
+- :mod:`bot.settings` — the bot's Slack tokens and URLs, from the environment
 """

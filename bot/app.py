@@ -31,7 +31,8 @@ from bot.blocks import (
     ACTION_SHARE, MAX_QUESTION_CHARS, REFINEMENTS, Conversation, answer_blocks, fallback_text,
     failed_blocks, help_blocks, home_view, problem_blocks, too_long_blocks, unavailable_blocks,
 )
-from service.settings import Settings, SettingsError
+from bot.settings import BotSettings
+from rules.settings import SettingsError
 
 __all__ = ["COMMAND", "Answerer", "create_bolt_app"]
 
@@ -126,7 +127,7 @@ def _question_problem(text: str) -> list[Block] | None:
     return None
 
 
-def create_bolt_app(settings: Settings, *, api: WhichgpuAPI | None = None,
+def create_bolt_app(settings: BotSettings, *, api: WhichgpuAPI | None = None,
                     process_before_response: bool = True) -> AsyncApp:
     """The bolt app for both transports.
 

@@ -31,8 +31,8 @@ from slack_bolt.response import BoltResponse
 
 from bot.api import WhichgpuAPI
 from bot.app import create_bolt_app
-from service.problems import client_gone
-from service.settings import Settings, SettingsError
+from bot.settings import BotSettings
+from rules.settings import SettingsError
 
 __all__ = ["SlackGate", "slack_routes", "to_bolt_request", "to_litestar_response"]
 
@@ -110,7 +110,7 @@ def to_litestar_response(bolt_response: BoltResponse) -> Response[bytes]:
                     headers=headers, media_type=media_type)
 
 
-def slack_routes(settings: Settings, *, api: WhichgpuAPI | None = None, app: AsyncApp | None = None) -> list[HTTPRouteHandler]:
+def slack_routes(settings: BotSettings, *, api: WhichgpuAPI | None = None, app: AsyncApp | None = None) -> list[HTTPRouteHandler]:
     """Route handlers for the service app: Slack's slash commands, events and interactivity."""
     if not settings.slack_signing_secret and app is None:
         raise SettingsError("SLACK_SIGNING_SECRET is not set: Slack's HTTP requests cannot be verified")
@@ -124,9 +124,7 @@ def slack_routes(settings: Settings, *, api: WhichgpuAPI | None = None, app: Asy
         then hand the request to the bolt app."""
         try:
             body = await request.body()
-        except InternalServerException as exc:
-            if not client_gone(exc):
-                raise
+        except InternalServerException:  # reading the body once, Litestar raises it only when the client left
             log.warning("slack request aborted by the client before its body arrived")
             return _plain(400, "incomplete request body")
         if gate is not None and (reason := gate.refusal(request.headers, body)) is not None:

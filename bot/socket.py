@@ -14,14 +14,15 @@ import logging
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.app import create_bolt_app
-from service.settings import Settings, SettingsError
+from bot.settings import BotSettings
+from rules.settings import SettingsError
 
 __all__ = ["run", "serve"]
 
 log = logging.getLogger("whichgpu.bot")
 
 
-def _check(settings: Settings) -> None:
+def _check(settings: BotSettings) -> None:
     if not settings.slack_app_token:
         raise SettingsError("SLACK_APP_TOKEN is not set: Socket Mode needs an app-level token (xapp-…) with "
                             "connections:write; see docs/slack.md, or serve Slack over HTTP with `whichgpu serve`")
@@ -31,7 +32,7 @@ def _check(settings: Settings) -> None:
         raise SettingsError("SLACK_BOT_TOKEN is not set: the bot needs its xoxb- token (see docs/slack.md)")
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: BotSettings) -> None:
     """Connect and answer until cancelled."""
     _check(settings)
     handler = AsyncSocketModeHandler(create_bolt_app(settings), settings.slack_app_token)
@@ -42,7 +43,7 @@ async def serve(settings: Settings) -> None:
         await handler.close_async()
 
 
-def run(settings: Settings) -> None:
+def run(settings: BotSettings) -> None:
     """Blocking entry point for ``whichgpu bot``; SettingsError when a token is missing.
 
     Everything imported at start-up is frozen out of the garbage collector's reach

@@ -43,10 +43,10 @@ EXAMPLE_QUESTION = Question(workload="transformer", budget=800, as_of=date(2023,
 def _extra_routes(settings: Settings) -> list[Any]:
     """Routes other parts contribute: Slack's endpoint when configured, the web pages when present."""
     routes: list[Any] = []
-    if settings.slack_enabled:
+    if settings.bot.http_enabled:
         from bot.http import slack_routes
 
-        routes += slack_routes(settings)
+        routes += slack_routes(settings.bot)
     try:
         from service.web import web_routes
     except ImportError:  # the web pages are optional until service/web.py exists

@@ -16,7 +16,8 @@ import sys
 from datetime import date
 from typing import Callable, Sequence
 
-from service.settings import Settings, SettingsError, effective_settings, get_settings, settings_table
+from rules.settings import SettingsError
+from service.settings import Settings, effective_settings, get_settings, settings_table
 
 __all__ = ["main", "EXIT_CODES", "EXIT_FAILED", "EXIT_BAD_INPUT", "EXIT_NOT_UNDERSTOOD"]
 
@@ -228,7 +229,7 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_bot(args: argparse.Namespace, settings: Settings) -> int:
     from bot.socket import run
 
-    run(settings)
+    run(settings.bot)
     return 0
 
 

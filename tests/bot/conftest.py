@@ -2,7 +2,7 @@
 
 The bot runs the real slack-bolt pipeline inside a Litestar app served by uvicorn
 on 127.0.0.1; requests are signed as Slack signs them. Slack's Web API and the
-response URLs are a local recording server (:class:`bot.testing.FakeSlack`).
+response URLs are a local recording server (:class:`tests.fake_slack.FakeSlack`).
 The whichgpu API is mocked with respx at its seam (httpx); one test module
 crosses that seam for real (test_bot_real_service.py).
 """
@@ -23,8 +23,8 @@ from litestar import Litestar
 
 from bot.api import WhichgpuAPI
 from bot.http import slack_routes
-from bot.testing import FORM, JSON, FakeSlack, ServerThread, action_body, command_body, event_body, signed
-from service.settings import Settings
+from tests.fake_slack import FORM, JSON, FakeSlack, ServerThread, action_body, command_body, event_body, signed
+from bot.settings import BotSettings
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BOT_TOKEN = "xoxb-test-not-a-real-token"
@@ -57,9 +57,9 @@ def fake_slack() -> Iterator[FakeSlack]:
 
 
 @pytest.fixture
-def bot_settings(tmp_path: Path, fake_slack: FakeSlack) -> Settings:
-    return Settings(data_dir=tmp_path, slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
-                    slack_api_url=fake_slack.api_url, api_url=API_URL, public_url=None)
+def bot_settings(fake_slack: FakeSlack) -> BotSettings:
+    return BotSettings(slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET, slack_api_url=fake_slack.api_url,
+                       api_url=API_URL, public_url=None)
 
 
 @pytest.fixture
@@ -102,7 +102,7 @@ class SlackSender:
 
 
 @pytest.fixture
-def slack(bot_settings: Settings, bot_api: WhichgpuAPI, fake_slack: FakeSlack, api: respx.MockRouter) -> Iterator[SlackSender]:
+def slack(bot_settings: BotSettings, bot_api: WhichgpuAPI, fake_slack: FakeSlack, api: respx.MockRouter) -> Iterator[SlackSender]:
     """The bot's HTTP endpoint on a real TCP port, and a way to post to it as Slack."""
     app = Litestar(route_handlers=slack_routes(bot_settings, api=bot_api))
     with ServerThread(app) as server:

@@ -12,7 +12,7 @@ from bot.blocks import (
     ACTION_CHEAPER, ACTION_MORE_GPUS, ACTION_MORE_MEMORY, ACTION_SHARE, MAX_TURNS, Conversation,
     answer_blocks, fallback_text, help_blocks, home_view, mrkdwn, problem_blocks, too_long_blocks, unavailable_blocks,
 )
-from bot.testing import block_text
+from tests.fake_slack import block_text
 
 
 def render(reply: dict[str, Any], questions: tuple[str, ...] = ("nlp $800",), **kwargs: Any) -> list[dict[str, Any]]:

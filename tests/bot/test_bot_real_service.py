@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from bot.blocks import ACTION_MORE_GPUS, Conversation
-from bot.testing import FORM, FakeSlack, ServerThread, action_body, block_text, command_body, signed
+from tests.fake_slack import FORM, FakeSlack, ServerThread, action_body, block_text, command_body, signed
 
 try:
     from service.app import create_app
@@ -38,12 +38,13 @@ def service(tmp_path: Path, fake_slack: FakeSlack) -> Iterator[str]:
     """The whole service on a real port, Slack endpoint included, asking itself for answers."""
     if create_app is None:
         raise ImportError(MISSING)
+    from bot.settings import BotSettings
     from service.settings import Settings
 
     server = ServerThread()
-    settings = Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'whichgpu.db'}", api_url=server.url,
-                        slack_bot_token="xoxb-real-service-test", slack_signing_secret=SECRET,
-                        slack_api_url=fake_slack.api_url, public_url=None)
+    bot = BotSettings(api_url=server.url, slack_bot_token="xoxb-real-service-test", slack_signing_secret=SECRET,
+                      slack_api_url=fake_slack.api_url, public_url=None)
+    settings = Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'whichgpu.db'}", bot=bot)
     server.app = create_app(settings)
     with server:
         yield server.url

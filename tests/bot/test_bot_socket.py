@@ -2,37 +2,36 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bot.app import create_bolt_app
 from bot.socket import run
-from service.settings import Settings, SettingsError
+from bot.settings import BotSettings
+from rules.settings import SettingsError
 
 
-def test_missing_app_token_is_a_clear_error(tmp_path: Path):
+def test_missing_app_token_is_a_clear_error():
     with pytest.raises(SettingsError, match="SLACK_APP_TOKEN is not set"):
-        run(Settings(data_dir=tmp_path, slack_bot_token="xoxb-1", slack_app_token=None))
+        run(BotSettings(slack_bot_token="xoxb-1", slack_app_token=None))
 
 
-def test_a_bot_token_in_place_of_the_app_token_is_caught(tmp_path: Path):
+def test_a_bot_token_in_place_of_the_app_token_is_caught():
     with pytest.raises(SettingsError, match="start with xapp-"):
-        run(Settings(data_dir=tmp_path, slack_bot_token="xoxb-1", slack_app_token="xoxb-1"))
+        run(BotSettings(slack_bot_token="xoxb-1", slack_app_token="xoxb-1"))
 
 
-def test_missing_bot_token_is_a_clear_error(tmp_path: Path):
+def test_missing_bot_token_is_a_clear_error():
     with pytest.raises(SettingsError, match="SLACK_BOT_TOKEN is not set"):
-        run(Settings(data_dir=tmp_path, slack_bot_token=None, slack_app_token="xapp-1"))
+        run(BotSettings(slack_bot_token=None, slack_app_token="xapp-1"))
 
 
-def test_the_app_uses_the_configured_web_api_url_and_acks_inline(tmp_path: Path):
-    app = create_bolt_app(Settings(data_dir=tmp_path, slack_bot_token="xoxb-1", slack_api_url="http://127.0.0.1:9/api/"))
+def test_the_app_uses_the_configured_web_api_url_and_acks_inline():
+    app = create_bolt_app(BotSettings(slack_bot_token="xoxb-1", slack_api_url="http://127.0.0.1:9/api/"))
     assert app.client.base_url == "http://127.0.0.1:9/api/"
     assert app.process_before_response is True  # acks inline; the work is in lazy listeners
 
 
-def test_socket_mode_acks_over_the_websocket_and_answers_through_response_url(tmp_path: Path, fake_slack, ask_api, replies):
+def test_socket_mode_acks_over_the_websocket_and_answers_through_response_url(fake_slack, ask_api, replies):
     """A local WebSocket stands in for Slack's Socket Mode server; the bot is the real bolt app."""
     import asyncio
     import json
@@ -41,7 +40,7 @@ def test_socket_mode_acks_over_the_websocket_and_answers_through_response_url(tm
     from aiohttp import WSMsgType, web
 
     from bot.socket import serve
-    from bot.testing import block_text
+    from tests.fake_slack import block_text
 
     acks: list[dict] = []
 
@@ -68,7 +67,7 @@ def test_socket_mode_acks_over_the_websocket_and_answers_through_response_url(tm
         port = sock.getsockname()[1]
         await web.SockSite(runner, sock).start()
         fake_slack.socket_mode_url = f"ws://127.0.0.1:{port}/link"
-        settings = Settings(data_dir=tmp_path, slack_bot_token="xoxb-socket-test", slack_app_token="xapp-1-socket-test",
+        settings = BotSettings(slack_bot_token="xoxb-socket-test", slack_app_token="xapp-1-socket-test",
                             slack_api_url=fake_slack.api_url, api_url="http://whichgpu-api.test")
         bot = asyncio.create_task(serve(settings))
         try:

@@ -12,7 +12,7 @@ import pytest
 
 from bot.api import AskReply
 from bot.blocks import Conversation, answer_blocks
-from bot.testing import block_text
+from tests.fake_slack import block_text
 from tests.app_client import app_client
 
 RUSSIAN = "какую видеокарту купить для нейросетей за 50000 рублей"

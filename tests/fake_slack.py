@@ -1,4 +1,4 @@
-"""Stand-ins for Slack, for tests and benchmarks: no network beyond 127.0.0.1.
+"""Stand-ins for Slack, for the tests and benchmarks/slack_ack.py: no network beyond 127.0.0.1.
 
 - :class:`FakeSlack` is a small Web API server that records what the bot sends
   (``chat.postMessage``, ``views.publish``, ``auth.test``) and the messages posted
