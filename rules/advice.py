@@ -1,150 +1,449 @@
-"""The advice rules: what to watch out for with a card, a build or a question.
+"""The rules of thumb, applied: one function per rule id of ``rules/data/rules.json``.
 
-Each function returns :class:`Finding` s tagged with the rule id; the parameters
-(thresholds, lines, counts) come from the rulebook, never from literals here.
+Each function reads the question's :class:`~rules.registry.Context` and returns the
+rule's :class:`~rules.registry.Ruling` — its lines, filters and choices in one place;
+the parameters (thresholds, lines, counts) come from the rulebook, never from literals
+here. The functions run in the order they are defined: persona rules first (every
+later rule sees who is asking), then the others in the order their lines appear.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
 from rules.answer import Finding
-from rules.question import Question
+from rules.choose import Choice, Floor, still_better
+from rules.configurations import Configuration
+from rules.job import fit_on
+from rules.registry import Context, Keep, Persona, Rechoose, Ruling, Wait, rule
 from rules.rulebook import Rulebook
 
-__all__ = ["card_findings", "build_findings", "build_refusal", "question_findings", "Persona", "personas"]
+if TYPE_CHECKING:
+    from rules.catalog import Gpu
+
+__all__ = ["build_slots"]
 
 
-def card_findings(rulebook: Rulebook, gpu, question: Question) -> list[Finding]:
-    """Facts about the card itself: 16-bit speed, vendor stack, product line."""
-    found: list[Finding] = []
-    if question.precision != "fp32":
+# -- who is asking (the seed's general recommendations) ------------------------------------------
+
+@rule("persona-not-serious")
+def persona_not_serious(ctx: Context) -> Ruling:
+    if ctx.question.experience != "hobby":
+        return Ruling()
+    max_tdp = ctx.param("persona-not-serious", "max_tdp_w")
+    return Ruling(
+        persona=Persona("just trying deep learning: a small card that needs no new power supply",
+                        ctx.param("persona-not-serious", "min_memory_gb")),
+        keep=Keep(lambda c: (c.gpu.tdp_w or 0) <= max_tdp, f"only cards drawing {max_tdp:g} W or less, which fit a standard desktop"))
+
+
+@rule("persona-beginner")
+def persona_beginner(ctx: Context) -> Ruling:
+    q = ctx.question
+    if not (q.experience == "beginner" or (q.workload == "general" and q.experience is None)):
+        return Ruling()
+    return Ruling(persona=Persona("starting out: a modest card with enough memory, used is fine",
+                                  ctx.param("persona-beginner", "min_memory_gb"),
+                                  consider_used=ctx.param("persona-beginner", "suggest_used"),
+                                  cuda_only=ctx.param("persona-beginner", "cuda_only")))
+
+
+@rule("persona-kaggle")
+def persona_kaggle(ctx: Context) -> Ruling:
+    if ctx.question.workload != "kaggle":
+        return Ruling()
+    return Ruling(persona=Persona("Kaggle: a cost-efficient card for fast iteration, cloud for the final runs",
+                                  ctx.param("persona-kaggle", "min_memory_gb"), cuda_only=ctx.param("persona-kaggle", "cuda_only")))
+
+
+@rule("persona-nlp-researcher")
+def persona_nlp_researcher(ctx: Context) -> Ruling:
+    if ctx.question.experience != "researcher" or ctx.question.workload not in ctx.param("persona-nlp-researcher", "workloads"):
+        return Ruling()
+    return Ruling(persona=Persona("NLP research: large memory, and train in 16-bit to stretch it",
+                                  ctx.param("persona-nlp-researcher", "min_memory_gb")))
+
+
+@rule("persona-cv-mt-researcher")
+def persona_cv_mt_researcher(ctx: Context) -> Ruling:
+    """Vision research, where the NLP persona has not taken the question (transformers are in both)."""
+    workload = ctx.question.workload
+    if (ctx.question.experience != "researcher" or workload in ctx.param("persona-nlp-researcher", "workloads")
+            or workload not in ctx.param("persona-cv-mt-researcher", "workloads")):
+        return Ruling()
+    return Ruling(persona=Persona("vision research: a big, fast card; blower-style for multi-GPU boxes",
+                                  ctx.param("persona-cv-mt-researcher", "min_memory_gb")))
+
+
+@rule("persona-almost-no-money")
+def persona_almost_no_money(ctx: Context) -> Ruling:
+    if ctx.budget_usd is None or ctx.budget_usd > ctx.param("persona-almost-no-money", "budget_usd"):
+        return Ruling()
+    return Ruling(persona=Persona("almost no money: prototype on the CPU and train on free notebooks (Colab, Kaggle) or short cloud runs",
+                                  consider_used=True, verdict="cpu-and-cloud",
+                                  suggestion="prototype on the CPU and use free notebooks (Colab, Kaggle) for training"))
+
+
+@rule("persona-little-money")
+def persona_little_money(ctx: Context) -> Ruling:
+    budget = ctx.budget_usd
+    if budget is None or budget <= ctx.param("persona-almost-no-money", "budget_usd") or budget > ctx.param("persona-little-money", "budget_usd"):
+        return Ruling()
+    return Ruling(persona=Persona("little money: used cards from the second-hand market are included", consider_used=True))
+
+
+# -- the cards, the job and the choice --------------------------------------------------------------
+
+@rule("software-support")
+def software_support(ctx: Context) -> Ruling:
+    dropped = {(row["software"], arch): row for row in ctx.param("software-support", "dropped")
+               if row["from"] <= ctx.as_of.isoformat() for arch in row["architectures"]}
+    if not dropped:
+        return Ruling()
+    row = next(iter(dropped.values()))
+    return Ruling(keep=Keep(lambda c: (c.gpu.software, c.gpu.architecture) not in dropped,
+                            f"{', '.join(row['architectures'])} cards are left out: "
+                            f"no longer supported since {row['from'][:7]} ({row['source']['name']})", when="some-fail"))
+
+
+@rule("workload-priorities")
+def workload_priorities(ctx: Context) -> Ruling:
+    def card(c: Configuration) -> list[Finding]:
+        measured = ctx.performance.measured(c.gpu.id)
+        source = f"measured on {measured.hosts} lab host{'s' * (measured.hosts != 1)}" if measured else "estimated from specs"
+        return [Finding("workload-priorities", "applied",
+                        f"{c.relative:.2f}× the {ctx.reference.name} for {ctx.label} at {ctx.job.compute_precision} ({source})")]
+    return Ruling(card=card)
+
+
+@rule("memory-fit")
+def memory_fit(ctx: Context) -> Ruling:
+    need = ctx.job.need
+    return Ruling(need=(Finding("memory-fit", "applied", f"the job needs about {need.gb:.1f} GB: {need.how}"),),
+                  card=lambda c: [Finding("memory-fit", "applied", c.fit.reason)],
+                  named=lambda entry: Finding("memory-fit", "warning", entry["reason"]) if entry["status"] == "does-not-fit" else None)
+
+
+@rule("multi-gpu-speedup")
+def multi_gpu_speedup(ctx: Context) -> Ruling:
+    q = ctx.question
+    plan = (Finding("multi-gpu-speedup", "applied",
+                    f"{q.gpus} GPUs give about {ctx.performance.speedup(ctx.work, q.gpus):.1f}× one GPU for {ctx.label}"),) if q.gpus > 1 else ()
+
+    def card(c: Configuration) -> list[Finding]:
+        if c.count == 1:
+            return []
+        split = " (split layers run one after another)" if c.fit.sharded and q.task != "training" else ""
+        return [Finding("multi-gpu-speedup", "applied", f"{c.count} cards: {c.speed / c.relative:.1f}× one card{split}")]
+    return Ruling(plan=plan, card=card)
+
+
+@rule("separate-experiments")
+def separate_experiments(ctx: Context) -> Ruling:
+    if ctx.question.gpus <= 1:
+        return Ruling()
+    return Ruling(plan=(Finding("separate-experiments", "info", "several GPUs also let you run separate experiments side by side"),))
+
+
+@rule("memory-floor")
+def memory_floor(ctx: Context) -> Ruling:
+    """The memory a card should have for the workload on the date, when no size was asked."""
+    q = ctx.question
+    if q.memory_gb:
+        return Ruling()
+    best = None
+    for row in ctx.param("memory-floor", "floors"):
+        if (row["workload"] == q.workload and row["task"] in ("any", q.task) and row["from"] <= ctx.as_of.isoformat()
+                and row.get("experience") in (None, q.experience)):
+            if best is None or (row["from"], row["gb"]) > (best["from"], best["gb"]):
+                best = row
+    if best is None:
+        return Ruling()
+    what = f"{q.workload} {'training' if best['task'] == 'training' else 'work'}"
+    floor = Floor(best["gb"], f"{best['gb']:g} GB or more for {what} from {best['from'][:7]} ({best['source']['name']})")
+
+    def choice(made: Choice) -> list[Finding]:
+        found = [Finding("memory-floor", "applied", floor.reason)]
+        if made.under_floor is not None:
+            c = made.under_floor
+            found.append(Finding("memory-floor", "applied", f"{c.gpu.name} would score higher but has {c.gpu.memory_gb:g} GB, under the floor"))
+        if made.top is not None and made.top.gpu.memory_gb < floor.gb:
+            found.append(Finding("memory-floor", "warning", f"no card with {floor.gb:g} GB fits the budget: {made.top.gpu.name} "
+                                                             f"has {made.top.gpu.memory_gb:g} GB, enough for smaller models only"))
+        return found
+    return Ruling(floor=floor, used_over=ctx.param("memory-floor", "used_when_new_costs_more_than"), choice=choice)
+
+
+@rule("cost-efficiency")
+def cost_efficiency(ctx: Context) -> Ruling:
+    threshold = ctx.param("cost-efficiency", "step_up_threshold" if ctx.budget_usd is not None else "no_budget_threshold")
+
+    def choice(made: Choice) -> list[Finding]:
+        if made.top is None or any("cheapest" in note[2] for note in made.notes):
+            return []
+        return [Finding("cost-efficiency", "applied", "picked where extra speed stops being worth its price "
+                                                      "(diminishing returns); best value, fastest and roomiest shown beside it")]
+
+    def card(c: Configuration) -> list[Finding]:
+        if c.offer.condition != "used":
+            return []
+        return [Finding("cost-efficiency", "info", f"used price, seen {c.offer.point.seen.isoformat()}: check the card before paying")]
+    return Ruling(threshold=threshold, choice=choice, card=card,
+                  named=lambda entry: Finding("cost-efficiency", "info", entry["reason"]) if entry["status"] == "no-current-price" else None)
+
+
+@rule("16-bit-memory")
+def sixteen_bit_memory(ctx: Context) -> Ruling:
+    factor = 1.0 if ctx.question.memory_gb else ctx.job.memory_factor
+    need = (Finding("16-bit-memory", "applied", "16-bit training counts each card as 1.5× its memory, not 2×"),) \
+        if _trains_in_16_bit(ctx) else ()
+
+    def card(c: Configuration) -> list[Finding]:
+        if factor == 1.0:  # only 2019-style training is counted in 32-bit terms
+            return []
+        return [Finding("16-bit-memory", "applied", f"{c.gpu.memory_gb:g} GB behaves like {c.gpu.memory_gb * factor:g} GB of 32-bit memory")]
+    return Ruling(need=need, card=card)
+
+
+@rule("16-bit-speed")
+def sixteen_bit_speed(ctx: Context) -> Ruling:
+    precision = ctx.question.precision
+    need = (Finding("16-bit-speed", "info", "if 16-bit training turns unstable, use loss scaling"),) if _trains_in_16_bit(ctx) else ()
+
+    def card(c: Configuration) -> list[Finding]:
+        gpu = c.gpu
+        if precision == "fp32":
+            return []
         if not gpu.fast_16bit:
-            found.append(Finding("16-bit-speed", "warning", f"{gpu.name} has slow 16-bit math: {question.precision} saves memory but brings no speed"))
-        elif rate := gpu.tensor_tflops.get("fp16") or gpu.tensor_tflops.get("bf16"):
-            found.append(Finding("16-bit-speed", "applied", f"tensor cores run 16-bit at up to {rate:.0f} TFLOP/s dense"))
-    if gpu.software != rulebook.param("vendor-nvidia", "safe_stack"):
-        share = rulebook.param("workload-priorities", "software_efficiency").get(gpu.software, 1.0)
-        found.append(Finding("vendor-nvidia", "applied", f"outside CUDA ({gpu.software}): the speed estimate counts its PyTorch kernels "
-                                                         f"at {share:.0%} of CUDA's, and expect friction with some libraries"))
-    if gpu.vendor == "amd":
-        found.append(Finding("vendor-amd", "warning", f"{gpu.name} runs PyTorch through ROCm/HIP: check your libraries and custom kernels support it"))
-    elif gpu.vendor == "intel":
-        found.append(Finding("vendor-intel", "warning", f"{gpu.name} runs PyTorch through oneAPI (XPU): a smaller ecosystem than CUDA"))
-    if gpu.line in rulebook.param("product-lines", "poor_value_lines"):
-        found.append(Finding("product-lines", "warning", f"{gpu.line} cards cost more per unit of deep-learning speed than GeForce/Radeon cards"))
-    if gpu.founders_edition and gpu.line == "geforce":
-        found.append(Finding("product-lines", "info", "skip the Founders Edition premium: partner cards of the same chip are as fast"))
-    return found
+            return [Finding("16-bit-speed", "warning", f"{gpu.name} has slow 16-bit math: {precision} saves memory but brings no speed")]
+        if rate := gpu.tensor_tflops.get("fp16") or gpu.tensor_tflops.get("bf16"):
+            return [Finding("16-bit-speed", "applied", f"tensor cores run 16-bit at up to {rate:.0f} TFLOP/s dense")]
+        return []
+    return Ruling(need=need, card=card)
 
 
-def build_findings(rulebook: Rulebook, gpu, count: int) -> list[Finding]:
-    """Facts about ``count`` cards in one box: heat, power supply, slots, licence."""
-    found: list[Finding] = []
-    heat = rulebook["multi-gpu-heat"].parameters
-    big = (gpu.tdp_w or 0) >= heat["big_card_tdp_w"]
-    limit = heat["big_card_max_open_air"] if big else heat["small_card_max_open_air"]
-    if count > limit and gpu.form_factor == "pcie" and "passive" not in gpu.cooling:
+def _trains_in_16_bit(ctx: Context) -> bool:
+    return ctx.job.method == "train" and ctx.question.precision in ("16-bit", "fp8") and not ctx.question.memory_gb
+
+
+@rule("vendor-nvidia")
+def vendor_nvidia(ctx: Context) -> Ruling:
+    """CUDA is the safe stack: stated on every other card, the only stack for beginners, and it leads when close."""
+    safe = ctx.param("vendor-nvidia", "safe_stack")
+    keep = Keep(lambda c: c.gpu.software == safe, "starting out, every tutorial and library assumes CUDA: NVIDIA cards only") \
+        if any(p.cuda_only for p in ctx.personas) else None
+
+    def card(c: Configuration) -> list[Finding]:
+        if c.gpu.software == safe:
+            return []
+        share = ctx.param("workload-priorities", "software_efficiency").get(c.gpu.software, 1.0)
+        return [Finding("vendor-nvidia", "applied", f"outside CUDA ({c.gpu.software}): the speed estimate counts its PyTorch kernels "
+                                                    f"at {share:.0%} of CUDA's, and expect friction with some libraries")]
+
+    def prefer(choice: Choice, rechoose: Rechoose) -> Choice:
+        top = choice.top
+        if top is None or top.gpu.software == safe:
+            return choice
+        cuda = rechoose(lambda c: c.gpu.software == safe)
+        floor = ctx.floor
+        if (cuda.top is None or cuda.top.speed < ctx.param("vendor-nvidia", "cuda_leads_within") * top.speed
+                or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)):
+            return choice
+        note = ("vendor-nvidia", "applied", f"{cuda.top.gpu.name} leads although {top.count} × {top.gpu.name} ({top.gpu.software}) "
+                                            f"scores higher: it reaches {cuda.top.speed / top.speed:.0%} of its speed on CUDA, the safe choice")
+        alternatives = dict(cuda.alternatives)
+        alternatives.setdefault("outside CUDA", top)
+        return replace(cuda, alternatives=still_better(alternatives, cuda.top), notes=(note, *cuda.notes))
+    return Ruling(keep=keep, card=card, prefer=prefer)
+
+
+@rule("vendor-amd")
+def vendor_amd(ctx: Context) -> Ruling:
+    return Ruling(card=lambda c: [Finding("vendor-amd", "warning", f"{c.gpu.name} runs PyTorch through ROCm/HIP: check your libraries "
+                                                                    "and custom kernels support it")] if c.gpu.vendor == "amd" else [])
+
+
+@rule("vendor-intel")
+def vendor_intel(ctx: Context) -> Ruling:
+    return Ruling(card=lambda c: [Finding("vendor-intel", "warning", f"{c.gpu.name} runs PyTorch through oneAPI (XPU): "
+                                                                      "a smaller ecosystem than CUDA")] if c.gpu.vendor == "intel" else [])
+
+
+@rule("product-lines")
+def product_lines(ctx: Context) -> Ruling:
+    """Lines the seed advises against, and modules that need a whole server, never lead a desktop answer."""
+    avoid = ctx.param("product-lines", "poor_value_lines")
+    server = ctx.question.setting == "server"
+
+    def card(c: Configuration) -> list[Finding]:
+        found = []
+        if c.gpu.line in avoid:
+            found.append(Finding("product-lines", "warning", f"{c.gpu.line} cards cost more per unit of deep-learning speed than GeForce/Radeon cards"))
+        if c.gpu.founders_edition and c.gpu.line == "geforce":
+            found.append(Finding("product-lines", "info", "skip the Founders Edition premium: partner cards of the same chip are as fast"))
+        return found
+    return Ruling(card=card, headline=lambda c: c.gpu.form_factor not in ("sxm", "oam") and (server or c.gpu.line not in avoid))
+
+
+@rule("multi-gpu-heat")
+def multi_gpu_heat(ctx: Context) -> Ruling:
+    heat = ctx.rulebook["multi-gpu-heat"].parameters
+    server = ctx.question.setting in ("server", "cloud")
+
+    def card(c: Configuration) -> list[Finding]:
+        gpu, count = c.gpu, c.count
+        limit = heat["big_card_max_open_air"] if (gpu.tdp_w or 0) >= heat["big_card_tdp_w"] else heat["small_card_max_open_air"]
+        if count <= limit or gpu.form_factor != "pcie" or "passive" in gpu.cooling:
+            return []
         if "blower" in gpu.cooling:
-            found.append(Finding("multi-gpu-heat", "warning", f"{count} × {gpu.name} side by side: buy blower-style cards, open-air ones overheat each other"))
-        else:
-            found.append(Finding("multi-gpu-heat", "warning", f"{count} × {gpu.name} side by side: no blower version exists, leave slot gaps or use risers/water cooling"))
-    power = rulebook["power-and-slots"].parameters
-    if gpu.tdp_w:
-        watts = gpu.tdp_w * count + power["system_power_w"]
-        psu = int(-(-watts * power["psu_headroom"] // 50) * 50)
-        found.append(Finding("power-and-slots", "info", f"draws about {watts} W with the system: take a PSU of {psu} W or more"))
-    slots = build_slots(rulebook, gpu, count)
-    if slots and slots * count > power["max_slots"]:
-        found.append(Finding("power-and-slots", "warning", f"{count} cards of {slots:g} slots need {slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"))
-    if gpu.line == "geforce" and gpu.vendor == "nvidia" and count >= rulebook.param("geforce-licence", "from_gpus"):
-        found.append(Finding("geforce-licence", "warning", "GeForce driver licence excludes data-center deployment: check before racking these in a server room"))
-    return found
+            return [Finding("multi-gpu-heat", "warning", f"{count} × {gpu.name} side by side: buy blower-style cards, open-air ones overheat each other")]
+        return [Finding("multi-gpu-heat", "warning", f"{count} × {gpu.name} side by side: no blower version exists, leave slot gaps or use risers/water cooling")]
+
+    def refuse(gpu: Gpu, count: int) -> str | None:
+        if gpu.form_factor == "system" and count > 1:
+            return "a whole computer: one per desk, its memory does not pool with another's"
+        if server:
+            if count > 1 and not ({"blower", "passive"} & set(gpu.cooling)):
+                return f"{count} open-air cards overheat in a server chassis: it needs blower or passive cards"
+            return None
+        if count > heat["small_card_max_open_air"] and "blower" not in gpu.cooling:  # two big ones: a warning, a gap helps
+            return f"{count} side by side overheat each other and no blower version exists"
+        return None
+    return Ruling(card=card, refuse=refuse)
 
 
-def build_slots(rulebook: Rulebook, gpu, count: int) -> float | None:
+@rule("power-and-slots")
+def power_and_slots(ctx: Context) -> Ruling:
+    power = ctx.rulebook["power-and-slots"].parameters
+    server = ctx.question.setting in ("server", "cloud")
+
+    def too_wide(gpu: Gpu, count: int) -> str | None:
+        slots = build_slots(ctx.rulebook, gpu, count)
+        if slots and slots * count > power["max_slots"]:
+            return f"{count} cards of {slots:g} slots need {slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"
+        return None
+
+    def card(c: Configuration) -> list[Finding]:
+        found = []
+        if c.gpu.tdp_w:
+            watts = c.gpu.tdp_w * c.count + power["system_power_w"]
+            psu = int(-(-watts * power["psu_headroom"] // 50) * 50)
+            found.append(Finding("power-and-slots", "info", f"draws about {watts} W with the system: take a PSU of {psu} W or more"))
+        if why := too_wide(c.gpu, c.count):
+            found.append(Finding("power-and-slots", "warning", why))
+        return found
+    return Ruling(card=card, refuse=None if server else too_wide)
+
+
+def build_slots(rulebook: Rulebook, gpu: Gpu, count: int) -> float | None:
     """Slots one card takes in a build of ``count``: past two cards, the blower version (dual-slot) where one exists."""
     if count > rulebook.param("multi-gpu-heat", "small_card_max_open_air") and "blower" in gpu.cooling:
         return rulebook.param("power-and-slots", "blower_slots")
     return gpu.slots
 
 
-def build_refusal(rulebook: Rulebook, gpu, count: int, setting: str | None) -> str | None:
-    """Why ``count`` × ``gpu`` cannot go in one box (None: they can): heat and slots, applied as rules."""
-    heat = rulebook["multi-gpu-heat"].parameters
-    if gpu.form_factor == "system" and count > 1:
-        return "a whole computer: one per desk, its memory does not pool with another's"
-    if setting in ("server", "cloud"):
-        if count > 1 and not ({"blower", "passive"} & set(gpu.cooling)):
-            return f"{count} open-air cards overheat in a server chassis: it needs blower or passive cards"
+@rule("geforce-licence")
+def geforce_licence(ctx: Context) -> Ruling:
+    from_gpus = ctx.param("geforce-licence", "from_gpus")
+    return Ruling(card=lambda c: [Finding("geforce-licence", "warning", "GeForce driver licence excludes data-center deployment: "
+                                                                        "check before racking these in a server room")]
+                  if c.gpu.line == "geforce" and c.gpu.vendor == "nvidia" and c.count >= from_gpus else [])
+
+
+@rule("one-machine")
+def one_machine(ctx: Context) -> Ruling:
+    q, per_machine = ctx.question, ctx.param("one-machine", "gpus_per_machine")
+    if q.gpus <= per_machine:
+        return Ruling()
+    # The server setting already admits server parts (rules.offers); the line says so beside the other filters.
+    server = Keep(lambda c: True, f"{q.gpus} GPUs do not fit a desktop: server parts are considered", when="always") \
+        if q.setting == "server" else None
+    return Ruling(keep=server, plan=(Finding("one-machine", "warning", f"more than {per_machine} GPUs means several machines: "
+                                                                       f"prefer {per_machine} faster cards in one box"),))
+
+
+@rule("persona-already-own")
+def persona_already_own(ctx: Context) -> Ruling:
+    """Only upgrades over the card you have; keep it when it still sits where the seed's GTX 1070 sat in its market."""
+    owned = ctx.owned
+    if owned is None:
+        return Ruling()
+    mine = ctx.speed(owned)
+    gain = ctx.param("persona-already-own", "min_speedup")
+    more_memory = ctx.question.workload in ctx.param("persona-already-own", "memory_bound_workloads")
+
+    def upgrade(c: Configuration) -> bool:
+        if c.speed < mine or c.gpu.memory_gb < owned.memory_gb:
+            return False
+        return c.gpu.memory_gb > owned.memory_gb if more_memory else c.speed >= gain * mine or c.gpu.memory_gb > owned.memory_gb
+    keep = Keep(upgrade, f"only upgrades over your {owned.name} ({mine:.2f}×, {owned.memory_gb:g} GB): never slower or smaller"
+                + (", and with more memory" if more_memory else f", and {gain:g}× faster or with more memory"), when="always")
+    return Ruling(keep=keep, wait=_keep_yours(ctx, owned, mine))
+
+
+def _keep_yours(ctx: Context, owned: Gpu, mine: float) -> Wait | None:
+    params, job = ctx.rulebook["persona-already-own"].parameters, ctx.job
+    later = Wait("", "ask again if you move to large transformers")
+    if job.method == "inference" and job.model is not None and fit_on(job, owned.memory_gb, 1).fits:
+        tps = ctx.performance.tokens_per_second(owned, job, 1) if job.is_llm else None
+        return replace(later, reason=f"keep your {owned.name}: it already holds {job.model.name} ({job.need.gb:.0f} GB at {job.precision})"
+                       + (f" and runs it at about {tps:.0f} tokens/s" if tps else "") + " (rule persona-already-own)")
+    floor = ctx.floor
+    if ctx.question.workload in params["unless_workloads"] or (floor is not None and owned.memory_gb < floor.gb):
         return None
-    if count > heat["small_card_max_open_air"] and "blower" not in gpu.cooling:  # two big ones: a warning, a gap helps
-        return f"{count} side by side overheat each other and no blower version exists"
-    power = rulebook["power-and-slots"].parameters
-    slots = build_slots(rulebook, gpu, count)
-    if slots and slots * count > power["max_slots"]:
-        return f"{count} cards of {slots:g} slots need {slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"
-    return None
+    then, now = ctx.midrange(date.fromisoformat(params["seed_date"])), ctx.midrange(ctx.as_of)
+    threshold = ctx.speed(ctx.gpu(params["threshold_gpu"])) / then
+    if mine < threshold * now:
+        return None
+    return replace(later, reason=f"keep your {owned.name}: it is {mine:.2f}× the {ctx.reference.name} for {ctx.label}, "
+                                 f"{mine / now:.0%} of a mid-range card of {ctx.as_of.year} — where the GTX 1070 stood in "
+                                 f"{params['seed_date'][:4]}; an upgrade pays off mainly for large transformers (rule persona-already-own)")
 
 
-class Persona:
-    """A persona rule that fired: its finding, the memory it asks for, and preferences."""
-
-    def __init__(self, rule: str, reason: str, min_memory_gb: float | None = None, max_tdp_w: float | None = None,
-                 consider_used: bool = False, verdict: str | None = None, cuda_only: bool = False) -> None:
-        self.rule, self.reason = rule, reason
-        self.min_memory_gb, self.max_tdp_w = min_memory_gb, max_tdp_w
-        self.consider_used, self.verdict, self.cuda_only = consider_used, verdict, cuda_only
-
-    @property
-    def finding(self) -> Finding:
-        return Finding(self.rule, "applied", self.reason)
+@rule("cloud-role")
+def cloud_role(ctx: Context) -> Ruling:
+    if not ctx.question.cloud_ok:
+        return Ruling()
+    return Ruling(plan=(Finding("cloud-role", "info", "prototype on the local card; rent cloud GPUs for big runs and deadlines"),))
 
 
-def personas(rulebook: Rulebook, question: Question, budget_usd: float | None) -> list[Persona]:
-    """The persona rules (seed's general recommendations) that apply to this question."""
-    fired: list[Persona] = []
-    p = lambda rule, name: rulebook.param(rule, name)  # noqa: E731
-    if question.experience == "hobby":
-        fired.append(Persona("persona-not-serious", "just trying deep learning: a small card that needs no new power supply",
-                             p("persona-not-serious", "min_memory_gb"), max_tdp_w=p("persona-not-serious", "max_tdp_w")))
-    elif question.experience == "beginner" or (question.workload == "general" and question.experience is None):
-        fired.append(Persona("persona-beginner", "starting out: a modest card with enough memory, used is fine",
-                             p("persona-beginner", "min_memory_gb"), consider_used=p("persona-beginner", "suggest_used"),
-                             cuda_only=p("persona-beginner", "cuda_only")))
-    if question.workload == "kaggle":
-        fired.append(Persona("persona-kaggle", "Kaggle: a cost-efficient card for fast iteration, cloud for the final runs",
-                             p("persona-kaggle", "min_memory_gb"), cuda_only=p("persona-kaggle", "cuda_only")))
-    if question.experience == "researcher":
-        if question.workload in p("persona-nlp-researcher", "workloads"):
-            fired.append(Persona("persona-nlp-researcher", "NLP research: large memory, and train in 16-bit to stretch it",
-                                 p("persona-nlp-researcher", "min_memory_gb")))
-        elif question.workload in p("persona-cv-mt-researcher", "workloads"):
-            fired.append(Persona("persona-cv-mt-researcher", "vision research: a big, fast card; blower-style for multi-GPU boxes",
-                                 p("persona-cv-mt-researcher", "min_memory_gb")))
-    if budget_usd is not None:
-        if budget_usd <= p("persona-almost-no-money", "budget_usd"):
-            fired.append(Persona("persona-almost-no-money", "almost no money: prototype on the CPU and train on free notebooks (Colab, Kaggle) or short cloud runs",
-                                 consider_used=True, verdict="cpu-and-cloud"))
-        elif budget_usd <= p("persona-little-money", "budget_usd"):
-            fired.append(Persona("persona-little-money", "little money: used cards from the second-hand market are included",
-                                 consider_used=True))
-    return fired
+@rule("tpu-fit")
+def tpu_fit(ctx: Context) -> Ruling:
+    q = ctx.question
+    if not q.cloud_ok:
+        return Ruling()
+    if q.workload in ctx.param("tpu-fit", "good_for"):
+        return Ruling(plan=(Finding("tpu-fit", "info", "Cloud TPUs are a cost-effective option for large transformers and CNNs (with XLA-friendly code)"),))
+    if q.workload == "rnn":
+        return Ruling(plan=(Finding("tpu-fit", "info", "TPUs suit recurrent nets poorly: rent GPUs instead"),))
+    return Ruling()
 
 
-def question_findings(rulebook: Rulebook, question: Question, workload_label: str, speedup: float) -> list[Finding]:
-    """Rules about the plan rather than a card: multi-GPU, cloud, TPUs, the as-of date."""
-    found: list[Finding] = []
-    if question.gpus > 1:
-        found.append(Finding("multi-gpu-speedup", "applied", f"{question.gpus} GPUs give about {speedup:.1f}× one GPU for {workload_label}"))
-        found.append(Finding("separate-experiments", "info", "several GPUs also let you run separate experiments side by side"))
-    per_machine = rulebook.param("one-machine", "gpus_per_machine")
-    if question.gpus > per_machine:
-        found.append(Finding("one-machine", "warning", f"more than {per_machine} GPUs means several machines: prefer {per_machine} faster cards in one box"))
-    if question.cloud_ok:
-        found.append(Finding("cloud-role", "info", "prototype on the local card; rent cloud GPUs for big runs and deadlines"))
-        if question.workload in rulebook.param("tpu-fit", "good_for"):
-            found.append(Finding("tpu-fit", "info", "Cloud TPUs are a cost-effective option for large transformers and CNNs (with XLA-friendly code)"))
-        elif question.workload == "rnn":
-            found.append(Finding("tpu-fit", "info", "TPUs suit recurrent nets poorly: rent GPUs instead"))
-    if question.as_of is not None:
-        found.append(Finding("no-unreleased-chips", "applied", f"only cards released and prices known by {question.as_of.isoformat()} are considered"))
-    return found
+@rule("no-unreleased-chips")
+def no_unreleased_chips(ctx: Context) -> Ruling:
+    plan = (Finding("no-unreleased-chips", "applied", f"only cards released and prices known by {ctx.question.as_of.isoformat()} are considered"),) \
+        if ctx.question.as_of is not None else ()
+    return Ruling(plan=plan, named=lambda entry: Finding("no-unreleased-chips", "excluded", entry["reason"])
+                  if entry["status"] == "not-released" else None)
+
+
+@rule("memory-caveat")
+def memory_caveat(ctx: Context) -> Ruling:
+    """Of the cards left out for memory, only those cheaper than the pick are worth naming: the memory caveat."""
+    def left_out(excluded: list[dict[str, Any]], cheaper: Any) -> list[dict[str, Any]]:
+        kept = [e for e in excluded if e["rule"] != "memory-fit" or cheaper(e["gpu"])]
+        return [e | {"rule": "memory-caveat"} if e["rule"] == "memory-fit" else e for e in kept]
+    return Ruling(left_out=left_out)
+
+
+@rule("spec-dimensions")
+def spec_dimensions(ctx: Context) -> Ruling:
+    return Ruling(named=lambda entry: Finding("spec-dimensions", "info", entry["reason"]) if entry["status"] == "not-in-catalog" else None)
+
+
+@rule("rent-vs-buy")
+def rent_vs_buy(ctx: Context) -> Ruling:
+    """Renting is weighed whenever the asker allows the cloud (rules.rent does the sums)."""
+    return Ruling(rent=ctx.question.cloud_ok)

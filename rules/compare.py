@@ -1,0 +1,159 @@
+"""The cards a question names: each answered (compared, fitted, or why not), and the side-by-side answer."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from rules.answer import Answer, MemoryNeed, Pick
+from rules.configurations import Configuration, Sizing
+from rules.job import job_for
+from rules.messages import say, term
+from rules.money import Pricing
+from rules.offers import Offer
+from rules.question import Question
+from rules.ranking import pick
+from rules.registry import Context, Rulings
+
+if TYPE_CHECKING:
+    from rules.catalog import Gpu, PricePoint
+    from rules.engine import Advisor
+
+__all__ = ["named_cards", "card_memory", "compared"]
+
+COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+
+
+def _count_word(count: int | None) -> str:
+    return COUNT_WORDS[count] if count is not None and count < len(COUNT_WORDS) else str(count)
+
+
+def named_cards(advisor: Advisor, question: Question, as_of: date, offers: tuple[Offer, ...], sizing: Sizing) -> list[dict[str, Any]]:
+    """Every card the question names, answered: compared, fitted, or why it cannot be."""
+    names = list(question.compare) + ([question.owned_gpu] if question.owned_gpu else [])
+    if not names:
+        return []
+    priced: dict[str, Offer] = {}
+    for offer in offers:
+        if offer.condition == "new" or question.used_ok or offer.gpu.id not in priced:
+            priced[offer.gpu.id] = offer
+    entries = []
+    for asked in names:
+        entry = _named_one(advisor, question, as_of, asked, priced, sizing)
+        if asked == question.owned_gpu and asked not in question.compare:
+            entry["owned"] = True
+        entries.append(entry)
+    return entries
+
+
+def _named_one(advisor: Advisor, question: Question, as_of: date, asked: str, priced: dict[str, Offer], sizing: Sizing) -> dict[str, Any]:
+    gpu, guessed = advisor.resolve(asked)
+    if gpu is None and advisor.renting.rentable([asked]):
+        return {"asked": asked, "gpu": None, "name": asked, "status": "compared",
+                "reason": f"{asked} is rented only (a Cloud TPU): compared under rent or buy"}
+    if gpu is None:
+        return {"asked": asked, "gpu": None, "name": asked, "status": "not-in-catalog", "reason": f"'{asked}' is not in the catalog"}
+    entry: dict[str, Any] = {"asked": asked, "gpu": gpu.id, "name": gpu.name, "memory_gb": gpu.memory_gb, "form_factor": gpu.form_factor,
+                             "relative_performance": round(sizing.relative(gpu), 3), "guessed": guessed}
+    if gpu.released > as_of:
+        return entry | {"status": "not-released", "reason": f"{gpu.name} came out on {gpu.released.isoformat()}, after {as_of.isoformat()}"}
+    count = max(question.gpus, 1)
+    fit = sizing.fit(gpu.memory_gb, count)
+    enough = next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
+    entry["cards_needed"] = enough
+    tps = sizing.tokens_per_second(gpu, enough or count)
+    if tps:
+        entry["tokens_per_second"] = round(tps, 1)
+    offer = priced.get(gpu.id)
+    if offer is not None:
+        entry["price"] = {"usd": round(offer.unit_usd, 2), "date": offer.point.seen.isoformat(), "kind": offer.point.kind}
+    if not fit.fits:
+        many = f"; {_count_word(enough)} do" if enough else ("; not even eight do" if count < 8 and fit.sharded else "")
+        return entry | {"status": "does-not-fit",
+                        "reason": f"{_need_text(advisor, question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} "
+                                  f"{'does' if count == 1 else 'do'} not hold it{many}"}
+    speed = f"{entry['relative_performance']:.2f}× the {advisor.reference.name}" + (f", ~{tps:.0f} tokens/s" if tps else "")
+    unpriced = ""
+    if offer is None:
+        last = _last_price(advisor, gpu, as_of)
+        unpriced = f"no current price{f'; last seen {last.seen.isoformat()} at {last.price_usd:,.0f} USD ({last.kind})' if last else ''}"
+    if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
+        holds = f"{_need_text(advisor, question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} {'holds' if count == 1 else 'hold'} it"
+        return entry | {"status": "fits", "reason": f"{holds} ({speed}{'; ' + unpriced if unpriced else ''})"}
+    if offer is None:
+        return entry | {"status": "no-current-price", "reason": f"{gpu.name}: {unpriced}; {speed}"}
+    return entry | {"status": "compared", "reason": f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB"}
+
+
+def card_memory(question: Question, sizing: Sizing) -> list[dict[str, Any]]:
+    """"Will llama 13b fit on 8 GB": whether a card (or the cards asked for) of that memory holds the job."""
+    gb = question.card_memory_gb
+    if not gb:
+        return []
+    count = max(question.gpus, 1)
+    fit = sizing.fit(gb, count)
+    lang = question.language
+    cards = say("fit.cards", lang, count=count, gb=f"{gb:g}") if count > 1 else say("fit.one_card", lang, gb=f"{gb:g}")
+    verdict = say("fit.holds" if fit.fits else "fit.does_not_hold", lang)
+    return [{"asked": f"{gb:g} GB", "gpu": None, "name": cards, "status": "fits" if fit.fits else "does-not-fit",
+             "reason": say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.reason)}]
+
+
+def _need_text(advisor: Advisor, question: Question) -> str:
+    job = job_for(question, advisor.rulebook)
+    what = job.model.name if job.model else (f"{question.params_b:g}B" if question.params_b else "the job")
+    return f"{what} ({job.method} at {job.precision}) needs ~{job.need.gb:.0f} GB"
+
+
+def _last_price(advisor: Advisor, gpu: Gpu, as_of: date) -> PricePoint | None:
+    return advisor.pricing(as_of, "USD", True).last_known(gpu)
+
+
+def compared(advisor: Advisor, ctx: Context, rulings: Rulings, pricing: Pricing, need: MemoryNeed, sizing: Sizing,
+             named: list[dict[str, Any]]) -> Answer:
+    """The named cards side by side: each priced one as a pick, every one in ``named``."""
+    question, as_of = ctx.question, ctx.as_of
+    offers: dict[str, Offer] = {}
+    for o in advisor.offers(as_of):  # a new price wins; a used one stands in when no new price is known
+        if o.gpu.id not in offers or o.condition == "new":
+            offers[o.gpu.id] = o
+    picks: list[Pick] = []
+    shown: set[str] = set()
+    bought: list[Configuration] = []
+    for entry in named:
+        offer = offers.get(entry["gpu"]) if entry["gpu"] else None
+        if offer is None or entry["status"] in ("not-released",) or entry["gpu"] in shown:
+            continue
+        shown.add(entry["gpu"])
+        count = entry.get("cards_needed") or max(question.gpus, 1)
+        fit = sizing.fit(offer.gpu.memory_gb, count)
+        relative = sizing.relative(offer.gpu)
+        speed = relative * (sizing.speedup(count) if (not fit.sharded or sizing.pools_for_speed) else 1.0)
+        config = Configuration(offer, count, offer.unit_usd * count, relative, speed, fit, sizing.tokens_per_second(offer.gpu, count))
+        picks.append(pick(config, rulings, pricing, advisor.performance.measured(offer.gpu.id), entry["status"], sizing.factor))
+        bought.append(config)
+    picks.sort(key=lambda p: (-p.performance_per_1000, p.gpu))
+    unpriced = [e for e in named if e["status"] in ("no-current-price", "not-in-catalog", "not-released")]
+    lang = question.language
+    if len(picks) >= 2:
+        fastest = max(picks, key=lambda p: (p.relative_performance, p.gpu))
+        thriftiest = picks[0]
+        summary = say("summary.compare", lang, fastest=fastest.name, workload=term("workload", ctx.label, lang),
+                      relative=f"{fastest.relative_performance:.2f}", reference=advisor.reference.name,
+                      thriftiest=thriftiest.name, currency=pricing.currency, per_1000=f"{thriftiest.performance_per_1000:.2f}")
+    elif picks:
+        summary = say("summary.compare_one", lang, name=picks[0].name)
+    else:
+        summary = say("summary.compare_none", lang)
+    if unpriced:
+        summary += "; " + "; ".join(e["reason"] for e in unpriced)
+    findings = [line for entry in named for ruling in rulings if ruling.named is not None and (line := ruling.named(entry)) is not None]
+    rent = advisor.rent(rulings, question, pricing, ctx.work, sizing, max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None)
+    if rent and not picks and any(o["named"] for o in rent.options):
+        summary = rent.reason
+    return Answer(
+        question=question.to_dict(), intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
+        catalog_version=advisor.catalog.version, currency=pricing.describe(), reference_gpu=advisor.reference.id,
+        workload=ctx.work, memory_need=need, picks=tuple(picks), findings=tuple(findings), named=tuple(named), rent_vs_buy=rent,
+    )
+

@@ -1,0 +1,204 @@
+"""One home per rule: each rule id in ``rules/data/rules.json`` maps to one function.
+
+A rule's function takes the question's :class:`Context` and returns a :class:`Ruling`:
+everything the rule does to this answer, each part at the stage of the pipeline that
+uses it (who is asking, what a configuration must pass, what may lead the choice, the
+lines about the plan, the job's memory, the choice and each pick). Adding a rule is a
+data entry plus one ``@rule`` function in :mod:`rules.advice`; a test fails when the two
+disagree. Rules run in the order they are registered, which is also the order their
+lines take within each stage of the answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import date
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+
+from rules.answer import Finding, MemoryNeed
+from rules.choose import Choice, Floor
+from rules.configurations import Configuration
+from rules.job import Job, job_for
+from rules.question import Question
+from rules.rulebook import Rulebook
+
+if TYPE_CHECKING:
+    from rules.catalog import Gpu
+    from rules.performance import PerformanceModel
+
+__all__ = ["Context", "Persona", "Keep", "Wait", "Ruling", "Rulings", "rule", "registered", "apply"]
+
+Rechoose = Callable[[Callable[[Configuration], bool]], Choice]  # the choice again, among the configurations that pass
+
+
+@dataclass(frozen=True)
+class Persona:
+    """Who is asking, as one persona rule sees it: its line, the memory it asks for, and preferences."""
+
+    reason: str
+    min_memory_gb: float | None = None
+    consider_used: bool = False
+    verdict: str | None = None  # "cpu-and-cloud": no card to buy at all
+    suggestion: str | None = None  # what to do instead, with that verdict
+    cuda_only: bool = False  # starting out: only the stack every tutorial assumes
+
+
+@dataclass(frozen=True)
+class Keep:
+    """What every configuration must pass, and the line that says so.
+
+    ``when`` the filter (and its line) applies: "some-pass" — only when some configuration passes
+    (a preference, dropped when nothing meets it); "some-fail" — only when it leaves something out;
+    "always" — even when nothing passes (the answer then says nothing fits).
+    """
+
+    test: Callable[[Configuration], bool]
+    reason: str
+    when: str = "some-pass"
+
+    def applies(self, configs: Sequence[Configuration]) -> bool:
+        if self.when == "always":
+            return True
+        return any(self.test(c) != (self.when == "some-fail") for c in configs)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Keep the card you have: why, and when to ask again."""
+
+    reason: str
+    suggestion: str
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """What one rule does to one answer; every part is optional."""
+
+    persona: Persona | None = None
+    keep: Keep | None = None
+    floor: Floor | None = None  # the workload's memory floor on the date
+    used_over: float | None = None  # used cards count when new ones above the floor cost this many times more
+    threshold: float | None = None  # the step-up threshold of the choice (rule cost-efficiency)
+    headline: Callable[[Configuration], bool] | None = None  # what may lead the answer
+    prefer: Callable[[Choice, Rechoose], Choice] | None = None  # a choice the rule would rather lead with
+    refuse: Callable[[Gpu, int], str | None] | None = None  # why N of a card cannot go in one box
+    plan: tuple[Finding, ...] = ()  # lines about the plan: cards, cloud, date
+    need: tuple[Finding, ...] = ()  # lines about the job's memory
+    choice: Callable[[Choice], list[Finding]] | None = None  # lines about the choice made
+    card: Callable[[Configuration], list[Finding]] | None = None  # lines on each pick
+    named: Callable[[dict[str, Any]], Finding | None] | None = None  # a named card that could not be compared
+    left_out: Callable[[list[dict[str, Any]], Callable[[str], bool]], list[dict[str, Any]]] | None = None
+    wait: Wait | None = None  # keep the card you have: the verdict "wait"
+    rent: bool = False  # weigh renting against buying
+
+
+@dataclass
+class Context:
+    """One question's facts, as every rule reads them; ``rulings`` fill in as the rules run."""
+
+    question: Question  # with the engine's defaults filled in
+    rulebook: Rulebook
+    as_of: date
+    budget_usd: float | None
+    work: str  # the workload key of the speed model
+    label: str  # the workload in words
+    reference: Gpu
+    performance: PerformanceModel
+    owned: Gpu | None
+    gpu: Callable[[str], Gpu]  # a catalog card by id
+    midrange: Callable[[date], float]  # the market's mid-range speed on a date, at the job's precision
+    rulings: dict[str, Ruling] = field(default_factory=dict)
+
+    def param(self, rule_id: str, name: str) -> Any:
+        return self.rulebook.param(rule_id, name)
+
+    @property
+    def language(self) -> str | None:
+        return self.question.language
+
+    @property
+    def personas(self) -> tuple[Persona, ...]:
+        """The persona rules that fired so far (they run first, so every later rule sees them all)."""
+        return tuple(r.persona for r in self.rulings.values() if r.persona is not None)
+
+    @cached_property
+    def job(self) -> Job:
+        """The job (rules.job), its need raised to the personas' memory when no model or size was named."""
+        job = job_for(self.question, self.rulebook)
+        floor_gb = max([self.param("memory-caveat", "min_memory_gb")[self.question.workload]]
+                       + [p.min_memory_gb for p in self.personas if p.min_memory_gb])
+        if job.model is None and not self.question.memory_gb and floor_gb > job.need.gb:
+            how = f"typical {self.question.workload} work needs about {floor_gb:g} GB" + (" in 32-bit terms" if job.memory_factor != 1.0 else "")
+            job = replace(job, need=MemoryNeed(float(floor_gb), how), shardable_gb=0.0)
+        return job
+
+    @property
+    def floor(self) -> Floor | None:
+        ruled = self.rulings.get("memory-floor")
+        return ruled.floor if ruled else None
+
+    def speed(self, gpu: Gpu) -> float:
+        """A card's speed for this job, relative to the reference card."""
+        return self.performance.relative(gpu, self.work, self.job.compute_precision)
+
+
+_RULES: dict[str, Callable[[Context], Ruling]] = {}
+
+
+def rule(rule_id: str) -> Callable[[Callable[[Context], Ruling]], Callable[[Context], Ruling]]:
+    """Register the one function that applies ``rule_id``."""
+    def register(function: Callable[[Context], Ruling]) -> Callable[[Context], Ruling]:
+        if rule_id in _RULES:
+            raise ValueError(f"rule {rule_id} already has a function: {_RULES[rule_id].__name__}")
+        _RULES[rule_id] = function
+        return function
+    return register
+
+
+def registered() -> dict[str, Callable[[Context], Ruling]]:
+    """Rule id -> its function, in the order they run."""
+    import rules.advice  # noqa: F401  (registers every rule's function)
+
+    return dict(_RULES)
+
+
+@dataclass(frozen=True)
+class Rulings:
+    """Every rule's ruling on one question, in rule order, with the views the pipeline reads."""
+
+    items: tuple[tuple[str, Ruling], ...]
+
+    def __iter__(self) -> Iterator[Ruling]:
+        return (ruling for _, ruling in self.items)
+
+    def first(self, part: str) -> Any:
+        """The first ruling's ``part`` that is set (None: no rule sets it)."""
+        return next((value for ruling in self if (value := getattr(ruling, part)) not in (None, (), False)), None)
+
+    def asker(self) -> list[Finding]:
+        """One line per persona rule that fired."""
+        return [Finding(rule_id, "applied", r.persona.reason) for rule_id, r in self.items if r.persona is not None]
+
+    def keeps(self, configs: Sequence[Configuration]) -> tuple[Callable[[Configuration], bool], list[Finding]]:
+        """(what a configuration must pass, the lines that say so) among ``configs``."""
+        kept = [(rule_id, r.keep) for rule_id, r in self.items if r.keep is not None and r.keep.applies(configs)]
+        tests = [keep.test for _, keep in kept]
+        return (lambda c: all(test(c) for test in tests)), [Finding(rule_id, "applied", keep.reason) for rule_id, keep in kept]
+
+    def lines(self, part: str) -> list[Finding]:
+        return [line for ruling in self for line in getattr(ruling, part)]
+
+    def each(self, part: str, *args: Any) -> list[Finding]:
+        """The lines every rule's ``part`` hook gives for ``args``."""
+        return [line for ruling in self if (hook := getattr(ruling, part)) is not None for line in hook(*args)]
+
+    def refusal(self, gpu: Gpu, count: int) -> str | None:
+        return next((why for ruling in self if ruling.refuse is not None and (why := ruling.refuse(gpu, count))), None)
+
+
+def apply(context: Context) -> Rulings:
+    """Every rule's ruling on the question, in rule order."""
+    for rule_id, function in registered().items():
+        context.rulings[rule_id] = function(context)
+    return Rulings(tuple(context.rulings.items()))

@@ -1,0 +1,76 @@
+"""The verdict of an answer and its one-paragraph summary: buy, wait, CPU and cloud, or why nothing works."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from rules.answer import MemoryNeed, Pick
+from rules.choose import Choice
+from rules.job import job_for
+from rules.messages import say, term
+from rules.money import Pricing
+from rules.registry import Context, Rulings
+
+__all__ = ["verdict", "fit_first"]
+
+Verdict = tuple[str, str, tuple[str, ...]]  # (verdict, summary, suggestions)
+
+PRECISIONS = ("fp32", "16-bit", "fp8", "8-bit", "4-bit")  # widest first
+
+
+def verdict(ctx: Context, rulings: Rulings, choice: Choice, picks: Sequence[Pick], pricing: Pricing, need: MemoryNeed) -> Verdict:
+    wait = rulings.first("wait")
+    if wait:
+        return "wait", wait.reason, (wait.suggestion,)
+    if choice.top is None:
+        return _impossible(ctx, choice, pricing, need)
+    top, lang = picks[0], ctx.language
+    count = f"{top.count} × " if top.count > 1 else "1 × "
+    summary = say("summary.buy", lang, count=count, name=top.name, price=f"{top.unit_price.amount:,.0f}", currency=pricing.currency,
+                  kind=term("price.kind", top.unit_price.kind or "", lang), date=top.unit_price.seen,
+                  relative=f"{top.relative_performance:.2f}", reference=ctx.reference.name,
+                  workload=term("workload", ctx.label, lang), per_1000=f"{top.performance_per_1000:.2f}")
+    instead = next((p for p in ctx.personas if p.verdict), None)
+    if instead is not None:
+        return instead.verdict or "", summary, (instead.suggestion,) if instead.suggestion else ()
+    if ctx.owned is not None:
+        summary += f" — {top.relative_performance / max(ctx.speed(ctx.owned), 1e-9):.1f}× your {ctx.owned.name}"
+    return "buy", summary, ()
+
+
+def fit_first(summary: str, named: Sequence[dict[str, Any]], intent: str, card_memory_gb: float | None) -> str:
+    """"Will X fit on Y" is answered first, in so many words."""
+    asked = [e["reason"] for e in named if not e.get("owned")]
+    if asked and (intent == "fit" or card_memory_gb):
+        return "; ".join(asked) + ". " + summary[:1].upper() + summary[1:]
+    return summary
+
+
+def _impossible(ctx: Context, choice: Choice, pricing: Pricing, need: MemoryNeed) -> Verdict:
+    """No configuration works: say why and what would."""
+    question, suggestions = ctx.question, []
+    cheapest = choice.over_budget[0] if choice.over_budget else None
+    used = choice.alternatives.get("used")
+    if cheapest is not None:
+        price = pricing.money(cheapest.total_usd)
+        summary = (f"nothing that holds the job fits a budget of {question.budget:,.0f} {pricing.currency}; "
+                   f"the cheapest that does is {cheapest.count} × {cheapest.gpu.name} at {price.amount:,.0f} {pricing.currency}")
+        if used is not None:
+            summary += (f"; used, {used.count} × {used.gpu.name} at {pricing.money(used.total_usd).amount:,.0f} "
+                        f"{pricing.currency} does (see the used alternative)")
+        suggestions += [f"raise the budget to about {price.amount:,.0f} {pricing.currency}",
+                        "consider used cards" if not question.used_ok else "rent a cloud GPU by the hour"]
+        verdict = "over-budget"
+    else:
+        summary = f"no configuration released by {ctx.as_of.isoformat()} holds this job ({need.gb:.0f} GB needed: {need.how})"
+        verdict = "too-large"
+        for precision in ("16-bit", "8-bit", "4-bit"):
+            if precision != question.precision and PRECISIONS.index(precision) > PRECISIONS.index(question.precision or "16-bit"):
+                smaller = job_for(question.refined(precision=precision), ctx.rulebook).need
+                suggestions.append(f"at {precision} it needs about {smaller.gb:.0f} GB")
+        if question.gpus == 1:
+            suggestions.append("ask for several GPUs: the states can be sharded across them")
+        suggestions.append("a smaller model, or rent a multi-GPU cloud instance")
+    if question.cloud_ok:
+        suggestions.append("rent a cloud GPU or TPU for the runs (rule cloud-role)")
+    return verdict, summary, tuple(suggestions)
