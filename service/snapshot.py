@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from rules.ask import Reply, ask
+from rules.ask import ask
 from rules.catalog import Catalog, load_catalog
 from rules.engine import Advisor
 from rules.question import Question
@@ -28,9 +28,25 @@ from rules.rulebook import Rulebook, load_rulebook
 from service.benchmarks import load_measurements, measurements_version
 from service.db import session_scope
 
-__all__ = ["Snapshot", "SnapshotHolder", "ANSWER_CACHE_SIZE"]
+__all__ = ["Asked", "Snapshot", "SnapshotHolder", "ANSWER_CACHE_SIZE"]
 
 ANSWER_CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A reply to free text as the faces use it, already encoded: the memo keeps bytes and
+    strings (which the garbage collector never walks), not the answer's object graph."""
+
+    markdown: str
+    encoded: bytes  # the reply's JSON object without ``conversation_id``
+    question: Question | None
+    intent: str
+    workload: str | None  # set when the reply carries a recommendation
+
+    def json_with(self, conversation_id: str | None) -> bytes:
+        """The encoded reply with ``conversation_id`` as its last member."""
+        return self.encoded[:-1] + b',"conversation_id":' + msgspec.json.encode(conversation_id) + b"}"
 
 
 @dataclass
@@ -48,15 +64,17 @@ class Snapshot:
         # The advisor is pure over this snapshot, so answers are memoised per snapshot:
         # a rebuilt snapshot starts with empty caches, and nothing stale is ever served.
         self.answer_json = lru_cache(maxsize=ANSWER_CACHE_SIZE)(self._answer_json)
-        self.reply = lru_cache(maxsize=ANSWER_CACHE_SIZE)(self._reply)
+        self.asked = lru_cache(maxsize=ANSWER_CACHE_SIZE)(self._asked)
 
     def _answer_json(self, question: Question, intent: str, today: date) -> tuple[bytes, str]:
         """The encoded answer and the workload it was ranked for."""
         answer = self.advisor.recommend(question, intent=intent, today=today).to_dict()
         return msgspec.json.encode(answer), answer["question"]["workload"]
 
-    def _reply(self, text: str, previous: Question | None, today: date) -> Reply:
-        return ask(self.advisor, text, previous=previous, today=today)
+    def _asked(self, text: str, previous: Question | None, today: date) -> Asked:
+        reply = ask(self.advisor, text, previous=previous, today=today)
+        workload = reply.question.workload if reply.recommendation is not None and reply.question is not None else None
+        return Asked(reply.text, msgspec.json.encode(reply.to_dict()), reply.question, reply.intent, workload)
 
     @property
     def catalog_version(self) -> str:

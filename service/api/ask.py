@@ -8,7 +8,7 @@ and nothing is stored; a conversation's turns are kept until they expire
 from __future__ import annotations
 
 from anyio import to_thread
-from litestar import Controller, Request, Response, post
+from litestar import Controller, MediaType, Request, Response, post
 
 from service.api import api_state, off_loop, today
 from service.api.docs import documented
@@ -35,9 +35,9 @@ class AskController(Controller):
             previous = load_question(api.database_url, conversation_id, today())
         elif conversation_id:
             previous = await to_thread.run_sync(load_question, api.database_url, conversation_id, today())
-        reply = await off_loop(len(text), api.holder.get().reply, text, previous, today())
+        reply = await off_loop(len(text), api.holder.get().asked, text, previous, today())
         if conversation_id or body.get("start_conversation"):
             conversation_id = await api.conversations.save(conversation_id, reply.question, {"text": text, "intent": reply.intent})
-        if reply.recommendation is not None and reply.question is not None:
-            api.metrics.recommendations.labels(reply.question.workload, "ask").inc()
-        return Response({**reply.to_dict(), "conversation_id": conversation_id})
+        if reply.workload is not None:
+            api.metrics.recommendations.labels(reply.workload, "ask").inc()
+        return Response(reply.json_with(conversation_id), media_type=MediaType.JSON)

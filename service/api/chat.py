@@ -128,12 +128,12 @@ def complete(api: ApiState, messages: list[dict[str, Any]], today: date) -> tupl
     previous = HISTORY.question([t for _, t in users[:-1]], today)
     index, text = users[-1]
     try:
-        reply = api.holder.get().reply(text, previous, today)
+        reply = api.holder.get().asked(text, previous, today)
     except QuestionError as exc:
         raise InvalidInput(exc.message, [{"field": f"messages.{index}.content", "message": f"{exc.field}: {exc.message}"}]) from None
-    if reply.recommendation is not None and reply.question is not None:
-        api.metrics.recommendations.labels(reply.question.workload, "chat").inc()
-    return reply.text, sum(_tokens(t) for _, t in users)
+    if reply.workload is not None:
+        api.metrics.recommendations.labels(reply.workload, "chat").inc()
+    return reply.markdown, sum(_tokens(t) for _, t in users)
 
 
 def _chunk(completion_id: str, created: int, delta: dict[str, str], finish: str | None) -> bytes:

@@ -56,3 +56,25 @@ def test_catalog_written_once_per_version(database_url):
         assert session.exec(select(func.count()).select_from(CloudOffer)).one() == len(catalog.offers)
         entry = session.get(CatalogGpu, "rtx-3090").entry
     assert entry["memory_gb"] == 24 and entry["prices"]
+
+
+def test_memoised_reply_is_the_encoded_answer_not_its_object_graph(sqlite_url):
+    """The free-text memo keeps bytes and strings (full collections never walk them), and the
+    bytes are exactly the reply a fresh ``ask`` gives, with the conversation id appended."""
+    import gc
+    import json
+    from datetime import date
+
+    from rules.ask import ask
+
+    migrate(sqlite_url)
+    snapshot = SnapshotHolder(sqlite_url).get()
+    day = date(2023, 6, 1)
+    asked = snapshot.asked("nlp $800", None, day)
+    assert snapshot.asked("nlp $800", None, day) is asked
+    fresh = ask(snapshot.advisor, "nlp $800", today=day)
+    assert json.loads(asked.json_with("abc")) == {**json.loads(json.dumps(fresh.to_dict())), "conversation_id": "abc"}
+    assert json.loads(asked.json_with(None))["conversation_id"] is None
+    assert asked.markdown == fresh.text and asked.workload == "transformer" and asked.question == fresh.question
+    assert not gc.is_tracked(asked.encoded) and not gc.is_tracked(asked.markdown)
+    assert snapshot.asked("hello there", None, day).workload is None  # no recommendation, nothing to count
