@@ -816,7 +816,7 @@ def _count_patterns() -> tuple[re.Pattern[str], ...]:
     v = vocabulary()
     n = rf"(?:(?P<n>\d{{1,3}})|(?P<w>{_any(v.number_words)}))"
     return (
-        _bounded(rf"{n}\s*[x×]?\s*{_any(v.data['count_nouns'])}"),
+        _bounded(rf"{n}(?:\s*[x×]?\s*|-)(?:{_any(v.data['count_nouns'])})"),  # "8 gpus", "2x cards", "8-gpu server"
         _bounded(r"(?P<n>\d{1,2})\s*[x×](?![a-zа-я])"),
         re.compile(r"(?<![\w.])[x×]\s*(?P<n>\d{1,2})(?![\w.])"),
     )

@@ -86,6 +86,8 @@ PHRASES: list[tuple[str, dict]] = [
     ("4x", {"gpus": 4}),
     ("x4", {"gpus": 4}),
     ("4 cards", {"gpus": 4}),
+    ("8-gpu server", {"gpus": 8, "setting": "server"}),
+    ("a 2-card build", {"gpus": 2}),
     ("two gpus", {"gpus": 2}),
     ("четыре видеокарты", {"gpus": 4}),
     ("2 видеокарты", {"gpus": 2}),
