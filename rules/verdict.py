@@ -23,7 +23,11 @@ def verdict(ctx: Context, rulings: Rulings, choice: Choice, picks: Sequence[Pick
     if wait:
         return "wait", wait.reason, (wait.suggestion,)
     if choice.top is None:
-        return _impossible(ctx, choice, pricing, need)
+        verdict, summary, suggestions = _impossible(ctx, choice, pricing, need)
+        instead = next((p for p in ctx.personas if p.verdict), None)
+        if verdict == "over-budget" and instead is not None:  # almost no money: the seed's CPU + notebooks, what would work named
+            return instead.verdict or "", summary, ((instead.suggestion,) if instead.suggestion else ()) + suggestions
+        return verdict, summary, suggestions
     top, lang = picks[0], ctx.language
     count = f"{top.count} × " if top.count > 1 else "1 × "
     summary = say("summary.buy", lang, count=count, name=top.name, price=f"{top.unit_price.amount:,.0f}", currency=pricing.currency,

@@ -67,6 +67,9 @@ def test_budget_in_euros_is_converted_with_a_dated_rate(recommend):
 
 def test_budget_below_every_card_says_what_would_work(recommend):
     answer = recommend(workload="cnn", budget=20)
+    assert answer["verdict"] == "cpu-and-cloud" and answer["picks"] == []  # $20 is almost no money: the seed's CPU + notebooks
+    assert "cheapest" in answer["summary"] and any("raise the budget" in s for s in answer["suggestions"])
+    answer = recommend(workload="cnn", budget=160)  # above almost no money, below every card with 8 GB
     assert answer["verdict"] == "over-budget" and answer["picks"] == []
     assert "cheapest" in answer["summary"] and answer["suggestions"]
 
