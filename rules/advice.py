@@ -17,6 +17,7 @@ from rules.answer import Finding
 from rules.choose import Choice, Floor, still_better
 from rules.configurations import Configuration
 from rules.job import fit_on
+from rules.offers import limited_support
 from rules.registry import Context, Keep, Persona, Rechoose, Ruling, Wait, rule
 from rules.rulebook import Rulebook
 
@@ -98,14 +99,21 @@ def persona_little_money(ctx: Context) -> Ruling:
 
 @rule("software-support")
 def software_support(ctx: Context) -> Ruling:
+    """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet (rows 'limited')."""
     dropped = {(row["software"], arch): row for row in ctx.param("software-support", "dropped")
                if row["from"] <= ctx.as_of.isoformat() for arch in row["architectures"]}
-    if not dropped:
+    limited = limited_support(ctx.rulebook, ctx.as_of, "inference" if ctx.job.method == "inference" else "training",
+                              ctx.question.workload, ctx.job.precision)
+    if not dropped and not limited:
         return Ruling()
-    row = next(iter(dropped.values()))
-    return Ruling(keep=Keep(lambda c: (c.gpu.software, c.gpu.architecture) not in dropped,
-                            f"{', '.join(row['architectures'])} cards are left out: "
-                            f"no longer supported since {row['from'][:7]} ({row['source']['name']})", when="some-fail"))
+    reasons = [why for _, why in limited]
+    if dropped:
+        row = next(iter(dropped.values()))
+        reasons.insert(0, f"{', '.join(row['architectures'])} cards are left out: "
+                          f"no longer supported since {row['from'][:7]} ({row['source']['name']})")
+    out = {stack for stacks, _ in limited for stack in stacks}
+    return Ruling(keep=Keep(lambda c: (c.gpu.software, c.gpu.architecture) not in dropped and c.gpu.software not in out,
+                            "; ".join(reasons), when="some-fail"))
 
 
 @rule("workload-priorities")

@@ -85,6 +85,11 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         least = sorted(floored or new_or_used, key=lambda c: (c.total_usd, c.gpu.id))[:1]
         used_ones = [c for c in usable if c.offer.condition == "used" and affordable(c) and (floor is None or c.gpu.memory_gb >= floor.gb)]
         used_ones = [c for c in used_ones if headline(c)] or used_ones
+        if used_ones and not used_ok and not any(map(affordable, new_or_used)):  # no new card holds the job within the budget
+            choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest)
+            note = ("persona-little-money", "applied", "no new configuration that holds the job fits the budget: used cards are "
+                                                       "picked (check a used card before paying)")
+            return replace(choice, notes=(note, *choice.notes))
         lam = threshold * max((c.value for c in used_ones), default=0.0)
         return Choice(None, alternatives={"used": min(used_ones, key=lambda c: _key(c, lam))} if used_ones and not used_ok else {},
                       over_budget=tuple(least))

@@ -16,7 +16,7 @@ from rules.money import Pricing
 if TYPE_CHECKING:
     from rules.catalog import Gpu, PricePoint
 
-__all__ = ["Offer", "offers_at", "is_server_only", "fits_setting"]
+__all__ = ["Offer", "offers_at", "is_server_only", "fits_setting", "limited_support"]
 
 
 @dataclass(frozen=True)
@@ -57,3 +57,23 @@ def offers_at(catalog, as_of: date, new_prices: Pricing, any_prices: Pricing) ->
         if cheapest is not None and cheapest.kind == "used":
             found.append(Offer(gpu, cheapest, "used", cheapest.price_usd))
     return tuple(found)
+
+
+def limited_support(rulebook, as_of: date, task: str, workload: str, precision: str | None) -> list[tuple[tuple[str, ...], str]]:
+    """(stacks, why) for each software stack that could not yet run the job on the date.
+
+    Rule ``software-support``, rows ``limited``: a row holds from its ``from`` date until its
+    ``until`` date, for the task, workloads and precisions it names (a missing key matches all).
+    """
+    day = as_of.isoformat()
+    found = []
+    for row in rulebook.param("software-support", "limited"):
+        if not row["from"] <= day < row["until"]:
+            continue
+        if row.get("task", task) != task or workload not in row.get("workloads", [workload]) \
+                or precision not in row.get("precisions", [precision]):
+            continue
+        stacks = tuple(row["software"])
+        found.append((stacks, f"{', '.join(stacks)} cards are left out for {row['what']}: on {day} the common tools did not "
+                              f"run it there yet ({row['source']['name']})"))
+    return found

@@ -305,6 +305,8 @@ def test_a_larger_budget_never_gives_a_worse_top_configuration(advisor, question
     """Persona rules that widen the market for small budgets (used cards under $350) are held fixed by used_ok."""
     question = question.refined(used_ok=True) if question.budget <= 400 else question
     small = advisor.recommend(question, today=TODAY)
+    if small.picks and small.picks[0].condition == "used" and not question.used_ok:
+        question = question.refined(used_ok=True)  # no new card fitted the small budget: the used market is the one compared
     large = advisor.recommend(question.refined(budget=question.budget * factor), today=TODAY)
     if small.picks:
         assert large.picks
@@ -418,3 +420,24 @@ def test_a_card_memory_answer_is_in_the_askers_language(advisor):
     answer = _ask(advisor, intent="fit", workload="llm", task="inference", params_b=13, card_memory_gb=8, language="ru",
                   as_of=date(2026, 11, 20))
     assert answer["summary"].startswith("Одна карта на 8 GB не справляется")
+
+
+def test_a_stack_the_tools_did_not_run_on_yet_gives_no_pick_and_says_so(recommend):
+    """software-support, rows 'limited': Stable Diffusion on Arc in 2023-01 ran only through a basic OpenVINO port
+    (Tom's Hardware), 8-bit LLM inference was bitsandbytes on CUDA only until llama.cpp's ROCm port (2023-08)."""
+    sd = recommend(workload="image-generation", model="sd-1.5", task="inference", budget=600, as_of=date(2023, 1, 30))
+    assert sd["picks"][0]["vendor"] == "nvidia"
+    assert any(f["rule"] == "software-support" and "oneapi" in f["reason"] for f in sd["findings"])
+    later = recommend(workload="image-generation", model="sd-1.5", task="inference", budget=600, as_of=date(2024, 6, 1))
+    assert not any(f["rule"] == "software-support" and "oneapi" in f["reason"] for f in later["findings"])
+    int8 = recommend(workload="llm", task="inference", precision="8-bit", budget=850, as_of=date(2023, 1, 30))
+    assert int8["picks"] and all(p["vendor"] == "nvidia" for p in int8["picks"])
+    assert any(f["rule"] == "software-support" and "rocm" in f["reason"] for f in int8["findings"])
+
+
+def test_no_new_card_within_the_budget_picks_a_used_one_and_says_so(recommend):
+    """8-bit LLM inference for $850 in 2023-01: no new CUDA card with 16 GB costs that little, a used RTX 3090 does."""
+    answer = recommend(workload="llm", task="inference", precision="8-bit", budget=850, as_of=date(2023, 1, 30))
+    top = answer["picks"][0]
+    assert top["condition"] == "used" and top["total_price"]["amount"] <= 850 and top["memory_gb"] >= 16
+    assert any("no new configuration" in f["reason"] for f in answer["findings"])
