@@ -89,7 +89,8 @@ def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], coun
     """Why no allowed count of ``gpu`` works: the build rule, or memory at the largest count tried."""
     refusal = sizing.build(gpu, counts[-1]) if counts[-1] > 1 else None
     tried = max((n for (memory, n) in fits if memory == gpu.memory_gb), default=None)
-    if refusal and (tried is None or tried < counts[-1]):
+    pooled = tried is not None and fits[(gpu.memory_gb, tried)].sharded  # unpooled, more cards would not have helped anyway
+    if refusal and (tried is None or (tried < counts[-1] and pooled)):
         return {"gpu": gpu.id, "rule": "multi-gpu-heat", "reason": f"{gpu.name}: {refusal}"}
     assert tried is not None, "a card is left out by its build rule or at a count whose memory was tried"
     return {"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {fits[(gpu.memory_gb, tried)].reason}"}
