@@ -1,7 +1,7 @@
 """The whichgpu JSON API as the bot sees it: ``POST {api_url}/v1/ask`` over httpx.
 
-The bot never imports the engine to answer; it asks the service over HTTP, so it
-runs beside the service or on another host. Failures are two exceptions::
+Over Socket Mode the bot asks the service over HTTP, so it runs beside the service or
+on another host (inside the service it answers in-process). Failures are two exceptions::
 
     AskError
     ├── ServiceUnavailable   connection refused, timeout, 5xx, a body that is not JSON

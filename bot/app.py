@@ -2,16 +2,17 @@
 
 Every listener acks at once and answers in a lazy listener (bolt runs it after the
 ack: a task in this process, or another invocation on FaaS), so Slack's 3-second
-limit holds however slow the service is. Answers come from the service's JSON API
-(:class:`bot.api.WhichgpuAPI`); Slack's Web API is reached at
-``settings.slack_api_url``.
+limit holds however slow the answer is. Answers come from an
+:class:`~bot.answers.AnswerSource`: the service's own engine when the bot runs inside
+it, its JSON API otherwise. Slack's Web API is reached at ``settings.slack_api_url``.
 
 Flows:
 - slash command: ack "Looking into …" (help and too-long questions are answered in
   the ack itself), then the answer through ``response_url``, ephemeral, replacing it;
 - app mention / DM: the answer in the thread, by ``chat.postMessage``;
 - refinement buttons: the next question of the conversation, replacing the message;
-- "Share in channel": the same answer posted for everyone, the private one deleted;
+- "Share in channel": the answer on screen posted for everyone (not asked again), the
+  private one deleted;
 - ``app_home_opened``: ``views.publish`` of the home tab.
 """
 
@@ -20,12 +21,13 @@ from __future__ import annotations
 import logging
 import re
 from collections import OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.models.blocks import Block
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.answers import AnswerSource, ServiceAnswers, ShownAnswers
 from bot.api import AskReply, QuestionRejected, ServiceUnavailable, WhichgpuAPI
 from bot.blocks import (
     ACTION_SHARE, MAX_QUESTION_CHARS, REFINEMENTS, Conversation, answer_blocks, fallback_text,
@@ -47,55 +49,63 @@ def _dicts(blocks: list[Block]) -> list[dict[str, Any]]:
     return [block.to_dict() for block in blocks]
 
 
-class Answerer:
-    """Question in, Block Kit out: calls the service and turns every outcome into blocks."""
+class Unanswered(NamedTuple):
+    """What the user sees when no answer came: blocks that say why, and their fallback text."""
 
-    def __init__(self, api: WhichgpuAPI, public_url: str | None = None) -> None:
-        self.api = api
+    blocks: list[Block]
+    text: str
+
+
+class Answerer:
+    """Question in, Block Kit out: asks the answer source and turns every outcome into blocks."""
+
+    def __init__(self, source: AnswerSource, public_url: str | None = None, shown: ShownAnswers | None = None) -> None:
+        self.source = source
         self.public_url = public_url
+        self.shown = shown or ShownAnswers()
 
     async def answer(self, conversation: Conversation, *, ephemeral: bool, ask: str | None = None,
-                     shared_by: str | None = None) -> tuple[list[Block], str, Conversation | None]:
-        """Blocks, fallback text, and the conversation they show (None when the service failed)."""
+                     ) -> tuple[list[Block], str, Conversation | None]:
+        """Blocks, fallback text, and the conversation they show (None when no answer came)."""
+        asked = await self._ask(conversation, ask)
+        if isinstance(asked, Unanswered):
+            return asked.blocks, asked.text, None
+        return self._render(*asked, ephemeral=ephemeral)
+
+    async def share(self, conversation: Conversation, user: str | None) -> tuple[list[Block], str, Conversation | None]:
+        """The answer on screen, for everyone: the one this process showed, else answered again."""
+        reply = self.shown.get(conversation)
+        if reply is None:
+            asked = await self._ask(conversation, None)
+            if isinstance(asked, Unanswered):
+                return asked.blocks, asked.text, None
+            reply, conversation = asked
+        return self._render(reply, conversation, ephemeral=False, shared_by=user)
+
+    async def _ask(self, conversation: Conversation, ask: str | None) -> tuple[AskReply, Conversation] | Unanswered:
         question = ask or conversation.questions[-1]
         try:
-            reply, shown = await self._ask(conversation, ask)
+            reply, shown = await self.source.answer(conversation, ask)
         except ServiceUnavailable as exc:
             log.warning("whichgpu service unavailable for a %d-character question: %s", len(question), exc)
-            return unavailable_blocks(question), "The whichgpu service didn't answer in time; please try again.", None
+            return Unanswered(unavailable_blocks(question), "The whichgpu service didn't answer in time; please try again.")
         except QuestionRejected as exc:
-            log.info("question rejected by the service: %s %s", exc.status, exc.title)
-            blocks = problem_blocks(question, exc.detail, exc.errors)
-            return blocks, f"Sorry, I can't answer that: {exc.detail}", None
+            log.info("question rejected: %s %s", exc.status, exc.title)
+            return Unanswered(problem_blocks(question, exc.detail, exc.errors), f"Sorry, I can't answer that: {exc.detail}")
+        except Exception:  # a bug behind the source: say so rather than leave "Looking into …" on screen
+            log.exception("no answer for a %d-character question", len(question))
+            return Unanswered(failed_blocks(question), "Sorry, something went wrong on our side.")
+        self.shown.put(shown, reply)
+        return reply, shown
+
+    def _render(self, reply: AskReply, shown: Conversation, *, ephemeral: bool,
+                shared_by: str | None = None) -> tuple[list[Block], str, Conversation | None]:
         try:
             blocks = answer_blocks(reply, shown, ephemeral=ephemeral, public_url=self.public_url, shared_by=shared_by)
         except (KeyError, TypeError, ValueError, AttributeError):  # an answer shape this bot does not know
-            log.exception("could not render the service's answer (intent %s)", reply.intent)
-            return failed_blocks(question), "Sorry, something went wrong on our side.", None
+            log.exception("could not render the answer (intent %s)", reply.intent)
+            return failed_blocks(shown.questions[-1]), "Sorry, something went wrong on our side.", None
         return blocks, fallback_text(reply), shown
-
-    async def _ask(self, conversation: Conversation, ask: str | None) -> tuple[AskReply, Conversation]:
-        if ask is None:  # show the conversation as it stands: replay its questions from the start
-            return await self._replay(conversation.questions)
-        if conversation.conversation_id:
-            try:
-                reply = await self.api.ask(ask, conversation.conversation_id)
-            except QuestionRejected as exc:
-                if exc.status not in (404, 410):
-                    raise
-            else:
-                if reply.intent not in ("help", "clarify"):
-                    return reply, conversation.then(ask, reply.conversation_id or conversation.conversation_id)
-        # The service forgot the conversation (restart, expiry) or never gave one: replay it.
-        return await self._replay((*conversation.questions, ask))
-
-    async def _replay(self, questions: tuple[str, ...]) -> tuple[AskReply, Conversation]:
-        """Ask the questions in order; a single question is one-shot (the service stores nothing)."""
-        conversation_id: str | None = None
-        for question in questions:
-            reply = await self.api.ask(question, conversation_id, start=len(questions) > 1)
-            conversation_id = reply.conversation_id or conversation_id
-        return reply, Conversation(conversation_id, questions)
 
 
 class ThreadMemory:
@@ -127,9 +137,9 @@ def _question_problem(text: str) -> list[Block] | None:
     return None
 
 
-def create_bolt_app(settings: BotSettings, *, api: WhichgpuAPI | None = None,
+def create_bolt_app(settings: BotSettings, *, answers: AnswerSource | None = None,
                     process_before_response: bool = True) -> AsyncApp:
-    """The bolt app for both transports.
+    """The bolt app for both transports; answers from ``answers``, else from the service at ``settings.api_url``.
 
     ``process_before_response=True``: every listener here is an ack function plus
     lazy listeners, so bolt runs the ack inline and returns its response at once,
@@ -143,7 +153,7 @@ def create_bolt_app(settings: BotSettings, *, api: WhichgpuAPI | None = None,
     app = AsyncApp(token=settings.slack_bot_token, signing_secret=settings.slack_signing_secret,
                    process_before_response=process_before_response, name="whichgpu")
     app.client.base_url = settings.slack_api_url  # bolt takes a client or a token; a client plus env token warns
-    answerer = Answerer(api or WhichgpuAPI(settings.api_url), settings.public_url)
+    answerer = Answerer(answers or ServiceAnswers(WhichgpuAPI(settings.api_url)), settings.public_url)
     threads = ThreadMemory()
     _register(app, answerer, threads)
     return app
@@ -224,8 +234,7 @@ def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
         if (decoded := await from_button(action, respond)) is None:
             return
         conversation, _ = decoded
-        user = (body.get("user") or {}).get("id")
-        blocks, fallback, shown = await answerer.answer(conversation, ephemeral=False, shared_by=user)
+        blocks, fallback, shown = await answerer.share(conversation, (body.get("user") or {}).get("id"))
         if shown is None:
             await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral", replace_original=False)
             return

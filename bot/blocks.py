@@ -66,9 +66,9 @@ ALTERNATIVE_LABELS = {"cheaper": "Cheaper", "roomier": "More memory", "faster": 
 class Conversation:
     """The questions asked so far (first to last) and the service's conversation id.
 
-    Refining asks the next question in the conversation; sharing replays the
-    questions, so the shared answer is the one on screen even if the service
-    forgot the conversation.
+    Refining asks the next question in the conversation; sharing posts the answer
+    shown for it (:class:`bot.answers.ShownAnswers`), or asks its questions again
+    when this process no longer has it.
     """
 
     conversation_id: str | None

@@ -3,7 +3,7 @@
 slack-bolt has no Litestar adapter; this is one, in the shape of bolt's Starlette
 adapter: the raw body, query and headers become an ``AsyncBoltRequest``, bolt
 dispatches, and its ``BoltResponse`` becomes a Litestar ``Response``. The service
-includes :func:`slack_routes` when ``settings.slack_enabled``.
+includes :func:`slack_routes` when ``settings.http_enabled``.
 
 Before bolt sees anything, :class:`SlackGate` checks the request without parsing it:
 the signature and a numeric timestamp within 5 minutes (401 otherwise), and that
@@ -29,7 +29,7 @@ from litestar.handlers import HTTPRouteHandler
 from slack_bolt.async_app import AsyncApp, AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
-from bot.api import WhichgpuAPI
+from bot.answers import AnswerSource
 from bot.app import create_bolt_app
 from bot.settings import BotSettings
 from rules.settings import SettingsError
@@ -110,11 +110,13 @@ def to_litestar_response(bolt_response: BoltResponse) -> Response[bytes]:
                     headers=headers, media_type=media_type)
 
 
-def slack_routes(settings: BotSettings, *, api: WhichgpuAPI | None = None, app: AsyncApp | None = None) -> list[HTTPRouteHandler]:
-    """Route handlers for the service app: Slack's slash commands, events and interactivity."""
+def slack_routes(settings: BotSettings, *, answers: AnswerSource | None = None, app: AsyncApp | None = None,
+                 ) -> list[HTTPRouteHandler]:
+    """Route handlers for Slack's slash commands, events and interactivity; the service passes ``answers``
+    from its own engine, so the bot never calls back into its own process over HTTP."""
     if not settings.slack_signing_secret and app is None:
         raise SettingsError("SLACK_SIGNING_SECRET is not set: Slack's HTTP requests cannot be verified")
-    bolt = app or create_bolt_app(settings, api=api)
+    bolt = app or create_bolt_app(settings, answers=answers)
     gate = SlackGate(settings.slack_signing_secret) if settings.slack_signing_secret else None
 
     @post("/slack/events", status_code=200, tags=["slack"], operation_id="slackEvents",

@@ -40,13 +40,14 @@ log = logging.getLogger("whichgpu.app")
 EXAMPLE_QUESTION = Question(workload="transformer", budget=800, as_of=date(2023, 6, 1))
 
 
-def _extra_routes(settings: Settings) -> list[Any]:
+def _extra_routes(settings: Settings, holder: SnapshotHolder, metrics: ApiMetrics) -> list[Any]:
     """Routes other parts contribute: Slack's endpoint when configured, the web pages when present."""
     routes: list[Any] = []
     if settings.bot.http_enabled:
         from bot.http import slack_routes
+        from service.slack import EngineAnswers
 
-        routes += slack_routes(settings.bot)
+        routes += slack_routes(settings.bot, answers=EngineAnswers(holder, metrics))  # answered in-process
     try:
         from service.web import web_routes
     except ImportError:  # the web pages are optional until service/web.py exists
@@ -83,7 +84,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     return Litestar(
         route_handlers=[
             RecommendationController, AskController, ChatController, GpuController, RuleController,
-            SchemaController, HealthController, BenchmarkController, docs_assets(), *_extra_routes(settings),
+            SchemaController, HealthController, BenchmarkController, docs_assets(), *_extra_routes(settings, holder, metrics),
         ],
         exception_handlers=exception_handlers(),
         middleware=[metrics.middleware],

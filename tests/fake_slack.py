@@ -7,6 +7,8 @@
   ``v0:{timestamp}:{body}``), and the ``*_body`` helpers build what Slack posts:
   form-encoded slash commands, JSON events, ``payload=`` interactivity.
 - :class:`ServerThread` serves an ASGI app with uvicorn on a real TCP port.
+- :func:`run_socket_mode_bot` runs ``whichgpu bot`` against a local stand-in for
+  Slack's Socket Mode WebSocket.
 """
 
 from __future__ import annotations
@@ -17,12 +19,16 @@ import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import parse_qsl, urlencode
 
 from slack_sdk.signature import SignatureVerifier
 
-__all__ = ["FakeSlack", "LocalHTTPServer", "ServerThread", "SlackCall", "action_body", "block_text", "command_body", "event_body", "signed"]
+if TYPE_CHECKING:
+    from bot.settings import BotSettings
+
+__all__ = ["FakeSlack", "LocalHTTPServer", "ServerThread", "SlackCall", "action_body", "block_text", "command_body", "event_body",
+           "run_socket_mode_bot", "signed", "slash_command_envelope"]
 
 BOT_USER_ID = "UWHICHGPU"
 BOT_ID = "BWHICHGPU"
@@ -260,3 +266,60 @@ class ServerThread:
         if self._thread is not None:
             self._thread.join(timeout=10)
         self._socket.close()
+
+
+# --- Socket Mode -----------------------------------------------------------------
+
+def slash_command_envelope(text: str, response_url: str, envelope_id: str = "env-1") -> dict[str, Any]:
+    """What Slack sends over the Socket Mode WebSocket for ``/whichgpu text``."""
+    payload = {"command": "/whichgpu", "text": text, "user_id": "U0ASKER", "channel_id": "C0LAB", "team_id": TEAM_ID,
+               "response_url": response_url, "trigger_id": "1.2.3"}
+    return {"envelope_id": envelope_id, "type": "slash_commands", "payload": payload, "accepts_response_payload": True}
+
+
+def run_socket_mode_bot(fake: FakeSlack, settings: "BotSettings", envelopes: list[dict[str, Any]],
+                        until: Callable[[], Any], timeout_s: float = 30) -> list[dict[str, Any]]:
+    """Run ``whichgpu bot`` (:func:`bot.socket.serve`) against a local Socket Mode WebSocket.
+
+    ``fake`` hands out the socket's URL from ``apps.connections.open``; the socket says
+    hello, sends ``envelopes``, and records what the bot sends back (its acks), which
+    are returned once ``until()`` (run in a thread, e.g. ``fake.wait_for``) returns.
+    """
+    import asyncio
+
+    from aiohttp import WSMsgType, web
+
+    from bot.socket import serve
+
+    received: list[dict[str, Any]] = []
+
+    async def socket_mode(request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_str(json.dumps({"type": "hello", "num_connections": 1}))
+        for envelope in envelopes:
+            await ws.send_str(json.dumps(envelope))
+        async for message in ws:
+            if message.type == WSMsgType.TEXT:
+                received.append(json.loads(message.data))
+        return ws
+
+    async def scenario() -> None:
+        server = web.Application()
+        server.router.add_get("/link", socket_mode)
+        runner = web.AppRunner(server)
+        await runner.setup()
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        await web.SockSite(runner, sock).start()
+        fake.socket_mode_url = f"ws://127.0.0.1:{sock.getsockname()[1]}/link"
+        bot = asyncio.create_task(serve(settings))
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, until)
+        finally:
+            bot.cancel()
+            await asyncio.gather(bot, return_exceptions=True)
+            await runner.cleanup()
+
+    asyncio.run(asyncio.wait_for(scenario(), timeout_s))
+    return received

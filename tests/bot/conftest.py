@@ -3,8 +3,9 @@
 The bot runs the real slack-bolt pipeline inside a Litestar app served by uvicorn
 on 127.0.0.1; requests are signed as Slack signs them. Slack's Web API and the
 response URLs are a local recording server (:class:`tests.fake_slack.FakeSlack`).
-The whichgpu API is mocked with respx at its seam (httpx); one test module
-crosses that seam for real (test_bot_real_service.py).
+Answers come over HTTP (the Socket Mode bot's source), with the whichgpu API mocked
+with respx at its seam (httpx); test_bot_real_service.py runs the bot inside the real
+service (answers in-process) and, over Socket Mode, against a real server process.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 import respx
 from litestar import Litestar
 
+from bot.answers import ServiceAnswers
 from bot.api import WhichgpuAPI
 from bot.http import slack_routes
 from tests.fake_slack import FORM, JSON, FakeSlack, ServerThread, action_body, command_body, event_body, signed
@@ -104,7 +106,7 @@ class SlackSender:
 @pytest.fixture
 def slack(bot_settings: BotSettings, bot_api: WhichgpuAPI, fake_slack: FakeSlack, api: respx.MockRouter) -> Iterator[SlackSender]:
     """The bot's HTTP endpoint on a real TCP port, and a way to post to it as Slack."""
-    app = Litestar(route_handlers=slack_routes(bot_settings, api=bot_api))
+    app = Litestar(route_handlers=slack_routes(bot_settings, answers=ServiceAnswers(bot_api)))
     with ServerThread(app) as server:
         yield SlackSender(server.url, fake_slack)
 

@@ -196,7 +196,20 @@ def test_refine_failure_keeps_the_answer_and_says_why_beside_it(slack, fake_slac
     assert note.data["replace_original"] is False and "didn't answer" in block_text(note.data["blocks"])
 
 
-def test_share_posts_the_same_answer_in_channel_and_removes_the_private_one(slack, fake_slack, ask_api, replies):
+def test_share_posts_the_answer_on_screen_without_asking_again(slack, fake_slack, ask_api, replies):
+    slack.command("nlp $800", key="private")
+    [private] = fake_slack.wait_for("response_url")
+    share = next(e for b in private.data["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"] == ACTION_SHARE)
+    slack.click(ACTION_SHARE, share["value"], key="private")
+    _, shared, removed = fake_slack.wait_for("response_url", 3)
+    assert shared.data["response_type"] == "in_channel" and "Shared by <@U0ASKER>" in block_text(shared.data["blocks"])
+    assert shared.data["blocks"][0] == private.data["blocks"][0] and "Top pick" in block_text(shared.data["blocks"][0])
+    assert removed.data["delete_original"] is True
+    assert ask_bodies(ask_api) == [{"text": "nlp $800"}], "sharing reuses the answer shown; the question is not asked again"
+
+
+def test_share_after_a_restart_answers_the_questions_again(slack, fake_slack, ask_api, replies):
+    """This process never showed the answer (a restart, another replica): the button's questions are asked again."""
     slack.click(ACTION_SHARE, Conversation("conv-7", ("nlp $800",)).to_value(), key="private")
     shared, removed = fake_slack.wait_for("response_url", 2)
     assert shared.data["response_type"] == "in_channel" and shared.data["replace_original"] is False

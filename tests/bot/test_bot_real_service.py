@@ -1,13 +1,16 @@
-"""The bot against the REAL service: ``service.app.create_app`` over TCP with a temporary SQLite.
+"""The bot against the REAL service, over TCP with a temporary SQLite; only Slack is faked.
 
-The service includes ``POST /slack/events`` itself when Slack settings are present,
-and the bot asks the same server's ``/v1/ask`` over HTTP, as in a deployment.
-Only Slack is faked.
+- Inside the service (``service.app.create_app`` with Slack settings, ``POST /slack/events``)
+  the bot answers from the service's own engine: its ``WHICHGPU_API_URL`` points where
+  nothing listens, and the service's metrics show no ``/v1/ask`` request.
+- ``whichgpu bot`` over Socket Mode asks a real ``whichgpu serve`` process over HTTP.
+Neither writes a conversation row.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -16,43 +19,33 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.blocks import ACTION_MORE_GPUS, Conversation
-from tests.fake_slack import FORM, FakeSlack, ServerThread, action_body, block_text, command_body, signed
-
-try:
-    from service.app import create_app
-except ImportError as exc:  # the service app is being written beside the bot
-    create_app = None
-    MISSING = f"service.app is not importable yet: {exc}"
-else:
-    MISSING = ""
+from bot.blocks import ACTION_MORE_GPUS, ACTION_SHARE
+from bot.settings import BotSettings
+from service.app import create_app
+from service.settings import Settings
+from tests.fake_slack import (FORM, JSON, FakeSlack, ServerThread, action_body, block_text, command_body, event_body,
+                              run_socket_mode_bot, signed, slash_command_envelope)
+from tests.server_process import ServerProcess
 
 SECRET = "real-service-signing-secret"
+NOWHERE = "http://127.0.0.1:9"  # the discard port: an HTTP call back into the service would fail
 
-# Temporary: until service/app.py imports cleanly these tests are expected to fail (not strict).
-pytestmark = [pytest.mark.e2e, pytest.mark.xfail(create_app is None, reason=MISSING, strict=False)]
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
 def service(tmp_path: Path, fake_slack: FakeSlack) -> Iterator[str]:
-    """The whole service on a real port, Slack endpoint included, asking itself for answers."""
-    if create_app is None:
-        raise ImportError(MISSING)
-    from bot.settings import BotSettings
-    from service.settings import Settings
-
-    server = ServerThread()
-    bot = BotSettings(api_url=server.url, slack_bot_token="xoxb-real-service-test", slack_signing_secret=SECRET,
+    """The whole service on a real port, Slack endpoint included."""
+    bot = BotSettings(api_url=NOWHERE, slack_bot_token="xoxb-real-service-test", slack_signing_secret=SECRET,
                       slack_api_url=fake_slack.api_url, public_url=None)
     settings = Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'whichgpu.db'}", bot=bot)
-    server.app = create_app(settings)
-    with server:
+    with ServerThread(create_app(settings)) as server:
         yield server.url
 
 
-def post(url: str, body: str) -> httpx.Response:
+def post(url: str, body: str, content_type: str = FORM) -> httpx.Response:
     with httpx.Client(timeout=30) as client:
-        return client.post(f"{url}/slack/events", content=body.encode(), headers=signed(SECRET, body, FORM))
+        return client.post(f"{url}/slack/events", content=body.encode(), headers=signed(SECRET, body, content_type))
 
 
 def conversation_rows(data_dir: Path) -> int:
@@ -60,24 +53,71 @@ def conversation_rows(data_dir: Path) -> int:
         return db.execute("select count(*) from conversation").fetchone()[0]
 
 
-def test_slash_command_is_answered_by_the_real_engine_and_a_button_refines_it(service, fake_slack, tmp_path):
+def metric(url: str, name: str, **labels: str) -> float:
+    """The value of one Prometheus sample of the service (0 when it has none)."""
+    text = httpx.get(f"{url}/metrics", timeout=10).text
+    wanted = [f'{key}="{value}"' for key, value in labels.items()]
+    found = [float(m.group(2)) for m in re.finditer(rf"^{name}{{(.*)}} (\S+)$", text, re.M)
+             if all(label in m.group(1).split(",") for label in wanted)]
+    return sum(found)
+
+
+def button(blocks: list[dict], action_id: str) -> dict:
+    return next(e for b in blocks if b["type"] == "actions" for e in b["elements"] if e["action_id"] == action_id)
+
+
+def test_slash_command_refine_and_share_are_answered_in_process_without_conversation_rows(service, fake_slack, tmp_path):
     assert post(service, command_body("cv 2 gpus 3000", fake_slack.response_url("q1"))).status_code == 200
     [answer] = fake_slack.wait_for("response_url", timeout=30)
     text = block_text(answer.data["blocks"])
     assert answer.data["blocks"][0]["text"]["text"].startswith("Top pick: 2 × ")
     assert "`workload-priorities`" in text and "catalog" in text
 
-    button = next(e for b in answer.data["blocks"] if b["type"] == "actions" for e in b["elements"]
-                  if e["action_id"] == ACTION_MORE_GPUS)
-    conversation, ask = Conversation.from_value(button["value"])
-    assert conversation.conversation_id is None and ask == "4 gpus"  # a slash command is one-shot: nothing stored
-    assert conversation_rows(tmp_path) == 0
-
-    assert post(service, action_body(ACTION_MORE_GPUS, button["value"], fake_slack.response_url("q1"))).status_code == 200
+    more = button(answer.data["blocks"], ACTION_MORE_GPUS)["value"]
+    assert post(service, action_body(ACTION_MORE_GPUS, more, fake_slack.response_url("q1"))).status_code == 200
     _, refined = fake_slack.wait_for("response_url", 2, timeout=30)
     assert refined.data["replace_original"] is True
     assert refined.data["blocks"][0]["text"]["text"].startswith("Top pick: 4 × ")
-    assert conversation_rows(tmp_path) == 1, "refining replays the questions as one stored conversation"
+
+    share = button(refined.data["blocks"], ACTION_SHARE)["value"]
+    assert post(service, action_body(ACTION_SHARE, share, fake_slack.response_url("q1"))).status_code == 200
+    _, _, shared, removed = fake_slack.wait_for("response_url", 4, timeout=30)
+    assert shared.data["response_type"] == "in_channel" and shared.data["blocks"][0] == refined.data["blocks"][0]
+    assert removed.data["delete_original"] is True
+
+    assert conversation_rows(tmp_path) == 0, "the questions travel in the buttons; the service stores nothing"
+    assert metric(service, "whichgpu_http_requests_total", route="/v1/ask") == 0, "no HTTP call back into the service"
+    assert metric(service, "whichgpu_recommendations_total", face="slack") == 2, "asked, refined; the share reused the answer"
+
+
+def test_a_follow_up_in_a_thread_keeps_the_question_so_far(service, fake_slack, tmp_path):
+    first = {"type": "app_mention", "user": "U0ASKER", "text": "<@UWHICHGPU> cv 2 gpus 3000", "ts": "1700000000.000100",
+             "channel": "C0LAB", "event_ts": "1700000000.000100"}
+    assert post(service, event_body(first), JSON).status_code == 200
+    fake_slack.wait_for("chat.postMessage", timeout=30)
+    follow = {**first, "text": "<@UWHICHGPU> and for rnn?", "ts": "1700000000.000300", "thread_ts": "1700000000.000100"}
+    assert post(service, event_body(follow, event_id="Ev0002"), JSON).status_code == 200
+    _, second = fake_slack.wait_for("chat.postMessage", 2, timeout=30)
+    assert second.data["thread_ts"] == "1700000000.000100"
+    assert second.data["blocks"][0]["text"]["text"].startswith("Top pick: 2 × "), "two cards, as the thread asked first"
+    assert conversation_rows(tmp_path) == 0
+
+
+def test_socket_mode_asks_a_real_server_process_over_http(tmp_path, fake_slack):
+    server = ServerProcess(f"sqlite:///{tmp_path / 'whichgpu.db'}", tmp_path).start()
+    try:
+        settings = BotSettings(api_url=server.url, slack_bot_token="xoxb-socket-e2e", slack_app_token="xapp-1-socket-e2e",
+                               slack_api_url=fake_slack.api_url, public_url=None)
+        envelope = slash_command_envelope("cv 2 gpus 3000", fake_slack.response_url("socket"))
+        acks = run_socket_mode_bot(fake_slack, settings, [envelope], until=lambda: fake_slack.wait_for("response_url", timeout=60),
+                                   timeout_s=90)
+        assert any(a.get("envelope_id") == "env-1" for a in acks)
+        [answer] = fake_slack.sent("response_url")
+        assert answer.data["blocks"][0]["text"]["text"].startswith("Top pick: 2 × ")
+        assert metric(server.url, "whichgpu_http_requests_total", route="/v1/ask", method="POST", status="200") == 1
+        assert conversation_rows(tmp_path) == 0, "a slash command is one-shot"
+    finally:
+        server.stop()
 
 
 def test_bad_signature_is_refused_by_the_real_service(service, fake_slack):

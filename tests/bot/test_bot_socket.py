@@ -8,6 +8,7 @@ from bot.app import create_bolt_app
 from bot.socket import run
 from bot.settings import BotSettings
 from rules.settings import SettingsError
+from tests.fake_slack import block_text, run_socket_mode_bot, slash_command_envelope
 
 
 def test_missing_app_token_is_a_clear_error():
@@ -33,51 +34,10 @@ def test_the_app_uses_the_configured_web_api_url_and_acks_inline():
 
 def test_socket_mode_acks_over_the_websocket_and_answers_through_response_url(fake_slack, ask_api, replies):
     """A local WebSocket stands in for Slack's Socket Mode server; the bot is the real bolt app."""
-    import asyncio
-    import json
-    import socket
-
-    from aiohttp import WSMsgType, web
-
-    from bot.socket import serve
-    from tests.fake_slack import block_text
-
-    acks: list[dict] = []
-
-    async def socket_mode(request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse()
-        await ws.prepare(request)
-        await ws.send_str(json.dumps({"type": "hello", "num_connections": 1}))
-        payload = {"command": "/whichgpu", "text": "nlp $800", "user_id": "U0ASKER", "channel_id": "C0LAB",
-                   "team_id": "T0WHICHGPU", "response_url": fake_slack.response_url("socket"), "trigger_id": "1.2.3"}
-        await ws.send_str(json.dumps({"envelope_id": "env-1", "type": "slash_commands", "payload": payload,
-                                      "accepts_response_payload": True}))
-        async for message in ws:
-            if message.type == WSMsgType.TEXT:
-                acks.append(json.loads(message.data))
-        return ws
-
-    async def scenario() -> None:
-        server = web.Application()
-        server.router.add_get("/link", socket_mode)
-        runner = web.AppRunner(server)
-        await runner.setup()
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-        await web.SockSite(runner, sock).start()
-        fake_slack.socket_mode_url = f"ws://127.0.0.1:{port}/link"
-        settings = BotSettings(slack_bot_token="xoxb-socket-test", slack_app_token="xapp-1-socket-test",
-                            slack_api_url=fake_slack.api_url, api_url="http://whichgpu-api.test")
-        bot = asyncio.create_task(serve(settings))
-        try:
-            await asyncio.get_running_loop().run_in_executor(None, fake_slack.wait_for, "response_url")
-        finally:
-            bot.cancel()
-            await asyncio.gather(bot, return_exceptions=True)
-            await runner.cleanup()
-
-    asyncio.run(asyncio.wait_for(scenario(), 30))
+    settings = BotSettings(slack_bot_token="xoxb-socket-test", slack_app_token="xapp-1-socket-test",
+                           slack_api_url=fake_slack.api_url, api_url="http://whichgpu-api.test")
+    envelope = slash_command_envelope("nlp $800", fake_slack.response_url("socket"))
+    acks = run_socket_mode_bot(fake_slack, settings, [envelope], until=lambda: fake_slack.wait_for("response_url"))
     [opened] = fake_slack.sent("apps.connections.open")
     assert opened.authorization == "Bearer xapp-1-socket-test"  # the app-level token opens the socket
     ack = next(a for a in acks if a.get("envelope_id") == "env-1")
