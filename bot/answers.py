@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Protocol
 
+import msgspec
+
 from bot.api import AskReply, QuestionRejected, WhichgpuAPI
 from bot.blocks import Conversation
 
@@ -70,17 +72,19 @@ class ShownAnswers:
 
     A button carries only its conversation, so sharing looks the answer up here; after a
     restart (or on another replica) it is gone and the questions are answered again.
+    Answers are kept encoded: bytes, which the garbage collector never walks.
     """
 
-    def __init__(self, size: int = 256) -> None:
+    def __init__(self, size: int = 512) -> None:
         self.size = size
-        self._answers: OrderedDict[Conversation, AskReply] = OrderedDict()
+        self._answers: OrderedDict[Conversation, bytes] = OrderedDict()
 
     def get(self, conversation: Conversation) -> AskReply | None:
-        return self._answers.get(conversation)
+        encoded = self._answers.get(conversation)
+        return None if encoded is None else msgspec.json.decode(encoded, type=AskReply)
 
     def put(self, conversation: Conversation, reply: AskReply) -> None:
-        self._answers[conversation] = reply
+        self._answers[conversation] = msgspec.json.encode(reply)
         self._answers.move_to_end(conversation)
         while len(self._answers) > self.size:
             self._answers.popitem(last=False)

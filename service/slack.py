@@ -4,12 +4,14 @@ The bot (``bot/``) knows nothing of the service; the service hands it
 :class:`EngineAnswers`, which asks the same snapshot ``POST /v1/ask`` answers from,
 so a Slack question costs no HTTP call back into this process. No conversation row is
 written either: the questions so far travel in the bot's buttons and thread memory,
-and each is read again in order (the snapshot caches its replies, so a question
+and each is read again in order (the snapshot memoises its replies, so a question
 answered before costs a lookup). ``whichgpu bot`` (Socket Mode, maybe on another
 host) still asks ``/v1/ask`` over HTTP.
 """
 
 from __future__ import annotations
+
+import msgspec
 
 from bot.api import AskReply, QuestionRejected
 from bot.blocks import Conversation
@@ -35,12 +37,12 @@ class EngineAnswers:
         previous: Question | None = None
         try:
             for text in questions[:-1]:  # what the conversation understood so far, as /v1/ask stores it
-                previous = (await off_loop(len(text), snapshot.reply, text, previous, day)).question
-            reply = await off_loop(len(questions[-1]), snapshot.reply, questions[-1], previous, day)
+                previous = (await off_loop(len(text), snapshot.asked, text, previous, day)).question
+            asked = await off_loop(len(questions[-1]), snapshot.asked, questions[-1], previous, day)
         except QuestionError as exc:  # what /v1/ask answers with a 422
             raise QuestionRejected(InvalidInput.status, InvalidInput.title, exc.message,
                                    [{"field": exc.field, "message": exc.message}]) from None
-        if self.metrics is not None and reply.recommendation is not None and reply.question is not None:
-            self.metrics.recommendations.labels(reply.question.workload, "slack").inc()
-        return AskReply.from_json(reply.to_dict()), Conversation(None, questions)
+        if self.metrics is not None and asked.workload is not None:
+            self.metrics.recommendations.labels(asked.workload, "slack").inc()
+        return AskReply.from_json(msgspec.json.decode(asked.encoded)), Conversation(None, questions)
 
