@@ -31,6 +31,7 @@ from service.catalog_store import sync_catalog
 from service.db import migrate
 from service.metrics import ApiMetrics
 from service.problems import exception_handlers
+from service.ratelimit import rate_limit_middleware
 from service.settings import Settings, get_settings
 from service.snapshot import SnapshotHolder
 
@@ -87,7 +88,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             SchemaController, HealthController, BenchmarkController, docs_assets(), *_extra_routes(settings, holder, metrics),
         ],
         exception_handlers=exception_handlers(),
-        middleware=[metrics.middleware],
+        middleware=[metrics.middleware, *rate_limit_middleware(settings.rate_limit)],
         request_max_body_size=settings.max_body_bytes,
         on_shutdown=[writer.close],
         state={"api": ApiState(settings, url, holder, metrics, writer)},  # type: ignore[arg-type]

@@ -32,6 +32,7 @@ class Settings(EnvSettings):
     electricity_price: float = setting("WHICHGPU_ELECTRICITY_PRICE", 0.15, "Electricity price in USD per kWh, for rent-vs-buy break-even.", non_negative_float)
     max_body_bytes: int = setting("WHICHGPU_MAX_BODY_BYTES", 65536, "Largest accepted request body in bytes.", int)
     conversation_days: float = setting("WHICHGPU_CONVERSATION_DAYS", 30.0, "Days a conversation of `/v1/ask` is kept after its last turn (0 keeps them forever); one-shot questions are never stored.", non_negative_float)
+    rate_limit: float = setting("WHICHGPU_RATE_LIMIT", 0.0, "Requests a minute one client address (IPv6: its /64) may make to the anonymous endpoints, in bursts of up to as many; more get 429 with Retry-After. `/healthz`, `/metrics`, Slack and agent reports are not counted. 0: no limit.", non_negative_float)
     admin_token: str | None = setting("WHICHGPU_ADMIN_TOKEN", None, "Bearer token that may read agents, hosts and their hardware in `GET /v1/benchmarks`; without it everyone sees only runs without them and per-GPU aggregates.", secret=True)
     bot: BotSettings = field(default_factory=BotSettings)
 
