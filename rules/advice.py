@@ -119,10 +119,8 @@ def software_support(ctx: Context) -> Ruling:
 @rule("workload-priorities")
 def workload_priorities(ctx: Context) -> Ruling:
     def card(c: Configuration) -> list[Finding]:
-        measured = ctx.performance.measured(c.gpu.id)
-        source = f"measured on {measured.hosts} lab host{'s' * (measured.hosts != 1)}" if measured else "estimated from specs"
-        return [Finding("workload-priorities", "applied",
-                        f"{c.relative:.2f}× the {ctx.reference.name} for {ctx.label} at {ctx.job.compute_precision} ({source})")]
+        return [Finding("workload-priorities", "applied", f"{c.relative:.2f}× the {ctx.reference.name} for {ctx.label} "
+                        f"at {ctx.job.compute_precision} ({ctx.performance.basis(c.gpu.id, ctx.work)})")]
     return Ruling(card=card)
 
 

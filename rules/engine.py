@@ -46,7 +46,7 @@ class Advisor:
         self.electricity = electricity_usd_per_kwh
         reference_id = self.rulebook.param("workload-priorities", "reference_gpu")
         self.reference = catalog.gpu(reference_id)
-        self.performance = PerformanceModel(self.rulebook, self.reference, measurements)
+        self.performance = PerformanceModel(self.rulebook, self.reference, measurements, gpu_of=catalog.gpu)
         self.memory = MemoryModel(self.rulebook)
         self.renting = Renting(catalog, self.rulebook, self.performance, electricity_usd_per_kwh)
         self._price_cache: dict[tuple[date, bool], dict[str, PricePoint | None]] = {}

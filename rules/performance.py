@@ -11,19 +11,41 @@ this model, because a faster term matters in proportion to its share of the time
 
 Lab measurements replace the spec-sheet inputs: a measured matmul rate stands in
 for ``peak × efficiency`` and a measured triad bandwidth for ``bandwidth × efficiency``.
+The lab's CNN / LSTM / transformer training steps then correct what those two miss
+(kernels, cuDNN, launch overheads): per class *c* a card's factor is
+
+    f_c(card) = ratio(card) / median ratio over the lab's cards,   ratio = measured steps/s / predicted
+
+compared only among runs of the same benchmark, size tier and precision, and bounded
+(more tightly when one host alone stands behind it); a card alone in its group is not
+corrected, since the model's throughput has no absolute unit to compare one card with.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
+from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 from rules.rulebook import Rulebook
 
-__all__ = ["Measured", "PerformanceModel", "workload_key"]
+__all__ = ["Measured", "PerformanceModel", "TrainingStep", "workload_key"]
 
 RULE = "workload-priorities"
 DECODE_WORKLOAD = "llm_inference"
+
+
+@dataclass(frozen=True)
+class TrainingStep:
+    """A bench-agent training benchmark of one card: the median rate at one size tier and precision."""
+
+    benchmark: str  # cnn_train, lstm_train, transformer_train
+    tier: str  # the agent's size tier (gpu, gpu_small …): only runs of one tier are compared
+    precision: str  # fp32, fp16, bf16
+    per_second: float  # images, sequences or tokens per second
+    hosts: int
 
 
 @dataclass(frozen=True)
@@ -34,6 +56,7 @@ class Measured:
     matmul_tflops: Mapping[str, float] = field(default_factory=dict)
     bandwidth_gb_s: float | None = None
     decode_gb_s: float | None = None  # bandwidth LLM token generation reached at 16 bit (bench-agent llm_decode)
+    training: tuple[TrainingStep, ...] = ()
 
 
 def workload_key(workload: str, task: str) -> str:
@@ -44,7 +67,9 @@ def workload_key(workload: str, task: str) -> str:
 class PerformanceModel:
     """Throughput per card and workload, relative to the reference card, cached per snapshot."""
 
-    def __init__(self, rulebook: Rulebook, reference, measurements: Mapping[str, Measured] | None = None) -> None:
+    def __init__(self, rulebook: Rulebook, reference, measurements: Mapping[str, Measured] | None = None,
+                 gpu_of: Callable[[str], Any] | None = None) -> None:
+        """``gpu_of`` finds a measured card's catalog entry (its training steps need its predicted rate)."""
         params = rulebook[RULE].parameters
         self._classes = {name: spec["flops_per_byte"] for name, spec in params["classes"].items()}
         self._mixes = params["workloads"]
@@ -58,6 +83,8 @@ class PerformanceModel:
         self._measured = dict(measurements or {})
         self._cache: dict[tuple[str, str, str], float] = {}
         self.reference = reference
+        self._lab = params["lab_training"]
+        self._training = self._training_factors(gpu_of) if gpu_of else {}
         self._reference_time = {w: self._time(reference, w, "fp32", spec_only=True) for w in self._mixes}
 
     def measured(self, gpu_id: str) -> Measured | None:
@@ -88,15 +115,71 @@ class PerformanceModel:
         return gpu.bandwidth_gb_s * self._efficiency["bandwidth"]
 
     def _time(self, gpu, workload: str, precision: str, spec_only: bool = False) -> float:
-        """Seconds per unit of work (arbitrary unit, the same for every card)."""
-        compute = self.compute_tflops(gpu, precision, spec_only) * 1e12
-        memory = self.memory_gb_s(gpu, spec_only) * 1e9
-        fast = precision == "fp32" or gpu.fast_16bit
-        bytes_factor = self._bytes[precision] if fast else 1.0
+        """Seconds per unit of work (arbitrary unit, the same for every card), corrected by the lab's training steps."""
         return sum(
-            weight * (self._classes[cls] / compute + bytes_factor / memory)
+            weight * self._class_time(gpu, cls, precision, spec_only)
+            / (1.0 if spec_only else self.training_factor(gpu.id, cls, precision))
             for cls, weight in self._mixes[workload].items()
         )
+
+    def training_factor(self, gpu_id: str, cls: str, precision: str) -> float:
+        """How much faster the lab's training steps of class ``cls`` ran on the card than the model says (1.0: no
+        correction); the precision's own figure, else the other precision's."""
+        family = "fp32" if precision == "fp32" else "16-bit"
+        other = "16-bit" if family == "fp32" else "fp32"
+        found = self._training.get((gpu_id, cls, family)) or self._training.get((gpu_id, cls, other))
+        return found[0] if found else 1.0
+
+    def _training_factors(self, gpu_of: Callable[[str], Any]) -> dict[tuple[str, str, str], tuple[float, int]]:
+        """(card, class, fp32 | 16-bit) -> (bounded factor, hosts) from every group of two or more lab cards."""
+        classes = self._lab["benchmarks"]
+        groups: dict[tuple[str, str, str], dict[str, tuple[float, int]]] = defaultdict(dict)
+        for gpu_id, measured in self._measured.items():
+            try:
+                gpu = gpu_of(gpu_id)
+            except KeyError:
+                continue
+            for step in measured.training:
+                if step.benchmark in classes and step.per_second > 0:
+                    family = "fp32" if step.precision == "fp32" else "16-bit"
+                    predicted = 1.0 / self._class_time(gpu, classes[step.benchmark], family)
+                    groups[(step.benchmark, step.tier, step.precision)][gpu_id] = (step.per_second / predicted, step.hosts)
+        logs: dict[tuple[str, str, str], list[tuple[float, int]]] = defaultdict(list)
+        for (benchmark, _, precision), cards in groups.items():
+            if len(cards) < self._lab["min_cards"]:
+                continue
+            median = statistics.median(ratio for ratio, _ in cards.values())
+            family = "fp32" if precision == "fp32" else "16-bit"
+            for gpu_id, (ratio, hosts) in cards.items():
+                logs[(gpu_id, classes[benchmark], family)].append((math.log(ratio / median), hosts))
+        factors = {}
+        for key, found in logs.items():
+            hosts = max(h for _, h in found)
+            bound = math.log1p(self._lab["max_shift"] if hosts >= 2 else self._lab["max_shift_one_host"])
+            shift = statistics.fmean(log for log, _ in found)
+            factors[key] = (math.exp(max(-bound, min(bound, shift))), hosts)
+        return factors
+
+    def _class_time(self, gpu, cls: str, precision: str, spec_only: bool = False) -> float:
+        """Seconds per unit of one class's work: ``I_c`` over compute plus the bytes over bandwidth (the roofline)."""
+        compute = self.compute_tflops(gpu, precision, spec_only) * 1e12
+        fast = precision == "fp32" or gpu.fast_16bit
+        return self._classes[cls] / compute + (self._bytes[precision] if fast else 1.0) / (self.memory_gb_s(gpu, spec_only) * 1e9)
+
+    def basis(self, gpu_id: str, workload: str) -> str:
+        """Where a card's figure for the workload comes from: "estimated from specs", or "measured on 2 lab
+        hosts" and how far its training steps of the workload's classes moved it."""
+        measured = self._measured.get(gpu_id)
+        if measured is None:
+            return "estimated from specs"
+        said = f"measured on {measured.hosts} lab host{'s' * (measured.hosts != 1)}"
+        steps = [(cls, found) for cls in self._mixes.get(workload, {})
+                 for found in [self._training.get((gpu_id, cls, "16-bit")) or self._training.get((gpu_id, cls, "fp32"))] if found]
+        names = {benchmark_class: benchmark.removesuffix("_train").upper().replace("TRANSFORMER", "transformer")
+                 for benchmark, benchmark_class in self._lab["benchmarks"].items()}
+        for cls, (factor, hosts) in steps:
+            said += f", {names[cls]} training step {factor:.2f}× the spec estimate on {hosts} of them"
+        return said
 
     def relative(self, gpu, workload: str, precision: str) -> float:
         """Throughput for the workload relative to the reference card in fp32 (1.0 = reference)."""

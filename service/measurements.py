@@ -19,7 +19,11 @@ What makes a run or a result count:
 - it is not a ``--quick`` run (smaller sizes and shorter timing understate a GPU; the
   service marks such runs with the run flag ``quick``);
 - the run is not ``contended`` and the result carries none of ``EXCLUDING_FLAGS``
-  and no error.
+  and no error;
+- a training step (CNN / LSTM / transformer) keeps the size tier it ran at (``gpu``,
+  ``gpu_small`` …: the engine compares only steps of one tier); a step without one is
+  not used, and a step of a run flagged ``out_of_band`` counts as out of band itself
+  (the run's other figures say the machine was off).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from rules.performance import Measured
+from rules.performance import Measured, TrainingStep
 
 __all__ = [
     "EXCLUDING_FLAGS",
@@ -42,6 +46,7 @@ __all__ = [
     "WINDOW",
     "MAX_RUNS",
     "BANDWIDTH_BENCHMARKS",
+    "TRAINING_BENCHMARKS",
     "read_measurements",
     "lab_measurements",
 ]
@@ -54,6 +59,7 @@ WINDOW = timedelta(days=90)
 MAX_RUNS = 20
 BANDWIDTH_BENCHMARKS = ("triad", "copy")  # in order of preference
 DECODE_BENCHMARK = "llm_decode"  # its figure for the engine is the bandwidth it reached, kept with the run
+TRAINING_BENCHMARKS = ("cnn_train", "lstm_train", "transformer_train")  # kept with the size tier they ran at
 
 
 def lab_measurements(database_url: str, *, now: datetime | None = None) -> dict[str, Measured]:
@@ -93,8 +99,8 @@ def _connect(database_url: str) -> Any | None:
 def read_measurements(
     connection: Any, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS
 ) -> dict[str, Measured]:
-    """Per catalog GPU id: medians of matmul (per precision), bandwidth (triad, else copy) and the
-    bandwidth 16-bit LLM decode reached, over its newest ``max_runs`` representative runs within
+    """Per catalog GPU id: medians of matmul (per precision), bandwidth (triad, else copy), the
+    bandwidth 16-bit LLM decode reached and the training steps (per benchmark, tier and precision), over its newest ``max_runs`` representative runs within
     ``window``; ``hosts`` counts the
     distinct hosts behind the figures used. ``connection`` is a DB-API connection of
     ``sqlite3`` or ``psycopg``; a few small queries per GPU, whatever the history."""
@@ -107,13 +113,13 @@ def read_measurements(
         runs = _recent_runs(sql, gpu_id, since, max_runs)
         if not runs:
             continue
-        wanted = ("matmul", *BANDWIDTH_BENCHMARKS, DECODE_BENCHMARK)
+        wanted = ("matmul", *BANDWIDTH_BENCHMARKS, DECODE_BENCHMARK, *TRAINING_BENCHMARKS)
         rows = sql.rows(
             f"SELECT run_id, benchmark, precision, value, flags, error FROM benchmark_result "
             f"WHERE run_id IN ({', '.join('?' * len(runs))}) AND benchmark IN ({', '.join('?' * len(wanted))})",
             (*(run_id for run_id, _, _ in runs), *wanted))
         usable = [(r, b, p, v) for r, b, p, v, flags, error in _confirmed(runs, rows) if _usable(_flags(flags), error, v)]
-        m = _measured(runs, _decode_as_bandwidth(sql, usable))
+        m = _measured(runs, _with_details(sql, usable))
         if m is not None:
             measured[gpu_id] = m
     return measured
@@ -144,8 +150,12 @@ _LIVE = "agent NOT IN (SELECT name FROM agent_token WHERE revoked_at IS NOT NULL
 
 
 def _confirmed(runs: list[tuple[str, str, bool]], rows: list[tuple]) -> list[tuple]:
-    """The result rows, without out-of-band ones unless usable out-of-band results came from two hosts."""
+    """The result rows, without out-of-band ones unless usable out-of-band results came from two hosts
+    (a training step of an out-of-band run counts as out of band: it has no datasheet band of its own)."""
     host_of = {run_id: host for run_id, host, _ in runs}
+    low_runs = {run_id for run_id, _, low in runs if low}
+    rows = [(*row[:4], [*_flags(row[4]), OUT_OF_BAND], row[5]) if row[0] in low_runs and row[1] in TRAINING_BENCHMARKS else row
+            for row in rows]
     low_hosts = {host_of[run_id] for run_id, _, _, value, flags, error in rows
                  if OUT_OF_BAND in (named := set(_flags(flags))) and _usable(list(named - {OUT_OF_BAND}), error, value)}
     if len(low_hosts) >= 2:
@@ -180,21 +190,25 @@ def _recent_runs(sql: _Sql, gpu_id: str, since: Any, max_runs: int) -> list[tupl
     return chosen[:max_runs]
 
 
-def _decode_as_bandwidth(sql: _Sql, results: list[tuple[str, str, str, float]]) -> list[tuple[str, str, str, float]]:
-    """LLM decode results as the GB/s they reached (kept in the run's result details); others as they are."""
-    runs = sorted({r for r, b, _, _ in results if b == DECODE_BENCHMARK})
-    if not runs:
-        return results
+def _with_details(sql: _Sql, results: list[tuple[str, str, str, float]]) -> list[tuple[str, str, str, float, str | None]]:
+    """(run, benchmark, precision, value, tier): LLM decode as the GB/s it reached and training steps with their
+    size tier, both kept in the run's result details; other results as they are (tier None)."""
+    runs = sorted({r for r, b, _, _ in results if b == DECODE_BENCHMARK or b in TRAINING_BENCHMARKS})
     details = {run_id: (_json(environ) or {}).get("result_details", {}) for run_id, environ in sql.rows(
-        f"SELECT run_id, environ FROM benchmark_run WHERE run_id IN ({', '.join('?' * len(runs))})", tuple(runs))}
+        f"SELECT run_id, environ FROM benchmark_run WHERE run_id IN ({', '.join('?' * len(runs))})", tuple(runs))} if runs else {}
     out = []
     for run_id, benchmark, precision, value in results:
+        detail = details.get(run_id, {}).get(f"{benchmark}/{precision}", {})
+        tier = None
         if benchmark == DECODE_BENCHMARK:
-            reached = details.get(run_id, {}).get(f"{benchmark}/{precision}", {}).get("achieved_gb_s")
-            if not reached or precision not in ("fp16", "bf16"):
+            value = detail.get("achieved_gb_s")
+            if not value or precision not in ("fp16", "bf16"):
                 continue
-            value = reached
-        out.append((run_id, benchmark, precision, value))
+        elif benchmark in TRAINING_BENCHMARKS:
+            tier = (detail.get("params") or {}).get("tier")
+            if not isinstance(tier, str):
+                continue
+        out.append((run_id, benchmark, precision, value, tier))
     return out
 
 
@@ -202,15 +216,19 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, (str, bytes)) else value
 
 
-def _measured(runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, str, str, float]]) -> Measured | None:
-    """Medians of one GPU's usable (run_id, benchmark, precision, value) results."""
+def _measured(runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, str, str, float, str | None]]) -> Measured | None:
+    """Medians of one GPU's usable (run_id, benchmark, precision, value, tier) results."""
     host_of = {run_id: host for run_id, host, _ in runs}
     matmul: dict[str, list[float]] = defaultdict(list)
     bandwidth: dict[str, list[float]] = defaultdict(list)
+    training: dict[tuple[str, str, str], list[tuple[float, str]]] = defaultdict(list)
     hosts: set[str] = set()
     decode: list[float] = []
-    for run_id, benchmark, precision, value in results:
-        (matmul[precision] if benchmark == "matmul" else decode if benchmark == DECODE_BENCHMARK else bandwidth[benchmark]).append(value)
+    for run_id, benchmark, precision, value, tier in results:
+        if benchmark in TRAINING_BENCHMARKS:
+            training[(benchmark, tier, precision)].append((value, host_of[run_id]))
+        else:
+            (matmul[precision] if benchmark == "matmul" else decode if benchmark == DECODE_BENCHMARK else bandwidth[benchmark]).append(value)
         hosts.add(host_of[run_id])
     if not hosts:
         return None
@@ -220,4 +238,6 @@ def _measured(runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, st
         matmul_tflops={p: statistics.median(v) for p, v in sorted(matmul.items())},
         bandwidth_gb_s=statistics.median(chosen) if chosen else None,
         decode_gb_s=statistics.median(decode) if decode else None,
+        training=tuple(TrainingStep(b, t, p, statistics.median(v for v, _ in found), len({h for _, h in found}))
+                       for (b, t, p), found in sorted(training.items())),
     )

@@ -131,7 +131,7 @@ def test_agent_run_is_stored_listed_and_a_measured_gpu_reaches_the_advice(lab: L
     card = httpx.get(f"{lab.url}/v1/gpus/rtx-3090", timeout=10).json()
     assert card["performance"]["basis"] == "measured"
     assert card["performance"]["measured"] == {"hosts": 1, "matmul_tflops": {"fp16": 66.0, "fp32": 31.0, "tf32": 33.0},
-                                               "bandwidth_gb_s": 800.0, "decode_gb_s": None}
+                                               "bandwidth_gb_s": 800.0, "decode_gb_s": None, "training": []}
     question = {"workload": "cnn", "budget": 3000, "used_ok": True, "intent": "compare", "compare": ["RTX 3090", "RTX 4090"]}
     answer = httpx.post(f"{lab.url}/v1/recommendations", json=question, timeout=30)
     assert answer.status_code == 200, answer.text

@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from rules.performance import Measured, PerformanceModel
+from rules.performance import Measured, PerformanceModel, TrainingStep
 from rules.rulebook import load_rulebook
 
 
@@ -100,3 +100,67 @@ def test_training_ratios_between_cards_match_published_throughputs(model, catalo
 
     assert training_report(model, catalog, "fit") < 0.2
     assert training_report(model, catalog, "held-out") < 0.2
+
+
+# --- the lab's training steps ----------------------------------------------------------------
+
+LAB_SPECS = {  # the same measured matmul and bandwidth with and without training steps: only the steps differ
+    "rtx-3080": dict(matmul_tflops={"fp16": 50.0, "fp32": 25.0}, bandwidth_gb_s=650.0),
+    "rtx-3090": dict(matmul_tflops={"fp16": 62.0, "fp32": 31.0}, bandwidth_gb_s=800.0),
+    "rtx-4090": dict(matmul_tflops={"fp16": 150.0, "fp32": 75.0}, bandwidth_gb_s=850.0),
+}
+
+
+def _lab(catalog, shares: dict[str, float], hosts: int = 2, tier=lambda gpu_id: "gpu", benchmark="cnn_train", cls="cnn"):
+    """A lab where each card's CNN training step runs at ``shares[card]`` × what the uncorrected model predicts."""
+    plain = PerformanceModel(load_rulebook(), catalog.gpu("gtx-1080-ti"), {g: Measured(hosts=hosts, **LAB_SPECS[g]) for g in shares},
+                             gpu_of=catalog.gpu)
+    measured = {}
+    for gpu_id, share in shares.items():
+        predicted = plain.relative(catalog.gpu(gpu_id), cls, "16-bit") * 1000.0  # images/s in some unit: only ratios count
+        steps = (TrainingStep(benchmark, tier(gpu_id), "fp16", predicted * share, hosts),)
+        measured[gpu_id] = Measured(hosts=hosts, training=steps, **LAB_SPECS[gpu_id])
+    return plain, PerformanceModel(load_rulebook(), catalog.gpu("gtx-1080-ti"), measured, gpu_of=catalog.gpu)
+
+
+def _moved(plain, lab, card, workload="cnn"):
+    return lab.relative(card, workload, "16-bit") / plain.relative(card, workload, "16-bit")
+
+
+def test_a_card_slower_than_predicted_in_the_labs_training_steps_moves_down(catalog):
+    # ratios 0.8, 1.0, 1.0 of the prediction: the median is 1.0, so the first card is 0.8x, the others stay
+    plain, lab = _lab(catalog, {"rtx-3080": 0.8, "rtx-3090": 1.0, "rtx-4090": 1.0})
+    assert _moved(plain, lab, catalog.gpu("rtx-3080")) == pytest.approx(0.8)
+    assert _moved(plain, lab, catalog.gpu("rtx-3090")) == pytest.approx(1.0)
+    assert _moved(plain, lab, catalog.gpu("rtx-3080"), "rnn") == pytest.approx(1.0)  # no LSTM step: the RNN figure stays
+    assert 0.8 < _moved(plain, lab, catalog.gpu("rtx-3080"), "general") < 0.95  # CNNs are 40 % of the mix
+    assert "CNN training step 0.80× the spec estimate on 2 of them" in lab.basis("rtx-3080", "cnn")
+    assert lab.basis("rtx-3080", "rnn") == "measured on 2 lab hosts"
+
+
+def test_the_correction_is_bounded_and_tighter_for_one_host(catalog):
+    plain, lab = _lab(catalog, {"rtx-3080": 0.3, "rtx-3090": 1.0, "rtx-4090": 1.0})
+    assert _moved(plain, lab, catalog.gpu("rtx-3080")) == pytest.approx(1 / 1.5)
+    plain, lab = _lab(catalog, {"rtx-3080": 0.3, "rtx-3090": 1.0, "rtx-4090": 1.0}, hosts=1)
+    assert _moved(plain, lab, catalog.gpu("rtx-3080")) == pytest.approx(1 / 1.15)
+    plain, lab = _lab(catalog, {"rtx-3080": 3.0, "rtx-3090": 1.0, "rtx-4090": 1.0}, hosts=1)
+    assert _moved(plain, lab, catalog.gpu("rtx-3080")) == pytest.approx(1.15)
+
+
+def test_only_steps_of_one_size_tier_are_compared_and_a_lone_card_is_not_corrected(catalog):
+    tiers = {"rtx-3080": "gpu_small", "rtx-3090": "gpu", "rtx-4090": "gpu"}
+    plain, lab = _lab(catalog, {"rtx-3080": 0.5, "rtx-3090": 1.0, "rtx-4090": 0.8}, tier=tiers.get)
+    assert _moved(plain, lab, catalog.gpu("rtx-3080")) == pytest.approx(1.0)  # alone in its tier
+    assert _moved(plain, lab, catalog.gpu("rtx-4090")) == pytest.approx(0.8 / 0.9)  # median of 0.8 and 1.0
+    plain, lab = _lab(catalog, {"rtx-3080": 0.5})
+    assert _moved(plain, lab, catalog.gpu("rtx-3080")) == pytest.approx(1.0)
+
+
+def test_lstm_and_transformer_steps_correct_their_own_classes(catalog):
+    plain, lab = _lab(catalog, {"rtx-3080": 1.2, "rtx-3090": 1.0, "rtx-4090": 1.0}, benchmark="lstm_train", cls="rnn")
+    assert _moved(plain, lab, catalog.gpu("rtx-3080"), "rnn") == pytest.approx(1.2)
+    assert _moved(plain, lab, catalog.gpu("rtx-3080"), "cnn") == pytest.approx(1.0)
+    plain, lab = _lab(catalog, {"rtx-3080": 1.0, "rtx-3090": 0.9, "rtx-4090": 1.0}, benchmark="transformer_train", cls="transformer")
+    assert _moved(plain, lab, catalog.gpu("rtx-3090"), "transformer") == pytest.approx(0.9)
+    card = catalog.gpu("rtx-3090")  # no fp32 step in this lab: the 16-bit one stands for it
+    assert lab.relative(card, "transformer", "fp32") / plain.relative(card, "transformer", "fp32") == pytest.approx(0.9)

@@ -432,4 +432,5 @@ def test_http_measured_figures_reach_the_advice(settings, client, token: str) ->
     assert _post(client, run_payload(host="b"), add_agent(settings.resolved_database_url, "node-b")).status_code == 201
     performance = client.get("/v1/gpus/rtx-3090").json()["performance"]
     assert performance["basis"] == "measured"
-    assert performance["measured"] == {"hosts": 2, "matmul_tflops": {"fp16": 60.0, "fp32": 30.0}, "bandwidth_gb_s": 820.0, "decode_gb_s": None}
+    assert performance["measured"] == {"hosts": 2, "matmul_tflops": {"fp16": 60.0, "fp32": 30.0}, "bandwidth_gb_s": 820.0, "decode_gb_s": None,
+                                           "training": []}
