@@ -42,7 +42,8 @@ from rules.rulebook import Rulebook, load_rulebook  # noqa: E402
 RULE = "workload-priorities"
 FITTED = [("bandwidth_efficiency", "cuda"), ("bandwidth_efficiency", "metal"), ("bandwidth_efficiency", "rocm"),
           ("bandwidth_efficiency", "oneapi"), ("quantized_factor", None), ("per_token_ms", "cuda"),
-          ("per_token_ms", "metal"), ("hbm_factor", None)]
+          ("per_token_ms", "metal"), ("hbm_factor", None), ("architecture_bandwidth_efficiency", "Xe-HPG"),
+          ("architecture_bandwidth_efficiency", "Xe2-HPG")]
 
 
 def cases(catalog, rulebook):
@@ -124,7 +125,8 @@ def report(model, rows, label: str, show_rows: bool) -> float:
     for name, card_errs in per_card.items():
         print(f"  {name:34} median error {statistics.median(abs(e) for e in card_errs):6.1%} over {len(card_errs)} rows")
     median = statistics.median(abs(e) for e in errs)
-    print(f"  median absolute error {median:.1%}\n")
+    worst, (row, card, _) = max(zip(errs, rows), key=lambda pair: abs(pair[0]))
+    print(f"  median absolute error {median:.1%}; largest {worst:+.1%} ({card.name}, {row['model']} {row['quant']})\n")
     return median
 
 

@@ -245,6 +245,7 @@ class PerformanceModel:
             return measured.decode_gb_s * (d["quantized_factor"] if bits_per_weight < 12 else 1.0)
         peak = measured.bandwidth_gb_s / self._efficiency["bandwidth"] if measured and measured.bandwidth_gb_s else gpu.bandwidth_gb_s
         share = d["bandwidth_efficiency"].get(gpu.software, min(d["bandwidth_efficiency"].values()))
+        share = d["architecture_bandwidth_efficiency"].get(getattr(gpu, "architecture", None), share)  # e.g. Arc A vs B
         if bits_per_weight < 12:
             share *= d["quantized_factor"]
         if getattr(gpu, "line", None) in d["hbm_lines"] and gpu.bandwidth_gb_s >= d["hbm_min_bandwidth_gb_s"]:

@@ -102,3 +102,12 @@ def test_sliding_window_layers_read_only_their_window_per_token(model, catalog):
     short = run(model="gemma 3 27b", precision="4-bit", context_tokens=1024)
     assert model.tokens_per_second(card, short) == pytest.approx(
         model.tokens_per_second(card, replace(short, model=replace(short.model, sliding_layers=0))))
+
+
+def test_arc_b580_generates_faster_than_the_a770_despite_less_bandwidth(model, catalog):
+    # published llama.cpp runs (rules/data/calibration.json): Arc B580 (456 GB/s) 66.5 t/s on a 7B Q4_K_M
+    # (ipex-llm issue 12991, 2025-03); Arc A770 37 t/s on Llama 2 7B Q4_0 (llama.cpp SYCL notes, 2024-05)
+    job = run(model="qwen 7b", precision="4-bit", context_tokens=128)
+    b580, a770 = (model.tokens_per_second(catalog.gpu(g), job) for g in ("arc-b580", "arc-a770"))
+    assert catalog.gpu("arc-b580").bandwidth_gb_s < catalog.gpu("arc-a770").bandwidth_gb_s
+    assert b580 > 1.4 * a770
