@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from rules import compare, ranking
 from rules.answer import Answer, Finding, Pick, RentVsBuy
 from rules.configurations import Configuration, Sizing, configure
-from rules.job import Job, fit_on, job_for
+from rules.job import POOLING, Job, fit_on, job_for
 from rules.memory import Fit, MemoryModel
 from rules.money import Pricing
 from rules.offers import Offer, fits_setting, is_server_only, offers_at
@@ -69,8 +69,8 @@ class Advisor:
         used_ok = question.used_ok or any(p.consider_used for p in ctx.personas) or question.objective == "cheapest"  # the cheapest way is often used
         job = ctx.job
         need = replace(job.need, method=job.method, assumptions=job.assumptions)
-        sizing = self._sizing(question, job, work, rulings)
         placeable = self.offers(as_of, question.setting)
+        sizing = self._sizing(question, job, work, rulings, max((o.gpu.memory_gb for o in placeable), default=0.0))
         max_count = self.rulebook.param("one-machine", "gpus_per_machine" if question.setting in (None, "desktop") else "gpus_per_server")
         configs, excluded = configure(placeable, sizing, question.gpus, max_count)
         named = compare.named_cards(self, question, as_of, self.offers(as_of), sizing) + compare.card_memory(question, sizing)
@@ -173,14 +173,22 @@ class Advisor:
                        gpu=self.catalog.gpu,
                        midrange=lambda on: self._midrange(on, work, job_for(question, self.rulebook).compute_precision))
 
-    def _sizing(self, question: Question, job: Job, work: str, rulings: Rulings) -> Sizing:
-        """How the job meets a card: memory (as asked, or the job's need), speed, speed-up, build rules."""
-        if question.memory_gb:
-            asked = question.memory_gb
+    def _sizing(self, question: Question, job: Job, work: str, rulings: Rulings, largest_gb: float = 0.0) -> Sizing:
+        """How the job meets a card: memory (as asked, or the job's need), speed, speed-up, build rules.
+
+        Memory asked beyond the largest card on offer can only mean memory in all: for inference,
+        cards then pool it by splitting the model's layers (``largest_gb``: the largest card placeable).
+        """
+        asked = question.memory_gb
+        in_all = bool(asked) and job.method == "inference" and asked > largest_gb
+        if asked:
 
             def fit(memory_gb: float, count: int) -> Fit:
                 if memory_gb >= asked:
                     return Fit(True, memory_gb, False, f"{asked:g} GB asked, {memory_gb:g} GB on the card")
+                if in_all and count > 1 and memory_gb * count >= asked:
+                    return Fit(True, memory_gb * count, True, f"{asked:g} GB asked in all: no card has that much, {count} × "
+                                                              f"{memory_gb:g} GB hold it with {POOLING['layer-split']}")
                 return Fit(False, memory_gb, False, f"{asked:g} GB asked, the card has {memory_gb:g} GB")
         else:
             def fit(memory_gb: float, count: int) -> Fit:
@@ -198,7 +206,7 @@ class Advisor:
             relative=lambda gpu: self.performance.relative(gpu, work, job.compute_precision),
             speedup=lambda count: self.performance.speedup(work, count),
             tokens_per_second=(lambda gpu, count: self.performance.tokens_per_second(gpu, job, count)) if decode else (lambda gpu, count: None),
-            pools_for_speed=job.pooling != "layer-split",
+            pools_for_speed=job.pooling != "layer-split" and not in_all,
             factor=1.0 if question.memory_gb else job.memory_factor,
             build=build,
         )

@@ -442,3 +442,14 @@ def test_no_new_card_within_the_budget_picks_a_used_one_and_says_so(recommend):
     top = answer["picks"][0]
     assert top["condition"] == "used" and top["total_price"]["amount"] <= 850 and top["memory_gb"] >= 16
     assert any("no new configuration" in f["reason"] for f in answer["findings"])
+
+
+def test_memory_beyond_any_card_is_memory_in_all_for_inference(recommend):
+    """'80 GB of VRAM in a workstation' (mid-2024: no desktop card has 80 GB) is met by cards splitting the model by
+    layers; memory that one card has stays per card ('a 24 GB card' is never two 12 GB cards)."""
+    answer = recommend(memory_gb=80, task="inference", method="inference", setting="desktop", as_of=date(2024, 6, 15))
+    top = answer["picks"][0]
+    assert top["count"] > 1 and top["count"] * top["memory_gb"] >= 80
+    assert any("in all" in f["reason"] for f in top["rules"] if f["rule"] == "memory-fit")
+    per_card = recommend(memory_gb=24, task="inference", method="inference", budget=3000, as_of=date(2024, 6, 15))
+    assert per_card["picks"][0]["count"] == 1 and per_card["picks"][0]["memory_gb"] >= 24
