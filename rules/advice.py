@@ -17,6 +17,7 @@ from rules.answer import Finding
 from rules.choose import Choice, Floor, still_better
 from rules.configurations import Configuration
 from rules.job import fit_on
+from rules.messages import cited, term
 from rules.offers import limited_support
 from rules.registry import Context, Keep, Persona, Rechoose, Ruling, Wait, rule
 from rules.rulebook import Rulebook
@@ -35,9 +36,8 @@ def persona_not_serious(ctx: Context) -> Ruling:
         return Ruling()
     max_tdp = ctx.param("persona-not-serious", "max_tdp_w")
     return Ruling(
-        persona=Persona("just trying deep learning: a small card that needs no new power supply",
-                        ctx.param("persona-not-serious", "min_memory_gb")),
-        keep=Keep(lambda c: (c.gpu.tdp_w or 0) <= max_tdp, f"only cards drawing {max_tdp:g} W or less, which fit a standard desktop"))
+        persona=Persona(ctx.say("rule.persona_not_serious.reason"), ctx.param("persona-not-serious", "min_memory_gb")),
+        keep=Keep(lambda c: (c.gpu.tdp_w or 0) <= max_tdp, ctx.say("rule.persona_not_serious.keep", watts=f"{max_tdp:g}")))
 
 
 @rule("persona-beginner")
@@ -45,7 +45,7 @@ def persona_beginner(ctx: Context) -> Ruling:
     q = ctx.question
     if not (q.experience == "beginner" or (q.workload == "general" and q.experience is None)):
         return Ruling()
-    return Ruling(persona=Persona("starting out: a modest card with enough memory, used is fine",
+    return Ruling(persona=Persona(ctx.say("rule.persona_beginner.reason"),
                                   ctx.param("persona-beginner", "min_memory_gb"),
                                   consider_used=ctx.param("persona-beginner", "suggest_used"),
                                   cuda_only=ctx.param("persona-beginner", "cuda_only")))
@@ -55,7 +55,7 @@ def persona_beginner(ctx: Context) -> Ruling:
 def persona_kaggle(ctx: Context) -> Ruling:
     if ctx.question.workload != "kaggle":
         return Ruling()
-    return Ruling(persona=Persona("Kaggle: a cost-efficient card for fast iteration, cloud for the final runs",
+    return Ruling(persona=Persona(ctx.say("rule.persona_kaggle.reason"),
                                   ctx.param("persona-kaggle", "min_memory_gb"), cuda_only=ctx.param("persona-kaggle", "cuda_only")))
 
 
@@ -63,7 +63,7 @@ def persona_kaggle(ctx: Context) -> Ruling:
 def persona_nlp_researcher(ctx: Context) -> Ruling:
     if ctx.question.experience != "researcher" or ctx.question.workload not in ctx.param("persona-nlp-researcher", "workloads"):
         return Ruling()
-    return Ruling(persona=Persona("NLP research: large memory, and train in 16-bit to stretch it",
+    return Ruling(persona=Persona(ctx.say("rule.persona_nlp_researcher.reason"),
                                   ctx.param("persona-nlp-researcher", "min_memory_gb")))
 
 
@@ -74,7 +74,7 @@ def persona_cv_mt_researcher(ctx: Context) -> Ruling:
     if (ctx.question.experience != "researcher" or workload in ctx.param("persona-nlp-researcher", "workloads")
             or workload not in ctx.param("persona-cv-mt-researcher", "workloads")):
         return Ruling()
-    return Ruling(persona=Persona("vision research: a big, fast card; blower-style for multi-GPU boxes",
+    return Ruling(persona=Persona(ctx.say("rule.persona_cv_mt_researcher.reason"),
                                   ctx.param("persona-cv-mt-researcher", "min_memory_gb")))
 
 
@@ -82,9 +82,8 @@ def persona_cv_mt_researcher(ctx: Context) -> Ruling:
 def persona_almost_no_money(ctx: Context) -> Ruling:
     if ctx.budget_usd is None or ctx.budget_usd > ctx.param("persona-almost-no-money", "budget_usd"):
         return Ruling()
-    return Ruling(persona=Persona("almost no money: prototype on the CPU and train on free notebooks (Colab, Kaggle) or short cloud runs",
-                                  consider_used=True, verdict="cpu-and-cloud",
-                                  suggestion="prototype on the CPU and use free notebooks (Colab, Kaggle) for training"))
+    return Ruling(persona=Persona(ctx.say("rule.persona_almost_no_money.reason"), consider_used=True, verdict="cpu-and-cloud",
+                                  suggestion=ctx.say("rule.persona_almost_no_money.suggestion")))
 
 
 @rule("persona-little-money")
@@ -92,7 +91,7 @@ def persona_little_money(ctx: Context) -> Ruling:
     budget = ctx.budget_usd
     if budget is None or budget <= ctx.param("persona-almost-no-money", "budget_usd") or budget > ctx.param("persona-little-money", "budget_usd"):
         return Ruling()
-    return Ruling(persona=Persona("little money: used cards from the second-hand market are included", consider_used=True))
+    return Ruling(persona=Persona(ctx.say("rule.persona_little_money.reason"), consider_used=True))
 
 
 # -- the cards, the job and the choice --------------------------------------------------------------
@@ -103,31 +102,32 @@ def software_support(ctx: Context) -> Ruling:
     dropped = {(row["software"], arch): row for row in ctx.param("software-support", "dropped")
                if row["from"] <= ctx.as_of.isoformat() for arch in row["architectures"]}
     limited = limited_support(ctx.rulebook, ctx.as_of, "inference" if ctx.job.method == "inference" else "training",
-                              ctx.question.workload, ctx.job.precision)
+                              ctx.question.workload, ctx.job.precision, ctx.language)
     if not dropped and not limited:
         return Ruling()
     reasons = [why for _, why in limited]
     if dropped:
         row = next(iter(dropped.values()))
-        reasons.insert(0, f"{', '.join(row['architectures'])} cards are left out: "
-                          f"no longer supported since {row['from'][:7]} ({row['source']['name']})")
+        reasons.insert(0, ctx.say("rule.software_support.keep", architectures=", ".join(row["architectures"]), since=row["from"][:7],
+                                  source=cited(row["source"]["name"], ctx.language)))
     out = {stack for stacks, _ in limited for stack in stacks}
     return Ruling(keep=Keep(lambda c: (c.gpu.software, c.gpu.architecture) not in dropped and c.gpu.software not in out,
                             "; ".join(reasons), when="some-fail"))
 
-
 @rule("workload-priorities")
 def workload_priorities(ctx: Context) -> Ruling:
     def card(c: Configuration) -> list[Finding]:
-        return [Finding("workload-priorities", "applied", f"{c.relative:.2f}× the {ctx.reference.name} for {ctx.label} "
-                        f"at {ctx.job.compute_precision} ({ctx.performance.basis(c.gpu.id, ctx.work)})")]
+        return [Finding("workload-priorities", "applied", ctx.say(
+            "rule.workload_priorities.card", relative=f"{c.relative:.2f}", reference=ctx.reference.name,
+            workload=term("workload", ctx.label, ctx.language), precision=ctx.job.compute_precision,
+            basis=ctx.performance.basis(c.gpu.id, ctx.work, ctx.language)))]
     return Ruling(card=card)
 
 
 @rule("memory-fit")
 def memory_fit(ctx: Context) -> Ruling:
     need = ctx.job.need
-    return Ruling(need=(Finding("memory-fit", "applied", f"the job needs about {need.gb:.1f} GB: {need.how}"),),
+    return Ruling(need=(Finding("memory-fit", "applied", ctx.say("rule.memory_fit.need", gb=f"{need.gb:.1f}", how=need.how)),),
                   card=lambda c: [Finding("memory-fit", "applied", c.fit.reason)],
                   named=lambda entry: Finding("memory-fit", "warning", entry["reason"]) if entry["status"] == "does-not-fit" else None)
 
@@ -135,14 +135,16 @@ def memory_fit(ctx: Context) -> Ruling:
 @rule("multi-gpu-speedup")
 def multi_gpu_speedup(ctx: Context) -> Ruling:
     q = ctx.question
-    plan = (Finding("multi-gpu-speedup", "applied",
-                    f"{q.gpus} GPUs give about {ctx.performance.speedup(ctx.work, q.gpus):.1f}× one GPU for {ctx.label}"),) if q.gpus > 1 else ()
+    plan = (Finding("multi-gpu-speedup", "applied", ctx.say(
+        "rule.multi_gpu_speedup.plan", gpus=q.gpus, speedup=f"{ctx.performance.speedup(ctx.work, q.gpus):.1f}",
+        workload=term("workload", ctx.label, ctx.language))),) if q.gpus > 1 else ()
 
     def card(c: Configuration) -> list[Finding]:
         if c.count == 1:
             return []
-        split = " (split layers run one after another)" if c.fit.sharded and q.task != "training" else ""
-        return [Finding("multi-gpu-speedup", "applied", f"{c.count} cards: {c.speed / c.relative:.1f}× one card{split}")]
+        split = c.fit.sharded and q.task != "training"  # split layers run one after another
+        return [Finding("multi-gpu-speedup", "applied", ctx.say("rule.multi_gpu_speedup.split" if split else "rule.multi_gpu_speedup.card",
+                                                                count=c.count, speedup=f"{c.speed / c.relative:.1f}"))]
     return Ruling(plan=plan, card=card)
 
 
@@ -150,7 +152,7 @@ def multi_gpu_speedup(ctx: Context) -> Ruling:
 def separate_experiments(ctx: Context) -> Ruling:
     if ctx.question.gpus <= 1:
         return Ruling()
-    return Ruling(plan=(Finding("separate-experiments", "info", "several GPUs also let you run separate experiments side by side"),))
+    return Ruling(plan=(Finding("separate-experiments", "info", ctx.say("rule.separate_experiments.plan")),))
 
 
 @rule("memory-floor")
@@ -167,17 +169,19 @@ def memory_floor(ctx: Context) -> Ruling:
                 best = row
     if best is None:
         return Ruling()
-    what = f"{q.workload} {'training' if best['task'] == 'training' else 'work'}"
-    floor = Floor(best["gb"], f"{best['gb']:g} GB or more for {what} from {best['from'][:7]} ({best['source']['name']})")
+    what = ctx.say("rule.memory_floor.what_training" if best["task"] == "training" else "rule.memory_floor.what_work",
+                   workload=term("task", q.workload, ctx.language))
+    floor = Floor(best["gb"], ctx.say("rule.memory_floor.floor", gb=f"{best['gb']:g}", what=what, since=best["from"][:7],
+                                      source=cited(best["source"]["name"], ctx.language)))
 
     def choice(made: Choice) -> list[Finding]:
         found = [Finding("memory-floor", "applied", floor.reason)]
         if made.under_floor is not None:
             c = made.under_floor
-            found.append(Finding("memory-floor", "applied", f"{c.gpu.name} would score higher but has {c.gpu.memory_gb:g} GB, under the floor"))
+            found.append(Finding("memory-floor", "applied", ctx.say("rule.memory_floor.under", name=c.gpu.name, gb=f"{c.gpu.memory_gb:g}")))
         if made.top is not None and made.top.gpu.memory_gb < floor.gb:
-            found.append(Finding("memory-floor", "warning", f"no card with {floor.gb:g} GB fits the budget: {made.top.gpu.name} "
-                                                             f"has {made.top.gpu.memory_gb:g} GB, enough for smaller models only"))
+            found.append(Finding("memory-floor", "warning", ctx.say("rule.memory_floor.unmet", floor=f"{floor.gb:g}", name=made.top.gpu.name,
+                                                                    gb=f"{made.top.gpu.memory_gb:g}")))
         return found
     return Ruling(floor=floor, used_over=ctx.param("memory-floor", "used_when_new_costs_more_than"), choice=choice)
 
@@ -187,15 +191,14 @@ def cost_efficiency(ctx: Context) -> Ruling:
     threshold = ctx.param("cost-efficiency", "step_up_threshold" if ctx.budget_usd is not None else "no_budget_threshold")
 
     def choice(made: Choice) -> list[Finding]:
-        if made.top is None or any("cheapest" in note[2] for note in made.notes):
+        if made.top is None or ctx.question.objective == "cheapest":  # the choice's own note says why
             return []
-        return [Finding("cost-efficiency", "applied", "picked where extra speed stops being worth its price "
-                                                      "(diminishing returns); best value, fastest and roomiest shown beside it")]
+        return [Finding("cost-efficiency", "applied", ctx.say("rule.cost_efficiency.choice"))]
 
     def card(c: Configuration) -> list[Finding]:
         if c.offer.condition != "used":
             return []
-        return [Finding("cost-efficiency", "info", f"used price, seen {c.offer.point.seen.isoformat()}: check the card before paying")]
+        return [Finding("cost-efficiency", "info", ctx.say("rule.cost_efficiency.used", date=c.offer.point.seen.isoformat()))]
     return Ruling(threshold=threshold, choice=choice, card=card,
                   named=lambda entry: Finding("cost-efficiency", "info", entry["reason"]) if entry["status"] == "no-current-price" else None)
 
@@ -203,29 +206,29 @@ def cost_efficiency(ctx: Context) -> Ruling:
 @rule("16-bit-memory")
 def sixteen_bit_memory(ctx: Context) -> Ruling:
     factor = 1.0 if ctx.question.memory_gb else ctx.job.memory_factor
-    need = (Finding("16-bit-memory", "applied", "16-bit training counts each card as 1.5× its memory, not 2×"),) \
-        if _trains_in_16_bit(ctx) else ()
+    need = (Finding("16-bit-memory", "applied", ctx.say("rule.16_bit_memory.need")),) if _trains_in_16_bit(ctx) else ()
 
     def card(c: Configuration) -> list[Finding]:
         if factor == 1.0:  # only 2019-style training is counted in 32-bit terms
             return []
-        return [Finding("16-bit-memory", "applied", f"{c.gpu.memory_gb:g} GB behaves like {c.gpu.memory_gb * factor:g} GB of 32-bit memory")]
+        return [Finding("16-bit-memory", "applied", ctx.say("rule.16_bit_memory.card", gb=f"{c.gpu.memory_gb:g}",
+                                                            effective=f"{c.gpu.memory_gb * factor:g}"))]
     return Ruling(need=need, card=card)
 
 
 @rule("16-bit-speed")
 def sixteen_bit_speed(ctx: Context) -> Ruling:
     precision = ctx.question.precision
-    need = (Finding("16-bit-speed", "info", "if 16-bit training turns unstable, use loss scaling"),) if _trains_in_16_bit(ctx) else ()
+    need = (Finding("16-bit-speed", "info", ctx.say("rule.16_bit_speed.need")),) if _trains_in_16_bit(ctx) else ()
 
     def card(c: Configuration) -> list[Finding]:
         gpu = c.gpu
         if precision == "fp32":
             return []
         if not gpu.fast_16bit:
-            return [Finding("16-bit-speed", "warning", f"{gpu.name} has slow 16-bit math: {precision} saves memory but brings no speed")]
+            return [Finding("16-bit-speed", "warning", ctx.say("rule.16_bit_speed.slow", name=gpu.name, precision=precision))]
         if rate := gpu.tensor_tflops.get("fp16") or gpu.tensor_tflops.get("bf16"):
-            return [Finding("16-bit-speed", "applied", f"tensor cores run 16-bit at up to {rate:.0f} TFLOP/s dense")]
+            return [Finding("16-bit-speed", "applied", ctx.say("rule.16_bit_speed.tensor", rate=f"{rate:.0f}"))]
         return []
     return Ruling(need=need, card=card)
 
@@ -238,15 +241,13 @@ def _trains_in_16_bit(ctx: Context) -> bool:
 def vendor_nvidia(ctx: Context) -> Ruling:
     """CUDA is the safe stack: stated on every other card, the only stack for beginners, and it leads when close."""
     safe = ctx.param("vendor-nvidia", "safe_stack")
-    keep = Keep(lambda c: c.gpu.software == safe, "starting out, every tutorial and library assumes CUDA: NVIDIA cards only") \
-        if any(p.cuda_only for p in ctx.personas) else None
+    keep = Keep(lambda c: c.gpu.software == safe, ctx.say("rule.vendor_nvidia.keep")) if any(p.cuda_only for p in ctx.personas) else None
 
     def card(c: Configuration) -> list[Finding]:
         if c.gpu.software == safe:
             return []
         share = ctx.param("workload-priorities", "software_efficiency").get(c.gpu.software, 1.0)
-        return [Finding("vendor-nvidia", "applied", f"outside CUDA ({c.gpu.software}): the speed estimate counts its PyTorch kernels "
-                                                    f"at {share:.0%} of CUDA's, and expect friction with some libraries")]
+        return [Finding("vendor-nvidia", "applied", ctx.say("rule.vendor_nvidia.card", software=c.gpu.software, share=f"{share:.0%}"))]
 
     def prefer(choice: Choice, rechoose: Rechoose) -> Choice:
         top = choice.top
@@ -257,8 +258,8 @@ def vendor_nvidia(ctx: Context) -> Ruling:
         if (cuda.top is None or cuda.top.speed < ctx.param("vendor-nvidia", "cuda_leads_within") * top.speed
                 or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)):
             return choice
-        note = ("vendor-nvidia", "applied", f"{cuda.top.gpu.name} leads although {top.count} × {top.gpu.name} ({top.gpu.software}) "
-                                            f"scores higher: it reaches {cuda.top.speed / top.speed:.0%} of its speed on CUDA, the safe choice")
+        note = ("vendor-nvidia", "applied", ctx.say("rule.vendor_nvidia.leads", cuda=cuda.top.gpu.name, count=top.count, name=top.gpu.name,
+                                                    software=top.gpu.software, share=f"{cuda.top.speed / top.speed:.0%}"))
         alternatives = dict(cuda.alternatives)
         alternatives.setdefault("outside CUDA", top)
         return replace(cuda, alternatives=still_better(alternatives, cuda.top), notes=(note, *cuda.notes))
@@ -267,14 +268,14 @@ def vendor_nvidia(ctx: Context) -> Ruling:
 
 @rule("vendor-amd")
 def vendor_amd(ctx: Context) -> Ruling:
-    return Ruling(card=lambda c: [Finding("vendor-amd", "warning", f"{c.gpu.name} runs PyTorch through ROCm/HIP: check your libraries "
-                                                                    "and custom kernels support it")] if c.gpu.vendor == "amd" else [])
+    return Ruling(card=lambda c: [Finding("vendor-amd", "warning", ctx.say("rule.vendor_amd.card", name=c.gpu.name))]
+                  if c.gpu.vendor == "amd" else [])
 
 
 @rule("vendor-intel")
 def vendor_intel(ctx: Context) -> Ruling:
-    return Ruling(card=lambda c: [Finding("vendor-intel", "warning", f"{c.gpu.name} runs PyTorch through oneAPI (XPU): "
-                                                                      "a smaller ecosystem than CUDA")] if c.gpu.vendor == "intel" else [])
+    return Ruling(card=lambda c: [Finding("vendor-intel", "warning", ctx.say("rule.vendor_intel.card", name=c.gpu.name))]
+                  if c.gpu.vendor == "intel" else [])
 
 
 @rule("product-lines")
@@ -286,9 +287,9 @@ def product_lines(ctx: Context) -> Ruling:
     def card(c: Configuration) -> list[Finding]:
         found = []
         if c.gpu.line in avoid:
-            found.append(Finding("product-lines", "warning", f"{c.gpu.line} cards cost more per unit of deep-learning speed than GeForce/Radeon cards"))
+            found.append(Finding("product-lines", "warning", ctx.say("rule.product_lines.poor_value", line=c.gpu.line)))
         if c.gpu.founders_edition and c.gpu.line == "geforce":
-            found.append(Finding("product-lines", "info", "skip the Founders Edition premium: partner cards of the same chip are as fast"))
+            found.append(Finding("product-lines", "info", ctx.say("rule.product_lines.founders")))
         return found
     return Ruling(card=card, headline=lambda c: c.gpu.form_factor not in ("sxm", "oam") and (server or c.gpu.line not in avoid))
 
@@ -304,18 +305,18 @@ def multi_gpu_heat(ctx: Context) -> Ruling:
         if count <= limit or gpu.form_factor != "pcie" or "passive" in gpu.cooling:
             return []
         if "blower" in gpu.cooling:
-            return [Finding("multi-gpu-heat", "warning", f"{count} × {gpu.name} side by side: buy blower-style cards, open-air ones overheat each other")]
-        return [Finding("multi-gpu-heat", "warning", f"{count} × {gpu.name} side by side: no blower version exists, leave slot gaps or use risers/water cooling")]
+            return [Finding("multi-gpu-heat", "warning", ctx.say("rule.multi_gpu_heat.blower", count=count, name=gpu.name))]
+        return [Finding("multi-gpu-heat", "warning", ctx.say("rule.multi_gpu_heat.no_blower", count=count, name=gpu.name))]
 
     def refuse(gpu: Gpu, count: int) -> str | None:
         if gpu.form_factor == "system" and count > 1:
-            return "a whole computer: one per desk, its memory does not pool with another's"
+            return ctx.say("rule.multi_gpu_heat.system")
         if server:
             if count > 1 and not ({"blower", "passive"} & set(gpu.cooling)):
-                return f"{count} open-air cards overheat in a server chassis: it needs blower or passive cards"
+                return ctx.say("rule.multi_gpu_heat.server_open_air", count=count)
             return None
         if count > heat["small_card_max_open_air"] and "blower" not in gpu.cooling:  # two big ones: a warning, a gap helps
-            return f"{count} side by side overheat each other and no blower version exists"
+            return ctx.say("rule.multi_gpu_heat.desktop", count=count)
         return None
     return Ruling(card=card, refuse=refuse)
 
@@ -328,7 +329,7 @@ def power_and_slots(ctx: Context) -> Ruling:
     def too_wide(gpu: Gpu, count: int) -> str | None:
         slots = build_slots(ctx.rulebook, gpu, count)
         if slots and slots * count > power["max_slots"]:
-            return f"{count} cards of {slots:g} slots need {slots * count:g} slots, more than a 4-GPU workstation's {power['max_slots']}"
+            return ctx.say("rule.power_and_slots.slots", count=count, slots=f"{slots:g}", total=f"{slots * count:g}", max_slots=power["max_slots"])
         return None
 
     def card(c: Configuration) -> list[Finding]:
@@ -336,7 +337,7 @@ def power_and_slots(ctx: Context) -> Ruling:
         if c.gpu.tdp_w:
             watts = c.gpu.tdp_w * c.count + power["system_power_w"]
             psu = int(-(-watts * power["psu_headroom"] // 50) * 50)
-            found.append(Finding("power-and-slots", "info", f"draws about {watts} W with the system: take a PSU of {psu} W or more"))
+            found.append(Finding("power-and-slots", "info", ctx.say("rule.power_and_slots.psu", watts=watts, psu=psu)))
         if why := too_wide(c.gpu, c.count):
             found.append(Finding("power-and-slots", "warning", why))
         return found
@@ -353,8 +354,7 @@ def build_slots(rulebook: Rulebook, gpu: Gpu, count: int) -> float | None:
 @rule("geforce-licence")
 def geforce_licence(ctx: Context) -> Ruling:
     from_gpus = ctx.param("geforce-licence", "from_gpus")
-    return Ruling(card=lambda c: [Finding("geforce-licence", "warning", "GeForce driver licence excludes data-center deployment: "
-                                                                        "check before racking these in a server room")]
+    return Ruling(card=lambda c: [Finding("geforce-licence", "warning", ctx.say("rule.geforce_licence.card"))]
                   if c.gpu.line == "geforce" and c.gpu.vendor == "nvidia" and c.count >= from_gpus else [])
 
 
@@ -364,10 +364,8 @@ def one_machine(ctx: Context) -> Ruling:
     if q.gpus <= per_machine:
         return Ruling()
     # The server setting already admits server parts (rules.offers); the line says so beside the other filters.
-    server = Keep(lambda c: True, f"{q.gpus} GPUs do not fit a desktop: server parts are considered", when="always") \
-        if q.setting == "server" else None
-    return Ruling(keep=server, plan=(Finding("one-machine", "warning", f"more than {per_machine} GPUs means several machines: "
-                                                                       f"prefer {per_machine} faster cards in one box"),))
+    server = Keep(lambda c: True, ctx.say("rule.one_machine.server", gpus=q.gpus), when="always") if q.setting == "server" else None
+    return Ruling(keep=server, plan=(Finding("one-machine", "warning", ctx.say("rule.one_machine.plan", per_machine=per_machine)),))
 
 
 @rule("persona-already-own")
@@ -384,18 +382,20 @@ def persona_already_own(ctx: Context) -> Ruling:
         if c.speed < mine or c.gpu.memory_gb < owned.memory_gb:
             return False
         return c.gpu.memory_gb > owned.memory_gb if more_memory else c.speed >= gain * mine or c.gpu.memory_gb > owned.memory_gb
-    keep = Keep(upgrade, f"only upgrades over your {owned.name} ({mine:.2f}×, {owned.memory_gb:g} GB): never slower or smaller"
-                + (", and with more memory" if more_memory else f", and {gain:g}× faster or with more memory"), when="always")
+    keep = Keep(upgrade, ctx.say("rule.persona_already_own.keep", name=owned.name, relative=f"{mine:.2f}", gb=f"{owned.memory_gb:g}")
+                + (ctx.say("rule.persona_already_own.more_memory") if more_memory else ctx.say("rule.persona_already_own.faster", gain=f"{gain:g}")),
+                when="always")
     return Ruling(keep=keep, wait=_keep_yours(ctx, owned, mine))
 
 
 def _keep_yours(ctx: Context, owned: Gpu, mine: float) -> Wait | None:
     params, job = ctx.rulebook["persona-already-own"].parameters, ctx.job
-    later = Wait("", "ask again if you move to large transformers")
+    later = Wait("", ctx.say("rule.persona_already_own.suggestion"))
     if job.method == "inference" and job.model is not None and fit_on(job, owned.memory_gb, 1).fits:
         tps = ctx.performance.tokens_per_second(owned, job, 1) if job.is_llm else None
-        return replace(later, reason=f"keep your {owned.name}: it already holds {job.model.name} ({job.need.gb:.0f} GB at {job.precision})"
-                       + (f" and runs it at about {tps:.0f} tokens/s" if tps else "") + " (rule persona-already-own)")
+        speed = ctx.say("rule.persona_already_own.tokens", tokens=f"{tps:.0f}") if tps else ""
+        return replace(later, reason=ctx.say("rule.persona_already_own.holds", name=owned.name, model=job.model.name,
+                                             gb=f"{job.need.gb:.0f}", precision=job.precision, speed=speed))
     floor = ctx.floor
     if ctx.question.workload in params["unless_workloads"] or (floor is not None and owned.memory_gb < floor.gb):
         return None
@@ -403,16 +403,16 @@ def _keep_yours(ctx: Context, owned: Gpu, mine: float) -> Wait | None:
     threshold = ctx.speed(ctx.gpu(params["threshold_gpu"])) / then
     if mine < threshold * now:
         return None
-    return replace(later, reason=f"keep your {owned.name}: it is {mine:.2f}× the {ctx.reference.name} for {ctx.label}, "
-                                 f"{mine / now:.0%} of a mid-range card of {ctx.as_of.year} — where the GTX 1070 stood in "
-                                 f"{params['seed_date'][:4]}; an upgrade pays off mainly for large transformers (rule persona-already-own)")
+    return replace(later, reason=ctx.say("rule.persona_already_own.still_good", name=owned.name, relative=f"{mine:.2f}",
+                                         reference=ctx.reference.name, workload=term("workload", ctx.label, ctx.language),
+                                         share=f"{mine / now:.0%}", year=ctx.as_of.year, seed_year=params["seed_date"][:4]))
 
 
 @rule("cloud-role")
 def cloud_role(ctx: Context) -> Ruling:
     if not ctx.question.cloud_ok:
         return Ruling()
-    return Ruling(plan=(Finding("cloud-role", "info", "prototype on the local card; rent cloud GPUs for big runs and deadlines"),))
+    return Ruling(plan=(Finding("cloud-role", "info", ctx.say("rule.cloud_role.plan")),))
 
 
 @rule("tpu-fit")
@@ -421,15 +421,15 @@ def tpu_fit(ctx: Context) -> Ruling:
     if not q.cloud_ok:
         return Ruling()
     if q.workload in ctx.param("tpu-fit", "good_for"):
-        return Ruling(plan=(Finding("tpu-fit", "info", "Cloud TPUs are a cost-effective option for large transformers and CNNs (with XLA-friendly code)"),))
+        return Ruling(plan=(Finding("tpu-fit", "info", ctx.say("rule.tpu_fit.good")),))
     if q.workload == "rnn":
-        return Ruling(plan=(Finding("tpu-fit", "info", "TPUs suit recurrent nets poorly: rent GPUs instead"),))
+        return Ruling(plan=(Finding("tpu-fit", "info", ctx.say("rule.tpu_fit.rnn")),))
     return Ruling()
 
 
 @rule("no-unreleased-chips")
 def no_unreleased_chips(ctx: Context) -> Ruling:
-    plan = (Finding("no-unreleased-chips", "applied", f"only cards released and prices known by {ctx.question.as_of.isoformat()} are considered"),) \
+    plan = (Finding("no-unreleased-chips", "applied", ctx.say("rule.no_unreleased_chips.plan", date=ctx.question.as_of.isoformat())),) \
         if ctx.question.as_of is not None else ()
     return Ruling(plan=plan, named=lambda entry: Finding("no-unreleased-chips", "excluded", entry["reason"])
                   if entry["status"] == "not-released" else None)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from rules.configurations import Configuration
+from rules.messages import say
 
 __all__ = ["Floor", "Choice", "choose", "still_better"]
 
@@ -54,7 +55,7 @@ def _key(config: Configuration, lam: float):
 def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Floor | None, threshold: float,
            used_ok: bool, allowed: Callable[[Configuration], bool] = lambda c: True,
            headline: Callable[[Configuration], bool] = lambda c: True, used_for_floor: float | None = None,
-           cheapest: bool = False) -> Choice:
+           cheapest: bool = False, language: str | None = None) -> Choice:
     """Rank ``configs`` for the question.
 
     ``allowed`` carries the persona and upgrade constraints; ``headline`` says what may lead
@@ -70,13 +71,13 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         used = min((c.total_usd for c in roomy if c.offer.condition == "used"), default=None)
         if used is not None and (new is None or new > used_for_floor * used):
             new_or_used += [c for c in roomy if c.offer.condition == "used"]
-            floor_note = ("memory-floor", "applied", f"new cards with {floor.gb:g} GB start at "
-                          + (f"{new:,.0f} USD" if new else "no current price") + f", used ones at {used:,.0f} USD: used cards with enough memory are included")
+            floor_note = ("memory-floor", "applied", say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}",
+                                                         new=f"{new:,.0f} USD" if new else say("choice.no_current_price", language)))
     floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
     affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
     if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
-        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest)
-        note = ("persona-little-money", "applied", "no new configuration that holds the job is on sale: used cards are picked")
+        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language)
+        note = ("persona-little-money", "applied", say("choice.used_only", language))
         return replace(choice, notes=(note, *choice.notes))
     pool = floored
     if floor is not None and not any(map(affordable, floored)) and any(map(affordable, new_or_used)):
@@ -102,12 +103,11 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     within = [c for c in ranked if headline(c)] or ranked
     top = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)) if cheapest else within[0]
     top = _sourced(top, sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)), False) if cheapest else _sourced(top, within, True)
-    notes = [("cost-efficiency", "applied", "the cheapest configuration that does the job, as asked")] if cheapest else \
-        _explain(top, best_value, within, lam, threshold)
+    notes = [("cost-efficiency", "applied", say("choice.cheapest", language))] if cheapest else \
+        _explain(top, best_value, within, lam, threshold, language)
     demoted = next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)
     if demoted is not None:
-        notes.append(("product-lines", "applied", f"{demoted.count} × {demoted.gpu.name} would score higher, but it is not a pick "
-                                                  "to lead with: a line the seed advises against, or a module that needs a whole server"))
+        notes.append(("product-lines", "applied", say("rule.product_lines.demoted", language, count=demoted.count, name=demoted.gpu.name)))
     under = None
     if pool is floored and floor is not None:
         under = next((c for c in sorted(new_or_used, key=lambda c: _key(c, lam))
@@ -204,20 +204,19 @@ def _alternatives(top: Configuration, within: list[Configuration], taken: set[st
     return found
 
 
-def _explain(top: Configuration, best_value: Configuration, within: list[Configuration], lam: float, threshold: float):
+def _explain(top: Configuration, best_value: Configuration, within: list[Configuration], lam: float, threshold: float,
+             language: str | None = None) -> list[tuple[str, str, str]]:
     """Why the pick sits where it does on the price/speed ladder."""
     notes: list[tuple[str, str, str]] = []
     if top.gpu.id != best_value.gpu.id and top.total_usd > best_value.total_usd:
         gain = (top.speed - best_value.speed) / (top.total_usd - best_value.total_usd) * 1000
-        notes.append(("cost-efficiency", "applied",
-                      f"stepped up from the best-value {best_value.gpu.name}: each extra 1000 USD buys {gain:.2f} of speed, "
-                      f"worth it while at least {threshold:g}× the {best_value.value * 1000:.2f} per 1000 USD of the best value"))
+        notes.append(("cost-efficiency", "applied", say("choice.stepped_up", language, name=best_value.gpu.name, gain=f"{gain:.2f}",
+                                                        threshold=f"{threshold:g}", value=f"{best_value.value * 1000:.2f}")))
     faster = [c for c in within if c.speed > top.speed]
     if faster:
         nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
         gain = (nxt.speed - top.speed) / max(nxt.total_usd - top.total_usd, 1e-9) * 1000
-        notes.append(("cost-efficiency", "applied",
-                      f"stopped before {nxt.count} × {nxt.gpu.name}: {nxt.speed / top.speed - 1:.0%} faster for "
-                      f"{nxt.total_usd - top.total_usd:,.0f} USD more ({gain:.2f} of speed per extra 1000 USD, "
-                      f"below the {lam * 1000:.2f} that is worth paying)"))
+        notes.append(("cost-efficiency", "applied", say("choice.stopped_before", language, count=nxt.count, name=nxt.gpu.name,
+                                                        faster=f"{nxt.speed / top.speed - 1:.0%}", more=f"{nxt.total_usd - top.total_usd:,.0f}",
+                                                        gain=f"{gain:.2f}", worth=f"{lam * 1000:.2f}")))
     return notes

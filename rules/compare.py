@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from rules.answer import Answer, MemoryNeed, Pick
 from rules.configurations import Configuration, Sizing
 from rules.job import job_for
-from rules.messages import say, term
+from rules.messages import DEFAULT_LANGUAGE, say, term
 from rules.money import Pricing
 from rules.offers import Offer
 from rules.question import Question
@@ -24,8 +24,10 @@ __all__ = ["named_cards", "card_memory", "compared"]
 COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
-def _count_word(count: int | None) -> str:
-    return COUNT_WORDS[count] if count is not None and count < len(COUNT_WORDS) else str(count)
+def _count_word(count: int | None, language: str | None) -> str:
+    """"two" in English prose; a figure elsewhere."""
+    english = (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
+    return COUNT_WORDS[count] if english and count is not None and count < len(COUNT_WORDS) else str(count)
 
 
 def named_cards(advisor: Advisor, question: Question, as_of: date, offers: tuple[Offer, ...], sizing: Sizing) -> list[dict[str, Any]]:
@@ -48,15 +50,16 @@ def named_cards(advisor: Advisor, question: Question, as_of: date, offers: tuple
 
 def _named_one(advisor: Advisor, question: Question, as_of: date, asked: str, priced: dict[str, Offer], sizing: Sizing) -> dict[str, Any]:
     gpu, guessed = advisor.resolve(asked)
+    lang = question.language
     if gpu is None and advisor.renting.rentable([asked]):
-        return {"asked": asked, "gpu": None, "name": asked, "status": "compared",
-                "reason": f"{asked} is rented only (a Cloud TPU): compared under rent or buy"}
+        return {"asked": asked, "gpu": None, "name": asked, "status": "compared", "reason": say("named.rented_only", lang, name=asked)}
     if gpu is None:
-        return {"asked": asked, "gpu": None, "name": asked, "status": "not-in-catalog", "reason": f"'{asked}' is not in the catalog"}
+        return {"asked": asked, "gpu": None, "name": asked, "status": "not-in-catalog", "reason": say("named.not_in_catalog", lang, name=asked)}
     entry: dict[str, Any] = {"asked": asked, "gpu": gpu.id, "name": gpu.name, "memory_gb": gpu.memory_gb, "form_factor": gpu.form_factor,
                              "relative_performance": round(sizing.relative(gpu), 3), "guessed": guessed}
     if gpu.released > as_of:
-        return entry | {"status": "not-released", "reason": f"{gpu.name} came out on {gpu.released.isoformat()}, after {as_of.isoformat()}"}
+        return entry | {"status": "not-released", "reason": say("named.not_released", lang, name=gpu.name, released=gpu.released.isoformat(),
+                                                                date=as_of.isoformat())}
     count = max(question.gpus, 1)
     fit = sizing.fit(gpu.memory_gb, count)
     enough = next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
@@ -67,18 +70,20 @@ def _named_one(advisor: Advisor, question: Question, as_of: date, asked: str, pr
     offer = priced.get(gpu.id)
     if offer is not None:
         entry["price"] = {"usd": round(offer.unit_usd, 2), "date": offer.point.seen.isoformat(), "kind": offer.point.kind}
+    cards = {"need": _need_text(advisor, question), "count": _count_word(count, lang), "gb": f"{gpu.memory_gb:g}", "name": gpu.name}
     if not fit.fits:
-        many = f"; {_count_word(enough)} do" if enough else ("; not even eight do" if count < 8 and fit.sharded else "")
-        return entry | {"status": "does-not-fit",
-                        "reason": f"{_need_text(advisor, question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} "
-                                  f"{'does' if count == 1 else 'do'} not hold it{many}"}
-    speed = f"{entry['relative_performance']:.2f}× the {advisor.reference.name}" + (f", ~{tps:.0f} tokens/s" if tps else "")
+        many = say("named.enough", lang, count=_count_word(enough, lang)) if enough else \
+            (say("named.not_even_eight", lang) if count < 8 and fit.sharded else "")
+        return entry | {"status": "does-not-fit", "reason": say("named.does_not_hold" if count == 1 else "named.do_not_hold", lang, many=many, **cards)}
+    speed = say("named.speed", lang, relative=f"{entry['relative_performance']:.2f}", reference=advisor.reference.name) \
+        + (", " + say("pick.tokens", lang, tokens=f"{tps:.0f}") if tps else "")
     unpriced = ""
     if offer is None:
         last = _last_price(advisor, gpu, as_of)
-        unpriced = f"no current price{f'; last seen {last.seen.isoformat()} at {last.price_usd:,.0f} USD ({last.kind})' if last else ''}"
+        unpriced = say("named.last_seen", lang, date=last.seen.isoformat(), price=f"{last.price_usd:,.0f}", kind=term("price.kind", last.kind, lang)) \
+            if last else say("named.no_price", lang)
     if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
-        holds = f"{_need_text(advisor, question)}: {_count_word(count)} {gpu.memory_gb:g} GB {gpu.name} {'holds' if count == 1 else 'hold'} it"
+        holds = say("named.holds" if count == 1 else "named.hold", lang, **cards)
         return entry | {"status": "fits", "reason": f"{holds} ({speed}{'; ' + unpriced if unpriced else ''})"}
     if offer is None:
         return entry | {"status": "no-current-price", "reason": f"{gpu.name}: {unpriced}; {speed}"}
@@ -100,9 +105,9 @@ def card_memory(question: Question, sizing: Sizing) -> list[dict[str, Any]]:
 
 
 def _need_text(advisor: Advisor, question: Question) -> str:
-    job = job_for(question, advisor.rulebook)
-    what = job.model.name if job.model else (f"{question.params_b:g}B" if question.params_b else "the job")
-    return f"{what} ({job.method} at {job.precision}) needs ~{job.need.gb:.0f} GB"
+    job, lang = job_for(question, advisor.rulebook), question.language
+    what = job.model.name if job.model else (f"{question.params_b:g}B" if question.params_b else say("named.the_job", lang))
+    return say("named.need", lang, what=what, method=term("method", job.method, lang), precision=job.precision, gb=f"{job.need.gb:.0f}")
 
 
 def _last_price(advisor: Advisor, gpu: Gpu, as_of: date) -> PricePoint | None:

@@ -21,6 +21,7 @@ from rules.answer import Answer, Finding, Pick, RentVsBuy
 from rules.configurations import Configuration, Sizing, configure
 from rules.job import POOLING, Job, fit_on, job_for
 from rules.memory import Fit, MemoryModel
+from rules.messages import say, term
 from rules.money import Pricing
 from rules.offers import Offer, fits_setting, is_server_only, offers_at
 from rules.performance import Measured, PerformanceModel, workload_key
@@ -182,14 +183,15 @@ class Advisor:
         asked = question.memory_gb
         in_all = bool(asked) and job.method == "inference" and asked > largest_gb
         if asked:
+            lang = question.language
 
             def fit(memory_gb: float, count: int) -> Fit:
                 if memory_gb >= asked:
-                    return Fit(True, memory_gb, False, f"{asked:g} GB asked, {memory_gb:g} GB on the card")
+                    return Fit(True, memory_gb, False, say("fit.asked_holds", lang, asked=f"{asked:g}", gb=f"{memory_gb:g}"))
                 if in_all and count > 1 and memory_gb * count >= asked:
-                    return Fit(True, memory_gb * count, True, f"{asked:g} GB asked in all: no card has that much, {count} × "
-                                                              f"{memory_gb:g} GB hold it with {POOLING['layer-split']}")
-                return Fit(False, memory_gb, False, f"{asked:g} GB asked, the card has {memory_gb:g} GB")
+                    return Fit(True, memory_gb * count, True, say("fit.asked_in_all", lang, asked=f"{asked:g}", count=count, gb=f"{memory_gb:g}",
+                                                                  how=term("pooling", POOLING["layer-split"], lang)))
+                return Fit(False, memory_gb, False, say("fit.asked_short", lang, asked=f"{asked:g}", gb=f"{memory_gb:g}"))
         else:
             def fit(memory_gb: float, count: int) -> Fit:
                 return fit_on(job, memory_gb, count)

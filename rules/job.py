@@ -29,6 +29,7 @@ from typing import Any, Mapping
 
 from rules.answer import MemoryNeed
 from rules.memory import Fit, ModelSpec, find_model
+from rules.messages import say, term
 from rules.performance import workload_key
 from rules.question import Question
 from rules.rulebook import Rulebook
@@ -63,6 +64,7 @@ class Job:
     shardable_gb: float = 0.0  # the part of ``need`` that splits across cards when they pool
     memory_factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit-memory)
     bits_per_weight: float = 16.0  # weights as stored, for the bytes read per generated token
+    language: str | None = None  # the asker's, for the need and fit texts
 
     @property
     def is_llm(self) -> bool:
@@ -114,31 +116,33 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
 def _fit(job: Job, memory_gb: float, count: int) -> Fit:
     # A card's "24 GB" is 24 GiB; needs are counted in GB (10^9 bytes), as model files are.
     card = memory_gb * GIB_IN_GB * job.memory_factor
-    terms = " effective" if job.memory_factor != 1.0 else ""
+    lang, need = job.language, f"{job.need.gb:.1f}"
+    terms = say("job.effective", lang) if job.memory_factor != 1.0 else ""
     if job.need.gb <= card:
-        return Fit(True, card, False, f"{job.need.gb:.1f} GB needed, {card:.1f} GB{terms} per card ({memory_gb:g} GiB)")
+        return Fit(True, card, False, say("fit.fits", lang, need=need, card=f"{card:.1f}", terms=terms, gib=f"{memory_gb:g}"))
     if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
         per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
-        how = POOLING[job.pooling]
+        how = term("pooling", POOLING[job.pooling], lang)
         if per_card <= card:
-            return Fit(True, card * count, True,
-                       f"fits only split across {count} cards with {how}: {per_card:.1f} GB per card of {card:.1f} GB")
-        return Fit(False, card * count, True,
-                   f"needs {per_card:.1f} GB per card even with {how} over {count} cards, has {card:.1f} GB")
+            return Fit(True, card * count, True, say("fit.split", lang, count=count, how=how, per_card=f"{per_card:.1f}", card=f"{card:.1f}"))
+        return Fit(False, card * count, True, say("fit.split_short", lang, count=count, how=how, per_card=f"{per_card:.1f}", card=f"{card:.1f}"))
     if count > 1:
-        return Fit(False, card, False, f"needs {job.need.gb:.1f} GB on each card ({POOLING['none']}), has {card:.1f} GB{terms}")
-    return Fit(False, card, False, f"needs {job.need.gb:.1f} GB, has {card:.1f} GB{terms}")
+        return Fit(False, card, False, say("fit.each_short", lang, need=need, how=term("pooling", POOLING["none"], lang),
+                                           card=f"{card:.1f}", terms=terms))
+    return Fit(False, card, False, say("fit.short", lang, need=need, card=f"{card:.1f}", terms=terms))
 
 
 class _Counter:
     """The memory arithmetic, with the rule parameters looked up once."""
 
     def __init__(self, rulebook: Rulebook) -> None:
+        self.language: str | None = None
         self.p: Mapping[str, Any] = rulebook["memory-fit"].parameters
         self.factor16 = rulebook.param("16-bit-memory", "effective_memory_factor")
         self.floors: Mapping[str, float] = rulebook.param("memory-caveat", "min_memory_gb")
 
     def job(self, q: Question) -> Job:
+        self.language = q.language
         spec = find_model(q.model)
         if spec is None and q.params_b:
             spec = ModelSpec.generic(q.params_b)
@@ -154,17 +158,27 @@ class _Counter:
         bits = self.bits(spec, precision, method)
         factor = self.factor16 if method == "train" and precision in ("16-bit", "fp8") else 1.0
         if q.memory_gb:
-            need, shardable = MemoryNeed(q.memory_gb, f"{q.memory_gb:g} GB as asked", spec.id if spec else None), q.memory_gb
+            need, shardable = MemoryNeed(q.memory_gb, self.say("job.as_asked", gb=f"{q.memory_gb:g}"), spec.id if spec else None), q.memory_gb
         elif spec is None:
             floor = float(self.floors[q.workload])
-            need, shardable = MemoryNeed(floor, f"typical {q.workload} work needs about {floor:g} GB"), 0.0
+            need, shardable = MemoryNeed(floor, self.say("job.typical", workload=term("task", q.workload, self.language), gb=f"{floor:g}")), 0.0
         else:
             need, shardable = self.need(spec, method, precision, context, batch)
         others = tuple((m, round(self.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
                        for m in LLM_METHODS if m != method) if llm and spec and not inference and not q.memory_gb else ()
         return Job(work, method, method_assumed, precision, precision_assumed, spec, context, batch, need,
                    self._assumptions(method, method_assumed, precision, context, batch, llm, spec), others, pooling,
-                   shardable, factor, bits)
+                   shardable, factor, bits, q.language)
+
+    def say(self, key: str, **values: Any) -> str:
+        return say(key, self.language, **values)
+
+    def method(self, method: str) -> str:
+        """The method's name in the asker's language (LoRA and QLoRA are names)."""
+        return term("method", METHOD_NAMES[method], self.language)
+
+    def precision(self, precision: str, spec: ModelSpec | None) -> str:
+        return term("precision", _precision_label(precision, spec), self.language)
 
     def _context(self, spec: ModelSpec | None, inference: bool) -> int:
         default = self.p["default_context_tokens"] if inference else self.p["training_context_tokens"]
@@ -194,34 +208,34 @@ class _Counter:
         weights = params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
         if spec.kind == "llm":
             working = spec.kv_values(context) * batch * self.p["kv_cache_bytes"] / GB
-            part = f"{working:.1f} GB KV cache ({context:,} tokens × {batch})"
+            part = self.say("job.kv_cache", gb=f"{working:.1f}", context=f"{context:,}", batch=batch)
             shardable = weights + working
         else:
             working = (spec.inference_activation_gb or (spec.activation_gb_per_sample or 0.4) / 4) * batch
-            part = f"{working:.1f} GB activations"
+            part = self.say("job.activations", gb=f"{working:.1f}")
             if params_b != spec.params_b:
-                part += f" (the {spec.params_b - params_b:.1f} B-parameter text encoders run first and are offloaded)"
+                part += self.say("job.text_encoders", params=f"{spec.params_b - params_b:.1f}")
             shardable = 0.0
         total = weights + working + overhead
-        how = (f"{spec.name} inference: {weights:.1f} GB weights at {_precision_label(precision, spec)} + {part} "
-               f"+ {overhead:g} GB runtime")
+        how = self.say("job.inference", name=spec.name, weights=f"{weights:.1f}", precision=self.precision(precision, spec), part=part,
+                       overhead=f"{overhead:g}")
         return MemoryNeed(total, how, spec.id), shardable
 
     def _llm_training(self, spec, method, precision, context, batch, overhead):
         params = spec.params_b * GB
         if method in ("full", "pretrain"):
             states = params * self.p["full_bytes_per_param"] / GB
-            parts = f"{states:.1f} GB weights, gradients and AdamW state ({self.p['full_bytes_per_param']:g} B/param)"
+            parts = self.say("job.full_states", gb=f"{states:.1f}", bytes=f"{self.p['full_bytes_per_param']:g}")
         else:
             base = params * self.bits(spec, precision, method) / 8 / GB
             adapters = _adapter_params(spec, self.p["lora_rank"]) * self.p["lora_bytes_per_param"] / GB
             states = base + adapters
             label = "NF4" if method == "qlora" else precision
-            parts = f"{base:.1f} GB {label} base + {adapters:.1f} GB rank-{self.p['lora_rank']} adapters and their optimizer"
+            parts = self.say("job.lora_states", base=f"{base:.1f}", label=label, adapters=f"{adapters:.1f}", rank=self.p["lora_rank"])
         activations = self._checkpointed_activations(spec, context, batch) * (2 if precision == "fp32" else 1)
         total = states + activations + overhead
-        how = (f"{spec.name} {METHOD_NAMES[method]}: {parts} + {activations:.1f} GB activations "
-               f"(context {context:,}, batch {batch}, checkpointed) + {overhead:g} GB runtime")
+        how = self.say("job.llm_training", name=spec.name, method=self.method(method), parts=parts, activations=f"{activations:.1f}",
+                       context=f"{context:,}", batch=batch, overhead=f"{overhead:g}")
         return MemoryNeed(total, how, spec.id), states
 
     def _checkpointed_activations(self, spec: ModelSpec, context: int, batch: int) -> float:
@@ -239,33 +253,35 @@ class _Counter:
         adapters = params * self.p["lora_trainable_fraction"] * self.p["lora_bytes_per_param"] / GB
         activations = _activation_gb(spec) / 2  # 16-bit activations
         total = base + adapters + activations + overhead
-        how = (f"{spec.name} {METHOD_NAMES[method]}: {base:.1f} GB base + {adapters:.1f} GB adapters and optimizer "
-               f"+ {activations:.1f} GB activations at batch {spec.train_batch} + {overhead:g} GB runtime")
+        how = self.say("job.adapter_training", name=spec.name, method=self.method(method), base=f"{base:.1f}", adapters=f"{adapters:.1f}",
+                       activations=f"{activations:.1f}", batch=spec.train_batch, overhead=f"{overhead:g}")
         return MemoryNeed(total, how, spec.id), 0.0
 
     def _classic_training(self, spec, precision, overhead):
         """The 2019 count: weights, gradients and Adam in 32 bit, activations at the usual batch."""
         states = spec.params_b * GB * self.p["adam_bytes_per_param"] / GB
         activations = _activation_gb(spec)
-        how = (f"{spec.name} training: {states:.1f} GB weights, gradients and Adam state + {activations:.1f} GB activations "
-               f"at batch {spec.train_batch} (32-bit terms)")
+        how = self.say("job.classic_training", name=spec.name, states=f"{states:.1f}", activations=f"{activations:.1f}", batch=spec.train_batch)
         return MemoryNeed(states + activations + overhead, how, spec.id), 0.0
 
     def _assumptions(self, method, method_assumed, precision, context, batch, llm, spec) -> tuple[str, ...]:
         said = []
         if method in ("lora", "qlora"):
-            said.append(f"{METHOD_NAMES[method]} (rank {self.p['lora_rank']}) at {'4-bit NF4' if method == 'qlora' else precision}")
+            said.append(self.say("assumed.adapters", method=self.method(method), rank=self.p["lora_rank"],
+                                 precision="4-bit NF4" if method == "qlora" else precision))
         elif method == "inference":
-            said.append(f"inference at {_precision_label(precision, spec)}")
+            said.append(self.say("assumed.inference", precision=self.precision(precision, spec)))
         elif method == "train" and precision in ("16-bit", "fp8"):
-            said.append(f"{precision} mixed-precision training, counted in 32-bit terms (a card holds about {self.factor16:g}×)")
+            said.append(self.say("assumed.mixed_training", precision=precision, factor=f"{self.factor16:g}"))
+        elif precision == "16-bit":
+            said.append(self.say("assumed.mixed", method=self.method(method), precision=precision))
         else:
-            said.append(f"{METHOD_NAMES[method]} at {precision}" + (" mixed precision" if precision == "16-bit" and method != "inference" else ""))
+            said.append(self.say("assumed.method", method=self.method(method), precision=precision))
         if llm:
-            said.append(f"context {context:,} tokens")
-        said.append(f"batch {batch}")
+            said.append(self.say("assumed.context", context=f"{context:,}"))
+        said.append(self.say("assumed.batch", batch=batch))
         if method_assumed:
-            said.append(f"{METHOD_NAMES[method]} assumed: say lora, qlora or full fine-tune to change it")
+            said.append(self.say("assumed.method_assumed", method=self.method(method)))
         return tuple(said)
 
 

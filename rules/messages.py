@@ -15,7 +15,7 @@ from typing import Any
 
 from rules.datafile import load_data
 
-__all__ = ["DEFAULT_LANGUAGE", "say", "term", "basis", "language_of", "languages", "catalogue"]
+__all__ = ["DEFAULT_LANGUAGE", "say", "term", "basis", "cited", "language_of", "languages", "catalogue"]
 
 DEFAULT_LANGUAGE = "en"
 
@@ -50,6 +50,12 @@ def basis(text: str, language: str | None = None) -> str:
         return text  # the engine's own English words
     measured = re.match(r"measured on (\d+) lab host", text)
     return say("basis.measured_on", language, hosts=measured.group(1)) if measured else term("basis", text, language)
+
+
+def cited(source: str, language: str | None = None) -> str:
+    """A data file's source as an answer cites it: "work: what it says" in English; in another language the
+    work alone, since the note after it is English."""
+    return source if (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE else source.split(": ")[0]
 
 
 def language_of(answer: dict[str, Any] | None) -> str:

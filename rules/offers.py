@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
+from rules.messages import cited, say, term
 from rules.money import Pricing
 
 if TYPE_CHECKING:
@@ -59,7 +60,8 @@ def offers_at(catalog, as_of: date, new_prices: Pricing, any_prices: Pricing) ->
     return tuple(found)
 
 
-def limited_support(rulebook, as_of: date, task: str, workload: str, precision: str | None) -> list[tuple[tuple[str, ...], str]]:
+def limited_support(rulebook, as_of: date, task: str, workload: str, precision: str | None,
+                    language: str | None = None) -> list[tuple[tuple[str, ...], str]]:
     """(stacks, why) for each software stack that could not yet run the job on the date.
 
     Rule ``software-support``, rows ``limited``: a row holds from its ``from`` date until its
@@ -74,6 +76,6 @@ def limited_support(rulebook, as_of: date, task: str, workload: str, precision: 
                 or precision not in row.get("precisions", [precision]):
             continue
         stacks = tuple(row["software"])
-        found.append((stacks, f"{', '.join(stacks)} cards are left out for {row['what']}: on {day} the common tools did not "
-                              f"run it there yet ({row['source']['name']})"))
+        found.append((stacks, say("rule.software_support.limited", language, stacks=", ".join(stacks), day=day,
+                                  what=term("limited", row["what"], language), source=cited(row["source"]["name"], language))))
     return found

@@ -29,6 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from rules.messages import basis, say, term
 from rules.rulebook import Rulebook
 
 __all__ = ["Measured", "PerformanceModel", "TrainingStep", "workload_key"]
@@ -166,19 +167,20 @@ class PerformanceModel:
         fast = precision == "fp32" or gpu.fast_16bit
         return self._classes[cls] / compute + (self._bytes[precision] if fast else 1.0) / (self.memory_gb_s(gpu, spec_only) * 1e9)
 
-    def basis(self, gpu_id: str, workload: str) -> str:
+    def basis(self, gpu_id: str, workload: str, language: str | None = None) -> str:
         """Where a card's figure for the workload comes from: "estimated from specs", or "measured on 2 lab
-        hosts" and how far its training steps of the workload's classes moved it."""
+        hosts" and how far its training steps of the workload's classes moved it (in ``language``)."""
         measured = self._measured.get(gpu_id)
         if measured is None:
-            return "estimated from specs"
+            return term("basis", "estimated from specs", language)
         said = f"measured on {measured.hosts} lab host{'s' * (measured.hosts != 1)}"
+        said = basis(said, language)
         steps = [(cls, found) for cls in self._mixes.get(workload, {})
                  for found in [self._training.get((gpu_id, cls, "16-bit")) or self._training.get((gpu_id, cls, "fp32"))] if found]
         names = {benchmark_class: benchmark.removesuffix("_train").upper().replace("TRANSFORMER", "transformer")
                  for benchmark, benchmark_class in self._lab["benchmarks"].items()}
         for cls, (factor, hosts) in steps:
-            said += f", {names[cls]} training step {factor:.2f}× the spec estimate on {hosts} of them"
+            said += say("basis.training_step", language, name=names[cls], factor=f"{factor:.2f}", hosts=hosts)
         return said
 
     def relative(self, gpu, workload: str, precision: str) -> float:

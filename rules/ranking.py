@@ -29,9 +29,10 @@ def choice_for(ctx: Context, rulings: Rulings, configs: Sequence[Configuration],
     cheapest = ctx.question.objective == "cheapest"
 
     def rechoose(extra: Allowed) -> Choice:
-        return choose(configs, ctx.budget_usd, floor, threshold, used_ok, lambda c: allowed(c) and extra(c), headline, used_over, cheapest)
+        return choose(configs, ctx.budget_usd, floor, threshold, used_ok, lambda c: allowed(c) and extra(c), headline, used_over, cheapest,
+                      ctx.language)
 
-    choice = choose(configs, ctx.budget_usd, floor, threshold, used_ok, allowed, headline, used_over, cheapest)
+    choice = choose(configs, ctx.budget_usd, floor, threshold, used_ok, allowed, headline, used_over, cheapest, ctx.language)
     for ruling in rulings:
         if ruling.prefer is not None:
             choice = ruling.prefer(choice, rechoose)
@@ -45,14 +46,15 @@ def asked_first(ctx: Context, rulings: Rulings, intent: str, named: list[dict[st
     ids = {e["gpu"] for e in named if e.get("gpu") and not e.get("owned")}
     if intent != "recommend" or not ids or choice.top is None or choice.top.gpu.id in ids:
         return choice
-    mine = choose(configs, ctx.budget_usd, None, rulings.first("threshold"), True, lambda c: allowed(c) and c.gpu.id in ids)
+    mine = choose(configs, ctx.budget_usd, None, rulings.first("threshold"), True, lambda c: allowed(c) and c.gpu.id in ids,
+                  language=ctx.language)
     if mine.top is None:
         return choice
     theirs = [choice.top, *choice.ladder.values(), *choice.runners_up]
     runners = tuple({c.gpu.id: c for c in theirs if c.gpu.id not in ids}.values())[:2]
     alternatives = still_better({k: c for k, c in choice.alternatives.items() if c.gpu.id not in ids}, mine.top)
-    note = ("cost-efficiency", "applied", f"{mine.top.count} × {mine.top.gpu.name} as asked; "
-                                          f"{choice.top.count} × {choice.top.gpu.name} would be the engine's own pick")
+    note = ("cost-efficiency", "applied", ctx.say("choice.as_asked", count=mine.top.count, name=mine.top.gpu.name,
+                                                  own_count=choice.top.count, own_name=choice.top.gpu.name))
     return replace(choice, top=mine.top, runners_up=runners, ladder={}, alternatives=alternatives, asked=True,
                    under_floor=None, notes=(note, *choice.notes))
 

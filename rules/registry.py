@@ -20,6 +20,7 @@ from rules.answer import Finding, MemoryNeed
 from rules.choose import Choice, Floor
 from rules.configurations import Configuration
 from rules.job import Job, job_for
+from rules.messages import say, term
 from rules.question import Question
 from rules.rulebook import Rulebook
 
@@ -117,6 +118,10 @@ class Context:
     def language(self) -> str | None:
         return self.question.language
 
+    def say(self, key: str, **values: Any) -> str:
+        """The message ``key`` in the asker's language (rules.messages)."""
+        return say(key, self.language, **values)
+
     @property
     def personas(self) -> tuple[Persona, ...]:
         """The persona rules that fired so far (they run first, so every later rule sees them all)."""
@@ -129,7 +134,8 @@ class Context:
         floor_gb = max([self.param("memory-caveat", "min_memory_gb")[self.question.workload]]
                        + [p.min_memory_gb for p in self.personas if p.min_memory_gb])
         if job.model is None and not self.question.memory_gb and floor_gb > job.need.gb:
-            how = f"typical {self.question.workload} work needs about {floor_gb:g} GB" + (" in 32-bit terms" if job.memory_factor != 1.0 else "")
+            how = self.say("job.typical_32_bit" if job.memory_factor != 1.0 else "job.typical",
+                           workload=term("task", self.question.workload, self.language), gb=f"{floor_gb:g}")
             job = replace(job, need=MemoryNeed(float(floor_gb), how), shardable_gb=0.0)
         return job
 

@@ -15,6 +15,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Callable
 
 from rules.answer import RentVsBuy
+from rules.messages import say
 from rules.money import Pricing, months_between
 from rules.question import Question
 from rules.rulebook import Rulebook
@@ -69,9 +70,12 @@ class Rental:
     @property
     def basis(self) -> str:
         """How the offer was chosen, in the answer's words."""
+        return self.basis_in(None)
+
+    def basis_in(self, language: str | None) -> str:
         if self.providers == 1:
-            return f"the only provider listing it, {self.offer.provider}"
-        return f"{self.offer.provider}, the lower-quartile price of {self.providers} providers' on-demand offers"
+            return say("rent.only_provider", language, provider=self.offer.provider)
+        return say("rent.quartile", language, provider=self.offer.provider, providers=self.providers)
 
 
 class Renting:
@@ -118,13 +122,14 @@ class Renting:
         hours, assumed = self.hours_per_week(question)
         options = tuple(_line(r, speed[r.unit.id], question.gpus, hours, pricing) | {"named": r.unit.id in named}
                         for r in _unique(shown))
+        lang = question.language
         if top is None:
-            result = _rent_only(self.rulebook, pricing, chosen, question.gpus, hours, options)
+            result = _rent_only(self.rulebook, pricing, chosen, question.gpus, hours, options, lang)
         else:
             result = replace(break_even(self.rulebook, pricing, chosen.offer, chosen.per_unit_usd * question.gpus, top.gpu,
-                                        question.gpus, top.total_usd, hours, self.electricity), options=options)
+                                        question.gpus, top.total_usd, hours, self.electricity, lang), options=options)
         offer = result.offer | {"basis": chosen.basis}
-        return replace(result, offer=offer, reason=f"{result.reason} (rent: {chosen.basis}{assumed})")
+        return replace(result, offer=offer, reason=say("rent.reason", lang, reason=result.reason, basis=chosen.basis_in(lang), assumed=assumed))
 
     def hours_per_week(self, question: Question) -> tuple[float, str]:
         """The asker's hours a week, else the rule's default: higher for a server or several cards, and why."""
@@ -132,9 +137,9 @@ class Renting:
             return question.hours_per_week, ""
         if question.setting == "server" or question.gpus > 1:
             hours = self.rulebook.param(RULE, "server_hours_per_week")
-            return hours, f"; {hours:g} h/week assumed: a shared server or multi-GPU machine is busy most of the week"
+            return hours, say("rent.server_hours", question.language, hours=f"{hours:g}")
         hours = self.rulebook.param(RULE, "default_hours_per_week")
-        return hours, f"; {hours:g} h/week assumed: a personal machine's usual use"
+        return hours, say("rent.personal_hours", question.language, hours=f"{hours:g}")
 
     def rentals(self, as_of: date) -> list[Rental]:
         """The representative on-demand offer of each catalog GPU and Cloud TPU known on ``as_of``, cheapest first.
@@ -210,7 +215,7 @@ def _line(rental: Rental, relative: float, count: int, hours: float, pricing: Pr
 
 
 def _rent_only(rulebook: Rulebook, pricing: Pricing, rental: Rental, count: int, hours: float,
-               options: tuple[dict, ...]) -> RentVsBuy:
+               options: tuple[dict, ...], language: str | None = None) -> RentVsBuy:
     """Nothing to buy (none named can be, or none fits the budget): what renting costs over the rule's years."""
     rent_usd = rental.per_unit_usd * count
     years = tuple({"years": y, "hours": round(hours * 52 * y), "buy": None,
@@ -220,8 +225,8 @@ def _rent_only(rulebook: Rulebook, pricing: Pricing, rental: Rental, count: int,
     return RentVsBuy(
         offer=_offer(rental.offer, count), rent_per_hour=pricing.money(rent_usd), own_power_per_hour=pricing.money(0.0),
         break_even_hours=None, hours_per_week=hours, yearly=years, cheaper="rent",
-        reason=(f"renting {count} × {rental.unit.name} costs about "
-                f"{per_year.amount:,.0f} {per_year.currency} a year at {hours:g} h/week"),
+        reason=say("rent.only", language, count=count, name=rental.unit.name, price=f"{per_year.amount:,.0f}", currency=per_year.currency,
+                   hours=f"{hours:g}"),
         options=options,
     )
 
@@ -232,7 +237,7 @@ def _offer(offer, count: int) -> dict:
 
 
 def break_even(rulebook: Rulebook, pricing: Pricing, offer, rent_usd_per_hour: float, gpu, count: int,
-               buy_usd: float, hours_per_week: float | None, electricity_usd_per_kwh: float) -> RentVsBuy:
+               buy_usd: float, hours_per_week: float | None, electricity_usd_per_kwh: float, language: str | None = None) -> RentVsBuy:
     """Break-even hours and 1/2-year totals of buying ``count`` × ``gpu`` versus renting ``offer``."""
     params = rulebook[RULE].parameters
     watts = gpu.tdp_w * count + params["system_power_w"]
@@ -249,11 +254,11 @@ def break_even(rulebook: Rulebook, pricing: Pricing, offer, rent_usd_per_hour: f
                       "rent": pricing.money(rent).to_dict(), "cheaper": "buy" if own < rent else "rent"})
     cheaper = years[-1]["cheaper"]
     if hours_at_break_even is None:
-        reason = "renting costs less per hour than the electricity of owning: rent"
+        reason = say("rent.rent_is_cheaper", language)
     else:
         weeks = hours_at_break_even / hours
-        reason = (f"buying pays off after {hours_at_break_even:,.0f} GPU-hours; at {hours:g} h/week that is "
-                  f"{weeks / 52:.1f} years — over {params['years'][-1]} years {cheaper} is cheaper")
+        reason = say("rent.break_even", language, hours=f"{hours_at_break_even:,.0f}", per_week=f"{hours:g}", years=f"{weeks / 52:.1f}",
+                     horizon=params["years"][-1], cheaper=say(f"rent.cheaper.{cheaper}", language))
     return RentVsBuy(
         offer=_offer(offer, count),
         rent_per_hour=pricing.money(rent_usd_per_hour),

@@ -38,7 +38,7 @@ def verdict(ctx: Context, rulings: Rulings, choice: Choice, picks: Sequence[Pick
     if instead is not None:
         return instead.verdict or "", summary, (instead.suggestion,) if instead.suggestion else ()
     if ctx.owned is not None:
-        summary += f" — {top.relative_performance / max(ctx.speed(ctx.owned), 1e-9):.1f}× your {ctx.owned.name}"
+        summary += ctx.say("verdict.owned_ratio", ratio=f"{top.relative_performance / max(ctx.speed(ctx.owned), 1e-9):.1f}", name=ctx.owned.name)
     return "buy", summary, ()
 
 
@@ -57,24 +57,24 @@ def _impossible(ctx: Context, choice: Choice, pricing: Pricing, need: MemoryNeed
     used = choice.alternatives.get("used")
     if cheapest is not None:
         price = pricing.money(cheapest.total_usd)
-        summary = (f"nothing that holds the job fits a budget of {question.budget:,.0f} {pricing.currency}; "
-                   f"the cheapest that does is {cheapest.count} × {cheapest.gpu.name} at {price.amount:,.0f} {pricing.currency}")
+        summary = ctx.say("verdict.over_budget", budget=f"{question.budget or 0:,.0f}", currency=pricing.currency, count=cheapest.count,
+                          name=cheapest.gpu.name, price=f"{price.amount:,.0f}")
         if used is not None:
-            summary += (f"; used, {used.count} × {used.gpu.name} at {pricing.money(used.total_usd).amount:,.0f} "
-                        f"{pricing.currency} does (see the used alternative)")
-        suggestions += [f"raise the budget to about {price.amount:,.0f} {pricing.currency}",
-                        "consider used cards" if not question.used_ok else "rent a cloud GPU by the hour"]
+            summary += ctx.say("verdict.used_does", count=used.count, name=used.gpu.name, price=f"{pricing.money(used.total_usd).amount:,.0f}",
+                               currency=pricing.currency)
+        suggestions += [ctx.say("verdict.raise_budget", price=f"{price.amount:,.0f}", currency=pricing.currency),
+                        ctx.say("verdict.consider_used" if not question.used_ok else "verdict.rent_by_hour")]
         verdict = "over-budget"
     else:
-        summary = f"no configuration released by {ctx.as_of.isoformat()} holds this job ({need.gb:.0f} GB needed: {need.how})"
+        summary = ctx.say("verdict.too_large", date=ctx.as_of.isoformat(), gb=f"{need.gb:.0f}", how=need.how)
         verdict = "too-large"
         for precision in ("16-bit", "8-bit", "4-bit"):
             if precision != question.precision and PRECISIONS.index(precision) > PRECISIONS.index(question.precision or "16-bit"):
                 smaller = job_for(question.refined(precision=precision), ctx.rulebook).need
-                suggestions.append(f"at {precision} it needs about {smaller.gb:.0f} GB")
+                suggestions.append(ctx.say("verdict.at_precision", precision=precision, gb=f"{smaller.gb:.0f}"))
         if question.gpus == 1:
-            suggestions.append("ask for several GPUs: the states can be sharded across them")
-        suggestions.append("a smaller model, or rent a multi-GPU cloud instance")
+            suggestions.append(ctx.say("verdict.more_gpus"))
+        suggestions.append(ctx.say("verdict.smaller_model"))
     if question.cloud_ok:
-        suggestions.append("rent a cloud GPU or TPU for the runs (rule cloud-role)")
+        suggestions.append(ctx.say("verdict.rent_cloud"))
     return verdict, summary, tuple(suggestions)
