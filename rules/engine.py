@@ -181,7 +181,7 @@ class Advisor:
         cards then pool it by splitting the model's layers (``largest_gb``: the largest card placeable).
         """
         asked = question.memory_gb
-        in_all = bool(asked) and job.method == "inference" and asked > largest_gb
+        in_all = asked is not None and bool(asked) and job.method == "inference" and asked > largest_gb
         if asked:
             lang = question.language
 
