@@ -166,7 +166,7 @@ def benchmark_device(
             raise NotIdle(probe.reason)
         run_flags = [] if probe.idle else ["contended"]
         started_at = _now_iso()
-        sampler = TelemetrySampler(nvml, handle, sample_interval_s) if handle is not None else None
+        sampler = TelemetrySampler(nvml, handle, sample_interval_s) if nvml and handle is not None else None
         with sampler or contextlib.nullcontext():
             results = run_suite(device, config, sampler=sampler, on_case=on_case, should_stop=should_stop)
         finished_at = _now_iso()

@@ -76,13 +76,13 @@ class _Progress:
     """A rich progress bar on stderr (JSON and tables go to stdout)."""
 
     def __init__(self, enabled: bool):
-        self._bar = None
+        self._bar: Any = None  # rich's Progress and TaskID: rich is imported only when the bar is shown
+        self._task: Any = None
         if enabled:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-            self._task = None
 
     def __enter__(self) -> "_Progress":
         if self._bar:
@@ -220,7 +220,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     spool = Spool(settings.spool_dir)
     with ServiceClient(settings.api_url, settings.agent_token) as client:
         service = client.reachable()
-    status = {
+    status: dict[str, Any] = {
         "agent_version": __version__,
         "data_dir": str(settings.data_dir),
         "last_runs": History(settings.data_dir / "agent-runs.jsonl").recent(args.last),

@@ -24,7 +24,7 @@ class BasicBlock(nn.Module):
         self.bn1 = nn.BatchNorm2d(cout)
         self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
         self.bn2 = nn.BatchNorm2d(cout)
-        self.shortcut = nn.Identity()
+        self.shortcut: nn.Module = nn.Identity()
         if stride != 1 or cin != cout:
             self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
 
@@ -67,6 +67,8 @@ class LSTMClassifier(nn.Module):
 
 class TransformerLM(nn.Module):
     """Token and position embeddings, pre-norm encoder blocks with a causal mask, an LM head."""
+
+    mask: torch.Tensor  # a buffer (register_buffer), moved with the model, not trained
 
     def __init__(self, vocab: int, d_model: int, heads: int, layers: int, seq_len: int):
         super().__init__()
@@ -115,6 +117,7 @@ class LlamaDecoder(nn.Module):
 
     def __init__(self, vocab: int, hidden: int, layers: int, heads: int, kv_heads: int, ffn: int):
         super().__init__()
+        self.kv_heads, self.head_dim = kv_heads, hidden // heads  # the KV cache's shape per layer
         self.embed = nn.Embedding(vocab, hidden)
         self.layers = nn.ModuleList(_LlamaLayer(hidden, heads, kv_heads, ffn) for _ in range(layers))
         self.norm = nn.RMSNorm(hidden)
@@ -128,13 +131,11 @@ class LlamaDecoder(nn.Module):
 
     def random_cache(self, context: int, dtype: torch.dtype, device: torch.device) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """A filled KV cache of ``context`` tokens per layer (random values, as after a prompt)."""
-        first = self.layers[0]
-        shape = (1, first.kv_heads, context, first.head_dim)
+        shape = (1, self.kv_heads, context, self.head_dim)
         return [(torch.randn(shape, dtype=dtype, device=device), torch.randn(shape, dtype=dtype, device=device)) for _ in self.layers]
 
     def bytes_per_token(self, context: int, element_bytes: int) -> int:
         """Weights read per generated token (one embedding row, not the table) plus the KV cache."""
         weights = sum(p.numel() for p in self.parameters()) - self.embed.weight.numel() + self.embed.weight.shape[1]
-        first = self.layers[0]
-        cache = 2 * len(self.layers) * first.kv_heads * first.head_dim * context
+        cache = 2 * len(self.layers) * self.kv_heads * self.head_dim * context
         return (weights + cache) * element_bytes

@@ -294,14 +294,14 @@ def prepare_stream(torch: Any, device: Any, case: Case, check_size: int) -> Prep
     idx = torch.randint(0, n, (check_size,), device=device)
     if case.benchmark == "copy":
 
-        def fn() -> None:
+        def copy() -> None:
             b.copy_(a)
 
-        def check() -> dict[str, Any]:
+        def check_copy() -> dict[str, Any]:
             ok = bool(torch.equal(b[idx], a[idx]))
             return {"ok": ok}
 
-        return Prepared(fn, 2 * n * 4 / 1e9, check)  # read a, write b
+        return Prepared(copy, 2 * n * 4 / 1e9, check_copy)  # read a, write b
     c = torch.empty(n, device=device).uniform_(-1, 1)
     scalar = 3.0
 
@@ -320,6 +320,8 @@ def build_model(torch: Any, case: Case) -> tuple[Any, Callable[[], tuple[Any, An
     from . import models
 
     p = case.params
+    model: Any
+    shape: tuple[int, ...]
     if case.benchmark == "cnn_train":
         model = models.ResNetCNN(width=p["width"], classes=p["classes"])
         shape = (p["batch"], 3, p["image"], p["image"])
@@ -375,6 +377,7 @@ def prepare_llm(torch: Any, device: Any, case: Case, check_size: int) -> Prepare
     with torch.device(device):
         model = models.LlamaDecoder(p["vocab"], p["hidden"], p["layers"], p["heads"], p["kv_heads"], p["ffn"]).to(dtype).eval()
     last: dict[str, Any] = {}
+    inputs: tuple[Any, Any]
     if case.benchmark == "llm_decode":
         caches = model.random_cache(p["context"], dtype, device)
         token = torch.randint(0, p["vocab"], (1, 1), device=device)

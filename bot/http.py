@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from urllib.parse import parse_qs
 
 from litestar import Request, Response, post
@@ -53,7 +54,7 @@ class SlackGate:
         self._lock = threading.Lock()
         self.max_remembered = max_remembered
 
-    def refusal(self, headers: dict[str, str], body: bytes, now: float | None = None) -> str | None:
+    def refusal(self, headers: Mapping[str, str], body: bytes, now: float | None = None) -> str | None:
         """Why the request is refused (a short reason for the 401), or None to let it through."""
         now = time.time() if now is None else now
         stamp, signature = headers.get("x-slack-request-timestamp", ""), headers.get("x-slack-signature", "")
@@ -99,7 +100,7 @@ def _plain(status: int, text: str) -> Response[bytes]:
 
 def to_bolt_request(request: Request, body: bytes) -> AsyncBoltRequest:
     """The bolt view of a Litestar request; every value of repeated headers kept."""
-    headers = {name: request.headers.getall(name) for name in request.headers.keys()}
+    headers: dict[str, str | Sequence[str]] = {name: request.headers.getall(name) for name in request.headers.keys()}
     return AsyncBoltRequest(body=body.decode("utf-8", errors="replace"), query=request.url.query, headers=headers)
 
 
