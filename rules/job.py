@@ -219,6 +219,10 @@ class _Counter:
         total = weights + working + overhead
         how = self.say("job.inference", name=spec.name, weights=f"{weights:.1f}", precision=self.precision(precision, spec), part=part,
                        overhead=f"{overhead:g}")
+        if spec.reference_vram_gb and precision in ("16-bit", "fp32") and spec.reference_vram_gb > total:
+            # the model's own code, as published, holds more (whisper keeps fp32 weights and beams): lean runtimes need less
+            how += self.say("job.reference_need", gb=f"{spec.reference_vram_gb:g}")
+            total = float(spec.reference_vram_gb)
         return MemoryNeed(total, how, spec.id), shardable
 
     def _llm_training(self, spec, method, precision, context, batch, overhead):

@@ -146,3 +146,12 @@ def test_model_table_covers_the_families_people_name():
                   "mistral-7b", "mixtral-8x22b", "gemma-2-27b", "gemma-3-12b", "phi-4", "phi-3-medium", "gpt-oss-20b",
                   "sd-1.5", "sdxl", "sd3-medium", "flux-1-dev", "whisper-large-v3", "whisper-small", "bert-base", "gpt2", "resnet-50"):
         assert alias in names, alias
+
+
+def test_whisper_large_is_counted_at_its_published_10_gb_not_the_lean_estimate(rulebook):
+    """openai/whisper README: large needs ~10 GB of VRAM; the weights alone are 3.1 GB at 16 bit."""
+    job = job_for(Question(workload="speech", model="whisper-large-v3", task="inference"), rulebook)
+    assert job.need.gb == pytest.approx(10) and "published" in job.need.how
+    assert not fit_on(job, 8, 1).fits and fit_on(job, 12, 1).fits
+    small = job_for(Question(workload="speech", model="whisper-small", task="inference"), rulebook)
+    assert small.need.gb < 4  # no published figure: the count stands
