@@ -120,7 +120,7 @@ def workload_priorities(ctx: Context) -> Ruling:
         return [Finding("workload-priorities", "applied", ctx.say(
             "rule.workload_priorities.card", relative=f"{c.relative:.2f}", reference=ctx.reference.name,
             workload=term("workload", ctx.label, ctx.language), precision=ctx.job.compute_precision,
-            basis=ctx.performance.basis(c.gpu.id, ctx.work, ctx.language)))]
+            basis=ctx.performance.basis(c.gpu.id, ctx.work, ctx.job.compute_precision, ctx.language)))]
     return Ruling(card=card)
 
 

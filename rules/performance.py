@@ -36,6 +36,7 @@ __all__ = ["Measured", "PerformanceModel", "TrainingStep", "workload_key"]
 
 RULE = "workload-priorities"
 DECODE_WORKLOAD = "llm_inference"
+STEP_NAMES = {"cnn": "CNN", "rnn": "LSTM", "transformer": "transformer"}  # the bench-agent step of each class, in words
 
 
 @dataclass(frozen=True)
@@ -126,10 +127,14 @@ class PerformanceModel:
     def training_factor(self, gpu_id: str, cls: str, precision: str) -> float:
         """How much faster the lab's training steps of class ``cls`` ran on the card than the model says (1.0: no
         correction); the precision's own figure, else the other precision's."""
+        found = self._training_found(gpu_id, cls, precision)
+        return found[0] if found else 1.0
+
+    def _training_found(self, gpu_id: str, cls: str, precision: str) -> tuple[float, int] | None:
+        """(factor, hosts) for the precision's family, else the other family's; None when no step corrects it."""
         family = "fp32" if precision == "fp32" else "16-bit"
         other = "16-bit" if family == "fp32" else "fp32"
-        found = self._training.get((gpu_id, cls, family)) or self._training.get((gpu_id, cls, other))
-        return found[0] if found else 1.0
+        return self._training.get((gpu_id, cls, family)) or self._training.get((gpu_id, cls, other))
 
     def _training_factors(self, gpu_of: Callable[[str], Any]) -> dict[tuple[str, str, str], tuple[float, int]]:
         """(card, class, fp32 | 16-bit) -> (bounded factor, hosts) from every group of two or more lab cards."""
@@ -167,20 +172,18 @@ class PerformanceModel:
         fast = precision == "fp32" or gpu.fast_16bit
         return self._classes[cls] / compute + (self._bytes[precision] if fast else 1.0) / (self.memory_gb_s(gpu, spec_only) * 1e9)
 
-    def basis(self, gpu_id: str, workload: str, language: str | None = None) -> str:
+    def basis(self, gpu_id: str, workload: str, precision: str = "16-bit", language: str | None = None) -> str:
         """Where a card's figure for the workload comes from: "estimated from specs", or "measured on 2 lab
-        hosts" and how far its training steps of the workload's classes moved it (in ``language``)."""
+        hosts" and how far the lab's training steps of the workload's classes moved it at ``precision`` (in ``language``)."""
         measured = self._measured.get(gpu_id)
         if measured is None:
             return term("basis", "estimated from specs", language)
         said = f"measured on {measured.hosts} lab host{'s' * (measured.hosts != 1)}"
         said = basis(said, language)
-        steps = [(cls, found) for cls in self._mixes.get(workload, {})
-                 for found in [self._training.get((gpu_id, cls, "16-bit")) or self._training.get((gpu_id, cls, "fp32"))] if found]
-        names = {benchmark_class: benchmark.removesuffix("_train").upper().replace("TRANSFORMER", "transformer")
-                 for benchmark, benchmark_class in self._lab["benchmarks"].items()}
-        for cls, (factor, hosts) in steps:
-            said += say("basis.training_step", language, name=names[cls], factor=f"{factor:.2f}", hosts=hosts)
+        for cls in self._mixes.get(workload, {}):
+            if found := self._training_found(gpu_id, cls, precision):
+                factor, hosts = found
+                said += say("basis.training_step", language, name=STEP_NAMES[cls], factor=f"{factor:.2f}", hosts=hosts)
         return said
 
     def relative(self, gpu, workload: str, precision: str) -> float:

@@ -164,3 +164,16 @@ def test_lstm_and_transformer_steps_correct_their_own_classes(catalog):
     assert _moved(plain, lab, catalog.gpu("rtx-3090"), "transformer") == pytest.approx(0.9)
     card = catalog.gpu("rtx-3090")  # no fp32 step in this lab: the 16-bit one stands for it
     assert lab.relative(card, "transformer", "fp32") / plain.relative(card, "transformer", "fp32") == pytest.approx(0.9)
+
+
+def test_the_basis_names_the_factor_applied_at_the_precision(catalog):
+    rulebook = load_rulebook()
+    card = catalog.gpu("rtx-3080")
+    steps = {"rtx-3080": (TrainingStep("cnn_train", "gpu", "fp32", 80.0, 2), TrainingStep("cnn_train", "gpu", "fp16", 100.0, 2)),
+             "rtx-3090": (TrainingStep("cnn_train", "gpu", "fp32", 100.0, 2), TrainingStep("cnn_train", "gpu", "fp16", 100.0, 2))}
+    lab = PerformanceModel(rulebook, catalog.gpu("gtx-1080-ti"),
+                           {g: Measured(hosts=2, training=s, **LAB_SPECS[g]) for g, s in steps.items()}, gpu_of=catalog.gpu)
+    fp32, half = lab.training_factor(card.id, "cnn", "fp32"), lab.training_factor(card.id, "cnn", "16-bit")
+    assert fp32 != pytest.approx(half)
+    assert f"CNN training step {fp32:.2f}×" in lab.basis(card.id, "cnn", "fp32")
+    assert f"CNN training step {half:.2f}×" in lab.basis(card.id, "cnn", "16-bit")
