@@ -9,7 +9,8 @@ once its own turn is committed, so a follow-up on any process always finds it.
 
 Conversations expire: one untouched for ``keep_days`` is deleted by
 :func:`purge_expired`, which the service runs at start and the writer thread every
-``PURGE_EVERY_S`` seconds (``0`` days keeps them forever).
+tenth of ``keep_days``, at most every ``PURGE_EVERY_S`` seconds (``0`` days keeps them
+forever), so the table holds about ``keep_days`` of conversations however busy the service.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from rules.question import Question
 from service.db import make_engine
 from service.models import Conversation
 
-__all__ = ["ConversationNotFound", "ConversationWriter", "load_question", "save_turn", "purge_expired", "MAX_TURNS"]
+__all__ = ["ConversationNotFound", "ConversationWriter", "load_question", "save_turn", "purge_expired", "purge_interval_s",
+           "MAX_TURNS"]
 
 MAX_TURNS = 50
 PURGE_EVERY_S = 3600.0
@@ -71,15 +73,23 @@ def purge_expired(url: str, keep_days: float, now: datetime | None = None) -> in
     return deleted
 
 
+def purge_interval_s(keep_days: float) -> float:
+    """Seconds between clean-ups: a tenth of the retention (a conversation outlives its days by
+    at most that), between 1 s and ``PURGE_EVERY_S``."""
+    if keep_days <= 0:
+        return PURGE_EVERY_S
+    return min(PURGE_EVERY_S, max(1.0, keep_days * 86400 / 10))
+
+
 class ConversationWriter:
     """Group commit of conversation turns: one writer thread, one transaction per batch;
     between batches the same thread deletes expired conversations every ``purge_every_s``."""
 
-    def __init__(self, url: str, max_batch: int = 256, keep_days: float = 0.0, purge_every_s: float = PURGE_EVERY_S) -> None:
+    def __init__(self, url: str, max_batch: int = 256, keep_days: float = 0.0, purge_every_s: float | None = None) -> None:
         self.url = url
         self.max_batch = max_batch
         self.keep_days = keep_days
-        self.purge_every_s = purge_every_s
+        self.purge_every_s = purge_interval_s(keep_days) if purge_every_s is None else purge_every_s
         self._purged_at = time.monotonic()
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None

@@ -6,6 +6,7 @@ import asyncio
 import time
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from sqlmodel import select
 
 from rules.question import Question
@@ -80,6 +81,14 @@ def test_conversations_expire_and_the_writer_deletes_them_itself(database_url: s
     writer.close()
     assert {r.id for r in _rows(database_url)} == {fresh}, "the writer thread purged the expired conversation unasked"
     assert purge_expired(database_url, 0) == 0, "0 days keeps conversations forever"
+
+
+def test_the_clean_up_runs_every_tenth_of_the_retention_at_most_hourly() -> None:
+    from service.conversations import PURGE_EVERY_S, purge_interval_s
+
+    assert purge_interval_s(30) == PURGE_EVERY_S == ConversationWriter("sqlite://", keep_days=30).purge_every_s
+    assert purge_interval_s(0.01) == pytest.approx(86.4)  # a 14-minute retention is looked after every 86 s
+    assert purge_interval_s(1e-6) == 1.0 and purge_interval_s(0) == PURGE_EVERY_S
 
 
 def test_one_shot_questions_store_nothing(tmp_path) -> None:
