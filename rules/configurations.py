@@ -53,8 +53,14 @@ class Sizing:
     factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit training, 2019 count)
 
 
-def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: int) -> tuple[list[Configuration], list[dict]]:
-    """(configurations that hold the job, exclusion records for cards that cannot at any allowed count)."""
+def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: int,
+              every_count: bool = False) -> tuple[list[Configuration], list[dict]]:
+    """(configurations that hold the job, exclusion records for cards that cannot at any allowed count).
+
+    ``every_count``: no count was asked and the cards go in a server, which is built to hold several:
+    each count from the fewest that holds the job up to ``max_count`` is a configuration of its own,
+    so that a lab budget buys as many cards as are worth their price (the choice weighs them).
+    """
     made: list[Configuration] = []
     excluded: list[dict] = []
     left_out: set[str] = set()
@@ -79,9 +85,16 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
                 excluded.append(_left_out(gpu, sizing, fits, counts))
             continue
         relative = sizing.relative(gpu)
-        scale = speedups[count] if (not fit.sharded or sizing.pools_for_speed) else 1.0
-        made.append(Configuration(offer, count, offer.unit_usd * count, relative, relative * scale, fit,
-                                  sizing.tokens_per_second(gpu, count)))
+        for n in (range(count, max_count + 1) if every_count and asked == 1 else (count,)):
+            if n > count:
+                if sizing.build(gpu, n):
+                    break
+                if (gpu.memory_gb, n) not in fits:
+                    fits[(gpu.memory_gb, n)] = sizing.fit(gpu.memory_gb, n)
+                fit = fits[(gpu.memory_gb, n)]
+            scale = speedups[n] if (not fit.sharded or sizing.pools_for_speed) else 1.0
+            made.append(Configuration(offer, n, offer.unit_usd * n, relative, relative * scale, fit,
+                                      sizing.tokens_per_second(gpu, n)))
     return made, excluded
 
 

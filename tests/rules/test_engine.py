@@ -453,3 +453,12 @@ def test_memory_beyond_any_card_is_memory_in_all_for_inference(recommend):
     assert any("in all" in f["reason"] for f in top["rules"] if f["rule"] == "memory-fit")
     per_card = recommend(memory_gb=24, task="inference", method="inference", budget=3000, as_of=date(2024, 6, 15))
     assert per_card["picks"][0]["count"] == 1 and per_card["picks"][0]["memory_gb"] >= 24
+
+
+def test_a_lab_server_budget_buys_as_many_cards_as_are_worth_it(recommend):
+    """A server holds several cards: without a count asked, each count is weighed, so $60,000 is not one card."""
+    answer = recommend(workload="llm", budget=60000, setting="server", experience="researcher", as_of=date(2026, 11, 20))
+    top = answer["picks"][0]
+    assert top["count"] >= 2 and top["total_price"]["amount"] <= 60000
+    desktop = recommend(workload="llm", budget=6000, as_of=date(2026, 11, 20))
+    assert desktop["picks"][0]["count"] == 1  # a desktop question keeps the fewest cards that hold the job
