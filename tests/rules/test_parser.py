@@ -87,6 +87,7 @@ PHRASES: list[tuple[str, dict]] = [
     ("x4", {"gpus": 4}),
     ("4 cards", {"gpus": 4}),
     ("8-gpu server", {"gpus": 8, "setting": "server"}),
+    ("for a team", {"setting": "server"}),
     ("a 2-card build", {"gpus": 2}),
     ("two gpus", {"gpus": 2}),
     ("четыре видеокарты", {"gpus": 4}),
