@@ -20,14 +20,14 @@ from typing import Protocol
 
 import msgspec
 
-from bot.api import AskReply, QuestionRejected, WhichgpuAPI
+from bot.api import QuestionRejected, Reply, WhichgpuAPI
 from bot.blocks import Conversation
 
 __all__ = ["AnswerSource", "ServiceAnswers", "ShownAnswers"]
 
 
 class AnswerSource(Protocol):
-    async def answer(self, conversation: Conversation, ask: str | None) -> tuple[AskReply, Conversation]:
+    async def answer(self, conversation: Conversation, ask: str | None) -> tuple[Reply, Conversation]:
         """The answer to ``ask`` after the conversation's questions (to its last question when ``ask`` is None),
         and the conversation it belongs to; raises :class:`~bot.api.AskError` when there is none to show."""
         ...
@@ -44,7 +44,7 @@ class ServiceAnswers:
     def __init__(self, api: WhichgpuAPI) -> None:
         self.api = api
 
-    async def answer(self, conversation: Conversation, ask: str | None) -> tuple[AskReply, Conversation]:
+    async def answer(self, conversation: Conversation, ask: str | None) -> tuple[Reply, Conversation]:
         if ask is None:  # the conversation as it stands: replay its questions from the start
             return await self._replay(conversation.questions)
         if conversation.conversation_id:
@@ -58,7 +58,7 @@ class ServiceAnswers:
                     return reply, conversation.then(ask, reply.conversation_id or conversation.conversation_id)
         return await self._replay((*conversation.questions, ask))
 
-    async def _replay(self, questions: tuple[str, ...]) -> tuple[AskReply, Conversation]:
+    async def _replay(self, questions: tuple[str, ...]) -> tuple[Reply, Conversation]:
         """Ask the questions in order; a single question is one-shot (the service stores nothing)."""
         conversation_id: str | None = None
         for question in questions:
@@ -79,11 +79,11 @@ class ShownAnswers:
         self.size = size
         self._answers: OrderedDict[Conversation, bytes] = OrderedDict()
 
-    def get(self, conversation: Conversation) -> AskReply | None:
+    def get(self, conversation: Conversation) -> Reply | None:
         encoded = self._answers.get(conversation)
-        return None if encoded is None else msgspec.json.decode(encoded, type=AskReply)
+        return None if encoded is None else msgspec.json.decode(encoded, type=Reply)
 
-    def put(self, conversation: Conversation, reply: AskReply) -> None:
+    def put(self, conversation: Conversation, reply: Reply) -> None:
         self._answers[conversation] = msgspec.json.encode(reply)
         self._answers.move_to_end(conversation)
         while len(self._answers) > self.size:

@@ -1,23 +1,27 @@
 """The whichgpu JSON API as the bot sees it: ``POST {api_url}/v1/ask`` over httpx.
 
 Over Socket Mode the bot asks the service over HTTP, so it runs beside the service or
-on another host (inside the service it answers in-process). Failures are two exceptions::
+on another host (inside the service it answers in-process). The reply is decoded into
+the same typed :class:`~rules.answer.Reply` the service encoded. Failures are three exceptions::
 
     AskError
     ├── ServiceUnavailable   connection refused, timeout, 5xx, a body that is not JSON
-    └── QuestionRejected     a problem+json 4xx (e.g. 422 for a future date): its detail is for the user
+    ├── QuestionRejected     a problem+json 4xx (e.g. 422 for a future date): its detail is for the user
+    └── UnreadableAnswer     a 200 whose body is not a Reply
 """
 
 from __future__ import annotations
 
 import asyncio
 import weakref
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import msgspec
 
-__all__ = ["AskError", "AskReply", "QuestionRejected", "ServiceUnavailable", "WhichgpuAPI"]
+from rules.answer import Reply
+
+__all__ = ["AskError", "QuestionRejected", "Reply", "ServiceUnavailable", "UnreadableAnswer", "WhichgpuAPI"]
 
 DEFAULT_TIMEOUT_S = 10.0
 
@@ -41,29 +45,8 @@ class QuestionRejected(AskError):
         self.errors = errors or []
 
 
-@dataclass(frozen=True)
-class AskReply:
-    """What ``POST /v1/ask`` returned (see ``rules.ask.Reply.to_dict``)."""
-
-    answer: str
-    intent: str
-    recommendation: dict[str, Any] | None = None
-    understood: list[str] = field(default_factory=list)
-    follow_up: list[str] = field(default_factory=list)
-    conversation_id: str | None = None
-    query: dict[str, Any] | None = None
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "AskReply":
-        return cls(
-            answer=str(data.get("answer") or ""),
-            intent=str(data.get("intent") or "recommend"),
-            recommendation=data.get("recommendation"),
-            understood=list(data.get("understood") or []),
-            follow_up=list(data.get("follow_up") or []),
-            conversation_id=data.get("conversation_id"),
-            query=data.get("query"),
-        )
+class UnreadableAnswer(AskError):
+    """The service answered 200 with a body that is not a :class:`~rules.answer.Reply` (a newer service, a bug)."""
 
 
 class WhichgpuAPI:
@@ -98,7 +81,7 @@ class WhichgpuAPI:
         if client is not None:
             await client.aclose()
 
-    async def ask(self, text: str, conversation_id: str | None = None, *, start: bool = False) -> AskReply:
+    async def ask(self, text: str, conversation_id: str | None = None, *, start: bool = False) -> Reply:
         """The service's answer; ``start`` keeps the question for follow-ups (a one-shot question is not stored)."""
         payload: dict[str, Any] = {"text": text}
         if conversation_id:
@@ -114,7 +97,14 @@ class WhichgpuAPI:
         return _reply(response)
 
 
-def _reply(response: httpx.Response) -> AskReply:
+def _reply(response: httpx.Response) -> Reply:
+    if response.status_code < 300:
+        try:
+            return msgspec.json.decode(response.content, type=Reply)
+        except msgspec.ValidationError as exc:
+            raise UnreadableAnswer(f"the service's answer is not a reply this bot reads: {exc}") from None
+        except msgspec.DecodeError:
+            raise ServiceUnavailable(f"the service answered {response.status_code} without a usable answer") from None
     try:
         data = response.json()
     except ValueError:
@@ -127,6 +117,4 @@ def _reply(response: httpx.Response) -> AskReply:
             str(problem.get("detail") or problem.get("title") or "the service could not use this question"),
             [e for e in problem.get("errors") or [] if isinstance(e, dict)],
         )
-    if response.status_code >= 300 or not isinstance(data, dict):
-        raise ServiceUnavailable(f"the service answered {response.status_code} without a usable answer")
-    return AskReply.from_json(data)
+    raise ServiceUnavailable(f"the service answered {response.status_code} without a usable answer")

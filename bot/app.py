@@ -28,7 +28,7 @@ from slack_sdk.models.blocks import Block
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answers import AnswerSource, ServiceAnswers, ShownAnswers
-from bot.api import AskReply, QuestionRejected, ServiceUnavailable, WhichgpuAPI
+from bot.api import QuestionRejected, Reply, ServiceUnavailable, WhichgpuAPI
 from bot.blocks import (
     ACTION_SHARE, MAX_QUESTION_CHARS, REFINEMENTS, Conversation, answer_blocks, fallback_text,
     failed_blocks, help_blocks, home_view, problem_blocks, too_long_blocks, unavailable_blocks,
@@ -82,7 +82,7 @@ class Answerer:
             reply, conversation = asked
         return self._render(reply, conversation, ephemeral=False, shared_by=user)
 
-    async def _ask(self, conversation: Conversation, ask: str | None) -> tuple[AskReply, Conversation] | Unanswered:
+    async def _ask(self, conversation: Conversation, ask: str | None) -> tuple[Reply, Conversation] | Unanswered:
         question = ask or conversation.questions[-1]
         try:
             reply, shown = await self.source.answer(conversation, ask)
@@ -98,7 +98,7 @@ class Answerer:
         self.shown.put(shown, reply)
         return reply, shown
 
-    def _render(self, reply: AskReply, shown: Conversation, *, ephemeral: bool,
+    def _render(self, reply: Reply, shown: Conversation, *, ephemeral: bool,
                 shared_by: str | None = None) -> tuple[list[Block], str, Conversation | None]:
         try:
             blocks = answer_blocks(reply, shown, ephemeral=ephemeral, public_url=self.public_url, shared_by=shared_by)

@@ -1,4 +1,4 @@
-"""An answer of ``/v1/ask`` as Slack Block Kit: pure functions, no I/O.
+"""A typed answer of ``/v1/ask`` (:class:`~rules.answer.Reply`) as Slack Block Kit: pure functions, no I/O.
 
 ``answer_blocks`` is the whole reply: the top pick with its price and the date of
 that price, why (each rule on its own line with its id), the other picks and the
@@ -29,8 +29,8 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from bot.api import AskReply
-from rules.messages import basis, language_of, say, term
+from rules.answer import Answer, Finding, Money, Pick, RentVsBuy, Reply
+from rules.messages import basis, say, term
 from rules.render import HELP_TEXT
 
 __all__ = [
@@ -128,49 +128,49 @@ def _context(text: str) -> ContextBlock:
     return ContextBlock(elements=[MarkdownTextObject(text=_clip(text))])
 
 
-def _money(money: dict[str, Any]) -> str:
-    return f"{money['amount']:,.0f} {money['currency']}"
+def _money(money: Money) -> str:
+    return f"{money.amount:,.0f} {money.currency}"
 
 
-def _pick_name(pick: dict[str, Any]) -> str:
-    count = f"{pick['count']} × " if pick.get("count", 1) > 1 else ""
-    return f"{count}{pick['name']}"
+def _pick_name(pick: Pick) -> str:
+    count = f"{pick.count} × " if pick.count > 1 else ""
+    return f"{count}{pick.name}"
 
 
-def _pick_line(pick: dict[str, Any], lang: str | None = None) -> str:
-    price = pick["unit_price"]
-    each = " " + say("pick.each", lang) if pick.get("count", 1) > 1 else ""
-    dated = f" ({escape(term('price.kind', str(price.get('kind') or 'price'), lang))}, {price['date']})" if price.get("date") else ""
-    relative = say("pick.reference", lang, relative=f"{pick['relative_performance']:.2f}")
-    per_1000 = say("pick.per_1000", lang, value=f"{pick['performance_per_1000']:.2f}", currency=price["currency"])
-    return f"*{escape(_pick_name(pick))}* — {_money(price)}{each}{dated}; {relative}, {per_1000}, {pick['memory_gb']:g} GB"
+def _pick_line(pick: Pick, lang: str | None = None) -> str:
+    price = pick.unit_price
+    each = " " + say("pick.each", lang) if pick.count > 1 else ""
+    dated = f" ({escape(term('price.kind', str(price.kind or 'price'), lang))}, {price.seen})" if price.seen else ""
+    relative = say("pick.reference", lang, relative=f"{pick.relative_performance:.2f}")
+    per_1000 = say("pick.per_1000", lang, value=f"{pick.performance_per_1000:.2f}", currency=price.currency)
+    return f"*{escape(_pick_name(pick))}* — {_money(price)}{each}{dated}; {relative}, {per_1000}, {pick.memory_gb:g} GB"
 
 
-def _rule_line(finding: dict[str, Any], mark: str = "•") -> str:
-    return f"{mark} `{escape(finding['rule'])}` {escape(finding['reason'])}"
+def _rule_line(finding: Finding, mark: str = "•") -> str:
+    return f"{mark} `{escape(finding.rule)}` {escape(finding.reason)}"
 
 
 # --- answers ---------------------------------------------------------------
 
-def answer_blocks(reply: AskReply, conversation: Conversation, *, ephemeral: bool = True,
+def answer_blocks(reply: Reply, conversation: Conversation, *, ephemeral: bool = True,
                   public_url: str | None = None, shared_by: str | None = None) -> list[Block]:
     """The reply as blocks; help and clarifying replies get their own short forms."""
     if reply.intent == "help":
-        return help_blocks(help_markdown=reply.answer or HELP_TEXT)  # the service's help, in the asker's language
+        return help_blocks(help_markdown=reply.text or HELP_TEXT)  # the service's help, in the asker's language
     answer = reply.recommendation
-    if not answer or not answer.get("picks"):
+    if not answer or not answer.picks:
         return _text_reply_blocks(reply, answer)
-    lang = language_of(answer)
+    lang = answer.language
     blocks: list[Block] = [HeaderBlock(text=PlainTextObject(text=_clip(_headline(reply.intent, answer, lang), HEADER_LIMIT)))]
     if shared_by:
         blocks.append(_context(f"Shared by <@{escape(shared_by)}> · asked: “{escape(conversation.questions[-1])}”"))
-    blocks.append(_section(escape(answer["summary"])))
+    blocks.append(_section(escape(answer.summary)))
     blocks += _picks(answer, lang)
     blocks += _alternatives(answer, lang)
     blocks += _warnings(answer, lang)
-    blocks += _rent_vs_buy(answer.get("rent_vs_buy"), lang)
-    if answer.get("suggestions"):
-        blocks.append(_section(f"*{say('heading.what_would_work', lang)}*\n" + "\n".join(f"• {escape(s)}" for s in answer["suggestions"])))
+    blocks += _rent_vs_buy(answer.rent_vs_buy, lang)
+    if answer.suggestions:
+        blocks.append(_section(f"*{say('heading.what_would_work', lang)}*\n" + "\n".join(f"• {escape(s)}" for s in answer.suggestions)))
     if public_url:
         blocks += _chart(public_url, answer, conversation, lang)
     blocks.append(_context(_basis_line(answer, lang)))
@@ -180,21 +180,21 @@ def answer_blocks(reply: AskReply, conversation: Conversation, *, ephemeral: boo
     return blocks
 
 
-def _headline(intent: str, answer: dict[str, Any], lang: str | None = None) -> str:
-    picks = answer["picks"]
+def _headline(intent: str, answer: Answer, lang: str | None = None) -> str:
+    picks = answer.picks
     if intent == "compare" and len(picks) > 1:
-        return say("slack.compared", lang, names=" vs ".join(p["name"] for p in picks))
+        return say("slack.compared", lang, names=" vs ".join(p.name for p in picks))
     if intent == "fit":
         return say("slack.holds_model", lang, name=_pick_name(picks[0]))
     return say("slack.top_pick", lang, name=_pick_name(picks[0]))
 
 
-def _picks(answer: dict[str, Any], lang: str | None = None) -> list[Block]:
-    top, *others = answer["picks"]
+def _picks(answer: Answer, lang: str | None = None) -> list[Block]:
+    top, *others = answer.picks
     blocks: list[Block] = [_section(_pick_line(top, lang))]
-    rules = [r for r in top.get("rules", []) if r.get("verdict") != "warning"]
-    seen = {r["rule"] for r in rules}
-    rules += [f for f in answer.get("findings") or [] if f.get("verdict") in ("applied", "info") and f["rule"] not in seen]
+    rules = [r for r in top.findings if r.verdict != "warning"]
+    seen = {r.rule for r in rules}
+    rules += [f for f in answer.findings if f.verdict in ("applied", "info") and f.rule not in seen]
     why = [_rule_line(r) for r in rules]
     if why:
         blocks.append(_section(f"*{say('heading.why', lang)}*\n" + "\n".join(why)))
@@ -204,56 +204,53 @@ def _picks(answer: dict[str, Any], lang: str | None = None) -> list[Block]:
     return blocks
 
 
-def _alternatives(answer: dict[str, Any], lang: str | None = None) -> list[Block]:
+def _alternatives(answer: Answer, lang: str | None = None) -> list[Block]:
     def label(kind: str) -> str:
         return term("label", kind, lang) if lang and lang != "en" else ALTERNATIVE_LABELS.get(kind, kind.title())
-    lines = [f"• {label(kind)}: {_pick_line(pick, lang)}"
-             for kind, pick in sorted((answer.get("alternatives") or {}).items()) if pick]
+    lines = [f"• {label(kind)}: {_pick_line(pick, lang)}" for kind, pick in sorted(answer.alternatives.items()) if pick]
     return [_section(f"*{say('heading.alternatives', lang)}*\n" + "\n".join(lines))] if lines else []
 
 
-def _warnings(answer: dict[str, Any], lang: str | None = None) -> list[Block]:
-    found = list(answer.get("warnings") or [])
-    found += [r for r in answer["picks"][0].get("rules", []) if r.get("verdict") == "warning"]
-    unique = list({(w["rule"], w["reason"]): w for w in found}.values())
+def _warnings(answer: Answer, lang: str | None = None) -> list[Block]:
+    found = [*answer.warnings, *(r for r in answer.picks[0].findings if r.verdict == "warning")]
+    unique = list({(w.rule, w.reason): w for w in found}.values())
     return [_section(f"*{say('heading.watch_out', lang)}*\n" + "\n".join(_rule_line(w, "⚠️") for w in unique))] if unique else []
 
 
-def _rent_vs_buy(rent: dict[str, Any] | None, lang: str | None = None) -> list[Block]:
+def _rent_vs_buy(rent: RentVsBuy | None, lang: str | None = None) -> list[Block]:
     if not rent:
         return []
-    offer = rent.get("offer") or {}
-    where = " ".join(escape(str(offer[k])) for k in ("provider", "instance") if offer.get(k))
-    per_hour = f"{rent['rent_per_hour']['amount']:.2f} {rent['rent_per_hour']['currency']}"
-    lines = [f"• {say('rent.offer', lang, where=where, accelerator=escape(str(offer.get('accelerator') or '')), per_hour=per_hour, date=offer.get('seen') or '—')}",
-             f"• `rent-vs-buy` {escape(rent['reason'])}"]
+    offer = rent.offer
+    where = " ".join(escape(part) for part in (offer.provider, offer.instance) if part)
+    per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
+    lines = [f"• {say('rent.offer', lang, where=where, accelerator=escape(offer.accelerator), per_hour=per_hour, date=offer.seen)}",
+             f"• `rent-vs-buy` {escape(rent.reason)}"]
     return [_section(f"*{say('heading.rent_or_buy', lang)}*\n" + "\n".join(lines))]
 
 
-def _basis_line(answer: dict[str, Any], lang: str | None = None) -> str:
-    currency = answer.get("currency") or {}
+def _basis_line(answer: Answer, lang: str | None = None) -> str:
+    currency = answer.currency
     rate = ""
-    if currency.get("code") and currency["code"] != "USD":
-        rate = say("slack.rate", lang, per_usd=f"{currency['per_usd']:g}", currency=currency["code"], date=currency.get("rate_date"))
-    performance = answer.get("performance_basis", "estimated from specs")
-    icon = "🔬" if performance.startswith("measured") else "📐"
-    reference = say("answer.relative_to", lang, reference=escape(answer["reference_gpu"])) if answer.get("reference_gpu") else ""
-    return say("slack.basis", lang, as_of=answer["as_of"], catalog=escape(str(answer["catalog_version"])), icon=icon,
-               basis=escape(basis(performance, lang)), reference=reference, rate=rate)
+    if currency.code != "USD":
+        rate = say("slack.rate", lang, per_usd=f"{currency.per_usd:g}", currency=currency.code, date=currency.rate_date)
+    icon = "🔬" if answer.performance_basis.startswith("measured") else "📐"
+    reference = say("answer.relative_to", lang, reference=escape(answer.reference_gpu))
+    return say("slack.basis", lang, as_of=answer.as_of, catalog=escape(answer.catalog_version), icon=icon,
+               basis=escape(basis(answer.performance_basis, lang)), reference=reference, rate=rate)
 
 
-def _chart(public_url: str, answer: dict[str, Any], conversation: Conversation, lang: str | None = None) -> list[Block]:
+def _chart(public_url: str, answer: Answer, conversation: Conversation, lang: str | None = None) -> list[Block]:
     base = public_url.rstrip("/")
-    chart = f"{base}/v1/charts/perf-per-dollar.png?" + urlencode({"workload": answer.get("workload", ""), "as_of": answer["as_of"]})
+    chart = f"{base}/v1/charts/perf-per-dollar.png?" + urlencode({"workload": answer.workload, "as_of": answer.as_of})
     page = f"{base}/?" + urlencode({"q": conversation.questions[0]})  # the page takes one self-contained question
-    return [ImageBlock(image_url=chart, alt_text=f"Performance per dollar, {answer.get('workload', '')}, as of {answer['as_of']}"),
+    return [ImageBlock(image_url=chart, alt_text=f"Performance per dollar, {answer.workload}, as of {answer.as_of}"),
             _context(say("slack.open_on_web", lang, url=page))]
 
 
-def _buttons(answer: dict[str, Any], conversation: Conversation, shareable: bool) -> list[ButtonElement]:
+def _buttons(answer: Answer, conversation: Conversation, shareable: bool) -> list[ButtonElement]:
     if not conversation.fits_in_button:
         return []
-    gpus = int((answer.get("question") or {}).get("gpus") or answer["picks"][0].get("count") or 1)
+    gpus = answer.question.gpus
     more = 2 if gpus < 2 else min(gpus * 2, 16)
     # The follow-ups are phrases the service's parser reads as refinements of the previous question.
     buttons = [ButtonElement(text="Cheaper", action_id=ACTION_CHEAPER, value=conversation.to_value("cheaper")),
@@ -264,22 +261,22 @@ def _buttons(answer: dict[str, Any], conversation: Conversation, shareable: bool
     return buttons
 
 
-def _text_reply_blocks(reply: AskReply, answer: dict[str, Any] | None) -> list[Block]:
+def _text_reply_blocks(reply: Reply, answer: Answer | None) -> list[Block]:
     """Clarifying replies, and answers with nothing to pick (the engine says why in text)."""
-    lang = language_of(answer) if answer else (reply.query or {}).get("language")
-    blocks: list[Block] = [_section(mrkdwn(reply.answer or say("slack.no_answer", lang)))]
-    if answer and answer.get("suggestions"):
-        blocks.append(_section(f"*{say('heading.what_would_work', lang)}*\n" + "\n".join(f"• {escape(s)}" for s in answer["suggestions"])))
+    lang = answer.language if answer else (reply.question.language if reply.question else None)
+    blocks: list[Block] = [_section(mrkdwn(reply.text or say("slack.no_answer", lang)))]
+    if answer and answer.suggestions:
+        blocks.append(_section(f"*{say('heading.what_would_work', lang)}*\n" + "\n".join(f"• {escape(s)}" for s in answer.suggestions)))
     if reply.follow_up:
         blocks.append(_context(say("slack.try", lang, examples=" · ".join(f"`{escape(q)}`" for q in reply.follow_up[:5]))))
     return blocks
 
 
-def fallback_text(reply: AskReply) -> str:
+def fallback_text(reply: Reply) -> str:
     """The notification and screen-reader text that goes beside the blocks."""
-    if reply.recommendation and reply.recommendation.get("summary"):
-        return _clip(reply.recommendation["summary"])
-    return _clip(reply.answer or "whichgpu")
+    if reply.recommendation and reply.recommendation.summary:
+        return _clip(reply.recommendation.summary)
+    return _clip(reply.text or "whichgpu")
 
 
 # --- help, errors, home ----------------------------------------------------

@@ -1,128 +1,178 @@
-"""What the engine answers: picks, findings and the rent-vs-buy comparison.
+"""What the engine answers: picks, findings and the rent-vs-buy comparison, as typed msgspec structs.
 
-Every :class:`Finding` names the rule that made it, so each line of an answer can
-be traced to its source. ``to_dict`` gives the JSON the API returns; floats are
-rounded there so the same question and data give byte-identical output.
+These types are the contract of every face: the API encodes them as they are
+(``msgspec.json.encode``), the published JSON Schemas are generated from them
+(``scripts/write_schemas.py``), the renderers read their attributes, and the bot
+decodes the service's reply back into them. Every :class:`Finding` names the rule
+that made it, so each line of an answer can be traced to its source.
+
+Floats are rounded when an object is built, not when it is shown, so the same
+question and data give byte-identical output and every face shows the same figure.
+A field typed ``... | UnsetType`` is left out of the JSON while unset (a named card
+that is not in the catalog has no memory size, rather than a null one).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable, Literal, Mapping
 
-__all__ = ["Finding", "Money", "Pick", "RentVsBuy", "MemoryNeed", "Answer"]
+import msgspec
+from msgspec import UNSET, UnsetType
+from msgspec.structs import force_setattr
+
+from rules.messages import DEFAULT_LANGUAGE
+from rules.question import Question
+
+__all__ = [
+    "Answer", "Currency", "Excluded", "Finding", "MemoryNeed", "Money", "NamedCard", "NamedPrice", "PerformanceBasis",
+    "Pick", "RentOffer", "RentOption", "RentVsBuy", "RentYear", "Reply", "VERDICTS",
+]
+
+VERDICTS = ("buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare")
 
 
-@dataclass(frozen=True)
-class Finding:
+class _Part(msgspec.Struct, frozen=True):
+    def to_dict(self) -> Any:
+        """The JSON form, as Python objects (lists, not tuples)."""
+        return msgspec.json.decode(msgspec.json.encode(self))
+
+
+class Finding(_Part):
     """One rule applied: its id, the verdict ('applied', 'warning', 'excluded', 'info') and why."""
 
     rule: str
-    verdict: str
+    verdict: Literal["applied", "warning", "excluded", "info"]
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "verdict": self.verdict, "reason": self.reason}
 
+class Money(_Part, omit_defaults=True):
+    """An amount in the asker's currency, with its USD value and where the figure comes from.
 
-@dataclass(frozen=True)
-class Money:
-    """An amount in the asker's currency, with its USD value and where the figure comes from."""
+    Held to the cent from the start, so every face rounds the same figure (665.496 once
+    showed as 665 and 666). ``date``, ``kind`` and ``source`` are present when a dated
+    price point stands behind the figure.
+    """
 
     amount: float
     currency: str
     usd: float
-    seen: str | None = None
+    seen: str | None = msgspec.field(default=None, name="date")
     kind: str | None = None
     source: str | None = None
     estimate: bool = False  # the price has no public source
     converted_from: str | None = None  # the currency the figure was given in, when not ``currency``
 
     def __post_init__(self) -> None:
-        # Held to the cent from the start, so every face rounds the same figure (665.496 once showed as 665 and 666).
-        object.__setattr__(self, "amount", round(self.amount, 2))
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {"amount": round(self.amount, 2), "currency": self.currency, "usd": round(self.usd, 2)}
-        if self.seen:
-            data.update(date=self.seen, kind=self.kind, source=self.source)
-        if self.estimate:
-            data["estimate"] = True
-        if self.converted_from:
-            data["converted_from"] = self.converted_from
-        return data
+        force_setattr(self, "amount", round(self.amount, 2))
+        force_setattr(self, "usd", round(self.usd, 2))
 
 
-@dataclass(frozen=True)
-class Pick:
+class PerformanceBasis(_Part):
+    """Where a pick's speed comes from: benchmarks measured on lab hosts, or the datasheet."""
+
+    kind: Literal["measured", "estimated"]
+    hosts: int
+
+
+class Pick(_Part, kw_only=True):
+    """One configuration to buy (``count`` × one card), priced, with the rules behind it."""
+
     gpu: str
     name: str
     vendor: str
     count: int
     unit_price: Money
     total_price: Money
-    relative_performance: float
-    performance_per_1000: float
+    relative_performance: float  # × the reference GPU, for the whole configuration
+    performance_per_1000: float  # relative performance per 1000 units of the asker's currency
     memory_gb: float
     effective_memory_gb: float
-    basis: str
-    hosts: int
-    findings: tuple[Finding, ...] = ()
+    performance_basis: PerformanceBasis
+    findings: tuple[Finding, ...] = msgspec.field(default=(), name="rules")
     tokens_per_second: float | None = None  # LLM decode at batch 1; None when not an LLM job
     form_factor: str = "pcie"
     label: str | None = None  # "best within budget", "best value", "entry", "sweet spot" …
-    condition: str = "new"  # "new" | "used"
+    condition: Literal["new", "used"] = "new"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "gpu": self.gpu,
-            "name": self.name,
-            "vendor": self.vendor,
-            "count": self.count,
-            "unit_price": self.unit_price.to_dict(),
-            "total_price": self.total_price.to_dict(),
-            "relative_performance": round(self.relative_performance, 3),
-            "performance_per_1000": round(self.performance_per_1000, 3),
-            "memory_gb": round(self.memory_gb, 1),
-            "effective_memory_gb": round(self.effective_memory_gb, 1),
-            "performance_basis": {"kind": self.basis, "hosts": self.hosts},
-            "rules": [f.to_dict() for f in self.findings],
-            "tokens_per_second": None if self.tokens_per_second is None else round(self.tokens_per_second, 1),
-            "form_factor": self.form_factor,
-            "label": self.label,
-            "condition": self.condition,
-        }
+    def __post_init__(self) -> None:
+        for name, digits in (("relative_performance", 3), ("performance_per_1000", 3), ("memory_gb", 1),
+                             ("effective_memory_gb", 1)):
+            force_setattr(self, name, round(getattr(self, name), digits))
+        if self.tokens_per_second is not None:
+            force_setattr(self, "tokens_per_second", round(self.tokens_per_second, 1))
 
 
-@dataclass(frozen=True)
-class RentVsBuy:
-    offer: dict[str, Any]
+class RentOffer(_Part, kw_only=True):
+    """The rental a purchase is weighed against."""
+
+    provider: str
+    instance: str | None
+    accelerator: str
+    gpu: str | None
+    tpu: str | None
+    count: int
+    seen: str
+    source: str | None
+    basis: str | None = None  # how the offer was chosen among the providers'
+
+
+class RentYear(_Part):
+    """Owning versus renting over ``years`` at the assumed hours a week."""
+
+    years: int
+    hours: int
+    buy: Money | None  # None: nothing to buy, renting only
+    rent: Money
+    cheaper: Literal["buy", "rent"]
+
+
+class RentOption(_Part, kw_only=True):
+    """One rental worth knowing (a GPU or a Cloud TPU), per hour and per year."""
+
+    kind: Literal["gpu", "tpu"]
+    id: str
+    name: str
+    provider: str
+    instance: str | None
+    accelerator: str
+    count: int
+    per_hour: Money
+    spot_per_hour: Money | None
+    relative_performance: float
+    per_year: Money
+    seen: str
+    source: str | None
+    basis: str
+    named: bool = False  # the question named this accelerator
+
+    def __post_init__(self) -> None:
+        force_setattr(self, "relative_performance", round(self.relative_performance, 3))
+
+
+class RentVsBuy(_Part, kw_only=True):
+    """Rent or buy: the comparable offer, the break-even and the totals over the rule's years."""
+
+    offer: RentOffer
     rent_per_hour: Money
     own_power_per_hour: Money
     break_even_hours: float | None
     hours_per_week: float
-    yearly: tuple[dict[str, Any], ...]
-    cheaper: str
+    yearly: tuple[RentYear, ...] = msgspec.field(name="years")
+    cheaper: Literal["buy", "rent"]
     reason: str
-    options: tuple[dict[str, Any], ...] = ()  # rental lines (GPU and TPU) to weigh against each other
+    options: tuple[RentOption, ...] = ()  # rental lines (GPU and TPU) to weigh against each other
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "offer": self.offer,
-            "rent_per_hour": self.rent_per_hour.to_dict(),
-            "own_power_per_hour": self.own_power_per_hour.to_dict(),
-            "break_even_hours": None if self.break_even_hours is None else round(self.break_even_hours, 1),
-            "hours_per_week": self.hours_per_week,
-            "years": list(self.yearly),
-            "cheaper": self.cheaper,
-            "reason": self.reason,
-            "options": list(self.options),
-        }
+    def __post_init__(self) -> None:
+        if self.break_even_hours is not None:
+            force_setattr(self, "break_even_hours", round(self.break_even_hours, 1))
 
 
-@dataclass(frozen=True)
-class MemoryNeed:
-    """Memory the job needs, in GB at the asked precision (per card when sharded)."""
+class MemoryNeed(_Part):
+    """Memory the job needs, in GB at the asked precision (per card when sharded).
+
+    Not rounded here: the engine sizes with the exact figure; :class:`Answer` rounds
+    the one it shows.
+    """
 
     gb: float
     how: str
@@ -130,56 +180,104 @@ class MemoryNeed:
     method: str | None = None  # inference, lora, qlora, full, pretrain, train
     assumptions: tuple[str, ...] = ()  # what the engine chose because the question did not say
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"gb": round(self.gb, 1), "how": self.how, "model": self.model, "method": self.method,
-                "assumptions": list(self.assumptions)}
+
+class Currency(_Part):
+    """The asker's currency and the exchange rate its prices were converted at."""
+
+    code: str
+    per_usd: float
+    rate_date: str
+    source: str
 
 
-@dataclass(frozen=True)
-class Answer:
-    question: dict[str, Any]
+class Excluded(_Part):
+    """A card left out of the answer, and the rule that left it out."""
+
+    gpu: str
+    rule: str
+    reason: str
+
+
+class NamedPrice(_Part):
+    """The current price of a named card, in USD."""
+
+    usd: float
+    date: str
+    kind: str
+
+
+class NamedCard(_Part, kw_only=True):
+    """A card the question named, and what became of it (``status``, said in ``reason``).
+
+    Fields about the card itself are unset for a name the catalog does not know.
+    """
+
+    asked: str
+    gpu: str | None
+    name: str
+    memory_gb: float | UnsetType = UNSET
+    form_factor: str | UnsetType = UNSET
+    relative_performance: float | UnsetType = UNSET
+    guessed: str | None | UnsetType = UNSET  # how the name was read, when it was not exact
+    cards_needed: int | None | UnsetType = UNSET  # None: not even eight hold the job
+    tokens_per_second: float | UnsetType = UNSET
+    price: NamedPrice | UnsetType = UNSET
+    status: Literal["compared", "fits", "does-not-fit", "not-in-catalog", "not-released", "no-current-price"]
+    reason: str
+    owned: bool | UnsetType = UNSET  # the asker already has this card
+
+    @classmethod
+    def all_of(cls, entries: Iterable[Mapping[str, Any]]) -> tuple[NamedCard, ...]:
+        """The engine's named-card entries (built up key by key while the cards are judged), typed."""
+        return tuple(msgspec.convert(entry, cls) for entry in entries)
+
+
+class Answer(_Part, kw_only=True):
+    """The engine's answer: ranked picks, the rules behind them, warnings, rent-vs-buy."""
+
+    question: Question
     intent: str
-    verdict: str
+    verdict: Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare"]
     summary: str
     as_of: str
     catalog_version: str
-    currency: dict[str, Any]
+    currency: Currency
     reference_gpu: str
     workload: str
+    performance_basis: str = ""  # derived from the picks when the answer is built
     memory_need: MemoryNeed
     picks: tuple[Pick, ...] = ()
-    alternatives: dict[str, Pick | None] = field(default_factory=dict)
+    alternatives: dict[str, Pick | None] = {}
     findings: tuple[Finding, ...] = ()
     warnings: tuple[Finding, ...] = ()
-    excluded: tuple[dict[str, Any], ...] = ()
+    excluded: tuple[Excluded, ...] = ()
     rent_vs_buy: RentVsBuy | None = None
     suggestions: tuple[str, ...] = ()
-    named: tuple[dict[str, Any], ...] = ()  # every card the question named: compared, fitted, or why not
+    named: tuple[NamedCard, ...] = ()  # every card the question named: compared, fitted, or why not
+
+    def __post_init__(self) -> None:
+        if not self.performance_basis:  # said by the picks, unless decoded from an answer that says it
+            hosts = sum(p.performance_basis.hosts for p in self.picks if p.performance_basis.kind == "measured")
+            force_setattr(self, "performance_basis",
+                          f"measured on {hosts} lab host{'s' * (hosts != 1)}" if hosts else "estimated from specs")
+        force_setattr(self, "alternatives", dict(sorted(self.alternatives.items())))
+        force_setattr(self, "memory_need", msgspec.structs.replace(self.memory_need, gb=round(self.memory_need.gb, 1)))
 
     @property
-    def basis(self) -> str:
-        hosts = sum(p.hosts for p in self.picks if p.basis == "measured")
-        return f"measured on {hosts} lab host{'s' * (hosts != 1)}" if hosts else "estimated from specs"
+    def language(self) -> str:
+        """The language the answer is shown in: its question's, else English."""
+        return self.question.language or DEFAULT_LANGUAGE
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "question": self.question,
-            "intent": self.intent,
-            "verdict": self.verdict,
-            "summary": self.summary,
-            "as_of": self.as_of,
-            "catalog_version": self.catalog_version,
-            "currency": self.currency,
-            "reference_gpu": self.reference_gpu,
-            "workload": self.workload,
-            "performance_basis": self.basis,
-            "memory_need": self.memory_need.to_dict(),
-            "picks": [p.to_dict() for p in self.picks],
-            "alternatives": {k: (v.to_dict() if v else None) for k, v in sorted(self.alternatives.items())},
-            "findings": [f.to_dict() for f in self.findings],
-            "warnings": [f.to_dict() for f in self.warnings],
-            "excluded": list(self.excluded),
-            "rent_vs_buy": self.rent_vs_buy.to_dict() if self.rent_vs_buy else None,
-            "suggestions": list(self.suggestions),
-            "named": list(self.named),
-        }
+
+class Reply(_Part, kw_only=True):
+    """Free text answered (``POST /v1/ask``): the Markdown, what was understood, and the answer behind it."""
+
+    text: str = msgspec.field(name="answer")  # Markdown answer, or a clarifying question
+    intent: Literal["recommend", "compare", "fit", "help", "clarify"]
+    question: Question | None = msgspec.field(name="query")  # the question understood so far
+    understood: tuple[str, ...]
+    recommendation: Answer | None
+    follow_up: tuple[str, ...]
+    # The conversation this turn belongs to: null for a one-shot question (nothing is stored);
+    # unset outside the API.
+    conversation_id: str | None | UnsetType = UNSET

@@ -7,36 +7,15 @@ date) raise :class:`~rules.question.QuestionError` for the face to report.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
+from rules.answer import Reply
 from rules.engine import Advisor
 from rules.parser import parse, text_language
 from rules.question import Question
 from rules.render import answer_markdown, clarification_markdown, help_text
 
 __all__ = ["Reply", "ask", "follow_ups"]
-
-
-@dataclass(frozen=True)
-class Reply:
-    text: str
-    intent: str
-    question: Question | None
-    recommendation: dict[str, Any] | None
-    understood: tuple[str, ...]
-    follow_up: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "answer": self.text,
-            "intent": self.intent,
-            "query": self.question.to_dict() if self.question else None,
-            "understood": list(self.understood),
-            "recommendation": self.recommendation,
-            "follow_up": list(self.follow_up),
-        }
 
 
 def follow_ups(question: Question) -> tuple[str, ...]:
@@ -53,10 +32,12 @@ def ask(advisor: Advisor, text: str, previous: Question | None = None, today: da
     parsed = parse(text, previous=previous, today=today)
     language = parsed.question.language or text_language(text)
     if parsed.intent == "help":
-        return Reply(help_text(language), "help", previous, None, parsed.understood, ("nlp $800", "fit llama 13b fp16", "compare 3090 4090"))
+        return Reply(text=help_text(language), intent="help", question=previous, recommendation=None, understood=parsed.understood,
+                     follow_up=("nlp $800", "fit llama 13b fp16", "compare 3090 4090"))
     if parsed.needs_clarification:
-        return Reply(clarification_markdown(list(parsed.understood), list(parsed.unknown), language), "clarify", previous, None,
-                     parsed.understood, ("nlp $800", "cv 2 gpus 3000", "help"))
-    answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today).to_dict()
-    return Reply(answer_markdown(answer), parsed.intent, parsed.question, answer, parsed.understood,
-                 follow_ups(parsed.question))
+        return Reply(text=clarification_markdown(list(parsed.understood), list(parsed.unknown), language), intent="clarify",
+                     question=previous, recommendation=None, understood=parsed.understood,
+                     follow_up=("nlp $800", "cv 2 gpus 3000", "help"))
+    answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today)
+    return Reply(text=answer_markdown(answer), intent=parsed.intent, question=parsed.question, recommendation=answer,
+                 understood=parsed.understood, follow_up=follow_ups(parsed.question))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from rules.answer import Answer, MemoryNeed, Pick
+from rules.answer import Answer, MemoryNeed, NamedCard, Pick
 from rules.configurations import Configuration, Sizing
 from rules.job import job_for
 from rules.messages import DEFAULT_LANGUAGE, say, term
@@ -154,11 +154,11 @@ def compared(advisor: Advisor, ctx: Context, rulings: Rulings, pricing: Pricing,
         summary += "; " + "; ".join(e["reason"] for e in unpriced)
     findings = [line for entry in named for ruling in rulings if ruling.named is not None and (line := ruling.named(entry)) is not None]
     rent = advisor.rent(rulings, question, pricing, ctx.work, sizing, max(bought, key=lambda c: (c.relative, c.gpu.id)) if bought else None)
-    if rent and not picks and any(o["named"] for o in rent.options):
+    if rent and not picks and any(o.named for o in rent.options):
         summary = rent.reason
     return Answer(
-        question=question.to_dict(), intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
+        question=question, intent="compare", verdict="compare", summary=summary, as_of=as_of.isoformat(),
         catalog_version=advisor.catalog.version, currency=pricing.describe(), reference_gpu=advisor.reference.id,
-        workload=ctx.work, memory_need=need, picks=tuple(picks), findings=tuple(findings), named=tuple(named), rent_vs_buy=rent,
+        workload=ctx.work, memory_need=need, picks=tuple(picks), findings=tuple(findings), named=NamedCard.all_of(named), rent_vs_buy=rent,
     )
 

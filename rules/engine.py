@@ -12,12 +12,13 @@ side by side (rules.compare), and rent or buy (rules.rent).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Mapping
 
+import msgspec
+
 from rules import compare, ranking
-from rules.answer import Answer, Finding, Pick, RentVsBuy
+from rules.answer import Answer, Excluded, Finding, NamedCard, Pick, RentVsBuy
 from rules.configurations import Configuration, Sizing, configure
 from rules.job import POOLING, Job, fit_on, job_for
 from rules.memory import Fit, MemoryModel
@@ -69,7 +70,7 @@ class Advisor:
         rulings = apply(ctx)
         used_ok = question.used_ok or any(p.consider_used for p in ctx.personas) or question.objective == "cheapest"  # the cheapest way is often used
         job = ctx.job
-        need = replace(job.need, method=job.method, assumptions=job.assumptions)
+        need = msgspec.structs.replace(job.need, method=job.method, assumptions=job.assumptions)
         placeable = self.offers(as_of, question.setting)
         sizing = self._sizing(question, job, work, rulings, max((o.gpu.memory_gb for o in placeable), default=0.0))
         max_count = self.rulebook.param("one-machine", "gpus_per_machine" if question.setting in (None, "desktop") else "gpus_per_server")
@@ -97,11 +98,11 @@ class Advisor:
         if top is not None and (left_out := rulings.first("left_out")):
             excluded = left_out(excluded, lambda gpu_id: self._cheaper_than(gpu_id, top, pricing))
         return Answer(
-            question=question.to_dict(), intent=intent, verdict=said, summary=summary, as_of=as_of.isoformat(),
+            question=question, intent=intent, verdict=said, summary=summary, as_of=as_of.isoformat(),
             catalog_version=self.catalog.version, currency=pricing.describe(), reference_gpu=self.reference.id,
             workload=work, memory_need=need, picks=picks, alternatives=alternatives, findings=tuple(findings),
-            warnings=warnings, excluded=tuple(sorted(excluded, key=lambda e: e["gpu"])[:SHOWN_EXCLUSIONS]),
-            rent_vs_buy=rent, suggestions=suggestions, named=tuple(named),
+            warnings=warnings, excluded=tuple(Excluded(**e) for e in sorted(excluded, key=lambda e: e["gpu"])[:SHOWN_EXCLUSIONS]),
+            rent_vs_buy=rent, suggestions=suggestions, named=NamedCard.all_of(named),
         )
 
     def card_rows(self, workload: str, as_of: date, currency: str = "USD", used_ok: bool = False,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from rules.answer import Money
+from rules.answer import Currency, Money
 from rules.rulebook import Rulebook
 
 __all__ = ["Pricing", "months_between"]
@@ -50,9 +50,8 @@ class Pricing:
         rate, rate_date, source = catalog.usd_rate(currency, as_of)
         return cls(catalog, as_of, currency, used_ok, rate, rate_date, source, **ages)
 
-    def describe(self) -> dict:
-        return {"code": self.currency, "per_usd": round(self.per_usd, 4),
-                "rate_date": self.rate_date.isoformat(), "source": self.rate_source}
+    def describe(self) -> Currency:
+        return Currency(self.currency, round(self.per_usd, 4), self.rate_date.isoformat(), self.rate_source)
 
     def to_usd(self, amount: float) -> float:
         return amount / self.per_usd

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Sequence
 
-from rules.answer import Pick
+from rules.answer import PerformanceBasis, Pick
 from rules.choose import Choice, choose, still_better
 from rules.configurations import Configuration
 from rules.money import Pricing
@@ -78,6 +78,7 @@ def pick(c: Configuration, rulings: Rulings, pricing: Pricing, measured: Measure
         total_price=pricing.money(c.total_usd), relative_performance=c.speed,
         performance_per_1000=c.speed / (c.total_usd * pricing.per_usd) * 1000,
         memory_gb=c.gpu.memory_gb, effective_memory_gb=c.fit.effective_gb if c.fit.sharded else c.gpu.memory_gb * factor,
-        basis="measured" if measured else "estimated", hosts=measured.hosts if measured else 0, findings=tuple(rulings.each("card", c)),
+        performance_basis=PerformanceBasis("measured" if measured else "estimated", measured.hosts if measured else 0),
+        findings=tuple(rulings.each("card", c)),
         tokens_per_second=c.tokens_per_second, form_factor=c.gpu.form_factor, label=label, condition=c.offer.condition,
     )

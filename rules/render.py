@@ -1,15 +1,15 @@
 """An answer as Markdown text: the CLI, `/v1/ask` and chat clients show this.
 
-Works from the JSON form of an answer (``Answer.to_dict()``), so any face that
-received the JSON over HTTP renders exactly what the CLI prints. Its fixed prose
-comes from the message catalogue (:mod:`rules.messages`) in the question's language.
+Works from the typed :class:`~rules.answer.Answer`; a face that received the JSON over
+HTTP decodes it into the same type first, so it renders exactly what the CLI prints.
+Its fixed prose comes from the message catalogue (:mod:`rules.messages`) in the
+question's language.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from rules.messages import basis, language_of, say, term
+from rules.answer import Answer, Money, Pick, RentVsBuy
+from rules.messages import basis, say, term
 
 __all__ = ["answer_markdown", "HELP_TEXT", "help_text", "clarification_markdown"]
 
@@ -21,85 +21,85 @@ def help_text(language: str | None = None) -> str:
 HELP_TEXT = help_text()  # English, for faces that show help before any question
 
 
-def _price(money: dict[str, Any], lang: str | None = None) -> str:
-    text = f"{money['amount']:,.0f} {money['currency']}"
-    if money.get("date"):
-        key = "price.dated_converted" if money.get("converted_from") else "price.dated"
-        text = say(key, lang, amount=text, kind=term("price.kind", str(money["kind"]), lang), date=money["date"],
-                   source_currency=money.get("converted_from"))
+def _price(money: Money, lang: str | None = None) -> str:
+    text = f"{money.amount:,.0f} {money.currency}"
+    if money.seen:
+        key = "price.dated_converted" if money.converted_from else "price.dated"
+        text = say(key, lang, amount=text, kind=term("price.kind", str(money.kind), lang), date=money.seen,
+                   source_currency=money.converted_from)
     return text
 
 
-def _pick_line(rank: str, pick: dict[str, Any], labelled: bool = True, lang: str | None = None) -> str:
-    count = f"{pick['count']} × " if pick["count"] > 1 else ""
-    label = f" ({term('label', pick['label'], lang)})" if labelled and pick.get("label") else ""
-    used = " " + say("pick.used", lang) if pick.get("condition") == "used" else ""
-    total = ", " + say("pick.in_all", lang, price=_price(pick["total_price"], lang)) if pick["count"] > 1 else ""
-    speed = ", " + say("pick.tokens", lang, tokens=f"{pick['tokens_per_second']:.0f}") if pick.get("tokens_per_second") else ""
-    relative = say("pick.reference", lang, relative=f"{pick['relative_performance']:.2f}")
-    per_1000 = say("pick.per_1000", lang, value=f"{pick['performance_per_1000']:.2f}", currency=pick["total_price"]["currency"])
-    return (f"{rank} **{count}{pick['name']}**{label} —{used} {_price(pick['unit_price'], lang)}{total}; "
-            f"{relative}{speed}, {per_1000}, {pick['memory_gb']:g} GB")
+def _pick_line(rank: str, pick: Pick, labelled: bool = True, lang: str | None = None) -> str:
+    count = f"{pick.count} × " if pick.count > 1 else ""
+    label = f" ({term('label', pick.label, lang)})" if labelled and pick.label else ""
+    used = " " + say("pick.used", lang) if pick.condition == "used" else ""
+    total = ", " + say("pick.in_all", lang, price=_price(pick.total_price, lang)) if pick.count > 1 else ""
+    speed = ", " + say("pick.tokens", lang, tokens=f"{pick.tokens_per_second:.0f}") if pick.tokens_per_second else ""
+    relative = say("pick.reference", lang, relative=f"{pick.relative_performance:.2f}")
+    per_1000 = say("pick.per_1000", lang, value=f"{pick.performance_per_1000:.2f}", currency=pick.total_price.currency)
+    return (f"{rank} **{count}{pick.name}**{label} —{used} {_price(pick.unit_price, lang)}{total}; "
+            f"{relative}{speed}, {per_1000}, {pick.memory_gb:g} GB")
 
 
-def _named_lines(answer: dict[str, Any], lang: str | None = None) -> list[str]:
+def _named_lines(answer: Answer, lang: str | None = None) -> list[str]:
     """Every card the question named, with what became of it."""
     lines = []
-    for entry in answer.get("named") or []:
-        guessed = f" (read “{entry['asked']}” as {entry['name']})" if entry.get("guessed") else ""
-        lines.append(f"- {entry['reason']}{guessed}")
+    for entry in answer.named:
+        guessed = f" (read “{entry.asked}” as {entry.name})" if entry.guessed else ""
+        lines.append(f"- {entry.reason}{guessed}")
     return ["", f"**{say('heading.named', lang)}**"] + lines if lines else []
 
 
-def answer_markdown(answer: dict[str, Any]) -> str:
+def answer_markdown(answer: Answer) -> str:
     """The whole answer: summary, picks with their rules, warnings, rent vs buy, context."""
-    lang = language_of(answer)
-    lines = [f"**{answer['summary']}**"]
-    need = answer.get("memory_need") or {}
-    if need.get("how"):
-        said = "; ".join([need["how"], *need.get("assumptions", [])])
+    lang = answer.language
+    lines = [f"**{answer.summary}**"]
+    need = answer.memory_need
+    if need.how:
+        said = "; ".join([need.how, *need.assumptions])
         lines += ["", f"_{say('answer.assumed', lang, how=said)}_"]
     lines.append("")
-    for index, pick in enumerate(answer["picks"], 1):
+    for index, pick in enumerate(answer.picks, 1):
         lines.append(_pick_line(f"{index}.", pick, lang=lang))
         if index == 1:
-            lines += [f"   - _{r['rule']}_: {r['reason']}" for r in pick["rules"] if r["verdict"] != "warning"]
+            lines += [f"   - _{r.rule}_: {r.reason}" for r in pick.findings if r.verdict != "warning"]
     lines += _named_lines(answer, lang)
-    others = [(name, pick) for name, pick in answer.get("alternatives", {}).items() if pick]
+    others = [(name, pick) for name, pick in answer.alternatives.items() if pick]
     if others:
         lines += ["", f"**{say('heading.alternatives', lang)}**"]
         lines += [_pick_line(f"- {term('label', name, lang)}:", pick, labelled=False, lang=lang) for name, pick in others]
-    if answer.get("warnings"):
+    if answer.warnings:
         lines += ["", f"**{say('heading.watch_out', lang)}**"]
-        lines += [f"- ⚠ {w['reason']} (_{w['rule']}_)" for w in answer["warnings"]]
-    lines += _rent_lines(answer.get("rent_vs_buy"), lang)
-    if answer.get("suggestions"):
-        lines += ["", f"**{say('heading.what_would_work', lang)}**"] + [f"- {s}" for s in answer["suggestions"]]
-    notes = [f for f in answer.get("findings", []) if f["verdict"] in ("applied", "info")]
+        lines += [f"- ⚠ {w.reason} (_{w.rule}_)" for w in answer.warnings]
+    lines += _rent_lines(answer.rent_vs_buy, lang)
+    if answer.suggestions:
+        lines += ["", f"**{say('heading.what_would_work', lang)}**"] + [f"- {s}" for s in answer.suggestions]
+    notes = [f for f in answer.findings if f.verdict in ("applied", "info")]
     if notes:
-        lines += ["", f"**{say('heading.why', lang)}**"] + [f"- {f['reason']} (_{f['rule']}_)" for f in notes]
-    if answer.get("excluded"):
-        lines += ["", f"**{say('heading.left_out', lang)}**"] + [f"- {e['reason']} (_{e['rule']}_)" for e in answer["excluded"][:4]]
-    currency = answer["currency"]
-    rate = "" if currency["code"] == "USD" else say("answer.rate", lang, per_usd=f"{currency['per_usd']:g}", currency=currency["code"],
-                                                   date=currency["rate_date"])
-    lines += ["", "_" + say("answer.context", lang, as_of=answer["as_of"], catalog=answer["catalog_version"],
-                            basis=basis(answer["performance_basis"], lang), reference=answer["reference_gpu"], rate=rate) + "_"]
+        lines += ["", f"**{say('heading.why', lang)}**"] + [f"- {f.reason} (_{f.rule}_)" for f in notes]
+    if answer.excluded:
+        lines += ["", f"**{say('heading.left_out', lang)}**"] + [f"- {e.reason} (_{e.rule}_)" for e in answer.excluded[:4]]
+    currency = answer.currency
+    rate = "" if currency.code == "USD" else say("answer.rate", lang, per_usd=f"{currency.per_usd:g}", currency=currency.code,
+                                                 date=currency.rate_date)
+    lines += ["", "_" + say("answer.context", lang, as_of=answer.as_of, catalog=answer.catalog_version,
+                            basis=basis(answer.performance_basis, lang), reference=answer.reference_gpu, rate=rate) + "_"]
     return "\n".join(lines)
 
 
-def _rent_lines(rent: dict[str, Any] | None, lang: str | None) -> list[str]:
+def _rent_lines(rent: RentVsBuy | None, lang: str | None) -> list[str]:
     """Rent or buy: the cheapest comparable offer, the break-even, and the other rentals worth knowing."""
     if not rent:
         return []
-    offer = rent["offer"]
-    money = lambda m: f"{m['amount']:.2f} {m['currency']}"  # noqa: E731 — hourly prices keep their cents
+    offer = rent.offer
+    money = lambda m: f"{m.amount:.2f} {m.currency}"  # noqa: E731 — hourly prices keep their cents
     lines = ["", f"**{say('heading.rent_or_buy', lang)}**",
-             "- " + say("rent.offer", lang, where=" ".join(filter(None, (offer["provider"], offer["instance"]))),
-                        accelerator=offer["accelerator"], per_hour=money(rent["rent_per_hour"]), date=offer["seen"]),
-             f"- {rent['reason']} (_rent-vs-buy_)"]
-    lines += ["- " + say("rent.option", lang, count=o["count"], name=o["name"], provider=o["provider"], per_hour=money(o["per_hour"]),
-                         per_year=f"{o['per_year']['amount']:,.0f}", date=o["seen"]) for o in rent.get("options", [])[1:]]
+             "- " + say("rent.offer", lang, where=" ".join(filter(None, (offer.provider, offer.instance))),
+                        accelerator=offer.accelerator, per_hour=money(rent.rent_per_hour), date=offer.seen),
+             f"- {rent.reason} (_rent-vs-buy_)"]
+    lines += ["- " + say("rent.option", lang, count=o.count, name=o.name, provider=o.provider, per_hour=money(o.per_hour),
+                         per_year=f"{o.per_year.amount:,.0f}", date=o.seen) for o in rent.options[1:]]
     return lines
 
 

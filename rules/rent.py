@@ -10,11 +10,13 @@ suits them (rule ``tpu-fit``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Callable
 
-from rules.answer import RentVsBuy
+from msgspec.structs import replace as with_changes
+
+from rules.answer import RentOffer, RentOption, RentVsBuy, RentYear
 from rules.messages import say
 from rules.money import Pricing, months_between
 from rules.question import Question
@@ -120,16 +122,15 @@ class Renting:
         best_tpu = next((r for r in value if isinstance(r.unit, TpuChip)), None)
         shown = [chosen] + [r for r in usable if r.unit.id in named] + [r for r in (best_gpu, best_tpu) if r]
         hours, assumed = self.hours_per_week(question)
-        options = tuple(_line(r, speed[r.unit.id], question.gpus, hours, pricing) | {"named": r.unit.id in named}
-                        for r in _unique(shown))
+        options = tuple(_line(r, speed[r.unit.id], question.gpus, hours, pricing, r.unit.id in named) for r in _unique(shown))
         lang = question.language
         if top is None:
             result = _rent_only(self.rulebook, pricing, chosen, question.gpus, hours, options, lang)
         else:
-            result = replace(break_even(self.rulebook, pricing, chosen.offer, chosen.per_unit_usd * question.gpus, top.gpu,
+            result = with_changes(break_even(self.rulebook, pricing, chosen.offer, chosen.per_unit_usd * question.gpus, top.gpu,
                                         question.gpus, top.total_usd, hours, self.electricity, lang), options=options)
-        offer = result.offer | {"basis": chosen.basis}
-        return replace(result, offer=offer, reason=say("rent.reason", lang, reason=result.reason, basis=chosen.basis_in(lang), assumed=assumed))
+        offer = with_changes(result.offer, basis=chosen.basis)
+        return with_changes(result, offer=offer, reason=say("rent.reason", lang, reason=result.reason, basis=chosen.basis_in(lang), assumed=assumed))
 
     def hours_per_week(self, question: Question) -> tuple[float, str]:
         """The asker's hours a week, else the rule's default: higher for a server or several cards, and why."""
@@ -201,25 +202,24 @@ def _unique(rentals: list[Rental]) -> list[Rental]:
     return list(first.values())
 
 
-def _line(rental: Rental, relative: float, count: int, hours: float, pricing: Pricing) -> dict:
+def _line(rental: Rental, relative: float, count: int, hours: float, pricing: Pricing, named: bool) -> RentOption:
     """One rental option: what, where, per hour (on demand and spot), speed and a year at ``hours`` a week."""
     offer, per_hour = rental.offer, rental.per_unit_usd * count
     spot = offer.spot_per_hour / offer.count * count if offer.spot_per_hour else None
-    return {
-        "kind": "tpu" if isinstance(rental.unit, TpuChip) else "gpu", "id": rental.unit.id, "name": rental.unit.name,
-        "provider": offer.provider, "instance": offer.instance, "accelerator": offer.accelerator, "count": count,
-        "per_hour": pricing.money(per_hour).to_dict(), "spot_per_hour": pricing.money(spot).to_dict() if spot else None,
-        "relative_performance": round(relative, 3), "per_year": pricing.money(per_hour * hours * 52).to_dict(),
-        "seen": offer.seen.isoformat(), "source": offer.source, "basis": rental.basis,
-    }
+    return RentOption(
+        kind="tpu" if isinstance(rental.unit, TpuChip) else "gpu", id=rental.unit.id, name=rental.unit.name,
+        provider=offer.provider, instance=offer.instance, accelerator=offer.accelerator, count=count,
+        per_hour=pricing.money(per_hour), spot_per_hour=pricing.money(spot) if spot else None,
+        relative_performance=relative, per_year=pricing.money(per_hour * hours * 52),
+        seen=offer.seen.isoformat(), source=offer.source, basis=rental.basis, named=named,
+    )
 
 
 def _rent_only(rulebook: Rulebook, pricing: Pricing, rental: Rental, count: int, hours: float,
-               options: tuple[dict, ...], language: str | None = None) -> RentVsBuy:
+               options: tuple[RentOption, ...], language: str | None = None) -> RentVsBuy:
     """Nothing to buy (none named can be, or none fits the budget): what renting costs over the rule's years."""
     rent_usd = rental.per_unit_usd * count
-    years = tuple({"years": y, "hours": round(hours * 52 * y), "buy": None,
-                   "rent": pricing.money(rent_usd * hours * 52 * y).to_dict(), "cheaper": "rent"}
+    years = tuple(RentYear(y, round(hours * 52 * y), None, pricing.money(rent_usd * hours * 52 * y), "rent")
                   for y in rulebook.param(RULE, "years"))
     per_year = pricing.money(rent_usd * hours * 52)
     return RentVsBuy(
@@ -231,9 +231,9 @@ def _rent_only(rulebook: Rulebook, pricing: Pricing, rental: Rental, count: int,
     )
 
 
-def _offer(offer, count: int) -> dict:
-    return {"provider": offer.provider, "instance": offer.instance, "accelerator": offer.accelerator,
-            "gpu": offer.gpu_id, "tpu": offer.tpu_id, "count": count, "seen": offer.seen.isoformat(), "source": offer.source}
+def _offer(offer, count: int) -> RentOffer:
+    return RentOffer(provider=offer.provider, instance=offer.instance, accelerator=offer.accelerator,
+                     gpu=offer.gpu_id, tpu=offer.tpu_id, count=count, seen=offer.seen.isoformat(), source=offer.source)
 
 
 def break_even(rulebook: Rulebook, pricing: Pricing, offer, rent_usd_per_hour: float, gpu, count: int,
@@ -250,9 +250,8 @@ def break_even(rulebook: Rulebook, pricing: Pricing, offer, rent_usd_per_hour: f
         used_hours = hours * 52 * year
         own = buy_usd + power_usd * used_hours
         rent = rent_usd_per_hour * used_hours
-        years.append({"years": year, "hours": round(used_hours), "buy": pricing.money(own).to_dict(),
-                      "rent": pricing.money(rent).to_dict(), "cheaper": "buy" if own < rent else "rent"})
-    cheaper = years[-1]["cheaper"]
+        years.append(RentYear(year, round(used_hours), pricing.money(own), pricing.money(rent), "buy" if own < rent else "rent"))
+    cheaper = years[-1].cheaper
     if hours_at_break_even is None:
         reason = say("rent.rent_is_cheaper", language)
     else:

@@ -1,7 +1,7 @@
 """Charts drawn on the server with matplotlib: what the web page, Slack and the CLI show.
 
-Three charts, each from the advisor's own numbers (``Advisor.card_rows`` and an
-answer's ``to_dict()``), never from a second calculation:
+Three charts, each from the advisor's own numbers (``Advisor.card_rows`` and a
+typed :class:`~rules.answer.Answer`), never from a second calculation:
 
 - ``perf-per-dollar``: relative performance per 1000 units of the currency, the
   chart people remember from Tim Dettmers' posts; cards without a known price by
@@ -35,6 +35,8 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
+
+from rules.answer import Answer, Pick
 
 __all__ = [
     "KINDS",
@@ -284,12 +286,11 @@ def _plain_ticks(axis: Any, compact: bool = False) -> None:
     axis.set_minor_formatter(FuncFormatter(lambda value, _: ""))
 
 
-def _pick_centres(picks: list[dict[str, Any]], points: list[dict[str, Any]], gpus: int) -> list[tuple[float, float]]:
+def _pick_centres(picks: tuple[Pick, ...], points: list[dict[str, Any]], gpus: int) -> list[tuple[float, float]]:
     """Where each pick sits: on its card's point (per-card performance at the price of the cards asked for);
     the pick's own figures only for a card the points lack."""
     where = {p["gpu"]: (p["price"] * gpus, p["relative"]) for p in points}
-    return [where.get(pick["gpu"], (pick["total_price"]["amount"], pick["relative_performance"] / max(pick.get("count", 1), 1)))
-            for pick in picks]
+    return [where.get(pick.gpu, (pick.total_price.amount, pick.relative_performance / max(pick.count, 1))) for pick in picks]
 
 
 def _rank_offsets(axes: Any, centres: list[tuple[float, float]]) -> list[tuple[int, int]]:
@@ -311,17 +312,16 @@ def _rank_offsets(axes: Any, centres: list[tuple[float, float]]) -> list[tuple[i
     return chosen
 
 
-def render_question(answer: dict[str, Any], points: list[dict[str, Any]], title: str, fmt: str = "svg",
+def render_question(answer: Answer, points: list[dict[str, Any]], title: str, fmt: str = "svg",
                     reference_name: str | None = None, layout: str = "wide") -> bytes:
     """Performance against price for one answer's candidates, the budget line and the picks (numbered on the
     chart, named in the legend); ``narrow`` is drawn for a phone's width."""
     if layout not in LAYOUTS:
         raise ValueError(f"unknown chart layout {layout!r}; expected one of: {', '.join(LAYOUTS)}")
     narrow = layout == "narrow"
-    question = answer["question"]
-    currency = answer["currency"]["code"]
-    gpus = int(question.get("gpus") or 1)
-    budget = question.get("budget")
+    currency = answer.currency.code
+    gpus = answer.question.gpus
+    budget = answer.question.budget
     width, height = (NARROW_WIDTH, 6.4) if narrow else (10, 6.2)
     with _draw_lock, matplotlib.rc_context(RC):
         figure = Figure(figsize=(width, height))
@@ -337,11 +337,11 @@ def render_question(answer: dict[str, Any], points: list[dict[str, Any]], title:
                 axes.scatter([p["price"] * gpus for p in chosen], [p["relative"] for p in chosen], marker=marker, s=30,
                              color=color, edgecolor="#34495e", linewidth=0.5, gid=f"cards-{basis}",
                              label="measured in the lab" if basis == "measured" else "estimated from specs")
-        picks = answer.get("picks", [])
+        picks = answer.picks
         centres = _pick_centres(picks, points, gpus)
         for rank, (pick, (x, y)) in enumerate(zip(picks, centres), 1):
             axes.scatter([x], [y], s=170, facecolor="none", edgecolor=PICK_COLOR, linewidth=2, zorder=5, gid=f"pick-{rank}",
-                         label=_plain(f"{rank}. {pick['name']}"))
+                         label=_plain(f"{rank}. {pick.name}"))
         if picks and points:  # cards on this line give the same performance per unit of money as pick 1
             ratio = centres[0][1] / centres[0][0]
             xs = [min(p["price"] * gpus for p in points), max(p["price"] * gpus for p in points)]
@@ -357,7 +357,7 @@ def render_question(answer: dict[str, Any], points: list[dict[str, Any]], title:
             _plain_ticks(axes.yaxis, compact=narrow)
             low, high = min(p["relative"] for p in points), max(p["relative"] for p in points)
             axes.set_ylim(low / 1.3, high * 1.3)
-        reference = reference_name or answer["reference_gpu"]
+        reference = reference_name or answer.reference_gpu
         x_label = f"price in {currency}" + (f" for {gpus} cards" if gpus > 1 else "") + (" (log)" if narrow else " (log scale)")
         axes.set_xlabel(_plain(x_label), fontsize=9 if narrow else None)
         axes.set_ylabel(_plain(f"per card, × {reference} (log)" if narrow else f"performance per card relative to the {reference} (log)"),
@@ -371,8 +371,8 @@ def render_question(answer: dict[str, Any], points: list[dict[str, Any]], title:
             axes.legend(loc="upper left", fontsize=8, frameon=False)
         if not points:
             axes.text(0.5, 0.5, "no priced cards by this date", transform=axes.transAxes, ha="center", color=OTHER_COLOR)
-        caption = (f"As of {answer['as_of']}, workload {answer['workload']}, catalog {answer['catalog_version']}; "
-                   f"performance {answer['performance_basis']}. Each point is a card's best known price by then.")
+        caption = (f"As of {answer.as_of}, workload {answer.workload}, catalog {answer.catalog_version}; "
+                   f"performance {answer.performance_basis}. Each point is a card's best known price by then.")
         figure.text(0.02, 0.005, _plain(textwrap.fill(caption, NARROW_WRAP) if narrow else caption), fontsize=8.5 if narrow else 7.5,
                     color="#444444", va="bottom", ha="left")
         if narrow:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import msgspec
 
-from bot.api import AskReply, QuestionRejected
+from bot.api import QuestionRejected, Reply
 from bot.blocks import Conversation
 from rules.question import Question, QuestionError
 from service.api import off_loop, today
@@ -31,7 +31,7 @@ class EngineAnswers:
         self.holder = holder
         self.metrics = metrics
 
-    async def answer(self, conversation: Conversation, ask: str | None) -> tuple[AskReply, Conversation]:
+    async def answer(self, conversation: Conversation, ask: str | None) -> tuple[Reply, Conversation]:
         questions = (*conversation.questions, ask) if ask else conversation.questions
         snapshot, day = self.holder.get(), today()
         previous: Question | None = None
@@ -44,5 +44,5 @@ class EngineAnswers:
                                    [{"field": exc.field, "message": exc.message}]) from None
         if self.metrics is not None and asked.workload is not None:
             self.metrics.recommendations.labels(asked.workload, "slack").inc()
-        return AskReply.from_json(msgspec.json.decode(asked.encoded)), Conversation(None, questions)
+        return msgspec.json.decode(asked.encoded, type=Reply), Conversation(None, questions)
 

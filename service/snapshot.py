@@ -68,13 +68,13 @@ class Snapshot:
 
     def _answer_json(self, question: Question, intent: str, today: date) -> tuple[bytes, str]:
         """The encoded answer and the workload it was ranked for."""
-        answer = self.advisor.recommend(question, intent=intent, today=today).to_dict()
-        return msgspec.json.encode(answer), answer["question"]["workload"]
+        answer = self.advisor.recommend(question, intent=intent, today=today)
+        return msgspec.json.encode(answer), answer.question.workload
 
     def _asked(self, text: str, previous: Question | None, today: date) -> Asked:
         reply = ask(self.advisor, text, previous=previous, today=today)
         workload = reply.question.workload if reply.recommendation is not None and reply.question is not None else None
-        return Asked(reply.text, msgspec.json.encode(reply.to_dict()), reply.question, reply.intent, workload)
+        return Asked(reply.text, msgspec.json.encode(reply), reply.question, reply.intent, workload)
 
     @property
     def catalog_version(self) -> str:

@@ -37,8 +37,8 @@ from litestar.template.config import TemplateConfig
 from markupsafe import Markup
 
 from rules.ask import ask
-from rules.messages import basis, language_of, say, term
-from rules.answer import MemoryNeed
+from rules.answer import Answer, Reply
+from rules.messages import basis, say, term
 from rules.question import CURRENCIES, EARLIEST_AS_OF, WORKLOADS, Question, QuestionError
 from service.api import api_state, today
 from service.api.docs import documented
@@ -206,7 +206,7 @@ def _question_text(params: dict[str, str]) -> str:
     return text
 
 
-def _answer(snapshot: Any, text: str, now: date) -> Any:
+def _answer(snapshot: Any, text: str, now: date) -> Reply:
     """The reply to ``text``; a value out of range is a 422 naming ``q``."""
     try:
         return ask(snapshot.advisor, text, today=now)
@@ -214,19 +214,18 @@ def _answer(snapshot: Any, text: str, now: date) -> Any:
         raise InvalidInput(f"q: {exc.message}", [{"field": "q", "message": f"{exc.field}: {exc.message}"}]) from None
 
 
-def question_chart_points(advisor: Any, reply: Any) -> list[dict[str, Any]]:
+def question_chart_points(advisor: Any, reply: Reply) -> list[dict[str, Any]]:
     """Every purchasable, priced card for the question's workload, marked by whether it holds the job."""
-    answer = reply.recommendation
+    answer: Answer = reply.recommendation
     question: Question = reply.question
-    as_of = date.fromisoformat(answer["as_of"])
-    used = question.used_ok or any((p["unit_price"].get("kind") == "used") for p in answer["picks"])
-    rows = advisor.card_rows(answer["question"]["workload"], as_of, question.currency, used,
+    used = question.used_ok or any(p.unit_price.kind == "used" for p in answer.picks)
+    rows = advisor.card_rows(answer.question.workload, date.fromisoformat(answer.as_of), question.currency, used,
                              precision=question.precision or "16-bit", task=question.task)
-    need = MemoryNeed(**answer["memory_need"])
     catalog = advisor.catalog
     purchasable = [r for r in rows if catalog.gpu(r["gpu"]).purchasable]
-    counts = {p["gpu"]: p["count"] for p in answer["picks"]}  # a pick may be several cards that pool memory
-    fits = {r["gpu"]: advisor.memory.fit(question, need, r["memory_gb"], counts.get(r["gpu"], question.gpus)).fits for r in purchasable}
+    counts = {p.gpu: p.count for p in answer.picks}  # a pick may be several cards that pool memory
+    fits = {r["gpu"]: advisor.memory.fit(question, answer.memory_need, r["memory_gb"], counts.get(r["gpu"], question.gpus)).fits
+            for r in purchasable}
     return question_points(purchasable, fits)
 
 
@@ -312,7 +311,7 @@ def markdown_html(text: str) -> Markup:
 
 def _register(engine: JinjaTemplateEngine) -> None:
     engine.engine.filters["markdown"] = markdown_html
-    engine.engine.globals.update(urlencode=urlencode, say=say, term=term, basis=basis, language_of=language_of)
+    engine.engine.globals.update(urlencode=urlencode, say=say, term=term, basis=basis)
 
 
 def template_config() -> TemplateConfig:
@@ -393,10 +392,10 @@ def _page_context(request: Request, page: PageQuery, errors: list[dict[str, str]
         except ApiError as exc:
             question_error = exc.errors[0]["message"]
     answer = reply.recommendation if reply else None
-    workload = page.workload or (answer["workload"] if answer else "general")
-    currency = answer["currency"]["code"] if answer else "USD"
-    chart_as_of = date.fromisoformat(answer["as_of"]) if answer and not page.workload else page.as_of
-    used = bool(answer and answer["question"].get("used_ok"))
+    workload = page.workload or (answer.workload if answer else "general")
+    currency = answer.currency.code if answer else "USD"
+    chart_as_of = date.fromisoformat(answer.as_of) if answer and not page.workload else page.as_of
+    used = bool(answer and answer.question.used_ok)
     benchmarks, benchmark_total, benchmark_gpus, benchmark_error = _benchmarks(state.database_url)
     return {
         "q": page.q, "page": page, "errors": errors, "reply": reply, "answer": answer, "question_error": question_error,

@@ -27,7 +27,7 @@ def test_answer_and_conversation_id(api, replies):
     reply = ask(WhichgpuAPI(API_URL + "/"), "cheaper", "conv-1")
     assert json.loads(route.calls.last.request.content) == {"text": "cheaper", "conversation_id": "conv-1"}
     assert reply.intent == "recommend" and reply.conversation_id == "conv-0"
-    assert reply.recommendation["picks"][0]["name"] == replies["nlp $800"]["recommendation"]["picks"][0]["name"]
+    assert reply.recommendation.picks[0].name == replies["nlp $800"]["recommendation"]["picks"][0]["name"]
 
 
 def test_problem_json_becomes_question_rejected_with_its_detail(api):

@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from bot.api import AskReply
+import msgspec
+
+from rules.answer import Reply
 from bot.blocks import (
     ACTION_CHEAPER, ACTION_MORE_GPUS, ACTION_MORE_MEMORY, ACTION_SHARE, MAX_TURNS, Conversation,
     answer_blocks, fallback_text, help_blocks, home_view, mrkdwn, problem_blocks, too_long_blocks, unavailable_blocks,
@@ -17,7 +19,7 @@ from tests.fake_slack import block_text
 
 def render(reply: dict[str, Any], questions: tuple[str, ...] = ("nlp $800",), **kwargs: Any) -> list[dict[str, Any]]:
     conversation = Conversation(reply.get("conversation_id"), questions)
-    return [b.to_dict() for b in answer_blocks(AskReply.from_json(reply), conversation, **kwargs)]
+    return [b.to_dict() for b in answer_blocks(msgspec.convert(reply, Reply), conversation, **kwargs)]
 
 
 def of_type(blocks: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
@@ -148,7 +150,7 @@ def test_clarifying_reply_shows_the_text_and_examples(replies):
     text = block_text(blocks)
     assert "asdf" in text and "Try:" in text and "`nlp $800`" in text
     assert not of_type(blocks, "actions")
-    assert fallback_text(AskReply.from_json(reply)) == reply["answer"]
+    assert fallback_text(msgspec.convert(reply, Reply)) == reply["answer"]
 
 
 def test_user_and_catalog_text_is_escaped(replies):

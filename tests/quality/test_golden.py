@@ -19,6 +19,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -268,7 +269,7 @@ def run_question(advisor: Any, question: dict[str, Any]) -> tuple[list[str], str
         reply = ask(advisor, question["text"], today=date.fromisoformat(question["as_of"]))
     except Exception as exc:  # noqa: BLE001 - the suite reports every failure as a miss
         return [f"the engine raised {type(exc).__name__}: {exc}"], "error"
-    answer = reply.recommendation
+    answer = json.loads(msgspec.json.encode(reply.recommendation)) if reply.recommendation else None  # as the API returns it
     said = "no recommendation"
     if answer:
         picks = answer.get("picks") or []

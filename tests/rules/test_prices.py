@@ -126,10 +126,10 @@ def test_monthly_reference_rates_from_2017(catalog):
 
 def test_the_cheapest_card_for_a_lora_is_a_used_3090_at_a_sourced_2026_price(advisor):
     reply = ask(advisor, "cheapest card for LoRA on llama 3 8B", today=TODAY)
-    top = reply.recommendation["picks"][0]
-    price = top["unit_price"]
-    assert top["gpu"] == "rtx-3090" and price["kind"] == "used", (top["gpu"], price)
-    assert 600 <= price["usd"] <= 1000 and price["date"] >= "2026-01-01" and not price.get("estimate"), price
+    top = reply.recommendation.picks[0]
+    price = top.unit_price
+    assert top.gpu == "rtx-3090" and price.kind == "used", (top.gpu, price)
+    assert 600 <= price.usd <= 1000 and price.seen >= "2026-01-01" and not price.estimate, price
 
 
 @pytest.mark.parametrize("gpu_id", ["rtx-3090", "rtx-3090-ti", "rtx-4090", "rtx-3080", "rtx-3080-ti", "rtx-3060",
@@ -170,4 +170,4 @@ def test_a_ruble_answer_says_its_prices_are_converted_us_prices(advisor, text, s
     reply = ask(advisor, text, today=TODAY)
     first = next(line for line in reply.text.splitlines() if line.startswith("1. "))
     assert "RUB" in first and says in first, first
-    assert reply.recommendation["picks"][0]["unit_price"]["converted_from"] == "USD"
+    assert reply.recommendation.picks[0].unit_price.converted_from == "USD"

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.api import AskReply
+import msgspec
+
+from rules.answer import Reply
 from bot.blocks import Conversation, answer_blocks
 from tests.fake_slack import block_text
 from tests.app_client import app_client
@@ -52,15 +54,15 @@ def test_an_english_question_stays_english(replies) -> None:
 
 
 def test_slack_blocks_follow_the_answers_language(replies) -> None:
-    russian = block_text(answer_blocks(AskReply.from_json(replies[RUSSIAN]), Conversation(None, (RUSSIAN,))))
-    english = block_text(answer_blocks(AskReply.from_json(replies[ENGLISH]), Conversation(None, (ENGLISH,))))
+    russian = block_text(answer_blocks(msgspec.convert(replies[RUSSIAN], Reply), Conversation(None, (RUSSIAN,))))
+    english = block_text(answer_blocks(msgspec.convert(replies[ENGLISH], Reply), Conversation(None, (ENGLISH,))))
     assert "*Почему*" in russian and "Лучший выбор:" in russian and "Цены на" in russian
     assert "*Why*" in english and "Top pick:" in english and "Почему" not in english
     assert replies[RUSSIAN]["recommendation"]["picks"][0]["name"] in russian
 
 
 def test_slack_help_follows_the_language(client) -> None:
-    reply = AskReply.from_json(client.post("/v1/ask", json={"text": "помощь"}).json())
+    reply = msgspec.convert(client.post("/v1/ask", json={"text": "помощь"}).json(), Reply)
     assert "Спрашивайте обычными словами" in block_text(answer_blocks(reply, Conversation(None, ("помощь",))))
 
 

@@ -9,6 +9,7 @@ from datetime import date
 
 import pytest
 
+from rules.answer import Answer
 from rules.ask import ask
 from service.charts import NARROW_TOP, bar_chart, render_question
 from service.web import question_chart_points
@@ -37,7 +38,7 @@ def _card_points(groups: dict[str, ET.Element]) -> list[tuple[float, float]]:
             for u in groups[name].iter(f"{SVG}use")]
 
 
-def _question_svg(advisor, text: str, layout: str) -> tuple[ET.Element, dict]:
+def _question_svg(advisor, text: str, layout: str) -> tuple[ET.Element, Answer]:
     reply = ask(advisor, text, today=TODAY)
     data = render_question(reply.recommendation, question_chart_points(advisor, reply), text, "svg", layout=layout)
     return ET.fromstring(data), reply.recommendation
@@ -48,7 +49,7 @@ def _question_svg(advisor, text: str, layout: str) -> tuple[ET.Element, dict]:
 def test_each_rank_label_sits_by_its_own_pick_on_its_cards_point(advisor, text: str, layout: str) -> None:
     root, answer = _question_svg(advisor, text, layout)
     groups = _groups(root)
-    circles = [_centre(groups[f"pick-{rank}"]) for rank in range(1, len(answer["picks"]) + 1)]
+    circles = [_centre(groups[f"pick-{rank}"]) for rank in range(1, len(answer.picks) + 1)]
     assert circles, "no picks drawn"
     points = _card_points(groups)
     for rank, circle in enumerate(circles, 1):

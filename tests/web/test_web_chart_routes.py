@@ -99,7 +99,7 @@ def test_question_points_hold_priced_purchasable_cards_marked_by_fit(client) -> 
     assert points and all(p["price"] > 0 for p in points)
     assert {p["fits"] for p in points} == {True, False}  # serving a 13B model in 16-bit leaves small cards out
     fitting = {p["gpu"] for p in points if p["fits"]}
-    assert {pick["gpu"] for pick in reply.recommendation["picks"]} <= fitting
+    assert {pick.gpu for pick in reply.recommendation.picks} <= fitting
     assert all(advisor.catalog.gpu(p["gpu"]).purchasable for p in points)
     big = max(points, key=lambda p: advisor.catalog.gpu(p["gpu"]).memory_gb)
     assert big["fits"]
