@@ -27,13 +27,15 @@ if TYPE_CHECKING:
 
 __all__ = ["build_slots"]
 
+NOTHING = Ruling()  # what a rule that does not apply to the question rules (shared: never changed)
+
 
 # -- who is asking (the seed's general recommendations) ------------------------------------------
 
 @rule("persona-not-serious")
 def persona_not_serious(ctx: Context) -> Ruling:
     if ctx.question.experience != "hobby":
-        return Ruling()
+        return NOTHING
     max_tdp = ctx.param("persona-not-serious", "max_tdp_w")
     return Ruling(
         persona=Persona(ctx.say("rule.persona_not_serious.reason"), ctx.param("persona-not-serious", "min_memory_gb")),
@@ -44,7 +46,7 @@ def persona_not_serious(ctx: Context) -> Ruling:
 def persona_beginner(ctx: Context) -> Ruling:
     q = ctx.question
     if not (q.experience == "beginner" or (q.workload == "general" and q.experience is None)):
-        return Ruling()
+        return NOTHING
     return Ruling(persona=Persona(ctx.say("rule.persona_beginner.reason"),
                                   ctx.param("persona-beginner", "min_memory_gb"),
                                   consider_used=ctx.param("persona-beginner", "suggest_used"),
@@ -54,7 +56,7 @@ def persona_beginner(ctx: Context) -> Ruling:
 @rule("persona-kaggle")
 def persona_kaggle(ctx: Context) -> Ruling:
     if ctx.question.workload != "kaggle":
-        return Ruling()
+        return NOTHING
     return Ruling(persona=Persona(ctx.say("rule.persona_kaggle.reason"),
                                   ctx.param("persona-kaggle", "min_memory_gb"), cuda_only=ctx.param("persona-kaggle", "cuda_only")))
 
@@ -62,7 +64,7 @@ def persona_kaggle(ctx: Context) -> Ruling:
 @rule("persona-nlp-researcher")
 def persona_nlp_researcher(ctx: Context) -> Ruling:
     if ctx.question.experience != "researcher" or ctx.question.workload not in ctx.param("persona-nlp-researcher", "workloads"):
-        return Ruling()
+        return NOTHING
     return Ruling(persona=Persona(ctx.say("rule.persona_nlp_researcher.reason"),
                                   ctx.param("persona-nlp-researcher", "min_memory_gb")))
 
@@ -73,7 +75,7 @@ def persona_cv_mt_researcher(ctx: Context) -> Ruling:
     workload = ctx.question.workload
     if (ctx.question.experience != "researcher" or workload in ctx.param("persona-nlp-researcher", "workloads")
             or workload not in ctx.param("persona-cv-mt-researcher", "workloads")):
-        return Ruling()
+        return NOTHING
     return Ruling(persona=Persona(ctx.say("rule.persona_cv_mt_researcher.reason"),
                                   ctx.param("persona-cv-mt-researcher", "min_memory_gb")))
 
@@ -81,7 +83,7 @@ def persona_cv_mt_researcher(ctx: Context) -> Ruling:
 @rule("persona-almost-no-money")
 def persona_almost_no_money(ctx: Context) -> Ruling:
     if ctx.budget_usd is None or ctx.budget_usd > ctx.param("persona-almost-no-money", "budget_usd"):
-        return Ruling()
+        return NOTHING
     return Ruling(persona=Persona(ctx.say("rule.persona_almost_no_money.reason"), consider_used=True, verdict="cpu-and-cloud",
                                   suggestion=ctx.say("rule.persona_almost_no_money.suggestion")))
 
@@ -90,7 +92,7 @@ def persona_almost_no_money(ctx: Context) -> Ruling:
 def persona_little_money(ctx: Context) -> Ruling:
     budget = ctx.budget_usd
     if budget is None or budget <= ctx.param("persona-almost-no-money", "budget_usd") or budget > ctx.param("persona-little-money", "budget_usd"):
-        return Ruling()
+        return NOTHING
     return Ruling(persona=Persona(ctx.say("rule.persona_little_money.reason"), consider_used=True))
 
 
@@ -104,7 +106,7 @@ def software_support(ctx: Context) -> Ruling:
     limited = limited_support(ctx.rulebook, ctx.as_of, "inference" if ctx.job.method == "inference" else "training",
                               ctx.question.workload, ctx.job.precision, ctx.language)
     if not dropped and not limited:
-        return Ruling()
+        return NOTHING
     reasons = [why for _, why in limited]
     if dropped:
         row = next(iter(dropped.values()))
@@ -151,7 +153,7 @@ def multi_gpu_speedup(ctx: Context) -> Ruling:
 @rule("separate-experiments")
 def separate_experiments(ctx: Context) -> Ruling:
     if ctx.question.gpus <= 1:
-        return Ruling()
+        return NOTHING
     return Ruling(plan=(Finding("separate-experiments", "info", ctx.say("rule.separate_experiments.plan")),))
 
 
@@ -160,15 +162,15 @@ def memory_floor(ctx: Context) -> Ruling:
     """The memory a card should have for the workload on the date, when no size was asked."""
     q = ctx.question
     if q.memory_gb:
-        return Ruling()
-    best = None
+        return NOTHING
+    best, day = None, ctx.as_of.isoformat()
     for row in ctx.param("memory-floor", "floors"):
-        if (row["workload"] == q.workload and row["task"] in ("any", q.task) and row["from"] <= ctx.as_of.isoformat()
+        if (row["workload"] == q.workload and row["task"] in ("any", q.task) and row["from"] <= day
                 and row.get("experience") in (None, q.experience)):
             if best is None or (row["from"], row["gb"]) > (best["from"], best["gb"]):
                 best = row
     if best is None:
-        return Ruling()
+        return NOTHING
     what = ctx.say("rule.memory_floor.what_training" if best["task"] == "training" else "rule.memory_floor.what_work",
                    workload=term("task", q.workload, ctx.language))
     floor = Floor(best["gb"], ctx.say("rule.memory_floor.floor", gb=f"{best['gb']:g}", what=what, since=best["from"][:7],
@@ -362,7 +364,7 @@ def geforce_licence(ctx: Context) -> Ruling:
 def one_machine(ctx: Context) -> Ruling:
     q, per_machine = ctx.question, ctx.param("one-machine", "gpus_per_machine")
     if q.gpus <= per_machine:
-        return Ruling()
+        return NOTHING
     # The server setting already admits server parts (rules.offers); the line says so beside the other filters.
     server = Keep(lambda c: True, ctx.say("rule.one_machine.server", gpus=q.gpus), when="always") if q.setting == "server" else None
     return Ruling(keep=server, plan=(Finding("one-machine", "warning", ctx.say("rule.one_machine.plan", per_machine=per_machine)),))
@@ -373,7 +375,7 @@ def persona_already_own(ctx: Context) -> Ruling:
     """Only upgrades over the card you have; keep it when it still sits where the seed's GTX 1070 sat in its market."""
     owned = ctx.owned
     if owned is None:
-        return Ruling()
+        return NOTHING
     mine = ctx.speed(owned)
     gain = ctx.param("persona-already-own", "min_speedup")
     more_memory = ctx.question.workload in ctx.param("persona-already-own", "memory_bound_workloads")
@@ -411,7 +413,7 @@ def _keep_yours(ctx: Context, owned: Gpu, mine: float) -> Wait | None:
 @rule("cloud-role")
 def cloud_role(ctx: Context) -> Ruling:
     if not ctx.question.cloud_ok:
-        return Ruling()
+        return NOTHING
     return Ruling(plan=(Finding("cloud-role", "info", ctx.say("rule.cloud_role.plan")),))
 
 
@@ -419,12 +421,12 @@ def cloud_role(ctx: Context) -> Ruling:
 def tpu_fit(ctx: Context) -> Ruling:
     q = ctx.question
     if not q.cloud_ok:
-        return Ruling()
+        return NOTHING
     if q.workload in ctx.param("tpu-fit", "good_for"):
         return Ruling(plan=(Finding("tpu-fit", "info", ctx.say("rule.tpu_fit.good")),))
     if q.workload == "rnn":
         return Ruling(plan=(Finding("tpu-fit", "info", ctx.say("rule.tpu_fit.rnn")),))
-    return Ruling()
+    return NOTHING
 
 
 @rule("no-unreleased-chips")

@@ -37,9 +37,10 @@ def say(key: str, language: str | None = None, /, **values: Any) -> str:
     return template.format(**values) if values else template
 
 
+@lru_cache(maxsize=4096)
 def term(group: str, word: str, language: str | None = None) -> str:
     """A word the answer's data carries (a pick's label, a price kind) in ``language``; the word itself
-    when the catalogue has no entry ``group.word`` for it."""
+    when the catalogue has no entry ``group.word`` for it. Cached: every answer asks for the same few."""
     key = f"{group}.{re.sub(r'[^a-z0-9]+', '_', word.lower()).strip('_')}"
     return say(key, language) if key in catalogue() else word
 

@@ -72,9 +72,9 @@ class Wait:
     suggestion: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Ruling:
-    """What one rule does to one answer; every part is optional."""
+    """What one rule does to one answer; every part is optional (not frozen: every question makes 31)."""
 
     persona: Persona | None = None
     keep: Keep | None = None
@@ -175,12 +175,26 @@ class Rulings:
 
     items: tuple[tuple[str, Ruling], ...]
 
+    @cached_property
+    def _rulings(self) -> tuple[Ruling, ...]:
+        return tuple(ruling for _, ruling in self.items)
+
+    @cached_property
+    def _cards(self) -> tuple[Callable[[Configuration], list[Finding]], ...]:
+        return tuple(r.card for r in self._rulings if r.card is not None)
+
     def __iter__(self) -> Iterator[Ruling]:
-        return (ruling for _, ruling in self.items)
+        return iter(self._rulings)
 
     def first(self, part: str) -> Any:
         """The first ruling's ``part`` that is set (None: no rule sets it)."""
-        return next((value for ruling in self if (value := getattr(ruling, part)) not in (None, (), False)), None)
+        if part not in self._first:
+            self._first[part] = next((value for ruling in self if (value := getattr(ruling, part)) not in (None, (), False)), None)
+        return self._first[part]
+
+    @cached_property
+    def _first(self) -> dict[str, Any]:
+        return {}
 
     def asker(self) -> list[Finding]:
         """One line per persona rule that fired."""
@@ -189,15 +203,19 @@ class Rulings:
     def keeps(self, configs: Sequence[Configuration]) -> tuple[Callable[[Configuration], bool], list[Finding]]:
         """(what a configuration must pass, the lines that say so) among ``configs``."""
         kept = [(rule_id, r.keep) for rule_id, r in self.items if r.keep is not None and r.keep.applies(configs)]
-        tests = [keep.test for _, keep in kept]
-        return (lambda c: all(test(c) for test in tests)), [Finding(rule_id, "applied", keep.reason) for rule_id, keep in kept]
+        tests = tuple(keep.test for _, keep in kept)
+        lines = [Finding(rule_id, "applied", keep.reason) for rule_id, keep in kept]
+        if len(tests) <= 1:  # the choice asks thousands of times: no loop for none or one
+            return (tests[0] if tests else (lambda c: True)), lines
+        return (lambda c: all(test(c) for test in tests)), lines
 
     def lines(self, part: str) -> list[Finding]:
         return [line for ruling in self for line in getattr(ruling, part)]
 
     def each(self, part: str, *args: Any) -> list[Finding]:
         """The lines every rule's ``part`` hook gives for ``args``."""
-        return [line for ruling in self if (hook := getattr(ruling, part)) is not None for line in hook(*args)]
+        hooks = self._cards if part == "card" else [hook for ruling in self if (hook := getattr(ruling, part)) is not None]
+        return [line for hook in hooks for line in hook(*args)]
 
     def refusal(self, gpu: Gpu, count: int) -> str | None:
         return next((why for ruling in self if ruling.refuse is not None and (why := ruling.refuse(gpu, count))), None)
