@@ -260,7 +260,7 @@ def vendor_nvidia(ctx: Context) -> Ruling:
         if (cuda.top is None or cuda.top.speed < ctx.param("vendor-nvidia", "cuda_leads_within") * top.speed
                 or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)):
             return choice
-        note = ("vendor-nvidia", "applied", ctx.say("rule.vendor_nvidia.leads", cuda=cuda.top.gpu.name, count=top.count, name=top.gpu.name,
+        note = Finding("vendor-nvidia", "applied", ctx.say("rule.vendor_nvidia.leads", cuda=cuda.top.gpu.name, count=top.count, name=top.gpu.name,
                                                     software=top.gpu.software, share=f"{cuda.top.speed / top.speed:.0%}"))
         alternatives = dict(cuda.alternatives)
         alternatives.setdefault("outside CUDA", top)

@@ -37,7 +37,7 @@ class _Part(msgspec.Struct, frozen=True):
         return msgspec.json.decode(msgspec.json.encode(self))
 
 
-class Finding(_Part):
+class Finding(_Part, frozen=True):
     """One rule applied: its id, the verdict ('applied', 'warning', 'excluded', 'info') and why."""
 
     rule: str
@@ -45,7 +45,7 @@ class Finding(_Part):
     reason: str
 
 
-class Money(_Part, omit_defaults=True):
+class Money(_Part, omit_defaults=True, frozen=True):
     """An amount in the asker's currency, with its USD value and where the figure comes from.
 
     Held to the cent from the start, so every face rounds the same figure (665.496 once
@@ -67,14 +67,14 @@ class Money(_Part, omit_defaults=True):
         force_setattr(self, "usd", round(self.usd, 2))
 
 
-class PerformanceBasis(_Part):
+class PerformanceBasis(_Part, frozen=True):
     """Where a pick's speed comes from: benchmarks measured on lab hosts, or the datasheet."""
 
     kind: Literal["measured", "estimated"]
     hosts: int
 
 
-class Pick(_Part, kw_only=True):
+class Pick(_Part, kw_only=True, frozen=True):
     """One configuration to buy (``count`` × one card), priced, with the rules behind it."""
 
     gpu: str
@@ -102,7 +102,7 @@ class Pick(_Part, kw_only=True):
             force_setattr(self, "tokens_per_second", round(self.tokens_per_second, 1))
 
 
-class RentOffer(_Part, kw_only=True):
+class RentOffer(_Part, kw_only=True, frozen=True):
     """The rental a purchase is weighed against."""
 
     provider: str
@@ -116,7 +116,7 @@ class RentOffer(_Part, kw_only=True):
     basis: str | None = None  # how the offer was chosen among the providers'
 
 
-class RentYear(_Part):
+class RentYear(_Part, frozen=True):
     """Owning versus renting over ``years`` at the assumed hours a week."""
 
     years: int
@@ -126,7 +126,7 @@ class RentYear(_Part):
     cheaper: Literal["buy", "rent"]
 
 
-class RentOption(_Part, kw_only=True):
+class RentOption(_Part, kw_only=True, frozen=True):
     """One rental worth knowing (a GPU or a Cloud TPU), per hour and per year."""
 
     kind: Literal["gpu", "tpu"]
@@ -149,7 +149,7 @@ class RentOption(_Part, kw_only=True):
         force_setattr(self, "relative_performance", round(self.relative_performance, 3))
 
 
-class RentVsBuy(_Part, kw_only=True):
+class RentVsBuy(_Part, kw_only=True, frozen=True):
     """Rent or buy: the comparable offer, the break-even and the totals over the rule's years."""
 
     offer: RentOffer
@@ -167,7 +167,7 @@ class RentVsBuy(_Part, kw_only=True):
             force_setattr(self, "break_even_hours", round(self.break_even_hours, 1))
 
 
-class MemoryNeed(_Part):
+class MemoryNeed(_Part, frozen=True):
     """Memory the job needs, in GB at the asked precision (per card when sharded).
 
     Not rounded here: the engine sizes with the exact figure; :class:`Answer` rounds
@@ -181,7 +181,7 @@ class MemoryNeed(_Part):
     assumptions: tuple[str, ...] = ()  # what the engine chose because the question did not say
 
 
-class Currency(_Part):
+class Currency(_Part, frozen=True):
     """The asker's currency and the exchange rate its prices were converted at."""
 
     code: str
@@ -190,7 +190,7 @@ class Currency(_Part):
     source: str
 
 
-class Excluded(_Part):
+class Excluded(_Part, frozen=True):
     """A card left out of the answer, and the rule that left it out."""
 
     gpu: str
@@ -198,7 +198,7 @@ class Excluded(_Part):
     reason: str
 
 
-class NamedPrice(_Part):
+class NamedPrice(_Part, frozen=True):
     """The current price of a named card, in USD."""
 
     usd: float
@@ -206,7 +206,7 @@ class NamedPrice(_Part):
     kind: str
 
 
-class NamedCard(_Part, kw_only=True):
+class NamedCard(_Part, kw_only=True, frozen=True):
     """A card the question named, and what became of it (``status``, said in ``reason``).
 
     Fields about the card itself are unset for a name the catalog does not know.
@@ -232,7 +232,7 @@ class NamedCard(_Part, kw_only=True):
         return tuple(msgspec.convert(entry, cls) for entry in entries)
 
 
-class Answer(_Part, kw_only=True):
+class Answer(_Part, kw_only=True, frozen=True):
     """The engine's answer: ranked picks, the rules behind them, warnings, rent-vs-buy."""
 
     question: Question
@@ -269,7 +269,7 @@ class Answer(_Part, kw_only=True):
         return self.question.language or DEFAULT_LANGUAGE
 
 
-class Reply(_Part, kw_only=True):
+class Reply(_Part, kw_only=True, frozen=True):
     """Free text answered (``POST /v1/ask``): the Markdown, what was understood, and the answer behind it."""
 
     text: str = msgspec.field(name="answer")  # Markdown answer, or a clarifying question

@@ -8,12 +8,15 @@ date) raise :class:`~rules.question.QuestionError` for the face to report.
 from __future__ import annotations
 
 from datetime import date
+from typing import Literal, cast
 
 from rules.answer import Reply
 from rules.engine import Advisor
 from rules.parser import parse, text_language
 from rules.question import Question
 from rules.render import answer_markdown, clarification_markdown, help_text
+
+Intent = Literal["recommend", "compare", "fit", "help", "clarify"]  # the parser's intents, as a reply carries them
 
 __all__ = ["Reply", "ask", "follow_ups"]
 
@@ -39,5 +42,5 @@ def ask(advisor: Advisor, text: str, previous: Question | None = None, today: da
                      question=previous, recommendation=None, understood=parsed.understood,
                      follow_up=("nlp $800", "cv 2 gpus 3000", "help"))
     answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today)
-    return Reply(text=answer_markdown(answer), intent=parsed.intent, question=parsed.question, recommendation=answer,
+    return Reply(text=answer_markdown(answer), intent=cast(Intent, parsed.intent), question=parsed.question, recommendation=answer,
                  understood=parsed.understood, follow_up=follow_ups(parsed.question))

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
+from rules.answer import Finding
 from rules.configurations import Configuration
 from rules.messages import say
 
@@ -44,7 +45,7 @@ class Choice:
     best_value: Configuration | None = None
     under_floor: Configuration | None = None  # the best card the floor kept from the top
     over_budget: tuple[Configuration, ...] = ()  # the cheapest that would work, for "raise the budget"
-    notes: tuple[tuple[str, str, str], ...] = ()  # (rule, verdict, reason)
+    notes: tuple[Finding, ...] = ()  # why the choice is what it is, each under its rule
     asked: bool = False  # the top is the card the question named ("a server with 8 H100")
 
 
@@ -71,13 +72,13 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         used = min((c.total_usd for c in roomy if c.offer.condition == "used"), default=None)
         if used is not None and (new is None or new > used_for_floor * used):
             new_or_used += [c for c in roomy if c.offer.condition == "used"]
-            floor_note = ("memory-floor", "applied", say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}",
+            floor_note = Finding("memory-floor", "applied", say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}",
                                                          new=f"{new:,.0f} USD" if new else say("choice.no_current_price", language)))
     floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
     affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
     if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
         choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language)
-        note = ("persona-little-money", "applied", say("choice.used_only", language))
+        note = Finding("persona-little-money", "applied", say("choice.used_only", language))
         return replace(choice, notes=(note, *choice.notes))
     pool = floored
     if floor is not None and not any(map(affordable, floored)) and any(map(affordable, new_or_used)):
@@ -87,9 +88,8 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         used_ones = [c for c in usable if c.offer.condition == "used" and affordable(c) and (floor is None or c.gpu.memory_gb >= floor.gb)]
         used_ones = [c for c in used_ones if headline(c)] or used_ones
         if used_ones and not used_ok and not any(map(affordable, new_or_used)):  # no new card holds the job within the budget
-            choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest)
-            note = ("persona-little-money", "applied", "no new configuration that holds the job fits the budget: used cards are "
-                                                       "picked (check a used card before paying)")
+            choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language)
+            note = Finding("persona-little-money", "applied", say("choice.used_within_budget", language))
             return replace(choice, notes=(note, *choice.notes))
         lam = threshold * max((c.value for c in used_ones), default=0.0)
         return Choice(None, alternatives={"used": min(used_ones, key=lambda c: _key(c, lam))} if used_ones and not used_ok else {},
@@ -103,11 +103,11 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     within = [c for c in ranked if headline(c)] or ranked
     top = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)) if cheapest else within[0]
     top = _sourced(top, sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)), False) if cheapest else _sourced(top, within, True)
-    notes = [("cost-efficiency", "applied", say("choice.cheapest", language))] if cheapest else \
+    notes = [Finding("cost-efficiency", "applied", say("choice.cheapest", language))] if cheapest else \
         _explain(top, best_value, within, lam, threshold, language)
     demoted = next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)
     if demoted is not None:
-        notes.append(("product-lines", "applied", say("rule.product_lines.demoted", language, count=demoted.count, name=demoted.gpu.name)))
+        notes.append(Finding("product-lines", "applied", say("rule.product_lines.demoted", language, count=demoted.count, name=demoted.gpu.name)))
     under = None
     if pool is floored and floor is not None:
         under = next((c for c in sorted(new_or_used, key=lambda c: _key(c, lam))
@@ -205,18 +205,18 @@ def _alternatives(top: Configuration, within: list[Configuration], taken: set[st
 
 
 def _explain(top: Configuration, best_value: Configuration, within: list[Configuration], lam: float, threshold: float,
-             language: str | None = None) -> list[tuple[str, str, str]]:
+             language: str | None = None) -> list[Finding]:
     """Why the pick sits where it does on the price/speed ladder."""
-    notes: list[tuple[str, str, str]] = []
+    notes: list[Finding] = []
     if top.gpu.id != best_value.gpu.id and top.total_usd > best_value.total_usd:
         gain = (top.speed - best_value.speed) / (top.total_usd - best_value.total_usd) * 1000
-        notes.append(("cost-efficiency", "applied", say("choice.stepped_up", language, name=best_value.gpu.name, gain=f"{gain:.2f}",
+        notes.append(Finding("cost-efficiency", "applied", say("choice.stepped_up", language, name=best_value.gpu.name, gain=f"{gain:.2f}",
                                                         threshold=f"{threshold:g}", value=f"{best_value.value * 1000:.2f}")))
     faster = [c for c in within if c.speed > top.speed]
     if faster:
         nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
         gain = (nxt.speed - top.speed) / max(nxt.total_usd - top.total_usd, 1e-9) * 1000
-        notes.append(("cost-efficiency", "applied", say("choice.stopped_before", language, count=nxt.count, name=nxt.gpu.name,
+        notes.append(Finding("cost-efficiency", "applied", say("choice.stopped_before", language, count=nxt.count, name=nxt.gpu.name,
                                                         faster=f"{nxt.speed / top.speed - 1:.0%}", more=f"{nxt.total_usd - top.total_usd:,.0f}",
                                                         gain=f"{gain:.2f}", worth=f"{lam * 1000:.2f}")))
     return notes

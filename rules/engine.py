@@ -84,7 +84,7 @@ class Advisor:
         choice = ranking.choice_for(ctx, rulings, configs, used_ok, allowed)
         choice = ranking.asked_first(ctx, rulings, intent, named, choice, configs, allowed)
         findings += rulings.lines("plan") + rulings.lines("need")
-        findings += [Finding(rule, said, reason) for rule, said, reason in choice.notes] + rulings.each("choice", choice)
+        findings += [*choice.notes, *rulings.each("choice", choice)]
         picks = tuple(self._pick(c, rulings, pricing, label, sizing.factor)
                       for c, label in ranking.ranked(choice, question.objective == "cheapest"))
         alternatives: dict[str, Pick | None] = {label: self._pick(c, rulings, pricing, label, sizing.factor)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from rules.messages import cited, say, term
 from rules.money import Pricing
@@ -26,7 +26,7 @@ class Offer:
 
     gpu: Gpu
     point: PricePoint
-    condition: str  # "new" | "used"
+    condition: Literal["new", "used"]
     unit_usd: float
 
 

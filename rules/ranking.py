@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Sequence
 
-from rules.answer import PerformanceBasis, Pick
+from rules.answer import Finding, PerformanceBasis, Pick
 from rules.choose import Choice, choose, still_better
 from rules.configurations import Configuration
 from rules.money import Pricing
@@ -53,7 +53,7 @@ def asked_first(ctx: Context, rulings: Rulings, intent: str, named: list[dict[st
     theirs = [choice.top, *choice.ladder.values(), *choice.runners_up]
     runners = tuple({c.gpu.id: c for c in theirs if c.gpu.id not in ids}.values())[:2]
     alternatives = still_better({k: c for k, c in choice.alternatives.items() if c.gpu.id not in ids}, mine.top)
-    note = ("cost-efficiency", "applied", ctx.say("choice.as_asked", count=mine.top.count, name=mine.top.gpu.name,
+    note = Finding("cost-efficiency", "applied", ctx.say("choice.as_asked", count=mine.top.count, name=mine.top.gpu.name,
                                                   own_count=choice.top.count, own_name=choice.top.gpu.name))
     return replace(choice, top=mine.top, runners_up=runners, ladder={}, alternatives=alternatives, asked=True,
                    under_floor=None, notes=(note, *choice.notes))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Sequence
 
 from rules.answer import Finding, MemoryNeed
 from rules.choose import Choice, Floor
@@ -40,7 +40,7 @@ class Persona:
     reason: str
     min_memory_gb: float | None = None
     consider_used: bool = False
-    verdict: str | None = None  # "cpu-and-cloud": no card to buy at all
+    verdict: Literal["cpu-and-cloud"] | None = None  # no card to buy at all
     suggestion: str | None = None  # what to do instead, with that verdict
     cuda_only: bool = False  # starting out: only the stack every tutorial assumes
 

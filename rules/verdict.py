@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 from rules.answer import MemoryNeed, Pick
 from rules.choose import Choice
@@ -13,7 +13,7 @@ from rules.registry import Context, Rulings
 
 __all__ = ["verdict", "fit_first"]
 
-Verdict = tuple[str, str, tuple[str, ...]]  # (verdict, summary, suggestions)
+Verdict = tuple[Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud"], str, tuple[str, ...]]  # (verdict, summary, suggestions)
 
 PRECISIONS = ("fp32", "16-bit", "fp8", "8-bit", "4-bit")  # widest first
 
@@ -25,8 +25,8 @@ def verdict(ctx: Context, rulings: Rulings, choice: Choice, picks: Sequence[Pick
     if choice.top is None:
         verdict, summary, suggestions = _impossible(ctx, choice, pricing, need)
         instead = next((p for p in ctx.personas if p.verdict), None)
-        if verdict == "over-budget" and instead is not None:  # almost no money: the seed's CPU + notebooks, what would work named
-            return instead.verdict or "", summary, ((instead.suggestion,) if instead.suggestion else ()) + suggestions
+        if verdict == "over-budget" and instead is not None and instead.verdict:  # almost no money: the seed's CPU + notebooks, what would work named
+            return instead.verdict, summary, ((instead.suggestion,) if instead.suggestion else ()) + suggestions
         return verdict, summary, suggestions
     top, lang = picks[0], ctx.language
     count = f"{top.count} × " if top.count > 1 else "1 × "
@@ -35,8 +35,8 @@ def verdict(ctx: Context, rulings: Rulings, choice: Choice, picks: Sequence[Pick
                   relative=f"{top.relative_performance:.2f}", reference=ctx.reference.name,
                   workload=term("workload", ctx.label, lang), per_1000=f"{top.performance_per_1000:.2f}")
     instead = next((p for p in ctx.personas if p.verdict), None)
-    if instead is not None:
-        return instead.verdict or "", summary, (instead.suggestion,) if instead.suggestion else ()
+    if instead is not None and instead.verdict:
+        return instead.verdict, summary, (instead.suggestion,) if instead.suggestion else ()
     if ctx.owned is not None:
         summary += ctx.say("verdict.owned_ratio", ratio=f"{top.relative_performance / max(ctx.speed(ctx.owned), 1e-9):.1f}", name=ctx.owned.name)
     return "buy", summary, ()
@@ -64,7 +64,7 @@ def _impossible(ctx: Context, choice: Choice, pricing: Pricing, need: MemoryNeed
                                currency=pricing.currency)
         suggestions += [ctx.say("verdict.raise_budget", price=f"{price.amount:,.0f}", currency=pricing.currency),
                         ctx.say("verdict.consider_used" if not question.used_ok else "verdict.rent_by_hour")]
-        verdict = "over-budget"
+        verdict: Literal["over-budget", "too-large"] = "over-budget"
     else:
         summary = ctx.say("verdict.too_large", date=ctx.as_of.isoformat(), gb=f"{need.gb:.0f}", how=need.how)
         verdict = "too-large"

@@ -94,8 +94,9 @@ def _english_lines(answer: dict[str, Any], names: set[str]) -> list[str]:
 @pytest.mark.parametrize("text", QUESTIONS)
 def test_a_russian_question_gets_no_english_prose(advisor, names, text: str) -> None:
     reply = ask(advisor, text, today=TODAY)
-    answer = reply.recommendation
-    assert answer is not None and answer["question"]["language"] == "ru"
+    assert reply.recommendation is not None
+    answer = reply.recommendation.to_dict()
+    assert answer["question"]["language"] == "ru"
     assert answer["memory_need"]["assumptions"] and len(prose(answer)) > 4
     assert _english_lines(answer, names) == []
 
