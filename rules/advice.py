@@ -17,8 +17,7 @@ from rules.answer import Finding
 from rules.choose import Choice, Floor, still_better
 from rules.configurations import Configuration
 from rules.job import fit_on
-from rules.messages import cited, term
-from rules.offers import limited_support
+from rules.messages import cited, say, term
 from rules.registry import Context, Keep, Persona, Rechoose, Ruling, Wait, rule
 from rules.rulebook import Rulebook
 
@@ -103,7 +102,7 @@ def software_support(ctx: Context) -> Ruling:
     """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet (rows 'limited')."""
     dropped = {(row["software"], arch): row for row in ctx.param("software-support", "dropped")
                if row["from"] <= ctx.as_of.isoformat() for arch in row["architectures"]}
-    limited = limited_support(ctx.rulebook, ctx.as_of, "inference" if ctx.job.method == "inference" else "training",
+    limited = _limited_support(ctx.rulebook, ctx.as_of, "inference" if ctx.job.method == "inference" else "training",
                               ctx.question.workload, ctx.job.precision, ctx.language)
     if not dropped and not limited:
         return NOTHING
@@ -115,6 +114,27 @@ def software_support(ctx: Context) -> Ruling:
     out = {stack for stacks, _ in limited for stack in stacks}
     return Ruling(keep=Keep(lambda c: (c.gpu.software, c.gpu.architecture) not in dropped and c.gpu.software not in out,
                             "; ".join(reasons), when="some-fail"))
+
+
+def _limited_support(rulebook: Rulebook, as_of: date, task: str, workload: str, precision: str | None,
+                    language: str | None = None) -> list[tuple[tuple[str, ...], str]]:
+    """(stacks, why) for each software stack that could not yet run the job on the date.
+
+    Rule ``software-support``, rows ``limited``: a row holds from its ``from`` date until its
+    ``until`` date, for the task, workloads and precisions it names (a missing key matches all).
+    """
+    day = as_of.isoformat()
+    found: list[tuple[tuple[str, ...], str]] = []
+    for row in rulebook.param("software-support", "limited"):
+        if not row["from"] <= day < row["until"]:
+            continue
+        if row.get("task", task) != task or workload not in row.get("workloads", [workload]) \
+                or precision not in row.get("precisions", [precision]):
+            continue
+        stacks = tuple(row["software"])
+        found.append((stacks, say("rule.software_support.limited", language, stacks=", ".join(stacks), day=day,
+                                  what=term("limited", row["what"], language), source=cited(row["source"]["name"], language))))
+    return found
 
 @rule("workload-priorities")
 def workload_priorities(ctx: Context) -> Ruling:

@@ -140,10 +140,6 @@ class MemoryModel:
     def model_for(self, question: Question) -> ModelSpec | None:
         return self._job.job_for(question, self._rulebook).model
 
-    def effective_factor(self, question: Question) -> float:
-        """How much more a card holds than its size, in the terms the need is counted in (16-bit-memory)."""
-        return self._job.job_for(question, self._rulebook).memory_factor
-
     def need(self, question: Question, floor_gb: float | None = None) -> MemoryNeed:
         """Memory the job needs on one card; with no model named, at least ``floor_gb``."""
         need = self._job.job_for(question, self._rulebook).need

@@ -15,7 +15,7 @@ from typing import Any
 
 from rules.datafile import load_data
 
-__all__ = ["DEFAULT_LANGUAGE", "say", "term", "basis", "cited", "language_of", "languages", "catalogue"]
+__all__ = ["DEFAULT_LANGUAGE", "say", "term", "basis", "cited", "languages", "catalogue"]
 
 DEFAULT_LANGUAGE = "en"
 
@@ -58,8 +58,3 @@ def cited(source: str, language: str | None = None) -> str:
     work alone, since the note after it is English."""
     return source if (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE else source.split(": ")[0]
 
-
-def language_of(answer: dict[str, Any] | None) -> str:
-    """The language an answer (its JSON form) is to be shown in: its question's, else English."""
-    question = (answer or {}).get("question") or {}
-    return question.get("language") or DEFAULT_LANGUAGE

@@ -11,13 +11,12 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Literal
 
-from rules.messages import cited, say, term
 from rules.money import Pricing
 
 if TYPE_CHECKING:
     from rules.catalog import Gpu, PricePoint
 
-__all__ = ["Offer", "offers_at", "is_server_only", "fits_setting", "limited_support"]
+__all__ = ["Offer", "offers_at", "is_server_only", "fits_setting"]
 
 
 @dataclass(frozen=True)
@@ -59,23 +58,3 @@ def offers_at(catalog, as_of: date, new_prices: Pricing, any_prices: Pricing) ->
             found.append(Offer(gpu, cheapest, "used", cheapest.price_usd))
     return tuple(found)
 
-
-def limited_support(rulebook, as_of: date, task: str, workload: str, precision: str | None,
-                    language: str | None = None) -> list[tuple[tuple[str, ...], str]]:
-    """(stacks, why) for each software stack that could not yet run the job on the date.
-
-    Rule ``software-support``, rows ``limited``: a row holds from its ``from`` date until its
-    ``until`` date, for the task, workloads and precisions it names (a missing key matches all).
-    """
-    day = as_of.isoformat()
-    found = []
-    for row in rulebook.param("software-support", "limited"):
-        if not row["from"] <= day < row["until"]:
-            continue
-        if row.get("task", task) != task or workload not in row.get("workloads", [workload]) \
-                or precision not in row.get("precisions", [precision]):
-            continue
-        stacks = tuple(row["software"])
-        found.append((stacks, say("rule.software_support.limited", language, stacks=", ".join(stacks), day=day,
-                                  what=term("limited", row["what"], language), source=cited(row["source"]["name"], language))))
-    return found

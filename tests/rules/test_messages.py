@@ -7,7 +7,7 @@ import string
 import pytest
 
 from rules.datafile import DataFileError, load_data
-from rules.messages import catalogue, language_of, languages, say
+from rules.messages import catalogue, languages, say
 
 
 def _fields(template: str) -> set[str]:
@@ -31,11 +31,6 @@ def test_say_fills_names_and_numbers_unchanged() -> None:
     assert say("pick.per_1000", "ru", value="0.14", currency="RUB") == "0.14 на 1000 RUB"
     assert say("pick.per_1000", None, value="0.14", currency="RUB") == "0.14 per 1000 RUB"
     assert say("heading.why", "en") == "Why" and say("heading.why", "ru") == "Почему"
-
-
-def test_the_language_comes_from_the_answers_question() -> None:
-    assert language_of({"question": {"language": "ru"}}) == "ru"
-    assert language_of({"question": {"language": None}}) == "en" and language_of(None) == "en"
 
 
 def test_a_message_missing_a_language_breaks_the_schema(tmp_path) -> None:
