@@ -74,7 +74,8 @@ class Advisor:
         placeable = self.offers(as_of, question.setting)
         sizing = self._sizing(question, job, work, rulings, max((o.gpu.memory_gb for o in placeable), default=0.0))
         max_count = self.rulebook.param("one-machine", "gpus_per_machine" if question.setting in (None, "desktop") else "gpus_per_server")
-        configs, excluded = configure(placeable, sizing, question.gpus, max_count, every_count=question.setting == "server")
+        configs, excluded = configure(placeable, sizing, question.gpus, max_count if not question.gpus_fixed else question.gpus,
+                                      every_count=question.setting == "server")
         named = compare.named_cards(self, question, as_of, self.offers(as_of), sizing) + compare.card_memory(question, sizing)
         if intent == "compare" and question.compare:
             return compare.compared(self, ctx, rulings, pricing, need, sizing, named)

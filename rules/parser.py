@@ -824,7 +824,14 @@ def _count_patterns() -> tuple[re.Pattern[str], ...]:
 
 def _counts(scan: _Scan) -> None:
     for pattern in _count_patterns():
-        scan.take(pattern, lambda m: scan.put("gpus", _count_of(m), m.group()))
+        scan.take(pattern, lambda m: _count_said(scan, _count_of(m), m.group()))
+
+
+def _count_said(scan: _Scan, count: int, phrase: str) -> bool:
+    """A count in so many words; "a single gpu" also says no more cards are wanted."""
+    if count == 1 and "gpus" not in scan.values:
+        scan.put("gpus_fixed", True, phrase)
+    return scan.put("gpus", count, phrase)
 
 
 # keywords and the last bare number ----------------------------------------------------
@@ -897,7 +904,8 @@ _NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({
 _LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory the job needs (GB)",
            "card_memory_gb": "the card's memory (GB)",
            "hours_per_week": "hours per week", "as_of": "as of", "context_tokens": "context tokens",
-           "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns"}
+           "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns",
+           "gpus_fixed": "that many gpus and no more"}
 
 
 def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:

@@ -62,6 +62,9 @@ class Question:
     budget: float | None = None
     currency: str = "USD"
     gpus: int = 1
+    # The count was said ("on a single gpu"): no more cards are added to hold the job. A count above one
+    # is always kept as asked; without this, one card that cannot hold the job becomes the fewest that can.
+    gpus_fixed: bool = False
     precision: str | None = None  # None: the engine picks the job's usual precision and says so
     model: str | None = None
     params_b: float | None = None
@@ -143,7 +146,7 @@ class Question:
                 _number(name, value)
                 if not 0 < value <= upper:
                     raise QuestionError(name, f"{name} must be above 0 and at most {upper:g}")
-        for name in ("used_ok", "cloud_ok"):
+        for name in ("used_ok", "cloud_ok", "gpus_fixed"):
             if not isinstance(getattr(self, name), bool):
                 raise QuestionError(name, f"{name} must be true or false")
         if self.as_of is not None:

@@ -462,3 +462,11 @@ def test_a_lab_server_budget_buys_as_many_cards_as_are_worth_it(recommend):
     assert top["count"] >= 2 and top["total_price"]["amount"] <= 60000
     desktop = recommend(workload="llm", budget=6000, as_of=date(2026, 11, 20))
     assert desktop["picks"][0]["count"] == 1  # a desktop question keeps the fewest cards that hold the job
+
+
+def test_a_single_gpu_said_is_one_card_not_the_fewest_that_fit(recommend):
+    """QLoRA paper: a 65B model fine-tunes on one 48 GB GPU. 'On a single gpu' keeps the count at one."""
+    one = recommend(workload="llm", model="llama-65b", method="qlora", gpus_fixed=True, as_of=date(2023, 6, 15))
+    assert one["picks"][0]["count"] == 1 and one["picks"][0]["memory_gb"] >= 48
+    free = recommend(workload="llm", model="llama-65b", method="qlora", as_of=date(2023, 6, 15))
+    assert free["picks"][0]["count"] == 2  # without the count said, two 24 GB cards hold it for less
