@@ -1,6 +1,6 @@
 """Can abusive clients stall the server for everyone else? Normal users' latency, quiet and under abuse.
 
-Run by hand:  PYTHONPATH=. .venv/bin/python benchmarks/abuse_load.py [--duration 20] [--rate-limit 0]
+Run by hand:  .venv/bin/python benchmarks/abuse_load.py [--duration 20] [--rate-limit 0]
 
 Starts a real `whichgpu serve` on a fresh SQLite database, then:
 1. quiet: the normal users alone for a few seconds (GET /v1/models and a different short

@@ -1,6 +1,6 @@
 """How big the database gets under sustained /v1/ask load, and that retention bounds it.
 
-Run by hand:  PYTHONPATH=. .venv/bin/python benchmarks/db_growth.py [--seconds 60] [--keep-seconds 20]
+Run by hand:  .venv/bin/python benchmarks/db_growth.py [--seconds 60] [--keep-seconds 20]
               WHICHGPU_DATABASE_URL=postgresql://postgres@127.0.0.1/NAME ... (an empty database of yours)
 
 Starts a real `whichgpu serve` (fresh SQLite unless WHICHGPU_DATABASE_URL is set) and then:

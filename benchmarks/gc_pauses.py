@@ -1,6 +1,6 @@
 """Garbage-collector pauses while the free-text memo fills: what a long-running server pays for its caches.
 
-Run by hand:  PYTHONPATH=. .venv/bin/python benchmarks/gc_pauses.py [--asks 15000]
+Run by hand:  .venv/bin/python benchmarks/gc_pauses.py [--asks 15000]
 
 Builds the service's snapshot on a fresh SQLite database, sets the collector up as
 `whichgpu serve` does (collect, freeze, young threshold 20,000), then asks ``--asks``
