@@ -70,6 +70,8 @@ class Answerer:
         asked = await self._ask(conversation, ask)
         if isinstance(asked, Unanswered):
             return asked.blocks, asked.text, None
+        if ephemeral:  # only a private answer has a Share button
+            self.shown.put(asked[1], asked[0])
         return self._render(*asked, ephemeral=ephemeral)
 
     async def share(self, conversation: Conversation, user: str | None) -> tuple[list[Block], str, Conversation | None]:
@@ -95,7 +97,6 @@ class Answerer:
         except Exception:  # a bug behind the source: say so rather than leave "Looking into …" on screen
             log.exception("no answer for a %d-character question", len(question))
             return Unanswered(failed_blocks(question), "Sorry, something went wrong on our side.")
-        self.shown.put(shown, reply)
         return reply, shown
 
     def _render(self, reply: Reply, shown: Conversation, *, ephemeral: bool,

@@ -145,6 +145,33 @@ def test_an_answer_the_bot_cannot_read_still_gets_a_reply(slack, fake_slack, api
     assert "something went wrong on our side" in block_text(answer.data["blocks"])
 
 
+class BrokenSource:
+    """An answer source with a bug (as the engine inside the service could have)."""
+
+    async def answer(self, conversation, ask):
+        raise RuntimeError("engine bug")
+
+
+@pytest.fixture
+def slack_with_broken_source(bot_settings, fake_slack):
+    from litestar import Litestar
+
+    from bot.http import slack_routes
+    from tests.bot.conftest import SlackSender
+    from tests.fake_slack import ServerThread
+
+    with ServerThread(Litestar(route_handlers=slack_routes(bot_settings, answers=BrokenSource()))) as server:
+        yield SlackSender(server.url, fake_slack)
+
+
+def test_a_failing_answer_source_still_gets_a_reply_and_a_logged_traceback(slack_with_broken_source, fake_slack, caplog):
+    """A bug behind the source must not leave "Looking into …" on screen."""
+    slack_with_broken_source.command("nlp $800")
+    [reply] = fake_slack.wait_for("response_url")
+    assert "something went wrong on our side" in block_text(reply.data["blocks"])
+    assert any(r.exc_info and "engine bug" in str(r.exc_info[1]) for r in caplog.records)
+
+
 def test_problem_json_detail_is_shown_politely(slack, fake_slack, api):
     problem = {"title": "Invalid question", "status": 422, "detail": "as_of 2030-01-01 is in the future",
                "errors": [{"field": "as_of", "message": "must not be after today"}]}

@@ -90,6 +90,13 @@ def test_slash_command_refine_and_share_are_answered_in_process_without_conversa
     assert metric(service, "whichgpu_recommendations_total", face="slack") == 2, "asked, refined; the share reused the answer"
 
 
+def test_a_value_the_engine_refuses_is_explained_in_process(service, fake_slack):
+    post(service, command_body("nlp $800 as of 2023-02-30", fake_slack.response_url("bad")))
+    [reply] = fake_slack.wait_for("response_url", timeout=30)
+    text = block_text(reply.data["blocks"])
+    assert "Sorry, I can't answer" in text and "2023-02-30" in text and "as_of" in text
+
+
 def test_a_follow_up_in_a_thread_keeps_the_question_so_far(service, fake_slack, tmp_path):
     first = {"type": "app_mention", "user": "U0ASKER", "text": "<@UWHICHGPU> cv 2 gpus 3000", "ts": "1700000000.000100",
              "channel": "C0LAB", "event_ts": "1700000000.000100"}
