@@ -585,10 +585,6 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def _load_schema(name: str) -> dict:
-    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
-
-
 def _entry_label(doc: Any, list_key: str, index: int) -> str:
     try:
         entry = doc[list_key][index]
@@ -631,8 +627,9 @@ def _read_raw(data_dir: Path) -> dict[str, bytes]:
 
 
 def _read_and_validate(data_dir: Path, raws: Mapping[str, bytes]) -> tuple[dict[str, Any], str]:
-    from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
+
+    from rules.datafile import data_validator
 
     docs: dict[str, Any] = {}
     h = hashlib.sha256()
@@ -646,8 +643,7 @@ def _read_and_validate(data_dir: Path, raws: Mapping[str, bytes]) -> tuple[dict[
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise err(None, None, f"not valid JSON: {e}") from None
         err.doc = doc
-        validator = Draft202012Validator(_load_schema(name))
-        problem = best_match(validator.iter_errors(doc))
+        problem = best_match(data_validator(name).iter_errors(doc))
         if problem is not None:
             path_parts = list(problem.absolute_path)
             index = None

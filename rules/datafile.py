@@ -1,4 +1,8 @@
-"""Reading the shipped data files, each checked against its JSON Schema first.
+"""JSON Schema in one place: validators, field-named errors, and the shipped data files read through them.
+
+:func:`validator` compiles a Draft 2020-12 schema; :func:`schema_errors` lists what a
+document breaks as ``{field, message}`` with the field as a dotted path (the API's
+problem+json, the benchmark ingestion and the data files all speak this way).
 
 ``rules/data/NAME.json`` is validated by ``rules/schemas/NAME.schema.json``. A file
 that breaks its schema raises :class:`DataFileError` naming the file, the entry and
@@ -16,10 +20,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DATA_DIR", "SCHEMA_DIR", "DataFileError", "load_data", "load_schema", "schema_names"]
+__all__ = ["DATA_DIR", "SCHEMA_DIR", "DataFileError", "load_data", "load_schema", "schema_names", "validator",
+           "data_validator", "schema_errors", "error_field"]
 
 DATA_DIR = Path(__file__).with_name("data")
 SCHEMA_DIR = Path(__file__).with_name("schemas")
+MAX_ERRORS = 10
+MAX_MESSAGE = 300
 
 
 class DataFileError(ValueError):
@@ -33,6 +40,42 @@ def load_schema(name: str) -> dict[str, Any]:
 
 def schema_names() -> list[str]:
     return sorted(p.name.removesuffix(".schema.json") for p in SCHEMA_DIR.glob("*.schema.json"))
+
+
+def validator(schema: dict[str, Any], *, registry: Any = None, formats: bool = False) -> Any:
+    """A Draft 2020-12 validator for ``schema`` (``$ref`` resolved through ``registry``; ``formats``
+    checks ``format`` keywords such as date-time). jsonschema is imported only when one is needed."""
+    from jsonschema import Draft202012Validator
+
+    options: dict[str, Any] = {"registry": registry} if registry is not None else {}
+    if formats:
+        options["format_checker"] = Draft202012Validator.FORMAT_CHECKER
+    return Draft202012Validator(schema, **options)
+
+
+@lru_cache(maxsize=None)
+def data_validator(name: str) -> Any:
+    """The compiled validator of ``rules/schemas/NAME.schema.json``."""
+    return validator(load_schema(name))
+
+
+def error_field(error: Any, root: str = "body") -> str:
+    """The dotted path of the field at fault; for a missing or unexpected property, that property."""
+    path = [str(p) for p in error.absolute_path]
+    if error.validator == "required" and error.message.count("'") >= 2:
+        path.append(error.message.split("'")[1])
+    elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        extra = sorted(str(p) for p in error.instance if p not in error.schema.get("properties", {}))
+        path += extra[:1]
+    return ".".join(p for p in path if p) or root
+
+
+def schema_errors(checker: Any, document: Any, root: str = "body", limit: int = MAX_ERRORS) -> list[dict[str, str]]:
+    """``[{field, message}]`` for what ``document`` breaks in ``checker``'s schema, by field, at most ``limit``."""
+    errors = sorted(checker.iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [{"field": error_field(e, root),
+             "message": e.message if len(e.message) <= MAX_MESSAGE else e.message[:MAX_MESSAGE - 3] + "..."}
+            for e in errors[:limit]]
 
 
 def load_data(name: str, data_dir: Path = DATA_DIR) -> Any:
@@ -49,9 +92,7 @@ def load_data(name: str, data_dir: Path = DATA_DIR) -> Any:
     marker = _valid_marker(name, raw)
     if marker is not None and marker.exists():
         return document
-    from jsonschema import Draft202012Validator
-
-    errors = sorted(Draft202012Validator(load_schema(name)).iter_errors(document), key=lambda e: list(e.absolute_path))
+    errors = sorted(data_validator(name).iter_errors(document), key=lambda e: list(e.absolute_path))
     if errors:
         raise DataFileError(f"{shown}: {describe(document, errors[0])}")
     if marker is not None:

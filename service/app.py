@@ -1,8 +1,7 @@
 """The app factory: ``create_app(settings)`` returns the whole Litestar app, ready to serve.
 
-At creation it migrates the database, copies the catalog into the catalog tables
-when its version changed, and builds the in-memory snapshot the handlers answer
-from; nothing reads the environment at import time. ``uvicorn --factory
+At creation it migrates the database and builds the in-memory snapshot the handlers
+answer from; nothing reads the environment at import time. ``uvicorn --factory
 service.app:create_app`` and ``whichgpu serve`` both start it.
 """
 
@@ -13,11 +12,12 @@ from datetime import date
 from typing import Any
 
 from litestar import Litestar
+from litestar.datastructures import State
 
-from rules.catalog import load_catalog
 from rules.question import Question
-from service.api import ApiState
+from service.api import ApiState, dependencies
 from service.api.ask import AskController
+from service.api.benchmarks import BenchmarkController
 from service.api.chat import ChatController
 from service.api.docs import docs_assets, openapi_config, set_examples
 from service.api.gpus import GpuController
@@ -25,15 +25,14 @@ from service.api.health import HealthController
 from service.api.recommendations import RecommendationController
 from service.api.rules import RuleController
 from service.api.schemas import SchemaController
-from service.benchmarks_api import BenchmarkController
 from service.conversations import ConversationWriter, purge_expired
-from service.catalog_store import sync_catalog
 from service.db import migrate
 from service.metrics import ApiMetrics
 from service.problems import exception_handlers
 from service.ratelimit import rate_limit_middleware
 from service.settings import Settings, get_settings
 from service.snapshot import SnapshotHolder
+from service.web import web_routes
 
 __all__ = ["create_app"]
 
@@ -42,20 +41,14 @@ EXAMPLE_QUESTION = Question(workload="transformer", budget=800, as_of=date(2023,
 
 
 def _extra_routes(settings: Settings, holder: SnapshotHolder, metrics: ApiMetrics) -> list[Any]:
-    """Routes other parts contribute: Slack's endpoint when configured, the web pages when present."""
+    """Routes other parts contribute: Slack's endpoint when configured, and the web pages."""
     routes: list[Any] = []
     if settings.bot.http_enabled:
         from bot.http import slack_routes
         from service.slack import EngineAnswers
 
         routes += slack_routes(settings.bot, answers=EngineAnswers(holder, metrics))  # answered in-process
-    try:
-        from service.web import web_routes
-    except ImportError:  # the web pages are optional until service/web.py exists
-        pass
-    else:
-        routes += web_routes()
-    return routes
+    return routes + web_routes()
 
 
 def _live_examples(holder: SnapshotHolder) -> None:
@@ -69,13 +62,10 @@ def _live_examples(holder: SnapshotHolder) -> None:
 
 
 def create_app(settings: Settings | None = None) -> Litestar:
-    """Migrate, sync the catalog, build the snapshot, and wire controllers, errors, metrics and docs."""
+    """Migrate, build the snapshot, and wire controllers, dependencies, errors, metrics and docs."""
     settings = settings or get_settings()
     url = settings.resolved_database_url
     migrate(url)
-    catalog = load_catalog()
-    if sync_catalog(url, catalog):
-        log.info("catalog %s written to the database", catalog.version)
     purge_expired(url, settings.conversation_days)
     holder = SnapshotHolder(url, settings.electricity_price)
     holder.get()
@@ -87,10 +77,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
             RecommendationController, AskController, ChatController, GpuController, RuleController,
             SchemaController, HealthController, BenchmarkController, docs_assets(), *_extra_routes(settings, holder, metrics),
         ],
+        dependencies=dependencies(),
         exception_handlers=exception_handlers(),
         middleware=[metrics.middleware, *rate_limit_middleware(settings.rate_limit)],
         request_max_body_size=settings.max_body_bytes,
         on_shutdown=[writer.close],
-        state={"api": ApiState(settings, url, holder, metrics, writer)},  # type: ignore[arg-type]
+        state=State({"api": ApiState(settings, url, holder, metrics, writer)}),
         openapi_config=openapi_config(),
     )

@@ -10,9 +10,9 @@ no datasheet to stand in for).
 
 Errors::
 
-    BenchmarkError (ValueError)
-    ├── InvalidPayload     the payload breaks the schema (``errors``: "path: message" lines)
-    └── ImplausibleFigure  a figure above what the datasheet allows (``reasons``)
+    BenchmarkError (ValueError)   ``errors``: ``[{field, message}]``, the field a dotted path
+    ├── InvalidPayload     the payload breaks the schema, or its dates or values cannot be stored
+    └── ImplausibleFigure  a figure above what the datasheet allows (``reasons``, one line each)
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from bench_agent.schema import load_schema
+from rules import datafile
 from rules.performance import Measured
 
 from .measurements import BANDWIDTH_BENCHMARKS, EXCLUDING_FLAGS, MAX_RUNS, OUT_OF_BAND, QUICK_FLAG, WINDOW, read_measurements
@@ -63,16 +64,19 @@ RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings"
 
 
 class BenchmarkError(ValueError):
-    """A benchmark run the service does not store."""
+    """A benchmark run the service does not store; ``errors`` name each field (``{field, message}``)."""
+
+    def __init__(self, summary: str, errors: list[dict[str, str]]):
+        self.errors = errors
+        super().__init__(summary)
 
 
 class InvalidPayload(BenchmarkError):
-    """The payload breaks the benchmark-run schema; ``errors`` name each field path."""
+    """The payload breaks the benchmark-run schema, or holds dates or values no run can have."""
 
-    def __init__(self, errors: list[str]):
-        self.errors = errors
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        super().__init__(f"invalid benchmark run: {errors[0]}{more}")
+    def __init__(self, errors: list[dict[str, str]]):
+        shown = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:3])
+        super().__init__(f"the benchmark run does not match schema benchmark-run.json: {shown}", errors)
 
 
 class ImplausibleFigure(BenchmarkError):
@@ -80,7 +84,8 @@ class ImplausibleFigure(BenchmarkError):
 
     def __init__(self, reasons: list[str]):
         self.reasons = reasons
-        super().__init__("impossible figure, run rejected: " + "; ".join(reasons))
+        super().__init__("impossible figure, run rejected: " + "; ".join(reasons),
+                         [{"field": r.split(" ", 1)[0].replace("/", "."), "message": r} for r in reasons])
 
 
 # --- validation ---------------------------------------------------------------------------
@@ -88,56 +93,49 @@ class ImplausibleFigure(BenchmarkError):
 
 @lru_cache(maxsize=1)
 def _validator() -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(load_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return datafile.validator(load_schema(), formats=True)
 
 
-def _path(error: Any) -> str:
-    """The JSON path of the field at fault; for a missing property, the property itself."""
-    parts = [str(p) for p in error.absolute_path]
-    if error.validator == "required" and error.message.count("'") >= 2:
-        parts.append(error.message.split("'")[1])
-    return "/".join(parts) or "(root)"
+def _error(path: str, message: str) -> dict[str, str]:
+    return {"field": path or "body", "message": message}
 
 
-def _unstorable(value: Any, path: str = "") -> list[str]:
-    """Paths of values no database column takes: NaN and infinities (JSON has none; Python's parser
+def _unstorable(value: Any, path: str = "") -> list[dict[str, str]]:
+    """Fields no database column takes: NaN and infinities (JSON has none; Python's parser
     allows them), and text with NUL characters or lone surrogates (PostgreSQL refuses both)."""
-    where = path or "(root)"
     if isinstance(value, float) and not math.isfinite(value):
-        return [f"{where}: {value!r} is not a finite number"]
+        return [_error(path, f"{value!r} is not a finite number")]
     if isinstance(value, str):
         if "\x00" in value:
-            return [f"{where}: text with a NUL character"]
+            return [_error(path, "text with a NUL character")]
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return [f"{where}: text that is not valid Unicode"]
+            return [_error(path, "text that is not valid Unicode")]
         return []
     if isinstance(value, dict):
-        return [e for k, v in value.items() for e in _unstorable(k, path) + _unstorable(v, f"{path}/{k}".lstrip("/"))]
+        return [e for k, v in value.items() for e in _unstorable(k, path) + _unstorable(v, f"{path}.{k}".lstrip("."))]
     if isinstance(value, list):
-        return [e for i, v in enumerate(value) for e in _unstorable(v, f"{path}/{i}".lstrip("/"))]
+        return [e for i, v in enumerate(value) for e in _unstorable(v, f"{path}.{i}".lstrip("."))]
     return []
 
 
-def payload_errors(payload: Any) -> list[str]:
-    """Every way ``payload`` breaks the schema, as ``path: message`` (field path first)."""
-    found = sorted(f"{_path(e)}: {e.message}" for e in _validator().iter_errors(payload)) + _unstorable(payload)
+def payload_errors(payload: Any) -> list[dict[str, str]]:
+    """Every way ``payload`` breaks the schema, by field (``{field, message}``)."""
+    found = datafile.schema_errors(_validator(), payload, limit=1000) + _unstorable(payload)
     if found or not isinstance(payload, dict):
         return found
     for key in ("started_at", "finished_at"):  # jsonschema checks date-time only with an optional package
         try:
             _utc(payload[key])
         except (ValueError, OverflowError):
-            found.append(f"{key}: {payload[key]!r} is not an RFC 3339 date-time that exists in UTC")
+            found.append(_error(key, f"{payload[key]!r} is not an RFC 3339 date-time that exists in UTC"))
     seen: dict[tuple[str, str], int] = {}
     for i, r in enumerate(payload["results"]):
-        key = (r["benchmark"], r["precision"])
-        if key in seen:
-            found.append(f"results/{i}: {key[0]} {key[1]} appears twice (first at results/{seen[key]})")
-        seen.setdefault(key, i)
+        pair = (r["benchmark"], r["precision"])
+        if pair in seen:
+            found.append(_error(f"results.{i}", f"{pair[0]} {pair[1]} appears twice (first at results.{seen[pair]})"))
+        seen.setdefault(pair, i)
     return found
 
 
@@ -175,18 +173,18 @@ def below_band(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = BA
             and r["value"] < limit[0] * band[0]}
 
 
-def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedelta) -> list[str]:
+def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedelta) -> list[dict[str, str]]:
     """A run cannot start in the future (beyond clock skew), before it finished, or before its card existed."""
     started, finished = _utc(payload["started_at"]), _utc(payload["finished_at"])
     errors = []
     if started > now + skew or finished > now + skew:
-        errors.append(f"started_at: {payload['started_at']} is in the future (clocks may differ by {skew} at most)")
+        errors.append(_error("started_at", f"{payload['started_at']} is in the future (clocks may differ by {skew} at most)"))
     if finished < started:
-        errors.append(f"finished_at: {payload['finished_at']} is before started_at")
+        errors.append(_error("finished_at", f"{payload['finished_at']} is before started_at"))
     earliest = datetime.combine(gpu.released, datetime.min.time(), tzinfo=timezone.utc) if gpu is not None else EARLIEST
     if started < earliest:
         what = f"{gpu.name} was released ({gpu.released})" if gpu is not None else f"{EARLIEST.date()}"
-        errors.append(f"started_at: {payload['started_at']} is before {what}")
+        errors.append(_error("started_at", f"{payload['started_at']} is before {what}"))
     return errors
 
 

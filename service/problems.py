@@ -14,7 +14,7 @@ Exception tree (each class carries its HTTP status; nothing else maps errors)::
 Errors raised by others are translated here too: :class:`rules.question.QuestionError`
 (422, naming its field), :class:`service.conversations.ConversationNotFound` (404),
 :class:`service.benchmarks.BenchmarkError` (422), Litestar's own HTTP exceptions (404 unknown route, 405,
-413, 400), a client that disconnected mid-upload (400, one warning line) and, last, any other exception (500, logged, no internals shown).
+413, 400; 422 for a typed query or path parameter it could not take), a client that disconnected mid-upload (400, one warning line) and, last, any other exception (500, logged, no internals shown).
 Every problem has ``type``, ``title``, ``status``, ``detail``, ``instance`` and an
 ``errors`` list of ``{field, message}``.
 """
@@ -28,7 +28,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, InternalServerException
 
 from rules.question import QuestionError
-from service.benchmarks import BenchmarkError
+from service.benchmarks import BenchmarkError, InvalidPayload
 from service.conversations import ConversationNotFound
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 PROBLEM_JSON = "application/problem+json"
+PARAMETER_SOURCES = ("query", "path")
 TYPE_BASE = "https://whichgpu.dev/problems/"
 log = logging.getLogger("whichgpu.api")
 
@@ -132,9 +133,12 @@ def _from_litestar(exc: HTTPException) -> tuple[ApiError, dict[str, str] | None]
         error = ApiError(str(exc.detail))
         error.status, error.title = status, str(exc.detail) or "Error"
         return error, exc.headers
-    extra = exc.extra if isinstance(exc.extra, list) else []
+    extra = [e for e in exc.extra if isinstance(e, dict)] if isinstance(exc.extra, list) else []
     errors = [{"field": str(e.get("key") or e.get("source") or "request"), "message": str(e.get("message", ""))}
-              for e in extra if isinstance(e, dict)]
+              for e in extra]
+    if extra and all(e.get("source") in PARAMETER_SOURCES for e in extra):  # a typed parameter out of its type or range
+        shown = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:3])
+        return InvalidInput(f"invalid parameter: {shown}", errors), None
     return cls(str(exc.detail), errors or [{"field": "request", "message": str(exc.detail)}]), exc.headers
 
 
@@ -155,9 +159,8 @@ def _handle(request: Request, exc: Exception) -> Response:
         return _respond(request, NotFound(f"no conversation {exc.args[0]!r}; start one without conversation_id",
                                           [{"field": "conversation_id", "message": "unknown conversation"}]))
     if isinstance(exc, BenchmarkError):
-        lines = [str(x) for x in (getattr(exc, "errors", None) or getattr(exc, "reasons", None) or [str(exc)])]
-        errors = [{"field": line.split(":", 1)[0] if ":" in line else "body", "message": line} for line in lines[:10]]
-        return _respond(request, InvalidInput(str(exc), errors))
+        extra = {"schema": "/v1/schemas/benchmark-run.json"} if isinstance(exc, InvalidPayload) else {}
+        return _respond(request, InvalidInput(str(exc), exc.errors[:10], **extra))
     if isinstance(exc, HTTPException) and exc.status_code < 500:
         error, headers = _from_litestar(exc)
         return _respond(request, error, headers)

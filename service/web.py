@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from litestar import Request, Response, get
+from litestar.di import NamedDependency
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.enums import MediaType
 from litestar.params import FromPath
@@ -40,7 +41,7 @@ from rules.ask import ask
 from rules.answer import Answer, Reply
 from rules.messages import basis, say, term
 from rules.question import CURRENCIES, EARLIEST_AS_OF, WORKLOADS, Question, QuestionError
-from service.api import api_state, today
+from service.api import ApiState, today
 from service.api.docs import documented
 from service.charts import FORMATS, KINDS, LAYOUTS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
 from service.problems import ApiError, InvalidInput, NotFound
@@ -182,9 +183,9 @@ def _split_name(name: str) -> tuple[str, str]:
     return stem, fmt
 
 
-def _bar_chart(request: Request, kind: str, fmt: str) -> Response:
+def _bar_chart(request: Request, api: ApiState, kind: str, fmt: str) -> Response:
     query = chart_query(_params(request, ("workload", "as_of", "currency", "used", "layout")), today())
-    snapshot = api_state(request).holder.get()
+    snapshot = api.holder.get()
     key = (kind, fmt, snapshot.catalog_version, snapshot.measurements_version, *query.key())
 
     def draw() -> bytes:
@@ -229,11 +230,11 @@ def question_chart_points(advisor: Any, reply: Reply) -> list[dict[str, Any]]:
     return question_points(purchasable, fits)
 
 
-def _question_chart(request: Request, fmt: str) -> Response:
+def _question_chart(request: Request, api: ApiState, fmt: str) -> Response:
     params = _params(request, ("q", "layout"))
     text, layout = _question_text(params), _choice("layout", params.get("layout") or "wide", LAYOUTS)
     now = today()
-    snapshot = api_state(request).holder.get()
+    snapshot = api.holder.get()
     key = ("question", fmt, snapshot.catalog_version, snapshot.measurements_version, text, now.isoformat(), layout)
 
     def draw() -> bytes:  # a bad question raises here, before anything is cached: a 422, never a broken image
@@ -249,14 +250,14 @@ def _question_chart(request: Request, fmt: str) -> Response:
 @get("/v1/charts/{name:str}", operation_id="getChart", summary="A chart as SVG or PNG", tags=["charts"], sync_to_thread=True,
      operation_class=documented(None, errors=(400, 404, 422), content={
          "image/svg+xml": {"type": "string"}, "image/png": {"type": "string", "format": "binary"}}))
-def chart(request: Request, name: FromPath[str]) -> Response:
+def chart(request: Request, name: FromPath[str], api: NamedDependency[ApiState]) -> Response:
     """`perf-per-dollar` or `relative-performance` (query: workload, as_of, currency, used) — the top 25 cards,
     measured and estimated told apart; or `question` (query: q, free text as /v1/ask) — the candidates as
     performance against price with the budget line and the picks. `.svg` or `.png`; cached, with an ETag."""
     kind, fmt = _split_name(name)
     if kind == "question":
-        return _question_chart(request, fmt)
-    return _bar_chart(request, kind, fmt)
+        return _question_chart(request, api, fmt)
+    return _bar_chart(request, api, kind, fmt)
 
 
 # --- the page --------------------------------------------------------------------------------
@@ -382,8 +383,7 @@ def _catalog_rows(snapshot: Any, page: PageQuery, workload: str, currency: str) 
     return [r for r in rows if (not page.vendor or r["vendor"] == page.vendor) and r["memory_gb"] >= page.min_memory]
 
 
-def _page_context(request: Request, page: PageQuery, errors: list[dict[str, str]], now: date) -> dict[str, Any]:
-    state = api_state(request)
+def _page_context(state: ApiState, page: PageQuery, errors: list[dict[str, str]], now: date) -> dict[str, Any]:
     snapshot = state.holder.get()
     reply, question_error = None, None
     if page.q:
@@ -413,7 +413,7 @@ def _page_context(request: Request, page: PageQuery, errors: list[dict[str, str]
 
 
 @get("/", include_in_schema=False, sync_to_thread=True)
-def page(request: Request) -> Response:
+def page(request: Request, api: NamedDependency[ApiState]) -> Response:
     """The page: ask a question, see the answer and its chart, browse the catalog, the rules and the lab's benchmarks."""
     now = today()
     errors: list[dict[str, str]] = []
@@ -422,7 +422,7 @@ def page(request: Request) -> Response:
         if name in ("q", "workload", "vendor", "min_memory", "as_of"):
             params.setdefault(name, value)
     query = _page_query(params, now, errors)
-    context = _page_context(request, query, errors, now)
+    context = _page_context(api, query, errors, now)
     body = _templates.engine_instance.get_template("web/index.html.j2").render(**context)
     status = 422 if errors or context["question_error"] else 200
     return Response(body, status_code=status, media_type=MediaType.HTML,

@@ -1,24 +1,35 @@
-"""The JSON API's controllers, one per resource, and what they share (:class:`ApiState`)."""
+"""The JSON API's controllers, one per resource, and what they are given by dependency injection.
+
+A handler names what it needs as a parameter and Litestar provides it (:func:`dependencies`):
+``api`` (:class:`ApiState`: settings, snapshot holder, metrics, conversation writer) and
+``db_session`` (a SQLModel session in one transaction, committed when the handler returns,
+rolled back when it raises).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from functools import partial
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from anyio import CapacityLimiter, to_thread
-from litestar import Request
+from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
+from sqlmodel import Session
 
 from service.conversations import ConversationWriter
+from service.db import make_engine
 from service.metrics import ApiMetrics
 from service.settings import Settings
 from service.snapshot import SnapshotHolder
 
-__all__ = ["ApiState", "api_state", "off_loop", "today", "OFF_LOOP_CHARS"]
+__all__ = ["ApiState", "dependencies", "off_loop", "plain", "today", "OFF_LOOP_CHARS"]
 
 T = TypeVar("T")
 OFF_LOOP_CHARS = 400  # text longer than this is parsed on a worker thread, not the event loop
@@ -42,8 +53,39 @@ class ApiState:
         return self.database_url.startswith("sqlite")
 
 
-def api_state(request: Request) -> ApiState:
-    return request.app.state["api"]
+def _provide_api(state: State) -> ApiState:
+    api: ApiState = state["api"]
+    return api
+
+
+def _provide_session(api: NamedDependency[ApiState]) -> Iterator[Session]:
+    """One transaction per request; nothing connects until the handler first queries."""
+    with Session(make_engine(api.database_url), expire_on_commit=False) as session:
+        try:
+            yield session
+        except BaseException:
+            session.rollback()
+            raise
+        session.commit()
+
+
+def dependencies() -> dict[str, Provide]:
+    """What handlers may ask for by parameter name: ``api`` and ``db_session``."""
+    return {"api": Provide(_provide_api, sync_to_thread=False),
+            "db_session": Provide(_provide_session)}
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready copy of engine values (dataclasses, dates, tuples, mapping proxies)."""
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, (dict, MappingProxyType)):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return value
 
 
 def today() -> date:

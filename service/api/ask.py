@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from anyio import to_thread
 from litestar import Controller, MediaType, Request, Response, post
+from litestar.di import NamedDependency
 
-from service.api import api_state, off_loop, today
+from service.api import ApiState, off_loop, today
 from service.api.docs import documented
 from service.api.inputs import read_json
 from service.conversations import load_question
@@ -24,10 +25,9 @@ class AskController(Controller):
 
     @post("", operation_id="ask", status_code=200, summary="Ask in plain words (with follow-ups)",
           operation_class=documented("ask-response", "ask-request", (400, 404, 413, 415, 422)))
-    async def ask(self, request: Request) -> Response:
+    async def ask(self, request: Request, api: NamedDependency[ApiState]) -> Response:
         """Answers 'nlp $800'; with `start_conversation` and then `conversation_id`, 'what about 2 of them?'
         refines the last question. Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
-        api = api_state(request)
         body = await read_json(request, "ask-request", api.settings.max_body_bytes)
         text, conversation_id = body["text"], body.get("conversation_id")
         previous = None

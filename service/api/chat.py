@@ -20,11 +20,12 @@ from datetime import date
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
+from litestar.di import NamedDependency
 from litestar.response import Stream
 
 from rules.parser import MAX_TEXT_CHARS, parse
 from rules.question import Question, QuestionError
-from service.api import ApiState, api_state, off_loop, today
+from service.api import ApiState, off_loop, today
 from service.api.docs import documented
 from service.api.inputs import read_json
 from service.problems import InvalidInput, NotFound, PayloadTooLarge
@@ -164,9 +165,8 @@ class ChatController(Controller):
           summary="Chat completion (OpenAI-compatible)",
           operation_class=documented("chat-completion-response", "chat-completion-request", (400, 404, 413, 415, 422),
                                      content={"text/event-stream": {"type": "string", "description": "With `stream: true`: `data:` lines of chat-completion-chunk.json, then `data: [DONE]`"}}))
-    async def completions(self, request: Request) -> Response:
+    async def completions(self, request: Request, api: NamedDependency[ApiState]) -> Response:
         """Answers the last user message as Markdown; `stream: true` gives `chat.completion.chunk` events."""
-        api = api_state(request)
         body = await read_json(request, "chat-completion-request", api.settings.max_body_bytes)
         if body["model"] != MODEL:
             raise NotFound(f"model {body['model']!r} does not exist; use {MODEL!r}",

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Request, Response, get
+from litestar import Controller, Response, get
+from litestar.di import NamedDependency
 from sqlalchemy import text
 
-from service.api import api_state
+from service.api import ApiState
 from service.api.docs import documented
 from service.db import make_engine
 from service.metrics import CONTENT_TYPE_LATEST
@@ -18,9 +19,8 @@ class HealthController(Controller):
 
     @get("/healthz", operation_id="health", summary="Liveness and readiness", sync_to_thread=True,
          operation_class=documented("health", response_text="OK (503 with the same body when the database is unreachable)"))
-    def health(self, request: Request) -> Response:
+    def health(self, api: NamedDependency[ApiState]) -> Response:
         """`ok` when the database answers; the catalog and measurements versions in use."""
-        api = api_state(request)
         try:
             with make_engine(api.database_url).connect() as connection:
                 connection.execute(text("SELECT 1"))
@@ -34,6 +34,6 @@ class HealthController(Controller):
         return Response(body, status_code=200 if database == "ok" else 503)
 
     @get("/metrics", operation_id="metrics", summary="Prometheus metrics", sync_to_thread=False, media_type=CONTENT_TYPE_LATEST)
-    def metrics(self, request: Request) -> Response:
+    def metrics(self, api: NamedDependency[ApiState]) -> Response:
         """Request counts and latency histograms per route template; answers by workload."""
-        return Response(api_state(request).metrics.render(), media_type=CONTENT_TYPE_LATEST)
+        return Response(api.metrics.render(), media_type=CONTENT_TYPE_LATEST)

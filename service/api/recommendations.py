@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from litestar import Controller, MediaType, Request, Response, post
+from litestar.di import NamedDependency
 
 from rules.question import Question
-from service.api import api_state, today
+from service.api import ApiState, today
 from service.api.docs import documented
 from service.api.inputs import read_json
 
@@ -18,9 +19,8 @@ class RecommendationController(Controller):
 
     @post("", operation_id="recommend", status_code=200, summary="Recommend GPUs for a structured question",
           operation_class=documented("answer", "recommendation-request", (400, 413, 415, 422)))
-    async def recommend(self, request: Request) -> Response:
+    async def recommend(self, request: Request, api: NamedDependency[ApiState]) -> Response:
         """Ranked picks within the budget, the rules behind each, warnings, and rent-vs-buy."""
-        api = api_state(request)
         body = await read_json(request, "recommendation-request", api.settings.max_body_bytes)
         intent = body.pop("intent", None) or "recommend"
         question = Question.from_dict(body, today())

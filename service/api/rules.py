@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Controller, Request, get
+from litestar import Controller, get
+from litestar.di import NamedDependency
 
-from service.api import api_state
-from service.catalog_store import gpu_entry
+from service.api import ApiState, plain
 
 __all__ = ["RuleController"]
 
@@ -17,7 +17,6 @@ class RuleController(Controller):
     tags = ["rules"]
 
     @get("", operation_id="listRules", summary="The rulebook", sync_to_thread=False)
-    def list_rules(self, request: Request) -> dict[str, Any]:
+    def list_rules(self, api: NamedDependency[ApiState]) -> dict[str, Any]:
         """Every rule the engine applies; answers cite these ids."""
-        rulebook = api_state(request).holder.get().rulebook
-        return {"rules": [gpu_entry(rule.to_dict()) for rule in rulebook]}
+        return {"rules": [plain(rule.to_dict()) for rule in api.holder.get().rulebook]}

@@ -187,24 +187,24 @@ def test_a_cpu_has_no_datasheet_so_any_figure_is_accepted(db: str, catalog) -> N
 @pytest.mark.parametrize(("mutate", "field"), [
     (lambda p: p.pop("host"), "host: 'host' is a required property"),
     (lambda p: p.__setitem__("run_id", "not-hex"), "run_id:"),
-    (lambda p: p["results"][1].__setitem__("unit", "GB/s"), "results/1/unit:"),
-    (lambda p: p["results"][0].__setitem__("value", -1), "results/0/value:"),
-    (lambda p: p["device"].__setitem__("type", "fpga"), "device/type:"),
+    (lambda p: p["results"][1].__setitem__("unit", "GB/s"), "results.1.unit:"),
+    (lambda p: p["results"][0].__setitem__("value", -1), "results.0.value:"),
+    (lambda p: p["device"].__setitem__("type", "fpga"), "device.type:"),
     (lambda p: p.__setitem__("started_at", "yesterday"), "started_at:"),
-    (lambda p: p["results"].append(copy.deepcopy(p["results"][0])), "results/5: matmul fp32 appears twice"),
+    (lambda p: p["results"].append(copy.deepcopy(p["results"][0])), "results.5: matmul fp32 appears twice"),
 ])
 def test_a_schema_invalid_payload_names_the_field(db: str, catalog, mutate, field: str) -> None:
     payload = run_payload()
     mutate(payload)
     with pytest.raises(InvalidPayload) as caught:
         store(db, catalog, payload)
-    assert any(e.startswith(field) for e in caught.value.errors), caught.value.errors
+    assert any(f"{e['field']}: {e['message']}".startswith(field) for e in caught.value.errors), caught.value.errors
     assert count(db, BenchmarkRun) == 0
 
 
 @pytest.mark.parametrize("payload", [None, [], "run", 3])
 def test_a_payload_that_is_not_an_object_is_invalid(db: str, catalog, payload) -> None:
-    with pytest.raises(InvalidPayload, match=r"\(root\)"):
+    with pytest.raises(InvalidPayload, match=r"schema benchmark-run.json: body: "):
         store(db, catalog, payload)
 
 
