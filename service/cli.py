@@ -97,16 +97,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
-    """Bring the database schema up to date and copy the catalog in (what `serve` does on start)."""
-    from rules.catalog import load_catalog
-    from service.catalog_store import sync_catalog
+    """Bring the database schema up to date (what `serve` does on start)."""
     from service.db import migrate
 
-    url = settings.resolved_database_url
-    migrate(url)
-    catalog = load_catalog()
-    written = sync_catalog(url, catalog)
-    print(f"database is at the newest schema; catalog {catalog.version} {'written' if written else 'already there'}")
+    migrate(settings.resolved_database_url)
+    print("database is at the newest schema")
     return 0
 
 
@@ -267,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--access-log", action="store_true", help="log every request (costs throughput)")
     serve.set_defaults(run=cmd_serve)
 
-    migrate = sub.add_parser("migrate", help="migrate the database and load the catalog, then exit")
+    migrate = sub.add_parser("migrate", help="migrate the database, then exit")
     migrate.set_defaults(run=cmd_migrate)
 
     ask = sub.add_parser("ask", help='ask a question, e.g. whichgpu ask "nlp $800"',

@@ -1,23 +1,18 @@
 """The database tables (SQLModel). Alembic migrations in ``service/migrations`` create them.
 
-The catalog tables are a copy of the shipped data files (``rules/data``), written on
-start when the data change, so SQL users and other processes see the same catalog
-the engine ranks; the engine itself ranks an in-memory snapshot.
+Only what the service learns at run time is stored: benchmark runs, agent tokens and
+conversations. The catalog is the shipped data files (``rules/data``), read into memory.
 """
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from typing import Any, Optional
 
 from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = [
-    "CatalogGpu",
-    "PricePoint",
-    "CloudOffer",
-    "CatalogState",
     "BenchmarkRun",
     "BenchmarkResult",
     "AgentToken",
@@ -27,55 +22,6 @@ __all__ = [
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
-
-
-class CatalogGpu(SQLModel, table=True):
-    """One purchasable accelerator of the catalog (specs and overlay as one JSON document)."""
-
-    __tablename__ = "catalog_gpu"
-    id: str = Field(primary_key=True, max_length=80)
-    name: str = Field(max_length=200)
-    vendor: str = Field(max_length=40, index=True)
-    architecture: str = Field(max_length=60)
-    memory_gb: float
-    released: Optional[date] = None
-    entry: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-
-
-class PricePoint(SQLModel, table=True):
-    """A dated price of a catalog GPU: launch MSRP, new/street or used."""
-
-    __tablename__ = "price_point"
-    id: Optional[int] = Field(default=None, primary_key=True)
-    gpu_id: str = Field(foreign_key="catalog_gpu.id", index=True, max_length=80)
-    seen: date
-    kind: str = Field(max_length=10)
-    price_usd: float
-    source: str = Field(max_length=300)
-
-
-class CloudOffer(SQLModel, table=True):
-    """A rentable GPU/TPU instance at a dated hourly price."""
-
-    __tablename__ = "cloud_offer"
-    id: Optional[int] = Field(default=None, primary_key=True)
-    provider: str = Field(max_length=80, index=True)
-    instance: str = Field(max_length=120)
-    accelerator: str = Field(max_length=120)
-    gpu_id: Optional[str] = Field(default=None, max_length=80, index=True)
-    count: int
-    on_demand_per_hour: float
-    spot_per_hour: Optional[float] = None
-    seen: date
-    source: str = Field(max_length=300)
-
-
-class CatalogState(SQLModel, table=True):
-    """Key/value facts about the loaded catalog (e.g. its data version)."""
-
-    __tablename__ = "catalog_state"
-    key: str = Field(primary_key=True, max_length=60)
-    value: str = Field(max_length=200)
 
 
 class BenchmarkRun(SQLModel, table=True):

@@ -1,15 +1,11 @@
-"""The in-memory snapshot is rebuilt only when data change; the catalog tables are written once per version."""
+"""The in-memory snapshot is rebuilt only when data change."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlmodel import func, select
-
-from rules.catalog import load_catalog
-from service.catalog_store import stored_catalog_version, sync_catalog
 from service.db import migrate, session_scope
-from service.models import BenchmarkResult, BenchmarkRun, CatalogGpu, CloudOffer, PricePoint
+from service.models import BenchmarkResult, BenchmarkRun
 from service.snapshot import SnapshotHolder
 
 
@@ -42,20 +38,6 @@ def test_snapshot_checks_again_after_the_interval(sqlite_url):
     first = holder.get()
     _store_result(sqlite_url, "run-2")
     assert holder.get() is not first
-
-
-def test_catalog_written_once_per_version(database_url):
-    migrate(database_url)
-    catalog = load_catalog()
-    assert sync_catalog(database_url, catalog) is True
-    assert sync_catalog(database_url, catalog) is False
-    assert stored_catalog_version(database_url) == catalog.version
-    with session_scope(database_url) as session:
-        assert session.exec(select(func.count()).select_from(CatalogGpu)).one() == len(catalog.gpus)
-        assert session.exec(select(func.count()).select_from(PricePoint)).one() == sum(len(g.prices) for g in catalog.gpus)
-        assert session.exec(select(func.count()).select_from(CloudOffer)).one() == len(catalog.offers)
-        entry = session.get(CatalogGpu, "rtx-3090").entry
-    assert entry["memory_gb"] == 24 and entry["prices"]
 
 
 def test_memoised_reply_is_the_encoded_answer_not_its_object_graph(sqlite_url):
