@@ -11,6 +11,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from rules import datafile
+
 __all__ = ["SCHEMA_PATH", "load_schema", "validate_payload", "payload_errors"]
 
 SCHEMA_PATH = Path(__file__).with_name("schemas") / "benchmark-run.schema.json"
@@ -26,18 +28,14 @@ def load_schema() -> dict[str, Any]:
     return json.loads(_schema_text())
 
 
+@lru_cache(maxsize=1)
 def _validator() -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(load_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return datafile.validator(load_schema(), formats=True)
 
 
-def payload_errors(payload: dict[str, Any]) -> list[str]:
-    """Every way ``payload`` breaks the schema, as ``path: message`` lines (empty when valid)."""
-    return [
-        f"{'/'.join(str(p) for p in err.absolute_path) or '(root)'}: {err.message}"
-        for err in sorted(_validator().iter_errors(payload), key=lambda e: list(e.absolute_path))
-    ]
+def payload_errors(payload: Any) -> list[dict[str, str]]:
+    """Every way ``payload`` breaks the schema, as ``{field, message}`` (empty when valid)."""
+    return datafile.schema_errors(_validator(), payload, limit=1000)
 
 
 def validate_payload(payload: dict[str, Any]) -> None:

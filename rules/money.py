@@ -7,11 +7,16 @@ exchange rate the catalog ships, and the answer says which rate it used.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 from rules.answer import Currency, Money
 from rules.rulebook import Rulebook
+
+if TYPE_CHECKING:
+    from rules.catalog import Gpu, PricePoint
 
 __all__ = ["Pricing", "months_between"]
 
@@ -101,7 +106,7 @@ class Pricing:
         return max(known, key=lambda p: (p.seen, p.kind != "msrp")) if known else None
 
 
-    def stale(self, gpus) -> list[tuple[object, object]]:
+    def stale(self, gpus: Iterable[Gpu]) -> list[tuple[Gpu, PricePoint]]:
         """(gpu, last known point) for each card that had a price but has no current one."""
         return [(gpu, last) for gpu in gpus
                 if (last := self.last_known(gpu)) is not None and self.best_price(gpu) is None]

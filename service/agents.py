@@ -140,7 +140,7 @@ def is_admin(bearer: str | None, admin_token: str | None) -> bool:
     Agent tokens only write runs; reading hosts and their hardware takes this one.
     """
     token = _presented(bearer)
-    return bool(admin_token and token) and hmac.compare_digest(hash_token(token), hash_token(admin_token))
+    return bool(admin_token and token) and hmac.compare_digest(hash_token(token or ""), hash_token(admin_token or ""))
 
 
 def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
@@ -157,7 +157,8 @@ def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
     if agent is None or not hmac.compare_digest(agent.token_hash, presented) or agent.revoked_at is not None:
         return None
     now = _now()
-    if agent.last_seen_at is None or now - _aware(agent.last_seen_at) >= LAST_SEEN_RESOLUTION:
+    last_seen = _aware(agent.last_seen_at)
+    if last_seen is None or now - last_seen >= LAST_SEEN_RESOLUTION:
         agent.last_seen_at = now  # at most one write a minute: reports of one agent do not queue on its row
         session.add(agent)
     return agent

@@ -20,15 +20,14 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
-from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import ColumnElement, func
+from sqlalchemy import select as sql_select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from bench_agent.schema import load_schema
-from rules import datafile
+from bench_agent.schema import payload_errors as run_schema_errors
 from rules.performance import Measured
 
 from .measurements import BANDWIDTH_BENCHMARKS, EXCLUDING_FLAGS, MAX_RUNS, OUT_OF_BAND, QUICK_FLAG, WINDOW, read_measurements
@@ -91,11 +90,6 @@ class ImplausibleFigure(BenchmarkError):
 # --- validation ---------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _validator() -> Any:
-    return datafile.validator(load_schema(), formats=True)
-
-
 def _error(path: str, message: str) -> dict[str, str]:
     return {"field": path or "body", "message": message}
 
@@ -122,7 +116,7 @@ def _unstorable(value: Any, path: str = "") -> list[dict[str, str]]:
 
 def payload_errors(payload: Any) -> list[dict[str, str]]:
     """Every way ``payload`` breaks the schema, by field (``{field, message}``)."""
-    found = datafile.schema_errors(_validator(), payload, limit=1000) + _unstorable(payload)
+    found = run_schema_errors(payload) + _unstorable(payload)
     if found or not isinstance(payload, dict):
         return found
     for key in ("started_at", "finished_at"):  # jsonschema checks date-time only with an optional package
@@ -316,17 +310,17 @@ def query(
     ``gpu`` is a catalog id, or ``unmatched`` for devices no catalog GPU matches;
     ``benchmark`` keeps runs with that benchmark and shows only its results.
     """
-    where = []
+    where: list[ColumnElement[bool]] = []
     if run_id:
-        where.append(BenchmarkRun.run_id == run_id)
+        where.append(col(BenchmarkRun.run_id) == run_id)
     if gpu == "unmatched":
         where.append(col(BenchmarkRun.gpu_id).is_(None))
     elif gpu:
-        where.append(BenchmarkRun.gpu_id == gpu)
+        where.append(col(BenchmarkRun.gpu_id) == gpu)
     if host:
-        where.append(BenchmarkRun.host == host)
+        where.append(col(BenchmarkRun.host) == host)
     if since:
-        where.append(BenchmarkRun.started_at >= _utc(since))
+        where.append(col(BenchmarkRun.started_at) >= _utc(since))
     if benchmark:
         where.append(col(BenchmarkRun.run_id).in_(select(BenchmarkResult.run_id).where(BenchmarkResult.benchmark == benchmark)))
     total = session.exec(select(func.count()).select_from(BenchmarkRun).where(*where)).one()
@@ -375,8 +369,9 @@ def gpu_summary(session: Session) -> list[dict[str, Any]]:
         .group_by(BenchmarkRun.gpu_id)
     ).all()
     values: dict[Any, dict[tuple[str, str, str], list[float]]] = defaultdict(lambda: defaultdict(list))
-    rows = session.exec(
-        select(BenchmarkRun.gpu_id, BenchmarkResult.benchmark, BenchmarkResult.precision, BenchmarkResult.unit, BenchmarkResult.value)
+    rows = session.execute(  # five columns: more than sqlmodel's typed select takes
+        sql_select(col(BenchmarkRun.gpu_id), col(BenchmarkResult.benchmark), col(BenchmarkResult.precision),
+                   col(BenchmarkResult.unit), col(BenchmarkResult.value))
         .join(BenchmarkRun, col(BenchmarkRun.run_id) == col(BenchmarkResult.run_id))
         .where(col(BenchmarkResult.value).is_not(None), col(BenchmarkResult.error).is_(None))
     ).all()
@@ -413,6 +408,6 @@ def load_measurements(
 
 def measurements_version(session: Session) -> str:
     """Changes whenever a result is stored or removed, or an agent revoked (their runs leave the advice)."""
-    count, newest = session.exec(select(func.count(BenchmarkResult.id), func.max(BenchmarkResult.id))).one()
-    revoked = session.exec(select(func.count(AgentToken.id)).where(col(AgentToken.revoked_at).is_not(None))).one()
+    count, newest = session.exec(select(func.count(col(BenchmarkResult.id)), func.max(col(BenchmarkResult.id)))).one()
+    revoked = session.exec(select(func.count(col(AgentToken.id))).where(col(AgentToken.revoked_at).is_not(None))).one()
     return f"{count}:{newest or 0}:{revoked}"

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -66,7 +66,7 @@ ESTIMATED_HATCH = "//"
 PICK_COLOR = "#c0392b"
 OTHER_COLOR = "#5d6d7e"
 UNFIT_COLOR = "#bfc5cc"
-RC = {
+RC: dict[Any, Any] = {
     "svg.hashsalt": "whichgpu",  # stable element ids: the same chart gives the same bytes
     "svg.fonttype": "none",  # text stays text: 3× faster to draw, smaller, selectable; DejaVu Sans falls back to sans-serif
     "font.family": "DejaVu Sans",  # ships with matplotlib; has Cyrillic and ×
@@ -179,7 +179,7 @@ def _bar_legend(axes: Any, **where: Any) -> None:
                 frameon=False, **where)
 
 
-def _bars(axes: Any, shown: list[dict[str, Any]], values: list[float], positions: list[float], height: float = 0.8) -> None:
+def _bars(axes: Any, shown: list[dict[str, Any]], values: list[float], positions: Sequence[float], height: float = 0.8) -> None:
     """Measured cards solid, estimated ones hatched."""
     colors = [MEASURED_COLOR if r["performance_basis"] == "measured" else ESTIMATED_COLOR for r in shown]
     bars = axes.barh(positions, values, height=height, color=colors, edgecolor="#34495e", linewidth=0.6)

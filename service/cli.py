@@ -14,7 +14,7 @@ import re
 import socket
 import sys
 from datetime import date
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from rules.settings import SettingsError
 from service.settings import Settings, effective_settings, get_settings, settings_table
@@ -181,7 +181,7 @@ def _print_stale(advisor, as_of: date, as_json: bool) -> int:
     from rules.money import Pricing, months_between
 
     pricing = Pricing.for_question(advisor.catalog, as_of, "USD", True, advisor.rulebook)
-    stale = [{"gpu": gpu.id, "name": gpu.name, "last_price": pricing.money(point.price_usd, point).to_dict(),
+    stale: list[dict[str, Any]] = [{"gpu": gpu.id, "name": gpu.name, "last_price": pricing.money(point.price_usd, point).to_dict(),
               "age_months": months_between(point.seen, as_of)}
              for gpu, point in pricing.stale(advisor.catalog.released_by(as_of))]
     if as_json:

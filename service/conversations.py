@@ -25,6 +25,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
+from sqlmodel import SQLModel
 
 from rules.question import Question
 from service.db import make_engine
@@ -35,7 +36,7 @@ __all__ = ["ConversationNotFound", "ConversationWriter", "load_question", "save_
 
 MAX_TURNS = 50
 PURGE_EVERY_S = 3600.0
-TABLE = Conversation.__table__
+TABLE = SQLModel.metadata.tables[Conversation.__tablename__]
 log = logging.getLogger("whichgpu.conversations")
 
 

@@ -49,8 +49,8 @@ class ApiMetrics:
             try:
                 await app(scope, receive, watch)
             finally:
-                route = scope.get("path_template") or "unmatched"  # type: ignore[typeddict-item]
-                method = scope.get("method", "")  # type: ignore[typeddict-item]
+                route = scope.get("path_template") or "unmatched"
+                method = scope.get("method", "")
                 self.requests.labels(route, method, str(status[0])).inc()
                 self.latency.labels(route, method).observe(time.perf_counter() - start)
 

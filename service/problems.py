@@ -26,6 +26,7 @@ from typing import Any
 
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, InternalServerException
+from litestar.types import ExceptionHandlersMap
 
 from rules.question import QuestionError
 from service.benchmarks import BenchmarkError, InvalidPayload
@@ -172,7 +173,7 @@ def _handle(request: Request, exc: Exception) -> Response:
     return _respond(request, error)
 
 
-def exception_handlers() -> dict[type[Exception], Any]:
+def exception_handlers() -> ExceptionHandlersMap:
     """The app's one exception handler, for every exception."""
     return {Exception: _handle}
 

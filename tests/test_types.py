@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TYPED_PACKAGES = ("rules", "bot", "bench_agent")
+TYPED_PACKAGES = ("rules", "bot", "bench_agent", "service")
 
 
 @pytest.mark.parametrize("package", TYPED_PACKAGES)

@@ -18,11 +18,11 @@ import copy
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
-from litestar.openapi.spec import Example, OpenAPIMediaType, OpenAPIResponse, Operation, RequestBody
+from litestar.openapi.spec import Example, OpenAPIMediaType, OpenAPIResponse, Operation, Reference, RequestBody, Schema
 from litestar.router import Router
 from litestar.static_files import create_static_files_router
 
@@ -77,8 +77,13 @@ def _media(schema_name: str, media_type: str = "application/json", example: Any 
     found = list(examples.get("examples", []))
     if example is not None:
         found.insert(0, example)
-    shaped = {f"example{i + 1}": Example(value=value) for i, value in enumerate(found)} or None
-    return {media_type: OpenAPIMediaType(schema=inline(schema_name), examples=shaped)}  # type: ignore[arg-type]
+    shaped: dict[str, Example | Reference] | None = {f"example{i + 1}": Example(value=value) for i, value in enumerate(found)} or None
+    return {media_type: _media_type(inline(schema_name), examples=shaped)}
+
+
+def _media_type(schema: dict[str, Any], examples: dict[str, Example | Reference] | None = None) -> OpenAPIMediaType:
+    """A media type whose schema is a plain JSON Schema dict (Litestar writes it into the document as is)."""
+    return OpenAPIMediaType(schema=cast(Schema, schema), examples=examples)
 
 
 def documented(response: str | None, request: str | None = None, errors: tuple[int, ...] = (), *,
@@ -101,18 +106,18 @@ def documented(response: str | None, request: str | None = None, errors: tuple[i
                 responses["200"] = OpenAPIResponse(description=response_text,
                                                    content=_media(response, response_media, _EXAMPLES.get(response)))
             if content:
-                ok = (responses.get("200") if response else None) or OpenAPIResponse(description=response_text, content={})
-                ok.content = {**(ok.content or {}), **{media: OpenAPIMediaType(schema=schema) for media, schema in content.items()}}  # type: ignore[misc]
+                ok = responses.get("200") if response else None
+                ok = ok if isinstance(ok, OpenAPIResponse) else OpenAPIResponse(description=response_text, content={})
+                ok.content = {**(ok.content or {}), **{media: _media_type(schema) for media, schema in content.items()}}
                 responses["200"] = ok
             for status, text in (also or {}).items():
-                responses[str(status)] = OpenAPIResponse(description=text, content={"application/json": OpenAPIMediaType(schema={"type": "object"})})  # type: ignore[arg-type]
+                responses[str(status)] = OpenAPIResponse(description=text, content={"application/json": _media_type({"type": "object"})})
             for status in errors:
                 example = {**PROBLEM_EXAMPLE, "status": status}
                 responses[str(status)] = OpenAPIResponse(
                     description=ERROR_TEXT.get(status, "Problem"),
-                    content={"application/problem+json": OpenAPIMediaType(schema=inline("problem"),  # type: ignore[arg-type]
-                                                                          examples={"problem": Example(value=example)})})
-            self.responses = responses  # type: ignore[assignment]
+                    content={"application/problem+json": _media_type(inline("problem"), {"problem": Example(value=example)})})
+            self.responses = responses
 
     return DocumentedOperation
 

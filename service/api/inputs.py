@@ -50,7 +50,7 @@ def schema(name: str) -> dict[str, Any] | None:
 @lru_cache(maxsize=1)
 def _registry() -> Registry:
     resources = [(doc["$id"], Resource.from_contents(doc)) for doc in _all().values() if isinstance(doc.get("$id"), str)]
-    return Registry().with_resources(resources)  # type: ignore[call-arg]
+    return Registry().with_resources(resources)
 
 
 @lru_cache(maxsize=None)

@@ -34,7 +34,7 @@ def test_schema_refuses_a_result_without_figures_or_with_a_wrong_unit(tiny_confi
     payload = benchmark_device(CPU, SuiteConfig(policy=tiny_config.policy, benchmarks=("matmul",), matmul_n=64), nvml=None, idle_threshold_pct=100.0, lock_dir=tmp_path)
     broken = json.loads(json.dumps(payload))
     broken["results"][0]["value"] = None
-    assert any("value" in e for e in payload_errors(broken))
+    assert any("value" in f"{e['field']}: {e['message']}" for e in payload_errors(broken))
     broken = json.loads(json.dumps(payload))
     broken["results"][0]["unit"] = "GB/s"
     assert payload_errors(broken)
