@@ -164,7 +164,10 @@ class ChatController(Controller):
     @post("/chat/completions", operation_id="createChatCompletion", status_code=200,
           summary="Chat completion (OpenAI-compatible)",
           operation_class=documented("chat-completion-response", "chat-completion-request", (400, 404, 413, 415, 422),
-                                     content={"text/event-stream": {"type": "string", "description": "With `stream: true`: `data:` lines of chat-completion-chunk.json, then `data: [DONE]`"}}))
+                                     content={"text/event-stream": {
+                                         "type": "object", "required": ["data"], "properties": {"data": {"type": "string"}},
+                                         "description": "One server-sent event; with `stream: true` the `data` of each is a "
+                                                        "chat-completion-chunk.json, and the last is `[DONE]`"}}))
     async def completions(self, request: Request, api: NamedDependency[ApiState]) -> Response:
         """Answers the last user message as Markdown; `stream: true` gives `chat.completion.chunk` events."""
         body = await read_json(request, "chat-completion-request", api.settings.max_body_bytes)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import date
 from enum import Enum
 from typing import Any
 
@@ -50,7 +49,7 @@ class GpuController(Controller):
         max_price: Annotated[float | None, QueryParameter(**schema_bounds(QUERY, "max_price"))] = None,
         currency: Annotated[str | None, QueryParameter(**schema_bounds(QUERY, "currency"))] = None,
         used_ok: Annotated[bool, QueryParameter(description="Count used prices (true/false/1/0)")] = False,
-        as_of: Annotated[date | None, QueryParameter(description="Catalog as it stood on this date (YYYY-MM-DD)")] = None,
+        as_of: Annotated[str | None, QueryParameter(**schema_bounds(QUERY, "as_of"))] = None,
         workload: Annotated[Workload | None, QueryParameter(description="Add performance for this workload")] = None,
         limit: Annotated[int, QueryParameter(**schema_bounds(QUERY, "limit"))] = 50,
         offset: Annotated[int, QueryParameter(**schema_bounds(QUERY, "offset"))] = 0,
@@ -58,11 +57,11 @@ class GpuController(Controller):
         """Cards released by `as_of` (default today), with their price then; `workload` adds relative
         performance and performance per 1000 units of `currency`, sorted fastest first."""
         chosen = workload.value if workload else None
-        named = {"as_of": as_of.isoformat() if as_of else None, "currency": currency, "workload": chosen}
+        named = {"as_of": as_of, "currency": currency, "workload": chosen}
         question = Question.from_dict({k: v for k, v in named.items() if v is not None}, today())
-        as_of = question.as_of or today()
+        day = question.as_of or today()
         snapshot = api.holder.get()
-        rows = snapshot.card_rows(chosen or "general", as_of, question.currency, used_ok)
+        rows = snapshot.card_rows(chosen or "general", day, question.currency, used_ok)
         wanted_vendor = (vendor or "").lower()
         selected = []
         for row in rows:
@@ -77,7 +76,7 @@ class GpuController(Controller):
             selected.append((gpu, row))
         if not chosen:
             selected.sort(key=lambda pair: pair[0].id)
-        return {"total": len(selected), "limit": limit, "offset": offset, "as_of": as_of.isoformat(),
+        return {"total": len(selected), "limit": limit, "offset": offset, "as_of": day.isoformat(),
                 "catalog_version": snapshot.catalog_version, "workload": chosen, "currency": question.currency,
                 "items": [_row(gpu, row, bool(chosen)) for gpu, row in selected[offset:offset + limit]]}
 
