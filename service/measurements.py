@@ -225,7 +225,7 @@ def _measured(runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, st
     hosts: set[str] = set()
     decode: list[float] = []
     for run_id, benchmark, precision, value, tier in results:
-        if benchmark in TRAINING_BENCHMARKS:
+        if benchmark in TRAINING_BENCHMARKS and tier is not None:  # a training step always has its tier
             training[(benchmark, tier, precision)].append((value, host_of[run_id]))
         else:
             (matmul[precision] if benchmark == "matmul" else decode if benchmark == DECODE_BENCHMARK else bandwidth[benchmark]).append(value)

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 
 import msgspec
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 
 from service.problems import PROBLEM_JSON, ApiError, problem_body
 
@@ -97,10 +97,12 @@ def _limited(scope: Scope) -> bool:
 async def _refuse(scope: Scope, send: Send, error: TooManyRequests) -> None:
     """Answer 429 here: an exception raised in app middleware would pass the metrics as a 500."""
     body = msgspec.json.encode(problem_body(error, scope.get("path", "")))
-    headers = [(b"content-type", PROBLEM_JSON.encode()), (b"content-length", str(len(body)).encode()),
+    headers: list[tuple[bytes, bytes]] = [(b"content-type", PROBLEM_JSON.encode()), (b"content-length", str(len(body)).encode()),
                *((name.lower().encode(), value.encode()) for name, value in error.headers.items())]
-    await send({"type": "http.response.start", "status": error.status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    start: HTTPResponseStartEvent = {"type": "http.response.start", "status": error.status, "headers": headers}
+    end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body, "more_body": False}
+    await send(start)
+    await send(end)
 
 
 def rate_limit_middleware(per_minute: float) -> list[Callable[[ASGIApp], ASGIApp]]:
