@@ -65,10 +65,23 @@ def test_workload_adds_performance_sorted_fastest_first(client):
     ({"limit": 0}, "limit"), ({"limit": 500}, "limit"), ({"limit": "ten"}, "limit"), ({"offset": -1}, "offset"),
     ({"min_memory_gb": "lots"}, "min_memory_gb"), ({"max_price": -3}, "max_price"), ({"workload": "astro"}, "workload"),
     ({"as_of": "2001-01-01"}, "as_of"), ({"as_of": (date.today() + timedelta(days=9)).isoformat()}, "as_of"),
-    ({"currency": "ZZZ"}, "currency"), ({"colour": "red"}, "colour"),
+    ({"currency": "ZZZ"}, "currency"), ({"colour": "red"}, "colour"), ({"offset": "9" * 30}, "offset"),
+    ({"min_memory_gb": "1e999"}, "min_memory_gb"), ({"used_ok": "maybe"}, "used_ok"),
 ])
 def test_bad_query_is_422(client, params, field):
     problem(client.get("/v1/gpus", params=params), 422, field)
+
+
+def test_a_repeated_query_parameter_is_422(client):
+    problem(client.get("/v1/gpus?limit=5&limit=6"), 422, "limit")
+
+
+def test_query_parameters_are_documented_with_their_ranges(client):
+    listed = client.get("/schema/openapi.json").json()["paths"]["/v1/gpus"]["get"]["parameters"]
+    limit = next(p for p in listed if p["name"] == "limit")["schema"]
+    assert (limit["minimum"], limit["maximum"]) == (1, 200)
+    assert {"vendor", "min_memory_gb", "max_price", "currency", "used_ok", "as_of", "workload", "limit", "offset"} == {
+        p["name"] for p in listed if p["in"] == "query"}
 
 
 def test_gpu_detail_has_price_history_and_basis(client):
