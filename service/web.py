@@ -217,8 +217,9 @@ def _answer(snapshot: Any, text: str, now: date) -> Reply:
 
 def question_chart_points(advisor: Any, reply: Reply) -> list[dict[str, Any]]:
     """Every purchasable, priced card for the question's workload, marked by whether it holds the job."""
-    answer: Answer = reply.recommendation
-    question: Question = reply.question
+    answer, question = reply.recommendation, reply.question
+    if answer is None or question is None:  # only an answer with candidates has a chart
+        return []
     used = question.used_ok or any(p.unit_price.kind == "used" for p in answer.picks)
     rows = advisor.card_rows(answer.question.workload, date.fromisoformat(answer.as_of), question.currency, used,
                              precision=question.precision or "16-bit", task=question.task)
