@@ -38,9 +38,9 @@ from litestar.template.config import TemplateConfig
 from markupsafe import Markup
 
 from rules.ask import ask
-from rules.answer import Answer, Reply
+from rules.answer import Reply
 from rules.messages import basis, say, term
-from rules.question import CURRENCIES, EARLIEST_AS_OF, WORKLOADS, Question, QuestionError
+from rules.question import CURRENCIES, EARLIEST_AS_OF, WORKLOADS, QuestionError
 from service.api import ApiState, today
 from service.api.docs import documented
 from service.charts import FORMATS, KINDS, LAYOUTS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
