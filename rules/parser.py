@@ -219,17 +219,17 @@ _BOUND = r"(?<![\w$€£₽])"
 
 
 @lru_cache(maxsize=None)
-def _keyword_pattern(source: str) -> re.Pattern[str]:
-    """A keyword's regex, compiled the first time a text holds its literal: a question
-    meets a handful of the vocabulary's ~600 words, and compiling all of them was most
-    of a one-shot CLI answer's time."""
-    return re.compile(source)
+def _keyword_pattern(word: str) -> re.Pattern[str]:
+    """A keyword's regex, written and compiled the first time a text holds its literal: a
+    question meets a handful of the vocabulary's ~600 words, and building all of them was
+    most of a one-shot CLI answer's time."""
+    return re.compile(_BOUND + _word(word))
 
 
 @dataclass(frozen=True)
 class _Vocab:
     data: dict[str, Any]
-    keywords: tuple[tuple[str, str, dict[str, Any]], ...]  # (literal it needs, pattern source, meaning)
+    keywords: tuple[tuple[str, str, dict[str, Any]], ...]  # (literal it needs, vocabulary word, meaning)
     keywords_by_initial: dict[str, tuple[int, ...]]  # first letter of the literal -> keyword positions
     fillers: re.Pattern[str]
     currency: tuple[tuple[re.Pattern[str], str], ...]
@@ -250,7 +250,7 @@ def vocabulary() -> _Vocab:
     currency = tuple((re.compile(_word(w)), code) for code, ws in data["currencies"].items() for w in ws)
     return _Vocab(
         data=data,
-        keywords=tuple((_needle(w), _BOUND + _word(w), meaning) for w, meaning in pairs),
+        keywords=tuple((_needle(w), w, meaning) for w, meaning in pairs),
         keywords_by_initial={k: tuple(v) for k, v in by_initial.items()},
         fillers=re.compile(_any(data["fillers"])),
         currency=currency,
@@ -349,7 +349,14 @@ def _date_patterns() -> tuple[re.Pattern[str], ...]:
     ))
 
 
+_YEAR_DIGITS = re.compile(r"\d{4}")
+
+
 def _dates(scan: _Scan) -> None:
+    """Every date form holds a four-digit year: a text without one skips compiling the date
+    patterns, the largest regexes of a one-shot CLI answer."""
+    if not _YEAR_DIGITS.search(scan.text):
+        return
     for pattern in _date_patterns():
         scan.take(pattern, lambda m: scan.put("as_of", _as_of(m, scan.today), m.group()))
 
@@ -845,12 +852,12 @@ def _keywords(scan: _Scan) -> None:
     v = vocabulary()
     initials = set(_WORD_START.findall(scan.text))
     for i in sorted(i for c in initials for i in v.keywords_by_initial.get(c, ())):
-        needle, source, meaning = v.keywords[i]
+        needle, word, meaning = v.keywords[i]
         if needle in scan.text:
             def found(m: re.Match[str], meaning: Any = meaning) -> Any:
                 return _meaning(scan, meaning, m.group(), m.start())
 
-            scan.take(_keyword_pattern(source), found)
+            scan.take(_keyword_pattern(word), found)
 
 
 # How strongly a word says what the job is: a training word beats an inference word
