@@ -20,6 +20,7 @@ import httpx
 import msgspec
 
 from rules.answer import Reply
+from rules.question import AskRequest
 
 __all__ = ["AskError", "QuestionRejected", "Reply", "ServiceUnavailable", "UnreadableAnswer", "WhichgpuAPI"]
 
@@ -83,13 +84,10 @@ class WhichgpuAPI:
 
     async def ask(self, text: str, conversation_id: str | None = None, *, start: bool = False) -> Reply:
         """The service's answer; ``start`` keeps the question for follow-ups (a one-shot question is not stored)."""
-        payload: dict[str, Any] = {"text": text}
-        if conversation_id:
-            payload["conversation_id"] = conversation_id
-        elif start:
-            payload["start_conversation"] = True
+        payload = AskRequest(text=text, conversation_id=conversation_id or None, start_conversation=start and not conversation_id)
         try:
-            response = await self._client().post("/v1/ask", json=payload, headers={"accept": "application/json"})
+            response = await self._client().post("/v1/ask", content=msgspec.json.encode(payload),
+                                                 headers={"accept": "application/json", "content-type": "application/json"})
         except httpx.TimeoutException as exc:
             raise ServiceUnavailable(f"no answer from {self.base_url} within {self.timeout_s:g} s") from exc
         except httpx.HTTPError as exc:

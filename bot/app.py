@@ -30,10 +30,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.answers import AnswerSource, ServiceAnswers, ShownAnswers
 from bot.api import QuestionRejected, Reply, ServiceUnavailable, WhichgpuAPI
 from bot.blocks import (
-    ACTION_SHARE, MAX_QUESTION_CHARS, REFINEMENTS, Conversation, answer_blocks, fallback_text,
+    ACTION_SHARE, REFINEMENTS, Conversation, answer_blocks, fallback_text,
     failed_blocks, help_blocks, home_view, problem_blocks, too_long_blocks, unavailable_blocks,
 )
 from bot.settings import BotSettings
+from rules.question import QuestionError, check_text
 from rules.settings import SettingsError
 
 __all__ = ["COMMAND", "Answerer", "create_bolt_app"]
@@ -133,7 +134,9 @@ def _question_problem(text: str) -> list[Block] | None:
     """The reply for a question not worth sending to the service (empty, help, too long), else None."""
     if text.lower().strip(" ?!.") in HELP_WORDS or text.strip() in HELP_WORDS:
         return help_blocks()
-    if len(text) > MAX_QUESTION_CHARS:
+    try:
+        check_text(text)
+    except QuestionError:
         return too_long_blocks(len(text))
     return None
 

@@ -31,16 +31,16 @@ from slack_sdk.models.views import View
 
 from rules.answer import Answer, Finding, Money, Pick, RentVsBuy, Reply
 from rules.messages import basis, say, term
+from rules.question import MAX_TEXT_CHARS
 from rules.render import HELP_TEXT
 
 __all__ = [
     "ACTION_CHEAPER", "ACTION_MORE_GPUS", "ACTION_MORE_MEMORY", "ACTION_SHARE", "REFINEMENTS",
-    "Conversation", "MAX_QUESTION_CHARS",
+    "Conversation",
     "answer_blocks", "fallback_text", "help_blocks", "home_view", "mrkdwn",
     "failed_blocks", "problem_blocks", "too_long_blocks", "unavailable_blocks",
 ]
 
-MAX_QUESTION_CHARS = 500
 SECTION_LIMIT = 3000   # Slack: text of a section block
 HEADER_LIMIT = 150     # Slack: plain text of a header block
 VALUE_LIMIT = 2000     # Slack: value of a button
@@ -287,7 +287,7 @@ def help_blocks(note: str | None = None, help_markdown: str = HELP_TEXT) -> list
 
 
 def too_long_blocks(length: int) -> list[Block]:
-    return help_blocks(f"That question is {length} characters long; I read up to {MAX_QUESTION_CHARS}. "
+    return help_blocks(f"That question is {length} characters long; I read up to {MAX_TEXT_CHARS}. "
                        "Ask it in a line, like the examples below.")
 
 

@@ -129,11 +129,10 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from rules.datafile import load_data
-from rules.question import Question, QuestionError
+from rules.question import MAX_TEXT_CHARS, Question, QuestionError, check_text
 
 __all__ = ["ParsedText", "parse", "text_language", "MAX_TEXT_CHARS"]
 
-MAX_TEXT_CHARS = 2000
 _BLANK = "\x00"  # what a pass leaves where it took text; never in cleaned input
 _KEEP = set(".,-/?+<~'%:=$€£₽")
 _NUM = r"\d+(?:[.,]\d+)?"
@@ -159,11 +158,7 @@ class ParsedText:
 def parse(text: str, previous: Question | None = None, today: date | None = None) -> ParsedText:
     """Read ``text`` (refining ``previous`` when given); raises only :class:`QuestionError`."""
     today = today or date.today()
-    if not isinstance(text, str):
-        raise QuestionError("text", "text must be a string")
-    if len(text) > MAX_TEXT_CHARS:
-        raise QuestionError("text", f"text is {len(text)} characters; at most {MAX_TEXT_CHARS} are read")
-    scan = _Scan(clean(text), today)
+    scan = _Scan(clean(check_text(text)), today)
     scan.run()
     return _build(scan, previous, today)
 

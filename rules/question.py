@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 __all__ = [
     "Question",
@@ -24,6 +26,9 @@ __all__ = [
     "SETTINGS",
     "LANGUAGES",
     "OBJECTIVES",
+    "MAX_TEXT_CHARS",
+    "check_text",
+    "AskRequest",
 ]
 
 WORKLOADS = ("cnn", "rnn", "transformer", "llm", "image-generation", "speech", "rl", "kaggle", "general")
@@ -43,6 +48,9 @@ EXPERIENCE = ("beginner", "hobby", "researcher")
 EARLIEST_AS_OF = date(2010, 1, 1)
 MAX_BUDGET_USD_EQUIVALENT = 10_000_000
 MAX_GPUS = 16
+# A question in plain words, on every face (parser, /v1/ask, chat's newest message, the page, Slack, the CLI):
+# long enough for a paragraph, short enough that parsing it stays a few milliseconds.
+MAX_TEXT_CHARS = 2000
 
 
 class QuestionError(ValueError):
@@ -52,6 +60,29 @@ class QuestionError(ValueError):
         super().__init__(message)
         self.field = field_name
         self.message = message
+
+
+class AskRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """POST /v1/ask: free text, optionally continuing a conversation; its published JSON Schema is generated from this type."""
+
+    text: Annotated[str, msgspec.Meta(max_length=MAX_TEXT_CHARS, description="The question in plain words, e.g. 'nlp $800'.")]
+    conversation_id: Annotated[str, msgspec.Meta(
+        pattern="^[A-Za-z0-9_-]{1,64}$", description="Continue this conversation: the text refines its last question.")] | None = None
+    start_conversation: Annotated[bool, msgspec.Meta(
+        description="Keep this question so follow-ups sent with the returned conversation_id refine it. Without it (and "
+                    "without conversation_id) the question is answered and nothing is stored.")] = False
+
+
+def check_text(text: Any) -> str:
+    """The one check of a question in plain words: a string of at most :data:`MAX_TEXT_CHARS` characters.
+
+    Every face calls it (or, for ``/v1/ask``, enforces the schema generated from the same limit) and
+    words the :class:`QuestionError` for its own field."""
+    if not isinstance(text, str):
+        raise QuestionError("text", "text must be a string")
+    if len(text) > MAX_TEXT_CHARS:
+        raise QuestionError("text", f"text is {len(text)} characters; at most {MAX_TEXT_CHARS} are read")
+    return text
 
 
 @dataclass(frozen=True)

@@ -107,12 +107,13 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from rules.ask import ask
-    from rules.question import QuestionError
+    from rules.question import QuestionError, check_text
 
     text = " ".join(args.text)
-    if args.as_of:
-        text += f" as of {args.as_of.isoformat()}"
     try:
+        check_text(text)  # the asker's words; --as-of adds to them
+        if args.as_of:
+            text += f" as of {args.as_of.isoformat()}"
         reply = ask(_load_advisor(settings), text)
     except QuestionError as exc:
         raise CliError(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT) from None

@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from rules.answer import Answer, Reply
+from rules.question import AskRequest
 
 __all__ = ["GENERATED", "SCHEMA_DIR", "generate", "rendered", "main"]
 
@@ -26,6 +27,9 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # name -> (type, title, description, extra keywords)
 GENERATED: dict[str, tuple[Any, str, str, dict[str, Any]]] = {
     "answer": (Answer, "Answer", "The engine's answer: ranked picks, the rules behind them, warnings, rent-vs-buy.", {}),
+    "ask-request": (AskRequest, "Ask request", "POST /v1/ask: free text, optionally continuing a conversation.", {
+        "examples": [{"text": "nlp $800"}, {"text": "nlp $800", "start_conversation": True},
+                     {"text": "what about 2 of them?", "conversation_id": "3f2a9c"}]}),
     "ask-response": (Reply, "Ask response", "The answer as Markdown plus the structured data behind it.", {}),
 }
 

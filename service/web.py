@@ -40,7 +40,7 @@ from markupsafe import Markup
 from rules.ask import ask
 from rules.answer import Reply
 from rules.messages import basis, say, term
-from rules.question import CURRENCIES, EARLIEST_AS_OF, WORKLOADS, QuestionError
+from rules.question import CURRENCIES, EARLIEST_AS_OF, MAX_TEXT_CHARS, WORKLOADS, QuestionError, check_text
 from service.api import ApiState, today
 from service.api.docs import documented
 from service.charts import FORMATS, KINDS, LAYOUTS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
@@ -53,7 +53,6 @@ TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 CHART_WORKLOADS = (*WORKLOADS, "llm_inference")
 VENDORS = ("nvidia", "amd", "intel")
-MAX_Q = 500
 CACHE_CONTROL = "public, max-age=300"
 TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
@@ -198,13 +197,15 @@ def _bar_chart(request: Request, api: ApiState, kind: str, fmt: str) -> Response
     return _image(request, key, fmt, draw)
 
 
-def _question_text(params: dict[str, str]) -> str:
+def _question_text(params: dict[str, str], required: bool = True) -> str:
+    """``q`` with its spaces collapsed, checked as every face checks a question's text."""
     text = " ".join((params.get("q") or "").split())
-    if not text:
+    if not text and required:
         raise _problem(InvalidInput, "q", "ask a question, e.g. q=nlp $800")
-    if len(text) > MAX_Q:
-        raise _problem(InvalidInput, "q", f"at most {MAX_Q} characters")
-    return text
+    try:
+        return check_text(text)
+    except QuestionError:
+        raise _problem(InvalidInput, "q", f"at most {MAX_TEXT_CHARS} characters") from None
 
 
 def _answer(snapshot: Any, text: str, now: date) -> Reply:
@@ -355,7 +356,7 @@ def _page_query(params: dict[str, str], now: date, errors: list[dict[str, str]])
         return value
 
     return PageQuery(
-        q=" ".join((params.get("q") or "").split())[:MAX_Q],
+        q=checked("q", lambda _: _question_text(params, required=False), ""),
         workload=checked("workload", lambda v: _choice("workload", v, CHART_WORKLOADS), None),
         vendor=checked("vendor", lambda v: _choice("vendor", v.lower(), VENDORS), ""),
         min_memory=checked("min_memory", memory, 0.0),

@@ -7,10 +7,12 @@ and nothing is stored; a conversation's turns are kept until they expire
 
 from __future__ import annotations
 
+import msgspec
 from anyio import to_thread
 from litestar import Controller, MediaType, Request, Response, post
 from litestar.di import NamedDependency
 
+from rules.question import AskRequest
 from service.api import ApiState, off_loop, today
 from service.api.docs import documented
 from service.api.inputs import read_json
@@ -28,15 +30,15 @@ class AskController(Controller):
     async def ask(self, request: Request, api: NamedDependency[ApiState]) -> Response:
         """Answers 'nlp $800'; with `start_conversation` and then `conversation_id`, 'what about 2 of them?'
         refines the last question. Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
-        body = await read_json(request, "ask-request", api.settings.max_body_bytes)
-        text, conversation_id = body["text"], body.get("conversation_id")
+        body = msgspec.convert(await read_json(request, "ask-request", api.settings.max_body_bytes), AskRequest)
+        text, conversation_id = body.text, body.conversation_id
         previous = None
         if conversation_id and api.database_in_process:
             previous = load_question(api.database_url, conversation_id, today())
         elif conversation_id:
             previous = await to_thread.run_sync(load_question, api.database_url, conversation_id, today())
         reply = await off_loop(len(text), api.holder.get().asked, text, previous, today())
-        if conversation_id or body.get("start_conversation"):
+        if conversation_id or body.start_conversation:
             conversation_id = await api.conversations.save(conversation_id, reply.question, {"text": text, "intent": reply.intent})
         if reply.workload is not None:
             api.metrics.recommendations.labels(reply.workload, "ask").inc()

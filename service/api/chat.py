@@ -23,8 +23,8 @@ from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.response import Stream
 
-from rules.parser import MAX_TEXT_CHARS, parse
-from rules.question import Question, QuestionError
+from rules.parser import parse
+from rules.question import MAX_TEXT_CHARS, Question, QuestionError, check_text
 from service.api import ApiState, off_loop, today
 from service.api.docs import documented
 from service.api.inputs import read_json
@@ -57,11 +57,14 @@ def _too_long(detail: str, message: str) -> PayloadTooLarge:
 
 
 def _check_size(messages: list[dict[str, Any]], users: list[tuple[int, str]]) -> None:
-    """The caps that bound one request's work: the newest question, all contents, the user text read."""
+    """The caps that bound one request's work: the newest question (earlier turns may be longer: only
+    their first characters are read), all contents, the user text read."""
     index, text = users[-1]
-    if len(text) > MAX_TEXT_CHARS:
+    try:
+        check_text(text)
+    except QuestionError:
         raise InvalidInput(f"the last user message is over {MAX_TEXT_CHARS} characters",
-                           [{"field": f"messages.{index}.content", "message": f"at most {MAX_TEXT_CHARS} characters"}])
+                           [{"field": f"messages.{index}.content", "message": f"at most {MAX_TEXT_CHARS} characters"}]) from None
     total = sum(len(_text(m.get("content"))) for m in messages)
     if total > MAX_CONVERSATION_CHARS:
         raise _too_long(f"the conversation has {total} characters; at most {MAX_CONVERSATION_CHARS} are read",

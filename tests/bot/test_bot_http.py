@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from bot.blocks import ACTION_CHEAPER, ACTION_MORE_GPUS, ACTION_SHARE, Conversation
+from rules.question import MAX_TEXT_CHARS
 from tests.fake_slack import BOT_ID, FORM, JSON, block_text, command_body, event_body, signed
 
 QUIET_S = 0.4  # how long "nothing was sent" waits for a lazy listener that should not run
@@ -106,9 +107,9 @@ def test_empty_and_help_get_the_help_text_in_the_ack_without_asking_the_service(
 
 
 def test_very_long_question_gets_the_help_text_with_a_note(slack, fake_slack, ask_api):
-    response = slack.command("nlp $800 " + "x" * 791)
+    response = slack.command("nlp $800 " + "x" * (MAX_TEXT_CHARS - 8))
     text = block_text(response.json()["blocks"])
-    assert "800 characters long" in text and "nlp $800" in text
+    assert f"{MAX_TEXT_CHARS + 1} characters long" in text and "nlp $800" in text
     time.sleep(QUIET_S)
     assert not ask_api.called
 

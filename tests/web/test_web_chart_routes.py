@@ -10,6 +10,7 @@ import pytest
 
 TOMORROW = (date.today() + timedelta(days=1)).isoformat()
 
+from rules.question import MAX_TEXT_CHARS
 from service.benchmarks import ingest
 from service.charts import PNG_DPI
 from service.db import session_scope
@@ -123,7 +124,7 @@ def test_a_repeated_parameter_is_refused(client) -> None:
     problem(client.get("/v1/charts/relative-performance.svg?workload=cnn&workload=rnn"), 422, "workload")
 
 
-@pytest.mark.parametrize("q", ["", "   ", "help", "x" * 600, f"nlp $800 as of {TOMORROW}", "nlp $800 40 gpus"])
+@pytest.mark.parametrize("q", ["", "   ", "help", "x" * (MAX_TEXT_CHARS + 1), f"nlp $800 as of {TOMORROW}", "nlp $800 40 gpus"])
 def test_bad_questions_are_problems_naming_q(client, q: str) -> None:
     problem(client.get("/v1/charts/question.svg", params={"q": q}), 422, "q")
 

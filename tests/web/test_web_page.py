@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from rules.question import MAX_TEXT_CHARS
 from rules.rulebook import load_rulebook
 from service.benchmarks import ingest
 from service.db import session_scope
@@ -91,6 +92,14 @@ def test_a_question_with_a_bad_value_says_so_on_the_page(client) -> None:
     response = client.get("/", params={"q": "as of 2009 nlp $800"})
     assert response.status_code == 422
     assert "2010-01-01" in Page(response.text).sections["ask"]
+
+
+def test_the_page_reads_a_question_up_to_the_one_text_limit(client) -> None:
+    padded = "nlp $800 " + "please " * ((MAX_TEXT_CHARS - 9) // 7)  # over the page's former 500-character cut
+    assert 500 < len(padded.strip()) <= MAX_TEXT_CHARS
+    assert client.get("/", params={"q": padded}).status_code == 200
+    response = client.get("/", params={"q": "nlp $800 " + "x" * MAX_TEXT_CHARS})
+    assert response.status_code == 422 and f"at most {MAX_TEXT_CHARS} characters" in response.text
 
 
 def test_everything_is_escaped(client) -> None:
