@@ -67,6 +67,13 @@ class Advisor:
         work = workload_key(question.workload, question.task)
         pricing = self.pricing(as_of, question.currency, question.used_ok)
         ctx = self._context(question, as_of, pricing, work)
+        try:
+            return self._answer(ctx, intent, pricing)
+        finally:
+            ctx.release()
+
+    def _answer(self, ctx: Context, intent: str, pricing: Pricing) -> Answer:
+        question, as_of, work = ctx.question, ctx.as_of, ctx.work
         rulings = apply(ctx)
         used_ok = question.used_ok or any(p.consider_used for p in ctx.personas) or question.objective == "cheapest"  # the cheapest way is often used
         job = ctx.job

@@ -114,6 +114,12 @@ class Context:
     def param(self, rule_id: str, name: str) -> Any:
         return self.rulebook.param(rule_id, name)
 
+    def release(self) -> None:
+        """Forget the rulings once the answer is made: their closures hold this context, so keeping them
+        leaves every answer's rulings in reference cycles that only the garbage collector can free."""
+        self.rulings = {}
+        self.__dict__.pop("job", None)
+
     @property
     def language(self) -> str | None:
         return self.question.language
