@@ -23,7 +23,9 @@ import re
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
+import aiohttp
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_bolt.response import BoltResponse
 from slack_sdk.models.blocks import Block
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -160,7 +162,33 @@ def create_bolt_app(settings: BotSettings, *, answers: AnswerSource | None = Non
     answerer = Answerer(answers or ServiceAnswers(WhichgpuAPI(settings.api_url)), settings.public_url)
     threads = ThreadMemory()
     _register(app, answerer, threads)
+    app.error(_failed)
     return app
+
+
+SLACK_UNREACHABLE = ("whichgpu could not reach Slack's Web API just now, so it cannot answer here. "
+                     "Try again in a minute; `whichgpu ask` in a terminal answers meanwhile.")
+FAILED = "whichgpu failed to answer this one; the operator's log has the details. Try again or rephrase."
+
+
+async def _failed(error: Exception, body: dict[str, Any], logger: logging.Logger) -> BoltResponse:
+    """What Slack gets when a middleware or listener fails: never an empty 500.
+
+    Bolt checks the bot token with Slack's ``auth.test`` before the first listener runs;
+    when Slack's API cannot be reached that check fails on every request. A slash command
+    then gets a short ephemeral reason (the one answer Slack shows for a failed command);
+    an event gets 503, which Slack retries. A network failure is one warning line; any
+    other error keeps its traceback in the operator's log, never in Slack.
+    """
+    unreachable = isinstance(error, (aiohttp.ClientError, TimeoutError, OSError))
+    if unreachable:
+        logger.warning("Slack's Web API unreachable (%s: %s)", type(error).__name__, error)
+    else:
+        logger.error("Slack request failed", exc_info=error)
+    if isinstance(body, dict) and body.get("command"):
+        return BoltResponse(status=200, body={"response_type": "ephemeral",
+                                              "text": SLACK_UNREACHABLE if unreachable else FAILED})
+    return BoltResponse(status=503, body="", headers={"Retry-After": "30"})
 
 
 def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:

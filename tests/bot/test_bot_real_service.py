@@ -147,3 +147,26 @@ def test_aborted_uploads_are_one_warning_each_without_traceback(service, caplog)
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 4, [r.getMessage() for r in caplog.records]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], [r.getMessage() for r in caplog.records]
+
+
+def test_slack_api_out_of_reach_gets_a_reason_not_a_500(tmp_path, caplog):
+    """Bolt checks the token with Slack's auth.test before any listener: with Slack's API
+    out of reach, a slash command gets a short ephemeral reason and an event a 503 that
+    Slack retries; the log has one warning line per request, no traceback."""
+    caplog.set_level(logging.INFO)
+    bolt_log = logging.getLogger("slack_bolt.AsyncApp")  # bolt's own logger, which does not propagate
+    bolt_log.addHandler(caplog.handler)
+    bot = BotSettings(api_url=NOWHERE, slack_bot_token="xoxb-real-service-test", slack_signing_secret=SECRET,
+                      slack_api_url=NOWHERE + "/api/", public_url=None)
+    settings = Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'whichgpu.db'}", bot=bot)
+    with ServerThread(create_app(settings)) as server:
+        command = post(server.url, command_body("nlp $800", NOWHERE + "/response"))
+        mention = post(server.url, event_body({"type": "app_mention", "user": "U0ASKER", "text": "<@U0BOT> nlp $800",
+                                                "ts": "1.0", "channel": "C0LAB"}), JSON)
+    bolt_log.removeHandler(caplog.handler)
+    assert command.status_code == 200
+    assert command.json()["response_type"] == "ephemeral"
+    assert "could not reach Slack" in command.json()["text"]
+    assert mention.status_code == 503
+    assert [r for r in caplog.records if "unreachable" in r.getMessage() and r.levelno == logging.WARNING]
+    assert not [r for r in caplog.records if r.exc_info], "a network failure is a warning line, not a traceback"
