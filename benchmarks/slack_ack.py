@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the fake Slack lives with the tests
 from tests.fake_slack import FORM, FakeSlack, LocalHTTPServer, command_body, signed  # noqa: E402
@@ -47,7 +48,7 @@ def engine_answer(text: str) -> dict[str, Any]:
     from rules.catalog import load_catalog
     from rules.engine import Advisor
 
-    return {**ask(Advisor(load_catalog()), text).to_dict(), "conversation_id": "benchmark"}
+    return {**msgspec.to_builtins(ask(Advisor(load_catalog()), text)), "conversation_id": "benchmark"}
 
 
 class FakeAPI:

@@ -32,9 +32,7 @@ VERDICTS = ("buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare
 
 
 class _Part(msgspec.Struct, frozen=True):
-    def to_dict(self) -> Any:
-        """The JSON form, as Python objects (lists, not tuples)."""
-        return msgspec.json.decode(msgspec.json.encode(self))
+    """The base of every part of an answer; its plain form is ``msgspec.to_builtins`` of it."""
 
 
 class Finding(_Part, frozen=True):

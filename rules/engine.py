@@ -127,7 +127,7 @@ class Advisor:
                 "gpu": gpu.id, "name": gpu.name, "vendor": gpu.vendor, "memory_gb": gpu.memory_gb,
                 "relative_performance": round(relative, 3),
                 "performance_basis": "measured" if self.performance.is_measured(gpu.id) else "estimated",
-                "price": price.to_dict() if price else None,
+                "price": msgspec.to_builtins(price) if price else None,
                 "performance_per_1000": round(relative / price.amount * 1000, 3) if price else None,
             })
         return sorted(rows, key=lambda r: (-r["relative_performance"], r["gpu"]))

@@ -7,7 +7,7 @@ bad value gets the same specific message everywhere.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import date
 from typing import Annotated, Any
 
@@ -117,12 +117,6 @@ class Question:
     # The memory of the card the asker has in mind ("will llama 13b fit on 8 GB"): the job's
     # need still comes from the model; the answer says whether it fits in this much.
     card_memory_gb: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["as_of"] = self.as_of.isoformat() if self.as_of else None
-        data["compare"] = list(self.compare)
-        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], today: date | None = None) -> "Question":

@@ -11,6 +11,7 @@ import logging
 from datetime import date
 from typing import Any
 
+import msgspec
 from litestar import Litestar
 from litestar.datastructures import State
 
@@ -54,7 +55,7 @@ def _extra_routes(settings: Settings, holder: SnapshotHolder, metrics: ApiMetric
 def _live_examples(holder: SnapshotHolder) -> None:
     """Put a real answer into the OpenAPI docs (the docs then show what the API returns today)."""
     try:
-        answer = holder.get().advisor.recommend(EXAMPLE_QUESTION, today=EXAMPLE_QUESTION.as_of).to_dict()
+        answer = msgspec.to_builtins(holder.get().advisor.recommend(EXAMPLE_QUESTION, today=EXAMPLE_QUESTION.as_of))
     except Exception:  # examples are documentation; never stop the app for them
         log.exception("could not compute the OpenAPI example answer")
         return

@@ -106,6 +106,8 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    import msgspec
+
     from rules.ask import ask
     from rules.question import QuestionError, check_text
 
@@ -118,7 +120,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     except QuestionError as exc:
         raise CliError(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT) from None
     if args.json:
-        print(json.dumps(reply.to_dict(), indent=2, ensure_ascii=False))
+        print(json.dumps(msgspec.to_builtins(reply), indent=2, ensure_ascii=False))
     else:
         _print_markdown(reply.text)
     return EXIT_NOT_UNDERSTOOD if reply.intent == "clarify" else 0
@@ -179,10 +181,12 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
 
 def _print_stale(advisor, as_of: date, as_json: bool) -> int:
     """The cards whose every price aged out (rule cost-efficiency), with the last one seen."""
+    import msgspec
+
     from rules.money import Pricing, months_between
 
     pricing = Pricing.for_question(advisor.catalog, as_of, "USD", True, advisor.rulebook)
-    stale: list[dict[str, Any]] = [{"gpu": gpu.id, "name": gpu.name, "last_price": pricing.money(point.price_usd, point).to_dict(),
+    stale: list[dict[str, Any]] = [{"gpu": gpu.id, "name": gpu.name, "last_price": msgspec.to_builtins(pricing.money(point.price_usd, point)),
               "age_months": months_between(point.seen, as_of)}
              for gpu, point in pricing.stale(advisor.catalog.released_by(as_of))]
     if as_json:

@@ -1,6 +1,6 @@
 """Conversations of ``POST /v1/ask``, kept in the database so every server process shares them.
 
-A conversation holds the last question understood (``Question.to_dict()``) and the
+A conversation holds the last question understood (``msgspec.to_builtins`` of the :class:`Question`) and the
 turns so far; a follow-up ("what about 2 of them?") is parsed against that question.
 
 Turns are written by :class:`ConversationWriter` with group commit: one thread writes
@@ -24,6 +24,7 @@ import uuid
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
+import msgspec
 from sqlalchemy import delete, insert, select, update
 from sqlmodel import SQLModel
 
@@ -187,9 +188,9 @@ def _write(connection: Any, conversation_id: str, question: Question | None, tur
     row = None if new else connection.execute(select(TABLE.c.question, TABLE.c.turns)
                                               .where(TABLE.c.id == conversation_id).with_for_update()).first()
     if row is None:
-        connection.execute(insert(TABLE).values(id=conversation_id, question=question.to_dict() if question else {},
+        connection.execute(insert(TABLE).values(id=conversation_id, question=msgspec.to_builtins(question) if question else {},
                                                 turns=[turn], created_at=now, updated_at=now))
     else:
         connection.execute(update(TABLE).where(TABLE.c.id == conversation_id).values(
-            question=question.to_dict() if question is not None else row.question,
+            question=msgspec.to_builtins(question) if question is not None else row.question,
             turns=[*row.turns, turn][-MAX_TURNS:], updated_at=now))

@@ -26,6 +26,7 @@ from bot.answers import ServiceAnswers
 from bot.api import WhichgpuAPI
 from bot.http import slack_routes
 from tests.fake_slack import FORM, JSON, FakeSlack, ServerThread, action_body, command_body, event_body, signed
+from tests.wire import wire
 from bot.settings import BotSettings
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -44,7 +45,7 @@ def engine_replies() -> dict[str, dict[str, Any]]:
     from rules.engine import Advisor
 
     advisor = Advisor(load_catalog())
-    return {text: {**ask(advisor, text).to_dict(), "conversation_id": f"conv-{index}"} for index, text in enumerate(QUESTIONS)}
+    return {text: {**wire(ask(advisor, text)), "conversation_id": f"conv-{index}"} for index, text in enumerate(QUESTIONS)}
 
 
 @pytest.fixture

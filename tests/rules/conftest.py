@@ -6,6 +6,8 @@ from datetime import date
 
 import pytest
 
+from tests.wire import wire
+
 TODAY = date(2026, 11, 22)  # fixed, so answers do not change with the calendar
 
 
@@ -29,6 +31,6 @@ def recommend(advisor):
     from rules.question import Question
 
     def run(intent: str = "recommend", **fields):
-        return advisor.recommend(Question(**fields), intent=intent, today=TODAY).to_dict()
+        return wire(advisor.recommend(Question(**fields), intent=intent, today=TODAY))
 
     return run

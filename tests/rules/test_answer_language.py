@@ -15,6 +15,7 @@ from rules.ask import ask
 from rules.memory import load_models
 from rules.question import Question
 from rules.rulebook import load_rulebook
+from tests.wire import wire
 
 TODAY = date(2026, 11, 22)
 SEED_DATE = date(2019, 4, 3)
@@ -95,7 +96,7 @@ def _english_lines(answer: dict[str, Any], names: set[str]) -> list[str]:
 def test_a_russian_question_gets_no_english_prose(advisor, names, text: str) -> None:
     reply = ask(advisor, text, today=TODAY)
     assert reply.recommendation is not None
-    answer = reply.recommendation.to_dict()
+    answer = wire(reply.recommendation)
     assert answer["question"]["language"] == "ru"
     assert answer["memory_need"]["assumptions"] and len(prose(answer)) > 4
     assert _english_lines(answer, names) == []
@@ -104,13 +105,13 @@ def test_a_russian_question_gets_no_english_prose(advisor, names, text: str) -> 
 @pytest.mark.parametrize("fields", FIELDS + [dict(workload="cnn", compare=c) for c in COMPARED], ids=str)
 def test_every_rule_speaks_russian(advisor, names, fields: dict[str, Any]) -> None:
     intent = "compare" if fields.get("compare") else "recommend"
-    answer = advisor.recommend(Question(**fields, language="ru"), intent=intent, today=TODAY).to_dict()
+    answer = wire(advisor.recommend(Question(**fields, language="ru"), intent=intent, today=TODAY))
     assert _english_lines(answer, names) == []
 
 
 def test_the_check_finds_english_prose(advisor, names) -> None:
     """The same question in English fails the check, so the check can fail."""
-    answer = advisor.recommend(Question(workload="general", budget=400, experience="hobby"), today=TODAY).to_dict()
+    answer = wire(advisor.recommend(Question(workload="general", budget=400, experience="hobby"), today=TODAY))
     assert len(_english_lines(answer, names)) > 5
 
 

@@ -9,6 +9,7 @@ import pytest
 from rules.answer import Money
 from rules.ask import ask
 from tests.rules.conftest import TODAY
+from tests.wire import wire
 
 LISTED = re.compile(r"\*\*(?:\d+ × )?([^*]+?)\*\* — ([\d,]+) ([A-Z]{3})")
 SUMMARY = re.compile(r"\d+ × (.+?) at ([\d,]+) ([A-Z]{3}) each")
@@ -16,7 +17,7 @@ SUMMARY = re.compile(r"\d+ × (.+?) at ([\d,]+) ([A-Z]{3}) each")
 
 def test_an_amount_is_held_to_the_cent() -> None:
     assert Money(665.496, "EUR", 780.0).amount == 665.5
-    assert Money(665.496, "EUR", 780.0).to_dict()["amount"] == 665.5
+    assert wire(Money(665.496, "EUR", 780.0))["amount"] == 665.5
 
 
 @pytest.mark.parametrize("currency", ["€", "£", "RUB"])

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from rules.engine import Advisor
 from rules.question import Question
+from tests.wire import wire
 
 TODAY = date(2026, 11, 22)  # fixed, so answers do not change with the calendar
 SEED_DATE = date(2019, 4, 3)  # the date of seed 003's advice
@@ -110,8 +111,8 @@ def test_compare_named_cards(recommend):
 
 def test_the_same_question_gives_byte_identical_answers(catalog):
     question = Question(workload="transformer", budget=1500, gpus=2, hours_per_week=12, used_ok=True)
-    first = json.dumps(Advisor(catalog).recommend(question, today=TODAY).to_dict(), sort_keys=True)
-    second = json.dumps(Advisor(catalog).recommend(question, today=TODAY).to_dict(), sort_keys=True)
+    first = json.dumps(wire(Advisor(catalog).recommend(question, today=TODAY)), sort_keys=True)
+    second = json.dumps(wire(Advisor(catalog).recommend(question, today=TODAY)), sort_keys=True)
     assert first == second
 
 
@@ -131,13 +132,13 @@ questions = st.builds(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(question=questions)
 def test_every_pick_is_within_budget_and_fits_memory(advisor, question):
-    answer = advisor.recommend(question, today=TODAY).to_dict()
+    answer = wire(advisor.recommend(question, today=TODAY))
     shown = answer["picks"] + [p for p in answer["alternatives"].values() if p]
     for pick in shown:
         assert pick["total_price"]["amount"] <= question.budget * 1.0001
         fit = next(r for r in pick["rules"] if r["rule"] == "memory-fit")
         assert "needs" not in fit["reason"] or "per card" in fit["reason"]
-    assert json.dumps(answer, sort_keys=True) == json.dumps(advisor.recommend(question, today=TODAY).to_dict(), sort_keys=True)
+    assert json.dumps(answer, sort_keys=True) == json.dumps(wire(advisor.recommend(question, today=TODAY)), sort_keys=True)
 
 
 def test_question_checks_name_the_field():
@@ -155,7 +156,7 @@ def test_question_checks_name_the_field():
 
 
 def _ask(advisor, intent="recommend", **fields):
-    return advisor.recommend(Question(**fields), intent=intent, today=TODAY).to_dict()
+    return wire(advisor.recommend(Question(**fields), intent=intent, today=TODAY))
 
 
 def _server_only(advisor, gpu_id):
@@ -264,7 +265,7 @@ def test_training_transformers_in_january_2023_is_an_rtx_4090():
     """Dettmers, 'Which GPU(s) to Get for Deep Learning', 2023-01-30: the RTX 4090 for transformers at about $1600."""
     from rules.catalog import load_catalog
 
-    answer = Advisor(load_catalog()).recommend(Question(workload="transformer", budget=1600, as_of=date(2023, 1, 30))).to_dict()
+    answer = wire(Advisor(load_catalog()).recommend(Question(workload="transformer", budget=1600, as_of=date(2023, 1, 30))))
     assert answer["picks"][0]["gpu"] == "rtx-4090"
 
 
@@ -323,14 +324,14 @@ names = st.lists(st.sampled_from(["rtx 3090", "4090", "a100 80gb", "h100 pcie", 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(question=questions, asked=names, intent=st.sampled_from(["recommend", "compare", "fit"]))
 def test_named_cards_always_appear(advisor, question, asked, intent):
-    answer = advisor.recommend(question.refined(compare=tuple(asked)), intent=intent, today=TODAY).to_dict()
+    answer = wire(advisor.recommend(question.refined(compare=tuple(asked)), intent=intent, today=TODAY))
     assert [n["asked"] for n in answer["named"]] == asked
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(question=questions, setting=st.sampled_from([None, "desktop"]))
 def test_no_desktop_answer_names_a_server_only_part(advisor, question, setting):
-    answer = advisor.recommend(question.refined(setting=setting, gpus=min(question.gpus, 4)), today=TODAY).to_dict()
+    answer = wire(advisor.recommend(question.refined(setting=setting, gpus=min(question.gpus, 4)), today=TODAY))
     for pick in _shown(answer):
         assert not _server_only(advisor, pick["gpu"]), pick["gpu"]
 

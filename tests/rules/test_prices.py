@@ -15,6 +15,7 @@ from rules.ask import ask
 from rules.catalog import CatalogError, PricePoint, load_catalog
 from rules.money import Pricing, months_between
 from rules.rulebook import load_rulebook
+from tests.wire import wire
 
 TODAY = date(2026, 11, 23)
 SOLD_OR_BOUGHT_USED = (
@@ -102,19 +103,19 @@ def test_estimates_are_marked_in_the_answer(catalog, rulebook):
     pricing = _pricing(catalog, rulebook, TODAY)
     gpu = catalog.gpu("rtx-3080")
     point = pricing.best_price(gpu)
-    assert point.estimate and pricing.money(point.price_usd, point).to_dict()["estimate"] is True
+    assert point.estimate and wire(pricing.money(point.price_usd, point))["estimate"] is True
     sourced = pricing.best_price(catalog.gpu("rtx-5080"))
-    assert "estimate" not in pricing.money(sourced.price_usd, sourced).to_dict()
+    assert "estimate" not in wire(pricing.money(sourced.price_usd, sourced))
 
 
 def test_a_converted_price_says_so_and_names_its_rate(catalog, rulebook):
     pricing = Pricing.for_question(catalog, TODAY, "EUR", False, rulebook)
     point = pricing.best_price(catalog.gpu("rtx-5080"))
-    money = pricing.money(point.price_usd, point).to_dict()
+    money = wire(pricing.money(point.price_usd, point))
     assert point.currency == "USD" and money["converted_from"] == "USD"
     assert money["amount"] == pytest.approx(point.price_usd * pricing.per_usd, abs=0.01)
     assert pricing.rate_source.startswith("ECB euro reference rate") and pricing.rate_date <= TODAY
-    assert "converted_from" not in Pricing.for_question(catalog, TODAY, "USD", False, rulebook).money(point.price_usd, point).to_dict()
+    assert "converted_from" not in wire(Pricing.for_question(catalog, TODAY, "USD", False, rulebook).money(point.price_usd, point))
 
 
 def test_monthly_reference_rates_from_2017(catalog):

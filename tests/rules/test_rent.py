@@ -8,6 +8,7 @@ import pytest
 
 from rules.ask import ask
 from rules.rent import TpuChip
+from tests.wire import wire
 
 TODAY = date(2026, 11, 22)  # fixed, so answers do not change with the calendar
 
@@ -18,7 +19,7 @@ def _cheapest(catalog, unit_id: str, kind: str):
 
 
 def test_tpu_versus_gpu_question_gets_a_tpu_rental_line(advisor, catalog):
-    answer = ask(advisor, "tpu v5e vs a100 for bert training, 20 hours a week", today=TODAY).to_dict()["recommendation"]
+    answer = wire(ask(advisor, "tpu v5e vs a100 for bert training, 20 hours a week", today=TODAY))["recommendation"]
     rent = answer["rent_vs_buy"]
     assert rent is not None
     tpu = next(o for o in rent["options"] if o["kind"] == "tpu" and o["id"] == "tpu-v5e")
@@ -39,7 +40,7 @@ def test_tpus_are_left_out_where_the_workload_does_not_suit_them(recommend, advi
 
 
 def test_server_gpus_are_rented_though_never_bought_for_a_desktop(advisor):
-    answer = ask(advisor, "trillium vs h100 for transformer training", today=TODAY).to_dict()["recommendation"]
+    answer = wire(ask(advisor, "trillium vs h100 for transformer training", today=TODAY))["recommendation"]
     ids = {o["id"] for o in answer["rent_vs_buy"]["options"]}
     assert "tpu-v6e" in ids
     assert any(i.startswith("h100") for i in ids)
@@ -54,7 +55,7 @@ def test_nothing_to_buy_still_prices_the_rental(recommend):
 
 
 def test_no_cloud_means_no_rental_in_a_comparison_either(advisor):
-    answer = ask(advisor, "tpu v5e vs a100 for bert training, no cloud", today=TODAY).to_dict()["recommendation"]
+    answer = wire(ask(advisor, "tpu v5e vs a100 for bert training, no cloud", today=TODAY))["recommendation"]
     assert answer["rent_vs_buy"] is None
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from rules.rulebook import load_rulebook
+from tests.wire import wire
 
 SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
 SEED_DATE = date(2019, 4, 3)
@@ -83,8 +84,8 @@ def test_a_vendor_adjustment_is_stated_never_hidden_in_the_score(advisor):
     from rules.question import Question
 
     assert "other_stack_score_factor" not in load_rulebook()["vendor-nvidia"].parameters
-    answer = advisor.recommend(Question(workload="cnn", compare=("rx 7900 xtx", "rtx 4090")), intent="compare",
-                               today=date(2026, 11, 22)).to_dict()
+    answer = wire(advisor.recommend(Question(workload="cnn", compare=("rx 7900 xtx", "rtx 4090")),
+                                                   intent="compare", today=date(2026, 11, 22)))
     amd = next(p for p in answer["picks"] if p["vendor"] == "amd")
     stated = [r["reason"] for r in amd["rules"] if r["rule"] == "vendor-nvidia"]
     assert stated and "65%" in stated[0]

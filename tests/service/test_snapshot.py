@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from service.db import migrate, session_scope
 from service.models import BenchmarkResult, BenchmarkRun
 from service.snapshot import SnapshotHolder
+from tests.wire import wire
 
 
 def _store_result(url: str, run_id: str) -> None:
@@ -55,7 +56,7 @@ def test_memoised_reply_is_the_encoded_answer_not_its_object_graph(sqlite_url):
     asked = snapshot.asked("nlp $800", None, day)
     assert snapshot.asked("nlp $800", None, day) is asked
     fresh = ask(snapshot.advisor, "nlp $800", today=day)
-    assert json.loads(asked.json_with("abc")) == {**json.loads(json.dumps(fresh.to_dict())), "conversation_id": "abc"}
+    assert json.loads(asked.json_with("abc")) == {**json.loads(json.dumps(wire(fresh))), "conversation_id": "abc"}
     assert json.loads(asked.json_with(None))["conversation_id"] is None
     assert asked.markdown == fresh.text and asked.workload == "transformer" and asked.question == fresh.question
     assert not gc.is_tracked(asked.encoded) and not gc.is_tracked(asked.markdown)
