@@ -12,6 +12,7 @@ side by side (rules.compare), and rent or buy (rules.rent).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import date
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -20,7 +21,7 @@ import msgspec
 from rules import compare, ranking
 from rules.answer import Answer, Excluded, Finding, NamedCard, Pick, RentVsBuy
 from rules.configurations import Configuration, Sizing, configure
-from rules.job import POOLING, Job, fit_on, job_for
+from rules.job import POOLING, Job, but_budget, fit_on, job_for
 from rules.memory import Fit, MemoryModel
 from rules.messages import say, term
 from rules.money import Pricing
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["Advisor"]
 
 SHOWN_EXCLUSIONS = 8
+CONFIGURATIONS_KEPT = 512  # questions (budget aside) whose configurations stay memoised, least recently used first out
 
 
 class Advisor:
@@ -55,6 +57,7 @@ class Advisor:
         self._offer_table: dict[tuple[date, str | None], tuple[Offer, ...]] = {}
         self._refusals: dict[tuple[str, int, bool], str | None] = {}
         self._midrange_cache: dict[tuple[date, str, str], float] = {}
+        self._configurations: OrderedDict[tuple[Any, ...], tuple[Job, tuple[Configuration, ...], tuple[dict[str, Any], ...]]] = OrderedDict()
         self._labels = {k: v["label"] for k, v in self.rulebook.param("workload-priorities", "classes").items()}
 
     # -- public faces -------------------------------------------------------------------------
@@ -81,8 +84,7 @@ class Advisor:
         placeable = self.offers(as_of, question.setting)
         sizing = self._sizing(question, job, work, rulings, max((o.gpu.memory_gb for o in placeable), default=0.0))
         max_count = self.rulebook.param("one-machine", "gpus_per_machine" if question.setting in (None, "desktop") else "gpus_per_server")
-        configs, excluded = configure(placeable, sizing, question.gpus, max_count if not question.gpus_fixed else question.gpus,
-                                      every_count=question.setting == "server")
+        configs, excluded = self._configured(question, job, as_of, placeable, sizing, max_count)
         named = compare.named_cards(self, question, as_of, self.offers(as_of), sizing) + compare.card_memory(question, sizing)
         if intent == "compare" and question.compare:
             return compare.compared(self, ctx, rulings, pricing, need, sizing, named)
@@ -221,6 +223,23 @@ class Advisor:
             factor=1.0 if question.memory_gb else job.memory_factor,
             build=build,
         )
+
+    def _configured(self, question: Question, job: Job, as_of: date, placeable: tuple[Offer, ...], sizing: Sizing,
+                    max_count: int) -> tuple[list[Configuration], list[dict[str, Any]]]:
+        """``configure`` over the offers, memoised: the configurations follow from the job (itself raised by the
+        personas), the date and the question's other parts, never from the budget, so every budget asked for
+        the same job shares one set. Copies out, so no answer can change another's."""
+        key = (id(job), as_of, but_budget(question))
+        hit = self._configurations.get(key)
+        if hit is not None and hit[0] is job:
+            self._configurations.move_to_end(key)
+            return list(hit[1]), list(hit[2])
+        configs, excluded = configure(placeable, sizing, question.gpus, max_count if not question.gpus_fixed else question.gpus,
+                                      every_count=question.setting == "server")
+        self._configurations[key] = (job, tuple(configs), tuple(excluded))
+        if len(self._configurations) > CONFIGURATIONS_KEPT:
+            self._configurations.popitem(last=False)
+        return configs, excluded
 
     def _pick(self, c: Configuration, rulings: Rulings, pricing: Pricing, label: str, factor: float) -> Pick:
         return ranking.pick(c, rulings, pricing, self.performance.measured(c.gpu.id), label, factor)

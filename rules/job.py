@@ -24,7 +24,8 @@ Several cards pool their memory only for methods that split the model
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from operator import attrgetter
 from typing import Any, Mapping
 
 from rules.answer import MemoryNeed
@@ -34,7 +35,7 @@ from rules.performance import workload_key
 from rules.question import Question
 from rules.rulebook import Rulebook
 
-__all__ = ["Job", "job_for", "fit_on", "POOLING"]
+__all__ = ["Job", "job_for", "fit_on", "but_budget", "POOLING"]
 
 GB = 1e9
 GIB_IN_GB = 2**30 / 1e9  # card memory is sold in GiB
@@ -82,12 +83,21 @@ class Job:
         return self.precision
 
 
-_CACHE: dict[tuple[int, Question], tuple[Rulebook, Job]] = {}
+_BUT_BUDGET = attrgetter(*(f.name for f in fields(Question) if f.name != "budget"))
+
+
+def but_budget(question: Question) -> tuple[Any, ...]:
+    """Every field of the question but its budget: the key of what depends on the question but not on what it may cost."""
+    return _BUT_BUDGET(question)
+
+
+_CACHE: dict[tuple[int, tuple[Any, ...]], tuple[Rulebook, Job]] = {}
 
 
 def job_for(question: Question, rulebook: Rulebook) -> Job:
-    """The job a question describes; cached, since the engine asks for it per card."""
-    key = (id(rulebook), question)
+    """The job a question describes; cached, since the engine asks for it per card, and keyed on
+    everything but the budget, which never changes the job (so every budget shares one job and its fits)."""
+    key = (id(rulebook), but_budget(question))
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is rulebook:
         return hit[1]

@@ -140,9 +140,16 @@ class Context:
         floor_gb = max([self.param("memory-caveat", "min_memory_gb")[self.question.workload]]
                        + [p.min_memory_gb for p in self.personas if p.min_memory_gb])
         if job.model is None and not self.question.memory_gb and floor_gb > job.need.gb:
+            key = (id(job), floor_gb)  # one raised job per job and floor, so its fits are cached too (rules.job.fit_on)
+            hit = _RAISED.get(key)
+            if hit is not None and hit[0] is job:
+                return hit[1]
             how = self.say("job.typical_32_bit" if job.memory_factor != 1.0 else "job.typical",
                            workload=term("task", self.question.workload, self.language), gb=f"{floor_gb:g}")
-            job = replace(job, need=MemoryNeed(float(floor_gb), how), shardable_gb=0.0)
+            if len(_RAISED) > 4096:
+                _RAISED.clear()
+            _RAISED[key] = (job, replace(job, need=MemoryNeed(float(floor_gb), how), shardable_gb=0.0))
+            return _RAISED[key][1]
         return job
 
     @property
@@ -155,6 +162,7 @@ class Context:
         return self.performance.relative(gpu, self.work, self.job.compute_precision)
 
 
+_RAISED: dict[tuple[int, float], tuple[Job, Job]] = {}  # (id of the job, floor) -> (the job, raised to the floor)
 _RULES: dict[str, Callable[[Context], Ruling]] = {}
 
 
