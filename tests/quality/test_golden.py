@@ -132,6 +132,11 @@ def _check_top_desktop(wanted, answer, text, catalog):
     return None if desktop == wanted else f"top pick {top} is {'a desktop part' if desktop else 'not a desktop part'}"
 
 
+def _check_shown_form_factor_none_of(form_factors, answer, text, catalog):
+    wrong = [f"{p.get('gpu')} ({p.get('form_factor')})" for p in _all_picks(answer) if p.get("form_factor") in form_factors]
+    return f"shown: {', '.join(wrong)}" if wrong else None
+
+
 def _check_top_vendor(vendors, answer, text, catalog):
     vendor = _get(_top(answer), "vendor")
     return None if vendor in vendors else f"top pick's vendor {vendor}, expected {', '.join(vendors)}"
@@ -227,6 +232,7 @@ CHECKS = {
     "top_any_of": _check_top_any_of,
     "top_none_of": _check_top_none_of,
     "top_desktop": _check_top_desktop,
+    "shown_form_factor_none_of": _check_shown_form_factor_none_of,
     "top_vendor": _check_top_vendor,
     "top_memory_gb": _check_top_memory_gb,
     "top_total_memory_gb": _check_top_total_memory_gb,
