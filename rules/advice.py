@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rules.answer import Finding
 from rules.choose import Choice, Floor, still_better
 from rules.configurations import Configuration
-from rules.job import fit_on
+from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
 from rules.messages import cited, say, term
 from rules.registry import Context, Keep, Persona, Rechoose, Ruling, Wait, rule
 from rules.rulebook import Rulebook
@@ -208,6 +208,56 @@ def memory_floor(ctx: Context) -> Ruling:
     return Ruling(floor=floor, used_over=ctx.param("memory-floor", "used_when_new_costs_more_than"), choice=choice)
 
 
+@rule("memory-value")
+def memory_value(ctx: Context) -> Ruling:
+    """Memory-bound jobs (LLM fine-tuning): a configuration is worth its speed scaled by how much of the job's
+    class it holds — the named model with headroom, else the largest open model class fine-tuned on the date."""
+    reference = _memory_reference(ctx)
+    if reference is None:
+        return NOTHING
+    job, target, name = reference
+    share = ctx.param("memory-value", "speed_share")
+    pools = job.pooling != "none" and job.shardable_gb > 0
+
+    def held(memory_gb: float, count: int) -> float:
+        """The share of the reference job N cards of this size hold (each card's part, when the method shards it)."""
+        per_card = (job.need.gb - job.shardable_gb * (1 - 1 / count)) if pools else job.need.gb
+        per_card *= target / job.need.gb
+        return min(1.0, memory_gb * GIB_IN_GB / per_card)
+
+    def worth(memory_gb: float, count: int) -> float:
+        return share + (1 - share) * held(memory_gb, count)
+
+    need = (Finding("memory-value", "applied", ctx.say("rule.memory_value.need", reference=name, gb=f"{target:.0f}",
+                                                       share=f"{share:g}")),)
+
+    def card(c: Configuration) -> list[Finding]:
+        if c.memory_value >= 1.0:
+            return [Finding("memory-value", "applied", ctx.say("rule.memory_value.holds", reference=name))]
+        return [Finding("memory-value", "applied", ctx.say("rule.memory_value.card", held=f"{held(c.gpu.memory_gb, c.count):.0%}",
+                                                           reference=name, worth=f"{c.memory_value:.2f}"))]
+    return Ruling(worth=worth, need=need, card=card)
+
+
+def _memory_reference(ctx: Context) -> tuple[Job, float, str] | None:
+    """(the reference job, its need in GB with headroom, its name) for a memory-bound question; None for others."""
+    q, job = ctx.question, ctx.job
+    if q.memory_gb or job.method not in ctx.param("memory-value", "methods") or not (job.is_llm or q.workload == "llm"):
+        return None
+    if job.model is not None:
+        return job, job.need.gb * (1 + ctx.param("memory-value", "named_headroom")), job.model.name
+    day = ctx.as_of.isoformat()
+    rows = [row for row in ctx.param("memory-value", "reference_models") if row["from"] <= day]
+    if not rows:
+        return None
+    row = max(rows, key=lambda r: r["from"])
+    reference = job_for(q.refined(model=row["model"], params_b=None), ctx.rulebook)
+    if reference.model is None:
+        return None
+    name = ctx.say("rule.memory_value.class", model=reference.model.name, method=term("method", METHOD_NAMES[reference.method], ctx.language))
+    return reference, reference.need.gb, name
+
+
 @rule("cost-efficiency")
 def cost_efficiency(ctx: Context) -> Ruling:
     threshold = ctx.param("cost-efficiency", "step_up_threshold" if ctx.budget_usd is not None else "no_budget_threshold")
@@ -304,6 +354,8 @@ def vendor_intel(ctx: Context) -> Ruling:
 def product_lines(ctx: Context) -> Ruling:
     """Lines the seed advises against, and modules that need a whole server, never lead a desktop answer."""
     avoid = ctx.param("product-lines", "poor_value_lines")
+    if _memory_reference(ctx) is not None:  # the memory no consumer card has is what the job needs
+        avoid = [line for line in avoid if line not in ctx.param("product-lines", "memory_bound_lines")]
     server = ctx.question.setting == "server"
 
     def card(c: Configuration) -> list[Finding]:

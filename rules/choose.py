@@ -3,14 +3,17 @@
 The budget is what the person is ready to spend. Among the configurations that hold
 the job, clear the workload's memory floor and fit the budget, the pick maximises
 
-    speed − λ × price,   λ = threshold × (speed per dollar of the market's best value)
+    worth − λ × price,   λ = threshold × (worth per dollar of the market's best value)
 
+where worth is the speed, scaled for memory-bound jobs by how much of the job's class the
+configuration's memory holds (rule ``memory-value``; the speed itself for every other job),
 so a pricier option wins only while each extra dollar buys at least ``threshold``
-times the speed a dollar buys on the best-value option (rule ``cost-efficiency``:
+times the worth a dollar buys on the best-value option (rule ``cost-efficiency``:
 diminishing returns, the seed's TL;DR taking the RTX 2070 over the more
 cost-efficient RTX 2060). A budget far beyond the best value lowers λ to
-``threshold × fastest affordable speed / budget``: whoever sets aside that much
-values speed more. λ never rises with the budget, so a larger budget never gives a slower pick.
+``threshold × most worth affordable / budget``: whoever sets aside that much
+values speed more. λ never rises with the budget, so a larger budget never gives a pick of less
+worth: never slower, unless roomier for a memory-bound job.
 """
 
 from __future__ import annotations
@@ -50,7 +53,11 @@ class Choice:
 
 
 def _key(config: Configuration, lam: float):
-    return (-(config.speed - lam * config.total_usd), config.total_usd, config.gpu.id, config.offer.condition)
+    return (-(config.worth - lam * config.total_usd), config.total_usd, config.gpu.id, config.offer.condition)
+
+
+def _worth_per_usd(config: Configuration) -> float:
+    return config.worth / config.total_usd
 
 
 def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Floor | None, threshold: float,
@@ -91,12 +98,12 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
             choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language)
             note = Finding("persona-little-money", "applied", say("choice.used_within_budget", language))
             return replace(choice, notes=(note, *choice.notes))
-        lam = threshold * max((c.value for c in used_ones), default=0.0)
+        lam = threshold * max((_worth_per_usd(c) for c in used_ones), default=0.0)
         return Choice(None, alternatives={"used": min(used_ones, key=lambda c: _key(c, lam))} if used_ones and not used_ok else {},
                       over_budget=tuple(least))
     leading = [c for c in pool if headline(c)] or pool
-    best_value = max(leading, key=lambda c: (c.value, -c.total_usd, c.gpu.id))
-    lam = threshold * best_value.value
+    best_value = max(leading, key=lambda c: (_worth_per_usd(c), -c.total_usd, c.gpu.id))
+    lam = threshold * _worth_per_usd(best_value)
     if budget_usd:
         lam = min(lam, threshold * _budget_value(leading, budget_usd))
     ranked = sorted((c for c in pool if affordable(c)), key=lambda c: _key(c, lam))
@@ -152,7 +159,7 @@ def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
             break
         if fastest > 0:
             ratio = min(ratio, fastest / config.total_usd)
-        fastest = max(fastest, config.speed)
+        fastest = max(fastest, config.worth)
     return min(ratio, fastest / budget_usd) if fastest > 0 else ratio
 
 
@@ -209,13 +216,13 @@ def _explain(top: Configuration, best_value: Configuration, within: list[Configu
     """Why the pick sits where it does on the price/speed ladder."""
     notes: list[Finding] = []
     if top.gpu.id != best_value.gpu.id and top.total_usd > best_value.total_usd:
-        gain = (top.speed - best_value.speed) / (top.total_usd - best_value.total_usd) * 1000
+        gain = (top.worth - best_value.worth) / (top.total_usd - best_value.total_usd) * 1000
         notes.append(Finding("cost-efficiency", "applied", say("choice.stepped_up", language, name=best_value.gpu.name, gain=f"{gain:.2f}",
-                                                        threshold=f"{threshold:g}", value=f"{best_value.value * 1000:.2f}")))
+                                                        threshold=f"{threshold:g}", value=f"{_worth_per_usd(best_value) * 1000:.2f}")))
     faster = [c for c in within if c.speed > top.speed]
     if faster:
         nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
-        gain = (nxt.speed - top.speed) / max(nxt.total_usd - top.total_usd, 1e-9) * 1000
+        gain = (nxt.worth - top.worth) / max(nxt.total_usd - top.total_usd, 1e-9) * 1000
         notes.append(Finding("cost-efficiency", "applied", say("choice.stopped_before", language, count=nxt.count, name=nxt.gpu.name,
                                                         faster=f"{nxt.speed / top.speed - 1:.0%}", more=f"{nxt.total_usd - top.total_usd:,.0f}",
                                                         gain=f"{gain:.2f}", worth=f"{lam * 1000:.2f}")))

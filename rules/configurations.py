@@ -29,6 +29,7 @@ class Configuration:
     speed: float  # all cards together, relative to one reference card
     fit: Fit
     tokens_per_second: float | None = None
+    memory_value: float = 1.0  # the share of its speed the configuration is worth for the job (rule memory-value)
     gpu: Gpu = field(init=False, repr=False, compare=False)  # the offer's card, kept at hand: the choice looks it up thousands of times
 
     def __post_init__(self) -> None:
@@ -38,6 +39,12 @@ class Configuration:
     def value(self) -> float:
         """Speed per dollar: the seed's cost-efficiency measure."""
         return self.speed / self.total_usd
+
+    @property
+    def worth(self) -> float:
+        """What the choice weighs against the price: the speed, scaled down where the memory holds less
+        of a memory-bound job than it could (rule ``memory-value``); the speed itself for every other job."""
+        return self.speed * self.memory_value
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,7 @@ class Sizing:
     pools_for_speed: bool  # False: split layers run one after another (inference), no speed-up
     build: Callable[[Gpu, int], str | None] = lambda gpu, count: None  # why N of a card cannot go in one box
     factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit training, 2019 count)
+    memory_value: Callable[[float, int], float] = lambda memory_gb, count: 1.0  # rule memory-value, for N cards of this size
 
 
 def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: int,
@@ -67,6 +75,7 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
     fits: dict[tuple[float, int], Fit] = {}
     counts = (asked,) if asked > 1 else tuple(range(1, max_count + 1))
     speedups = {n: sizing.speedup(n) for n in counts}
+    worth: dict[tuple[float, int], float] = {}
     for offer in offers:
         gpu = offer.gpu
         fit = None
@@ -93,8 +102,10 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
                     fits[(gpu.memory_gb, n)] = sizing.fit(gpu.memory_gb, n)
                 fit = fits[(gpu.memory_gb, n)]
             scale = speedups[n] if (not fit.sharded or sizing.pools_for_speed) else 1.0
+            if (gpu.memory_gb, n) not in worth:
+                worth[(gpu.memory_gb, n)] = sizing.memory_value(gpu.memory_gb, n)
             made.append(Configuration(offer, n, offer.unit_usd * n, relative, relative * scale, fit,
-                                      sizing.tokens_per_second(gpu, n)))
+                                      sizing.tokens_per_second(gpu, n), worth[(gpu.memory_gb, n)]))
     return made, excluded
 
 

@@ -222,6 +222,7 @@ class Advisor:
             pools_for_speed=job.pooling != "layer-split" and not in_all,
             factor=1.0 if question.memory_gb else job.memory_factor,
             build=build,
+            **({"memory_value": worth} if (worth := rulings.first("worth")) else {}),
         )
 
     def _configured(self, question: Question, job: Job, as_of: date, placeable: tuple[Offer, ...], sizing: Sizing,

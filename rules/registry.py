@@ -84,6 +84,7 @@ class Ruling:
     headline: Callable[[Configuration], bool] | None = None  # what may lead the answer
     prefer: Callable[[Choice, Rechoose], Choice] | None = None  # a choice the rule would rather lead with
     refuse: Callable[[Gpu, int], str | None] | None = None  # why N of a card cannot go in one box
+    worth: Callable[[float, int], float] | None = None  # the share of its speed N cards of this size are worth for the job
     plan: tuple[Finding, ...] = ()  # lines about the plan: cards, cloud, date
     need: tuple[Finding, ...] = ()  # lines about the job's memory
     choice: Callable[[Choice], list[Finding]] | None = None  # lines about the choice made
