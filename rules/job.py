@@ -293,7 +293,10 @@ class _Counter:
             said.append(self.say("assumed.method", method=self.method(method), precision=precision))
         if llm:
             said.append(self.say("assumed.context", context=f"{context:,}"))
-        said.append(self.say("assumed.batch", batch=batch))
+        if llm and method == "inference" and batch > 1:  # users served at once: each sequence keeps its own KV cache
+            said.append(self.say("assumed.concurrent", batch=batch, context=f"{context:,}"))
+        else:
+            said.append(self.say("assumed.batch", batch=batch))
         if method_assumed:
             said.append(self.say("assumed.method_assumed", method=self.method(method)))
         return tuple(said)

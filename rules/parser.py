@@ -280,7 +280,7 @@ class _Scan:
     def run(self) -> None:
         self.original = self.text
         digits = any(ch.isdigit() for ch in self.text)  # most grammar needs a number: skip it cheaply when none
-        for step in (_dates, _quantisation, _context, _batch, _models, _money_range, _money_marked, _gpus,
+        for step in (_dates, _quantisation, _context, _batch, _users, _models, _money_range, _money_marked, _gpus,
                      _memory, _params, _hours, _counts, _money_words, _keywords, _bare_number):
             if digits or step not in _NEED_DIGITS:
                 step(self)
@@ -813,6 +813,17 @@ def _batch(scan: _Scan) -> None:
     scan.take(_BATCH, lambda m: scan.put("batch", int(m.group("n")), m.group()))
 
 
+_USERS = _bounded(
+    r"(?P<n>\d{1,4})\s+(?:concurrent\s+|simultaneous\s+|active\s+|parallel\s+|одновременн\w*\s+)?"
+    r"(?:users|people|clients|sessions|requests|conversations|пользовател\w*|человек|клиент\w*|запрос\w*)(?!\w)"
+)
+
+
+def _users(scan: _Scan) -> None:
+    """'for 20 users', '50 concurrent requests': sequences served at once, each with its KV cache (vLLM's max_num_seqs)."""
+    scan.take(_USERS, lambda m: scan.put("batch", int(m.group("n")), m.group()))
+
+
 @lru_cache(maxsize=1)
 def _count_patterns() -> tuple[re.Pattern[str], ...]:
     v = vocabulary()
@@ -899,7 +910,7 @@ def _bare_number(scan: _Scan) -> None:
 
 
 _NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({
-    _dates, _money_range, _quantisation, _context, _batch, _memory, _params, _hours, _money_words, _bare_number})
+    _dates, _money_range, _quantisation, _context, _batch, _users, _memory, _params, _hours, _money_words, _bare_number})
 
 # ----------------------------------------------------------------------------- the question
 
@@ -953,14 +964,20 @@ def _most_demanding(scan: _Scan, question: Question, understood: list[str], toda
     jobs = {(task, method) for _, task, method, _ in words}
     sized = []
     for at, model, params, phrase in scan.models:
-        task, method = question.task, question.method
-        if len(jobs) > 1:
-            before = [w for w in words if w[0] < at] or words
-            _, task, method, _ = max(before, key=lambda w: w[0]) if before is not words else before[0]
-        candidate = replace(question, model=model, params_b=params if model is None or params else None,
-                            task=task, method=method)
-        job = job_for(candidate, load_rulebook())
-        sized.append((job.need.gb, phrase, candidate, METHOD_NAMES.get(job.method, job.method)))
+        options = [(question.task, question.method)]
+        if len(jobs) > 1:  # the job word nearest before the model; with none before it, each job named
+            before = [w for w in words if w[0] < at]
+            named = [j for j in jobs if j[1] or not any(o[0] == j[0] and o[1] for o in jobs)]  # "fine-tune ... with LoRA": LoRA's
+            nearest = max(before, key=lambda w: w[0])[1:3] if before else None
+            if nearest is not None and nearest[1] is None:  # "fine-tune 8B-14B with LoRA and QLoRA": each method named for it
+                options = sorted((j for j in named if j[0] == nearest[0]), key=str) or [nearest]
+            else:
+                options = [nearest] if nearest is not None else sorted(named, key=str)
+        for task, method in options:
+            candidate = replace(question, model=model, params_b=params if model is None or params else None,
+                                task=task, method=method)
+            job = job_for(candidate, load_rulebook())
+            sized.append((job.need.gb, phrase, candidate, METHOD_NAMES.get(job.method, job.method)))
     best = max(range(len(sized)), key=lambda i: sized[i][0])
     gb, phrase, chosen, method = sized[best]
     if chosen.model is not None and chosen.params_b is None and question.params_b is not None:
@@ -1068,7 +1085,10 @@ def _job(scan: _Scan, changes: dict[str, Any], understood: list[str], base: Ques
         elif task == "training":
             changes["method"] = None
             understood.append("method: not said; the answer picks one for the job and says so")
-    if "precision" in scan.values:
+    lighter = {phrase for _, _, method, phrase in scan.jobs if method == "qlora"} if changes.get("method") not in (None, "qlora") else set()
+    if "precision" in scan.values and scan.values["precision"][1] in lighter:
+        understood.append(f"precision: left to the method (the 4-bit of '{scan.values['precision'][1]}' is for the lighter method named)")
+    elif "precision" in scan.values:
         value, phrase = scan.values["precision"]
         changes["precision"] = value
         understood.append(_note("precision", value, phrase))
@@ -1095,8 +1115,12 @@ def _task_and_method(scan: _Scan, workload: str | None, base: Question,
         return None
     said = [job for job in scan.jobs if job[0] == strength]
     methods = [(method, phrase) for _, _, method, phrase in said if method]
-    method, method_phrase = methods[0] if methods else (None, "")
+    # several methods named ("with LoRA and QLoRA"): the machine must run the most demanding of them
+    method, method_phrase = max(methods, key=lambda m: _DEMAND.get(m[0], 0)) if methods else (None, "")
     return said[0][1], method, said[0][3], method_phrase
+
+
+_DEMAND = {"qlora": 1, "lora": 2, "full": 3, "pretrain": 4}  # memory each training method takes, least to most
 
 
 def _assumed_currency(amount: float, base: Question, fresh: bool, language: str | None) -> str:

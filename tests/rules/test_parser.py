@@ -994,3 +994,20 @@ def test_one_model_named_twice_is_one_job_with_the_method_the_text_gives():
                  "sdxl images and lora training for sdxl, $1000"):
         q = parse(text, today=TODAY).question
         assert (q.model, q.task, q.method) == ("sd-xl", "training", "lora"), text
+
+
+@pytest.mark.parametrize("text, users", [
+    ("vllm server to serve llama 3.1 8b for 20 users", 20),
+    ("serve qwen 14b to 50 concurrent requests", 50),
+    ("сервер для 30 пользователей, llama 8b", 30),
+])
+def test_users_served_at_once_are_concurrent_sequences(text: str, users: int) -> None:
+    """Each user served at once keeps a KV cache (vLLM's max_num_seqs): the count sizes the job's batch."""
+    assert parse(text, today=TODAY).question.batch == users
+
+
+def test_several_methods_named_size_for_the_most_demanding() -> None:
+    """'with LoRA and QLoRA': the machine must run 16-bit LoRA; QLoRA's 4-bit does not set the precision."""
+    question = parse("$15k lab workstation to fine-tune 8B-14B models with LoRA and QLoRA", today=TODAY).question
+    assert (question.method, question.precision, question.params_b) == ("lora", None, 14)
+    assert parse("fine-tune llama 8b with qlora", today=TODAY).question.method == "qlora"
