@@ -7,7 +7,6 @@ and nothing is stored; a conversation's turns are kept until they expire
 
 from __future__ import annotations
 
-import msgspec
 from anyio import to_thread
 from litestar import Controller, MediaType, Request, Response, post
 from litestar.di import NamedDependency
@@ -15,7 +14,7 @@ from litestar.di import NamedDependency
 from rules.question import AskRequest
 from service.api import ApiState, off_loop, today
 from service.api.docs import documented
-from service.api.inputs import read_json
+from service.api.inputs import read_as
 from service.conversations import load_question
 
 __all__ = ["AskController"]
@@ -30,7 +29,7 @@ class AskController(Controller):
     async def ask(self, request: Request, api: NamedDependency[ApiState]) -> Response:
         """Answers 'nlp $800'; with `start_conversation` and then `conversation_id`, 'what about 2 of them?'
         refines the last question. Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
-        body = msgspec.convert(await read_json(request, "ask-request", api.settings.max_body_bytes), AskRequest)
+        body = await read_as(request, "ask-request", AskRequest, api.settings.max_body_bytes)
         text, conversation_id = body.text, body.conversation_id
         previous = None
         if conversation_id and api.database_in_process:

@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
 from litestar import Request
 from referencing import Registry, Resource
 
@@ -23,7 +24,9 @@ from bench_agent.schema import load_schema as load_run_schema
 from rules import datafile
 from service.problems import InvalidInput, MalformedBody, PayloadTooLarge, UnsupportedMediaType
 
-__all__ = ["API_SCHEMA_DIR", "schema_names", "schema", "validator", "parse_json", "read_json", "check", "schema_errors"]
+__all__ = ["API_SCHEMA_DIR", "schema_names", "schema", "validator", "parse_json", "read_json", "read_as", "check", "schema_errors"]
+
+T = TypeVar("T")
 
 API_SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
@@ -111,3 +114,19 @@ async def read_json(request: Request[Any, Any, Any], schema_name: str, max_bytes
     """The request body parsed and validated against ``schema_name``."""
     document = parse_json(request.headers.get("content-type"), await request.body(), max_bytes)
     return check(schema_name, document)
+
+
+async def read_as(request: Request[Any, Any, Any], schema_name: str, type_: type[T], max_bytes: int) -> T:
+    """The request body as ``type_``, the msgspec type whose generated schema is ``schema_name``.
+
+    A valid body decodes straight into the type: msgspec enforces the same constraints the schema
+    states, in about a microsecond where a JSON Schema pass takes over 0.1 ms, the largest cost of a
+    request after the answer itself. A body it refuses is read again by :func:`read_json`, so every
+    problem is still worded and located by the schema."""
+    raw = await request.body()
+    if len(raw) <= max_bytes and _is_json(request.headers.get("content-type") or ""):
+        try:
+            return msgspec.json.decode(raw, type=type_)
+        except msgspec.MsgspecError:
+            pass
+    return msgspec.convert(await read_json(request, schema_name, max_bytes), type_)
