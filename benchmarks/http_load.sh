@@ -4,7 +4,8 @@
 #   benchmarks/http_load.sh                 # whichgpu serve-equivalent: uvicorn, 1 worker, no access log
 #   WORKERS=2 benchmarks/http_load.sh       # two uvicorn worker processes
 #   SERVER=cli benchmarks/http_load.sh      # `whichgpu serve` itself (what the README numbers use)
-#   VARY=1 benchmarks/http_load.sh          # a different question per request (no answer-cache hits)
+#   VARY=1 benchmarks/http_load.sh          # a different question per request (few answer-memo hits)
+#   VARY=1 MEMO=0 benchmarks/http_load.sh   # ... with the answer memo off: every answer computed
 #   DURATION=30s CONNECTIONS=64 benchmarks/http_load.sh
 #
 # Prints req/s, p99 latency and the server's CPU time per request for GET /healthz,
@@ -34,7 +35,10 @@ unset SLACK_BOT_TOKEN SLACK_SIGNING_SECRET SLACK_APP_TOKEN
 # Migrate and load the catalog once, so parallel workers start on a ready database.
 "$PY" -c "from service.app import create_app; create_app()" >/dev/null
 
-if [[ "$SERVER" == cli ]]; then
+if [[ "${MEMO:-1}" == 0 ]]; then  # the answer memo off: every request is answered from scratch
+    "$PY" -c "import uvicorn, service.snapshot as s; s.ANSWER_CACHE_SIZE = 0; uvicorn.run('service.app:create_app', factory=True,
+host='127.0.0.1', port=$PORT, log_level='warning', access_log=False)" >"$DATA/server.log" 2>&1 &
+elif [[ "$SERVER" == cli ]]; then
     .venv/bin/whichgpu serve --port "$PORT" >"$DATA/server.log" 2>&1 &
 else
     "$PY" -m uvicorn --factory service.app:create_app --host 127.0.0.1 --port "$PORT" \
@@ -80,7 +84,7 @@ run() {  # name, then wrk arguments; prints "name req/s p99 CPU-ms-per-request"
     echo "$cpu" >"$DATA/cpu.$name"
 }
 
-echo "server: $SERVER, workers: $WORKERS, vary: ${VARY:-0}, $CONNECTIONS connections, $THREADS wrk threads, $DURATION each, $(nproc) CPUs"
+echo "server: $SERVER, workers: $WORKERS, vary: ${VARY:-0}, memo: ${MEMO:-1}, $CONNECTIONS connections, $THREADS wrk threads, $DURATION each, $(nproc) CPUs"
 run healthz "$BASE/healthz"
 if [[ "${VARY:-0}" == 1 ]]; then
     WRK_KIND=recommendations run recommendations -s benchmarks/post_varied.lua "$BASE/v1/recommendations"

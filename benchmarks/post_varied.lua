@@ -3,6 +3,16 @@
 local workloads = {"cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"}
 local words = {"cv", "rnn", "nlp", "llm", "rl", "kaggle", "learning"}
 local kind = os.getenv("WRK_KIND") or "recommendations"
+-- Each wrk thread has its own Lua state; unseeded, every thread would send the same sequence of
+-- questions and all but the first would hit the answer memo. Seeded per thread, they differ.
+local threads = 0
+function setup(thread)
+    threads = threads + 1
+    thread:set("id", threads)
+end
+function init(args)
+    math.randomseed(1000 + (id or 0))
+end
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 request = function()
