@@ -149,8 +149,19 @@ def workload_priorities(ctx: Context) -> Ruling:
 @rule("memory-fit")
 def memory_fit(ctx: Context) -> Ruling:
     need = ctx.job.need
+    tight = ctx.param("memory-fit", "tight_headroom")
+    wide = ctx.job.precision in ("16-bit", "fp32") and ctx.job.method == "inference"  # weights that 8 bits would halve
+
+    def card(c: Configuration) -> list[Finding]:
+        found = [Finding("memory-fit", "applied", c.fit.reason)]
+        if not ctx.question.memory_gb and c.fit.fits and c.fit.effective_gb < need.gb * (1 + tight):
+            spare = max(c.fit.effective_gb / need.gb - 1, 0.0)
+            found.append(Finding("memory-fit", "warning", ctx.say("rule.memory_fit.tight_weights" if wide else "rule.memory_fit.tight",
+                                                                  spare=f"{spare:.0%}" if spare >= 0.01 else "< 1%", count=c.count,
+                                                                  name=c.gpu.name)))
+        return found
     return Ruling(need=(Finding("memory-fit", "applied", ctx.say("rule.memory_fit.need", gb=f"{need.gb:.1f}", how=need.how)),),
-                  card=lambda c: [Finding("memory-fit", "applied", c.fit.reason)],
+                  card=card,
                   named=lambda entry: Finding("memory-fit", "warning", entry["reason"]) if entry["status"] == "does-not-fit" else None)
 
 

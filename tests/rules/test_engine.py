@@ -481,3 +481,14 @@ def test_a_single_gpu_said_is_one_card_not_the_fewest_that_fit(recommend):
     assert one["picks"][0]["count"] == 1 and one["picks"][0]["memory_gb"] >= 48
     free = recommend(workload="llm", model="llama-65b", method="qlora", as_of=date(2023, 6, 15))
     assert free["picks"][0]["count"] == 2  # without the count said, two 24 GB cards hold it for less
+
+
+def test_a_pick_that_holds_the_job_with_little_to_spare_says_how_to_get_margin(advisor):
+    """FLUX.1 dev in bf16 (23.8 GB of weights) on a 24 GB card fits only as counted: the answer names fp8 weights
+    and CPU offload (ComfyUI's remedies), under the memory-fit rule; a roomy pick says nothing of the kind."""
+    tight = _ask(advisor, workload="image-generation", task="inference", model="flux-1-dev", budget=1200, as_of=date(2026, 11, 15))
+    lines = [f for f in tight["picks"][0]["rules"] if f["rule"] == "memory-fit" and f["verdict"] == "warning"]
+    assert tight["picks"][0]["memory_gb"] == 24  # $1,200 buys no 32 GB card in 2026
+    assert lines and "fp8" in lines[0]["reason"] and "CPU" in lines[0]["reason"]
+    roomy = _ask(advisor, workload="image-generation", task="inference", model="sd-xl", budget=1200, as_of=date(2026, 11, 15))
+    assert not [f for f in roomy["picks"][0]["rules"] if f["rule"] == "memory-fit" and f["verdict"] == "warning"]
