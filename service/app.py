@@ -20,7 +20,7 @@ from service.api import ApiState, dependencies
 from service.api.ask import AskController
 from service.api.benchmarks import BenchmarkController
 from service.api.chat import ChatController
-from service.api.docs import docs_assets, openapi_config, set_examples
+from service.api.docs import docs_assets, document_rate_limit, openapi_config, set_examples
 from service.api.gpus import GpuController
 from service.api.health import HealthController
 from service.api.recommendations import RecommendationController
@@ -73,7 +73,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     _live_examples(holder)
     metrics = ApiMetrics()
     writer = ConversationWriter(url, keep_days=settings.conversation_days)
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             RecommendationController, AskController, ChatController, GpuController, RuleController,
             SchemaController, HealthController, BenchmarkController, docs_assets(), *_extra_routes(settings, holder, metrics),
@@ -86,3 +86,5 @@ def create_app(settings: Settings | None = None) -> Litestar:
         state=State({"api": ApiState(settings, url, holder, metrics, writer)}),
         openapi_config=openapi_config(),
     )
+    document_rate_limit(app.openapi_schema)
+    return app

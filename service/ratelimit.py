@@ -26,7 +26,7 @@ from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEven
 
 from service.problems import PROBLEM_JSON, ApiError, problem_body
 
-__all__ = ["RateLimiter", "TooManyRequests", "rate_limit_middleware", "client_key", "EXEMPT_PATHS"]
+__all__ = ["RateLimiter", "TooManyRequests", "rate_limit_middleware", "client_key", "limits", "EXEMPT_PATHS"]
 
 EXEMPT_PATHS = frozenset({"/healthz", "/metrics", "/slack/events"})
 EXEMPT_POSTS = frozenset({"/v1/benchmarks"})  # agents authenticate with their token
@@ -89,9 +89,13 @@ class RateLimiter:
             del self._buckets[next(iter(self._buckets))]
 
 
+def limits(method: str, path: str) -> bool:
+    """Whether the limit counts ``method path``: the one rule the middleware and the OpenAPI document share."""
+    return path not in EXEMPT_PATHS and not (method.upper() == "POST" and path in EXEMPT_POSTS)
+
+
 def _limited(scope: Scope) -> bool:
-    path = scope.get("path", "")
-    return scope["type"] == "http" and path not in EXEMPT_PATHS and not (scope.get("method") == "POST" and path in EXEMPT_POSTS)
+    return scope["type"] == "http" and limits(str(scope.get("method", "")), scope["path"])
 
 
 async def _refuse(scope: Scope, send: Send, error: TooManyRequests) -> None:

@@ -22,13 +22,17 @@ from typing import Any, cast
 
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
-from litestar.openapi.spec import Example, OpenAPIMediaType, OpenAPIResponse, Operation, Reference, RequestBody, Schema
+from litestar.openapi.spec import (
+    OpenAPI, Example, OpenAPIHeader, OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Reference, RequestBody, Schema,
+)
 from litestar.router import Router
 from litestar.static_files import create_static_files_router
 
 from service.api import inputs
+from service.problems import problem_body
+from service.ratelimit import TooManyRequests, limits
 
-__all__ = ["documented", "set_examples", "inline", "openapi_config", "docs_assets", "ASSETS_PATH"]
+__all__ = ["documented", "document_rate_limit", "set_examples", "inline", "openapi_config", "docs_assets", "ASSETS_PATH"]
 
 ASSETS_PATH = "/docs-assets"
 ASSET_FILES = ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css", "favicon-32x32.png")
@@ -120,6 +124,22 @@ def documented(response: str | None, request: str | None = None, errors: tuple[i
             self.responses = responses
 
     return DocumentedOperation
+
+
+def document_rate_limit(openapi: OpenAPI) -> None:
+    """429 with ``Retry-After`` on every operation the per-client limit counts (:func:`service.ratelimit.limits`):
+    the document says what the server can answer, whether or not this one has ``WHICHGPU_RATE_LIMIT`` set."""
+    example = problem_body(TooManyRequests(1.0, 120), "/v1/ask")
+    for path, item in (openapi.paths or {}).items():
+        for method in ("get", "put", "post", "delete", "options", "head", "patch", "trace"):
+            operation = getattr(item, method, None)
+            if operation is None or not limits(method, path):
+                continue
+            operation.responses = {**(operation.responses or {}), "429": OpenAPIResponse(
+                description="Over the per-client rate limit (`WHICHGPU_RATE_LIMIT` requests a minute; off by default)",
+                headers={"Retry-After": OpenAPIHeader(schema=Schema(type=OpenAPIType.INTEGER, minimum=1), required=True,
+                                                      description="Seconds until the client may ask again")},
+                content={"application/problem+json": _media_type(inline("problem"), {"problem": Example(value=example)})})}
 
 
 def _swagger_ui_dir() -> Path:

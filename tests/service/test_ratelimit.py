@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+import jsonschema
 import pytest
 
 from tests.app_client import app_client
@@ -72,3 +75,25 @@ def test_over_the_limit_is_429_with_retry_after_and_health_is_never_counted(tmp_
 def test_no_limit_by_default(tmp_path):
     with app_client(tmp_path) as client:
         assert {client.get("/v1/models").status_code for _ in range(200)} == {200}
+
+
+def test_the_document_gives_429_and_retry_after_exactly_where_the_limit_counts(tmp_path):
+    """Documented whether or not the limit is on; each documented 429 is what the server sends when it is."""
+    with app_client(tmp_path) as client:
+        document = client.get("/schema/openapi.json").json()
+    operations = [(method, path, operation) for path, item in document["paths"].items() for method, operation in item.items()]
+    limited = [(method, path, op) for method, path, op in operations if "429" in op["responses"]]
+    assert {(m, p) for m, p, _ in operations} - {(m, p) for m, p, _ in limited} == {
+        ("get", "/healthz"), ("get", "/metrics"), ("post", "/v1/benchmarks")}
+    with app_client(tmp_path / "limited", rate_limit=1) as client:
+        client.get("/v1/models")  # the one request a minute
+        for method, path, operation in limited:
+            documented = operation["responses"]["429"]
+            assert documented["headers"]["Retry-After"]["required"] is True
+            refused = client.request(method.upper(), re.sub(r"\{[^}]+\}", "x", path), json={} if method == "post" else None)
+            assert refused.status_code == 429, (method, path)
+            assert int(refused.headers["retry-after"]) >= documented["headers"]["Retry-After"]["schema"]["minimum"]
+            schema = documented["content"][refused.headers["content-type"]]["schema"]
+            jsonschema.validate(refused.json(), schema)
+        for method, path in (("get", "/healthz"), ("get", "/metrics")):
+            assert client.request(method.upper(), path).status_code == 200
