@@ -38,10 +38,13 @@ def is_server_only(gpu) -> bool:
 
 
 def fits_setting(gpu, setting: str | None) -> bool:
-    """A desktop (the default) takes retail cards and whole systems; a server takes anything sold."""
+    """A desktop (the default) takes retail cards and whole systems; a server takes any card or module sold,
+    but not a whole desktop computer (a Mac Studio or DGX Spark has no place in a rack chassis)."""
     if gpu.form_factor == "cloud":
         return False
-    return setting in ("server", "cloud") or not is_server_only(gpu)
+    if setting in ("server", "cloud"):
+        return gpu.form_factor != "system"
+    return not is_server_only(gpu)
 
 
 def offers_at(catalog, as_of: date, new_prices: Pricing, any_prices: Pricing) -> tuple[Offer, ...]:

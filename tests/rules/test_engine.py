@@ -492,3 +492,11 @@ def test_a_pick_that_holds_the_job_with_little_to_spare_says_how_to_get_margin(a
     assert lines and "fp8" in lines[0]["reason"] and "CPU" in lines[0]["reason"]
     roomy = _ask(advisor, workload="image-generation", task="inference", model="sd-xl", budget=1200, as_of=date(2026, 11, 15))
     assert not [f for f in roomy["picks"][0]["rules"] if f["rule"] == "memory-fit" and f["verdict"] == "warning"]
+
+
+def test_a_server_answer_names_no_whole_desktop_computer(advisor):
+    """'rack server for llm inference $50000': a Mac Studio or DGX Spark cannot go into a rack chassis, so neither the
+    pick nor a labelled alternative (the roomiest) may be one (the same setting rule for every configuration shown)."""
+    answer = _ask(advisor, workload="llm", task="inference", budget=50000, setting="server", as_of=date(2026, 11, 15))
+    shown = _shown(answer)
+    assert shown and all(p["form_factor"] != "system" for p in shown), [p["gpu"] for p in shown]
