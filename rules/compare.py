@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rules.answer import Answer, MemoryNeed, NamedCard, Pick
 from rules.configurations import Configuration, Sizing
-from rules.job import job_for
+from rules.job import METHOD_NAMES, fit_on, job_for
 from rules.messages import DEFAULT_LANGUAGE, say, term
 from rules.money import Pricing
 from rules.offers import Offer
@@ -85,9 +85,40 @@ def _named_one(advisor: Advisor, question: Question, as_of: date, asked: str, pr
     if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
         holds = say("named.holds" if count == 1 else "named.hold", lang, **cards)
         return entry | {"status": "fits", "reason": f"{holds} ({speed}{'; ' + unpriced if unpriced else ''})"}
+    room = _room(advisor, question, gpu.memory_gb, count)
     if offer is None:
-        return entry | {"status": "no-current-price", "reason": f"{gpu.name}: {unpriced}; {speed}"}
-    return entry | {"status": "compared", "reason": f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB"}
+        return entry | {"status": "no-current-price", "reason": f"{gpu.name}: {unpriced}; {speed}{room}"}
+    return entry | {"status": "compared", "reason": f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB{room}"}
+
+
+def _room(advisor: Advisor, question: Question, memory_gb: float, count: int) -> str:
+    """For an LLM compare with no model named, the largest dense model the cards hold: speed
+    alone hides the trade people weigh (an RTX 5090 is faster; a 128 GB DGX Spark holds
+    models the 5090 cannot)."""
+    if question.workload != "llm" or question.model or question.params_b or question.memory_gb:
+        return ""
+    largest = _largest_model_b(advisor, question, memory_gb, count)
+    if largest is None:
+        return ""
+    job = job_for(question.refined(params_b=largest), advisor.rulebook)
+    lang = question.language
+    return say("named.room", lang, params=f"{largest:g}", precision=term("precision", job.precision, lang),
+               method=term("method", METHOD_NAMES[job.method], lang), context=f"{job.context_tokens:,}")
+
+
+def _largest_model_b(advisor: Advisor, question: Question, memory_gb: float, count: int) -> float | None:
+    """Largest dense model size (billions, two significant figures) whose job, as asked, fits: fit grows with size."""
+    def fits(params_b: float) -> bool:
+        return fit_on(job_for(question.refined(params_b=params_b), advisor.rulebook), memory_gb, count).fits
+
+    low, high = 0.5, 2000.0
+    if not fits(low):
+        return None
+    for _ in range(14):  # to well under 1 %: sizes then round down to two figures
+        middle = (low * high) ** 0.5
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    digits = 10 ** (len(str(int(low))) - 2) if low >= 100 else 1
+    return float(int(low // digits * digits)) if low >= 10 else round(int(low * 10) / 10, 1)
 
 
 def card_memory(question: Question, sizing: Sizing) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 
 import pytest
@@ -250,6 +251,22 @@ def test_every_named_card_is_answered_even_without_a_price(advisor):
             assert entry["reason"]
             if entry["gpu"]:
                 assert entry["relative_performance"] > 0
+
+
+def test_an_llm_compare_without_a_model_says_how_large_a_model_each_card_holds(advisor):
+    """'dgx spark vs rtx 4090 for llm inference': speed alone hides the trade. Sources: NVIDIA's DGX Spark page
+    ("models up to 200 billion parameters" locally, at 4-bit); Qwen2.5 32B Q4_K_M is a 19.9 GB GGUF that runs on
+    one 24 GB card, while Llama 3 70B Q4_K_M (42.5 GB) does not fit one."""
+    answer = _ask(advisor, intent="compare", workload="llm", task="inference", compare=("rtx 4090", "dgx spark"))
+    room = {}
+    for entry in answer["named"]:
+        found = re.search(r"up to ~(\d+(?:\.\d+)?)B", entry["reason"])
+        assert found, entry["reason"]
+        room[entry["asked"]] = float(found.group(1))
+    assert 32 <= room["rtx 4090"] < 70
+    assert 150 <= room["dgx spark"] <= 230
+    sized = _ask(advisor, intent="compare", workload="llm", task="inference", model="llama-3.1-8b", compare=("rtx 4090",))
+    assert "up to ~" not in sized["named"][0]["reason"]  # a named model is fitted, not sized
 
 
 def test_an_upgrade_is_never_slower_or_smaller_than_the_card_owned(advisor):
