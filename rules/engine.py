@@ -57,6 +57,7 @@ class Advisor:
         self._offer_table: dict[tuple[date, str | None], tuple[Offer, ...]] = {}
         self._refusals: dict[tuple[str, int, bool], str | None] = {}
         self._midrange_cache: dict[tuple[date, str, str], float] = {}
+        self._largest: dict[int, tuple[tuple[Offer, ...], float]] = {}
         self._configurations: OrderedDict[tuple[Any, ...], tuple[Job, tuple[Configuration, ...], tuple[dict[str, Any], ...]]] = OrderedDict()
         self._labels = {k: v["label"] for k, v in self.rulebook.param("workload-priorities", "classes").items()}
 
@@ -82,7 +83,7 @@ class Advisor:
         job = ctx.job
         need = msgspec.structs.replace(job.need, method=job.method, assumptions=job.assumptions)
         placeable = self.offers(as_of, question.setting)
-        sizing = self._sizing(question, job, work, rulings, max((o.gpu.memory_gb for o in placeable), default=0.0))
+        sizing = self._sizing(question, job, work, rulings, self._largest_gb(as_of, question.setting))
         max_count = self.rulebook.param("one-machine", "gpus_per_machine" if question.setting in (None, "desktop") else "gpus_per_server")
         configs, excluded = self._configured(question, job, as_of, placeable, sizing, max_count)
         named = compare.named_cards(self, question, as_of, self.offers(as_of), sizing) + compare.card_memory(question, sizing)
@@ -148,6 +149,16 @@ class Advisor:
             else:
                 self._offer_table[key] = tuple(o for o in self.offers(as_of) if fits_setting(o.gpu, setting))
         return self._offer_table[key]
+
+    def _largest_gb(self, as_of: date, setting: str | None) -> float:
+        """The largest card's memory among ``offers(as_of, setting)``; cached with them."""
+        offers = self.offers(as_of, setting)
+        largest = self._largest.get(id(offers))
+        if largest is None or largest[0] is not offers:
+            if len(self._largest) > 64:
+                self._largest.clear()
+            largest = self._largest[id(offers)] = (offers, max((o.gpu.memory_gb for o in offers), default=0.0))
+        return largest[1]
 
     def resolve(self, name: str) -> tuple[Gpu | None, str | None]:
         """(gpu or None, a note when the name was guessed)."""

@@ -30,10 +30,24 @@ def languages() -> tuple[str, ...]:
     return tuple(load_data("messages")["languages"])
 
 
+_TEMPLATES: dict[tuple[str, str | None], str] = {}  # (key, language or None) -> template: one lookup per message
+
+
+def _templates() -> dict[tuple[str, str | None], str]:
+    if not _TEMPLATES:
+        for key, entry in catalogue().items():
+            _TEMPLATES[key, None] = entry[DEFAULT_LANGUAGE]
+            for language, template in entry.items():
+                _TEMPLATES[key, language] = template or entry[DEFAULT_LANGUAGE]
+    return _TEMPLATES
+
+
 def say(key: str, language: str | None = None, /, **values: Any) -> str:
-    """The message ``key`` in ``language`` (English when None), with ``values`` filled in."""
-    entry = catalogue()[key]
-    template = entry.get(language or DEFAULT_LANGUAGE) or entry[DEFAULT_LANGUAGE]
+    """The message ``key`` in ``language`` (English when None or unknown), with ``values`` filled in.
+    An answer says some 75 messages, so the template is one dictionary lookup away."""
+    template = (_TEMPLATES or _templates()).get((key, language))
+    if template is None:
+        template = catalogue()[key][DEFAULT_LANGUAGE]  # a language the catalogue lacks reads English; an unknown key raises
     return template.format(**values) if values else template
 
 

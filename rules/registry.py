@@ -127,7 +127,7 @@ class Context:
 
     def say(self, key: str, **values: Any) -> str:
         """The message ``key`` in the asker's language (rules.messages)."""
-        return say(key, self.language, **values)
+        return say(key, self.question.language, **values)
 
     @property
     def personas(self) -> tuple[Persona, ...]:
