@@ -19,18 +19,20 @@ from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
-from litestar import Controller, Request, Response, get, post
+import msgspec
+from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
+from litestar.params import JSONBody
 from litestar.response import Stream
 
 from rules.parser import parse
 from rules.question import MAX_TEXT_CHARS, Question, QuestionError, check_text
 from service.api import ApiState, off_loop, today
 from service.api.docs import documented
-from service.api.inputs import read_json
+from service.api.inputs import body_matches
 from service.problems import InvalidInput, NotFound, PayloadTooLarge
 
-__all__ = ["ChatController", "MODEL", "complete"]
+__all__ = ["ChatController", "ChatMessage", "ChatRequest", "MODEL", "complete"]
 
 MODEL = "whichgpu"
 CREATED = 1_735_689_600  # 2025-01-01, when the model id was first published
@@ -39,12 +41,32 @@ MAX_CONVERSATION_CHARS = 60_000  # every message's content together
 MAX_USER_CHARS = 8_000  # the user text parsed per request, at most (four full-length questions)
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
-    return ""
+class ContentPart(msgspec.Struct, frozen=True):
+    """One part of a message's content (OpenAI's ``{"type": "text", "text": ...}``); other kinds carry no text."""
+
+    type: str
+    text: str | None = None
+
+
+class ChatMessage(msgspec.Struct, frozen=True):
+    role: str
+    content: str | list[ContentPart] | None = None
+
+    @property
+    def text(self) -> str:
+        """The message's words: its content, or its text parts joined by lines."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(p.text for p in self.content or () if p.text is not None)
+
+
+class ChatRequest(msgspec.Struct, frozen=True):
+    """What this service reads of an OpenAI chat request (checked by chat-completion-request.json first);
+    the other parameters (temperature, tools …) are accepted and ignored."""
+
+    model: str
+    messages: list[ChatMessage]
+    stream: bool | None = None
 
 
 def _tokens(text: str) -> int:
@@ -56,7 +78,7 @@ def _too_long(detail: str, message: str) -> PayloadTooLarge:
     return PayloadTooLarge(detail + "; start a new conversation", [{"field": "messages", "message": message}])
 
 
-def _check_size(messages: list[dict[str, Any]], users: list[tuple[int, str]]) -> None:
+def _check_size(messages: list[ChatMessage], users: list[tuple[int, str]]) -> None:
     """The caps that bound one request's work: the newest question (earlier turns may be longer: only
     their first characters are read), all contents, the user text read."""
     index, text = users[-1]
@@ -65,7 +87,7 @@ def _check_size(messages: list[dict[str, Any]], users: list[tuple[int, str]]) ->
     except QuestionError:
         raise InvalidInput(f"the last user message is over {MAX_TEXT_CHARS} characters",
                            [{"field": f"messages.{index}.content", "message": f"at most {MAX_TEXT_CHARS} characters"}]) from None
-    total = sum(len(_text(m.get("content"))) for m in messages)
+    total = sum(len(m.text) for m in messages)
     if total > MAX_CONVERSATION_CHARS:
         raise _too_long(f"the conversation has {total} characters; at most {MAX_CONVERSATION_CHARS} are read",
                         f"at most {MAX_CONVERSATION_CHARS} characters in all messages together")
@@ -123,9 +145,9 @@ def _refine(text: str, previous: Question | None, today: date) -> Question | Non
 HISTORY = History()
 
 
-def complete(api: ApiState, messages: list[dict[str, Any]], today: date) -> tuple[str, int]:
+def complete(api: ApiState, messages: list[ChatMessage], today: date) -> tuple[str, int]:
     """The answer to the last user message, the earlier ones refining it; and the prompt token count."""
-    users = [(i, _text(m.get("content"))) for i, m in enumerate(messages) if m.get("role") == "user"]
+    users = [(i, m.text) for i, m in enumerate(messages) if m.role == "user"]
     if not users:
         raise InvalidInput("no user message to answer", [{"field": "messages", "message": "needs at least one message with role 'user'"}])
     _check_size(messages, users)
@@ -170,19 +192,19 @@ class ChatController(Controller):
                                      content={"text/event-stream": {
                                          "type": "object", "required": ["data"], "properties": {"data": {"type": "string"}},
                                          "description": "One server-sent event; with `stream: true` the `data` of each is a "
-                                                        "chat-completion-chunk.json, and the last is `[DONE]`"}}))
-    async def completions(self, request: Request, api: NamedDependency[ApiState]) -> Response:
+                                                        "chat-completion-chunk.json, and the last is `[DONE]`"}}),
+          guards=[body_matches("chat-completion-request")])
+    async def completions(self, data: JSONBody[ChatRequest], api: NamedDependency[ApiState]) -> Response:
         """Answers the last user message as Markdown; `stream: true` gives `chat.completion.chunk` events."""
-        body = await read_json(request, "chat-completion-request", api.settings.max_body_bytes)
-        if body["model"] != MODEL:
-            raise NotFound(f"model {body['model']!r} does not exist; use {MODEL!r}",
+        if data.model != MODEL:
+            raise NotFound(f"model {data.model!r} does not exist; use {MODEL!r}",
                            [{"field": "model", "message": f"only {MODEL!r} is served"}])
-        messages = body["messages"]
-        answer, prompt_tokens = await off_loop(sum(len(_text(m.get("content"))) for m in messages if m.get("role") == "user"),
+        messages = data.messages
+        answer, prompt_tokens = await off_loop(sum(len(m.text) for m in messages if m.role == "user"),
                                                complete, api, messages, today())
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
-        if body.get("stream"):
+        if data.stream:
             return Stream(_events(completion_id, created, answer), media_type="text/event-stream",
                           headers={"cache-control": "no-cache"})
         completion_tokens = _tokens(answer)

@@ -6,7 +6,8 @@ checks. A body is read raw (so Litestar never rejects it first with other words)
 checked for content type and size, parsed (:func:`parse_json`), then validated
 (:func:`check`); every failure is an :class:`~service.problems.ApiError` naming the
 field. Validators and error wording come from :mod:`rules.datafile`, the one home of
-JSON Schema handling.
+JSON Schema handling. A handler that declares a typed ``data`` puts :func:`body_matches` in
+its guards: the body is judged there, in these words, before Litestar decodes it into the type.
 """
 
 from __future__ import annotations
@@ -14,17 +15,20 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import msgspec
 from litestar import Request
+from litestar.connection import ASGIConnection
+from litestar.handlers import BaseRouteHandler
 from referencing import Registry, Resource
 
 from bench_agent.schema import load_schema as load_run_schema
 from rules import datafile
 from service.problems import InvalidInput, MalformedBody, PayloadTooLarge, UnsupportedMediaType
 
-__all__ = ["API_SCHEMA_DIR", "schema_names", "schema", "validator", "parse_json", "read_json", "read_as", "check", "schema_errors"]
+__all__ = ["API_SCHEMA_DIR", "schema_names", "schema", "validator", "parse_json", "read_json", "read_as", "check", "schema_errors", "body_matches"]
 
 T = TypeVar("T")
 
@@ -130,3 +134,21 @@ async def read_as(request: Request[Any, Any, Any], schema_name: str, type_: type
         except msgspec.MsgspecError:
             pass
     return msgspec.convert(await read_json(request, schema_name, max_bytes), type_)
+
+
+def body_matches(schema_name: str, generated_from: type | None = None
+                 ) -> Callable[[ASGIConnection[Any, Any, Any, Any], BaseRouteHandler], Awaitable[None]]:
+    """Guard: the body checked before Litestar decodes the handler's typed ``data``, so every refusal is
+    one of our problems, worded by schema ``schema_name``.
+
+    ``generated_from``: the type the schema is generated from, when it is (then :func:`read_as`'s fast
+    path holds); without it every body gets the schema pass. Litestar keeps the body read here."""
+    async def guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+        request: Request[Any, Any, Any] = Request(connection.scope, connection.receive)
+        max_bytes = connection.app.state["api"].settings.max_body_bytes
+        if generated_from is None:
+            await read_json(request, schema_name, max_bytes)
+        else:
+            await read_as(request, schema_name, generated_from, max_bytes)
+
+    return guard

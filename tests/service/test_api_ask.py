@@ -85,6 +85,13 @@ def test_bad_ask_input_is_422(client, body, field):
     problem(client.post("/v1/ask", json=body), 422, field)
 
 
+def test_a_body_is_judged_by_its_published_schema_before_it_is_decoded_into_its_type(client):
+    body = problem(client.post("/v1/ask", json={"text": 5, "start_conversation": "yes"}), 422, "start_conversation")
+    assert body["schema"] == "/v1/schemas/ask-request.json" and "ask-request.json" in body["detail"]
+    problem(client.post("/v1/ask", content=b'{"text": "nlp $800"}', headers={"content-type": "text/plain"}), 415, "content-type")
+    problem(client.post("/v1/ask", content=b'{"text": NaN}', headers={"content-type": "application/json"}), 400, "body")
+
+
 # --- OpenAI-compatible -------------------------------------------------------------------
 
 
@@ -113,7 +120,8 @@ def test_chat_answers_the_last_user_message_and_ignores_unknown_parameters(clien
 def test_earlier_user_messages_act_as_the_conversation(client):
     alone = chat(client, [{"role": "user", "content": "what about 2 of them?"}])["choices"][0]["message"]["content"]
     history = [{"role": "user", "content": "cv $3000"}, {"role": "assistant", "content": "…"},
-               {"role": "user", "content": [{"type": "text", "text": "what about 2 of them?"}]}]
+               {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}},
+                                            {"type": "text", "text": "what about 2 of them?"}]}]
     refined = chat(client, history)["choices"][0]["message"]["content"]
     assert "2 ×" in refined and refined != alone
 
