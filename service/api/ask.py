@@ -15,7 +15,7 @@ from litestar.params import JSONBody
 from rules.question import AskRequest
 from service.api import ApiState, off_loop, today
 from service.api.docs import documented
-from service.api.inputs import body_matches
+from service.api.inputs import checked_body
 from service.conversations import load_question
 
 __all__ = ["AskController"]
@@ -27,7 +27,7 @@ class AskController(Controller):
 
     @post("", operation_id="ask", status_code=200, summary="Ask in plain words (with follow-ups)",
           operation_class=documented("ask-response", "ask-request", (400, 404, 413, 415, 422)),
-          guards=[body_matches("ask-request", AskRequest)])
+          before_request=checked_body("ask-request", AskRequest))
     async def ask(self, data: JSONBody[AskRequest], api: NamedDependency[ApiState]) -> Response:
         """Answers 'nlp $800'; with `start_conversation` and then `conversation_id`, 'what about 2 of them?'
         refines the last question. Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""

@@ -29,7 +29,7 @@ from rules.parser import parse
 from rules.question import MAX_TEXT_CHARS, Question, QuestionError, check_text
 from service.api import ApiState, off_loop, today
 from service.api.docs import documented
-from service.api.inputs import body_matches
+from service.api.inputs import checked_body
 from service.problems import InvalidInput, NotFound, PayloadTooLarge
 
 __all__ = ["ChatController", "ChatMessage", "ChatRequest", "MODEL", "complete"]
@@ -193,7 +193,7 @@ class ChatController(Controller):
                                          "type": "object", "required": ["data"], "properties": {"data": {"type": "string"}},
                                          "description": "One server-sent event; with `stream: true` the `data` of each is a "
                                                         "chat-completion-chunk.json, and the last is `[DONE]`"}}),
-          guards=[body_matches("chat-completion-request")])
+          before_request=checked_body("chat-completion-request"))
     async def completions(self, data: JSONBody[ChatRequest], api: NamedDependency[ApiState]) -> Response:
         """Answers the last user message as Markdown; `stream: true` gives `chat.completion.chunk` events."""
         if data.model != MODEL:

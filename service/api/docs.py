@@ -1,8 +1,8 @@
 """OpenAPI operations that show the published JSON Schemas.
 
-A body is judged by its published schema (the guard :func:`service.api.inputs.body_matches`)
-before Litestar decodes it into the handler's typed ``data``, so the document shows that
-schema, the one the errors name. :func:`documented`
+A body is judged by its published schema (:func:`service.api.inputs.checked_body`) before it is
+decoded into the handler's typed ``data``, so the document shows that schema, the one the
+errors name. :func:`documented`
 makes an ``operation_class`` that puts the published schemas (``$ref`` inlined)
 and examples into the operation: request body, success response, and the
 problem+json errors. Response examples computed from the live catalog are added

@@ -79,6 +79,8 @@ def test_unknown_conversation_is_404(client):
     ({"text": "x" * 2001}, "text"),
     ({"text": "nlp", "conversation_id": "../etc"}, "conversation_id"),
     ({"text": "nlp", "extra": 1}, "extra"),
+    ({"text": "nlp", "start_conversation": "true"}, "start_conversation"),  # Litestar's lenient decoding would take these
+    ({"text": "nlp", "start_conversation": 1}, "start_conversation"),
     ({"text": "kaggle as of 2009"}, "as_of"),
 ])
 def test_bad_ask_input_is_422(client, body, field):

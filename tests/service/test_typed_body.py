@@ -1,6 +1,6 @@
 """A request body the typed decoder accepts is exactly one the published schema accepts.
 
-``read_as`` decodes a valid body straight into its msgspec type and leaves the JSON Schema
+``checked_body`` decodes a valid body straight into its msgspec type and leaves the JSON Schema
 (the published contract, and the wording of every problem) to bodies the type refuses; this
 holds only while the two agree, body by body, including at every limit.
 """
