@@ -25,14 +25,14 @@ import threading
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.enums import MediaType
-from litestar.params import FromPath
+from litestar.params import FromPath, FromQuery, QueryParameter
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 from markupsafe import Markup
@@ -43,6 +43,7 @@ from rules.messages import basis, say, term
 from rules.question import CURRENCIES, EARLIEST_AS_OF, MAX_TEXT_CHARS, WORKLOADS, QuestionError, check_text
 from service.api import ApiState, today
 from service.api.docs import documented
+from service.api.query import known_parameters_only
 from service.charts import FORMATS, KINDS, LAYOUTS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
 from service.problems import ApiError, InvalidInput, NotFound
 
@@ -68,16 +69,24 @@ def _problem(cls: type[ApiError], name: str, message: str) -> ApiError:
     return cls(f"{name}: {message}", [{"field": name, "message": message}])
 
 
-def _params(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
-    """The query string as single values; unknown or repeated parameters are refused by name."""
-    found: dict[str, str] = {}
-    for name, value in request.query_params.multi_items():
+def _given(values: dict[str, str | None], allowed: tuple[str, ...]) -> dict[str, str]:
+    """The typed parameters a request gave; one the chart does not take is refused by name."""
+    given = {name: value for name, value in values.items() if value is not None}
+    for name in given:
         if name not in allowed:
             raise _problem(InvalidInput, name, f"unknown parameter; expected: {', '.join(allowed)}")
-        if name in found:
-            raise _problem(InvalidInput, name, "given more than once")
-        found[name] = value
-    return found
+    return given
+
+
+# The chart's query parameters, as text: each is checked by the function that reads it (so a malformed
+# date is a 400 and an unknown workload a 422, each naming the parameter), not by Litestar's conversion.
+WorkloadParameter = Annotated[str | None, QueryParameter(description=f"One of {', '.join(CHART_WORKLOADS)} (default general)")]
+AsOfParameter = Annotated[str | None, QueryParameter(description="A date, YYYY-MM-DD (default today)")]
+CurrencyParameter = Annotated[str | None, QueryParameter(description=f"One of {', '.join(CURRENCIES)}, any case (default USD)")]
+UsedParameter = Annotated[str | None, QueryParameter(description="Count used prices: true/false, yes/no, on/off, 1/0")]
+LayoutParameter = Annotated[str | None, QueryParameter(description=f"One of {', '.join(LAYOUTS)}: narrow draws for a phone's width")]
+QuestionParameter = Annotated[str | None, QueryParameter(
+    description="The question in plain words, as POST /v1/ask takes it (the question chart only)")]
 
 
 def _as_of(text: str | None, now: date) -> date:
@@ -182,8 +191,8 @@ def _split_name(name: str) -> tuple[str, str]:
     return stem, fmt
 
 
-def _bar_chart(request: Request, api: ApiState, kind: str, fmt: str) -> Response:
-    query = chart_query(_params(request, ("workload", "as_of", "currency", "used", "layout")), today())
+def _bar_chart(request: Request, api: ApiState, kind: str, fmt: str, params: dict[str, str]) -> Response:
+    query = chart_query(params, today())
     snapshot = api.holder.get()
     key = (kind, fmt, snapshot.catalog_version, snapshot.measurements_version, *query.key())
 
@@ -232,8 +241,7 @@ def question_chart_points(advisor: Any, reply: Reply) -> list[dict[str, Any]]:
     return question_points(purchasable, fits)
 
 
-def _question_chart(request: Request, api: ApiState, fmt: str) -> Response:
-    params = _params(request, ("q", "layout"))
+def _question_chart(request: Request, api: ApiState, fmt: str, params: dict[str, str]) -> Response:
     text, layout = _question_text(params), _choice("layout", params.get("layout") or "wide", LAYOUTS)
     now = today()
     snapshot = api.holder.get()
@@ -251,15 +259,19 @@ def _question_chart(request: Request, api: ApiState, fmt: str) -> Response:
 
 @get("/v1/charts/{name:str}", operation_id="getChart", summary="A chart as SVG or PNG", tags=["charts"], sync_to_thread=True,
      operation_class=documented(None, errors=(400, 404, 422), content={
-         "image/svg+xml": {"type": "string"}, "image/png": {"type": "string", "format": "binary"}}))
-def chart(request: Request, name: FromPath[str], api: NamedDependency[ApiState]) -> Response:
+         "image/svg+xml": {"type": "string"}, "image/png": {"type": "string", "format": "binary"}}),
+     guards=[known_parameters_only])
+def chart(request: Request, name: FromPath[str], api: NamedDependency[ApiState],
+          workload: WorkloadParameter = None, as_of: AsOfParameter = None, currency: CurrencyParameter = None,
+          used: UsedParameter = None, layout: LayoutParameter = None, q: QuestionParameter = None) -> Response:
     """`perf-per-dollar` or `relative-performance` (query: workload, as_of, currency, used) — the top 25 cards,
     measured and estimated told apart; or `question` (query: q, free text as /v1/ask) — the candidates as
     performance against price with the budget line and the picks. `.svg` or `.png`; cached, with an ETag."""
     kind, fmt = _split_name(name)
+    values = {"workload": workload, "as_of": as_of, "currency": currency, "used": used, "layout": layout, "q": q}
     if kind == "question":
-        return _question_chart(request, api, fmt)
-    return _bar_chart(request, api, kind, fmt)
+        return _question_chart(request, api, fmt, _given(values, ("q", "layout")))
+    return _bar_chart(request, api, kind, fmt, _given(values, ("workload", "as_of", "currency", "used", "layout")))
 
 
 # --- the page --------------------------------------------------------------------------------
@@ -415,15 +427,16 @@ def _page_context(state: ApiState, page: PageQuery, errors: list[dict[str, str]]
 
 
 @get("/", include_in_schema=False, sync_to_thread=True)
-def page(request: Request, api: NamedDependency[ApiState]) -> Response:
-    """The page: ask a question, see the answer and its chart, browse the catalog, the rules and the lab's benchmarks."""
+def page(api: NamedDependency[ApiState], q: FromQuery[str | None] = None, workload: FromQuery[str | None] = None,
+         vendor: FromQuery[str | None] = None, min_memory: FromQuery[str | None] = None,
+         as_of: FromQuery[str | None] = None) -> Response:
+    """The page: ask a question, see the answer and its chart, browse the catalog, the rules and the lab's benchmarks.
+    Its filters are checked on the page (a bad one is named there and left out), so they come as text;
+    other parameters are ignored, as a page's links may carry them."""
     now = today()
     errors: list[dict[str, str]] = []
-    params: dict[str, str] = {}
-    for name, value in request.query_params.multi_items():
-        if name in ("q", "workload", "vendor", "min_memory", "as_of"):
-            params.setdefault(name, value)
-    query = _page_query(params, now, errors)
+    given = {"q": q, "workload": workload, "vendor": vendor, "min_memory": min_memory, "as_of": as_of}
+    query = _page_query({name: value for name, value in given.items() if value is not None}, now, errors)
     context = _page_context(api, query, errors, now)
     body = _templates.engine_instance.get_template("web/index.html.j2").render(**context)
     status = 422 if errors or context["question_error"] else 200

@@ -132,3 +132,10 @@ def test_bad_questions_are_problems_naming_q(client, q: str) -> None:
 def test_an_unknown_chart_is_a_404_problem(client) -> None:
     problem(client.get("/v1/charts/pie.svg"), 404, "path")
     problem(client.get("/v1/charts/perf-per-dollar.gif"), 404, "path")
+
+
+def test_the_chart_parameters_are_typed_and_documented(client) -> None:
+    document = client.get("/schema/openapi.json").json()
+    parameters = {p["name"]: p for p in document["paths"]["/v1/charts/{name}"]["get"]["parameters"]}
+    assert {"workload", "as_of", "currency", "used", "layout", "q"} <= set(parameters)
+    assert all(parameters[n]["in"] == "query" and parameters[n].get("description") for n in ("workload", "q"))
