@@ -129,9 +129,9 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from rules.datafile import load_data
-from rules.question import MAX_TEXT_CHARS, Question, QuestionError, check_text
+from rules.question import Question, QuestionError, check_text
 
-__all__ = ["ParsedText", "parse", "text_language", "MAX_TEXT_CHARS"]
+__all__ = ["ParsedText", "parse", "text_language"]
 
 _BLANK = "\x00"  # what a pass leaves where it took text; never in cleaned input
 _KEEP = set(".,-/?+<~'%:=$€£₽")

@@ -12,8 +12,8 @@ from jsonschema import Draft202012Validator
 
 from rules import question as question_module
 from rules.datafile import DATA_DIR, SCHEMA_DIR
-from rules.parser import MAX_TEXT_CHARS, ParsedText, parse
-from rules.question import Question, QuestionError
+from rules.parser import ParsedText, parse
+from rules.question import MAX_TEXT_CHARS, Question, QuestionError
 
 TODAY = date(2024, 6, 15)
 

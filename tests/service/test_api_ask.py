@@ -8,6 +8,7 @@ import pytest
 
 from tests.app_client import app_client
 
+from rules.question import MAX_TEXT_CHARS
 from service.api.inputs import schema_errors
 
 
@@ -76,7 +77,7 @@ def test_unknown_conversation_is_404(client):
 @pytest.mark.parametrize("body, field", [
     ({}, "text"),
     ({"text": 5}, "text"),
-    ({"text": "x" * 2001}, "text"),
+    ({"text": "x" * (MAX_TEXT_CHARS + 1)}, "text"),
     ({"text": "nlp", "conversation_id": "../etc"}, "conversation_id"),
     ({"text": "nlp", "extra": 1}, "extra"),
     ({"text": "nlp", "start_conversation": "true"}, "start_conversation"),  # Litestar's lenient decoding would take these
@@ -150,7 +151,7 @@ def test_streaming_sends_chunks_then_done(client):
     ({"model": "whichgpu", "messages": [{"role": "system", "content": "hi"}]}, 422, "messages"),
     ({"model": "whichgpu"}, 422, "messages"),
     ({"model": "whichgpu", "messages": [{"role": "user", "content": 7}]}, 422, "messages.0.content"),
-    ({"model": "whichgpu", "messages": [{"role": "user", "content": "y" * 2001}]}, 422, "messages.0.content"),
+    ({"model": "whichgpu", "messages": [{"role": "user", "content": "y" * (MAX_TEXT_CHARS + 1)}]}, 422, "messages.0.content"),
     ({"model": "whichgpu", "messages": [{"role": "user", "content": "kaggle as of 2009"}]}, 422, "messages.0.content"),
 ])
 def test_bad_chat_input_is_a_problem(client, body, status, field):

@@ -160,4 +160,4 @@ def test_openapi_describes_every_endpoint_with_examples(client):
     example = next(iter(answer["examples"].values()))["value"]  # a live answer (Litestar drops its null members)
     assert example["verdict"] == "buy" and example["picks"][0]["rules"]
     assert "application/problem+json" in recommend["responses"]["422"]["content"]
-    assert paths["/v1/ask"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]["text"]["maxLength"] == 2000
+    assert paths["/v1/ask"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]["text"]["maxLength"] == question.MAX_TEXT_CHARS
