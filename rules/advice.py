@@ -116,6 +116,19 @@ def software_support(ctx: Context) -> Ruling:
                             "; ".join(reasons), when="some-fail"))
 
 
+@rule("training-limits")
+def training_limits(ctx: Context) -> Ruling:
+    """A training job keeps to the parts the catalog marks fit for its method (unified-memory computers: adapters or none),
+    while such a part holds the job."""
+    method = ctx.job.method
+    if method == "inference":
+        return NOTHING
+    fit = ("full", "adapters") if method in ctx.param("training-limits", "adapter_methods") else ("full",)
+    return Ruling(keep=Keep(lambda c: c.gpu.trains in fit,
+                            ctx.say("rule.training_limits.keep", method=term("method", METHOD_NAMES[method], ctx.language)),
+                            when="both"))
+
+
 def _limited_support(rulebook: Rulebook, as_of: date, task: str, workload: str, precision: str | None,
                     language: str | None = None) -> list[tuple[tuple[str, ...], str]]:
     """(stacks, why) for each software stack that could not yet run the job on the date.

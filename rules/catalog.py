@@ -139,6 +139,7 @@ class Gpu:
     arch_id: str = ""
     boost_clock_mhz: float = 0.0
     tensor_units: int = 0
+    trains: str = "full"  # "full" | "adapters" (LoRA/QLoRA only) | "none" (inference only): what training the part is fit for
 
     @property
     def desktop(self) -> bool:
@@ -896,6 +897,7 @@ def _make_gpu(e: dict, spec: Any, arch: Architecture, prices: tuple[PricePoint, 
         cooling=tuple(e["cooling"]),
         power_connectors=power,
         unified_memory=bool(e.get("unified_memory", False)),
+        trains=e.get("trains", "full"),
         founders_edition=e["founders_edition"],
         purchasable=e["purchasable"],
         aliases=tuple(e["aliases"]),

@@ -51,7 +51,8 @@ class Keep:
 
     ``when`` the filter (and its line) applies: "some-pass" — only when some configuration passes
     (a preference, dropped when nothing meets it); "some-fail" — only when it leaves something out;
-    "always" — even when nothing passes (the answer then says nothing fits).
+    "both" — only when it leaves something out and something passes; "always" — even when nothing
+    passes (the answer then says nothing fits).
     """
 
     test: Callable[[Configuration], bool]
@@ -61,6 +62,8 @@ class Keep:
     def applies(self, configs: Sequence[Configuration]) -> bool:
         if self.when == "always":
             return True
+        if self.when == "both":
+            return any(self.test(c) for c in configs) and not all(self.test(c) for c in configs)
         return any(self.test(c) != (self.when == "some-fail") for c in configs)
 
 
@@ -74,7 +77,7 @@ class Wait:
 
 @dataclass(slots=True)
 class Ruling:
-    """What one rule does to one answer; every part is optional (not frozen: every question makes 31)."""
+    """What one rule does to one answer; every part is optional (not frozen: one per rule for every question)."""
 
     persona: Persona | None = None
     keep: Keep | None = None

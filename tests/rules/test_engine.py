@@ -186,6 +186,20 @@ def test_computer_vision_research_gets_a_24_gb_card_near_the_budget(advisor):
     assert not _server_only(advisor, top["gpu"])
 
 
+def test_training_never_leads_with_or_shows_a_part_built_for_inference(advisor):
+    """'computer vision research $2500' showed a Ryzen AI Max+ 395 mini-PC (256 GB/s, ROCm for inference) as its
+    'roomiest' alternative: the catalog marks what training each unified-memory computer is fit for, and a CNN
+    training answer shows none of them, while an LLM LoRA answer may still take a Mac Studio or a DGX Spark."""
+    for fields in (dict(workload="cnn", budget=2500, experience="researcher"), dict(workload="cnn", budget=6000),
+                   dict(workload="speech", task="training", model="whisper-large-v3", budget=2500)):
+        answer = _ask(advisor, **fields)
+        shown = _shown(answer)
+        assert all(advisor.catalog.gpu(p["gpu"]).trains == "full" for p in shown), (fields, [p["gpu"] for p in shown])
+    answer = _ask(advisor, workload="llm", task="training", method="qlora", model="llama-70b", budget=5000)
+    fit = {advisor.catalog.gpu(p["gpu"]).trains for p in _shown(answer)}
+    assert "adapters" in fit and "none" not in fit
+
+
 def test_a_lab_buying_four_gpus_for_llm_fine_tuning_gets_four_roomy_blower_cards(advisor):
     """'lab buying 4 gpus for llm fine-tuning with $20000': four cards side by side need blower coolers (seed 003,
     multi-GPU heat) and 24 GB or more each (Dettmers 2023); fine-tuning is bound by memory, so the budget buys

@@ -63,6 +63,7 @@ CASES = {
     "persona-already-own": (None, None),
     "software-support": (dict(workload="cnn", budget=300, used_ok=True, as_of=date(2026, 6, 1)),
                          dict(workload="cnn", budget=300, used_ok=True, as_of=SEED_DATE)),
+    "training-limits": (dict(workload="cnn", budget=3000), dict(workload="llm", task="inference", budget=3000)),
     "memory-floor": (dict(workload="transformer", budget=2000), dict(workload="transformer", memory_gb=8, budget=2000)),
     "memory-value": (dict(workload="llm", task="training", budget=3000), dict(workload="llm", task="inference", budget=3000)),
 }
