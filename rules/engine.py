@@ -101,7 +101,7 @@ class Advisor:
         alternatives: dict[str, Pick | None] = {label: self._pick(c, rulings, pricing, label, sizing.factor)
                                                 for label, c in choice.alternatives.items()}
         said, summary, suggestions = verdict(ctx, rulings, choice, picks, pricing, need)
-        summary = fit_first(summary, named, intent, question.card_memory_gb)
+        summary = fit_first(summary, named, intent, question.card_memory_gb, question.language)
         top = choice.top
         rent = self.rent(rulings, question, pricing, work, sizing, top)
         warnings = _unique([f for pick in picks[:1] for f in pick.findings if f.verdict == "warning"]

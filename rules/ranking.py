@@ -41,10 +41,11 @@ def choice_for(ctx: Context, rulings: Rulings, configs: Sequence[Configuration],
 
 def asked_first(ctx: Context, rulings: Rulings, intent: str, named: list[dict[str, Any]], choice: Choice,
                 configs: Sequence[Configuration], allowed: Allowed) -> Choice:
-    """A card the question names ("a server with 8 H100") is the configuration answered first, when it
-    can be placed, holds the job and fits the budget; the engine's own choice follows as the runner-up."""
+    """A card the question names ("a server with 8 H100", "will llama 70b fit on a 3090 or a 4090") is the
+    configuration answered first, as many of it as hold the job, when it can be placed and fits the budget; the
+    engine's own choice follows as the runner-up."""
     ids = {e["gpu"] for e in named if e.get("gpu") and not e.get("owned")}
-    if intent != "recommend" or not ids or choice.top is None or choice.top.gpu.id in ids:
+    if intent not in ("recommend", "fit") or not ids or choice.top is None or choice.top.gpu.id in ids:
         return choice
     mine = choose(configs, ctx.budget_usd, None, rulings.first("threshold"), True, lambda c: allowed(c) and c.gpu.id in ids,
                   language=ctx.language)

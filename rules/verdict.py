@@ -42,12 +42,37 @@ def verdict(ctx: Context, rulings: Rulings, choice: Choice, picks: Sequence[Pick
     return "buy", summary, ()
 
 
-def fit_first(summary: str, named: Sequence[dict[str, Any]], intent: str, card_memory_gb: float | None) -> str:
-    """"Will X fit on Y" is answered first, in so many words."""
-    asked = [e["reason"] for e in named if not e.get("owned")]
-    if asked and (intent == "fit" or card_memory_gb):
-        return "; ".join(asked) + ". " + summary[:1].upper() + summary[1:]
+def fit_first(summary: str, named: Sequence[dict[str, Any]], intent: str, card_memory_gb: float | None,
+              language: str | None = None) -> str:
+    """"Will X fit on Y" is answered first, in so many words: the job's need once, and one clause for the cards
+    the same verdict holds for ("one 24 GB RTX 3090 or RTX 4090 does not hold it; two do")."""
+    entries = [e for e in named if not e.get("owned")]
+    if entries and (intent == "fit" or card_memory_gb):
+        return _said_once(entries, language) + ". " + summary[:1].upper() + summary[1:]
     return summary
+
+
+def _said_once(entries: Sequence[dict[str, Any]], language: str | None) -> str:
+    """The named cards' reasons with a shared "{need}: " said once and cards of one verdict named together."""
+    need = {e["reason"].split(": ", 1)[0] for e in entries}
+    if len(need) != 1 or any(": " not in e["reason"] for e in entries):
+        return "; ".join(e["reason"] for e in entries)
+    clauses: dict[str, list[str]] = {}
+    for e in entries:
+        rest = e["reason"].split(": ", 1)[1]
+        key = rest.replace(e["name"], "\0") if e.get("name") and e["name"] in rest else rest
+        names = clauses.setdefault(key, [])
+        if e.get("name") and e["name"] not in names:
+            names.append(e["name"])
+    said = [key.replace("\0", _either(names, language)) for key, names in clauses.items()]
+    return next(iter(need)) + ": " + "; ".join(said)
+
+
+def _either(names: Sequence[str], language: str | None) -> str:
+    """"A", "A or B", "A, B or C" in the asker's language."""
+    if len(names) < 2:
+        return names[0] if names else ""
+    return say("named.either", language, first=", ".join(names[:-1]), last=names[-1])
 
 
 def _impossible(ctx: Context, choice: Choice, pricing: Pricing, need: MemoryNeed) -> Verdict:

@@ -254,6 +254,18 @@ def test_will_llama_70b_fit_on_a_3090_or_a_4090(advisor):
         assert "does not hold it; two do" in entry["reason"]
 
 
+def test_will_it_fit_says_the_need_once_and_answers_with_the_named_cards(advisor):
+    """The headline said the whole fit sentence once per card, then recommended 2 x RTX 5090 ($5,100) with no budget
+    asked: an adviser says it once for both cards and points out that two of the named 24 GB cards hold it."""
+    for language, joined in (("en", "GeForce RTX 3090 or GeForce RTX 4090 does not hold it; two do"),
+                             ("ru", "GeForce RTX 3090 или GeForce RTX 4090 на 24 GB не вмещает её; вмещают 2")):
+        answer = _ask(advisor, intent="fit", workload="llm", model="llama-70b", precision="4-bit", task="inference",
+                      compare=("rtx 3090", "rtx 4090"), language=language)
+        assert answer["summary"].count("45 GB") == 1 and joined in answer["summary"], answer["summary"]
+        top = answer["picks"][0]
+        assert top["gpu"] in ("rtx-3090", "rtx-4090") and top["count"] == 2 and top["label"] == "as asked"
+
+
 def test_every_named_card_is_answered_even_without_a_price(advisor):
     """Compare 'A100 PCIe 80 GB, A40, H100 PCIe, RTX 6000 Ada' and 'dgx spark vs rtx 5090': each name appears,
     priced or not, with its speed; a name the catalog lacks is said to be missing."""
