@@ -1,15 +1,18 @@
 """The question the engine answers, shared by the CLI, the API and the bot.
 
 Every face (free text, JSON, Slack) turns its input into a :class:`Question`;
-:func:`Question.from_dict` is the one place that checks a question's values, so a
-bad value gets the same specific message everywhere.
+:meth:`Question.check` is the one place that checks a question's values, so a bad
+value gets the same specific message everywhere. The values and limits it checks are
+stated once, in :class:`RecommendationRequest` (the JSON body, whose published schema
+is generated from it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from datetime import date
-from typing import Annotated, Any
+from types import UnionType
+from typing import Annotated, Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
 
 import msgspec
 
@@ -29,25 +32,40 @@ __all__ = [
     "MAX_TEXT_CHARS",
     "check_text",
     "AskRequest",
+    "RecommendationRequest",
 ]
 
-WORKLOADS = ("cnn", "rnn", "transformer", "llm", "image-generation", "speech", "rl", "kaggle", "general")
-PRECISIONS = ("fp32", "16-bit", "fp8", "8-bit", "4-bit")
-TASKS = ("training", "inference")
+# The values a question's fields take: each Literal is the one list of its field's values (the request
+# type and the published schema are generated from it; the tuples below are read from it).
+Workload = Literal["cnn", "rnn", "transformer", "llm", "image-generation", "speech", "rl", "kaggle", "general"]
+Precision = Literal["fp32", "16-bit", "fp8", "8-bit", "4-bit"]
+Task = Literal["training", "inference"]
 # How the model is used; None lets the engine choose for the job and say so.
-METHODS = ("inference", "lora", "qlora", "full", "pretrain")
+Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
 # Where the hardware will live: a desktop PC, a server/rack, or only rented in the cloud.
-SETTINGS = ("desktop", "server", "cloud")
-LANGUAGES = ("en", "ru")
+Setting = Literal["desktop", "server", "cloud"]
+Language = Literal["en", "ru"]
 # What "best" means when the asker says: None = the best within the budget, with diminishing returns.
-OBJECTIVES = ("cheapest",)
+Objective = Literal["cheapest"]
+Experience = Literal["beginner", "hobby", "researcher"]
+Intent = Literal["recommend", "compare", "fit"]
+WORKLOADS: tuple[str, ...] = get_args(Workload)
+PRECISIONS: tuple[str, ...] = get_args(Precision)
+TASKS: tuple[str, ...] = get_args(Task)
+METHODS: tuple[str, ...] = get_args(Method)
+SETTINGS: tuple[str, ...] = get_args(Setting)
+LANGUAGES: tuple[str, ...] = get_args(Language)
+OBJECTIVES: tuple[str, ...] = get_args(Objective)
+EXPERIENCE: tuple[str, ...] = get_args(Experience)
+CURRENCIES = ("USD", "EUR", "GBP", "RUB")
 MAX_CONTEXT_TOKENS = 2_000_000
 MAX_BATCH = 4096
-CURRENCIES = ("USD", "EUR", "GBP", "RUB")
-EXPERIENCE = ("beginner", "hobby", "researcher")
 EARLIEST_AS_OF = date(2010, 1, 1)
 MAX_BUDGET_USD_EQUIVALENT = 10_000_000
+RUB_PER_USD_AT_MOST = 120  # the budget limit in roubles: a rouble budget is read in far smaller units
 MAX_GPUS = 16
+MAX_COMPARED = 6
+MAX_NAME_CHARS = 100
 # A question in plain words, on every face (parser, /v1/ask, chat's newest message, the page, Slack, the CLI):
 # long enough for a paragraph, short enough that parsing it stays a few milliseconds.
 MAX_TEXT_CHARS = 2000
@@ -71,6 +89,66 @@ class AskRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_field
     start_conversation: Annotated[bool, msgspec.Meta(
         description="Keep this question so follow-ups sent with the returned conversation_id refine it. Without it (and "
                     "without conversation_id) the question is answered and nothing is stored.")] = False
+
+
+def _any_case(word: str) -> str:
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
+
+
+def _positive(upper: float, description: str | None = None) -> Any:
+    return msgspec.Meta(gt=0, le=upper, description=description)
+
+
+CURRENCY_PATTERN = f"^({'|'.join(_any_case(code) for code in CURRENCIES)})$"
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME_CHARS)]
+# A real date from 2010 on (EARLIEST_AS_OF); that it is not in the future is left to Question.check, which knows today.
+AS_OF_PATTERN = ("^(20[1-9][0-9]-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)"
+                 "|20(1[26]|[2468][048]|[3579][26])-02-29)$")
+
+
+class RecommendationRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """POST /v1/recommendations: the structured question, every field optional. The one statement of each
+    field's values and limits: the published schema is generated from it and :meth:`Question.check` reads it."""
+
+    workload: Annotated[Workload, msgspec.Meta(description="What the GPU is for.")] = "general"
+    budget: Annotated[float, _positive(MAX_BUDGET_USD_EQUIVALENT * RUB_PER_USD_AT_MOST,
+                                       "Total budget for all GPUs, in `currency`.")] | None = None
+    currency: Annotated[str, msgspec.Meta(pattern=CURRENCY_PATTERN, description=f"One of {', '.join(CURRENCIES)} (any case).")] = "USD"
+    gpus: Annotated[int, msgspec.Meta(ge=1, le=MAX_GPUS, description="Number of GPUs.")] = 1
+    precision: Annotated[Precision | None, msgspec.Meta(
+        description="Number format of weights (and training); null lets the engine pick the job's usual one and say so.")] = None
+    model: Annotated[Name | None, msgspec.Meta(description="A named model, e.g. 'llama-13b'.")] = None
+    params_b: Annotated[float, _positive(2000, "Model size in billions of parameters.")] | None = None
+    memory_gb: Annotated[float, _positive(4096, "Memory the job needs, GB.")] | None = None
+    card_memory_gb: Annotated[float, _positive(4096, "Memory of the card the asker has in mind, GB ('will llama 13b fit "
+                                                     "on 8 GB'); the job's need still comes from the model.")] | None = None
+    task: Task = "training"
+    gpus_fixed: Annotated[bool, msgspec.Meta(
+        description="The count of GPUs was said ('on a single gpu'): no more cards are added to hold the job.")] = False
+    used_ok: Annotated[bool, msgspec.Meta(description="Used cards are fine.")] = False
+    cloud_ok: Annotated[bool, msgspec.Meta(description="Renting in the cloud is an option.")] = True
+    hours_per_week: Annotated[float, _positive(168)] | None = None
+    as_of: Annotated[str, msgspec.Meta(pattern=AS_OF_PATTERN, description=(
+        "Advice as it stood on this date (2010-01-01 … today): only cards released and prices known by then."))] | None = None
+    experience: Experience | None = None
+    owned_gpu: Annotated[Name | None, msgspec.Meta(description="A GPU you already have.")] = None
+    compare: Annotated[tuple[Name, ...], msgspec.Meta(max_length=MAX_COMPARED,
+                                                      description="GPU names to compare (with intent 'compare').")] = ()
+    intent: Annotated[Intent, msgspec.Meta(description="'compare' ranks the cards in `compare`.")] = "recommend"
+    method: Annotated[Method | None, msgspec.Meta(description=(
+        "How the model is used: inference, LoRA, QLoRA, full fine-tuning or pretraining; null lets the engine choose and say so."))] = None
+    objective: Annotated[Objective | None, msgspec.Meta(description=(
+        "What best means: null is the best within the budget with diminishing returns; cheapest is the least that does the job."))] = None
+    setting: Annotated[Setting | None, msgspec.Meta(
+        description="Where the hardware lives: a desktop PC, a server or rack, or rented in the cloud only.")] = None
+    context_tokens: Annotated[int, msgspec.Meta(ge=1, le=MAX_CONTEXT_TOKENS,
+                                                description="Context length in tokens, for the KV cache and activations.")] | None = None
+    batch: Annotated[int, msgspec.Meta(ge=1, le=MAX_BATCH, description="Batch size (concurrent sequences for inference).")] | None = None
+    language: Annotated[Language | None, msgspec.Meta(description="Language of the answer's prose.")] = None
+
+    def question(self, today: date) -> "Question":
+        """The question this body asks, checked as every face's question is."""
+        return Question.from_dict({name: getattr(self, name) for name in self.__struct_fields__ if name != "intent"}, today)
 
 
 def check_text(text: Any) -> str:
@@ -142,38 +220,18 @@ class Question:
         return question
 
     def check(self, today: date) -> None:
-        """Raise :class:`QuestionError` for the first value out of range."""
-        _one_of("workload", self.workload, WORKLOADS)
+        """Raise :class:`QuestionError` for the first value out of range: each field's values and limits are
+        read from :class:`RecommendationRequest` (:data:`_JUDGES`); the budget and the date also depend on
+        the currency and on today."""
+        for name, judge in _JUDGES:
+            judge(name, getattr(self, name))
         _one_of("currency", self.currency, CURRENCIES)
-        _one_of("task", self.task, TASKS)
-        for name, allowed in (("precision", PRECISIONS), ("method", METHODS), ("setting", SETTINGS), ("language", LANGUAGES),
-                              ("objective", OBJECTIVES)):
-            if getattr(self, name) is not None:
-                _one_of(name, getattr(self, name), allowed)
-        for name, upper_int in (("context_tokens", MAX_CONTEXT_TOKENS), ("batch", MAX_BATCH)):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= upper_int):
-                raise QuestionError(name, f"{name} must be a whole number from 1 to {upper_int}")
-        if self.experience is not None:
-            _one_of("experience", self.experience, EXPERIENCE)
         if self.budget is not None:
             _number("budget", self.budget)
             if self.budget <= 0:
                 raise QuestionError("budget", "budget must be positive")
-            if self.budget > MAX_BUDGET_USD_EQUIVALENT * (120 if self.currency == "RUB" else 1):
+            if self.budget > MAX_BUDGET_USD_EQUIVALENT * (RUB_PER_USD_AT_MOST if self.currency == "RUB" else 1):
                 raise QuestionError("budget", "budget is beyond anything a GPU purchase needs; give it in the currency's units, e.g. 2000")
-        if isinstance(self.gpus, bool) or not isinstance(self.gpus, int) or not 1 <= self.gpus <= MAX_GPUS:
-            raise QuestionError("gpus", f"gpus must be a whole number from 1 to {MAX_GPUS}")
-        for name, upper in (("params_b", 2000.0), ("memory_gb", 4096.0), ("card_memory_gb", 4096.0),
-                            ("hours_per_week", 168.0)):
-            value = getattr(self, name)
-            if value is not None:
-                _number(name, value)
-                if not 0 < value <= upper:
-                    raise QuestionError(name, f"{name} must be above 0 and at most {upper:g}")
-        for name in ("used_ok", "cloud_ok", "gpus_fixed"):
-            if not isinstance(getattr(self, name), bool):
-                raise QuestionError(name, f"{name} must be true or false")
         if self.as_of is not None:
             if not isinstance(self.as_of, date):
                 raise QuestionError("as_of", "as_of must be a date like 2019-04-03")
@@ -181,12 +239,6 @@ class Question:
                 raise QuestionError("as_of", f"as_of must be on or after {EARLIEST_AS_OF.isoformat()}: the catalog starts in the deep-learning era")
             if self.as_of > today:
                 raise QuestionError("as_of", f"as_of {self.as_of.isoformat()} is in the future; the catalog only knows the past")
-        for name in ("model", "owned_gpu"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, str) or not 0 < len(value) <= 100):
-                raise QuestionError(name, f"{name} must be a short text")
-        if len(self.compare) > 6 or not all(isinstance(c, str) and 0 < len(c) <= 100 for c in self.compare):
-            raise QuestionError("compare", "compare takes up to 6 GPU names")
 
     def refined(self, **changes: Any) -> "Question":
         return replace(self, **changes)
@@ -200,3 +252,74 @@ def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
 def _number(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise QuestionError(name, f"{name} must be a number")
+
+
+Judge = Callable[[str, Any], None]
+
+
+def _parts(hint: Any) -> tuple[Any, dict[str, Any], bool]:
+    """A field's bare type, its msgspec constraints (``le``, ``max_length`` ...) and whether it may be None."""
+    limits: dict[str, Any] = {}
+    optional = False
+    while True:
+        if get_origin(hint) is Annotated:
+            for meta in hint.__metadata__:
+                limits |= {k: getattr(meta, k) for k in ("gt", "ge", "le", "min_length", "max_length") if getattr(meta, k, None) is not None}
+            hint = get_args(hint)[0]
+        elif get_origin(hint) in (Union, UnionType):
+            kinds = [kind for kind in get_args(hint) if kind is not type(None)]
+            optional, hint = len(kinds) < len(get_args(hint)), (kinds[0] if len(kinds) == 1 else Union[tuple(kinds)])
+        else:
+            return hint, limits, optional
+
+
+def _judge(hint: Any) -> Judge:
+    """The check of one field of :class:`RecommendationRequest`, in the words every face shows."""
+    kind, limits, optional = _parts(hint)
+    if get_origin(kind) is Literal:
+        allowed = get_args(kind)
+
+        def judge(name: str, value: Any) -> None:
+            if value not in allowed:
+                _one_of(name, value, allowed)
+    elif kind is bool:
+        def judge(name: str, value: Any) -> None:
+            if not isinstance(value, bool):
+                raise QuestionError(name, f"{name} must be true or false")
+    elif kind is int:
+        low, high = limits["ge"], limits["le"]
+
+        def judge(name: str, value: Any) -> None:
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise QuestionError(name, f"{name} must be a whole number from {low} to {high}")
+    elif kind is float:
+        above, high = limits["gt"], limits["le"]
+
+        def judge(name: str, value: Any) -> None:
+            _number(name, value)
+            if not above < value <= high:
+                raise QuestionError(name, f"{name} must be above {above:g} and at most {high:g}")
+    elif kind is str:
+        shortest, longest = limits["min_length"], limits["max_length"]
+
+        def judge(name: str, value: Any) -> None:
+            if not isinstance(value, str) or not shortest <= len(value) <= longest:
+                raise QuestionError(name, f"{name} must be a short text")
+    elif get_origin(kind) is tuple:
+        most, item = limits["max_length"], _parts(get_args(kind)[0])[1]
+
+        def judge(name: str, value: Any) -> None:
+            if len(value) > most or not all(isinstance(v, str) and item["min_length"] <= len(v) <= item["max_length"] for v in value):
+                raise QuestionError(name, f"{name} takes up to {most} GPU names")
+    else:
+        raise TypeError(f"no check for a question field of type {kind!r}")
+    if not optional:
+        return judge
+    return lambda name, value: None if value is None else judge(name, value)
+
+
+# Every field of the request that is a field of the question, but the two whose limits depend on another
+# value (the budget on the currency, the date on today) and the currency, whose pattern takes any case.
+_JUDGES: tuple[tuple[str, Judge], ...] = tuple(
+    (name, _judge(hint)) for name, hint in get_type_hints(RecommendationRequest, include_extras=True).items()
+    if name in {f.name for f in fields(Question)} - {"budget", "as_of", "currency"})

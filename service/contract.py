@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from rules.answer import Answer, Reply
-from rules.question import AskRequest
+from rules.question import AskRequest, RecommendationRequest
 
 __all__ = ["GENERATED", "SCHEMA_DIR", "generate", "rendered", "main"]
 
@@ -30,6 +30,10 @@ GENERATED: dict[str, tuple[Any, str, str, dict[str, Any]]] = {
     "ask-request": (AskRequest, "Ask request", "POST /v1/ask: free text, optionally continuing a conversation.", {
         "examples": [{"text": "nlp $800"}, {"text": "nlp $800", "start_conversation": True},
                      {"text": "what about 2 of them?", "conversation_id": "3f2a9c"}]}),
+    "recommendation-request": (RecommendationRequest, "Recommendation request",
+                               "POST /v1/recommendations: the structured question; every field is optional.", {
+        "examples": [{"workload": "transformer", "budget": 800, "currency": "USD"},
+                     {"workload": "llm", "model": "llama-13b", "task": "inference", "precision": "4-bit", "gpus": 1}]}),
     "ask-response": (Reply, "Ask response", "The answer as Markdown plus the structured data behind it.", {}),
 }
 
@@ -38,8 +42,35 @@ def generate(name: str) -> dict[str, Any]:
     """The schema document ``name`` as its type describes it."""
     kind, title, description, extra = GENERATED[name]
     schema = msgspec.json.schema(kind)
+    if name.endswith("-request"):  # bodies are judged by it: its refusals are the problem's words
+        schema = _nullable_folded(schema)
+    defs = schema.get("$defs", {})
+    if name.endswith("-request") and len(defs) == 1 and schema.get("$ref") == f"#/$defs/{next(iter(defs))}":  # one struct: its object at the top
+        schema = {k: v for k, v in next(iter(defs.values())).items() if k not in ("title", "description")}
     return {"$schema": DRAFT, "$id": f"https://whichgpu.dev/schemas/{name}.json", "title": title,
             "description": description, **extra, **schema}
+
+
+def _nullable_folded(node: Any) -> Any:
+    """``anyOf: [{type: T, ...}, {type: null}]`` written as ``type: [T, null]`` and a nullable enum with null
+    last: a refusal then names the limit broken ("-5 is less than or equal to the minimum of 0"), not
+    "is not valid under any of the given schemas"."""
+    if isinstance(node, list):
+        return [_nullable_folded(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: _nullable_folded(v) for k, v in node.items()}
+    branches = node.get("anyOf")
+    if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
+        other = branches[0] if branches[1] == {"type": "null"} else branches[1]
+        rest = {k: v for k, v in node.items() if k != "anyOf"}
+        if isinstance(other.get("type"), str):
+            node = {**other, "type": [other["type"], "null"], **rest}
+        elif isinstance(other.get("enum"), list) and len(other) == 1:
+            node = {"enum": [*other["enum"], None], **rest}
+    if isinstance(node.get("enum"), list) and None in node["enum"]:
+        node["enum"] = [v for v in node["enum"] if v is not None] + [None]
+    return node
 
 
 def rendered(name: str) -> str:

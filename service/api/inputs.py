@@ -26,7 +26,7 @@ from bench_agent.schema import load_schema as load_run_schema
 from rules import datafile
 from service.problems import InvalidInput, MalformedBody, PayloadTooLarge, UnsupportedMediaType
 
-__all__ = ["API_SCHEMA_DIR", "schema_names", "schema", "validator", "parse_json", "read_json", "checked_body", "check", "schema_errors"]
+__all__ = ["API_SCHEMA_DIR", "schema_names", "schema", "validator", "parse_json", "checked_body", "check", "schema_errors"]
 
 
 API_SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
@@ -116,12 +116,6 @@ def parse_json(content_type: str | None, raw: bytes, max_bytes: int) -> Any:
         raise MalformedBody("the body nests too deeply", [{"field": "body", "message": "nested too deeply"}]) from None
 
 
-async def read_json(request: Request[Any, Any, Any], schema_name: str, max_bytes: int) -> Any:
-    """The request body parsed and validated against ``schema_name``."""
-    document = parse_json(request.headers.get("content-type"), await request.body(), max_bytes)
-    return check(schema_name, document)
-
-
 def checked_body(schema_name: str, generated_from: type | None = None) -> Callable[[Request[Any, Any, Any]], Awaitable[None]]:
     """The ``before_request`` hook of a handler that declares a typed ``data``: the body judged before
     Litestar decodes it (a hook, not a guard: a guard costs a copy of the handler per request).
@@ -135,12 +129,22 @@ def checked_body(schema_name: str, generated_from: type | None = None) -> Callab
         raw, content_type = await request.body(), request.headers.get("content-type")
         max_bytes = request.app.state["api"].settings.max_body_bytes
         _envelope(content_type, raw, max_bytes)
+        refused = None
         if generated_from is not None:
             try:
                 msgspec.json.decode(raw, type=generated_from)
                 return
-            except msgspec.MsgspecError:
-                pass
+            except msgspec.MsgspecError as exc:
+                refused = exc
         check(schema_name, parse_json(content_type, raw, max_bytes))
+        if refused is not None:  # a value JSON Schema cannot tell apart, e.g. 2.0 where a whole number is due
+            raise invalid(schema_name, [_type_error(refused)])
 
     return hook
+
+
+def _type_error(error: msgspec.MsgspecError) -> dict[str, str]:
+    """msgspec's "Expected `int`, got `float` - at `$.gpus`" as ``{field, message}``."""
+    message, _, where = str(error).partition(" - at `$")
+    path = where.rstrip("`").replace("[", ".").replace("]", "").lstrip(".")
+    return {"field": path or "body", "message": message}

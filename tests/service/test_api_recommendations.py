@@ -68,6 +68,7 @@ def test_lowercase_currency_is_accepted(client):
     ({"currency": "dollars"}, "currency"),
     ({"gpus": 0}, "gpus"),
     ({"gpus": 2.5}, "gpus"),
+    ({"gpus": 2.0}, "gpus"),  # a whole number to JSON Schema, not to the type the handler reads
     ({"gpus": True}, "gpus"),
     ({"as_of": "2009-12-31"}, "as_of"),
     ({"as_of": (date.today() + timedelta(days=3)).isoformat()}, "as_of"),
