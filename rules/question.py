@@ -31,6 +31,7 @@ __all__ = [
     "OBJECTIVES",
     "MAX_TEXT_CHARS",
     "check_text",
+    "as_of_refusal",
     "AskRequest",
     "RecommendationRequest",
 ]
@@ -38,7 +39,7 @@ __all__ = [
 # The values a question's fields take: each Literal is the one list of its field's values (the request
 # type and the published schema are generated from it; the tuples below are read from it).
 Workload = Literal["cnn", "rnn", "transformer", "llm", "image-generation", "speech", "rl", "kaggle", "general"]
-Precision = Literal["fp32", "16-bit", "fp8", "8-bit", "4-bit"]
+Precision = Literal["fp32", "16-bit", "fp8", "8-bit", "4-bit"]  # widest first: the verdict's fallback steps down it
 Task = Literal["training", "inference"]
 # How the model is used; None lets the engine choose for the job and say so.
 Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
@@ -163,6 +164,15 @@ def check_text(text: Any) -> str:
     return text
 
 
+def as_of_refusal(day: date, today: date) -> str | None:
+    """Why ``day`` cannot be a question's date, worded to follow the field's name on any face; None if it can."""
+    if day < EARLIEST_AS_OF:
+        return f"must be on or after {EARLIEST_AS_OF.isoformat()}: the catalog starts in the deep-learning era"
+    if day > today:
+        return f"{day.isoformat()} is in the future; the catalog only knows the past"
+    return None
+
+
 @dataclass(frozen=True)
 class Question:
     """What someone wants a GPU for; every field has a sensible default."""
@@ -235,10 +245,9 @@ class Question:
         if self.as_of is not None:
             if not isinstance(self.as_of, date):
                 raise QuestionError("as_of", "as_of must be a date like 2019-04-03")
-            if self.as_of < EARLIEST_AS_OF:
-                raise QuestionError("as_of", f"as_of must be on or after {EARLIEST_AS_OF.isoformat()}: the catalog starts in the deep-learning era")
-            if self.as_of > today:
-                raise QuestionError("as_of", f"as_of {self.as_of.isoformat()} is in the future; the catalog only knows the past")
+            refusal = as_of_refusal(self.as_of, today)
+            if refusal:
+                raise QuestionError("as_of", f"as_of {refusal}")
 
     def refined(self, **changes: Any) -> "Question":
         return replace(self, **changes)

@@ -9,13 +9,12 @@ from rules.choose import Choice
 from rules.job import job_for
 from rules.messages import say, term
 from rules.money import Pricing
+from rules.question import PRECISIONS
 from rules.registry import Context, Rulings
 
 __all__ = ["verdict", "fit_first"]
 
 Verdict = tuple[Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud"], str, tuple[str, ...]]  # (verdict, summary, suggestions)
-
-PRECISIONS = ("fp32", "16-bit", "fp8", "8-bit", "4-bit")  # widest first
 
 
 def verdict(ctx: Context, rulings: Rulings, choice: Choice, picks: Sequence[Pick], pricing: Pricing, need: MemoryNeed) -> Verdict:

@@ -40,7 +40,7 @@ from markupsafe import Markup
 from rules.ask import ask
 from rules.answer import Reply
 from rules.messages import basis, say, term
-from rules.question import CURRENCIES, EARLIEST_AS_OF, MAX_TEXT_CHARS, WORKLOADS, QuestionError, check_text
+from rules.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, QuestionError, as_of_refusal, check_text
 from service.api import ApiState, today
 from service.api.docs import documented
 from service.api.query import known_parameters_only
@@ -96,10 +96,9 @@ def _as_of(text: str | None, now: date) -> date:
         value = date.fromisoformat(text)
     except ValueError:
         raise _problem(MalformedParameter, "as_of", f"not a date: {text[:40]!r} (use YYYY-MM-DD, e.g. 2019-04-03)") from None
-    if value < EARLIEST_AS_OF:
-        raise _problem(InvalidInput, "as_of", f"must be on or after {EARLIEST_AS_OF.isoformat()}: the catalog starts in the deep-learning era")
-    if value > now:
-        raise _problem(InvalidInput, "as_of", f"{value.isoformat()} is in the future; the catalog only knows the past")
+    refusal = as_of_refusal(value, now)
+    if refusal:
+        raise _problem(InvalidInput, "as_of", refusal)
     return value
 
 
