@@ -6,6 +6,7 @@
 #   SERVER=cli benchmarks/http_load.sh      # `whichgpu serve` itself (what the README numbers use)
 #   VARY=1 benchmarks/http_load.sh          # a different question per request (few answer-memo hits)
 #   VARY=1 MEMO=0 benchmarks/http_load.sh   # ... with the answer memo off: every answer computed
+#   WARMUP=0 VARY=1 benchmarks/http_load.sh # ... on a cold server (VARY=1 first asks for WARMUP, 5s, untimed)
 #   DURATION=30s CONNECTIONS=64 benchmarks/http_load.sh
 #
 # Prints req/s, p99 latency and the server's CPU time per request for GET /healthz,
@@ -84,9 +85,14 @@ run() {  # name, then wrk arguments; prints "name req/s p99 CPU-ms-per-request"
     echo "$cpu" >"$DATA/cpu.$name"
 }
 
-echo "server: $SERVER, workers: $WORKERS, vary: ${VARY:-0}, memo: ${MEMO:-1}, $CONNECTIONS connections, $THREADS wrk threads, $DURATION each, $(nproc) CPUs"
+echo "server: $SERVER, workers: $WORKERS, vary: ${VARY:-0}, warm-up: ${WARMUP:-5s} (VARY=1), memo: ${MEMO:-1}, $CONNECTIONS connections, $THREADS wrk threads, $DURATION each, $(nproc) CPUs"
 run healthz "$BASE/healthz"
 if [[ "${VARY:-0}" == 1 ]]; then
+    # A running service has its per-date tables and per-job configurations built: warm them with other
+    # questions (another seed) than the timed run asks, untimed, as a server that has answered a while.
+    if [[ "${WARMUP:-5s}" != 0 ]]; then
+        WRK_KIND=ask WRK_SEED=7000 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP:-5s}" -s benchmarks/post_varied.lua "$BASE/v1/ask" >/dev/null
+    fi
     WRK_KIND=recommendations run recommendations -s benchmarks/post_varied.lua "$BASE/v1/recommendations"
     WRK_KIND=ask run ask -s benchmarks/post_varied.lua "$BASE/v1/ask"
 else

@@ -5,7 +5,8 @@
 
 The questions are the golden suite's texts on their dates, plus a few hundred varied free-text
 questions (every workload word, budgets from $150 to $60,000, currencies, used cards, counts,
-dates, follow-ups, comparisons, fits, Russian) asked on one fixed day, so the run is repeatable.
+dates, follow-ups, named models with a method, comparisons, fits, Russian) asked on one fixed
+day, so the run is repeatable.
 Each line is one reply as the API encodes it (Markdown and structured answer).
 """
 
@@ -35,6 +36,10 @@ FIXED = ("fit llama 13b fp16", "fit llama 70b 4-bit", "compare 3090 4090", "comp
          "which one gpu runs llama 3 70b at q4 by itself", "help", "hello there", "какую видеокарту купить для нейросетей за 50000 рублей",
          "nlp $800 i have a rtx 3060", "llama 13b 4-bit inference $2500", "a server with 8 h100 for llm training",
          "24gb of vram for $1000", "cv $0", "nlp $99999999")
+MODELS = ("llama 8b", "llama 13b", "llama 70b", "qwen 7b", "qwen 32b", "mistral 7b", "bert large", "gpt2", "resnet 50", "yolov8",
+          "vit large", "t5 3b", "sdxl", "flux")
+METHODS = ("inference", "lora", "qlora", "fine-tuning", "training", "4-bit inference", "fp16 inference")
+CARDS = ("3090", "4090", "3060", "4060 ti", "a100", "h100", "7900 xtx", "5090", "a6000", "l40s", "2080 ti", "1080 ti")
 
 
 def questions(count: int) -> list[tuple[str, date, str | None]]:
@@ -49,6 +54,15 @@ def questions(count: int) -> list[tuple[str, date, str | None]]:
         follow = rng.random() < 0.15
         out.append((rng.choice(("cheaper?", "what about 2 of them?", "and for rnn?", "more memory?", "with used cards?"))
                     if follow else text, TODAY, text if follow else None))
+    for _ in range(count // 2):  # named models with a method, fits and comparisons, as in benchmarks/post_varied.lua
+        shape = rng.random()
+        if shape < 0.5:
+            text = f"{rng.choice(MODELS)} {rng.choice(METHODS)} ${rng.choice([300, 1200, 3500, 15000, 60000]) + rng.randint(0, 99)}"
+        elif shape < 0.75:
+            text = f"fit {rng.choice(MODELS)} {rng.choice(('fp16', '4-bit', '8-bit', 'q4', 'bf16'))}"
+        else:
+            text = f"compare {rng.choice(CARDS)} {rng.choice(CARDS)} for {rng.choice(WORDS)}"
+        out.append((text + rng.choice(EXTRAS), TODAY, None))
     return out
 
 
