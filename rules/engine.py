@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from datetime import date
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Mapping
 
 import msgspec
@@ -21,7 +22,7 @@ import msgspec
 from rules import compare, ranking
 from rules.answer import Answer, Excluded, Finding, NamedCard, Pick, RentVsBuy
 from rules.configurations import Configuration, Sizing, configure
-from rules.job import POOLING, Job, but_budget, fit_on, job_for
+from rules.job import POOLING, Job, fit_on, job_for
 from rules.memory import Fit, MemoryModel
 from rules.messages import say, term
 from rules.money import Pricing
@@ -39,6 +40,11 @@ if TYPE_CHECKING:
 __all__ = ["Advisor"]
 
 SHOWN_EXCLUSIONS = 8
+# The question's parts the configurations read besides the job and the date: the setting (the offers, the counts,
+# the build rules), the counts asked, memory asked, the language of the fit texts, and what names the job. The
+# budget, currency, used cards, hours, objective, experience, owned and compared cards only weigh configurations.
+_SHAPE = attrgetter("setting", "gpus", "gpus_fixed", "memory_gb", "language", "workload", "task", "model", "params_b",
+                    "precision", "method", "context_tokens", "batch")
 CONFIGURATIONS_KEPT = 512  # questions (budget aside) whose configurations stay memoised, least recently used first out
 
 
@@ -239,9 +245,10 @@ class Advisor:
     def _configured(self, question: Question, job: Job, as_of: date, placeable: tuple[Offer, ...], sizing: Sizing,
                     max_count: int) -> tuple[list[Configuration], list[dict[str, Any]]]:
         """``configure`` over the offers, memoised: the configurations follow from the job (itself raised by the
-        personas), the date and the question's other parts, never from the budget, so every budget asked for
-        the same job shares one set. Copies out, so no answer can change another's."""
-        key = (id(job), as_of, but_budget(question))
+        personas), the date and the question's shape (:data:`_SHAPE`), never from the budget, the currency or
+        the other wishes, so every budget asked for the same job shares one set. Copies out, so no answer can
+        change another's."""
+        key = (id(job), as_of, _SHAPE(question))
         hit = self._configurations.get(key)
         if hit is not None and hit[0] is job:
             self._configurations.move_to_end(key)

@@ -92,18 +92,23 @@ def but_budget(question: Question) -> tuple[Any, ...]:
 
 
 _CACHE: dict[tuple[int, tuple[Any, ...]], tuple[Rulebook, Job]] = {}
+_SAME: dict[Job, Job] = {}  # each distinct job once
 
 
 def job_for(question: Question, rulebook: Rulebook) -> Job:
     """The job a question describes; cached, since the engine asks for it per card, and keyed on
-    everything but the budget, which never changes the job (so every budget shares one job and its fits)."""
+    everything but the budget, which never changes the job (so every budget shares one job and its fits).
+    Questions that differ only in what the job does not read (the currency, used cards, hours a week)
+    get the very same job object, so what is memoised per job (fits, configurations) is shared too."""
     key = (id(rulebook), but_budget(question))
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is rulebook:
         return hit[1]
     if len(_CACHE) > 4096:
         _CACHE.clear()
+        _SAME.clear()
     job = _Counter(rulebook).job(question)
+    job = _SAME.setdefault(job, job)
     _CACHE[key] = (rulebook, job)
     return job
 
