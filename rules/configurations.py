@@ -9,7 +9,7 @@ Each offer gets one count: the count asked for, or — when one card is asked fo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable
 
 from rules.memory import Fit
 from rules.offers import Offer
@@ -59,6 +59,7 @@ class Sizing:
     build: Callable[[Gpu, int], str | None] = lambda gpu, count: None  # why N of a card cannot go in one box
     factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit training, 2019 count)
     memory_value: Callable[[float, int], float] = lambda memory_gb, count: 1.0  # rule memory-value, for N cards of this size
+    same: Hashable | None = None  # equal for sizings that judge every card alike (None: unknown), so callers may memoise
 
 
 def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: int,

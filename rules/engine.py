@@ -179,7 +179,7 @@ class Advisor:
         """Rent vs buy against the configuration to buy (None: the best rental on its own), when a rule asks for it."""
         if not rulings.first("rent"):
             return None
-        return self.renting.rent_or_buy(question, pricing, work, lambda gb, n: sizing.fit(gb, n).fits, top)
+        return self.renting.rent_or_buy(question, pricing, work, lambda gb, n: sizing.fit(gb, n).fits, top, same=sizing.same)
 
     # -- stages -------------------------------------------------------------------------------
 
@@ -239,6 +239,7 @@ class Advisor:
             pools_for_speed=job.pooling != "layer-split" and not in_all,
             factor=1.0 if question.memory_gb else job.memory_factor,
             build=build,
+            same=(job, largest_gb, _SHAPE(question)),
             **({"memory_value": worth} if (worth := rulings.first("worth")) else {}),
         )
 

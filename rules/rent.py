@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Hashable
 
 from msgspec.structs import replace as with_changes
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Renting", "TpuChip", "break_even"]
 
+HELD_KEPT = 1024  # job shapes whose rentals that hold them stay memoised (cleared when full)
 Holds = Callable[[float, int], bool]  # (memory per accelerator in GB, count) -> the job fits
 
 RULE = "rent-vs-buy"
@@ -92,8 +93,11 @@ class Renting:
         self._chips = {tpu_id: TpuChip.from_spec(spec) for tpu_id, spec in catalog.tpus.items()}
         self._offer_cache: dict[date, list[Rental]] = {}
         self._quantile = rulebook.param(RULE, "rental_quantile")
+        self._held: dict[tuple[Hashable, ...], tuple[list[Rental], dict[str, float], list[Rental]] | None] = {}
+        self._named_ids: dict[tuple[str, ...], frozenset[str]] = {}
 
-    def rent_or_buy(self, question: Question, pricing: Pricing, work: str, holds: Holds, top) -> RentVsBuy | None:
+    def rent_or_buy(self, question: Question, pricing: Pricing, work: str, holds: Holds, top,
+                    same: Hashable | None = None) -> RentVsBuy | None:
         """Rent-vs-buy against ``top`` (anything with ``gpu``, ``relative``, ``total_usd``; None: nothing to buy).
 
         With a card to buy, the rental is the cheapest offer at least ``min_relative_speed`` ×
@@ -101,16 +105,14 @@ class Renting:
         one, the rental that costs least per unit of work. TPUs count where rule ``tpu-fit``
         says the workload suits them, or when the asker names one. ``options`` lists the
         named accelerators and the best GPU and TPU rentals, so both sides can be weighed.
+        ``same``: equal for every ``holds`` that judges alike (the engine's job and question shape),
+        so the rentals that hold the job are looked up once for all budgets and currencies.
         """
         named = self._named(question.compare)
-        suits_tpu = question.workload in self.rulebook.param("tpu-fit", "good_for")
-        usable = [r for r in self.rentals(pricing.as_of)
-                  if (not isinstance(r.unit, TpuChip) or suits_tpu or r.unit.id in named)
-                  and holds(r.unit.memory_gb, question.gpus)]
-        if not usable:
+        found = self._holding(pricing.as_of, work, question, holds, named, same)
+        if found is None:
             return None
-        speed = {r.unit.id: self.performance.relative(r.unit, work, question.precision) for r in usable}
-        value = sorted(usable, key=lambda r: (r.per_unit_usd / max(speed[r.unit.id], 1e-9), r.unit.id))
+        usable, speed, value = found
         if top is not None:
             ratio = self.rulebook.param(RULE, "min_relative_speed")
             chosen = next((r for r in usable if speed[r.unit.id] >= ratio * top.relative), None)
@@ -131,6 +133,26 @@ class Renting:
                                         question.gpus, top.total_usd, hours, self.electricity, lang), options=options)
         offer = with_changes(result.offer, basis=chosen.basis)
         return with_changes(result, offer=offer, reason=say("rent.reason", lang, reason=result.reason, basis=chosen.basis_in(lang), assumed=assumed))
+
+    def _holding(self, as_of: date, work: str, question: Question, holds: Holds, named: frozenset[str],
+                 same: Hashable | None) -> tuple[list[Rental], dict[str, float], list[Rental]] | None:
+        """(the rentals that hold the job, their speeds, the same by cost per unit of work); None: none does."""
+        suits_tpu = question.workload in self.rulebook.param("tpu-fit", "good_for")
+        key = None if same is None else (same, as_of, work, question.precision, question.gpus, suits_tpu, named)
+        if key is not None and key in self._held:
+            return self._held[key]
+        usable = [r for r in self.rentals(as_of)
+                  if (not isinstance(r.unit, TpuChip) or suits_tpu or r.unit.id in named)
+                  and holds(r.unit.memory_gb, question.gpus)]
+        found = None
+        if usable:
+            speed = {r.unit.id: self.performance.relative(r.unit, work, question.precision) for r in usable}
+            found = usable, speed, sorted(usable, key=lambda r: (r.per_unit_usd / max(speed[r.unit.id], 1e-9), r.unit.id))
+        if key is not None:
+            if len(self._held) > HELD_KEPT:
+                self._held.clear()
+            self._held[key] = found
+        return found
 
     def hours_per_week(self, question: Question) -> tuple[float, str]:
         """The asker's hours a week, else the rule's default: higher for a server or several cards, and why."""
@@ -175,10 +197,15 @@ class Renting:
         """The names that mean a Cloud TPU (rented only, never in the GPU catalog)."""
         return tuple(name for name in names or () if self._tpu(name) is not None)
 
-    def _named(self, names) -> set[str]:
+    def _named(self, names) -> frozenset[str]:
         """Catalog GPU and TPU ids of the accelerators the asker named."""
-        found = ((self._tpu(name) or self.catalog.find(name)) for name in names or ())
-        return {unit.id for unit in found if unit is not None}
+        key = tuple(names or ())
+        if key not in self._named_ids:
+            if len(self._named_ids) > HELD_KEPT:
+                self._named_ids.clear()
+            found = ((self._tpu(name) or self.catalog.find(name)) for name in key)
+            self._named_ids[key] = frozenset(unit.id for unit in found if unit is not None)
+        return self._named_ids[key]
 
     def _tpu(self, name: str) -> TpuChip | None:
         """"tpu v5e", "Cloud TPU v6e", "trillium" -> the chip."""
