@@ -229,7 +229,34 @@ def memory_floor(ctx: Context) -> Ruling:
             found.append(Finding("memory-floor", "warning", ctx.say("rule.memory_floor.unmet", floor=f"{floor.gb:g}", name=made.top.gpu.name,
                                                                     gb=f"{made.top.gpu.memory_gb:g}")))
         return found
-    return Ruling(floor=floor, used_over=ctx.param("memory-floor", "used_when_new_costs_more_than"), choice=choice)
+    return Ruling(floor=floor, choice=choice)
+
+
+@rule("used-cards")
+def used_cards(ctx: Context) -> Ruling:
+    """One card for a desk: used cards join when new ones with enough memory cost much more, and the answer says why
+    a used card leads; several cards or a server: new unless the question says used."""
+    q = ctx.question
+    several = q.gpus >= ctx.param("used-cards", "several_from") or q.setting in ("server", "cloud")
+    if q.used_ok:
+        why = ctx.say("rule.used_cards.asked")
+    elif any(p.consider_used for p in ctx.personas):
+        why = ctx.say("rule.used_cards.persona")
+    elif several:
+        why = None
+    else:
+        why = ctx.say("rule.used_cards.market")
+
+    def choice(made: Choice) -> list[Finding]:
+        top = made.top
+        if top is not None and top.offer.condition == "used":
+            return [Finding("used-cards", "applied", ctx.say("rule.used_cards.picked", count=top.count, name=top.gpu.name, why=why or ""))]
+        if several and not q.used_ok and "used" in made.alternatives:
+            return [Finding("used-cards", "applied", ctx.say("rule.used_cards.several"))]
+        return []
+    if several and not q.used_ok:
+        return Ruling(new_only=True, choice=choice)
+    return Ruling(used_over=ctx.param("used-cards", "used_when_new_costs_more_than"), choice=choice)
 
 
 @rule("memory-value")
@@ -352,7 +379,8 @@ def vendor_nvidia(ctx: Context) -> Ruling:
         cuda = rechoose(lambda c: c.gpu.software == safe)
         floor = ctx.floor
         if (cuda.top is None or cuda.top.speed < ctx.param("vendor-nvidia", "cuda_leads_within") * top.speed
-                or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)):
+                or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)
+                or cuda.top.memory_value < top.memory_value):  # for memory-bound work, close in speed but holding less is not close
             return choice
         note = Finding("vendor-nvidia", "applied", ctx.say("rule.vendor_nvidia.leads", cuda=cuda.top.gpu.name, count=top.count, name=top.gpu.name,
                                                     software=top.gpu.software, share=f"{cuda.top.speed / top.speed:.0%}"))

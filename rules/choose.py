@@ -63,12 +63,14 @@ def _worth_per_usd(config: Configuration) -> float:
 def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Floor | None, threshold: float,
            used_ok: bool, allowed: Callable[[Configuration], bool] = lambda c: True,
            headline: Callable[[Configuration], bool] = lambda c: True, used_for_floor: float | None = None,
-           cheapest: bool = False, language: str | None = None) -> Choice:
+           cheapest: bool = False, language: str | None = None, used_when_short: bool = True) -> Choice:
     """Rank ``configs`` for the question.
 
     ``allowed`` carries the persona and upgrade constraints; ``headline`` says what may lead
     the answer (the top pick, the ladder, the labelled alternatives) while something else can;
-    ``cheapest``: the asker wants the least that does the job, not the best within the budget.
+    ``cheapest``: the asker wants the least that does the job, not the best within the budget;
+    ``used_when_short``: used cards are picked when no new one holds the job within the budget (one card for a
+    desk; several cards stay new and show the used option beside the answer, rule ``used-cards``).
     """
     usable = [c for c in configs if allowed(c)]
     new_or_used = [c for c in usable if used_ok or c.offer.condition == "new"]
@@ -79,13 +81,13 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         used = min((c.total_usd for c in roomy if c.offer.condition == "used"), default=None)
         if used is not None and (new is None or new > used_for_floor * used):
             new_or_used += [c for c in roomy if c.offer.condition == "used"]
-            floor_note = Finding("memory-floor", "applied", say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}",
+            floor_note = Finding("used-cards", "applied", say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}",
                                                          new=f"{new:,.0f} USD" if new else say("choice.no_current_price", language)))
     floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
     affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
     if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
         choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language)
-        note = Finding("persona-little-money", "applied", say("choice.used_only", language))
+        note = Finding("used-cards", "applied", say("choice.used_only", language))
         return replace(choice, notes=(note, *choice.notes))
     pool = floored
     if floor is not None and not any(map(affordable, floored)) and any(map(affordable, new_or_used)):
@@ -94,9 +96,9 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         least = sorted(floored or new_or_used, key=lambda c: (c.total_usd, c.gpu.id))[:1]
         used_ones = [c for c in usable if c.offer.condition == "used" and affordable(c) and (floor is None or c.gpu.memory_gb >= floor.gb)]
         used_ones = [c for c in used_ones if headline(c)] or used_ones
-        if used_ones and not used_ok and not any(map(affordable, new_or_used)):  # no new card holds the job within the budget
+        if used_ones and not used_ok and used_when_short and not any(map(affordable, new_or_used)):  # no new card holds the job within the budget
             choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language)
-            note = Finding("persona-little-money", "applied", say("choice.used_within_budget", language))
+            note = Finding("used-cards", "applied", say("choice.used_within_budget", language))
             return replace(choice, notes=(note, *choice.notes))
         lam = threshold * max((_worth_per_usd(c) for c in used_ones), default=0.0)
         return Choice(None, alternatives={"used": min(used_ones, key=lambda c: _key(c, lam))} if used_ones and not used_ok else {},
@@ -125,7 +127,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     floor_unmet = floor is not None and top.gpu.memory_gb < floor.gb
     if not used_ok:
         better_used = [c for c in usable if c.offer.condition == "used" and affordable(c) and c.gpu.id not in taken and headline(c)
-                       and (floor is None or c.gpu.memory_gb >= floor.gb) and (c.value > top.value or floor_unmet)]
+                       and (floor is None or c.gpu.memory_gb >= floor.gb) and (_worth_per_usd(c) > _worth_per_usd(top) or floor_unmet)]
         if better_used:
             alternatives["used"] = min(better_used, key=lambda c: _key(c, lam))
             taken.add(alternatives["used"].gpu.id)

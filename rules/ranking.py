@@ -27,12 +27,13 @@ def choice_for(ctx: Context, rulings: Rulings, configs: Sequence[Configuration],
     floor, used_over, threshold = ctx.floor, rulings.first("used_over"), rulings.first("threshold")
     headline = rulings.first("headline") or (lambda c: True)
     cheapest = ctx.question.objective == "cheapest"
+    used_when_short = not rulings.first("new_only")
 
     def rechoose(extra: Allowed) -> Choice:
         return choose(configs, ctx.budget_usd, floor, threshold, used_ok, lambda c: allowed(c) and extra(c), headline, used_over, cheapest,
-                      ctx.language)
+                      ctx.language, used_when_short)
 
-    choice = choose(configs, ctx.budget_usd, floor, threshold, used_ok, allowed, headline, used_over, cheapest, ctx.language)
+    choice = choose(configs, ctx.budget_usd, floor, threshold, used_ok, allowed, headline, used_over, cheapest, ctx.language, used_when_short)
     for ruling in rulings:
         if ruling.prefer is not None:
             choice = ruling.prefer(choice, rechoose)

@@ -83,6 +83,7 @@ class Ruling:
     keep: Keep | None = None
     floor: Floor | None = None  # the workload's memory floor on the date
     used_over: float | None = None  # used cards count when new ones above the floor cost this many times more
+    new_only: bool = False  # several cards or a server: used ones are picked only when asked for (rule used-cards)
     threshold: float | None = None  # the step-up threshold of the choice (rule cost-efficiency)
     headline: Callable[[Configuration], bool] | None = None  # what may lead the answer
     prefer: Callable[[Choice, Rechoose], Choice] | None = None  # a choice the rule would rather lead with

@@ -65,6 +65,8 @@ CASES = {
                          dict(workload="cnn", budget=300, used_ok=True, as_of=SEED_DATE)),
     "training-limits": (dict(workload="cnn", budget=3000), dict(workload="llm", task="inference", budget=3000)),
     "memory-floor": (dict(workload="transformer", budget=2000), dict(workload="transformer", memory_gb=8, budget=2000)),
+    "used-cards": (dict(workload="cnn", budget=2500, experience="researcher"), dict(workload="cnn", budget=2500, gpus=1, used_ok=False,
+                                                                                   as_of=SEED_DATE)),
     "memory-value": (dict(workload="llm", task="training", budget=3000), dict(workload="llm", task="inference", budget=3000)),
 }
 
