@@ -64,6 +64,7 @@ MAX_BATCH = 4096
 EARLIEST_AS_OF = date(2010, 1, 1)
 MAX_BUDGET_USD_EQUIVALENT = 10_000_000
 RUB_PER_USD_AT_MOST = 120  # the budget limit in roubles: a rouble budget is read in far smaller units
+MAX_BUDGET = MAX_BUDGET_USD_EQUIVALENT * RUB_PER_USD_AT_MOST  # in any currency's units
 MAX_GPUS = 16
 MAX_COMPARED = 6
 MAX_NAME_CHARS = 100
@@ -112,8 +113,7 @@ class RecommendationRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_un
     field's values and limits: the published schema is generated from it and :meth:`Question.check` reads it."""
 
     workload: Annotated[Workload, msgspec.Meta(description="What the GPU is for.")] = "general"
-    budget: Annotated[float, _positive(MAX_BUDGET_USD_EQUIVALENT * RUB_PER_USD_AT_MOST,
-                                       "Total budget for all GPUs, in `currency`.")] | None = None
+    budget: Annotated[float, _positive(MAX_BUDGET, "Total budget for all GPUs, in `currency`.")] | None = None
     currency: Annotated[str, msgspec.Meta(pattern=CURRENCY_PATTERN, description=f"One of {', '.join(CURRENCIES)} (any case).")] = "USD"
     gpus: Annotated[int, msgspec.Meta(ge=1, le=MAX_GPUS, description="Number of GPUs.")] = 1
     precision: Annotated[Precision | None, msgspec.Meta(

@@ -18,12 +18,16 @@ import msgspec
 
 from rules.answer import Answer, Reply
 from rules.question import AskRequest, RecommendationRequest
+from service.api.gpus import GpuQuery
 
-__all__ = ["GENERATED", "SCHEMA_DIR", "generate", "rendered", "main"]
+__all__ = ["GENERATED", "INPUTS", "SCHEMA_DIR", "generate", "rendered", "main"]
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
+# The schemas input is judged by (a body, a query string): written as a hand-written schema would be, one
+# object at the top and a nullable field as type [T, null], so that a refusal names the limit broken.
+INPUTS = {"ask-request", "recommendation-request", "gpu-query"}
 # name -> (type, title, description, extra keywords)
 GENERATED: dict[str, tuple[Any, str, str, dict[str, Any]]] = {
     "answer": (Answer, "Answer", "The engine's answer: ranked picks, the rules behind them, warnings, rent-vs-buy.", {}),
@@ -34,6 +38,8 @@ GENERATED: dict[str, tuple[Any, str, str, dict[str, Any]]] = {
                                "POST /v1/recommendations: the structured question; every field is optional.", {
         "examples": [{"workload": "transformer", "budget": 800, "currency": "USD"},
                      {"workload": "llm", "model": "llama-13b", "task": "inference", "precision": "4-bit", "gpus": 1}]}),
+    "gpu-query": (GpuQuery, "GPU list query", "GET /v1/gpus query parameters (numbers are read from the query string first).", {
+        "examples": [{"workload": "transformer", "max_price": 1000, "limit": 10}]}),
     "ask-response": (Reply, "Ask response", "The answer as Markdown plus the structured data behind it.", {}),
 }
 
@@ -42,10 +48,10 @@ def generate(name: str) -> dict[str, Any]:
     """The schema document ``name`` as its type describes it."""
     kind, title, description, extra = GENERATED[name]
     schema = msgspec.json.schema(kind)
-    if name.endswith("-request"):  # bodies are judged by it: its refusals are the problem's words
+    if name in INPUTS:
         schema = _nullable_folded(schema)
     defs = schema.get("$defs", {})
-    if name.endswith("-request") and len(defs) == 1 and schema.get("$ref") == f"#/$defs/{next(iter(defs))}":  # one struct: its object at the top
+    if name in INPUTS and len(defs) == 1 and schema.get("$ref") == f"#/$defs/{next(iter(defs))}":  # one struct: its object at the top
         schema = {k: v for k, v in next(iter(defs.values())).items() if k not in ("title", "description")}
     return {"$schema": DRAFT, "$id": f"https://whichgpu.dev/schemas/{name}.json", "title": title,
             "description": description, **extra, **schema}

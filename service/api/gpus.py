@@ -3,22 +3,38 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from typing import Annotated
-
+import msgspec
 from litestar import Controller, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from rules.question import WORKLOADS, Question
+from rules.question import AS_OF_PATTERN, CURRENCY_PATTERN, MAX_BUDGET, WORKLOADS, Question, Workload as QuestionWorkload
 from service.api import ApiState, plain, today
 from service.api.docs import documented
 from service.api.inputs import schema
 from service.api.query import known_parameters_only, schema_bounds
 from service.problems import NotFound
 
-__all__ = ["GpuController"]
+__all__ = ["GpuController", "GpuQuery"]
+
+
+class GpuQuery(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """GET /v1/gpus: the query parameters, as its published schema (generated from this type) describes them;
+    the fields a question also has take the question's values and limits."""
+
+    vendor: Annotated[str, msgspec.Meta(pattern="^[A-Za-z]{2,20}$", description="nvidia, amd, intel, google …")] | None = None
+    min_memory_gb: Annotated[float, msgspec.Meta(ge=0, le=4096)] = 0
+    max_price: Annotated[float, msgspec.Meta(gt=0, le=MAX_BUDGET, description=(
+        "Highest price in `currency` (cards without a known price are left out)."))] | None = None
+    currency: Annotated[str, msgspec.Meta(pattern=CURRENCY_PATTERN)] | None = None
+    used_ok: Literal["true", "false", "1", "0"] | None = None
+    as_of: Annotated[str, msgspec.Meta(pattern=AS_OF_PATTERN)] | None = None
+    workload: QuestionWorkload | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=200)] = 50
+    offset: Annotated[int, msgspec.Meta(ge=0, le=100_000)] = 0
+
 
 QUERY = schema("gpu-query") or {}  # the published schema of this query: the parameters take their bounds from it
 Workload = Enum("Workload", {w: w for w in WORKLOADS}, type=str)  # type: ignore[misc]

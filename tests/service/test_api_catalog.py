@@ -132,7 +132,7 @@ def test_request_schema_enums_match_the_engine():
     assert props["method"]["enum"] == [*sorted(question.METHODS), None]
     assert props["task"]["enum"] == sorted(question.TASKS)
     assert set(props) - {"intent"} == set(question.Question.__dataclass_fields__)
-    assert inputs.schema("gpu-query")["properties"]["workload"]["enum"] == list(question.WORKLOADS)
+    assert inputs.schema("gpu-query")["properties"]["workload"]["enum"] == [*sorted(question.WORKLOADS), None]
 
 
 def test_healthz(client):
