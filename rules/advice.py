@@ -240,7 +240,7 @@ def used_cards(ctx: Context) -> Ruling:
     several = q.gpus >= ctx.param("used-cards", "several_from") or q.setting in ("server", "cloud")
     if q.used_ok:
         why = ctx.say("rule.used_cards.asked")
-    elif any(p.consider_used for p in ctx.personas):
+    elif ctx.budget_usd is not None and any(p.consider_used for p in ctx.personas):
         why = ctx.say("rule.used_cards.persona")
     elif several:
         why = None

@@ -85,7 +85,10 @@ class Advisor:
     def _answer(self, ctx: Context, intent: str, pricing: Pricing) -> Answer:
         question, as_of, work = ctx.question, ctx.as_of, ctx.work
         rulings = apply(ctx)
-        used_ok = question.used_ok or any(p.consider_used for p in ctx.personas) or question.objective == "cheapest"  # the cheapest way is often used
+        # used cards lead when asked for, for the cheapest way, and for a persona short on money or starting out on a
+        # budget (rule used-cards): a question with no budget says nothing about money, so its ladder is priced new
+        on_a_budget = ctx.budget_usd is not None and any(p.consider_used for p in ctx.personas)
+        used_ok = question.used_ok or on_a_budget or question.objective == "cheapest"
         job = ctx.job
         need = msgspec.structs.replace(job.need, method=job.method, assumptions=job.assumptions)
         placeable = self.offers(as_of, question.setting)

@@ -231,6 +231,16 @@ def test_one_card_for_a_desk_may_be_used_and_the_answer_says_why(advisor):
     assert answer["picks"] and all(p["condition"] == "new" for p in answer["picks"])
 
 
+def test_a_question_without_a_budget_gets_a_ladder_of_new_cards(advisor):
+    """'which gpu should I buy for deep learning?' (2023-02) gave a ladder of used cards (a used RTX 2080 Ti as the
+    sweet spot) though nothing was said about money or used; Dettmers' guide of 2023-01-30 recommends new RTX 40
+    cards. Without a budget nobody is short on money (rule used-cards): the ladder is new, the used option beside it."""
+    answer = wire(advisor.recommend(Question(workload="general"), today=date(2023, 2, 15)))
+    assert answer["picks"] and all(p["condition"] == "new" for p in answer["picks"]), [(p["gpu"], p["condition"]) for p in answer["picks"]]
+    answer = wire(advisor.recommend(Question(workload="general", budget=300, experience="beginner"), today=date(2023, 2, 15)))
+    assert answer["picks"][0]["condition"] == "used"  # a beginner on a budget: used is fine, and said why
+
+
 def test_a_student_with_300_gets_a_desktop_cuda_card(advisor):
     """'student with $300 who wants to learn deep learning': seed 003 — NVIDIA is the safe choice, used is fine
     for starting out; never a server module such as a V100 SXM2."""
