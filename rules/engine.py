@@ -78,9 +78,24 @@ class Advisor:
         pricing = self.pricing(as_of, question.currency, question.used_ok)
         ctx = self._context(question, as_of, pricing, work)
         try:
-            return self._answer(ctx, intent, pricing)
+            answer = self._answer(ctx, intent, pricing)
         finally:
             ctx.release()
+        return self._with_adapters(question, intent, today, answer)
+
+    def _with_adapters(self, question: Question, intent: str, today: date | None, answer: Answer) -> Answer:
+        """Fine-tuning a named model with no method said: when full training fits no configuration within the budget
+        and LoRA does, the answer is for LoRA and says so, as an adviser would (Whisper large: ~59 GB in full, ~21 GB
+        with LoRA on a 16-bit base)."""
+        if (answer.verdict != "over-budget" or question.method is not None or question.task != "training" or intent != "recommend"
+                or answer.memory_need.method not in ("train", "full") or answer.memory_need.model is None):
+            return answer
+        lighter = self.recommend(question.refined(method="lora"), intent, today)
+        if lighter.verdict != "buy":
+            return answer
+        line = Finding("memory-fit", "applied", say("fit.adapters_instead", question.language, full=f"{answer.memory_need.gb:.0f}",
+                                                    lora=f"{lighter.memory_need.gb:.0f}"))
+        return msgspec.structs.replace(lighter, findings=(line, *lighter.findings))
 
     def _answer(self, ctx: Context, intent: str, pricing: Pricing) -> Answer:
         question, as_of, work = ctx.question, ctx.as_of, ctx.work

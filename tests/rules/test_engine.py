@@ -241,6 +241,18 @@ def test_a_question_without_a_budget_gets_a_ladder_of_new_cards(advisor):
     assert answer["picks"][0]["condition"] == "used"  # a beginner on a budget: used is fine, and said why
 
 
+def test_fine_tuning_a_named_model_falls_back_to_lora_when_full_training_is_over_budget(advisor):
+    """'fine-tune whisper large on my own recordings, $2000' answered 'raise the budget to 5,435 USD' for full
+    fine-tuning (~59 GB); the Hugging Face PEFT example fine-tunes Whisper large with LoRA on a 16 GB card. With no
+    method said, the answer is for LoRA when only LoRA fits the budget, and says so; a method said is kept."""
+    fields = dict(workload="speech", task="training", model="whisper-large-v3", budget=2000)
+    answer = _ask(advisor, **fields)
+    assert answer["verdict"] == "buy" and answer["memory_need"]["method"] == "lora"
+    assert answer["picks"][0]["memory_gb"] >= 16 and answer["picks"][0]["total_price"]["usd"] <= 2000
+    assert any(f["rule"] == "memory-fit" and "LoRA" in f["reason"] for f in answer["findings"])
+    assert _ask(advisor, **fields, method="full")["verdict"] == "over-budget"
+
+
 def test_a_student_with_300_gets_a_desktop_cuda_card(advisor):
     """'student with $300 who wants to learn deep learning': seed 003 — NVIDIA is the safe choice, used is fine
     for starting out; never a server module such as a V100 SXM2."""
