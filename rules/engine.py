@@ -61,7 +61,7 @@ class Advisor:
         self.renting = Renting(catalog, self.rulebook, self.performance, electricity_usd_per_kwh)
         self._price_cache: dict[tuple[date, bool], dict[str, PricePoint | None]] = {}
         self._offer_table: dict[tuple[date, str | None], tuple[Offer, ...]] = {}
-        self._refusals: dict[tuple[str, int, bool], str | None] = {}
+        self._refusals: dict[tuple[str, int, bool, str | None], str | None] = {}
         self._midrange_cache: dict[tuple[date, str, str], float] = {}
         self._largest: dict[int, tuple[tuple[Offer, ...], float]] = {}
         self._configurations: OrderedDict[tuple[Any, ...], tuple[Job, tuple[Configuration, ...], tuple[dict[str, Any], ...]]] = OrderedDict()
@@ -226,11 +226,9 @@ class Advisor:
         Memory asked beyond the largest card on offer can only mean memory in all: for inference,
         cards then pool it by splitting the model's layers (``largest_gb``: the largest card placeable).
         """
-        asked = question.memory_gb
+        asked, lang = question.memory_gb, question.language
         in_all = asked is not None and bool(asked) and job.method == "inference" and asked > largest_gb
         if asked:
-            lang = question.language
-
             def fit(memory_gb: float, count: int) -> Fit:
                 if memory_gb >= asked:
                     return Fit(True, memory_gb, False, say("fit.asked_holds", lang, asked=f"{asked:g}", gb=f"{memory_gb:g}"))
@@ -243,8 +241,8 @@ class Advisor:
                 return fit_on(job, memory_gb, count)
         server = question.setting in ("server", "cloud")
 
-        def build(gpu: Gpu, count: int) -> str | None:  # the same for every question of the setting: cached
-            key = (gpu.id, count, server)
+        def build(gpu: Gpu, count: int) -> str | None:  # the same for every question of the setting and language: cached
+            key = (gpu.id, count, server, lang)
             if key not in self._refusals:
                 self._refusals[key] = rulings.refusal(gpu, count)
             return self._refusals[key]

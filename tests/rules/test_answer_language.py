@@ -123,3 +123,17 @@ def test_every_message_the_engine_says_is_in_the_catalogue() -> None:
     keys = set(re.findall(r'\bsay\(\s*"([a-z0-9_.]+)"', source))
     keys |= {k for pair in re.findall(r'\bsay\(\s*"([a-z0-9_.]+)" if .*? else "([a-z0-9_.]+)"', source) for k in pair}
     assert len(keys) > 80 and keys - set(catalogue()) == set()
+
+
+def test_refusals_are_told_in_the_language_of_each_question(catalog) -> None:
+    """Why N of a card cannot go in one box is looked up once per card, count and setting; a Russian
+    question after the same one in English still reads it in Russian."""
+    from rules.engine import Advisor
+
+    russian = "сервер на 8 видеокарт для llm за 50000 долларов"
+    alone = wire(ask(Advisor(catalog), russian, today=TODAY).recommendation)
+    advisor = Advisor(catalog)
+    ask(advisor, "a server with 8 gpus for llm $50000", today=TODAY)
+    after = wire(ask(advisor, russian, today=TODAY).recommendation)
+    assert any("перегрева" in e["reason"] for e in alone["excluded"])
+    assert [e["reason"] for e in after["excluded"]] == [e["reason"] for e in alone["excluded"]]
