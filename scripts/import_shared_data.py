@@ -32,6 +32,10 @@ from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from rules.catalog import Catalog, load_catalog  # noqa: E402
+
 OUT_DIR = REPO / "rules" / "data"
 EBAY_PREFIX = "Tom's Hardware eBay sold-price survey"
 FSDL_PREFIX = "Full Stack Deep Learning cloud GPU table"
@@ -40,129 +44,15 @@ EPOCH_PREFIX = "Epoch AI, 'Data on Machine Learning Hardware'"
 TRACKER_MIN_OBSERVATIONS = 3  # fewer daily observations in a month: too weak to keep
 TRACKER_MAX_OVER_MEDIAN = 2.5  # a month this far above the listing's median is a marketplace outlier
 
-# price-tracker name -> catalog id (None: no catalog entry)
-TRACKER_MAP = {
+# Source names the catalog's resolver cannot judge: the catalog id, or None for a name that must map to
+# nothing. Every other name is resolved by Catalog.resolve (see catalog_id).
+OVERRIDES: dict[str, str | None] = {
+    # price tracker: spelled "PCle" (a lower-case L), so the resolver finds no A100 in it
     "NVIDIA A100 40GB PCle": "a100-40gb-pcie",
-    "NVIDIA A40 PCIe": "a40",
-    "NVIDIA GeForce RTX 3070": "rtx-3070",
-    "NVIDIA GeForce RTX 3090": "rtx-3090",
-    "NVIDIA GeForce RTX 3090 Ti": "rtx-3090-ti",
-    "NVIDIA GeForce RTX 4060 Ti": "rtx-4060-ti-16gb",  # the listing's $480-520 matches the 16 GB card's $499 list price
-    "NVIDIA GeForce RTX 4070": "rtx-4070",
-    "NVIDIA GeForce RTX 4080 SUPER": "rtx-4080-super",
-    "NVIDIA GeForce RTX 4090": "rtx-4090",
-    "NVIDIA GeForce RTX 5080": "rtx-5080",
-    "NVIDIA H100 PCIe 80 GB": "h100-pcie",
-    "NVIDIA H100 PCIe 96 GB": None,  # no such catalog card (the H100 NVL has 94 GB)
-    "NVIDIA H100 SXM5 80 GB": "h100-sxm",
-    "NVIDIA L4": "l4",
-    "NVIDIA L40": "l40",
-    "NVIDIA L40S": "l40s",
-    "NVIDIA Quadro RTX 6000": "quadro-rtx-6000",
-    "NVIDIA RTX 2000 Ada Generation": None,
-    "NVIDIA RTX 4000 Ada Generation": "rtx-4000-ada",
-    "NVIDIA RTX 4000 SFF Ada Generation": "rtx-4000-sff-ada",
-    "NVIDIA RTX 5000 Ada Generation": "rtx-5000-ada",
-    "NVIDIA RTX 6000 Ada Generation": "rtx-6000-ada",
-    "NVIDIA RTX A4000": "rtx-a4000",
-    "NVIDIA RTX A4500": "rtx-a4500",
-    "NVIDIA RTX A5000": "rtx-a5000",
-    "NVIDIA RTX A6000": "rtx-a6000",
-    "NVIDIA Tesla P100 PCIe 16 GB": "tesla-p100-pcie-16gb",
-    "NVIDIA Tesla P4": "tesla-p4",
-    "NVIDIA Tesla T4": "t4",
-    "NVIDIA Tesla V100 SXM2 32 GB": "v100-sxm2-32gb",
-    "Nvidia GeForce RTX 2080": "rtx-2080",
-    "Quadro RTX 5000": "quadro-rtx-5000",
-}
-
-# Epoch hardware name -> catalog id, for the rows with a release price (names not listed: no catalog entry)
-EPOCH_MAP = {
-    "AMD Instinct MI300X": "mi300x",
-    "NVIDIA RTX 6000 Ada Generation": "rtx-6000-ada",
-    "AMD Radeon RX 7900 XTX": "rx-7900-xtx",
-    "NVIDIA GeForce RTX 4090": "rtx-4090",
-    "NVIDIA H100 SXM5 80GB": "h100-sxm",
-    "NVIDIA GeForce RTX 4080": "rtx-4080",
-    "NVIDIA GeForce RTX 3090 Ti": "rtx-3090-ti",
-    "NVIDIA RTX A4000": "rtx-a4000",
-    "NVIDIA RTX A5000": "rtx-a5000",
-    "NVIDIA A10 PCIe": "a10",
-    "NVIDIA RTX A6000": "rtx-a6000",
-    "NVIDIA GeForce RTX 3080": "rtx-3080",
-    "NVIDIA GeForce RTX 3090": "rtx-3090",
-    "NVIDIA A100 SXM4 40 GB": "a100-40gb-sxm",
-    "NVIDIA Quadro RTX 4000": "quadro-rtx-4000",
-    "NVIDIA GeForce RTX 2080 Ti 11GB": "rtx-2080-ti",
-    "NVIDIA Quadro RTX 6000": "quadro-rtx-6000",
-    "NVIDIA Quadro RTX 5000": "quadro-rtx-5000",
-    "NVIDIA Tesla V100 PCIe 32 GB": "v100-pcie-32gb",
-    "NVIDIA Tesla V100 SXM2 32 GB": "v100-sxm2-32gb",
-    "NVIDIA Titan V": "titan-v",
-    "NVIDIA Tesla V100 SXM2": "v100-sxm2-16gb",
-    "NVIDIA Tesla V100 PCIe 16 GB": "v100-pcie-16gb",
-    "NVIDIA TITAN Xp": "titan-xp",
-    "NVIDIA GeForce GTX 1080 Ti": "gtx-1080-ti",
-    "NVIDIA P40": "tesla-p40",
-    "NVIDIA GeForce GTX 1080": "gtx-1080",
-    "NVIDIA P100": "tesla-p100-pcie-16gb",
-    "NVIDIA M40": "tesla-m40",
-    "NVIDIA GeForce GTX TITAN X": "gtx-titan-x",
-    "NVIDIA Tesla K80": "tesla-k80",
-    "NVIDIA GeForce GTX TITAN": "gtx-titan",
-    "NVIDIA GeForce GTX 580": "gtx-580",
-}
-
-# eBay survey name -> catalog id (names not listed have no catalog entry)
-EBAY_MAP = {
-    "GeForce GTX 1650": "gtx-1650",
-    "GeForce GTX 1650 Super": "gtx-1650-super",
-    "GeForce GTX 1660": "gtx-1660",
-    "GeForce GTX 1660 Super": "gtx-1660-super",
-    "GeForce GTX 1660 Ti": "gtx-1660-ti",
-    "GeForce RTX 2060": "rtx-2060",
-    "GeForce RTX 2060 Super": "rtx-2060-super",
-    "GeForce RTX 2070": "rtx-2070",
-    "GeForce RTX 2070 Super": "rtx-2070-super",
-    "GeForce RTX 2080": "rtx-2080",
-    "GeForce RTX 2080 Super": "rtx-2080-super",
-    "GeForce RTX 2080 Ti": "rtx-2080-ti",
-    "GeForce RTX 3050": "rtx-3050",
-    "GeForce RTX 3060": "rtx-3060",  # the 12 GB card; the survey splits it out only later
-    "GeForce RTX 3060 12GB": "rtx-3060",
-    "GeForce RTX 3060 Ti": "rtx-3060-ti",
-    "GeForce RTX 3070": "rtx-3070",
-    "GeForce RTX 3070 Ti": "rtx-3070-ti",
-    "GeForce RTX 3080": "rtx-3080",
-    "GeForce RTX 3080 12GB": "rtx-3080-12gb",
-    "GeForce RTX 3080 Ti": "rtx-3080-ti",
-    "GeForce RTX 3090": "rtx-3090",
-    "GeForce RTX 3090 Ti": "rtx-3090-ti",
-    "GeForce RTX 4060": "rtx-4060",
-    "GeForce RTX 4060 Ti": "rtx-4060-ti-8gb",
-    "GeForce RTX 4060 Ti 16GB": "rtx-4060-ti-16gb",
-    "GeForce RTX 4070": "rtx-4070",
-    "GeForce RTX 4070 Ti": "rtx-4070-ti",
-    "GeForce RTX 4080": "rtx-4080",
-    "GeForce RTX 4090": "rtx-4090",
-    "Intel Arc A380": "arc-a380",
-    "Intel Arc A580": "arc-a580",
-    "Intel Arc A750": "arc-a750",
-    "Intel Arc A770 16GB": "arc-a770",
-    "Radeon RX 6600": "rx-6600",
-    "Radeon RX 6600 XT": "rx-6600-xt",
-    "Radeon RX 6650 XT": "rx-6650-xt",
-    "Radeon RX 6700 XT": "rx-6700-xt",
-    "Radeon RX 6750 XT": "rx-6750-xt",
-    "Radeon RX 6800": "rx-6800",
-    "Radeon RX 6800 XT": "rx-6800-xt",
-    "Radeon RX 6900 XT": "rx-6900-xt",
-    "Radeon RX 6950 XT": "rx-6950-xt",
-    "Radeon RX 7600": "rx-7600",
-    "Radeon RX 7700 XT": "rx-7700-xt",
-    "Radeon RX 7800 XT": "rx-7800-xt",
-    "Radeon RX 7900 XT": "rx-7900-xt",
-    "Radeon RX 7900 XTX": "rx-7900-xtx",
+    # price tracker: the listing's $480-520 matches the 16 GB card's $499 list price; a bare "4060 Ti" means the 8 GB card
+    "NVIDIA GeForce RTX 4060 Ti": "rtx-4060-ti-16gb",
+    # eBay survey: the 2023 board with GDDR6 (192 GB/s) is not the catalog's GDDR5 card; its prices stay apart
+    "GeForce GTX 1650 GDDR6": None,
 }
 
 
@@ -219,12 +109,25 @@ def number(text: str) -> float | None:
     return float(t) if t else None
 
 
-def mapped_rows(path: Path, names: dict[str, str]) -> tuple[list[tuple[str, dict]], set[str]]:
-    """(catalog id, row) for each CSV row whose ``gpu`` name the table maps; the names it does not map."""
+def catalog_id(catalog: Catalog, name: str) -> str | None:
+    """The catalog id a source's product name means, or None: an override, else the catalog's resolver,
+    except that a memory size the name states must be the card's (an "Arc A770 8GB" is not the 16 GB card
+    the resolver falls back to)."""
+    if name in OVERRIDES:
+        return OVERRIDES[name]
+    gpu = catalog.find(name)
+    stated = re.search(r"(\d+)\s*GB\b", name, re.IGNORECASE)
+    if gpu is None or (stated and float(stated.group(1)) != gpu.memory_gb):
+        return None
+    return gpu.id
+
+
+def mapped_rows(path: Path, catalog: Catalog) -> tuple[list[tuple[str, dict]], set[str]]:
+    """(catalog id, row) for each CSV row whose ``gpu`` name is a catalog card; the names that are not."""
     mapped, skipped = [], set()
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
-            gid = names.get(row["gpu"])
+            gid = catalog_id(catalog, row["gpu"])
             if gid is None:
                 skipped.add(row["gpu"])
             else:
@@ -232,10 +135,10 @@ def mapped_rows(path: Path, names: dict[str, str]) -> tuple[list[tuple[str, dict
     return mapped, skipped
 
 
-def import_ebay(data_dir: Path) -> tuple[list[dict], set[str]]:
+def import_ebay(data_dir: Path, catalog: Catalog) -> tuple[list[dict], set[str]]:
     path = data_dir / "ebay-gpu-prices" / "monthly-2021-2023.csv"
     acc: dict[tuple[str, str, str], list[tuple[float, int]]] = defaultdict(list)
-    mapped, skipped = mapped_rows(path, EBAY_MAP)
+    mapped, skipped = mapped_rows(path, catalog)
     for gid, row in mapped:
         sold = int(number(row["qty_sold"]) or 0)
         used = money(row["ebay_avg_sold_usd"])
@@ -265,11 +168,11 @@ def import_ebay(data_dir: Path) -> tuple[list[dict], set[str]]:
     return rows, skipped
 
 
-def import_tracker(data_dir: Path) -> tuple[list[dict], set[str]]:
+def import_tracker(data_dir: Path, catalog: Catalog) -> tuple[list[dict], set[str]]:
     """Monthly medians of one Amazon listing per GPU, as ``new`` points (weak months and outliers left out)."""
     path = data_dir / "retail-price-tracker" / "monthly-2022-2025.csv"
     by_gpu: dict[str, list[dict]] = defaultdict(list)
-    mapped, skipped = mapped_rows(path, TRACKER_MAP)
+    mapped, skipped = mapped_rows(path, catalog)
     for gid, row in mapped:
         if int(row["observations"]) >= TRACKER_MIN_OBSERVATIONS:
             by_gpu[gid].append(row)
@@ -286,17 +189,14 @@ def import_tracker(data_dir: Path) -> tuple[list[dict], set[str]]:
     return rows, skipped
 
 
-def import_epoch(data_dir: Path) -> list[dict]:
+def import_epoch(data_dir: Path, catalog: Catalog) -> list[dict]:
     """Release prices with Epoch AI's own price source, as ``msrp`` points at the release date.
 
     Epoch dates some cards at their announcement; the point is dated no earlier than the
     catalog's release date, since nobody could buy the card before. A release price that a
     hand-curated vendor announcement already gives (same card, same price) is not repeated.
     """
-    sys.path.insert(0, str(REPO))
-    from rules.catalog import load_catalog
-
-    released = {gpu.id: gpu.released.isoformat() for gpu in load_catalog(OUT_DIR).gpus}
+    released = {gpu.id: gpu.released.isoformat() for gpu in catalog.gpus}
     doc = json.loads((OUT_DIR / "prices.json").read_text(encoding="utf-8"))
     known = {(r["gpu"], float(r["price"])) for r in doc["prices"]
              if r["kind"] == "msrp" and not r["source"].startswith((EBAY_PREFIX, TRACKER_PREFIX, EPOCH_PREFIX))}
@@ -304,7 +204,7 @@ def import_epoch(data_dir: Path) -> list[dict]:
     rows = []
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
-            gid, price = EPOCH_MAP.get(row["Hardware name"]), money(row["Release price (USD)"])
+            gid, price = catalog_id(catalog, row["Hardware name"]), money(row["Release price (USD)"])
             if gid is None or not price or (gid, price) in known:
                 continue
             cited = " ".join((row["Source for the price"] or "").split())
@@ -400,15 +300,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no such folder: {args.data_dir}", file=sys.stderr)
         return 2
 
-    ebay, skipped = import_ebay(data_dir)
+    catalog = load_catalog(OUT_DIR)  # names and release dates only: the prices it holds are not read
+    ebay, skipped = import_ebay(data_dir, catalog)
     replace_imported("prices.json", "prices", EBAY_PREFIX, ebay, "points")
     if skipped:
         print(f"  eBay GPUs without a catalog entry (skipped): {', '.join(sorted(skipped))}")
-    tracker, skipped = import_tracker(data_dir)
+    tracker, skipped = import_tracker(data_dir, catalog)
     replace_imported("prices.json", "prices", TRACKER_PREFIX, tracker, "points")
     if skipped:
         print(f"  price-tracker GPUs without a catalog entry (skipped): {', '.join(sorted(skipped))}")
-    replace_imported("prices.json", "prices", EPOCH_PREFIX, import_epoch(data_dir), "points")
+    replace_imported("prices.json", "prices", EPOCH_PREFIX, import_epoch(data_dir, catalog), "points")
     cloud, unmapped = import_cloud(data_dir)
     replace_imported("cloud_offers.json", "offers", FSDL_PREFIX, cloud, "offers")
     if unmapped:
