@@ -40,6 +40,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from rules.datafile import data_validator, locate, schema_problem
+
 __all__ = [
     "CatalogError",
     "PricePoint",
@@ -586,19 +588,6 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def _entry_label(doc: Any, list_key: str, index: int) -> str:
-    try:
-        entry = doc[list_key][index]
-    except (KeyError, IndexError, TypeError):
-        return f"#{index}"
-    if isinstance(entry, dict):
-        for k in ("id", "gpu", "instance", "currency"):
-            v = entry.get(k)
-            if isinstance(v, str) and v:
-                return f"{v!r} (#{index})"
-    return f"#{index}"
-
-
 class _Err:
     """Collects the file currently being read for uniform messages."""
 
@@ -608,12 +597,8 @@ class _Err:
         self.doc = doc
 
     def __call__(self, index: int | None, fld: str | None, message: str) -> CatalogError:
-        parts = [self.file]
-        if index is not None:
-            parts.append(f"entry {_entry_label(self.doc, self.list_key, index)}")
-        if fld:
-            parts.append(f"field {fld!r}")
-        return CatalogError(": ".join(parts + [message]))
+        path: list[str | int] = [self.list_key, index] if index is not None else []
+        return CatalogError(f"{self.file}: {locate(self.doc, path + ([fld] if fld else []), message)}")
 
 
 def _read_raw(data_dir: Path) -> dict[str, bytes]:
@@ -628,10 +613,6 @@ def _read_raw(data_dir: Path) -> dict[str, bytes]:
 
 
 def _read_and_validate(data_dir: Path, raws: Mapping[str, bytes]) -> tuple[dict[str, Any], str]:
-    from jsonschema.exceptions import best_match
-
-    from rules.datafile import data_validator
-
     docs: dict[str, Any] = {}
     h = hashlib.sha256()
     for name, list_key in DATA_FILES.items():
@@ -644,15 +625,9 @@ def _read_and_validate(data_dir: Path, raws: Mapping[str, bytes]) -> tuple[dict[
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise err(None, None, f"not valid JSON: {e}") from None
         err.doc = doc
-        problem = best_match(data_validator(name).iter_errors(doc))
+        problem = schema_problem(data_validator(name), doc)
         if problem is not None:
-            path_parts = list(problem.absolute_path)
-            index = None
-            if len(path_parts) >= 2 and path_parts[0] == list_key and isinstance(path_parts[1], int):
-                index = path_parts[1]
-                path_parts = path_parts[2:]
-            fld = ".".join(str(p) for p in path_parts if not isinstance(p, int)) or None
-            raise err(index, fld, problem.message)
+            raise CatalogError(f"{err.file}: {problem}")
         docs[name] = doc
     try:
         from importlib.metadata import version

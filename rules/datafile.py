@@ -7,6 +7,8 @@ problem+json, the benchmark ingestion and the data files all speak this way).
 ``rules/data/NAME.json`` is validated by ``rules/schemas/NAME.schema.json``. A file
 that breaks its schema raises :class:`DataFileError` naming the file, the entry and
 the field, and nothing of it is used: the product never runs on half-loaded data.
+:func:`locate` words where a problem sits ("entry 'x' (#3): field 'y'"), for every
+loader of data files (the catalog's too) and for their own checks beyond the schema.
 A file is validated once per content: after it passes, a marker named by the hash of
 the file and its schema is left in the catalog's cache directory, and a later start
 with the same bytes skips the check (and the jsonschema import).
@@ -17,11 +19,12 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import lru_cache
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = ["DATA_DIR", "SCHEMA_DIR", "DataFileError", "load_data", "load_schema", "schema_names", "validator",
-           "data_validator", "schema_errors", "error_field"]
+           "data_validator", "schema_errors", "error_field", "schema_problem", "locate", "entry_label"]
 
 DATA_DIR = Path(__file__).with_name("data")
 SCHEMA_DIR = Path(__file__).with_name("schemas")
@@ -92,9 +95,9 @@ def load_data(name: str, data_dir: Path = DATA_DIR) -> Any:
     marker = _valid_marker(name, raw)
     if marker is not None and marker.exists():
         return document
-    errors = sorted(data_validator(name).iter_errors(document), key=lambda e: list(e.absolute_path))
-    if errors:
-        raise DataFileError(f"{shown}: {describe(document, errors[0])}")
+    problem = schema_problem(data_validator(name), document)
+    if problem is not None:
+        raise DataFileError(f"{shown}: {problem}")
     if marker is not None:
         try:
             marker.parent.mkdir(parents=True, exist_ok=True)
@@ -116,15 +119,38 @@ def _valid_marker(name: str, raw: bytes) -> Path | None:
     return default_cache_dir() / f"valid-{name}-{digest[:32]}"
 
 
-def describe(document: Any, error: Any) -> str:
-    """'entry 'x' (#3): field 'y': message' for the first schema error."""
-    path = list(error.absolute_path)
-    where, node = [], document
-    for step in path:
-        node = node[step]
-        if isinstance(step, int):
-            label = node.get("id") if isinstance(node, dict) else None
-            where.append(f"entry {label!r} (#{step})" if label else f"entry #{step}")
-        else:
-            where.append(f"field {step!r}")
-    return ": ".join([*where, error.message]) if where else error.message
+def entry_label(document: Any, list_key: str, index: int) -> str:
+    """How an entry of a top-level list is named in a message: "'rtx-3090' (#12)" by its id (or gpu,
+    instance, currency), "#12 of 'gpus'" when it has none."""
+    try:
+        entry = document[list_key][index]
+    except (KeyError, IndexError, TypeError):
+        entry = None
+    if isinstance(entry, dict):
+        for key in ("id", "gpu", "instance", "currency"):
+            label = entry.get(key)
+            if isinstance(label, str) and label:
+                return f"{label!r} (#{index})"
+    return f"#{index} of {list_key!r}"
+
+
+def locate(document: Any, path: Sequence[str | int], message: str) -> str:
+    """"entry 'x' (#3): field 'y.z': message": where in a data file a problem sits, for the schema's
+    errors and a loader's own checks alike. An entry of a top-level list is named by its id; list
+    positions inside an entry are left out of the field."""
+    parts = []
+    if len(path) >= 2 and isinstance(path[0], str) and isinstance(path[1], int):
+        parts.append(f"entry {entry_label(document, path[0], path[1])}")
+        path = path[2:]
+    field = ".".join(str(step) for step in path if not isinstance(step, int))
+    if field:
+        parts.append(f"field {field!r}")
+    return ": ".join([*parts, message])
+
+
+def schema_problem(checker: Any, document: Any) -> str | None:
+    """The located message of the error that best explains what ``document`` breaks; None when it is valid."""
+    from jsonschema.exceptions import best_match
+
+    error = best_match(checker.iter_errors(document))
+    return None if error is None else locate(document, list(error.absolute_path), error.message)
