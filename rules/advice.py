@@ -14,7 +14,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from rules.answer import Finding
-from rules.choose import Choice, Floor, still_better
+from rules.choose import Choice, Floor, alternatives_among, still_better
 from rules.configurations import Configuration
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
 from rules.messages import cited, say, term
@@ -374,8 +374,10 @@ def vendor_nvidia(ctx: Context) -> Ruling:
 
     def prefer(choice: Choice, rechoose: Rechoose) -> Choice:
         top = choice.top
-        if top is None or top.gpu.software == safe:
+        if top is None:
             return choice
+        if top.gpu.software == safe:
+            return _safe_alternatives(choice)
         cuda = rechoose(lambda c: c.gpu.software == safe)
         floor = ctx.floor
         if (cuda.top is None or cuda.top.speed < ctx.param("vendor-nvidia", "cuda_leads_within") * top.speed
@@ -387,6 +389,18 @@ def vendor_nvidia(ctx: Context) -> Ruling:
         alternatives = dict(cuda.alternatives)
         alternatives.setdefault("outside CUDA", top)
         return replace(cuda, alternatives=still_better(alternatives, cuda.top), notes=(note, *cuda.notes))
+
+    def _safe_alternatives(choice: Choice) -> Choice:
+        """A CUDA pick's best value, fastest and roomiest come from CUDA too; the best card outside it is shown
+        under its own label, 'outside CUDA', so that 'best value' never quietly means a ROCm card."""
+        outside = [c for label, c in choice.alternatives.items() if label != "used" and c.gpu.software != safe]
+        if not outside or choice.top is None:
+            return choice
+        alternatives = alternatives_among(choice, lambda c: c.gpu.software == safe)
+        if "used" in choice.alternatives:
+            alternatives["used"] = choice.alternatives["used"]
+        alternatives["outside CUDA"] = outside[0]
+        return replace(choice, alternatives=still_better(alternatives, choice.top))
     return Ruling(keep=keep, card=card, prefer=prefer)
 
 

@@ -25,7 +25,7 @@ from rules.answer import Finding
 from rules.configurations import Configuration
 from rules.messages import say
 
-__all__ = ["Floor", "Choice", "choose", "still_better"]
+__all__ = ["Floor", "Choice", "choose", "still_better", "alternatives_among"]
 
 BUDGET_SLACK = 1.0001
 
@@ -50,6 +50,7 @@ class Choice:
     over_budget: tuple[Configuration, ...] = ()  # the cheapest that would work, for "raise the budget"
     notes: tuple[Finding, ...] = ()  # why the choice is what it is, each under its rule
     asked: bool = False  # the top is the card the question named ("a server with 8 H100")
+    within: tuple[Configuration, ...] = ()  # what could lead, within the budget, best first (for alternatives_among)
 
 
 def _key(config: Configuration, lam: float):
@@ -125,7 +126,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}
     alternatives = _alternatives(top, within, taken)
     floor_unmet = floor is not None and top.gpu.memory_gb < floor.gb
-    if not used_ok:
+    if not used_ok and top.offer.condition == "new":  # a used top is the used option already
         better_used = [c for c in usable if c.offer.condition == "used" and affordable(c) and c.gpu.id not in taken and headline(c)
                        and (floor is None or c.gpu.memory_gb >= floor.gb) and (_worth_per_usd(c) > _worth_per_usd(top) or floor_unmet)]
         if better_used:
@@ -136,7 +137,16 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         if c.gpu.id not in taken and len(runners) < 2:
             runners.append(c)
             taken.add(c.gpu.id)
-    return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes) + ((floor_note,) if floor_note else ()))
+    return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes) + ((floor_note,) if floor_note else ()),
+                  within=tuple(within))
+
+
+def alternatives_among(choice: Choice, keep: Callable[[Configuration], bool]) -> dict[str, Configuration]:
+    """Best value, fastest and roomiest among the configurations ``keep`` passes, with the choice's top and picks as they are."""
+    if choice.top is None:
+        return {}
+    taken = {c.gpu.id for c in (choice.top, *choice.ladder.values(), *choice.runners_up)}
+    return _alternatives(choice.top, [c for c in choice.within if keep(c)], taken)
 
 
 def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> Configuration:

@@ -200,6 +200,23 @@ def test_training_never_leads_with_or_shows_a_part_built_for_inference(advisor):
     assert "adapters" in fit and "none" not in fit
 
 
+def test_a_cuda_pick_labels_its_alternatives_honestly(advisor):
+    """'computer vision research $2500' (used RTX 4090) showed an RX 7900 XTX on ROCm as its 'best value' and a
+    used RTX 3090 Ti as 'used' beside a used pick: a CUDA pick's best value, fastest and roomiest are CUDA cards (seed
+    003: NVIDIA is the safe choice), the best card outside CUDA is labelled so, and a used top needs no used option."""
+    for fields in (dict(workload="cnn", budget=2500, experience="researcher"), dict(workload="cnn", budget=1500),
+                   dict(workload="transformer", budget=4000)):
+        answer = _ask(advisor, **fields)
+        top = answer["picks"][0]
+        if top["vendor"] != "nvidia":
+            continue
+        for label, alternative in answer["alternatives"].items():
+            if alternative and label in ("best value", "fastest", "roomiest"):
+                assert alternative["vendor"] == "nvidia", (fields, label, alternative["gpu"])
+        if top["condition"] == "used":
+            assert answer["alternatives"].get("used") is None, fields
+
+
 def test_a_lab_buying_four_gpus_for_llm_fine_tuning_gets_four_roomy_blower_cards(advisor):
     """'lab buying 4 gpus for llm fine-tuning with $20000': four cards side by side need blower coolers (seed 003,
     multi-GPU heat) and 24 GB or more each (Dettmers 2023). A lab buying several cards buys them new unless it says
