@@ -315,7 +315,7 @@ def report(rows: list[tuple[dict[str, Any], list[str], str]], floor: float) -> s
         if reasons:
             causes[cause(reasons)] = causes.get(cause(reasons), 0) + 1
     by_cause = ", ".join(f"{name} {n}" for name, n in sorted(causes.items(), key=lambda c: -c[1]))
-    lines = ["# Golden questions", "", f"Hit rate: {hits}/{len(rows)} = {rate:.1%} (floor {floor:.0%})", "",
+    lines = ["# Golden questions", "", f"Hit rate: {hits}/{len(rows)} = {rate:.1%} (floor {floor:.1%})", "",
              f"Misses by likely cause: {by_cause or 'none'}", "",
              "| id | as of | result | likely cause | engine said | why |", "|---|---|---|---|---|---|"]
     for question, reasons, said in rows:
@@ -343,7 +343,7 @@ def test_golden_questions(advisor, golden_summary):
     golden_summary += [text.splitlines()[2] + f"; per-question report in {REPORT.relative_to(HERE.parents[1])}",
                        text.splitlines()[4]]
     rate = sum(1 for _, reasons, _ in rows if not reasons) / len(rows)
-    assert rate >= golden["minimum_hit_rate"], f"golden hit rate {rate:.1%} fell below {golden['minimum_hit_rate']:.0%}"
+    assert rate >= golden["minimum_hit_rate"], f"golden hit rate {rate:.1%} fell below {golden['minimum_hit_rate']:.1%}"
 
 
 # ---- the file itself and the checker --------------------------------------------------------
