@@ -139,6 +139,9 @@ def test_every_pick_is_within_budget_and_fits_memory(advisor, question):
         assert pick["total_price"]["amount"] <= question.budget * 1.0001
         fit = next(r for r in pick["rules"] if r["rule"] == "memory-fit")
         assert "needs" not in fit["reason"] or "per card" in fit["reason"]
+    if any(f["rule"] == "training-limits" for f in answer["findings"]):  # a part unfit for the method is never shown
+        fit_for = ("full", "adapters") if answer["memory_need"]["method"] in ("lora", "qlora") else ("full",)
+        assert all(advisor.catalog.gpu(p["gpu"]).trains in fit_for for p in shown), [p["gpu"] for p in shown]
     assert json.dumps(answer, sort_keys=True) == json.dumps(wire(advisor.recommend(question, today=TODAY)), sort_keys=True)
 
 
