@@ -167,9 +167,10 @@ def memory_fit(ctx: Context) -> Ruling:
 
     def card(c: Configuration) -> list[Finding]:
         found = [Finding("memory-fit", "applied", c.fit.reason)]
-        if not ctx.question.memory_gb and c.fit.fits and c.fit.effective_gb < need.gb * (1 + tight):
-            spare = max(c.fit.effective_gb / need.gb - 1, 0.0)
-            found.append(Finding("memory-fit", "warning", ctx.say("rule.memory_fit.tight_weights" if wide else "rule.memory_fit.tight",
+        if not ctx.question.memory_gb and c.fit.fits and c.fit.headroom < tight:  # a split binds on each card's part
+            spare = max(c.fit.headroom, 0.0)
+            which = "tight_weights" if wide else "tight_inference" if ctx.job.method == "inference" and ctx.question.workload == "llm" else "tight"
+            found.append(Finding("memory-fit", "warning", ctx.say(f"rule.memory_fit.{which}",
                                                                   spare=f"{spare:.0%}" if spare >= 0.01 else "< 1%", count=c.count,
                                                                   name=c.gpu.name)))
         return found

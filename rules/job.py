@@ -134,12 +134,14 @@ def _fit(job: Job, memory_gb: float, count: int) -> Fit:
     lang, need = job.language, f"{job.need.gb:.1f}"
     terms = say("job.effective", lang) if job.memory_factor != 1.0 else ""
     if job.need.gb <= card:
-        return Fit(True, card, False, say("fit.fits", lang, need=need, card=f"{card:.1f}", terms=terms, gib=f"{memory_gb:g}"))
+        return Fit(True, card, False, say("fit.fits", lang, need=need, card=f"{card:.1f}", terms=terms, gib=f"{memory_gb:g}"),
+                   card / job.need.gb - 1 if job.need.gb > 0 else float("inf"))
     if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
         per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
         how = term("pooling", POOLING[job.pooling], lang)
         if per_card <= card:
-            return Fit(True, card * count, True, say("fit.split", lang, count=count, how=how, per_card=f"{per_card:.1f}", card=f"{card:.1f}"))
+            return Fit(True, card * count, True, say("fit.split", lang, count=count, how=how, per_card=f"{per_card:.1f}", card=f"{card:.1f}"),
+                       card / per_card - 1)
         return Fit(False, card * count, True, say("fit.split_short", lang, count=count, how=how, per_card=f"{per_card:.1f}", card=f"{card:.1f}"))
     if count > 1:
         return Fit(False, card, False, say("fit.each_short", lang, need=need, how=term("pooling", POOLING["none"], lang),

@@ -98,6 +98,7 @@ class Fit:
     effective_gb: float
     sharded: bool
     reason: str
+    headroom: float = float("inf")  # spare share where memory binds: the card, or each card's part of a split job
 
 
 def _slug(text: str) -> str:

@@ -604,3 +604,16 @@ def test_a_server_answer_names_no_whole_desktop_computer(advisor):
     answer = _ask(advisor, workload="llm", task="inference", budget=50000, setting="server", as_of=date(2026, 11, 15))
     shown = _shown(answer)
     assert shown and all(p["form_factor"] != "system" for p in shown), [p["gpu"] for p in shown]
+
+
+def test_a_split_job_with_little_to_spare_on_each_card_says_how_to_get_margin(advisor):
+    """Two 12 GB RTX 5070 hold the ~23 GB 32B distill at 4-bit only as 12.1 GB of 12.9 on each card: the margin binds
+    per card, not on the 25.8 GB the pair offers, and the remedies are an LLM's (context, KV cache, CPU layers)."""
+    from rules.parser import parse
+
+    parsed = parse("will deepseek r1 distill 32b fit on two rtx 5070", today=date(2026, 11, 20))
+    asked = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=date(2026, 11, 20)))
+    top = asked["picks"][0]
+    assert (top["gpu"], top["count"]) == ("rtx-5070", 2)
+    lines = [f["reason"] for f in top["rules"] if f["rule"] == "memory-fit" and f["verdict"] == "warning"]
+    assert lines and "KV cache" in lines[0] and "checkpointing" not in lines[0]
