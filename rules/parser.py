@@ -375,7 +375,7 @@ def _as_of(m: re.Match[str], today: date) -> date:
 
 # models ------------------------------------------------------------------------------
 
-_TAIL = re.compile(r"[\s_.-]*([a-z0-9]+(?:\.\d+)*\+?)")
+_TAIL = re.compile(r"[\s_.:-]*([a-z0-9]+(?:\.\d+)*\+?)")  # ":" as in Ollama's tags, "deepseek-r1:32b"
 _NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
 _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
 _NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час)")
@@ -454,15 +454,22 @@ def _model_found(scan: _Scan, m: re.Match[str], entry: dict[str, Any]) -> tuple[
     return m.start(), end
 
 
+# Words that name a tuning of the same weights, not another size: "deepseek r1 distill 32b" is the table's
+# "deepseek r1 32b", "llama 3.1 8b instruct" its "llama 3.1 8b".
+_SAME_WEIGHTS = frozenset({"instruct", "chat", "it", "base", "hf", "distill", "preview", "thinking", "reasoning"})
+
+
 def _candidates(family: str, tokens: list[str], entry: dict[str, Any]) -> Iterable[str]:
     """Spellings of one name for the table: 'qwen 3 30b', 'qwen3 30b', 'deepseek r1 70b'."""
-    for name in (family, entry["slug"] + " " + family if family != entry["slug"] else None):
-        if name is None:
-            continue
-        yield " ".join([name, *tokens])
-        if tokens:
-            yield " ".join([name + tokens[0], *tokens[1:]])
-            yield " ".join([name + re.sub(r"(\d)([a-z])$", r"\1 \2", tokens[0]), *tokens[1:]])  # "yolov8x" -> "yolov8 x"
+    plain = [t for t in tokens if t not in _SAME_WEIGHTS]
+    for words in (tokens, plain) if plain != tokens else (tokens,):
+        for name in (family, entry["slug"] + " " + family if family != entry["slug"] else None):
+            if name is None:
+                continue
+            yield " ".join([name, *words])
+            if words:
+                yield " ".join([name + words[0], *words[1:]])
+                yield " ".join([name + re.sub(r"(\d)([a-z])$", r"\1 \2", words[0]), *words[1:]])  # "yolov8x" -> "yolov8 x"
 
 
 # money ------------------------------------------------------------------------------

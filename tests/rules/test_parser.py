@@ -1011,3 +1011,17 @@ def test_several_methods_named_size_for_the_most_demanding() -> None:
     question = parse("$15k lab workstation to fine-tune 8B-14B models with LoRA and QLoRA", today=TODAY).question
     assert (question.method, question.precision, question.params_b) == ("lora", None, 14)
     assert parse("fine-tune llama 8b with qlora", today=TODAY).question.method == "qlora"
+
+
+@pytest.mark.parametrize(("text", "model", "params_b"), [
+    ("run deepseek-r1:32b in ollama", "deepseek-r1-distill-qwen-32b", 32),  # Ollama's tag: the 32B distill, not the 671B R1
+    ("run deepseek-r1:70b in ollama", "deepseek-r1-distill-llama-70b", 70),
+    ("run deepseek-r1:671b at home", "deepseek-r1", 671),
+    ("deepseek r1 distill 32b locally", "deepseek-r1-distill-qwen-32b", 32),  # 'distill' names the tuning, not a size
+    ("ollama run qwen2.5:32b", "qwen-32b", 32),
+    ("ollama run gemma3:27b", "gemma-3-27b", 27),
+    ("llama 3.1 8b instruct on my laptop", "llama-8b", 8),
+])
+def test_ollama_tags_and_tuning_words_name_the_model_of_that_size(text, model, params_b):
+    question = parse(text).question
+    assert (question.model, question.params_b) == (model, params_b)
