@@ -129,7 +129,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from rules.datafile import load_data
-from rules.question import Question, QuestionError, check_text
+from rules.question import MAX_BATCH, Question, QuestionError, check_text
 
 __all__ = ["ParsedText", "parse", "text_language"]
 
@@ -275,6 +275,7 @@ class _Scan:
     models: list[tuple[int, str | None, float | None, str]] = field(default_factory=list)  # (position, id, size, phrase)
     job_words: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (position, task, method, phrase)
     used_said: str = ""  # a "used"/"б/у" word, which wins in a compare: "4090 новая или 3090 б/у"
+    team: tuple[int, str] | None = None  # "a team of 10": as many sequences at once, when the job is inference
     amounts: list[tuple[int, float, str | None, str, bool]] = field(default_factory=list)  # (pos, amount, cur, phrase, budget word)
 
     def run(self) -> None:
@@ -826,9 +827,24 @@ _USERS = _bounded(
 )
 
 
+_TEAM = _bounded(
+    r"(?:(?:team|group)\s+of\s+(?P<team>\d{1,4})(?!\d)|команд\w*\s+из\s+(?P<komanda>\d{1,4})(?!\d)"
+    r"|(?P<n>\d{1,4})\s+(?:colleagues|researchers|engineers|developers|analysts"
+    r"|коллег\w*|сотрудник\w*|исследовател\w*|разработчик\w*)(?!\w))"
+)
+
+
 def _users(scan: _Scan) -> None:
-    """'for 20 users', '50 concurrent requests': sequences served at once, each with its KV cache (vLLM's max_num_seqs)."""
+    """'for 20 users', '50 concurrent requests': sequences served at once, each with its KV cache (vLLM's max_num_seqs).
+    'A team of 10', '12 colleagues': the same when the job is inference (a server sized for all of them asking at
+    once); for training a team's size says nothing of the batch."""
     scan.take(_USERS, lambda m: scan.put("batch", int(m.group("n")), m.group()))
+
+    def team(m: re.Match[str]) -> tuple[int, int]:
+        number = next(g for g in ("n", "team", "komanda") if m.group(g))
+        scan.team = scan.team or (int(m.group(number)), m.group().strip())
+        return m.span() if number == "n" else m.span(number)  # "team of" / "для команды" stay for the setting
+    scan.take(_TEAM, team)
 
 
 @lru_cache(maxsize=1)
@@ -948,6 +964,9 @@ def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
             raise QuestionError("budget", f"{error.message} (read {amount:,.0f} {currency or question.currency} "
                                           f"from '{phrase}')") from None
         raise
+    if scan.team is not None and question.task == "inference" and question.batch is None and 1 < scan.team[0] <= MAX_BATCH:
+        question = replace(question, batch=scan.team[0])
+        understood.append(f"batch: {scan.team[0]} (from '{scan.team[1]}')")
     if len(scan.models) > 1:
         question = _most_demanding(scan, question, understood, today)
     if "card_memory_gb" in changes:

@@ -1025,3 +1025,17 @@ def test_several_methods_named_size_for_the_most_demanding() -> None:
 def test_ollama_tags_and_tuning_words_name_the_model_of_that_size(text, model, params_b):
     question = parse(text).question
     assert (question.model, question.params_b) == (model, params_b)
+
+
+@pytest.mark.parametrize(("text", "batch"), [
+    ("RAG server for a team of 10 with Qwen3 32B", 10),  # all ten asking at once: ten KV caches
+    ("chat server for 12 colleagues with llama 70b", 12),
+    ("сервер для команды из 8 человек с qwen3 32b", 8),
+    ("team of 4 training cnns, $8000", None),  # a team's size is no training batch
+    ("lab of 5 researchers fine-tuning llama 8b", None),
+])
+def test_a_team_served_at_once_is_as_many_sequences_for_inference_only(text, batch):
+    question = parse(text).question
+    assert question.batch == batch
+    if "team of" in text:
+        assert question.setting == "server"  # the words that give the number still say who buys
