@@ -467,10 +467,12 @@ def power_and_slots(ctx: Context) -> Ruling:
     power = ctx.rulebook["power-and-slots"].parameters
     server = ctx.question.setting in ("server", "cloud")
 
+    most, message = (power["server_max_slots"], "rule.power_and_slots.server_slots") if server else (power["max_slots"], "rule.power_and_slots.slots")
+
     def too_wide(gpu: Gpu, count: int) -> str | None:
         slots = build_slots(ctx.rulebook, gpu, count)
-        if slots and slots * count > power["max_slots"]:
-            return ctx.say("rule.power_and_slots.slots", count=count, slots=f"{slots:g}", total=f"{slots * count:g}", max_slots=power["max_slots"])
+        if slots and slots * count > most:
+            return ctx.say(message, count=count, slots=f"{slots:g}", total=f"{slots * count:g}", max_slots=most)
         return None
 
     def card(c: Configuration) -> list[Finding]:

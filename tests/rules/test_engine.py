@@ -618,3 +618,12 @@ def test_a_split_job_with_little_to_spare_on_each_card_says_how_to_get_margin(ad
     assert (top["gpu"], top["count"]) == ("rtx-3090", 2)
     lines = [f["reason"] for f in top["rules"] if f["rule"] == "memory-fit" and f["verdict"] == "warning"]
     assert lines and "KV cache" in lines[0] and "checkpointing" not in lines[0]
+
+
+def test_a_server_counts_a_servers_slots_not_a_workstations(advisor):
+    """Eight dual-slot cards fill a 4U eight-GPU server (16 slot positions): a server answer does not warn that they
+    overflow a 4-GPU workstation's 8."""
+    answer = _ask(advisor, workload="transformer", gpus=8, budget=100000, setting="server")
+    top = answer["picks"][0]
+    assert top["count"] == 8
+    assert not [f for f in top["rules"] if f["rule"] == "power-and-slots" and f["verdict"] == "warning"]
