@@ -627,3 +627,16 @@ def test_a_server_counts_a_servers_slots_not_a_workstations(advisor):
     top = answer["picks"][0]
     assert top["count"] == 8
     assert not [f for f in top["rules"] if f["rule"] == "power-and-slots" and f["verdict"] == "warning"]
+
+
+def test_tensor_parallel_cards_are_not_said_to_run_one_after_another(advisor):
+    """A layer split (llama.cpp) runs the cards in turn; tensor parallelism (vLLM) runs them together: only the first
+    carries the 'one after another' note beside its speed-up."""
+    from rules.parser import parse
+
+    for text, together in (("vllm server for 10 users with qwen3 32b in 16-bit", True), ("will llama 70b fit on two rtx 3090", False)):
+        parsed = parse(text, today=date(2026, 11, 20))
+        answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=date(2026, 11, 20)))
+        lines = [f["reason"] for p in answer["picks"] if p["count"] > 1 for f in p["rules"] if f["rule"] == "multi-gpu-speedup"]
+        assert lines, text
+        assert all(("one after another" in line) is not together for line in lines), (text, lines)
