@@ -773,16 +773,20 @@ def test_a_plain_deep_learning_question_is_answered_not_bounced(text: str) -> No
     "between 1 and " * 142,
 ])
 def test_pathological_text_parses_quickly(text: str) -> None:
-    """Linear-time patterns: 2,000 characters of junk take milliseconds (CPU time: the test host is shared)."""
+    """Linear-time patterns: 2,000 characters of junk take milliseconds (CPU time: the test host is shared; the
+    least of three runs, since a collection or a first-seen word's regex can land in any one of them)."""
     import time
     parse("a100 llama 8b", today=TODAY)  # the catalog and the model table load once, outside the timing
     text = text[:MAX_TEXT_CHARS]
-    started = time.process_time()
-    try:
-        parse(text, today=TODAY)
-    except QuestionError:
-        pass
-    assert time.process_time() - started < 0.05
+    spent = []
+    for _ in range(3):
+        started = time.process_time()
+        try:
+            parse(text, today=TODAY)
+        except QuestionError:
+            pass
+        spent.append(time.process_time() - started)
+    assert min(spent) < 0.05, spent
 
 
 @pytest.mark.parametrize(("text", "task"), [
