@@ -23,6 +23,7 @@ from rules import compare, ranking
 from rules.answer import Answer, Excluded, Finding, NamedCard, Pick, RentVsBuy
 from rules.configurations import Configuration, Sizing, configure
 from rules.job import POOLING, Job, fit_on, job_for
+from rules.memo import remember
 from rules.memory import Fit, MemoryModel
 from rules.messages import say, term
 from rules.money import Pricing
@@ -165,13 +166,11 @@ class Advisor:
         """Every card on sale on the date, new and used, priced in USD, that can live in ``setting``; cached."""
         key = (as_of, setting if setting == "any" else "server" if setting in ("server", "cloud") else "desktop")
         if key not in self._offer_table:
-            if len(self._offer_table) > 64:
-                self._offer_table.clear()
             if setting == "any":
-                self._offer_table[key] = offers_at(self.catalog, as_of, self.pricing(as_of, "USD", False),
-                                                   self.pricing(as_of, "USD", True))
+                offers = offers_at(self.catalog, as_of, self.pricing(as_of, "USD", False), self.pricing(as_of, "USD", True))
             else:
-                self._offer_table[key] = tuple(o for o in self.offers(as_of) if fits_setting(o.gpu, setting))
+                offers = tuple(o for o in self.offers(as_of) if fits_setting(o.gpu, setting))
+            remember(self._offer_table, key, offers, 64)
         return self._offer_table[key]
 
     def _largest_gb(self, as_of: date, setting: str | None) -> float:
@@ -179,9 +178,7 @@ class Advisor:
         offers = self.offers(as_of, setting)
         largest = self._largest.get(id(offers))
         if largest is None or largest[0] is not offers:
-            if len(self._largest) > 64:
-                self._largest.clear()
-            largest = self._largest[id(offers)] = (offers, max((o.gpu.memory_gb for o in offers), default=0.0))
+            largest = remember(self._largest, id(offers), (offers, max((o.gpu.memory_gb for o in offers), default=0.0)), 64)
         return largest[1]
 
     def resolve(self, name: str) -> tuple[Gpu | None, str | None]:
@@ -298,9 +295,7 @@ class Advisor:
         key = (pricing.as_of, pricing.used_ok)
         table = self._price_cache.get(key)
         if table is None:
-            if len(self._price_cache) > 64:
-                self._price_cache.clear()
-            table = self._price_cache[key] = {g.id: pricing.best_price(g) for g in self.catalog.gpus}
+            table = remember(self._price_cache, key, {g.id: pricing.best_price(g) for g in self.catalog.gpus}, 64)
         return table[gpu.id] if gpu.id in table else pricing.best_price(gpu)
 
     def _label(self, work: str) -> str:

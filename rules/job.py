@@ -24,18 +24,19 @@ Several cards pool their memory only for methods that split the model
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from operator import attrgetter
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from rules.answer import MemoryNeed
+from rules.memo import remember
 from rules.memory import Fit, ModelSpec, find_model
 from rules.messages import say, term
 from rules.performance import workload_key
 from rules.question import Question
 from rules.rulebook import Rulebook
 
-__all__ = ["Job", "job_for", "fit_on", "but_budget", "POOLING"]
+__all__ = ["Job", "job_for", "fit_on", "raised", "but_budget", "POOLING"]
 
 GB = 1e9
 GIB_IN_GB = 2**30 / 1e9  # card memory is sold in GiB
@@ -114,6 +115,18 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
 
 
 _FITS: dict[tuple[int, float, int], tuple[Job, Fit]] = {}
+_RAISED: dict[tuple[int, float, float | None], tuple[Job, Job]] = {}
+
+
+def raised(job: Job, need_gb: float, need: Callable[[], MemoryNeed], shardable_gb: float | None = None) -> Job:
+    """``job`` with its need raised to ``need_gb`` (a floor, a persona's memory): one raised job per job, size and
+    sharding, so :func:`fit_on` keeps its fits cached across questions. ``need`` words it, on the first time only."""
+    key = (id(job), need_gb, shardable_gb)
+    hit = _RAISED.get(key)
+    if hit is not None and hit[0] is job:
+        return hit[1]
+    lifted = replace(job, need=need()) if shardable_gb is None else replace(job, need=need(), shardable_gb=shardable_gb)
+    return remember(_RAISED, key, (job, lifted), 4096)[1]
 
 
 def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
@@ -122,10 +135,7 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
     hit = _FITS.get(key)
     if hit is not None and hit[0] is job:
         return hit[1]
-    if len(_FITS) > 16384:
-        _FITS.clear()
-    fit = _FITS[key] = (job, _fit(job, memory_gb, count))
-    return fit[1]
+    return remember(_FITS, key, (job, _fit(job, memory_gb, count)), 16384)[1]
 
 
 def _fit(job: Job, memory_gb: float, count: int) -> Fit:

@@ -9,7 +9,7 @@ their architecture (layers, heads, KV heads, experts) and its source.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -133,7 +133,6 @@ class MemoryModel:
 
         self._job, self._rulebook = job, rulebook
         self._models = load_models()
-        self._raised: dict[tuple[int, float], tuple[Any, Any]] = {}
 
     def find_model(self, name: str | None) -> ModelSpec | None:
         return find_model(name)
@@ -151,13 +150,8 @@ class MemoryModel:
     def fit(self, question: Question, need: MemoryNeed, memory_gb: float, gpus: int) -> Fit:
         """Does ``gpus`` cards of ``memory_gb`` each hold the job?"""
         job = self._job.job_for(question, self._rulebook)
-        if need.gb != job.need.gb:  # a floor raised the need: one raised job per (job, need), so fits stay cached
-            key = (id(job), need.gb)
-            if key not in self._raised or self._raised[key][0] is not job:
-                if len(self._raised) > 4096:
-                    self._raised.clear()
-                self._raised[key] = (job, replace(job, need=need))
-            job = self._raised[key][1]
+        if need.gb != job.need.gb:  # a floor raised the need
+            job = self._job.raised(job, need.gb, lambda: need)
         return self._job.fit_on(job, memory_gb, gpus)
 
     def describe(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ lines take within each stage of the answer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Sequence
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Sequence
 from rules.answer import Finding, MemoryNeed
 from rules.choose import Choice, Floor
 from rules.configurations import Configuration
-from rules.job import Job, job_for
+from rules.job import Job, job_for, raised
 from rules.messages import say, term
 from rules.question import Question
 from rules.rulebook import Rulebook
@@ -145,16 +145,11 @@ class Context:
         floor_gb = max([self.param("memory-caveat", "min_memory_gb")[self.question.workload]]
                        + [p.min_memory_gb for p in self.personas if p.min_memory_gb])
         if job.model is None and not self.question.memory_gb and floor_gb > job.need.gb:
-            key = (id(job), floor_gb)  # one raised job per job and floor, so its fits are cached too (rules.job.fit_on)
-            hit = _RAISED.get(key)
-            if hit is not None and hit[0] is job:
-                return hit[1]
-            how = self.say("job.typical_32_bit" if job.memory_factor != 1.0 else "job.typical",
-                           workload=term("task", self.question.workload, self.language), gb=f"{floor_gb:g}")
-            if len(_RAISED) > 4096:
-                _RAISED.clear()
-            _RAISED[key] = (job, replace(job, need=MemoryNeed(float(floor_gb), how), shardable_gb=0.0))
-            return _RAISED[key][1]
+            def typical() -> MemoryNeed:
+                return MemoryNeed(float(floor_gb), self.say("job.typical_32_bit" if job.memory_factor != 1.0 else "job.typical",
+                                                            workload=term("task", self.question.workload, self.language),
+                                                            gb=f"{floor_gb:g}"))
+            return raised(job, float(floor_gb), typical, shardable_gb=0.0)  # one per job and floor: its fits stay cached
         return job
 
     @property
@@ -167,7 +162,6 @@ class Context:
         return self.performance.relative(gpu, self.work, self.job.compute_precision)
 
 
-_RAISED: dict[tuple[int, float], tuple[Job, Job]] = {}  # (id of the job, floor) -> (the job, raised to the floor)
 _RULES: dict[str, Callable[[Context], Ruling]] = {}
 
 

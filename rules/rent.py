@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Hashable
 from msgspec.structs import replace as with_changes
 
 from rules.answer import RentOffer, RentOption, RentVsBuy, RentYear
+from rules.memo import remember
 from rules.messages import say
 from rules.money import Pricing, months_between
 from rules.question import Question
@@ -148,11 +149,7 @@ class Renting:
         if usable:
             speed = {r.unit.id: self.performance.relative(r.unit, work, question.precision) for r in usable}
             found = usable, speed, sorted(usable, key=lambda r: (r.per_unit_usd / max(speed[r.unit.id], 1e-9), r.unit.id))
-        if key is not None:
-            if len(self._held) > HELD_KEPT:
-                self._held.clear()
-            self._held[key] = found
-        return found
+        return found if key is None else remember(self._held, key, found, HELD_KEPT)
 
     def hours_per_week(self, question: Question) -> tuple[float, str]:
         """The asker's hours a week, else the rule's default: higher for a server or several cards, and why."""
@@ -188,9 +185,7 @@ class Renting:
                 ranked = sorted(young or providers.values(), key=lambda pair: pair[0])
                 key, offer = ranked[int(self._quantile * (len(ranked) - 1) + 0.5)]
                 rows.append(Rental(key[0], offer, self._chips.get(unit_id) or self.catalog.gpu(unit_id), len(ranked)))
-            if len(self._offer_cache) > 64:
-                self._offer_cache.clear()
-            self._offer_cache[as_of] = sorted(rows, key=lambda r: (r.per_unit_usd, r.offer.provider, r.offer.instance))
+            remember(self._offer_cache, as_of, sorted(rows, key=lambda r: (r.per_unit_usd, r.offer.provider, r.offer.instance)), 64)
         return self._offer_cache[as_of]
 
     def rentable(self, names) -> tuple[str, ...]:
@@ -201,10 +196,8 @@ class Renting:
         """Catalog GPU and TPU ids of the accelerators the asker named."""
         key = tuple(names or ())
         if key not in self._named_ids:
-            if len(self._named_ids) > HELD_KEPT:
-                self._named_ids.clear()
             found = ((self._tpu(name) or self.catalog.find(name)) for name in key)
-            self._named_ids[key] = frozenset(unit.id for unit in found if unit is not None)
+            remember(self._named_ids, key, frozenset(unit.id for unit in found if unit is not None), HELD_KEPT)
         return self._named_ids[key]
 
     def _tpu(self, name: str) -> TpuChip | None:

@@ -23,6 +23,7 @@ import msgspec
 from rules.ask import ask
 from rules.catalog import Catalog, load_catalog
 from rules.engine import Advisor
+from rules.memo import remember
 from rules.question import Question
 from rules.rulebook import Rulebook, load_rulebook
 from service.benchmarks import load_measurements, measurements_version
@@ -85,10 +86,7 @@ class Snapshot:
         key = (workload, as_of, currency, used_ok)
         rows = self._rows.get(key)
         if rows is None:
-            rows = self.advisor.card_rows(workload, as_of, currency, used_ok)
-            if len(self._rows) > 256:
-                self._rows.clear()
-            self._rows[key] = rows
+            rows = remember(self._rows, key, self.advisor.card_rows(workload, as_of, currency, used_ok), 256)
         return rows
 
 
