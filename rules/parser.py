@@ -1073,6 +1073,9 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
             value, phrase = scan.values[name]
             changes[name] = value
             understood.append(_note(_LABELS.get(name, name), value, phrase))
+    if fresh and not workload and "model" not in changes and changes.get("task") == "inference" and (changes.get("params_b") or 0) >= 1:
+        changes["workload"] = "llm"  # "serving a 70b model": a model of billions of parameters to run is a language model
+        understood.append(f"workload: llm (a {changes['params_b']:g}B-parameter model to run, no other kind named)")
     if "memory_gb" in changes and _sizes_a_card(scan, changes, base, fresh):
         changes["card_memory_gb"] = changes.pop("memory_gb")
         understood[-1] = _note(_LABELS["card_memory_gb"], changes["card_memory_gb"], scan.values["memory_gb"][1])

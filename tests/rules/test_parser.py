@@ -1043,3 +1043,16 @@ def test_a_team_served_at_once_is_as_many_sequences_for_inference_only(text, bat
     assert question.batch == batch
     if "team of" in text:
         assert question.setting == "server"  # the words that give the number still say who buys
+
+
+@pytest.mark.parametrize("text", ["team of 10 serving a 70b model, server, $30000", "run a 70b model at q4", "serve a 7b model for my team"])
+def test_a_model_of_billions_of_parameters_to_run_is_a_language_model(text):
+    """'serving a 70b model' named no workload, so it was ranked 'for general deep learning' and its asker taken for a
+    beginner; a model of billions of parameters to run, with no other kind named, is a language model."""
+    question = parse(text, today=date(2026, 11, 23)).question
+    assert question.workload == "llm" and question.task == "inference"
+
+
+def test_a_named_model_keeps_its_own_kind():
+    """SDXL and Flux are image models of billions of parameters: the model table says what they are."""
+    assert parse("run flux dev at fp8", today=date(2026, 11, 23)).question.workload == "image-generation"
