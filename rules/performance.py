@@ -253,7 +253,8 @@ class PerformanceModel:
         share = d["architecture_bandwidth_efficiency"].get(getattr(gpu, "architecture", None), share)  # e.g. Arc A vs B
         if bits_per_weight < 12:
             share *= d["quantized_factor"]
-        if getattr(gpu, "line", None) in d["hbm_lines"] and gpu.bandwidth_gb_s >= d["hbm_min_bandwidth_gb_s"]:
+        if (getattr(gpu, "line", None) in d["hbm_lines"] and gpu.bandwidth_gb_s >= d["hbm_min_bandwidth_gb_s"]
+                and getattr(gpu, "arch_id", None) not in d.get("gddr_architectures", ())):
             share *= d["hbm_factor"]
         return peak * share
 

@@ -111,3 +111,13 @@ def test_arc_b580_generates_faster_than_the_a770_despite_less_bandwidth(model, c
     b580, a770 = (model.tokens_per_second(catalog.gpu(g), job) for g in ("arc-b580", "arc-a770"))
     assert catalog.gpu("arc-b580").bandwidth_gb_s < catalog.gpu("arc-a770").bandwidth_gb_s
     assert b580 > 1.4 * a770
+
+
+def test_a_data_centre_card_on_a_geforce_chip_decodes_like_its_workstation_sibling(model, catalog):
+    """The RTX PRO 6000 Blackwell Server Edition is a data-centre card with GDDR7 (NVIDIA datasheet, 2025), not HBM:
+    it was given the wide-HBM factor for its line and generated tokens at 0.57x its Workstation sibling's rate."""
+    server, workstation = catalog.gpu("rtx-pro-6000-blackwell-server"), catalog.gpu("rtx-pro-6000-blackwell")
+    for bits in (16, 4.5):
+        assert model.decode_bandwidth_gb_s(server, bits) == pytest.approx(model.decode_bandwidth_gb_s(workstation, bits), rel=0.01)
+    h100 = catalog.gpu("h100-pcie")  # HBM: the factor stays
+    assert model.decode_bandwidth_gb_s(h100, 16) < 0.7 * h100.bandwidth_gb_s
