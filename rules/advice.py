@@ -41,10 +41,17 @@ def persona_not_serious(ctx: Context) -> Ruling:
         keep=Keep(lambda c: (c.gpu.tdp_w or 0) <= max_tdp, ctx.say("rule.persona_not_serious.keep", watts=f"{max_tdp:g}")))
 
 
+def _says_its_job(q) -> bool:
+    """A question that names its model, its memory, several cards, a server or the users served is not
+    someone starting out, though it names no workload ("team of 10 serving a 70b model")."""
+    return bool(q.params_b or q.model or q.memory_gb or q.setting in ("server", "cloud") or q.batch
+                or q.gpus > 1)
+
+
 @rule("persona-beginner")
 def persona_beginner(ctx: Context) -> Ruling:
     q = ctx.question
-    if not (q.experience == "beginner" or (q.workload == "general" and q.experience is None)):
+    if not (q.experience == "beginner" or (q.workload == "general" and q.experience is None and not _says_its_job(q))):
         return NOTHING
     return Ruling(persona=Persona(ctx.say("rule.persona_beginner.reason"),
                                   ctx.param("persona-beginner", "min_memory_gb"),

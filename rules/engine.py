@@ -136,7 +136,7 @@ class Advisor:
         return Answer(
             question=question, intent=intent, verdict=said, summary=summary, as_of=as_of.isoformat(),
             catalog_version=self.catalog.version, currency=pricing.describe(), reference_gpu=self.reference.id,
-            workload=work, memory_need=need, picks=picks, alternatives=alternatives, findings=tuple(findings),
+            workload=work, memory_need=need, picks=picks, alternatives=alternatives, findings=_unique(findings),
             warnings=warnings, excluded=tuple(Excluded(**e) for e in sorted(excluded, key=lambda e: e["gpu"])[:SHOWN_EXCLUSIONS]),
             rent_vs_buy=rent, suggestions=suggestions, named=NamedCard.all_of(named),
         )
