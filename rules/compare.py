@@ -67,6 +67,9 @@ def _named_one(advisor: Advisor, question: Question, as_of: date, asked: str, pr
     tps = sizing.tokens_per_second(gpu, enough or count)
     if tps:
         entry["tokens_per_second"] = round(tps, 1)
+    built = enough or count
+    refused = sizing.build(gpu, built) if built > 1 else None
+    unbuildable = say("named.refused", lang, count=built, name=gpu.name, why=refused) if refused else ""
     offer = priced.get(gpu.id)
     if offer is not None:
         entry["price"] = {"usd": round(offer.unit_usd, 2), "date": offer.point.seen.isoformat(), "kind": offer.point.kind}
@@ -74,7 +77,8 @@ def _named_one(advisor: Advisor, question: Question, as_of: date, asked: str, pr
     if not fit.fits:
         many = say("named.enough", lang, count=_count_word(enough, lang)) if enough else \
             (say("named.not_even_eight", lang) if count < 8 and fit.sharded else "")
-        return entry | {"status": "does-not-fit", "reason": say("named.does_not_hold" if count == 1 else "named.do_not_hold", lang, many=many, **cards)}
+        return entry | {"status": "does-not-fit",
+                        "reason": say("named.does_not_hold" if count == 1 else "named.do_not_hold", lang, many=many, **cards) + unbuildable}
     speed = say("named.speed", lang, relative=f"{entry['relative_performance']:.2f}", reference=advisor.reference.name) \
         + (", " + say("pick.tokens", lang, tokens=f"{tps:.0f}") if tps else "")
     unpriced = ""
@@ -84,11 +88,11 @@ def _named_one(advisor: Advisor, question: Question, as_of: date, asked: str, pr
             if last else say("named.no_price", lang)
     if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
         holds = say("named.holds" if count == 1 else "named.hold", lang, **cards)
-        return entry | {"status": "fits", "reason": f"{holds} ({speed}{'; ' + unpriced if unpriced else ''})"}
+        return entry | {"status": "fits", "reason": f"{holds} ({speed}{'; ' + unpriced if unpriced else ''}){unbuildable}"}
     room = _room(advisor, question, gpu.memory_gb, count)
     if offer is None:
-        return entry | {"status": "no-current-price", "reason": f"{gpu.name}: {unpriced}; {speed}{room}"}
-    return entry | {"status": "compared", "reason": f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB{room}"}
+        return entry | {"status": "no-current-price", "reason": f"{gpu.name}: {unpriced}; {speed}{room}{unbuildable}"}
+    return entry | {"status": "compared", "reason": f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB{room}{unbuildable}"}
 
 
 def _room(advisor: Advisor, question: Question, memory_gb: float, count: int) -> str:
