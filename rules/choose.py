@@ -77,17 +77,21 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     new_or_used = [c for c in usable if used_ok or c.offer.condition == "new"]
     floor_note = None
     if not used_ok and used_for_floor and (floor is not None or budget_usd is not None):  # the market, not the budget, decides
-        # Enough memory: the floor of the date, or, where the workload has none, one card that holds the job alone
-        # (without a budget the ladder stays new: used cards need a budget to lead).
-        roomy = [c for c in usable if (c.gpu.memory_gb >= floor.gb if floor is not None else c.count == 1) and headline(c)]
-        new = min((c.total_usd for c in roomy if c.offer.condition == "new"), default=None)
-        used = min((c.total_usd for c in roomy if c.offer.condition == "used"), default=None)
-        if used is not None and (new is None or new > used_for_floor * used):
-            new_or_used += [c for c in roomy if c.offer.condition == "used"]
-            new_price = f"{new:,.0f} USD" if new else say("choice.no_current_price", language)
-            floor_note = Finding("used-cards", "applied",
-                                 say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}", new=new_price)
-                                 if floor is not None else say("choice.used_for_one_card", language, used=f"{used:,.0f}", new=new_price))
+        # Enough memory: the floor of the date, or, where the workload has none, the job held by one card or else by
+        # the cards a desk takes (two used RTX 3090s for a 70B model); without a budget the ladder stays new.
+        tests = [("floor", lambda c: c.gpu.memory_gb >= floor.gb)] if floor is not None else \
+            [("one_card", lambda c: c.count == 1), ("any_count", lambda c: True)]
+        for test_name, counts in tests:
+            roomy = [c for c in usable if counts(c) and headline(c)]
+            new = min((c.total_usd for c in roomy if c.offer.condition == "new"), default=None)
+            used = min((c.total_usd for c in roomy if c.offer.condition == "used"), default=None)
+            if used is not None and (new is None or new > used_for_floor * used):
+                new_or_used += [c for c in roomy if c.offer.condition == "used"]
+                new_price = f"{new:,.0f} USD" if new else say("choice.no_current_price", language)
+                floor_note = Finding("used-cards", "applied",
+                                     say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}", new=new_price)
+                                     if floor is not None else say(f"choice.used_for_{test_name}", language, used=f"{used:,.0f}", new=new_price))
+                break
     floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
     affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
     if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
