@@ -428,7 +428,7 @@ def vendor_intel(ctx: Context) -> Ruling:
 def product_lines(ctx: Context) -> Ruling:
     """Lines the seed advises against, and modules that need a whole server, never lead a desktop answer."""
     avoid = ctx.param("product-lines", "poor_value_lines")
-    if _memory_reference(ctx) is not None:  # the memory no consumer card has is what the job needs
+    if ctx.question.memory_gb or _memory_reference(ctx) is not None:  # memory asked, or needed beyond consumer cards
         avoid = [line for line in avoid if line not in ctx.param("product-lines", "memory_bound_lines")]
     server = ctx.question.setting == "server"
 

@@ -83,8 +83,12 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
             [("one_card", lambda c: c.count == 1), ("any_count", lambda c: True)]
         for test_name, counts in tests:
             roomy = [c for c in usable if counts(c) and headline(c)]
-            new = min((c.total_usd for c in roomy if c.offer.condition == "new"), default=None)
-            used = min((c.total_usd for c in roomy if c.offer.condition == "used"), default=None)
+            # judged on CUDA cards where one is sold new: a cheap new card outside CUDA (a $900 RX 7900 XTX) says
+            # little about what a used RTX 3090 is worth to someone who will run CUDA code on it
+            market = [c for c in roomy if c.gpu.software == "cuda"]
+            market = market if any(c.offer.condition == "new" for c in market) else roomy
+            new = min((c.total_usd for c in market if c.offer.condition == "new"), default=None)
+            used = min((c.total_usd for c in market if c.offer.condition == "used"), default=None)
             if used is not None and (new is None or new > used_for_floor * used):
                 new_or_used += [c for c in roomy if c.offer.condition == "used"]
                 new_price = f"{new:,.0f} USD" if new else say("choice.no_current_price", language)
