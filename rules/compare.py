@@ -92,7 +92,21 @@ def _named_one(advisor: Advisor, question: Question, as_of: date, asked: str, pr
     room = _room(advisor, question, gpu.memory_gb, count)
     if offer is None:
         return entry | {"status": "no-current-price", "reason": f"{gpu.name}: {unpriced}; {speed}{room}{unbuildable}"}
-    return entry | {"status": "compared", "reason": f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB{room}{unbuildable}"}
+    return entry | {"status": "compared", "reason": f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB{room}{_priced(advisor, question, as_of, offer, count)}"
+                                                 f"{unbuildable}"}
+
+
+def _priced(advisor: Advisor, question: Question, as_of: date, offer: Offer, count: int) -> str:
+    """"; 2,550 USD (new), 50 USD over the budget": a named card's price is half of what the asker weighs."""
+    pricing = advisor.pricing(as_of, question.currency, question.used_ok)
+    total = offer.unit_usd * count
+    money = pricing.money(total, offer.point)
+    text = say("named.price", question.language, count=f"{count} × " if count > 1 else "", amount=f"{money.amount:,.0f}",
+               currency=money.currency, kind=term("price.kind", offer.point.kind, question.language))
+    if question.budget and total > pricing.to_usd(question.budget) * 1.0001:
+        text += say("named.over_budget", question.language, over=f"{question.budget and money.amount - question.budget:,.0f}",
+                    currency=money.currency)
+    return text
 
 
 def _room(advisor: Advisor, question: Question, memory_gb: float, count: int) -> str:
