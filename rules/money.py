@@ -42,14 +42,26 @@ class Pricing:
     new_max_age_months: int = 24
     used_max_age_months: int = 18
     street_over_msrp_months: int = 12
+    shop_life_years: tuple[tuple[str, float], ...] = ()  # (line, years): a tuple keeps Pricing hashable
+    remnant_over_used: float = 0.0  # a new price above this many times the card's used price is not the market (0: off)
+
+    def in_shops(self, gpu) -> bool:
+        """Still sold new on the as-of date: within its line's shop life since launch (rule ``cost-efficiency``).
+
+        A card past it sells new only as remnant stock, often above its launch price (a new RTX 3090 at
+        $1,550 in 2025, five years on); it can still be bought used, so only its new offer goes.
+        """
+        years = next((y for line, y in self.shop_life_years if line == getattr(gpu, "line", None)), None)
+        return years is None or (self.as_of - gpu.released).days < years * 365.25
 
     @classmethod
     def for_question(cls, catalog, as_of: date, currency: str, used_ok: bool, rulebook: Rulebook | None = None) -> "Pricing":
         ages = {}
         if rulebook is not None:
             params = rulebook[RULE].parameters
-            ages = {name: params[name] for name in ("new_max_age_months", "used_max_age_months", "street_over_msrp_months")
-                    if name in params}
+            ages = {name: params[name] for name in ("new_max_age_months", "used_max_age_months", "street_over_msrp_months",
+                                                    "remnant_over_used") if name in params}
+            ages["shop_life_years"] = tuple(params.get("shop_life_years", {}).items())
         if currency == "USD":
             return cls(catalog, as_of, currency, used_ok, 1.0, as_of, "USD needs no conversion", **ages)
         rate, rate_date, source = catalog.usd_rate(currency, as_of)
@@ -93,12 +105,19 @@ class Pricing:
         A list price (MSRP) stands in only while no sourced street price of the last
         ``street_over_msrp_months`` is known: cards often sell well above a launch MSRP.
         """
+        if kind == "new" and not self.in_shops(gpu):
+            return None
         kinds = ("new", "msrp") if kind == "new" else (kind,)
         current = [p for p in gpu.prices if p.kind in kinds and p.seen <= self.as_of and self.is_current(p)]
         if any(p.kind == "new" and not p.estimate and months_between(p.seen, self.as_of) <= self.street_over_msrp_months
                for p in current):
             current = [p for p in current if p.kind != "msrp"]
-        return max(current, key=lambda p: (not p.estimate, p.seen, p.kind == "new"), default=None)
+        newest = max(current, key=lambda p: (not p.estimate, p.seen, p.kind == "new"), default=None)
+        if newest is not None and kind == "new" and self.remnant_over_used:
+            used = self._current(gpu, "used")
+            if used is not None and newest.price_usd > self.remnant_over_used * used.price_usd:
+                return None  # remnant or scalped stock: the used market says what the card is worth
+        return newest
 
     def last_known(self, gpu):
         """The newest price point of any age and kind known on the as-of date (for "last seen …")."""

@@ -83,7 +83,7 @@ def test_a_sourced_price_wins_over_an_estimate(catalog, rulebook):
     pricing = _pricing(catalog, rulebook, TODAY)
     checked = 0
     for gpu in catalog.gpus:
-        current = [p for p in gpu.prices if p.seen <= TODAY and pricing.is_current(p)]
+        current = [p for p in gpu.prices if p.seen <= TODAY and pricing.is_current(p) and (p.kind == "used" or pricing.in_shops(gpu))]
         best = pricing.best_price(gpu)
         if any(not p.estimate for p in current):
             assert best is not None and not best.estimate, gpu.id
@@ -172,3 +172,19 @@ def test_a_ruble_answer_says_its_prices_are_converted_us_prices(advisor, text, s
     first = next(line for line in reply.text.splitlines() if line.startswith("1. "))
     assert "RUB" in first and says in first, first
     assert reply.recommendation.picks[0].unit_price.converted_from == "USD"
+
+
+def test_a_card_past_its_shop_life_is_sold_used_only(catalog, rulebook):
+    """A new RTX 3090 was listed at $1,550 in 2025, five years after launch and above its $1,499 launch price:
+    remnant stock, not the market. Past its line's shop life (4 years for GeForce) only used offers count; a
+    workstation card is sold new for longer (6 years)."""
+    gpu = catalog.gpu("rtx-3090")
+    in_2021 = _pricing(catalog, rulebook, date(2021, 6, 15), used_ok=False)
+    assert in_2021.in_shops(gpu) and in_2021.best_price(gpu) is not None
+    today = _pricing(catalog, rulebook, TODAY)
+    assert not today.in_shops(gpu)
+    best = today.best_price(gpu)
+    assert best is not None and best.kind == "used"
+    assert _pricing(catalog, rulebook, TODAY, used_ok=False).best_price(gpu) is None
+    a5000 = catalog.gpu("rtx-a5000")  # 2021 workstation card: still in shops five years on
+    assert today.in_shops(a5000) and not _pricing(catalog, rulebook, date(2027, 6, 1)).in_shops(a5000)
