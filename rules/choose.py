@@ -127,7 +127,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     top = _sourced(top, sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)), False) if cheapest else _sourced(top, within, True)
     notes = [Finding("cost-efficiency", "applied", say("choice.cheapest", language))] if cheapest else \
         _explain(top, best_value, within, lam, threshold, language)
-    demoted = next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)
+    demoted = None if cheapest else next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)  # ranked above, not headline
     if demoted is not None:
         notes.append(Finding("product-lines", "applied", say("rule.product_lines.demoted", language, count=demoted.count, name=demoted.gpu.name)))
     under = None

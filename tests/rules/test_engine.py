@@ -691,3 +691,13 @@ def test_no_line_of_why_is_said_twice(advisor, text):
     findings = wire(advisor.recommend(parse(text).question, today=TODAY))["findings"]
     lines = [(f["rule"], f["reason"]) for f in findings]
     assert len(lines) == len(set(lines)), lines
+
+
+def test_the_cheapest_pick_does_not_blame_a_line_for_what_it_passed_over(advisor):
+    """'cheapest gpu for deep learning, $230' (2020): every card above the cheapest ranks higher by value, and the
+    answer said of a GeForce GTX 1660 Super 'not a pick to lead with: a line the seed advises against'."""
+    from rules.parser import parse
+
+    answer = wire(advisor.recommend(parse("cheapest gpu for deep learning, $230").question, today=date(2020, 10, 1)))
+    assert answer["picks"][0]["label"] == "cheapest that does the job"
+    assert not [f for f in answer["findings"] if f["rule"] == "product-lines"], answer["findings"]

@@ -1056,3 +1056,11 @@ def test_a_model_of_billions_of_parameters_to_run_is_a_language_model(text):
 def test_a_named_model_keeps_its_own_kind():
     """SDXL and Flux are image models of billions of parameters: the model table says what they are."""
     assert parse("run flux dev at fp8", today=date(2026, 11, 23)).question.workload == "image-generation"
+
+
+@pytest.mark.parametrize("text", ["cheapest decent used gpu for deep learning, I can spend $230", "cheapest good gpu for llm"])
+def test_cheapest_decent_asks_for_value_not_the_floor(text):
+    """'The cheapest decent card' wants good value, not the least card that runs at all (a 4 GB GTX 1650 for $230 in
+    2020, when a 6 GB GTX 1660 Super cost $229); 'the cheapest card for 24 GB' still asks for the floor."""
+    assert parse(text, today=date(2020, 10, 1)).question.objective is None
+    assert parse("cheapest card for 24 GB", today=date(2020, 10, 1)).question.objective == "cheapest"
