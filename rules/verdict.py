@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal, Sequence
 
 from rules.answer import MemoryNeed, Pick
 from rules.choose import Choice
-from rules.job import job_for
+from rules.job import POOLING, job_for
 from rules.messages import say, term
 from rules.money import Pricing
 from rules.question import PRECISIONS
@@ -86,7 +87,8 @@ def _impossible(ctx: Context, choice: Choice, pricing: Pricing, need: MemoryNeed
         if used is not None:
             summary += ctx.say("verdict.used_does", count=used.count, name=used.gpu.name, price=f"{pricing.money(used.total_usd).amount:,.0f}",
                                currency=pricing.currency)
-        suggestions += [ctx.say("verdict.raise_budget", price=f"{price.amount:,.0f}", currency=pricing.currency),
+        suggestions += [*_second_card(ctx, pricing),
+                        ctx.say("verdict.raise_budget", price=f"{price.amount:,.0f}", currency=pricing.currency),
                         ctx.say("verdict.consider_used" if not question.used_ok else "verdict.rent_by_hour")]
         verdict: Literal["over-budget", "too-large"] = "over-budget"
     else:
@@ -102,3 +104,18 @@ def _impossible(ctx: Context, choice: Choice, pricing: Pricing, need: MemoryNeed
     if question.cloud_ok:
         suggestions.append(ctx.say("verdict.rent_cloud"))
     return verdict, summary, tuple(suggestions)
+
+
+def _second_card(ctx: Context, pricing: Pricing) -> list[str]:
+    """An owner whose card holds a job that splits across cards: a second one of the same doubles the memory for
+    a fraction of any upgrade (a used RTX 3090 beside the one owned: 48 GB for 70B models at 4-bit)."""
+    owned, job = ctx.owned, ctx.job
+    if owned is None or job.pooling == "none" or not owned.purchasable:
+        return []
+    point = replace(pricing, used_ok=True).best_price(owned)
+    if point is None or (ctx.budget_usd is not None and point.price_usd > ctx.budget_usd * 1.0001):
+        return []
+    money = pricing.money(point.price_usd, point)
+    return [ctx.say("verdict.second_card", name=owned.name, price=f"{money.amount:,.0f}", currency=money.currency,
+                    kind=term("price.kind", point.kind, ctx.language), gb=f"{2 * owned.memory_gb:g}",
+                    how=term("pooling", POOLING[job.pooling], ctx.language))]

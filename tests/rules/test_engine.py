@@ -701,3 +701,16 @@ def test_the_cheapest_pick_does_not_blame_a_line_for_what_it_passed_over(advisor
     answer = wire(advisor.recommend(parse("cheapest gpu for deep learning, $230").question, today=date(2020, 10, 1)))
     assert answer["picks"][0]["label"] == "cheapest that does the job"
     assert not [f for f in answer["findings"] if f["rule"] == "product-lines"], answer["findings"]
+
+
+def test_an_owner_whose_job_splits_across_cards_is_told_a_second_card_adds_memory(advisor):
+    """'i have a 3090, should i upgrade for llm inference? $2500': no faster, bigger card fits the budget, and the
+    answer stopped at 'raise the budget'; two 24 GB cards split a model by layers (llama.cpp), so a second used RTX
+    3090 gives 48 GB for a third of the budget. A job that cannot split (a CNN) gets no such line."""
+    from rules.parser import parse
+
+    answer = wire(advisor.recommend(parse("i have a 3090, should i upgrade for llm inference? $2500").question, today=TODAY))
+    assert answer["verdict"] == "over-budget"
+    assert any("second GeForce RTX 3090" in s and "48 GB" in s for s in answer["suggestions"]), answer["suggestions"]
+    cnn = wire(advisor.recommend(parse("i have a 3090, should i upgrade for cnn training? $900").question, today=TODAY))
+    assert not any("second" in s for s in cnn["suggestions"])
