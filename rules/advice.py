@@ -450,8 +450,8 @@ def multi_gpu_heat(ctx: Context) -> Ruling:
     def card(c: Configuration) -> list[Finding]:
         gpu, count = c.gpu, c.count
         limit = heat["big_card_max_open_air"] if (gpu.tdp_w or 0) >= heat["big_card_tdp_w"] else heat["small_card_max_open_air"]
-        if count <= limit or gpu.form_factor != "pcie" or "passive" in gpu.cooling:
-            return []
+        if count <= limit or gpu.form_factor != "pcie" or "passive" in gpu.cooling or gpu.cooling == ("blower",):
+            return []  # blower-only boards (workstation cards) are made to sit side by side
         if "blower" in gpu.cooling:
             return [Finding("multi-gpu-heat", "warning", ctx.say("rule.multi_gpu_heat.blower", count=count, name=gpu.name))]
         return [Finding("multi-gpu-heat", "warning", ctx.say("rule.multi_gpu_heat.no_blower", count=count, name=gpu.name))]

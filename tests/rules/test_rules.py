@@ -171,3 +171,10 @@ def test_slot_warning_counts_the_blower_version_the_heat_rule_asks_for(recommend
     open_air = next(g for g in catalog.gpus if g.slots and g.slots >= 3 and "blower" not in g.cooling and g.form_factor == "pcie"
                     and g.released <= date(2026, 11, 22) and g.prices)
     assert slot_warnings(open_air.name, 3), open_air.name
+
+
+def test_blower_only_cards_are_not_told_to_buy_blower_cards(recommend):
+    """'4 × RTX PRO 5000 Blackwell side by side: buy blower-style cards' was said of a card sold only as a blower."""
+    answer = recommend(workload="llm", task="training", gpus=4, budget=20000, experience="researcher", compare=("rtx pro 5000",))
+    pro = [p for p in answer["picks"] if p["gpu"] == "rtx-pro-5000-blackwell"]
+    assert pro and not [r for r in pro[0]["rules"] if r["rule"] == "multi-gpu-heat"]
