@@ -191,7 +191,12 @@ def _ladder(top: Configuration, within: list[Configuration]) -> dict[str, Config
     """Without a budget: the least that does the job, the sweet spot, and the fastest."""
     ladder = {"sweet spot": top}
     entry = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id))
-    roof = max(within, key=lambda c: (c.speed, -c.total_usd, c.gpu.id))
+    fewest: dict[str, int] = {}
+    for c in within:
+        fewest[c.gpu.id] = min(fewest.get(c.gpu.id, c.count), c.count)
+    # the fastest card in as few as hold the job: more of them is always faster, never the sensible top rung
+    # (8 x H200 NVL for $256,000 to serve a 32B model to ten people)
+    roof = max((c for c in within if c.count == fewest[c.gpu.id]), key=lambda c: (c.speed, -c.total_usd, c.gpu.id))
     for label, config in (("entry", entry), ("no compromise", roof)):
         if all(config.gpu.id != c.gpu.id for c in ladder.values()):
             ladder[label] = config
@@ -243,7 +248,11 @@ def _explain(top: Configuration, best_value: Configuration, within: list[Configu
         gain = (top.worth - best_value.worth) / (top.total_usd - best_value.total_usd) * 1000
         notes.append(Finding("cost-efficiency", "applied", say("choice.stepped_up", language, name=best_value.gpu.name, gain=f"{gain:.2f}",
                                                         threshold=f"{threshold:g}", value=f"{_worth_per_usd(best_value) * 1000:.2f}")))
-    faster = [c for c in within if c.speed > top.speed]
+    if within and within[0] is not top and getattr(within[0].offer.point, "estimate", False):
+        notes.append(Finding("cost-efficiency", "applied", say("choice.sourced_first", language, count=within[0].count,
+                                                        name=within[0].gpu.name)))
+    faster = [c for c in within if c.speed > top.speed and c.total_usd > top.total_usd  # the next step up the price ladder
+              and not getattr(c.offer.point, "estimate", False)]  # an estimated price never leads (_sourced)
     if faster:
         nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
         gain = (nxt.worth - top.worth) / max(nxt.total_usd - top.total_usd, 1e-9) * 1000

@@ -714,3 +714,27 @@ def test_an_owner_whose_job_splits_across_cards_is_told_a_second_card_adds_memor
     assert any("second GeForce RTX 3090" in s and "48 GB" in s for s in answer["suggestions"]), answer["suggestions"]
     cnn = wire(advisor.recommend(parse("i have a 3090, should i upgrade for cnn training? $900").question, today=TODAY))
     assert not any("second" in s for s in cnn["suggestions"])
+
+
+@pytest.mark.parametrize("text", ["RAG server for a team of 10 with Qwen3 32B", "which gpu for deep learning", "nlp $1500",
+                                  "lab buying 4 gpus for llm fine-tuning with $20000", "run llama 70b locally $4000"])
+def test_stopped_before_names_a_pricier_step_that_was_not_worth_it(advisor, text):
+    """'stopped before 8 x RTX A4000: 3% faster for -531 USD more (274989896003.93 of speed per extra 1000 USD, below
+    the 0.92 that is worth paying)': the step named must cost more, and its gain must be below the bar it is said to miss."""
+    from rules.parser import parse
+
+    answer = wire(advisor.recommend(parse(text).question, today=TODAY))
+    for f in answer["findings"]:
+        m = re.search(r"for ([\d,]+) USD more \((-?[\d.]+) of speed per extra 1000 USD, below the ([\d.]+)", f["reason"])
+        if m:
+            assert float(m.group(1).replace(",", "")) > 0 and float(m.group(2)) < float(m.group(3)), f["reason"]
+
+
+def test_the_no_compromise_rung_is_the_fastest_card_in_as_few_as_hold_the_job(advisor):
+    """Without a budget, 'RAG server for a team of 10 with Qwen3 32B' offered 8 x H200 NVL ($256,000) as its top rung:
+    more cards are always faster, so the rung takes each card in the fewest that hold the job."""
+    from rules.parser import parse
+
+    answer = wire(advisor.recommend(parse("RAG server for a team of 10 with Qwen3 32B").question, today=TODAY))
+    roof = next(p for p in answer["picks"] if p["label"] == "no compromise")
+    assert roof["count"] == 1 and roof["memory_gb"] >= 77
