@@ -57,6 +57,13 @@ def _key(config: Configuration, lam: float):
     return (-(config.worth - lam * config.total_usd), config.total_usd, config.gpu.id, config.offer.condition)
 
 
+def _new_costs_about_the_same(used: Configuration, configs: Sequence[Configuration], saving: float) -> bool:
+    """The same cards are sold new for less than ``saving`` more: wear and no warranty are not worth it (a used RTX
+    4090 at $1,490 beside new ones at $1,599 in mid-2023)."""
+    return any(c.offer.condition == "new" and c.gpu.id == used.gpu.id and c.count == used.count
+               and used.total_usd > c.total_usd * (1 - saving) for c in configs)
+
+
 def _worth_per_usd(config: Configuration) -> float:
     return config.worth / config.total_usd
 
@@ -64,14 +71,16 @@ def _worth_per_usd(config: Configuration) -> float:
 def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Floor | None, threshold: float,
            used_ok: bool, allowed: Callable[[Configuration], bool] = lambda c: True,
            headline: Callable[[Configuration], bool] = lambda c: True, used_for_floor: float | None = None,
-           cheapest: bool = False, language: str | None = None, used_when_short: bool = True) -> Choice:
+           cheapest: bool = False, language: str | None = None, used_when_short: bool = True, used_saving: float = 0.0) -> Choice:
     """Rank ``configs`` for the question.
 
     ``allowed`` carries the persona and upgrade constraints; ``headline`` says what may lead
     the answer (the top pick, the ladder, the labelled alternatives) while something else can;
     ``cheapest``: the asker wants the least that does the job, not the best within the budget;
     ``used_when_short``: used cards are picked when no new one holds the job within the budget (one card for a
-    desk; several cards stay new and show the used option beside the answer, rule ``used-cards``).
+    desk; several cards stay new and show the used option beside the answer, rule ``used-cards``);
+    ``used_saving``: where the market lets used cards in unasked, a used card joins only when it saves at least this
+    share of the same cards new.
     """
     usable = [c for c in configs if allowed(c)]
     new_or_used = [c for c in usable if used_ok or c.offer.condition == "new"]
@@ -90,7 +99,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
             new = min((c.total_usd for c in market if c.offer.condition == "new"), default=None)
             used = min((c.total_usd for c in market if c.offer.condition == "used"), default=None)
             if used is not None and (new is None or new > used_for_floor * used):
-                new_or_used += [c for c in roomy if c.offer.condition == "used"]
+                new_or_used += [c for c in roomy if c.offer.condition == "used" and not _new_costs_about_the_same(c, usable, used_saving)]
                 new_price = f"{new:,.0f} USD" if new else say("choice.no_current_price", language)
                 floor_note = Finding("used-cards", "applied",
                                      say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}", new=new_price)

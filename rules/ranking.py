@@ -28,12 +28,14 @@ def choice_for(ctx: Context, rulings: Rulings, configs: Sequence[Configuration],
     headline = rulings.first("headline") or (lambda c: True)
     cheapest = ctx.question.objective == "cheapest"
     used_when_short = not rulings.first("new_only")
+    used_saving = ctx.param("used-cards", "used_min_saving")
 
     def rechoose(extra: Allowed) -> Choice:
         return choose(configs, ctx.budget_usd, floor, threshold, used_ok, lambda c: allowed(c) and extra(c), headline, used_over, cheapest,
-                      ctx.language, used_when_short)
+                      ctx.language, used_when_short, used_saving)
 
-    choice = choose(configs, ctx.budget_usd, floor, threshold, used_ok, allowed, headline, used_over, cheapest, ctx.language, used_when_short)
+    choice = choose(configs, ctx.budget_usd, floor, threshold, used_ok, allowed, headline, used_over, cheapest, ctx.language, used_when_short,
+                    used_saving)
     for ruling in rulings:
         if ruling.prefer is not None:
             choice = ruling.prefer(choice, rechoose)

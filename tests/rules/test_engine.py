@@ -738,3 +738,16 @@ def test_the_no_compromise_rung_is_the_fastest_card_in_as_few_as_hold_the_job(ad
     answer = wire(advisor.recommend(parse("RAG server for a team of 10 with Qwen3 32B").question, today=TODAY))
     roof = next(p for p in answer["picks"] if p["label"] == "no compromise")
     assert roof["count"] == 1 and roof["memory_gb"] >= 77
+
+
+def test_a_used_card_barely_cheaper_than_new_is_not_bought_unasked(advisor):
+    """'llm fine-tuning $2000' in June 2023 picked a used RTX 4090 at $1,490 beside new ones at $1,599: the used market
+    joined because 24 GB cost twice as much new as a used RTX 3090, but wear and no warranty are not worth 7 %. Said
+    'used is fine', the used card stays in the running."""
+    from rules.parser import parse
+
+    day = date(2023, 6, 15)
+    top = wire(advisor.recommend(parse("llm fine-tuning $2000").question, today=day))["picks"][0]
+    assert (top["gpu"], top["condition"]) == ("rtx-4090", "new")
+    asked = wire(advisor.recommend(parse("llm fine-tuning $2000, used is fine").question, today=day))
+    assert any(p["condition"] == "used" for p in _shown(asked))
