@@ -13,6 +13,7 @@ side by side (rules.compare), and rent or buy (rules.rent).
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from datetime import date
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Mapping
@@ -22,7 +23,7 @@ import msgspec
 from rules import compare, ranking
 from rules.answer import Answer, Excluded, Finding, NamedCard, Pick, RentVsBuy
 from rules.configurations import Configuration, Sizing, configure
-from rules.job import POOLING, Job, fit_on, job_for
+from rules.job import POOLING, Job, but_budget, fit_on, job_for
 from rules.memo import remember
 from rules.memory import Fit, MemoryModel
 from rules.messages import say, term
@@ -47,6 +48,8 @@ SHOWN_EXCLUSIONS = 8
 _SHAPE = attrgetter("setting", "gpus", "gpus_fixed", "memory_gb", "language", "workload", "task", "model", "params_b",
                     "precision", "method", "context_tokens", "batch")
 CONFIGURATIONS_KEPT = 512  # questions (budget aside) whose configurations stay memoised, least recently used first out
+RULINGS_KEPT = 2048  # questions (budget aside, its band kept) whose rulings stay memoised
+PICKS_KEPT = 8192  # configurations shown as picks, with their rules' lines and prices
 
 
 class Advisor:
@@ -66,6 +69,8 @@ class Advisor:
         self._midrange_cache: dict[tuple[date, str, str], float] = {}
         self._largest: dict[int, tuple[tuple[Offer, ...], float]] = {}
         self._configurations: OrderedDict[tuple[Any, ...], tuple[Job, tuple[Configuration, ...], tuple[dict[str, Any], ...]]] = OrderedDict()
+        self._rulings: dict[tuple[Any, ...], tuple[Context, Rulings]] = {}
+        self._picks: dict[tuple[Any, ...], tuple[Rulings, Configuration, Pick]] = {}
         self._labels = {k: v["label"] for k, v in self.rulebook.param("workload-priorities", "classes").items()}
 
     # -- public faces -------------------------------------------------------------------------
@@ -100,7 +105,7 @@ class Advisor:
 
     def _answer(self, ctx: Context, intent: str, pricing: Pricing) -> Answer:
         question, as_of, work = ctx.question, ctx.as_of, ctx.work
-        rulings = apply(ctx)
+        rulings = self._ruled(ctx)
         # used cards lead when asked for, for the cheapest way, and for a persona short on money or starting out on a
         # budget (rule used-cards): a question with no budget says nothing about money, so its ladder is priced new
         on_a_budget = ctx.budget_usd is not None and any(p.consider_used for p in ctx.personas)
@@ -274,8 +279,29 @@ class Advisor:
             self._configurations.popitem(last=False)
         return configs, excluded
 
+    def _ruled(self, ctx: Context) -> Rulings:
+        """Every rule's ruling on the question, memoised per question but for its budget, on its date and within its
+        budget band (:attr:`Context.budget_band`, all the rules read of the budget), so every budget in the band
+        shares one set of rulings and their lines are worded once. The rules run on a copy of the context that is
+        kept with them (their hooks read it later); ``ctx`` adopts its rulings and job."""
+        key = (ctx.as_of, ctx.budget_band, but_budget(ctx.question))
+        hit = self._rulings.get(key)
+        if hit is None:
+            ruled = replace(ctx, rulings={})
+            hit = remember(self._rulings, key, (ruled, apply(ruled)), RULINGS_KEPT)
+        ctx.adopt(hit[0])
+        return hit[1]
+
     def _pick(self, c: Configuration, rulings: Rulings, pricing: Pricing, label: str, factor: float) -> Pick:
-        return ranking.pick(c, rulings, pricing, self.performance.measured(c.gpu.id), label, factor)
+        """One configuration as a pick, memoised per rulings (:meth:`_ruled`: a question but for its budget) and
+        configuration (one object per job shape, :meth:`_configured`): its rules' lines read nothing else, and its
+        prices only the currency and its rate. Identity-checked, so a recycled id never hits."""
+        key = (id(rulings), id(c), label, factor, pricing.currency, pricing.per_usd)
+        hit = self._picks.get(key)
+        if hit is not None and hit[0] is rulings and hit[1] is c:
+            return hit[2]
+        made = ranking.pick(c, rulings, pricing, self.performance.measured(c.gpu.id), label, factor)
+        return remember(self._picks, key, (rulings, c, made), PICKS_KEPT)[2]
 
     def _midrange(self, as_of: date, work: str, precision: str) -> float:
         """Median speed of the new desktop cards on sale on the date: the market's mid-range."""

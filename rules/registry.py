@@ -119,6 +119,23 @@ class Context:
     def param(self, rule_id: str, name: str) -> Any:
         return self.rulebook.param(rule_id, name)
 
+    @property
+    def budget_band(self) -> tuple[bool, bool, bool]:
+        """All the rules read of the budget: whether there is one, and whether it is within the two money personas'
+        limits. Rulings are the same for every budget in one band, so the engine memoises them per band
+        (rules.engine); a rule that reads the budget otherwise must say so here."""
+        budget = self.budget_usd
+        if budget is None:
+            return False, False, False
+        return (True, budget <= self.param("persona-almost-no-money", "budget_usd"),
+                budget <= self.param("persona-little-money", "budget_usd"))
+
+    def adopt(self, ruled: Context) -> None:
+        """Take over the rulings (and the job they raised) of ``ruled``, a context of the same question but for its
+        budget, in the same :attr:`budget_band`: the rules' hooks keep reading ``ruled``, which nothing releases."""
+        self.rulings = dict(ruled.rulings)
+        self.__dict__["job"] = ruled.job
+
     def release(self) -> None:
         """Forget the rulings once the answer is made: their closures hold this context, so keeping them
         leaves every answer's rulings in reference cycles that only the garbage collector can free."""
