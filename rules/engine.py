@@ -71,6 +71,7 @@ class Advisor:
         self._configurations: OrderedDict[tuple[Any, ...], tuple[Job, tuple[Configuration, ...], tuple[dict[str, Any], ...]]] = OrderedDict()
         self._rulings: dict[tuple[Any, ...], tuple[Context, Rulings]] = {}
         self._picks: dict[tuple[Any, ...], tuple[Rulings, Configuration, Pick]] = {}
+        self._rents: dict[tuple[Any, ...], tuple[Rulings, Configuration | None, RentVsBuy | None]] = {}
         self._labels = {k: v["label"] for k, v in self.rulebook.param("workload-priorities", "classes").items()}
 
     # -- public faces -------------------------------------------------------------------------
@@ -199,7 +200,13 @@ class Advisor:
         """Rent vs buy against the configuration to buy (None: the best rental on its own), when a rule asks for it."""
         if not rulings.first("rent"):
             return None
-        return self.renting.rent_or_buy(question, pricing, work, lambda gb, n: sizing.fit(gb, n).fits, top, same=sizing.same)
+        # Memoised like the picks: the rulings stand for the question but for its budget, which renting never reads.
+        key = (id(rulings), id(top), work, pricing.currency, pricing.per_usd)
+        hit = self._rents.get(key)
+        if hit is not None and hit[0] is rulings and hit[1] is top:
+            return hit[2]
+        rent = self.renting.rent_or_buy(question, pricing, work, lambda gb, n: sizing.fit(gb, n).fits, top, same=sizing.same)
+        return remember(self._rents, key, (rulings, top, rent), PICKS_KEPT)[2]
 
     # -- stages -------------------------------------------------------------------------------
 
