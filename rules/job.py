@@ -92,16 +92,19 @@ def but_budget(question: Question) -> tuple[Any, ...]:
     return _BUT_BUDGET(question)
 
 
+# The question's fields a job reads (:meth:`_Counter.job` and the functions it hands the question to), and nothing else.
+_JOB_FIELDS = attrgetter("workload", "model", "params_b", "precision", "method", "task", "context_tokens", "batch", "setting",
+                         "memory_gb", "language")
 _CACHE: dict[tuple[int, tuple[Any, ...]], tuple[Rulebook, Job]] = {}
 _SAME: dict[Job, Job] = {}  # each distinct job once
 
 
 def job_for(question: Question, rulebook: Rulebook) -> Job:
     """The job a question describes; cached, since the engine asks for it per card, and keyed on
-    everything but the budget, which never changes the job (so every budget shares one job and its fits).
-    Questions that differ only in what the job does not read (the currency, used cards, hours a week)
-    get the very same job object, so what is memoised per job (fits, configurations) is shared too."""
-    key = (id(rulebook), but_budget(question))
+    the fields it reads (never the budget, the currency, used cards or hours a week), so every
+    question with the same job gets the very same job object without computing it again, and what
+    is memoised per job (fits, configurations) is shared too."""
+    key = (id(rulebook), _JOB_FIELDS(question))
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is rulebook:
         return hit[1]
