@@ -71,6 +71,7 @@ class Advisor:
         self._configurations: OrderedDict[tuple[Any, ...], tuple[Job, tuple[Configuration, ...], tuple[dict[str, Any], ...]]] = OrderedDict()
         self._rulings: dict[tuple[Any, ...], tuple[Context, Rulings]] = {}
         self._picks: dict[tuple[Any, ...], tuple[Rulings, Configuration, Pick]] = {}
+        self._kept_table: dict[tuple[int, int], tuple[Rulings, tuple[Configuration, ...], tuple[Configuration, ...], tuple[Finding, ...]]] = {}
         self._rents: dict[tuple[Any, ...], tuple[Rulings, Configuration | None, RentVsBuy | None]] = {}
         self._labels = {k: v["label"] for k, v in self.rulebook.param("workload-priorities", "classes").items()}
 
@@ -121,10 +122,11 @@ class Advisor:
         if intent == "compare" and question.compare:
             return compare.compared(self, ctx, rulings, pricing, need, sizing, named)
 
-        allowed, findings = rulings.keeps(configs)
+        kept, findings = self._kept(rulings, configs)
         findings = rulings.asker() + findings
-        choice = ranking.choice_for(ctx, rulings, configs, used_ok, allowed)
-        choice = ranking.asked_first(ctx, rulings, intent, named, choice, configs, allowed)
+        # the choice among the configurations every filter passes is the choice among all with the filters as ``allowed``
+        choice = ranking.choice_for(ctx, rulings, kept, used_ok, _every)
+        choice = ranking.asked_first(ctx, rulings, intent, named, choice, kept, _every)
         findings += rulings.lines("plan") + rulings.lines("need")
         findings += [*choice.notes, *rulings.each("choice", choice)]
         picks = tuple(self._pick(c, rulings, pricing, label, sizing.factor)
@@ -138,7 +140,7 @@ class Advisor:
         warnings = _unique([f for pick in picks[:1] for f in pick.findings if f.verdict == "warning"]
                            + [f for f in findings if f.verdict == "warning"])
         if top is not None and (left_out := rulings.first("left_out")):
-            excluded = left_out(excluded, lambda gpu_id: self._cheaper_than(gpu_id, top, pricing))
+            excluded = left_out(list(excluded), lambda gpu_id: self._cheaper_than(gpu_id, top, pricing))
         return Answer(
             question=question, intent=intent, verdict=said, summary=summary, as_of=as_of.isoformat(),
             catalog_version=self.catalog.version, currency=pricing.describe(), reference_gpu=self.reference.id,
@@ -269,22 +271,32 @@ class Advisor:
         )
 
     def _configured(self, question: Question, job: Job, as_of: date, placeable: tuple[Offer, ...], sizing: Sizing,
-                    max_count: int) -> tuple[list[Configuration], list[dict[str, Any]]]:
+                    max_count: int) -> tuple[tuple[Configuration, ...], tuple[dict[str, Any], ...]]:
         """``configure`` over the offers, memoised: the configurations follow from the job (itself raised by the
         personas), the date and the question's shape (:data:`_SHAPE`), never from the budget, the currency or
-        the other wishes, so every budget asked for the same job shares one set. Copies out, so no answer can
-        change another's."""
+        the other wishes, so every budget asked for the same job shares one set. Tuples, so no answer can
+        change another's, and one object per set, so what follows from a set is memoised by it (:meth:`_kept`)."""
         key = (id(job), as_of, _SHAPE(question))
         hit = self._configurations.get(key)
         if hit is not None and hit[0] is job:
             self._configurations.move_to_end(key)
-            return list(hit[1]), list(hit[2])
+            return hit[1], hit[2]
         configs, excluded = configure(placeable, sizing, question.gpus, max_count if not question.gpus_fixed else question.gpus,
                                       every_count=question.setting == "server")
-        self._configurations[key] = (job, tuple(configs), tuple(excluded))
+        made = self._configurations[key] = (job, tuple(configs), tuple(excluded))
         if len(self._configurations) > CONFIGURATIONS_KEPT:
             self._configurations.popitem(last=False)
-        return configs, excluded
+        return made[1], made[2]
+
+    def _kept(self, rulings: Rulings, configs: tuple[Configuration, ...]) -> tuple[tuple[Configuration, ...], list[Finding]]:
+        """(the configurations every rule's filter passes, the lines that say so), memoised per rulings (:meth:`_ruled`)
+        and set of configurations (:meth:`_configured`): the choice for each budget then starts from them."""
+        key = (id(rulings), id(configs))
+        hit = self._kept_table.get(key)
+        if hit is None or hit[0] is not rulings or hit[1] is not configs:
+            allowed, lines = rulings.keeps(configs)
+            hit = remember(self._kept_table, key, (rulings, configs, tuple(c for c in configs if allowed(c)), tuple(lines)), PICKS_KEPT)
+        return hit[2], list(hit[3])
 
     def _ruled(self, ctx: Context) -> Rulings:
         """Every rule's ruling on the question, memoised per question but for its budget, on its date and within its
@@ -337,6 +349,10 @@ class Advisor:
             return str(self._labels[next(iter(mix))])
         return {"general": "general deep learning", "kaggle": "Kaggle work", "rl": "reinforcement learning",
                 "llm_inference": "LLM inference"}.get(work, work)
+
+
+def _every(c: Configuration) -> bool:
+    return True
 
 
 def _unique(findings: list[Finding]) -> tuple[Finding, ...]:
