@@ -176,8 +176,10 @@ def clean(text: str) -> str:
     text = _SLACK_REF.sub(" ", text)
     text = unicodedata.normalize("NFKC", text).lower().replace("ё", "е").replace("’", "'")
     text = _SHORTCODE.sub(" ", text)
-    kept = "".join(_keep(ch) for ch in text)
-    return re.sub(r"\s+", " ", kept).strip()
+    return _SPACES.sub(" ", text.translate(_KEPT)).strip()
+
+
+_SPACES = re.compile(r"\s+")
 
 
 def _keep(ch: str) -> str:
@@ -185,6 +187,20 @@ def _keep(ch: str) -> str:
     if ch in _KEEP or category[0] in "LN":
         return ch
     return "-" if category == "Pd" else " "
+
+
+class _Kept(dict[int, str]):
+    """What :func:`_keep` makes of each character, as a ``str.translate`` table: the Latin and Cyrillic ones
+    (what questions are written in) are worked out once, any other each time it is met."""
+
+    def __missing__(self, code: int) -> str:
+        kept = _keep(chr(code))
+        if code < 0x500:
+            self[code] = kept
+        return kept
+
+
+_KEPT = _Kept()
 
 
 # ----------------------------------------------------------------------------- vocabulary
@@ -878,9 +894,11 @@ _WORD_START = re.compile(r"(?<![\w$€£₽])[^\s\x00]")
 
 def _keywords(scan: _Scan) -> None:
     """Longest phrase first; only keywords whose first letter starts a word here are tried."""
-    v = vocabulary()
-    initials = set(_WORD_START.findall(scan.text))
-    for i in sorted(i for c in initials for i in v.keywords_by_initial.get(c, ())):
+    v, text = vocabulary(), scan.text
+    initials = set(_WORD_START.findall(text))
+    # a needle missing now stays missing (taking only blanks text): test each once, then again before its turn
+    present = [i for c in initials for i in v.keywords_by_initial.get(c, ()) if v.keywords[i][0] in text]
+    for i in sorted(present):
         needle, word, meaning = v.keywords[i]
         if needle in scan.text:
             def found(m: re.Match[str], meaning: Any = meaning) -> Any:
@@ -948,11 +966,11 @@ def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
     workload = _pick_workload(scan)
     fresh = previous is None or (workload is not None and "budget" in scan.values)
     base = previous if previous is not None and not fresh else Question()
-    changes, understood = _changes(scan, workload, base, fresh)
+    language = _language(scan.original)
+    changes, understood = _changes(scan, workload, base, fresh, language)
     for what in dict.fromkeys(scan.adjust):
         understood.append(_ADJUSTERS[what](base, changes))
     changed = tuple(name for name in _FIELD_ORDER if name in changes)
-    language = _language(scan.original)
     if changes and language:  # the language of a question, kept through follow-ups; not a change asked for
         changes["language"] = language
     question = replace(base, **changes)
@@ -1050,10 +1068,9 @@ _RUN_WORKLOADS = ("llm", "image-generation", "speech")
 
 
 def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
-             fresh: bool) -> tuple[dict[str, Any], list[str]]:
+             fresh: bool, language: str | None) -> tuple[dict[str, Any], list[str]]:
     changes: dict[str, Any] = {}
     understood: list[str] = []
-    language = _language(scan.original)
     prices = _stated_prices(scan)
     if workload:
         changes["workload"] = workload[0]
@@ -1159,6 +1176,9 @@ def _assumed_currency(amount: float, base: Question, fresh: bool, language: str 
     return "RUB" if language == "ru" and amount >= 10_000 else "USD"
 
 
+_LATIN_LETTER = re.compile("[A-Za-z]")
+
+
 def text_language(text: str) -> str | None:
     """The language a text is written in ("ru", "en"), or None when it has no letters."""
     return _language(text)
@@ -1166,6 +1186,8 @@ def text_language(text: str) -> str | None:
 
 def _language(text: str) -> str | None:
     """'ru' when at least a quarter of the letters are Cyrillic, 'en' for Latin letters, None without letters."""
+    if text.isascii():  # no Cyrillic: English as soon as there is a letter
+        return "en" if _LATIN_LETTER.search(text) else None
     letters = [ch for ch in text if ch.isalpha()]
     if not letters:
         return None
