@@ -318,16 +318,25 @@ class _Scan:
         return True
 
     def leftovers(self) -> list[str]:
-        return [t.strip(".,-/+<~'%:=?") for t in re.split(rf"[\s{_BLANK}]+", self.text)]
+        return [t.strip(".,-/+<~'%:=?") for t in _GAPS.split(self.text)]
+
+
+_GAPS = re.compile(rf"[\s{_BLANK}]+")  # what separates the words left over
+_SPACE = re.compile(r"\s")
+_GROUPED = re.compile(r"\d{1,3}(?:[.,]\d{3})+")
+_SEPARATORS = re.compile(r"[.,]")
+_AMOUNT = re.compile(_MONEY_NUM)
+_WORD_CHAR = re.compile(r"\w")
+_DIGIT_RUN = re.compile(r"\d+")
 
 
 def _number(text: str) -> float:
     """'1,500' and '1.500' are thousands; '1.5' and '1,5' decimals; '80 000' grouped."""
-    text = re.sub(r"\s", "", text)
+    text = _SPACE.sub("", text)
     if "e" in text:  # "1e12": refused later as beyond any purchase, never read as 1
         return float(text.replace(",", "."))
-    if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", text):
-        return float(re.sub(r"[.,]", "", text))
+    if _GROUPED.fullmatch(text):
+        return float(_SEPARATORS.sub("", text))
     return float(text.replace(",", "."))
 
 
@@ -524,6 +533,8 @@ def _range_patterns() -> tuple[re.Pattern[str], ...]:
 
 def _money_range(scan: _Scan) -> None:
     """A range with a currency or 'k' is the top of it: what the person is ready to spend."""
+    if len(_DIGIT_RUN.findall(scan.text)) < 2:  # both ends are numbers, with a dash or a word between them
+        return
     def found(m: re.Match[str]) -> bool:
         g = m.groupdict()
         if not any(g[f"{part}{i}"] for part in ("pre", "k", "cur") for i in (1, 2)):
@@ -940,7 +951,7 @@ def _meaning(scan: _Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> 
 
 def _bare_number(scan: _Scan) -> None:
     """The only number left, >= 50 and not year-like, is a budget: 'nlp 800'."""
-    numbers = [t for t in scan.leftovers() if re.fullmatch(_MONEY_NUM, t)]
+    numbers = [t for t in scan.leftovers() if _AMOUNT.fullmatch(t)]
     if len(numbers) != 1 or "budget" in scan.values:
         return
     value = _number(numbers[0])
@@ -1268,7 +1279,7 @@ _ADJUSTERS = {
 
 
 def _intent(scan: _Scan, question: Question, changed: tuple[str, ...]) -> str:
-    asked_help = not re.search(r"\w", scan.original) or set(scan.intents) == {"help"}
+    asked_help = not _WORD_CHAR.search(scan.original) or set(scan.intents) == {"help"}
     if asked_help and not changed:
         return "help"
     if "fit" in scan.intents:
@@ -1280,5 +1291,5 @@ def _intent(scan: _Scan, question: Question, changed: tuple[str, ...]) -> str:
 
 def _unknown(scan: _Scan) -> tuple[str, ...]:
     fillers = vocabulary().fillers
-    words = [w for w in scan.leftovers() if w and re.search(r"\w", w) and not fillers.fullmatch(w)]
+    words = [w for w in scan.leftovers() if w and _WORD_CHAR.search(w) and not fillers.fullmatch(w)]
     return tuple(dict.fromkeys(words))
