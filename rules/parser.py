@@ -304,6 +304,9 @@ class _Scan:
 
     def take(self, pattern: re.Pattern[str], handle: Callable[[re.Match[str]], Any]) -> None:
         """Blank each match ``handle`` accepts: it returns True, a (start, end) span, or False."""
+        literals = _LITERALS.get(pattern)
+        if literals is not None and not any(literal in self.text for literal in literals):
+            return  # every match holds one of them: a text without any cannot match
         spans = []
         for match in pattern.finditer(self.text):
             span = handle(match)
@@ -960,6 +963,18 @@ def _bare_number(scan: _Scan) -> None:
     pattern = re.compile(r"(?<![\w.,])" + re.escape(numbers[0]) + r"(?![\w.,])")
     scan.take(pattern, lambda m: scan.put("budget", (_whole(value), None), m.group()))
 
+
+# Literals every match of a pattern holds: a pass over a text that has none of them is skipped (the rarely used
+# grammar, which most texts would otherwise be scanned for in vain).
+_LITERALS: dict[re.Pattern[str], tuple[str, ...]] = {
+    _MEMORY: ("gb", "gib", "гб", "gigabyte", "гигабайт"),
+    _QUANT: ("q",),
+    _CONTEXT: ("context", "ctx", "token", "токен", "контекст"),
+    _BATCH: ("batch", "bs", "батч"),
+    _USERS: ("users", "people", "clients", "sessions", "requests", "conversations", "пользовател", "человек", "клиент", "запрос"),
+    _TEAM: ("team", "group", "команд", "colleagues", "researchers", "engineers", "developers", "analysts", "коллег", "сотрудник",
+            "исследовател", "разработчик"),
+}
 
 _NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({
     _dates, _money_range, _quantisation, _context, _batch, _users, _memory, _params, _hours, _money_words, _bare_number})

@@ -1064,3 +1064,18 @@ def test_cheapest_decent_asks_for_value_not_the_floor(text):
     2020, when a 6 GB GTX 1660 Super cost $229); 'the cheapest card for 24 GB' still asks for the floor."""
     assert parse(text, today=date(2020, 10, 1)).question.objective is None
     assert parse("cheapest card for 24 GB", today=date(2020, 10, 1)).question.objective == "cheapest"
+
+
+def test_a_pass_skipped_for_want_of_its_literals_could_not_have_matched():
+    """The parser skips a pattern's pass when the text holds none of the literals listed for it (parser._LITERALS):
+    over every phrase of the table, each such pattern matches somewhere, and every match holds one of them."""
+    from rules.parser import _LITERALS, clean
+
+    rare = ("llama 3 8b q4_k_m", "qwen 32b iq4_xs gguf", "32k context", "128k tokens of context", "context length 8192",
+            "ctx=4096", "batch size 8", "bs=16", "батч 4", "for 20 users", "50 concurrent requests", "для 10 пользователей",
+            "a team of 10", "12 colleagues", "команда из 5 человек", "16 gib of memory", "48 гигабайт")
+    texts = [clean(phrase) for phrase, _ in PHRASES] + [clean(text) for text in rare]
+    for pattern, literals in _LITERALS.items():
+        found = [m.group() for text in texts for m in pattern.finditer(text)]
+        assert found, pattern.pattern
+        assert all(any(literal in match for literal in literals) for match in found), pattern.pattern
