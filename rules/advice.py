@@ -373,6 +373,7 @@ def vendor_nvidia(ctx: Context) -> Ruling:
     """CUDA is the safe stack: stated on every other card, the only stack for beginners, and it leads when close."""
     safe = ctx.param("vendor-nvidia", "safe_stack")
     keep = Keep(lambda c: c.gpu.software == safe, ctx.say("rule.vendor_nvidia.keep")) if any(p.cuda_only for p in ctx.personas) else None
+    floor = ctx.floor  # rule memory-floor has run: read now, as the hooks must read nothing of other rulings later
 
     def card(c: Configuration) -> list[Finding]:
         if c.gpu.software == safe:
@@ -387,7 +388,6 @@ def vendor_nvidia(ctx: Context) -> Ruling:
         if top.gpu.software == safe:
             return _safe_alternatives(choice)
         cuda = rechoose(lambda c: c.gpu.software == safe)
-        floor = ctx.floor
         if (cuda.top is None or cuda.top.speed < ctx.param("vendor-nvidia", "cuda_leads_within") * top.speed
                 or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)
                 or cuda.top.memory_value < top.memory_value):  # for memory-bound work, close in speed but holding less is not close

@@ -31,7 +31,7 @@ from rules.money import Pricing
 from rules.offers import Offer, fits_setting, is_server_only, offers_at
 from rules.performance import Measured, PerformanceModel, workload_key
 from rules.question import Question
-from rules.registry import Context, Rulings, apply
+from rules.registry import Context, Ruling, Rulings, apply_once
 from rules.rent import Renting
 from rules.rulebook import Rulebook, load_rulebook
 from rules.verdict import fit_first, verdict
@@ -69,7 +69,7 @@ class Advisor:
         self._midrange_cache: dict[tuple[date, str, str], float] = {}
         self._largest: dict[int, tuple[tuple[Offer, ...], float]] = {}
         self._configurations: OrderedDict[tuple[Any, ...], tuple[Job, tuple[Configuration, ...], tuple[dict[str, Any], ...]]] = OrderedDict()
-        self._rulings: dict[tuple[Any, ...], tuple[Context, Rulings]] = {}
+        self._rulings: dict[tuple[Any, ...], tuple[dict[str, Ruling], Job, Rulings]] = {}
         self._picks: dict[tuple[Any, ...], tuple[Rulings, Configuration, Pick]] = {}
         self._kept_table: dict[tuple[int, int], tuple[Rulings, tuple[Configuration, ...], tuple[Configuration, ...], tuple[Finding, ...]]] = {}
         self._rents: dict[tuple[Any, ...], tuple[Rulings, Configuration | None, RentVsBuy | None]] = {}
@@ -301,15 +301,14 @@ class Advisor:
     def _ruled(self, ctx: Context) -> Rulings:
         """Every rule's ruling on the question, memoised per question but for its budget, on its date and within its
         budget band (:attr:`Context.budget_band`, all the rules read of the budget), so every budget in the band
-        shares one set of rulings and their lines are worded once. The rules run on a copy of the context that is
-        kept with them (their hooks read it later); ``ctx`` adopts its rulings and job."""
+        shares one set of rulings and their lines are worded once. The rules run on a copy of the context, which
+        their hooks keep reading (:func:`~rules.registry.apply_once`); ``ctx`` adopts the rulings and the job."""
         key = (ctx.as_of, ctx.budget_band, but_budget(ctx.question))
         hit = self._rulings.get(key)
         if hit is None:
-            ruled = replace(ctx, rulings={})
-            hit = remember(self._rulings, key, (ruled, apply(ruled)), RULINGS_KEPT)
-        ctx.adopt(hit[0])
-        return hit[1]
+            hit = remember(self._rulings, key, apply_once(replace(ctx, rulings={})), RULINGS_KEPT)
+        ctx.adopt(hit[0], hit[1])
+        return hit[2]
 
     def _pick(self, c: Configuration, rulings: Rulings, pricing: Pricing, label: str, factor: float) -> Pick:
         """One configuration as a pick, memoised per rulings (:meth:`_ruled`: a question but for its budget) and

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from rules.catalog import Gpu
     from rules.performance import PerformanceModel
 
-__all__ = ["Context", "Persona", "Keep", "Wait", "Ruling", "Rulings", "rule", "registered", "apply"]
+__all__ = ["Context", "Persona", "Keep", "Wait", "Ruling", "Rulings", "rule", "registered", "apply", "apply_once"]
 
 Rechoose = Callable[[Callable[[Configuration], bool]], Choice]  # the choice again, among the configurations that pass
 
@@ -130,11 +130,11 @@ class Context:
         return (True, budget <= self.param("persona-almost-no-money", "budget_usd"),
                 budget <= self.param("persona-little-money", "budget_usd"))
 
-    def adopt(self, ruled: Context) -> None:
-        """Take over the rulings (and the job they raised) of ``ruled``, a context of the same question but for its
-        budget, in the same :attr:`budget_band`: the rules' hooks keep reading ``ruled``, which nothing releases."""
-        self.rulings = dict(ruled.rulings)
-        self.__dict__["job"] = ruled.job
+    def adopt(self, rulings: dict[str, Ruling], job: Job) -> None:
+        """Take over ``rulings`` and the job they raised, ruled on a context of the same question but for its budget,
+        in the same :attr:`budget_band` (see :func:`apply_once`)."""
+        self.rulings = dict(rulings)
+        self.__dict__["job"] = job
 
     def release(self) -> None:
         """Forget the rulings once the answer is made: their closures hold this context, so keeping them
@@ -256,3 +256,14 @@ def apply(context: Context) -> Rulings:
     for rule_id, function in registered().items():
         context.rulings[rule_id] = function(context)
     return Rulings(tuple(context.rulings.items()))
+
+
+def apply_once(context: Context) -> tuple[dict[str, Ruling], Job, Rulings]:
+    """Every rule's ruling, to be kept and shared (rules.engine memoises them): (each rule's ruling, the job,
+    :class:`Rulings`), with ``context`` left holding no rulings. Its hooks read the context's question and job, never
+    another rule's ruling (they read what they need of those while the rules run), so no hook leads back to the
+    rulings: nothing kept is in a reference cycle, and a dropped memo entry is freed at once, not by the collector."""
+    rulings = apply(context)
+    ruled, job = context.rulings, context.job
+    context.rulings = {}
+    return ruled, job, rulings

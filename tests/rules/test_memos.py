@@ -5,6 +5,7 @@ budgets, currencies and shapes first answers each question exactly as a fresh ad
 from __future__ import annotations
 
 import dataclasses
+import gc
 
 import msgspec
 
@@ -62,3 +63,25 @@ class _Unequal:
         return False
 
     __hash__ = object.__hash__
+
+
+def test_memo_entries_dropped_leave_no_cycle_garbage(catalog, monkeypatch):
+    """The memos empty at their limits; what they held must be freed by reference counting, not left in reference
+    cycles for the collector (whose passes over a server's heap are what stall requests)."""
+    from rules import engine
+
+    for limit in ("RULINGS_KEPT", "PICKS_KEPT"):
+        monkeypatch.setattr(engine, limit, 3)
+    advisor = Advisor(catalog)
+    texts = [text.format(budget) for text in TEXTS for budget in BUDGETS]
+    for asked in texts[:20]:  # first use builds module-level caches and types
+        msgspec.json.encode(ask(advisor, asked, today=TODAY))
+    gc.collect()
+    gc.disable()
+    try:
+        for asked in texts:
+            msgspec.json.encode(ask(advisor, asked, today=TODAY))
+        garbage = gc.collect()
+    finally:
+        gc.enable()
+    assert garbage == 0
