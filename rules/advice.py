@@ -17,6 +17,7 @@ from rules.answer import Finding
 from rules.choose import Choice, Floor, alternatives_among, still_better
 from rules.configurations import Configuration
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
+from rules.memo import remember
 from rules.messages import cited, say, term
 from rules.registry import Context, Keep, Persona, Rechoose, Ruling, Wait, rule
 from rules.rulebook import Rulebook
@@ -107,20 +108,39 @@ def persona_little_money(ctx: Context) -> Ruling:
 @rule("software-support")
 def software_support(ctx: Context) -> Ruling:
     """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet (rows 'limited')."""
-    dropped = {(row["software"], arch): row for row in ctx.param("software-support", "dropped")
-               if row["from"] <= ctx.as_of.isoformat() for arch in row["architectures"]}
-    limited = _limited_support(ctx.rulebook, ctx.as_of, "inference" if ctx.job.method == "inference" else "training",
-                              ctx.question.workload, ctx.job.precision, ctx.language)
-    if not dropped and not limited:
+    unsupported = _unsupported(ctx.rulebook, ctx.as_of, "inference" if ctx.job.method == "inference" else "training",
+                               ctx.question.workload, ctx.job.precision, ctx.language)
+    if unsupported is None:
         return NOTHING
-    reasons = [why for _, why in limited]
-    if dropped:
-        row = next(iter(dropped.values()))
-        reasons.insert(0, ctx.say("rule.software_support.keep", architectures=", ".join(row["architectures"]), since=row["from"][:7],
-                                  source=cited(row["source"]["name"], ctx.language)))
-    out = {stack for stacks, _ in limited for stack in stacks}
+    dropped, out, reasons = unsupported
     return Ruling(keep=Keep(lambda c: (c.gpu.software, c.gpu.architecture) not in dropped and c.gpu.software not in out,
-                            "; ".join(reasons), when="some-fail"))
+                            reasons, when="some-fail"))
+
+
+Unsupported = tuple[frozenset[tuple[str, str]], frozenset[str], str]
+_UNSUPPORTED: dict[tuple[Any, ...], tuple[Rulebook, Unsupported | None]] = {}
+
+
+def _unsupported(rulebook: Rulebook, as_of: date, task: str, workload: str, precision: str | None,
+                 language: str | None) -> Unsupported | None:
+    """(software and architecture pairs dropped, stacks that could not run the job yet, why) on the date, or None:
+    memoised per rulebook, date and job, since every question of the job on the date reads the same rows."""
+    key = (id(rulebook), as_of, task, workload, precision, language)
+    hit = _UNSUPPORTED.get(key)
+    if hit is not None and hit[0] is rulebook:
+        return hit[1]
+    dropped = {(row["software"], arch): row for row in rulebook.param("software-support", "dropped")
+               if row["from"] <= as_of.isoformat() for arch in row["architectures"]}
+    limited = _limited_support(rulebook, as_of, task, workload, precision, language)
+    found = None
+    if dropped or limited:
+        reasons = [why for _, why in limited]
+        if dropped:
+            row = next(iter(dropped.values()))
+            reasons.insert(0, say("rule.software_support.keep", language, architectures=", ".join(row["architectures"]),
+                                  since=row["from"][:7], source=cited(row["source"]["name"], language)))
+        found = frozenset(dropped), frozenset(stack for stacks, _ in limited for stack in stacks), "; ".join(reasons)
+    return remember(_UNSUPPORTED, key, (rulebook, found), 1024)[1]
 
 
 @rule("training-limits")
@@ -215,18 +235,9 @@ def memory_floor(ctx: Context) -> Ruling:
     q = ctx.question
     if q.memory_gb:
         return NOTHING
-    best, day = None, ctx.as_of.isoformat()
-    for row in ctx.param("memory-floor", "floors"):
-        if (row["workload"] == q.workload and row["task"] in ("any", q.task) and row["from"] <= day
-                and row.get("experience") in (None, q.experience)):
-            if best is None or (row["from"], row["gb"]) > (best["from"], best["gb"]):
-                best = row
-    if best is None:
+    floor = _floor(ctx.rulebook, ctx.as_of, q.workload, q.task, q.experience, ctx.language)
+    if floor is None:
         return NOTHING
-    what = ctx.say("rule.memory_floor.what_training" if best["task"] == "training" else "rule.memory_floor.what_work",
-                   workload=term("task", q.workload, ctx.language))
-    floor = Floor(best["gb"], ctx.say("rule.memory_floor.floor", gb=f"{best['gb']:g}", what=what, since=best["from"][:7],
-                                      source=cited(best["source"]["name"], ctx.language)))
 
     def choice(made: Choice) -> list[Finding]:
         found = [Finding("memory-floor", "applied", floor.reason)]
@@ -238,6 +249,31 @@ def memory_floor(ctx: Context) -> Ruling:
                                                                     gb=f"{made.top.gpu.memory_gb:g}")))
         return found
     return Ruling(floor=floor, choice=choice)
+
+
+_FLOORS: dict[tuple[Any, ...], tuple[Rulebook, Floor | None]] = {}
+
+
+def _floor(rulebook: Rulebook, as_of: date, workload: str, task: str, experience: str | None, language: str | None) -> Floor | None:
+    """The latest floor row for the workload, task and experience on the date, worded; memoised, since every
+    question of that kind on the date reads the same row."""
+    key = (id(rulebook), as_of, workload, task, experience, language)
+    hit = _FLOORS.get(key)
+    if hit is not None and hit[0] is rulebook:
+        return hit[1]
+    best, day = None, as_of.isoformat()
+    for row in rulebook.param("memory-floor", "floors"):
+        if (row["workload"] == workload and row["task"] in ("any", task) and row["from"] <= day
+                and row.get("experience") in (None, experience)):
+            if best is None or (row["from"], row["gb"]) > (best["from"], best["gb"]):
+                best = row
+    floor = None
+    if best is not None:
+        what = say("rule.memory_floor.what_training" if best["task"] == "training" else "rule.memory_floor.what_work", language,
+                   workload=term("task", workload, language))
+        floor = Floor(best["gb"], say("rule.memory_floor.floor", language, gb=f"{best['gb']:g}", what=what, since=best["from"][:7],
+                                      source=cited(best["source"]["name"], language)))
+    return remember(_FLOORS, key, (rulebook, floor), 1024)[1]
 
 
 @rule("used-cards")
@@ -373,7 +409,6 @@ def vendor_nvidia(ctx: Context) -> Ruling:
     """CUDA is the safe stack: stated on every other card, the only stack for beginners, and it leads when close."""
     safe = ctx.param("vendor-nvidia", "safe_stack")
     keep = Keep(lambda c: c.gpu.software == safe, ctx.say("rule.vendor_nvidia.keep")) if any(p.cuda_only for p in ctx.personas) else None
-    floor = ctx.floor  # rule memory-floor has run: read now, as the hooks must read nothing of other rulings later
 
     def card(c: Configuration) -> list[Finding]:
         if c.gpu.software == safe:
@@ -388,6 +423,7 @@ def vendor_nvidia(ctx: Context) -> Ruling:
         if top.gpu.software == safe:
             return _safe_alternatives(choice)
         cuda = rechoose(lambda c: c.gpu.software == safe)
+        floor = ctx.floor
         if (cuda.top is None or cuda.top.speed < ctx.param("vendor-nvidia", "cuda_leads_within") * top.speed
                 or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)
                 or cuda.top.memory_value < top.memory_value):  # for memory-bound work, close in speed but holding less is not close

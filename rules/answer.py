@@ -31,8 +31,13 @@ __all__ = [
 VERDICTS = ("buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare")
 
 
-class _Part(msgspec.Struct, frozen=True):
-    """The base of every part of an answer; its plain form is ``msgspec.to_builtins`` of it."""
+class _Part(msgspec.Struct, frozen=True, gc=False):
+    """The base of every part of an answer; its plain form is ``msgspec.to_builtins`` of it.
+
+    Untracked by the garbage collector (``gc=False``): an answer is a tree of immutable parts that can never
+    refer back to itself, so reference counting frees it, and the parts the engine memoises (picks, their
+    lines, rent vs buy) add nothing to the collector's passes.
+    """
 
 
 class Finding(_Part, frozen=True):

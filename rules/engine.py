@@ -13,7 +13,6 @@ side by side (rules.compare), and rent or buy (rules.rent).
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import replace
 from datetime import date
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Mapping
@@ -31,7 +30,7 @@ from rules.money import Pricing
 from rules.offers import Offer, fits_setting, is_server_only, offers_at
 from rules.performance import Measured, PerformanceModel, workload_key
 from rules.question import Question
-from rules.registry import Context, Ruling, Rulings, apply_once
+from rules.registry import SHAPES, Context, Rulings, apply
 from rules.rent import Renting
 from rules.rulebook import Rulebook, load_rulebook
 from rules.verdict import fit_first, verdict
@@ -48,7 +47,7 @@ SHOWN_EXCLUSIONS = 8
 _SHAPE = attrgetter("setting", "gpus", "gpus_fixed", "memory_gb", "language", "workload", "task", "model", "params_b",
                     "precision", "method", "context_tokens", "batch")
 CONFIGURATIONS_KEPT = 512  # questions (budget aside) whose configurations stay memoised, least recently used first out
-RULINGS_KEPT = 2048  # questions (budget aside, its band kept) whose rulings stay memoised
+SHAPES_KEPT = 8192  # questions (budget aside, its band kept) numbered for the memos of what follows from their rulings
 PICKS_KEPT = 8192  # configurations shown as picks, with their rules' lines and prices
 
 
@@ -69,10 +68,10 @@ class Advisor:
         self._midrange_cache: dict[tuple[date, str, str], float] = {}
         self._largest: dict[int, tuple[tuple[Offer, ...], float]] = {}
         self._configurations: OrderedDict[tuple[Any, ...], tuple[Job, tuple[Configuration, ...], tuple[dict[str, Any], ...]]] = OrderedDict()
-        self._rulings: dict[tuple[Any, ...], tuple[dict[str, Ruling], Job, Rulings]] = {}
-        self._picks: dict[tuple[Any, ...], tuple[Rulings, Configuration, Pick]] = {}
-        self._kept_table: dict[tuple[int, int], tuple[Rulings, tuple[Configuration, ...], tuple[Configuration, ...], tuple[Finding, ...]]] = {}
-        self._rents: dict[tuple[Any, ...], tuple[Rulings, Configuration | None, RentVsBuy | None]] = {}
+        self._shapes: dict[tuple[Any, ...], int] = {}
+        self._picks: dict[tuple[Any, ...], tuple[Configuration, Pick]] = {}
+        self._kept_table: dict[tuple[int, int], tuple[tuple[Configuration, ...], tuple[Configuration, ...], tuple[Finding, ...]]] = {}
+        self._rents: dict[tuple[Any, ...], tuple[Configuration | None, RentVsBuy | None]] = {}
         self._labels = {k: v["label"] for k, v in self.rulebook.param("workload-priorities", "classes").items()}
 
     # -- public faces -------------------------------------------------------------------------
@@ -203,12 +202,12 @@ class Advisor:
         if not rulings.first("rent"):
             return None
         # Memoised like the picks: the rulings stand for the question but for its budget, which renting never reads.
-        key = (id(rulings), id(top), work, pricing.currency, pricing.per_usd)
+        key = (rulings.shape, id(top), work, pricing.currency, pricing.per_usd)
         hit = self._rents.get(key)
-        if hit is not None and hit[0] is rulings and hit[1] is top:
-            return hit[2]
+        if hit is not None and hit[0] is top:
+            return hit[1]
         rent = self.renting.rent_or_buy(question, pricing, work, lambda gb, n: sizing.fit(gb, n).fits, top, same=sizing.same)
-        return remember(self._rents, key, (rulings, top, rent), PICKS_KEPT)[2]
+        return remember(self._rents, key, (top, rent), PICKS_KEPT)[1]
 
     # -- stages -------------------------------------------------------------------------------
 
@@ -291,35 +290,35 @@ class Advisor:
     def _kept(self, rulings: Rulings, configs: tuple[Configuration, ...]) -> tuple[tuple[Configuration, ...], list[Finding]]:
         """(the configurations every rule's filter passes, the lines that say so), memoised per rulings (:meth:`_ruled`)
         and set of configurations (:meth:`_configured`): the choice for each budget then starts from them."""
-        key = (id(rulings), id(configs))
+        key = (rulings.shape, id(configs))
         hit = self._kept_table.get(key)
-        if hit is None or hit[0] is not rulings or hit[1] is not configs:
+        if hit is None or hit[0] is not configs:
             allowed, lines = rulings.keeps(configs)
-            hit = remember(self._kept_table, key, (rulings, configs, tuple(c for c in configs if allowed(c)), tuple(lines)), PICKS_KEPT)
-        return hit[2], list(hit[3])
+            hit = remember(self._kept_table, key, (configs, tuple(c for c in configs if allowed(c)), tuple(lines)), CONFIGURATIONS_KEPT)
+        return hit[1], list(hit[2])
 
     def _ruled(self, ctx: Context) -> Rulings:
-        """Every rule's ruling on the question, memoised per question but for its budget, on its date and within its
-        budget band (:attr:`Context.budget_band`, all the rules read of the budget), so every budget in the band
-        shares one set of rulings and their lines are worded once. The rules run on a copy of the context, which
-        their hooks keep reading (:func:`~rules.registry.apply_once`); ``ctx`` adopts the rulings and the job."""
+        """Every rule's ruling on the question, numbered by what they read (:attr:`Rulings.shape`): the question but
+        for its budget, its date and its budget band (:attr:`Context.budget_band`, all the rules read of the budget).
+        Every budget in a band gets rulings of one number, so what follows from the rulings alone (the filtered
+        configurations, the picks' lines, rent vs buy) is memoised by it. The rulings themselves are not kept: their
+        hooks are some two hundred objects, which the collector would walk on every pass."""
         key = (ctx.as_of, ctx.budget_band, but_budget(ctx.question))
-        hit = self._rulings.get(key)
-        if hit is None:
-            hit = remember(self._rulings, key, apply_once(replace(ctx, rulings={})), RULINGS_KEPT)
-        ctx.adopt(hit[0], hit[1])
-        return hit[2]
+        shape = self._shapes.get(key)
+        if shape is None:
+            shape = remember(self._shapes, key, next(SHAPES), SHAPES_KEPT)
+        return apply(ctx, shape)
 
     def _pick(self, c: Configuration, rulings: Rulings, pricing: Pricing, label: str, factor: float) -> Pick:
         """One configuration as a pick, memoised per rulings (:meth:`_ruled`: a question but for its budget) and
         configuration (one object per job shape, :meth:`_configured`): its rules' lines read nothing else, and its
-        prices only the currency and its rate. Identity-checked, so a recycled id never hits."""
-        key = (id(rulings), id(c), label, factor, pricing.currency, pricing.per_usd)
+        prices only the currency and its rate. The configuration is identity-checked, so a recycled id never hits."""
+        key = (rulings.shape, id(c), label, factor, pricing.currency, pricing.per_usd)
         hit = self._picks.get(key)
-        if hit is not None and hit[0] is rulings and hit[1] is c:
-            return hit[2]
+        if hit is not None and hit[0] is c:
+            return hit[1]
         made = ranking.pick(c, rulings, pricing, self.performance.measured(c.gpu.id), label, factor)
-        return remember(self._picks, key, (rulings, c, made), PICKS_KEPT)[2]
+        return remember(self._picks, key, (c, made), PICKS_KEPT)[1]
 
     def _midrange(self, as_of: date, work: str, precision: str) -> float:
         """Median speed of the new desktop cards on sale on the date: the market's mid-range."""

@@ -11,6 +11,7 @@ lines take within each stage of the answer.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
@@ -28,7 +29,9 @@ if TYPE_CHECKING:
     from rules.catalog import Gpu
     from rules.performance import PerformanceModel
 
-__all__ = ["Context", "Persona", "Keep", "Wait", "Ruling", "Rulings", "rule", "registered", "apply", "apply_once"]
+__all__ = ["Context", "Persona", "Keep", "Wait", "Ruling", "Rulings", "rule", "registered", "apply", "SHAPES"]
+
+SHAPES = itertools.count()  # numbers for :attr:`Rulings.shape`, never reused
 
 Rechoose = Callable[[Callable[[Configuration], bool]], Choice]  # the choice again, among the configurations that pass
 
@@ -122,19 +125,13 @@ class Context:
     @property
     def budget_band(self) -> tuple[bool, bool, bool]:
         """All the rules read of the budget: whether there is one, and whether it is within the two money personas'
-        limits. Rulings are the same for every budget in one band, so the engine memoises them per band
-        (rules.engine); a rule that reads the budget otherwise must say so here."""
+        limits. Rulings are the same for every budget in one band, so the engine memoises what follows from them
+        per band (rules.engine); a rule that reads the budget otherwise must say so here."""
         budget = self.budget_usd
         if budget is None:
             return False, False, False
         return (True, budget <= self.param("persona-almost-no-money", "budget_usd"),
                 budget <= self.param("persona-little-money", "budget_usd"))
-
-    def adopt(self, rulings: dict[str, Ruling], job: Job) -> None:
-        """Take over ``rulings`` and the job they raised, ruled on a context of the same question but for its budget,
-        in the same :attr:`budget_band` (see :func:`apply_once`)."""
-        self.rulings = dict(rulings)
-        self.__dict__["job"] = job
 
     def release(self) -> None:
         """Forget the rulings once the answer is made: their closures hold this context, so keeping them
@@ -204,6 +201,9 @@ class Rulings:
     """Every rule's ruling on one question, in rule order, with the views the pipeline reads."""
 
     items: tuple[tuple[str, Ruling], ...]
+    # Equal for rulings on the same question but for its budget, in one budget band (rules.engine numbers them),
+    # unequal for any others: what follows from the rulings alone is memoised by it.
+    shape: int = field(default_factory=lambda: next(SHAPES), compare=False)
 
     @cached_property
     def _rulings(self) -> tuple[Ruling, ...]:
@@ -251,19 +251,10 @@ class Rulings:
         return next((why for ruling in self if ruling.refuse is not None and (why := ruling.refuse(gpu, count))), None)
 
 
-def apply(context: Context) -> Rulings:
-    """Every rule's ruling on the question, in rule order."""
+def apply(context: Context, shape: int | None = None) -> Rulings:
+    """Every rule's ruling on the question, in rule order; ``shape``: its number (:attr:`Rulings.shape`), if known."""
     for rule_id, function in registered().items():
         context.rulings[rule_id] = function(context)
-    return Rulings(tuple(context.rulings.items()))
+    items = tuple(context.rulings.items())
+    return Rulings(items) if shape is None else Rulings(items, shape)
 
-
-def apply_once(context: Context) -> tuple[dict[str, Ruling], Job, Rulings]:
-    """Every rule's ruling, to be kept and shared (rules.engine memoises them): (each rule's ruling, the job,
-    :class:`Rulings`), with ``context`` left holding no rulings. Its hooks read the context's question and job, never
-    another rule's ruling (they read what they need of those while the rules run), so no hook leads back to the
-    rulings: nothing kept is in a reference cycle, and a dropped memo entry is freed at once, not by the collector."""
-    rulings = apply(context)
-    ruled, job = context.rulings, context.job
-    context.rulings = {}
-    return ruled, job, rulings

@@ -70,7 +70,7 @@ def test_memo_entries_dropped_leave_no_cycle_garbage(catalog, monkeypatch):
     cycles for the collector (whose passes over a server's heap are what stall requests)."""
     from rules import engine
 
-    for limit in ("RULINGS_KEPT", "PICKS_KEPT"):
+    for limit in ("SHAPES_KEPT", "PICKS_KEPT", "CONFIGURATIONS_KEPT"):
         monkeypatch.setattr(engine, limit, 3)
     advisor = Advisor(catalog)
     texts = [text.format(budget) for text in TEXTS for budget in BUDGETS]
