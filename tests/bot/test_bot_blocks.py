@@ -72,7 +72,7 @@ def test_alternatives_rent_vs_buy_and_context_line(replies):
 
 
 def test_multi_gpu_warning_names_its_rule(replies):
-    text = block_text(render(replies["cv 4 gpus 3000"], ("cv 4 gpus 3000",)))
+    text = block_text(render(replies["cv 2 gpus 3000"], ("cv 2 gpus 3000",)))
     assert "*Watch out*" in text
     assert "`multi-gpu-heat`" in text
 
