@@ -223,7 +223,7 @@ def _rent_vs_buy(rent: RentVsBuy | None, lang: str | None = None) -> list[Block]
     offer = rent.offer
     where = " ".join(escape(part) for part in (offer.provider, offer.instance) if part)
     per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
-    lines = [f"• {say('rent.offer', lang, where=where, accelerator=escape(offer.accelerator), per_hour=per_hour, date=offer.seen)}",
+    lines = [f"• {say('rent.offer', lang, where=where, accelerator=escape(offer.units), per_hour=per_hour, date=offer.seen)}",
              f"• `rent-vs-buy` {escape(rent.reason)}"]
     return [_section(f"*{say('heading.rent_or_buy', lang)}*\n" + "\n".join(lines))]
 

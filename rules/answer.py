@@ -118,6 +118,11 @@ class RentOffer(_Part, kw_only=True, frozen=True):
     source: str | None
     basis: str | None = None  # how the offer was chosen among the providers'
 
+    @property
+    def units(self) -> str:
+        """What is rented, as every face says it: "4 × RTX 5090" (the hourly price is for all of them)."""
+        return f"{self.count} × {self.accelerator}" if self.count > 1 else self.accelerator
+
 
 class RentYear(_Part, frozen=True):
     """Owning versus renting over ``years`` at the assumed hours a week."""

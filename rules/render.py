@@ -121,7 +121,7 @@ def _write_rent(rent: RentVsBuy, lang: str | None) -> list[str]:
     money = lambda m: f"{m.amount:.2f} {m.currency}"  # noqa: E731 — hourly prices keep their cents
     lines = ["", f"**{say('heading.rent_or_buy', lang)}**",
              "- " + say("rent.offer", lang, where=" ".join(filter(None, (offer.provider, offer.instance))),
-                        accelerator=offer.accelerator, per_hour=money(rent.rent_per_hour), date=offer.seen),
+                        accelerator=offer.units, per_hour=money(rent.rent_per_hour), date=offer.seen),
              f"- {rent.reason} (_rent-vs-buy_)"]
     lines += ["- " + say("rent.option", lang, count=o.count, name=o.name, provider=o.provider, per_hour=money(o.per_hour),
                          per_year=f"{o.per_year.amount:,.0f}", date=o.seen) for o in rent.options[1:]]

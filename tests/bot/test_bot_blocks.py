@@ -204,3 +204,13 @@ def test_conversation_value_round_trip_and_bad_values():
     for bad in ("", "{}", "[1]", '{"q": []}'):
         with pytest.raises(ValueError):
             Conversation.from_value(bad)
+
+
+def test_a_rental_of_several_cards_says_how_many_the_hourly_price_is_for(replies):
+    """'RunPod RTX 5090 (secure cloud) (RTX 5090): 3.56 USD/h' was the price of four: every face says '4 × RTX 5090'."""
+    reply = replies["cv 4 gpus 3000"]
+    offer = reply["recommendation"]["rent_vs_buy"]["offer"]
+    assert offer["count"] == 4
+    units = f"4 × {offer['accelerator']}"
+    assert units in block_text(render(reply, ("cv 4 gpus 3000",)))
+    assert units in reply["answer"]

@@ -158,3 +158,12 @@ def test_the_lab_benchmarks_show_once_stored(fresh_client) -> None:
 ])
 def test_markdown_is_small_and_safe(source: str, expected: str) -> None:
     assert str(markdown_html(source)) == expected
+
+
+def test_a_rental_of_several_cards_says_how_many_on_the_page(client) -> None:
+    """The hourly price of a multi-card rental is for all of them: the page says '4 × …' as the other faces do."""
+    answer = client.post("/v1/ask", json={"text": "cv 4 gpus 3000"}).json()["recommendation"]
+    offer = answer["rent_vs_buy"]["offer"]
+    assert offer["count"] == 4
+    page = Page(client.get("/", params={"q": "cv 4 gpus 3000"}).text)
+    assert f"4 × {offer['accelerator']}" in page.sections["ask"]
