@@ -1079,3 +1079,16 @@ def test_a_pass_skipped_for_want_of_its_literals_could_not_have_matched():
         found = [m.group() for text in texts for m in pattern.finditer(text)]
         assert found, pattern.pattern
         assert all(any(literal in match for literal in literals) for match in found), pattern.pattern
+
+
+@pytest.mark.parametrize("text, workload", [
+    ("phd student, $1200, training diffusion models from scratch on my own images", "image-generation"),
+    ("grad student doing nlp research $2000", "transformer"),
+    ("аспирант, обучаю диффузионные модели, 100000 рублей", "image-generation"),
+])
+def test_a_doctoral_student_is_a_researcher_not_a_beginner(text, workload):
+    """'phd student …' was read as a beginner ('student') and told 'starting out: a modest card'; a PhD or graduate
+    student does research. Russian 'диффузионные модели' are diffusion models."""
+    question = parse(text, today=date(2026, 11, 23)).question
+    assert question.experience == "researcher" and question.workload == workload
+    assert parse("student with $300 who wants to learn deep learning", today=date(2026, 11, 23)).question.experience == "beginner"
