@@ -57,11 +57,20 @@ def _key(config: Configuration, lam: float):
     return (-(config.worth - lam * config.total_usd), config.total_usd, config.gpu.id, config.offer.condition)
 
 
-def _new_costs_about_the_same(used: Configuration, configs: Sequence[Configuration], saving: float) -> bool:
-    """The same cards are sold new for less than ``saving`` more: wear and no warranty are not worth it (a used RTX
-    4090 at $1,490 beside new ones at $1,599 in mid-2023)."""
-    return any(c.offer.condition == "new" and c.gpu.id == used.gpu.id and c.count == used.count
-               and used.total_usd > c.total_usd * (1 - saving) for c in configs)
+def _worth_buying_used(configs: Sequence[Configuration], saving: float) -> Callable[[Configuration], bool]:
+    """A used configuration saves at least ``saving`` of the same cards new: wear and no warranty are not worth less
+    (a used RTX 4090 at $1,490 beside new ones at $1,599 in mid-2023)."""
+    new_usd: dict[tuple[str, int], float] = {}
+    for c in configs:
+        if c.offer.condition == "new":
+            key = (c.gpu.id, c.count)
+            new_usd[key] = min(new_usd.get(key, c.total_usd), c.total_usd)
+    return lambda used: used.total_usd <= new_usd.get((used.gpu.id, used.count), float("inf")) * (1 - saving)
+
+
+def _estimated(config: Configuration) -> bool:
+    """Priced only by an estimate, which never leads an answer by itself (:func:`_sourced`)."""
+    return bool(getattr(config.offer.point, "estimate", False))
 
 
 def _worth_per_usd(config: Configuration) -> float:
@@ -99,7 +108,8 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
             new = min((c.total_usd for c in market if c.offer.condition == "new"), default=None)
             used = min((c.total_usd for c in market if c.offer.condition == "used"), default=None)
             if used is not None and (new is None or new > used_for_floor * used):
-                new_or_used += [c for c in roomy if c.offer.condition == "used" and not _new_costs_about_the_same(c, usable, used_saving)]
+                worth_it = _worth_buying_used(usable, used_saving)
+                new_or_used += [c for c in roomy if c.offer.condition == "used" and worth_it(c)]
                 new_price = f"{new:,.0f} USD" if new else say("choice.no_current_price", language)
                 floor_note = Finding("used-cards", "applied",
                                      say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}", new=new_price)
@@ -174,9 +184,9 @@ def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> 
     """An estimated price is never the only basis of a top pick: the first configuration in ``within`` with a sourced
     price leads instead, when there is one (``as_good``: only one at least as fast and as roomy, so that a
     larger budget never gives a slower pick)."""
-    if not getattr(top.offer.point, "estimate", False):
+    if not _estimated(top):
         return top
-    return next((c for c in within if not getattr(c.offer.point, "estimate", False)
+    return next((c for c in within if not _estimated(c)
                  and (not as_good or (c.speed >= top.speed and c.gpu.memory_gb >= top.gpu.memory_gb))), top)
 
 
@@ -257,11 +267,11 @@ def _explain(top: Configuration, best_value: Configuration, within: list[Configu
         gain = (top.worth - best_value.worth) / (top.total_usd - best_value.total_usd) * 1000
         notes.append(Finding("cost-efficiency", "applied", say("choice.stepped_up", language, name=best_value.gpu.name, gain=f"{gain:.2f}",
                                                         threshold=f"{threshold:g}", value=f"{_worth_per_usd(best_value) * 1000:.2f}")))
-    if within and within[0] is not top and getattr(within[0].offer.point, "estimate", False):
+    if within and within[0] is not top and _estimated(within[0]):
         notes.append(Finding("cost-efficiency", "applied", say("choice.sourced_first", language, count=within[0].count,
                                                         name=within[0].gpu.name)))
     faster = [c for c in within if c.speed > top.speed and c.total_usd > top.total_usd  # the next step up the price ladder
-              and not getattr(c.offer.point, "estimate", False)]  # an estimated price never leads (_sourced)
+              and not _estimated(c)]
     if faster:
         nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
         gain = (nxt.worth - top.worth) / max(nxt.total_usd - top.total_usd, 1e-9) * 1000

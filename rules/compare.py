@@ -6,6 +6,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from rules.answer import Answer, MemoryNeed, NamedCard, Pick
+from rules.choose import BUDGET_SLACK
 from rules.configurations import Configuration, Sizing
 from rules.job import METHOD_NAMES, fit_on, job_for
 from rules.messages import DEFAULT_LANGUAGE, say, term
@@ -103,8 +104,8 @@ def _priced(advisor: Advisor, question: Question, as_of: date, offer: Offer, cou
     money = pricing.money(total, offer.point)
     text = say("named.price", question.language, count=f"{count} × " if count > 1 else "", amount=f"{money.amount:,.0f}",
                currency=money.currency, kind=term("price.kind", offer.point.kind, question.language))
-    if question.budget and total > pricing.to_usd(question.budget) * 1.0001:
-        text += say("named.over_budget", question.language, over=f"{question.budget and money.amount - question.budget:,.0f}",
+    if question.budget and total > pricing.to_usd(question.budget) * BUDGET_SLACK:
+        text += say("named.over_budget", question.language, over=f"{money.amount - question.budget:,.0f}",
                     currency=money.currency)
     return text
 

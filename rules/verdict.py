@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any, Literal, Sequence
 
 from rules.answer import MemoryNeed, Pick
-from rules.choose import Choice
+from rules.choose import BUDGET_SLACK, Choice
 from rules.job import POOLING, job_for
 from rules.messages import say, term
 from rules.money import Pricing
@@ -113,7 +113,7 @@ def _second_card(ctx: Context, pricing: Pricing) -> list[str]:
     if owned is None or job.pooling == "none" or not owned.purchasable:
         return []
     point = replace(pricing, used_ok=True).best_price(owned)
-    if point is None or (ctx.budget_usd is not None and point.price_usd > ctx.budget_usd * 1.0001):
+    if point is None or (ctx.budget_usd is not None and point.price_usd > ctx.budget_usd * BUDGET_SLACK):
         return []
     money = pricing.money(point.price_usd, point)
     return [ctx.say("verdict.second_card", name=owned.name, price=f"{money.amount:,.0f}", currency=money.currency,
