@@ -551,7 +551,10 @@ def one_machine(ctx: Context) -> Ruling:
         return NOTHING
     # The server setting already admits server parts (rules.offers); the line says so beside the other filters.
     server = Keep(lambda c: True, ctx.say("rule.one_machine.server", gpus=q.gpus), when="always") if q.setting == "server" else None
-    return Ruling(keep=server, plan=(Finding("one-machine", "warning", ctx.say("rule.one_machine.plan", per_machine=per_machine)),))
+    # the seed's desktop holds four; a server chassis holds eight, so only more than the setting takes means machines
+    fits = ctx.param("one-machine", "gpus_per_server") if q.setting in ("server", "cloud") else per_machine
+    plan = (Finding("one-machine", "warning", ctx.say("rule.one_machine.plan", per_machine=fits)),) if q.gpus > fits else ()
+    return Ruling(keep=server, plan=plan)
 
 
 @rule("persona-already-own")

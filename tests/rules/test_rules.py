@@ -178,3 +178,14 @@ def test_blower_only_cards_are_not_told_to_buy_blower_cards(recommend):
     answer = recommend(workload="llm", task="training", gpus=4, budget=20000, experience="researcher", compare=("rtx pro 5000",))
     pro = [p for p in answer["picks"] if p["gpu"] == "rtx-pro-5000-blackwell"]
     assert pro and not [r for r in pro[0]["rules"] if r["rule"] == "multi-gpu-heat"]
+
+
+def test_eight_gpus_in_a_server_are_one_machine(recommend):
+    """'8 gpus for pretraining … $120000' was warned 'more than 4 GPUs means several machines': the seed's 2019 desktop
+    holds four, but the answer picks a server, and an 8-GPU server is one machine. More than a server holds still is."""
+    def warned(gpus):
+        answer = recommend(workload="transformer", task="training", budget=300000, gpus=gpus)
+        return [w for w in answer["warnings"] + list(answer["findings"]) if w["rule"] == "one-machine" and w["verdict"] == "warning"]
+
+    assert not warned(8)
+    assert warned(16)
