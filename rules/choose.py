@@ -18,7 +18,9 @@ worth: never slower, unless roomier for a memory-bound job.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import Callable, Sequence
 
 from rules.answer import Finding
@@ -92,7 +94,8 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     share of the same cards new.
     """
     usable = [c for c in configs if allowed(c)]
-    new_or_used = [c for c in usable if used_ok or c.offer.condition == "new"]
+    heads = {id(c) for c in usable if headline(c)}  # what may lead, asked once per configuration
+    new_or_used = list(usable) if used_ok else [c for c in usable if c.offer.condition == "new"]
     floor_note = None
     if not used_ok and used_for_floor and (floor is not None or budget_usd is not None):  # the market, not the budget, decides
         # Enough memory: the floor of the date, or, where the workload has none, the job held by one card or else by
@@ -100,7 +103,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         tests = [("floor", lambda c: c.gpu.memory_gb >= floor.gb)] if floor is not None else \
             [("one_card", lambda c: c.count == 1), ("any_count", lambda c: True)]
         for test_name, counts in tests:
-            roomy = [c for c in usable if counts(c) and headline(c)]
+            roomy = [c for c in usable if id(c) in heads and counts(c)]
             # judged on CUDA cards where one is sold new: a cheap new card outside CUDA (a $900 RX 7900 XTX) says
             # little about what a used RTX 3090 is worth to someone who will run CUDA code on it
             market = [c for c in roomy if c.gpu.software == "cuda"]
@@ -115,51 +118,56 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
                                      say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}", new=new_price)
                                      if floor is not None else say(f"choice.used_for_{test_name}", language, used=f"{used:,.0f}", new=new_price))
                 break
-    floored = [c for c in new_or_used if floor is None or c.gpu.memory_gb >= floor.gb]
-    affordable = (lambda c: True) if budget_usd is None else (lambda c: c.total_usd <= budget_usd * BUDGET_SLACK)
+    floored = new_or_used if floor is None else [c for c in new_or_used if c.gpu.memory_gb >= floor.gb]
+    limit = math.inf if budget_usd is None else budget_usd * BUDGET_SLACK  # what the budget affords, with its slack
     if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
         choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language)
         note = Finding("used-cards", "applied", say("choice.used_only", language))
         return replace(choice, notes=(note, *choice.notes))
     pool = floored
-    if floor is not None and not any(map(affordable, floored)) and any(map(affordable, new_or_used)):
+    if floor is not None and not any(c.total_usd <= limit for c in floored) and any(c.total_usd <= limit for c in new_or_used):
         pool = new_or_used  # nothing above the floor fits the budget: the best below it, and the answer says so
-    if not any(map(affordable, pool)):  # nothing fits the budget: what would, and a used option when there is one
+    if not any(c.total_usd <= limit for c in pool):  # nothing fits the budget: what would, and a used option when there is one
         least = sorted(floored or new_or_used, key=lambda c: (c.total_usd, c.gpu.id))[:1]
-        used_ones = [c for c in usable if c.offer.condition == "used" and affordable(c) and (floor is None or c.gpu.memory_gb >= floor.gb)]
-        used_ones = [c for c in used_ones if headline(c)] or used_ones
-        if used_ones and not used_ok and used_when_short and not any(map(affordable, new_or_used)):  # no new card holds the job within the budget
+        used_ones = [c for c in usable if c.offer.condition == "used" and c.total_usd <= limit and (floor is None or c.gpu.memory_gb >= floor.gb)]
+        used_ones = [c for c in used_ones if id(c) in heads] or used_ones
+        if used_ones and not used_ok and used_when_short and not any(c.total_usd <= limit for c in new_or_used):
+            # no new card holds the job within the budget
             choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language)
             note = Finding("used-cards", "applied", say("choice.used_within_budget", language))
             return replace(choice, notes=(note, *choice.notes))
         lam = threshold * max((_worth_per_usd(c) for c in used_ones), default=0.0)
         return Choice(None, alternatives={"used": min(used_ones, key=lambda c: _key(c, lam))} if used_ones and not used_ok else {},
                       over_budget=tuple(least))
-    leading = [c for c in pool if headline(c)] or pool
+    leading = [c for c in pool if id(c) in heads] or pool
     best_value = max(leading, key=lambda c: (_worth_per_usd(c), -c.total_usd, c.gpu.id))
     lam = threshold * _worth_per_usd(best_value)
     if budget_usd:
         lam = min(lam, threshold * _budget_value(leading, budget_usd))
-    ranked = sorted((c for c in pool if affordable(c)), key=lambda c: _key(c, lam))
-    within = [c for c in ranked if headline(c)] or ranked
+    keyed = sorted(((_key(c, lam), c) for c in pool if c.total_usd <= limit), key=itemgetter(0))
+    ranked = [c for _, c in keyed]
+    within = [c for c in ranked if id(c) in heads] or ranked
     top = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)) if cheapest else within[0]
     top = _sourced(top, sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)), False) if cheapest else _sourced(top, within, True)
     notes = [Finding("cost-efficiency", "applied", say("choice.cheapest", language))] if cheapest else \
         _explain(top, best_value, within, lam, threshold, language)
-    demoted = None if cheapest else next((c for c in ranked if _key(c, lam) < _key(top, lam)), None)  # ranked above, not headline
+    top_key = _key(top, lam)
+    # ranked above the top, yet not headline: ranked is in key order, so only its first can be
+    demoted = None if cheapest or keyed[0][0] >= top_key else ranked[0]
     if demoted is not None:
         notes.append(Finding("product-lines", "applied", say("rule.product_lines.demoted", language, count=demoted.count, name=demoted.gpu.name)))
     under = None
     if pool is floored and floor is not None:
-        under = next((c for c in sorted(new_or_used, key=lambda c: _key(c, lam))
-                      if affordable(c) and c.gpu.memory_gb < floor.gb and _key(c, lam) < _key(top, lam)), None)
+        below = [(k, c) for c in new_or_used if c.total_usd <= limit and c.gpu.memory_gb < floor.gb and (k := _key(c, lam)) < top_key]
+        under = min(below, key=itemgetter(0))[1] if below else None
     ladder = _ladder(top, within) if budget_usd is None and not cheapest else {}
     taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}
     alternatives = _alternatives(top, within, taken)
     floor_unmet = floor is not None and top.gpu.memory_gb < floor.gb
     if not used_ok and top.offer.condition == "new":  # a used top is the used option already
-        better_used = [c for c in usable if c.offer.condition == "used" and affordable(c) and c.gpu.id not in taken and headline(c)
-                       and (floor is None or c.gpu.memory_gb >= floor.gb) and (_worth_per_usd(c) > _worth_per_usd(top) or floor_unmet)]
+        top_value = _worth_per_usd(top)
+        better_used = [c for c in usable if c.offer.condition == "used" and c.total_usd <= limit and c.gpu.id not in taken and id(c) in heads
+                       and (floor is None or c.gpu.memory_gb >= floor.gb) and (floor_unmet or _worth_per_usd(c) > top_value)]
         if better_used:
             alternatives["used"] = min(better_used, key=lambda c: _key(c, lam))
             taken.add(alternatives["used"].gpu.id)

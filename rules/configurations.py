@@ -31,20 +31,16 @@ class Configuration:
     tokens_per_second: float | None = None
     memory_value: float = 1.0  # the share of its speed the configuration is worth for the job (rule memory-value)
     gpu: Gpu = field(init=False, repr=False, compare=False)  # the offer's card, kept at hand: the choice looks it up thousands of times
+    # What the choice weighs, worked out once: a configuration is memoised per job, and weighed on every answer.
+    value: float = field(init=False, repr=False, compare=False)  # speed per dollar: the seed's cost-efficiency measure
+    # the speed, scaled down where the memory holds less of a memory-bound job than it could (rule ``memory-value``);
+    # the speed itself for every other job
+    worth: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gpu", self.offer.gpu)
-
-    @property
-    def value(self) -> float:
-        """Speed per dollar: the seed's cost-efficiency measure."""
-        return self.speed / self.total_usd
-
-    @property
-    def worth(self) -> float:
-        """What the choice weighs against the price: the speed, scaled down where the memory holds less
-        of a memory-bound job than it could (rule ``memory-value``); the speed itself for every other job."""
-        return self.speed * self.memory_value
+        object.__setattr__(self, "value", self.speed / self.total_usd)
+        object.__setattr__(self, "worth", self.speed * self.memory_value)
 
 
 @dataclass(frozen=True)
