@@ -63,6 +63,8 @@ class Advisor:
         self.memory = MemoryModel(self.rulebook)
         self.renting = Renting(catalog, self.rulebook, self.performance, electricity_usd_per_kwh)
         self._price_cache: dict[tuple[date, bool], dict[str, PricePoint | None]] = {}
+        self._pricings: dict[tuple[date, str, bool], Pricing] = {}
+        self._defaults: dict[tuple[Any, ...], dict[str, Any]] = {}  # question but its budget -> what _settled fills in
         self._offer_table: dict[tuple[date, str | None], tuple[Offer, ...]] = {}
         self._refusals: dict[tuple[str, int, bool, str | None], str | None] = {}
         self._midrange_cache: dict[tuple[date, str, str], float] = {}
@@ -194,7 +196,12 @@ class Advisor:
         return found.gpu, (None if found.exact else found.note)
 
     def pricing(self, as_of: date, currency: str, used_ok: bool) -> Pricing:
-        return Pricing.for_question(self.catalog, as_of, currency, used_ok, self.rulebook)
+        """Prices on the date in the currency; one immutable object per date, currency and new/used choice."""
+        key = (as_of, currency, used_ok)
+        pricing = self._pricings.get(key)
+        if pricing is None:
+            pricing = remember(self._pricings, key, Pricing.for_question(self.catalog, as_of, currency, used_ok, self.rulebook), 256)
+        return pricing
 
     def rent(self, rulings: Rulings, question: Question, pricing: Pricing, work: str, sizing: Sizing,
              top: Configuration | None) -> RentVsBuy | None:
@@ -212,15 +219,24 @@ class Advisor:
     # -- stages -------------------------------------------------------------------------------
 
     def _settled(self, question: Question) -> Question:
-        """The question with the engine's defaults filled in (the job stage takes this over)."""
+        """The question with the engine's defaults filled in (the job stage takes this over); what is filled in reads
+        nothing of the budget, so it is worked out once per question but for its budget."""
+        key = but_budget(question)
+        changes = self._defaults.get(key)
+        if changes is None:
+            changes = remember(self._defaults, key, self._defaults_for(question), SHAPES_KEPT)
+        return question.refined(**changes) if changes else question
+
+    def _defaults_for(self, question: Question) -> dict[str, Any]:
+        changes: dict[str, Any] = {}
         if question.precision is None:  # the job's usual precision (4-bit for local LLM inference, else 16-bit)
-            question = question.refined(precision=job_for(question, self.rulebook).precision)
-        spec = self.memory.model_for(question)
+            changes["precision"] = job_for(question, self.rulebook).precision
+        spec = self.memory.model_for(question.refined(**changes) if changes else question)
         if spec and spec.workload and question.workload == "general":
-            question = question.refined(workload=spec.workload)
+            changes["workload"] = spec.workload
         if question.setting is None and question.gpus > self.rulebook.param("one-machine", "gpus_per_machine"):
-            question = question.refined(setting="server")
-        return question
+            changes["setting"] = "server"
+        return changes
 
     def _context(self, question: Question, as_of: date, pricing: Pricing, work: str) -> Context:
         owned = self.resolve(question.owned_gpu)[0] if question.owned_gpu else None
