@@ -205,13 +205,17 @@ class Rulings:
     # unequal for any others: what follows from the rulings alone is memoised by it.
     shape: int = field(default_factory=lambda: next(SHAPES), compare=False)
 
-    @cached_property
-    def _rulings(self) -> tuple[Ruling, ...]:
-        return tuple(ruling for _, ruling in self.items)
+    # Worked out when made: the rulings are made anew for every answer, and a cached_property's first read
+    # takes a lock, which cost more than these tuples.
+    _rulings: tuple[Ruling, ...] = field(init=False, repr=False, compare=False)
+    _cards: tuple[Callable[[Configuration], list[Finding]], ...] = field(init=False, repr=False, compare=False)
+    _first: dict[str, Any] = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def _cards(self) -> tuple[Callable[[Configuration], list[Finding]], ...]:
-        return tuple(r.card for r in self._rulings if r.card is not None)
+    def __post_init__(self) -> None:
+        rulings = tuple(ruling for _, ruling in self.items)
+        object.__setattr__(self, "_rulings", rulings)
+        object.__setattr__(self, "_cards", tuple(r.card for r in rulings if r.card is not None))
+        object.__setattr__(self, "_first", {})
 
     def __iter__(self) -> Iterator[Ruling]:
         return iter(self._rulings)
@@ -221,10 +225,6 @@ class Rulings:
         if part not in self._first:
             self._first[part] = next((value for ruling in self if (value := getattr(ruling, part)) not in (None, (), False)), None)
         return self._first[part]
-
-    @cached_property
-    def _first(self) -> dict[str, Any]:
-        return {}
 
     def asker(self) -> list[Finding]:
         """One line per persona rule that fired."""
