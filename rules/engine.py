@@ -208,8 +208,10 @@ class Advisor:
         """Rent vs buy against the configuration to buy (None: the best rental on its own), when a rule asks for it."""
         if not rulings.first("rent"):
             return None
-        # Memoised like the picks: the rulings stand for the question but for its budget, which renting never reads.
-        key = (rulings.shape, id(top), work, pricing.currency, pricing.per_usd)
+        # Memoised by what renting reads: the sizing's shape (the job, the setting, the count, the language...), the
+        # date, the cards named, the hours and the currency; never the budget or the other wishes, so questions that
+        # differ only in those share one answer. The configuration is identity-checked, so a recycled id never hits.
+        key = (sizing.same, pricing.as_of, work, question.compare, question.hours_per_week, pricing.currency, pricing.per_usd, id(top))
         hit = self._rents.get(key)
         if hit is not None and hit[0] is top:
             return hit[1]
