@@ -8,6 +8,7 @@
 #   VARY=1 MEMO=0 benchmarks/http_load.sh   # ... with the answer memo off: every answer computed
 #   WARMUP=0 VARY=1 benchmarks/http_load.sh # ... on a cold server (VARY=1 first asks for WARMUP, 5s, untimed)
 #   DURATION=30s CONNECTIONS=64 benchmarks/http_load.sh
+#   ROUNDS=3 SERVER=cli VARY=1 benchmarks/http_load.sh  # three rounds on one server, endpoints interleaved; median ratios
 #
 # Prints req/s, p99 latency and the server's CPU time per request for GET /healthz,
 # POST /v1/recommendations and POST /v1/ask, and the ratio of each to /healthz. CPU per request
@@ -85,23 +86,37 @@ run() {  # name, then wrk arguments; prints "name req/s p99 CPU-ms-per-request"
     echo "$cpu" >"$DATA/cpu.$name"
 }
 
-echo "server: $SERVER, workers: $WORKERS, vary: ${VARY:-0}, warm-up: ${WARMUP:-5s} (VARY=1), memo: ${MEMO:-1}, $CONNECTIONS connections, $THREADS wrk threads, $DURATION each, $(nproc) CPUs"
-run healthz "$BASE/healthz"
-if [[ "${VARY:-0}" == 1 ]]; then
+ROUNDS=${ROUNDS:-1}
+echo "server: $SERVER, workers: $WORKERS, vary: ${VARY:-0}, warm-up: ${WARMUP:-5s} (VARY=1), memo: ${MEMO:-1}, $CONNECTIONS connections, $THREADS wrk threads, $DURATION each, $ROUNDS round(s), $(nproc) CPUs"
+if [[ "${VARY:-0}" == 1 && "${WARMUP:-5s}" != 0 ]]; then
     # A running service has its per-date tables and per-job configurations built: warm them with other
     # questions (another seed) than the timed run asks, untimed, as a server that has answered a while.
-    if [[ "${WARMUP:-5s}" != 0 ]]; then
-        WRK_KIND=ask WRK_SEED=7000 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP:-5s}" -s benchmarks/post_varied.lua "$BASE/v1/ask" >/dev/null
-    fi
-    WRK_KIND=recommendations run recommendations -s benchmarks/post_varied.lua "$BASE/v1/recommendations"
-    WRK_KIND=ask run ask -s benchmarks/post_varied.lua "$BASE/v1/ask"
-else
-    WRK_BODY="$REC_BODY" run recommendations -s "$LUA" "$BASE/v1/recommendations"
-    WRK_BODY="$ASK_BODY" run ask -s "$LUA" "$BASE/v1/ask"
+    WRK_KIND=ask WRK_SEED=7000 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP:-5s}" -s benchmarks/post_varied.lua "$BASE/v1/ask" >/dev/null
 fi
-base=$(cat "$DATA/rps.healthz")
-base_cpu=$(cat "$DATA/cpu.healthz")
-for name in recommendations ask; do
-    awk -v n="$name" -v a="$(cat "$DATA/rps.$name")" -v b="$base" -v c="$(cat "$DATA/cpu.$name")" -v bc="$base_cpu" \
-        'BEGIN {printf "%-28s %5.0f%% of healthz throughput; healthz CPU / its CPU per request: %3.0f%%\n", n, 100 * a / b, 100 * bc / c}'
+# Several rounds on one server (ROUNDS=3) interleave the endpoints, so a shared machine's load falls on all of them
+# alike; each round asks new questions (its own seed) and the last line gives the median of the rounds' ratios.
+for round in $(seq 1 "$ROUNDS"); do
+    [[ "$ROUNDS" -gt 1 ]] && echo "round $round"
+    export WRK_SEED=$((1000 + 100 * (round - 1)))
+    run healthz "$BASE/healthz"
+    if [[ "${VARY:-0}" == 1 ]]; then
+        WRK_KIND=recommendations run recommendations -s benchmarks/post_varied.lua "$BASE/v1/recommendations"
+        WRK_KIND=ask run ask -s benchmarks/post_varied.lua "$BASE/v1/ask"
+    else
+        WRK_BODY="$REC_BODY" run recommendations -s "$LUA" "$BASE/v1/recommendations"
+        WRK_BODY="$ASK_BODY" run ask -s "$LUA" "$BASE/v1/ask"
+    fi
+    base=$(cat "$DATA/rps.healthz")
+    base_cpu=$(cat "$DATA/cpu.healthz")
+    for name in recommendations ask; do
+        awk -v n="$name" -v a="$(cat "$DATA/rps.$name")" -v b="$base" -v c="$(cat "$DATA/cpu.$name")" -v bc="$base_cpu" \
+            'BEGIN {printf "%-28s %5.0f%% of healthz throughput; healthz CPU / its CPU per request: %3.0f%%\n", n, 100 * a / b, 100 * bc / c}'
+        awk -v a="$(cat "$DATA/rps.$name")" -v b="$base" 'BEGIN {printf "%.4f\n", a / b}' >>"$DATA/ratios.$name"
+    done
 done
+if [[ "$ROUNDS" -gt 1 ]]; then
+    for name in recommendations ask; do
+        sort -n "$DATA/ratios.$name" | awk -v n="$name" '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+            printf "%-28s median %3.0f%% of healthz throughput over %d rounds\n", n, 100 * m, NR}'
+    done
+fi
