@@ -129,6 +129,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from rules.datafile import load_data
+from rules.memo import remember
 from rules.question import MAX_BATCH, Question, QuestionError, check_text
 
 __all__ = ["ParsedText", "parse", "text_language"]
@@ -158,9 +159,7 @@ class ParsedText:
 def parse(text: str, previous: Question | None = None, today: date | None = None) -> ParsedText:
     """Read ``text`` (refining ``previous`` when given); raises only :class:`QuestionError`."""
     today = today or date.today()
-    scan = _Scan(clean(check_text(text)), today)
-    scan.run()
-    return _build(scan, previous, today)
+    return _build(_scanned(clean(check_text(text)), today), previous, today)
 
 
 # ----------------------------------------------------------------------------- cleaning
@@ -293,6 +292,8 @@ class _Scan:
     used_said: str = ""  # a "used"/"б/у" word, which wins in a compare: "4090 новая или 3090 б/у"
     team: tuple[int, str] | None = None  # "a team of 10": as many sequences at once, when the job is inference
     amounts: list[tuple[int, float, str | None, str, bool]] = field(default_factory=list)  # (pos, amount, cur, phrase, budget word)
+    watch: tuple[int, int] | None = None  # a currency sign and its digits, whose scan may be remembered (see _scanned)
+    touched: list[tuple[re.Pattern[str], re.Match[str], bool]] = field(default_factory=list)  # matches over ``watch``
 
     def run(self) -> None:
         self.original = self.text
@@ -312,6 +313,10 @@ class _Scan:
             span = handle(match)
             if span:
                 spans.append(match.span() if span is True else span)
+            if self.watch is not None:  # every match, taken or not, that reaches the watched amount
+                taken = match.span() if span is True or not span else span
+                if min(match.start(), taken[0]) < self.watch[1] and max(match.end(), taken[1]) > self.watch[0]:
+                    self.touched.append((pattern, match, bool(span)))
         for start, end in spans:
             self.text = self.text[:start] + _BLANK * (end - start) + self.text[end:]
 
@@ -319,6 +324,11 @@ class _Scan:
         """Record a field value (the first mention wins); True so handlers can return it."""
         self.values.setdefault(name, (value, phrase.strip()))
         return True
+
+    def copy(self, **changes: Any) -> _Scan:
+        """This scan with its own lists and dicts (``_build`` writes into ``values``), and ``changes``."""
+        own = {f.name: type(value)(value) for f in fields(self) if isinstance(value := getattr(self, f.name), (list, dict))}
+        return replace(self, **{**own, **changes})
 
     def leftovers(self) -> list[str]:
         return [t.strip(".,-/+<~'%:=?") for t in _GAPS.split(self.text)]
@@ -573,12 +583,17 @@ def _money_found(scan: _Scan, m: re.Match[str], need_mark: bool) -> bool:
     marked = currency or groups.get("k")
     if groups.get("large") and not currency:
         return False
-    amount = (1.0 if groups.get("one") else _number(groups["num"])) * _scale(groups)
+    amount = _amount(groups)
     if (need_mark and not marked) or (not marked and amount < 50):
         return False
     worded = bool(_budget_word_at_start().match(m.group()))
     scan.amounts.append((m.start(), _whole(amount), _currency(currency or ""), m.group().strip(), worded))
     return scan.put("budget", (_whole(amount), _currency(currency or "")), m.group())
+
+
+def _amount(groups: dict[str, Any]) -> float:
+    """The amount a match of the money pattern says: its number times its 'k' or 'million'."""
+    return (1.0 if groups.get("one") else _number(groups["num"])) * _scale(groups)
 
 
 @lru_cache(maxsize=1)
@@ -978,6 +993,88 @@ _LITERALS: dict[re.Pattern[str], tuple[str, ...]] = {
 
 _NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({
     _dates, _money_range, _quantisation, _context, _batch, _users, _memory, _params, _hours, _money_words, _bare_number})
+
+# ----------------------------------------------------------------------------- the amount memo
+#
+# People ask the same words with another amount ("nlp $812 used ok", "nlp $1430 used ok"); the scan is most of a
+# parse's time, so the scan of a text with one currency sign and a digit run after it is remembered under the text
+# with those digits cut out (their count kept, so every position stays), and the next amount reuses it. The build
+# (currency guesses, the budget limits and their errors, stated prices, the understood lines) runs afresh on it.
+#
+# Why the reuse is exact: the scan tells one ASCII digit from another only inside a match that holds it (every
+# pattern reads a digit it does not hold as \d or \w, and nothing but the money and range patterns reads past a
+# currency sign into its digits); which matches there are, where, and which handlers take them depend on the digits
+# only through how many there are. So when, with the watched sign and digits, the one match reaching them was the
+# money pattern's, taking the sign with exactly those digits as its number, the same holds for any digits of that
+# count, every other step is the same, and the amount is only in that match's amount and phrase, rebuilt here by the
+# same code. Any other match reaching them (a range "500 to $812", a sign left for a bare number, a "$1,500" or
+# "$2.5k" whose number is longer) keeps the text out of the memo; a text with no sign or two parses as before.
+
+_SIGNS = "$€£₽"
+_DIGITS = re.compile(r"[0-9]+")
+SCANS_KEPT = 8192  # texts whose scan is remembered at once (a few KB each)
+
+
+@dataclass(frozen=True)
+class _AmountScan:
+    """A remembered scan and where its amount is: the money match's span and groups, its ``amounts`` entry."""
+
+    scan: _Scan  # as run() left it, before _build wrote into it
+    span: tuple[int, int]  # the money match: its phrase is the text there, stripped
+    groups: dict[str, Any]  # the match's groups; "num" is the watched digits
+    entry: int  # the match's place in scan.amounts
+    budget: bool  # whether its amount is the budget (an earlier one keeps it: the first mention wins)
+
+    def with_amount(self, text: str, digits: tuple[int, int]) -> _Scan:
+        """The scan of ``text``, which differs from the remembered one only in the ``digits`` span."""
+        amount = _whole(_amount({**self.groups, "num": text[digits[0]:digits[1]]}))
+        phrase = text[self.span[0]:self.span[1]].strip()
+        scan = self.scan.copy(original=text)
+        at, _, currency, _, worded = scan.amounts[self.entry]
+        scan.amounts[self.entry] = (at, amount, currency, phrase, worded)
+        if self.budget:
+            scan.values["budget"] = ((amount, currency), phrase)
+        return scan
+
+
+_SCANS: dict[tuple[str, int, str, date], _AmountScan] = {}
+
+
+def _scanned(text: str, today: date) -> _Scan:
+    """The scan of a cleaned text: remembered, when its one currency sign's amount alone varies (see above)."""
+    one_sign = sum(map(text.count, _SIGNS)) == 1
+    sign = max(map(text.find, _SIGNS)) if one_sign else -1
+    digits = _DIGITS.match(text, sign + 1) if one_sign else None
+    if digits is None:
+        scan = _Scan(text, today)
+        scan.run()
+        return scan
+    start, end = digits.span()
+    key = (text[:start], end - start, text[end:], today)
+    known = _SCANS.get(key)
+    if known is not None:
+        return known.with_amount(text, (start, end))
+    scan = _Scan(text, today, watch=(sign, end))
+    scan.run()
+    known = _amount_scan(scan, sign, (start, end))
+    if known is not None:
+        remember(_SCANS, key, known, SCANS_KEPT)
+    return scan
+
+
+def _amount_scan(scan: _Scan, sign: int, digits: tuple[int, int]) -> _AmountScan | None:
+    """What to remember of a scan watched over ``sign`` and its ``digits``; None unless the money pattern alone
+    reached them and took the sign with exactly those digits as its number."""
+    if len(scan.touched) != 1:
+        return None
+    pattern, m, taken = scan.touched[0]
+    if pattern is not _money_patterns()[0] or not taken or m.start("pre") != sign or m.span("num") != digits:
+        return None
+    entry = next(i for i, a in enumerate(scan.amounts) if a[0] == m.start())
+    _, amount, currency, phrase, _ = scan.amounts[entry]
+    owns = scan.values.get("budget") == ((amount, currency), phrase)  # the phrase holds the one sign: only this match's
+    return _AmountScan(scan.copy(watch=None, touched=[]), m.span(), m.groupdict(), entry, owns)
+
 
 # ----------------------------------------------------------------------------- the question
 
