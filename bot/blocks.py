@@ -129,7 +129,7 @@ def _context(text: str) -> ContextBlock:
 
 
 def _money(money: Money) -> str:
-    return f"{money.amount:,.0f} {money.currency}"
+    return money.text
 
 
 def _pick_name(pick: Pick) -> str:

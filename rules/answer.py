@@ -69,6 +69,11 @@ class Money(_Part, omit_defaults=True, frozen=True):
         force_setattr(self, "amount", round(self.amount, 2))
         force_setattr(self, "usd", round(self.usd, 2))
 
+    @property
+    def text(self) -> str:
+        """The amount as every face says it, to the unit: "48,000 RUB"."""
+        return f"{self.amount:,.0f} {self.currency}"
+
 
 class PerformanceBasis(_Part, frozen=True):
     """Where a pick's speed comes from: benchmarks measured on lab hosts, or the datasheet."""

@@ -25,7 +25,7 @@ HELP_TEXT = help_text()  # English, for faces that show help before any question
 
 
 def _price(money: Money, lang: str | None = None) -> str:
-    text = f"{money.amount:,.0f} {money.currency}"
+    text = money.text
     if money.seen:
         key = "price.dated_converted" if money.converted_from else "price.dated"
         text = say(key, lang, amount=text, kind=term("price.kind", str(money.kind), lang), date=money.seen,
