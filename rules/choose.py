@@ -21,11 +21,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from rules.answer import Finding
 from rules.configurations import Configuration
 from rules.messages import say
+
+if TYPE_CHECKING:
+    from rules.money import Pricing
 
 __all__ = ["Floor", "Choice", "choose", "still_better", "alternatives_among"]
 
@@ -82,7 +85,8 @@ def _worth_per_usd(config: Configuration) -> float:
 def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Floor | None, threshold: float,
            used_ok: bool, allowed: Callable[[Configuration], bool] = lambda c: True,
            headline: Callable[[Configuration], bool] = lambda c: True, used_for_floor: float | None = None,
-           cheapest: bool = False, language: str | None = None, used_when_short: bool = True, used_saving: float = 0.0) -> Choice:
+           cheapest: bool = False, language: str | None = None, used_when_short: bool = True, used_saving: float = 0.0, *,
+           pricing: Pricing) -> Choice:
     """Rank ``configs`` for the question.
 
     ``allowed`` carries the persona and upgrade constraints; ``headline`` says what may lead
@@ -91,7 +95,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     ``used_when_short``: used cards are picked when no new one holds the job within the budget (one card for a
     desk; several cards stay new and show the used option beside the answer, rule ``used-cards``);
     ``used_saving``: where the market lets used cards in unasked, a used card joins only when it saves at least this
-    share of the same cards new.
+    share of the same cards new; ``pricing``: the answer's, for the money its notes name, in the asker's currency.
     """
     usable = [c for c in configs if allowed(c)]
     heads = {id(c) for c in usable if headline(c)}  # what may lead, asked once per configuration
@@ -113,15 +117,15 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
             if used is not None and (new is None or new > used_for_floor * used):
                 worth_it = _worth_buying_used(usable, used_saving)
                 new_or_used += [c for c in roomy if c.offer.condition == "used" and worth_it(c)]
-                new_price = f"{new:,.0f} USD" if new else say("choice.no_current_price", language)
+                new_price = pricing.text(new) if new else say("choice.no_current_price", language)
                 floor_note = Finding("used-cards", "applied",
-                                     say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=f"{used:,.0f}", new=new_price)
-                                     if floor is not None else say(f"choice.used_for_{test_name}", language, used=f"{used:,.0f}", new=new_price))
+                                     say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=pricing.text(used), new=new_price)
+                                     if floor is not None else say(f"choice.used_for_{test_name}", language, used=pricing.text(used), new=new_price))
                 break
     floored = new_or_used if floor is None else [c for c in new_or_used if c.gpu.memory_gb >= floor.gb]
     limit = math.inf if budget_usd is None else budget_usd * BUDGET_SLACK  # what the budget affords, with its slack
     if not new_or_used and usable:  # no new configuration is on sale at any price: the used market is the market
-        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language)
+        choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language, pricing=pricing)
         note = Finding("used-cards", "applied", say("choice.used_only", language))
         return replace(choice, notes=(note, *choice.notes))
     pool = floored
@@ -133,7 +137,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
         used_ones = [c for c in used_ones if id(c) in heads] or used_ones
         if used_ones and not used_ok and used_when_short and not any(c.total_usd <= limit for c in new_or_used):
             # no new card holds the job within the budget
-            choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language)
+            choice = choose(configs, budget_usd, floor, threshold, True, allowed, headline, cheapest=cheapest, language=language, pricing=pricing)
             note = Finding("used-cards", "applied", say("choice.used_within_budget", language))
             return replace(choice, notes=(note, *choice.notes))
         lam = threshold * max((_worth_per_usd(c) for c in used_ones), default=0.0)
@@ -150,7 +154,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
     top = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)) if cheapest else within[0]
     top = _sourced(top, sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id)), False) if cheapest else _sourced(top, within, True)
     notes = [Finding("cost-efficiency", "applied", say("choice.cheapest", language))] if cheapest else \
-        _explain(top, best_value, within, lam, threshold, language)
+        _explain(top, best_value, within, lam, threshold, pricing, language)
     top_key = _key(top, lam)
     # ranked above the top, yet not headline: ranked is in key order, so only its first can be
     demoted = None if cheapest or keyed[0][0] >= top_key else ranked[0]
@@ -268,13 +272,15 @@ def _alternatives(top: Configuration, within: list[Configuration], taken: set[st
 
 
 def _explain(top: Configuration, best_value: Configuration, within: list[Configuration], lam: float, threshold: float,
-             language: str | None = None) -> list[Finding]:
-    """Why the pick sits where it does on the price/speed ladder."""
+             pricing: Pricing, language: str | None = None) -> list[Finding]:
+    """Why the pick sits where it does on the price/speed ladder, in the asker's money: amounts as the picks' prices,
+    speed for money per the round step of the currency the picks' own figure is given per (:attr:`Pricing.step`)."""
     notes: list[Finding] = []
     if top.gpu.id != best_value.gpu.id and top.total_usd > best_value.total_usd:
-        gain = (top.worth - best_value.worth) / (top.total_usd - best_value.total_usd) * 1000
+        gain = pricing.per_step((top.worth - best_value.worth) / (top.total_usd - best_value.total_usd))
         notes.append(Finding("cost-efficiency", "applied", say("choice.stepped_up", language, name=best_value.gpu.name, gain=f"{gain:.2f}",
-                                                        threshold=f"{threshold:g}", value=f"{_worth_per_usd(best_value) * 1000:.2f}")))
+                                                        threshold=f"{threshold:g}", value=f"{pricing.per_step(_worth_per_usd(best_value)):.2f}",
+                                                        step=pricing.step_text())))
     if within and within[0] is not top and _estimated(within[0]):
         notes.append(Finding("cost-efficiency", "applied", say("choice.sourced_first", language, count=within[0].count,
                                                         name=within[0].gpu.name)))
@@ -282,8 +288,8 @@ def _explain(top: Configuration, best_value: Configuration, within: list[Configu
               and not _estimated(c)]
     if faster:
         nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
-        gain = (nxt.worth - top.worth) / max(nxt.total_usd - top.total_usd, 1e-9) * 1000
+        gain = pricing.per_step((nxt.worth - top.worth) / max(nxt.total_usd - top.total_usd, 1e-9))
         notes.append(Finding("cost-efficiency", "applied", say("choice.stopped_before", language, count=nxt.count, name=nxt.gpu.name,
-                                                        faster=f"{nxt.speed / top.speed - 1:.0%}", more=f"{nxt.total_usd - top.total_usd:,.0f}",
-                                                        gain=f"{gain:.2f}", worth=f"{lam * 1000:.2f}")))
+                                                        faster=f"{nxt.speed / top.speed - 1:.0%}", more=pricing.text(nxt.total_usd - top.total_usd),
+                                                        gain=f"{gain:.2f}", worth=f"{pricing.per_step(lam):.2f}", step=pricing.step_text())))
     return notes

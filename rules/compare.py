@@ -85,8 +85,9 @@ def _named_one(advisor: Advisor, question: Question, as_of: date, asked: str, pr
     unpriced = ""
     if offer is None:
         last = _last_price(advisor, gpu, as_of)
-        unpriced = say("named.last_seen", lang, date=last.seen.isoformat(), price=f"{last.price_usd:,.0f}", kind=term("price.kind", last.kind, lang)) \
-            if last else say("named.no_price", lang)
+        pricing = advisor.pricing(as_of, question.currency, question.used_ok)  # the answer's: its currency and rate
+        unpriced = say("named.last_seen", lang, date=last.seen.isoformat(), price=pricing.text(last.price_usd, last),
+                       kind=term("price.kind", last.kind, lang)) if last else say("named.no_price", lang)
     if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
         holds = say("named.holds" if count == 1 else "named.hold", lang, **cards)
         return entry | {"status": "fits", "reason": f"{holds} ({speed}{'; ' + unpriced if unpriced else ''}){unbuildable}"}

@@ -245,7 +245,7 @@ class Advisor:
         return Context(question=question, rulebook=self.rulebook, as_of=as_of,
                        budget_usd=pricing.to_usd(question.budget) if question.budget is not None else None,
                        work=work, label=self._label(work), reference=self.reference, performance=self.performance, owned=owned,
-                       gpu=self.catalog.gpu,
+                       gpu=self.catalog.gpu, pricing=pricing,
                        midrange=lambda on: self._midrange(on, work, job_for(question, self.rulebook).compute_precision))
 
     def _sizing(self, question: Question, job: Job, work: str, rulings: Rulings, largest_gb: float = 0.0) -> Sizing:

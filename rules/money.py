@@ -7,6 +7,7 @@ exchange rate the catalog ships, and the answer says which rate it used.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -84,6 +85,27 @@ class Pricing:
             amount, converted = usd * self.per_usd, point.currency
         return Money(amount, self.currency, usd, point.seen.isoformat(), point.kind, point.source, point.estimate,
                      converted)
+
+    def text(self, usd: float, point=None) -> str:
+        """``usd`` as the asker reads it, the way the picks show their prices ("48,000 RUB"): what every line of an
+        answer that names an amount of money says, so that one answer speaks one currency."""
+        return self.money(usd, point).text
+
+    @property
+    def step(self) -> float:
+        """The amount of the asker's currency a speed-for-money figure is given per: 1000 units, as the picks' own
+        figure, times the power of ten nearest the rate, so that the figure reads as one per 1000 USD would
+        (per 1000 RUB a step up the price ladder buys 0.05 of speed; per 100,000 RUB, 4.74)."""
+        return 1000 * 10 ** round(math.log10(self.per_usd))
+
+    def step_text(self) -> str:
+        """:attr:`step` with its currency: "1000 USD", "1000 EUR", "100,000 RUB" (digits grouped from five on)."""
+        step = self.step
+        return f"{step:,.0f} {self.currency}" if step >= 10_000 else f"{step:.0f} {self.currency}"
+
+    def per_step(self, per_usd: float) -> float:
+        """A figure per US dollar (speed per dollar) as one per :attr:`step` of the asker's currency."""
+        return per_usd * (self.step / self.per_usd)
 
     def is_current(self, point) -> bool:
         """Young enough to count on the as-of date (rule ``cost-efficiency``)."""

@@ -32,10 +32,10 @@ def choice_for(ctx: Context, rulings: Rulings, configs: Sequence[Configuration],
 
     def rechoose(extra: Allowed) -> Choice:
         return choose(configs, ctx.budget_usd, floor, threshold, used_ok, lambda c: allowed(c) and extra(c), headline, used_over, cheapest,
-                      ctx.language, used_when_short, used_saving)
+                      ctx.language, used_when_short, used_saving, pricing=ctx.pricing)
 
     choice = choose(configs, ctx.budget_usd, floor, threshold, used_ok, allowed, headline, used_over, cheapest, ctx.language, used_when_short,
-                    used_saving)
+                    used_saving, pricing=ctx.pricing)
     for ruling in rulings:
         if ruling.prefer is not None:
             choice = ruling.prefer(choice, rechoose)
@@ -51,7 +51,7 @@ def asked_first(ctx: Context, rulings: Rulings, intent: str, named: list[dict[st
     if intent not in ("recommend", "fit") or not ids or choice.top is None or choice.top.gpu.id in ids:
         return choice
     mine = choose(configs, ctx.budget_usd, None, rulings.first("threshold"), True, lambda c: allowed(c) and c.gpu.id in ids,
-                  language=ctx.language)
+                  language=ctx.language, pricing=ctx.pricing)
     if mine.top is None:
         return choice
     theirs = [choice.top, *choice.ladder.values(), *choice.runners_up]

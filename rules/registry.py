@@ -27,6 +27,7 @@ from rules.rulebook import Rulebook
 
 if TYPE_CHECKING:
     from rules.catalog import Gpu
+    from rules.money import Pricing
     from rules.performance import PerformanceModel
 
 __all__ = ["Context", "Persona", "Keep", "Wait", "Ruling", "Rulings", "rule", "registered", "apply", "SHAPES"]
@@ -117,6 +118,7 @@ class Context:
     owned: Gpu | None
     gpu: Callable[[str], Gpu]  # a catalog card by id
     midrange: Callable[[date], float]  # the market's mid-range speed on a date, at the job's precision
+    pricing: Pricing  # the answer's prices, currency and rate: the money every line names is said in its terms
     rulings: dict[str, Ruling] = field(default_factory=dict)
 
     def param(self, rule_id: str, name: str) -> Any:
