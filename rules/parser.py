@@ -327,8 +327,9 @@ class _Scan:
 
     def copy(self, **changes: Any) -> _Scan:
         """This scan with its own lists and dicts (``_build`` writes into ``values``), and ``changes``."""
-        own = {f.name: type(value)(value) for f in fields(self) if isinstance(value := getattr(self, f.name), (list, dict))}
-        return replace(self, **{**own, **changes})
+        scan = object.__new__(_Scan)  # not replace(): this is on every remembered parse, and __init__ would double it
+        scan.__dict__.update({k: v.copy() if isinstance(v, (list, dict)) else v for k, v in vars(self).items()}, **changes)
+        return scan
 
     def leftovers(self) -> list[str]:
         return [t.strip(".,-/+<~'%:=?") for t in _GAPS.split(self.text)]

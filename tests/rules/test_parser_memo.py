@@ -185,5 +185,5 @@ def test_a_hit_rebuilds_the_amount_phrase_and_limits():
     parse("cv ₽1000", today=TODAY)
     assert parse("cv ₽5000", today=TODAY).question.currency == "RUB"
     parse("cv $10", today=TODAY)
-    with pytest.raises(QuestionError, match="read 0 USD from '[$]00'|budget must be positive"):
+    with pytest.raises(QuestionError, match=r"budget must be positive \(read 0 USD from '\$00'\)"):
         parse("cv $00", today=TODAY)
