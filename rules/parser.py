@@ -1014,6 +1014,7 @@ _NEED_DIGITS: frozenset[Callable[[_Scan], None]] = frozenset({
 _SIGNS = "$€£₽"
 _DIGITS = re.compile(r"[0-9]+")
 SCANS_KEPT = 8192  # texts whose scan is remembered at once (a few KB each)
+SCANNED_CHARS = 240  # the longest text remembered: questions that vary only in their amount are short
 
 
 @dataclass(frozen=True)
@@ -1022,7 +1023,7 @@ class _AmountScan:
 
     scan: _Scan  # as run() left it, before _build wrote into it
     span: tuple[int, int]  # the money match: its phrase is the text there, stripped
-    groups: dict[str, Any]  # the match's groups; "num" is the watched digits
+    groups: dict[str, Any]  # the match's groups that took text; "num" is the watched digits
     entry: int  # the match's place in scan.amounts
     budget: bool  # whether its amount is the budget (an earlier one keeps it: the first mention wins)
 
@@ -1043,7 +1044,7 @@ _SCANS: dict[tuple[str, int, str, date], _AmountScan] = {}
 
 def _scanned(text: str, today: date) -> _Scan:
     """The scan of a cleaned text: remembered, when its one currency sign's amount alone varies (see above)."""
-    one_sign = sum(map(text.count, _SIGNS)) == 1
+    one_sign = len(text) <= SCANNED_CHARS and sum(map(text.count, _SIGNS)) == 1
     sign = max(map(text.find, _SIGNS)) if one_sign else -1
     digits = _DIGITS.match(text, sign + 1) if one_sign else None
     if digits is None:
@@ -1074,7 +1075,7 @@ def _amount_scan(scan: _Scan, sign: int, digits: tuple[int, int]) -> _AmountScan
     entry = next(i for i, a in enumerate(scan.amounts) if a[0] == m.start())
     _, amount, currency, phrase, _ = scan.amounts[entry]
     owns = scan.values.get("budget") == ((amount, currency), phrase)  # the phrase holds the one sign: only this match's
-    return _AmountScan(scan.copy(watch=None, touched=[]), m.span(), m.groupdict(), entry, owns)
+    return _AmountScan(scan.copy(original="", watch=None, touched=[]), m.span(), {k: v for k, v in m.groupdict().items() if v}, entry, owns)
 
 
 # ----------------------------------------------------------------------------- the question

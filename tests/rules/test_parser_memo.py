@@ -187,3 +187,14 @@ def test_a_hit_rebuilds_the_amount_phrase_and_limits():
     parse("cv $10", today=TODAY)
     with pytest.raises(QuestionError, match=r"budget must be positive \(read 0 USD from '\$00'\)"):
         parse("cv $00", today=TODAY)
+
+
+@pytest.mark.parametrize("text", ["4090 for 1200 usd or 3090 б/у for $#", "3090 for $# or 4090 for 1200 usd", "nlp $# used ok"])
+def test_reading_a_text_leaves_the_remembered_scan_as_it_was(text):
+    parser._SCANS.clear()
+    parse(text.replace("#", "1500"), today=TODAY)
+    (known,) = parser._SCANS.values()
+    before = repr(vars(known.scan))
+    for digits in ("9000", "0900"):
+        parse(text.replace("#", digits), today=TODAY)
+    assert repr(vars(known.scan)) == before
