@@ -292,6 +292,7 @@ class _Scan:
     used_said: str = ""  # a "used"/"б/у" word, which wins in a compare: "4090 новая или 3090 б/у"
     team: tuple[int, str] | None = None  # "a team of 10": as many sequences at once, when the job is inference
     amounts: list[tuple[int, float, str | None, str, bool]] = field(default_factory=list)  # (pos, amount, cur, phrase, budget word)
+    currency_said: tuple[str, str] | None = None  # a currency named on its own: (code, phrase), "prices in euros"
     watch: tuple[int, int] | None = None  # a currency sign and its digits, whose scan may be remembered (see _scanned)
     touched: list[tuple[re.Pattern[str], re.Match[str], bool]] = field(default_factory=list)  # matches over ``watch``
 
@@ -299,7 +300,7 @@ class _Scan:
         self.original = self.text
         digits = any(ch.isdigit() for ch in self.text)  # most grammar needs a number: skip it cheaply when none
         for step in (_dates, _quantisation, _context, _batch, _users, _models, _money_range, _money_marked, _gpus,
-                     _memory, _params, _hours, _counts, _money_words, _keywords, _bare_number):
+                     _memory, _params, _hours, _counts, _money_words, _currency_words, _keywords, _bare_number):
             if digits or step not in _NEED_DIGITS:
                 step(self)
 
@@ -571,6 +572,24 @@ def _money_marked(scan: _Scan) -> None:
 
 def _money_words(scan: _Scan) -> None:
     scan.take(_money_patterns()[1], lambda m: _money_found(scan, m, need_mark=False))
+
+
+@lru_cache(maxsize=1)
+def _currency_word() -> re.Pattern[str]:
+    """A currency named with no amount beside it ("prices in euros", "в рублях", "in GBP"). Words of two letters or
+    more: a sign or a lone 'р' left over is no currency said."""
+    words = [w for ws in vocabulary().data["currencies"].values() for w in ws if len(w.rstrip("*.")) >= 2]
+    return _bounded(rf"(?:(?:in|в|во)\s+)?(?!europ){_any(words)}")  # "euro*" is no "european lab"
+
+
+def _currency_words(scan: _Scan) -> None:
+    """The first currency said on its own: the currency of an amount given without one, or of the prices shown."""
+    def found(m: re.Match[str]) -> bool:
+        if scan.currency_said is None:
+            code = next(code for pattern, code in vocabulary().currency if pattern.search(m.group()))
+            scan.currency_said = (code, m.group().strip())
+        return True
+    scan.take(_currency_word(), found)
 
 
 def _money_found(scan: _Scan, m: re.Match[str], need_mark: bool) -> bool:
@@ -1200,12 +1219,24 @@ def _changes(scan: _Scan, workload: tuple[str, str] | None, base: Question,
     if workload:
         changes["workload"] = workload[0]
         understood.append(_note("workload", *workload))
+    said = scan.currency_said
     if "budget" in scan.values:
         (amount, currency), phrase = scan.values["budget"]
-        changes["budget"], changes["currency"] = amount, currency or _assumed_currency(amount, base, fresh, language)
-        assumed = "" if currency else f"; no currency given, {changes['currency']} assumed"
+        named = currency or (said[0] if said else None)
+        changes["budget"], changes["currency"] = amount, named or _assumed_currency(amount, base, fresh, language)
+        how = f"' and '{said[1]}" if said and not currency else "" if named else f"; no currency given, {changes['currency']} assumed"
         shown = f"{amount:g}" if amount < 1e6 else f"{amount:,.0f}"
-        understood.append(f"budget: {shown} {changes['currency']} (from '{phrase}'{assumed})")
+        understood.append(f"budget: {shown} {changes['currency']} (from '{phrase}{how}')")
+        if said and said[0] != changes["currency"]:
+            understood.append(f"currency: {changes['currency']}, as the budget says ('{said[1]}' not applied: "
+                              f"give the budget in {said[0]} to see {said[0]} prices)")
+    elif said:
+        if base.budget is None or base.currency == said[0]:
+            changes["currency"] = said[0]
+            understood.append(_note("currency", said[0], said[1]))
+        else:  # a budget from before is in its own currency: the same number in another would be another budget
+            understood.append(f"currency: {base.currency}, as the budget of {base.budget:g} {base.currency} says "
+                              f"('{said[1]}' not applied: give the budget in {said[0]} to see {said[0]} prices)")
     understood.extend(prices)
     if scan.cards and scan.used_said:  # a used card among those compared: used prices count
         scan.values["used_ok"] = (True, scan.used_said)

@@ -279,6 +279,34 @@ def test_money_forms(text: str, budget: int, currency: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "budget", "currency"), [
+    ("nlp 800 in EUR", 800, "EUR"),  # a currency said apart from the amount is the amount's
+    ("gpu for llm in euros, 1500", 1500, "EUR"),
+    ("cv 1200 in GBP", 1200, "GBP"),
+    ("нейросети 500 в долларах", 500, "USD"),  # not the roubles a Russian text's large amount would be
+    ("компьютерное зрение 90000 в рублях", 90000, "RUB"),
+    ("compare 3090 4090 for nlp in eur", None, "EUR"),  # no budget: the prices are shown in it
+    ("fit llama 13b fp16 in pounds", None, "GBP"),
+    ("nlp $800 in EUR", 800, "USD"),  # the amount's own sign wins, and the answer says why
+    ("a european lab, nlp 5000", 5000, "USD"),  # "european" names no currency
+])
+def test_a_currency_said_on_its_own(text: str, budget: int | None, currency: str) -> None:
+    parsed = parse(text, today=TODAY)
+    assert (parsed.question.budget, parsed.question.currency) == (budget, currency)
+    assert not any(word in parsed.unknown for word in ("eur", "euros", "gbp", "pounds", "в рублях", "в долларах"))
+    if "$" in text and "eur" in text.lower():
+        assert any("'in eur' not applied" in line for line in parsed.understood)
+
+
+def test_a_currency_alone_never_turns_an_earlier_budget_into_another_amount() -> None:
+    """800 USD asked before is not 800 EUR now; without an earlier budget, the prices are shown in it."""
+    parsed = parse("in euros?", previous=Question(workload="cnn", budget=800), today=TODAY)
+    assert (parsed.question.budget, parsed.question.currency) == (800, "USD")
+    assert any("give the budget in EUR" in line for line in parsed.understood)
+    parsed = parse("in euros?", previous=Question(workload="cnn"), today=TODAY)
+    assert parsed.question.currency == "EUR" and parsed.changed == ("currency",)
+
+
+@pytest.mark.parametrize(("text", "budget", "currency"), [
     ("$2k-3k", 3000, "USD"),
     ("$2-3k", 3000, "USD"),
     ("1000-1500$", 1500, "USD"),
