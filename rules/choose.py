@@ -276,9 +276,12 @@ def _explain(top: Configuration, best_value: Configuration, within: list[Configu
     """Why the pick sits where it does on the price/speed ladder, in the asker's money: amounts as the picks' prices,
     speed for money per the round step of the currency the picks' own figure is given per (:attr:`Pricing.step`)."""
     notes: list[Finding] = []
+    # where memory weighs in (rule memory-value), the gains are of worth, not of the speed the picks show
+    weighed = top.worth != top.speed or best_value.worth != best_value.speed
+    measure = say("choice.measure.worth" if weighed else "choice.measure.speed", language)
     if top.gpu.id != best_value.gpu.id and top.total_usd > best_value.total_usd:
         gain = pricing.per_step((top.worth - best_value.worth) / (top.total_usd - best_value.total_usd))
-        notes.append(Finding("cost-efficiency", "applied", say("choice.stepped_up", language, name=best_value.gpu.name, gain=f"{gain:.2f}",
+        notes.append(Finding("cost-efficiency", "applied", say("choice.stepped_up", language, name=best_value.gpu.name, gain=f"{gain:.2f}", measure=measure,
                                                         threshold=f"{threshold:g}", value=f"{pricing.per_step(_worth_per_usd(best_value)):.2f}",
                                                         step=pricing.step_text())))
     if within and within[0] is not top and _estimated(within[0]):
@@ -289,7 +292,7 @@ def _explain(top: Configuration, best_value: Configuration, within: list[Configu
     if faster:
         nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
         gain = pricing.per_step((nxt.worth - top.worth) / max(nxt.total_usd - top.total_usd, 1e-9))
-        notes.append(Finding("cost-efficiency", "applied", say("choice.stopped_before", language, count=nxt.count, name=nxt.gpu.name,
+        notes.append(Finding("cost-efficiency", "applied", say("choice.stopped_before", language, count=nxt.count, name=nxt.gpu.name, measure=measure,
                                                         faster=f"{nxt.speed / top.speed - 1:.0%}", more=pricing.text(nxt.total_usd - top.total_usd),
                                                         gain=f"{gain:.2f}", worth=f"{pricing.per_step(lam):.2f}", step=pricing.step_text())))
     return notes

@@ -38,15 +38,17 @@ def test_each_card_has_one_price_in_an_answer(advisor, currency: str) -> None:
 # Every amount the choice's notes name is said in the asker's currency, at the answer's own rate, as the picks' prices
 # are; speed for money is given per the round step of that currency (1000 EUR, 100,000 RUB), not per 1000 USD.
 MONEY = r"[\d,]+ [A-Z]{3}"
+SPEED_EN = r"of speed(?: weighted by the memory it holds \(memory-value\))?"  # a memory-bound job's gains are of worth
+SPEED_RU = r"скорости(?: с поправкой на память \(memory-value\))?"
 NOTES = {
     "choice.stepped_up": (
-        rf"each extra (?P<step>{MONEY}) buys (?P<gain>[\d.]+) of speed, worth it while at least [\d.]+× the (?P<value>[\d.]+) "
+        rf"each extra (?P<step>{MONEY}) buys (?P<gain>[\d.]+) {SPEED_EN}, worth it while at least [\d.]+× the (?P<value>[\d.]+) "
         rf"per (?P<step2>{MONEY}) of the best value",
-        rf"каждые лишние (?P<step>{MONEY}) дают (?P<gain>[\d.]+) скорости — это оправдано, пока не меньше [\d.]+× от "
+        rf"каждые лишние (?P<step>{MONEY}) дают (?P<gain>[\d.]+) {SPEED_RU} — это оправдано, пока не меньше [\d.]+× от "
         rf"(?P<value>[\d.]+) на (?P<step2>{MONEY}) у самой выгодной"),
     "choice.stopped_before": (
-        rf"faster for (?P<more>{MONEY}) more \((?P<gain>[\d.]+) of speed per extra (?P<step>{MONEY}), below the (?P<worth>[\d.]+) ",
-        rf"быстрее за (?P<more>{MONEY}) больше \((?P<gain>[\d.]+) скорости на лишние (?P<step>{MONEY}) — меньше (?P<worth>[\d.]+),"),
+        rf"faster for (?P<more>{MONEY}) more \((?P<gain>[\d.]+) {SPEED_EN} per extra (?P<step>{MONEY}), below the (?P<worth>[\d.]+) ",
+        rf"быстрее за (?P<more>{MONEY}) больше \((?P<gain>[\d.]+) {SPEED_RU} на лишние (?P<step>{MONEY}) — меньше (?P<worth>[\d.]+),"),
     "choice.used_for_floor": (
         rf"GB start at (?P<new>{MONEY}), used ones at (?P<used>{MONEY}): used cards with enough memory are included",
         rf"GB стоят от (?P<new>{MONEY}), б/у — от (?P<used>{MONEY}): б/у карты с достаточной памятью включены"),

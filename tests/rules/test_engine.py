@@ -393,6 +393,20 @@ def test_every_score_adjustment_is_visible(advisor):
                for f in answer["findings"])
 
 
+def test_a_gain_weighed_by_memory_is_not_called_speed(advisor):
+    """For memory-bound fine-tuning the choice weighs speed × the memory's value (rule memory-value): the step-up's gain
+    and the best value's figure are of that worth, not of the speed per money the picks show (an RX 7900 XTX at
+    '4.70 per 1000 EUR of the best value' beside its own pick line's 8.02 read as a contradiction)."""
+    def steps(answer):
+        return [f["reason"] for f in answer["findings"] if f["rule"] == "cost-efficiency"
+                and ("stepped up" in f["reason"] or "stopped before" in f["reason"])]
+    weighed = steps(_ask(advisor, workload="llm", task="training", budget=1750))
+    assert weighed and all("weighted by the memory it holds" in r for r in weighed)
+    plain = steps(_ask(advisor, workload="cnn", budget=1500))
+    assert plain and all(" of speed," in r or " of speed per" in r for r in plain)
+    assert not any("memory it holds" in r for r in plain)
+
+
 # -- properties of the objective ------------------------------------------------------------------
 
 
