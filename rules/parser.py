@@ -579,16 +579,16 @@ def _currency_word() -> re.Pattern[str]:
     """A currency named with no amount beside it ("prices in euros", "в рублях", "in GBP"). Words of two letters or
     more: a sign or a lone 'р' left over is no currency said."""
     words = [w for ws in vocabulary().data["currencies"].values() for w in ws if len(w.rstrip("*.")) >= 2]
-    return _bounded(rf"(?:(?:in|в|во)\s+)?(?!europ){_any(words)}")  # "euro*" is no "european lab"
+    return _bounded(rf"(?:(?:in|в|во)\s+)?(?!europ)(?P<cur>{_any(words)})")  # "euro*" is no "european lab"
 
 
 def _currency_words(scan: _Scan) -> None:
     """The first currency said on its own: the currency of an amount given without one, or of the prices shown."""
     def found(m: re.Match[str]) -> bool:
-        if scan.currency_said is None:
-            code = next(code for pattern, code in vocabulary().currency if pattern.search(m.group()))
+        code = _currency(m.group("cur"))
+        if code is not None and scan.currency_said is None:
             scan.currency_said = (code, m.group().strip())
-        return True
+        return code is not None
     scan.take(_currency_word(), found)
 
 
