@@ -117,6 +117,11 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     return job
 
 
+def _lora_base(spec: ModelSpec) -> str:
+    """The precision a model's frozen base is kept in for LoRA: 16-bit unless its trainers quantise it (FLUX.1: 8-bit)."""
+    return spec.lora_base or "16-bit"
+
+
 _FITS: dict[tuple[int, float, int], tuple[Job, Fit]] = {}
 _RAISED: dict[tuple[int, float, float | None], tuple[Job, Job]] = {}
 
@@ -281,9 +286,10 @@ class _Counter:
         return (kept + recomputed + logits) / GB
 
     def _adapter_training(self, spec, method, precision, overhead):
-        """LoRA on a non-LLM (an SDXL style, a ViT): frozen 16-bit base, a small trainable part."""
-        params = spec.params_b * GB
-        base = params * self.bits(spec, "16-bit" if method == "lora" else "4-bit", method) / 8 / GB
+        """LoRA on a non-LLM (an SDXL style, a ViT): frozen base (16-bit, or what the model's trainers use), a small
+        trainable part; a diffusion model's text encoders are run once and cached, so only its denoiser stays."""
+        params = (spec.resident_params_b or spec.params_b) * GB
+        base = params * self.bits(spec, _lora_base(spec) if method == "lora" else "4-bit", method) / 8 / GB
         adapters = params * self.p["lora_trainable_fraction"] * self.p["lora_bytes_per_param"] / GB
         activations = _activation_gb(spec) / 2  # 16-bit activations
         total = base + adapters + activations + overhead
@@ -302,7 +308,7 @@ class _Counter:
         said = []
         if method in ("lora", "qlora"):
             said.append(self.say("assumed.adapters", method=self.method(method), rank=self.p["lora_rank"],
-                                 precision="4-bit NF4" if method == "qlora" else precision))
+                                 precision="4-bit NF4" if method == "qlora" else spec.lora_base if spec and spec.lora_base else precision))
         elif method == "inference":
             said.append(self.say("assumed.inference", precision=self.precision(precision, spec)))
         elif method == "train" and precision in ("16-bit", "fp8"):

@@ -21,7 +21,7 @@ from rules.rulebook import Rulebook
 __all__ = ["ModelSpec", "Fit", "MemoryModel", "load_models", "find_model"]
 
 _ARCHITECTURE = ("active_params_b", "heads", "kv_heads", "head_dim", "kv_width", "intermediate", "vocab",
-                 "inference_activation_gb", "weights_gb", "resident_params_b", "sliding_window", "sliding_layers", "reference_vram_gb")
+                 "inference_activation_gb", "weights_gb", "resident_params_b", "sliding_window", "sliding_layers", "reference_vram_gb", "lora_base")
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,7 @@ class ModelSpec:
     sliding_window: int | None = None  # tokens a local-attention layer attends to (and caches)
     sliding_layers: int = 0  # layers with local attention; the others attend to the whole context
     reference_vram_gb: float | None = None  # what the model's own reference code is published to need for inference
+    lora_base: str | None = None  # the precision LoRA trainers keep the frozen base in, where it is not 16-bit
     source: str = ""
 
     @property

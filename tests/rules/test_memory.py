@@ -83,6 +83,16 @@ def test_sliding_window_layers_cache_only_their_window(memory):
     assert load_models()["llama-8b"].kv_values(131072) == load_models()["llama-8b"].kv_values_per_token * 131072
 
 
+def test_a_flux_lora_is_trained_on_the_transformer_in_8_bit(memory):
+    """ostris ai-toolkit (train_lora_flux_24gb.yaml: 'quantize: true', 24 GB) and kohya sd-scripts (--fp8_base,
+    --cache_text_encoder_outputs): the 12B transformer in 8 bit, the text encoders' outputs cached. Counted with a
+    16-bit base and the encoders on the card, it needed 41 GB and $2,000 bought nothing; SDXL's base stays 16-bit."""
+    flux = memory.need(Question(workload="image-generation", model="flux dev", task="training", method="lora"))
+    assert 14 <= flux.gb <= 24
+    sdxl = memory.need(Question(workload="image-generation", model="sdxl", task="training", method="lora"))
+    assert "6.9 GB base" in sdxl.how  # 3.47B parameters at 16 bit
+
+
 def test_flux_schnell_is_the_dev_transformer_distilled(memory):
     # black-forest-labs/FLUX.1-schnell model card: the 12B FLUX.1 transformer distilled to 1-4 steps
     dev = memory.need(Question(workload="image-generation", model="flux dev", task="inference", precision="16-bit"))
