@@ -215,6 +215,12 @@ def _check_text_mentions_any(words, answer, text, catalog):
     return None if any(w.lower() in lowered for w in words) else f"the text mentions none of {', '.join(words)}"
 
 
+def _check_text_mentions_none_of(words, answer, text, catalog):
+    lowered = text.lower()
+    said = [w for w in words if w.lower() in lowered]
+    return f"the text mentions {', '.join(said)}" if said else None
+
+
 def _check_answer_language(language, answer, text, catalog):
     letters = re.findall(r"[^\W\d_]", text)
     cyrillic = sum(1 for c in letters if "\u0400" <= c <= "\u04ff")
@@ -243,6 +249,7 @@ CHECKS = {
     "verdict_any_of": _check_verdict_any_of,
     "named": _check_named,
     "text_mentions_any": _check_text_mentions_any,
+    "text_mentions_none_of": _check_text_mentions_none_of,
     "answer_language": _check_answer_language,
     "any_of": _check_any_of,
 }
@@ -399,6 +406,8 @@ def test_checker_fails_a_wrong_answer(advisor):
     assert check({"top_desktop": True}, {"picks": [{"gpu": "h100-sxm"}]}, "", advisor.catalog)
     assert check({"any_of": [{"verdict_any_of": ["wait"]}, {"top_any_of": ["rtx-2070"]}]}, right, "", advisor.catalog) == []
     assert check({"verdict_any_of": ["wait"]}, None, "", advisor.catalog)
+    assert check({"text_mentions_none_of": ["llama.cpp"]}, right, "split by layers (llama.cpp / Ollama)", advisor.catalog)
+    assert check({"text_mentions_none_of": ["llama.cpp"]}, right, "tensor parallelism (vLLM)", advisor.catalog) == []
     unknown = {"named": [{"asked": "dgx spark", "gpu": None, "status": "not-in-catalog"}]}
     assert check({"named": [{"gpu_any_of": ["dgx-spark"]}]}, unknown, "", advisor.catalog) == []
     assert check({"named": [{"gpu_any_of": ["dgx-spark"], "status_any_of": ["fits"]}]}, unknown, "", advisor.catalog)
