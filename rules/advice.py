@@ -216,8 +216,7 @@ def multi_gpu_speedup(ctx: Context) -> Ruling:
     def card(c: Configuration) -> list[Finding]:
         if c.count == 1:
             return []
-        split = c.fit.sharded and ctx.job.pooling == "layer-split"  # split layers run one after another; tensor parallelism does not
-        return [Finding("multi-gpu-speedup", "applied", ctx.say("rule.multi_gpu_speedup.split" if split else "rule.multi_gpu_speedup.card",
+        return [Finding("multi-gpu-speedup", "applied", ctx.say("rule.multi_gpu_speedup.split" if c.fit.serial else "rule.multi_gpu_speedup.card",
                                                                 count=c.count, speedup=f"{c.speed / c.relative:.1f}"))]
     return Ruling(plan=plan, card=card)
 

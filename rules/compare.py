@@ -184,7 +184,7 @@ def compared(advisor: Advisor, ctx: Context, rulings: Rulings, pricing: Pricing,
         count = entry.get("cards_needed") or max(question.gpus, 1)
         fit = sizing.fit(offer.gpu.memory_gb, count)
         relative = sizing.relative(offer.gpu)
-        speed = relative * (sizing.speedup(count) if (not fit.sharded or sizing.pools_for_speed) else 1.0)
+        speed = relative * (1.0 if fit.serial else sizing.speedup(count))
         config = Configuration(offer, count, offer.unit_usd * count, relative, speed, fit, sizing.tokens_per_second(offer.gpu, count))
         picks.append(pick(config, rulings, pricing, advisor.performance.measured(offer.gpu.id), entry["status"], sizing.factor))
         bought.append(config)

@@ -51,7 +51,6 @@ class Sizing:
     relative: Callable[[Any], float]  # a catalog Gpu, or a rented TpuChip
     speedup: Callable[[int], float]
     tokens_per_second: Callable[[Gpu, int], float | None]
-    pools_for_speed: bool  # False: split layers run one after another (inference), no speed-up
     build: Callable[[Gpu, int], str | None] = lambda gpu, count: None  # why N of a card cannot go in one box
     factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit training, 2019 count)
     memory_value: Callable[[float, int], float] = lambda memory_gb, count: 1.0  # rule memory-value, for N cards of this size
@@ -64,7 +63,9 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
 
     ``every_count``: no count was asked and the cards go in a server, which is built to hold several:
     each count from the fewest that holds the job up to ``max_count`` is a configuration of its own,
-    so that a lab budget buys as many cards as are worth their price (the choice weighs them).
+    so that a lab budget buys as many cards as are worth their price (the choice weighs them). Where the fewest
+    cards that hold the job run one after another (pipeline stages: 3 cards for a model of 64 heads in vLLM), the
+    next count whose cards work together (4, in tensor parallel) is a configuration too.
     """
     made: list[Configuration] = []
     excluded: list[dict] = []
@@ -91,14 +92,14 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
                 excluded.append(_left_out(gpu, sizing, fits, counts))
             continue
         relative = sizing.relative(gpu)
-        for n in (range(count, max_count + 1) if every_count and asked == 1 else (count,)):
+        for n in (range(count, max_count + 1) if every_count and asked == 1 else (count, *_parallel_above(gpu, sizing, fits, count, max_count if asked == 1 else count))):
             if n > count:
                 if sizing.build(gpu, n):
                     break
                 if (gpu.memory_gb, n) not in fits:
                     fits[(gpu.memory_gb, n)] = sizing.fit(gpu.memory_gb, n)
                 fit = fits[(gpu.memory_gb, n)]
-            scale = speedups[n] if (not fit.sharded or sizing.pools_for_speed) else 1.0
+            scale = 1.0 if fit.serial else speedups[n]
             if (gpu.memory_gb, n) not in worth:
                 worth[(gpu.memory_gb, n)] = sizing.memory_value(gpu.memory_gb, n)
             made.append(Configuration(offer, n, offer.unit_usd * n, relative, relative * scale, fit,
@@ -106,12 +107,30 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
     return made, excluded
 
 
+def _parallel_above(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], count: int, max_count: int) -> tuple[int, ...]:
+    """The first count up to ``max_count`` above ``count`` whose cards work together, when ``count`` cards hold the
+    job only in parts that run one after another; else none."""
+    if not (fits[(gpu.memory_gb, count)].serial and fits[(gpu.memory_gb, count)].sharded):
+        return ()
+    for n in range(count + 1, max_count + 1):
+        if sizing.build(gpu, n):
+            return ()
+        if (gpu.memory_gb, n) not in fits:
+            fits[(gpu.memory_gb, n)] = sizing.fit(gpu.memory_gb, n)
+        if not fits[(gpu.memory_gb, n)].serial:
+            return (n,)
+    return ()
+
+
 def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]) -> dict:
-    """Why no allowed count of ``gpu`` works: the build rule, or memory at the largest count tried."""
+    """Why no allowed count of ``gpu`` works: the build rule, when the most cards allowed would hold the job; else
+    memory, at the most cards allowed, or, where the build rule refuses none, at the largest count tried for this card
+    (``fits`` is shared by the cards of one memory size, so another card may have been tried beyond this one)."""
     refusal = sizing.build(gpu, counts[-1]) if counts[-1] > 1 else None
-    tried = max((n for (memory, n) in fits if memory == gpu.memory_gb), default=None)
-    pooled = tried is not None and fits[(gpu.memory_gb, tried)].sharded  # unpooled, more cards would not have helped anyway
-    if refusal and (tried is None or (tried < counts[-1] and pooled)):
-        return {"gpu": gpu.id, "rule": "multi-gpu-heat", "reason": f"{gpu.name}: {refusal}"}
-    assert tried is not None, "a card is left out by its build rule or at a count whose memory was tried"
+    if refusal:
+        widest = fits.get((gpu.memory_gb, counts[-1])) or sizing.fit(gpu.memory_gb, counts[-1])
+        if widest.fits:
+            return {"gpu": gpu.id, "rule": "multi-gpu-heat", "reason": f"{gpu.name}: {refusal}"}
+        return {"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {widest.reason}"}
+    tried = max(n for (memory, n) in fits if memory == gpu.memory_gb)
     return {"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {fits[(gpu.memory_gb, tried)].reason}"}

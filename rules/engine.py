@@ -45,7 +45,7 @@ SHOWN_EXCLUSIONS = 8
 # the build rules), the counts asked, memory asked, the language of the fit texts, and what names the job. The
 # budget, currency, used cards, hours, objective, experience, owned and compared cards only weigh configurations.
 _SHAPE = attrgetter("setting", "gpus", "gpus_fixed", "memory_gb", "language", "workload", "task", "model", "params_b",
-                    "precision", "method", "context_tokens", "batch")
+                    "precision", "method", "context_tokens", "batch", "runtime")
 CONFIGURATIONS_KEPT = 512  # questions (budget aside) whose configurations stay memoised, least recently used first out
 SHAPES_KEPT = 8192  # questions (budget aside, its band kept) numbered for the memos of what follows from their rulings
 PICKS_KEPT = 8192  # configurations shown as picks, with their rules' lines and prices
@@ -262,7 +262,7 @@ class Advisor:
                     return Fit(True, memory_gb, False, say("fit.asked_holds", lang, asked=f"{asked:g}", gb=f"{memory_gb:g}"))
                 if in_all and count > 1 and memory_gb * count >= asked:
                     return Fit(True, memory_gb * count, True, say("fit.asked_in_all", lang, asked=f"{asked:g}", count=count, gb=f"{memory_gb:g}",
-                                                                  how=term("pooling", POOLING["layer-split"], lang)))
+                                                                  how=term("pooling", POOLING["layer-split"], lang)), serial=True)
                 return Fit(False, memory_gb, False, say("fit.asked_short", lang, asked=f"{asked:g}", gb=f"{memory_gb:g}"))
         else:
             def fit(memory_gb: float, count: int) -> Fit:
@@ -280,7 +280,6 @@ class Advisor:
             relative=lambda gpu: self.performance.relative(gpu, work, job.compute_precision),
             speedup=lambda count: self.performance.speedup(work, count),
             tokens_per_second=(lambda gpu, count: self.performance.tokens_per_second(gpu, job, count)) if decode else (lambda gpu, count: None),
-            pools_for_speed=job.pooling != "layer-split" and not in_all,
             factor=1.0 if question.memory_gb else job.memory_factor,
             build=build,
             same=(job, largest_gb, _SHAPE(question)),

@@ -44,7 +44,9 @@ LLM_METHODS = ("lora", "qlora", "full")
 METHOD_NAMES = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
                 "pretrain": "pretraining", "train": "training"}
 POOLING = {"none": "no pooling (each card holds a full copy)", "layer-split": "a layer split (llama.cpp / Ollama)",
-           "tensor-parallel": "tensor parallelism (vLLM / TensorRT-LLM)", "fsdp": "sharding (FSDP / ZeRO-3)"}
+           "tensor-parallel": "tensor parallelism (vLLM / TensorRT-LLM)", "fsdp": "sharding (FSDP / ZeRO-3)",
+           "pipeline-parallel": "pipeline stages (vLLM: tensor parallelism needs a count that divides the attention heads)"}
+SERIAL = frozenset({"layer-split", "pipeline-parallel"})  # the cards' parts run one after another: no speed-up for one stream
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,14 @@ class Job:
     def is_llm(self) -> bool:
         return self.model is not None and self.model.kind == "llm"
 
+    def pooling_at(self, count: int) -> str:
+        """How ``count`` cards pool for the job: tensor parallelism splits every attention layer's heads evenly, so vLLM
+        refuses a count that does not divide them (64 heads: 2, 4 or 8 cards) and such a count runs as pipeline stages."""
+        heads = self.model.heads if self.model is not None else None
+        if self.pooling == "tensor-parallel" and count > 1 and heads and heads % count:
+            return "pipeline-parallel"
+        return self.pooling
+
     @property
     def compute_precision(self) -> str:
         """The number format the arithmetic runs in, which sets the speed.
@@ -94,7 +104,7 @@ def but_budget(question: Question) -> tuple[Any, ...]:
 
 # The question's fields a job reads (:meth:`_Counter.job` and the functions it hands the question to), and nothing else.
 _JOB_FIELDS = attrgetter("workload", "model", "params_b", "precision", "method", "task", "context_tokens", "batch", "setting",
-                         "memory_gb", "language")
+                         "memory_gb", "language", "runtime")
 _CACHE: dict[tuple[int, tuple[Any, ...]], tuple[Rulebook, Job]] = {}
 _SAME: dict[Job, Job] = {}  # each distinct job once
 
@@ -156,11 +166,13 @@ def _fit(job: Job, memory_gb: float, count: int) -> Fit:
                    card / job.need.gb - 1 if job.need.gb > 0 else float("inf"))
     if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
         per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
-        how = term("pooling", POOLING[job.pooling], lang)
+        pooling = job.pooling_at(count)
+        how, serial = term("pooling", POOLING[pooling], lang), pooling in SERIAL
         if per_card <= card:
             return Fit(True, card * count, True, say("fit.split", lang, count=count, how=how, per_card=f"{per_card:.1f}", card=f"{card:.1f}"),
-                       card / per_card - 1)
-        return Fit(False, card * count, True, say("fit.split_short", lang, count=count, how=how, per_card=f"{per_card:.1f}", card=f"{card:.1f}"))
+                       card / per_card - 1, serial)
+        return Fit(False, card * count, True, say("fit.split_short", lang, count=count, how=how, per_card=f"{per_card:.1f}", card=f"{card:.1f}"),
+                   serial=serial)
     if count > 1:
         return Fit(False, card, False, say("fit.each_short", lang, need=need, how=term("pooling", POOLING["none"], lang),
                                            card=f"{card:.1f}", terms=terms))
@@ -172,6 +184,7 @@ class _Counter:
 
     def __init__(self, rulebook: Rulebook) -> None:
         self.language: str | None = None
+        self.runtime: str | None = None  # the job's, for how its weights are named
         self.p: Mapping[str, Any] = rulebook["memory-fit"].parameters
         self.factor16 = rulebook.param("16-bit-memory", "effective_memory_factor")
         self.floors: Mapping[str, float] = rulebook.param("memory-caveat", "min_memory_gb")
@@ -189,7 +202,8 @@ class _Counter:
                             "inference" if inference else "training")
         context = q.context_tokens or self._context(spec, inference)
         batch = q.batch or (spec.train_batch if spec and not llm and not inference else 1)
-        pooling = _pooling(method, llm, q.setting)
+        runtime = self.runtime = runtime_for(q, method, llm, batch)
+        pooling = _pooling(method, llm, runtime)
         bits = self.bits(spec, precision, method)
         factor = self.factor16 if method == "train" and precision in ("16-bit", "fp8") else 1.0
         if q.memory_gb:
@@ -202,7 +216,7 @@ class _Counter:
         others = tuple((m, round(self.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
                        for m in LLM_METHODS if m != method) if llm and spec and not inference and not q.memory_gb else ()
         return Job(work, method, method_assumed, precision, precision_assumed, spec, context, batch, need,
-                   self._assumptions(method, method_assumed, precision, context, batch, llm, spec), others, pooling,
+                   self._assumptions(method, method_assumed, precision, context, batch, llm, spec, runtime, q), others, pooling,
                    shardable, factor, bits, q.language)
 
     def say(self, key: str, **values: Any) -> str:
@@ -212,8 +226,8 @@ class _Counter:
         """The method's name in the asker's language (LoRA and QLoRA are names)."""
         return term("method", METHOD_NAMES[method], self.language)
 
-    def precision(self, precision: str, spec: ModelSpec | None) -> str:
-        return term("precision", _precision_label(precision, spec), self.language)
+    def precision(self, precision: str, spec: ModelSpec | None, runtime: str | None = None) -> str:
+        return term("precision", _precision_label(precision, spec, runtime), self.language)
 
     def _context(self, spec: ModelSpec | None, inference: bool) -> int:
         default = self.p["default_context_tokens"] if inference else self.p["training_context_tokens"]
@@ -252,7 +266,7 @@ class _Counter:
                 part += self.say("job.text_encoders", params=f"{spec.params_b - params_b:.1f}")
             shardable = 0.0
         total = weights + working + overhead
-        how = self.say("job.inference", name=spec.name, weights=f"{weights:.1f}", precision=self.precision(precision, spec), part=part,
+        how = self.say("job.inference", name=spec.name, weights=f"{weights:.1f}", precision=self.precision(precision, spec, self.runtime), part=part,
                        overhead=f"{overhead:g}")
         if spec.reference_vram_gb and precision in ("16-bit", "fp32") and spec.reference_vram_gb > total:
             # the model's own code, as published, holds more (whisper keeps fp32 weights and beams): lean runtimes need less
@@ -304,13 +318,15 @@ class _Counter:
         how = self.say("job.classic_training", name=spec.name, states=f"{states:.1f}", activations=f"{activations:.1f}", batch=spec.train_batch)
         return MemoryNeed(states + activations + overhead, how, spec.id), 0.0
 
-    def _assumptions(self, method, method_assumed, precision, context, batch, llm, spec) -> tuple[str, ...]:
+    def _assumptions(self, method, method_assumed, precision, context, batch, llm, spec, runtime, q) -> tuple[str, ...]:
         said = []
         if method in ("lora", "qlora"):
             said.append(self.say("assumed.adapters", method=self.method(method), rank=self.p["lora_rank"],
                                  precision="4-bit NF4" if method == "qlora" else spec.lora_base if spec and spec.lora_base else precision))
         elif method == "inference":
-            said.append(self.say("assumed.inference", precision=self.precision(precision, spec)))
+            said.append(self.say("assumed.inference", precision=self.precision(precision, spec, runtime)))
+            if runtime is not None and (q.runtime or (batch > 1 and q.setting not in ("server", "cloud"))):
+                said.append(self.say(f"assumed.runtime_{'vllm' if runtime == 'vllm' else 'llama_cpp'}"))
         elif method == "train" and precision in ("16-bit", "fp8"):
             said.append(self.say("assumed.mixed_training", precision=precision, factor=f"{self.factor16:g}"))
         elif precision == "16-bit":
@@ -358,15 +374,29 @@ def _precision(q: Question, method: str, spec: ModelSpec | None, llm: bool) -> t
     return "16-bit", True
 
 
-def _pooling(method: str, llm: bool, setting: str | None) -> str:
+def runtime_for(q: Question, method: str, llm: bool, batch: int) -> str | None:
+    """The runtime an LLM is run with (None for any other job): the one named; else a batching server (vLLM class) for
+    several users at once or a server, whose way across cards is tensor parallelism (vLLM docs, distributed serving);
+    else llama.cpp (Ollama, LM Studio), whose default across cards is the layer split (llama.cpp docs, multi-GPU)."""
+    if method != "inference" or not llm:
+        return None
+    if q.runtime:
+        return q.runtime
+    return "vllm" if batch > 1 or q.setting in ("server", "cloud") else "llama.cpp"
+
+
+def _pooling(method: str, llm: bool, runtime: str | None) -> str:
     if method == "inference":
-        return ("tensor-parallel" if setting in ("server", "cloud") else "layer-split") if llm else "none"
+        return ("tensor-parallel" if runtime == "vllm" else "layer-split") if llm else "none"
     return "fsdp" if llm and method in ("lora", "qlora", "full", "pretrain") else "none"
 
 
-def _precision_label(precision: str, spec: ModelSpec | None) -> str:
+def _precision_label(precision: str, spec: ModelSpec | None, runtime: str | None = None) -> str:
+    """The precision as the runtime stores it: GGUF types for llama.cpp, AWQ / GPTQ or INT8 checkpoints for vLLM."""
     if precision == "4-bit" and spec is not None and spec.weights_gb:
         return "4-bit (as released, MXFP4)"
+    if runtime == "vllm":
+        return {"4-bit": "4-bit (AWQ / GPTQ class)", "8-bit": "8-bit (INT8 class)"}.get(precision, precision)
     return {"4-bit": "4-bit (Q4_K_M class)", "8-bit": "8-bit (Q8_0 class)"}.get(precision, precision)
 
 

@@ -100,6 +100,7 @@ class Fit:
     sharded: bool
     reason: str
     headroom: float = float("inf")  # spare share where memory binds: the card, or each card's part of a split job
+    serial: bool = False  # the cards hold parts of the model that run one after another (layer or pipeline split): no speed-up
 
 
 def _slug(text: str) -> str:

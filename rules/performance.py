@@ -225,7 +225,7 @@ class PerformanceModel:
         weights = spec.active_b * 1e9 * job.bits_per_weight / 8
         kv = spec.kv_values(job.context_tokens / 2) * d["kv_cache_bytes"]  # a half-full context on average
         bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight) * 1e9
-        if count > 1 and job.pooling == "tensor-parallel":
+        if count > 1 and job.pooling_at(count) == "tensor-parallel":
             bandwidth *= count * d["tensor_parallel_factor"]
         elif count > 1:
             bandwidth *= d["layer_split_factor"]  # one card works at a time; hand-over between them

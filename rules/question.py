@@ -46,6 +46,9 @@ Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
 # Where the hardware will live: a desktop PC, a server/rack, or only rented in the cloud.
 Setting = Literal["desktop", "server", "cloud"]
 Language = Literal["en", "ru"]
+# The family of runtime an LLM is run with, where the asker names one: llama.cpp (also Ollama, LM Studio) loads
+# GGUF files and splits a model by layers; vllm (also SGLang, TGI, TensorRT-LLM) serves batches in tensor parallel.
+Runtime = Literal["llama.cpp", "vllm"]
 # What "best" means when the asker says: None = the best within the budget, with diminishing returns.
 Objective = Literal["cheapest"]
 Experience = Literal["beginner", "hobby", "researcher"]
@@ -146,6 +149,9 @@ class RecommendationRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_un
                                                 description="Context length in tokens, for the KV cache and activations.")] | None = None
     batch: Annotated[int, msgspec.Meta(ge=1, le=MAX_BATCH, description="Batch size (concurrent sequences for inference).")] | None = None
     language: Annotated[Language | None, msgspec.Meta(description="Language of the answer's prose.")] = None
+    runtime: Annotated[Runtime | None, msgspec.Meta(description=(
+        "LLM runtime: llama.cpp (also Ollama, LM Studio: GGUF files, cards split by layers) or vllm (also SGLang, TGI, "
+        "TensorRT-LLM: cards in tensor parallel); null: vllm for several users or a server, else llama.cpp."))] = None
 
     def question(self, today: date) -> "Question":
         """The question this body asks, checked as every face's question is."""
@@ -205,6 +211,7 @@ class Question:
     # The memory of the card the asker has in mind ("will llama 13b fit on 8 GB"): the job's
     # need still comes from the model; the answer says whether it fits in this much.
     card_memory_gb: float | None = None
+    runtime: str | None = None  # "llama.cpp" or "vllm" (:data:`Runtime`); None: by the users served and the setting
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], today: date | None = None) -> "Question":

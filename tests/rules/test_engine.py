@@ -765,3 +765,22 @@ def test_a_used_card_barely_cheaper_than_new_is_not_bought_unasked(advisor):
     assert (top["gpu"], top["condition"]) == ("rtx-4090", "new")
     asked = wire(advisor.recommend(parse("llm fine-tuning $2000, used is fine").question, today=day))
     assert any(p["condition"] == "used" for p in _shown(asked))
+
+
+def test_served_llm_gets_the_next_count_that_works_in_tensor_parallel(recommend):
+    # 70B at 4 bit for 20 users needs ~70 GB: three 24 GB cards hold it only as pipeline stages (64 heads do not split
+    # in three), four work together in tensor parallel; the four are offered, and chosen when worth their price
+    answer = recommend(workload="llm", model="llama 3 70b", task="inference", batch=20, budget=8000)
+    top = answer["picks"][0]
+    assert top["count"] == 4 and top["memory_gb"] == 24
+    assert any("tensor parallelism" in f["reason"] for f in top["rules"])
+    assert not any("pipeline" in f["reason"] for f in top["rules"])
+
+
+def test_no_card_is_left_out_with_a_reason_that_says_it_fits(recommend):
+    # the configurations share fits by memory size: one card's trials must not become another's reason
+    for fields in (dict(workload="cnn", budget=5000, gpus=4, as_of=SEED_DATE),
+                   dict(workload="llm", model="llama 3 70b", task="inference", budget=2000, used_ok=True),
+                   dict(workload="llm", model="mistral 7b", method="lora", budget=2000)):
+        for entry in recommend(**fields)["excluded"]:
+            assert "fits only split" not in entry["reason"] and " needed, " not in entry["reason"], entry

@@ -155,3 +155,33 @@ def test_whisper_large_is_counted_at_its_published_10_gb_not_the_lean_estimate(r
     assert not fit_on(job, 8, 1).fits and fit_on(job, 12, 1).fits
     small = job_for(Question(workload="speech", model="whisper-small", task="inference"), rulebook)
     assert small.need.gb < 4  # no published figure: the count stands
+
+
+def test_the_runtime_named_decides_how_cards_pool_and_how_weights_are_named(rulebook):
+    # vLLM docs (distributed serving): one machine's GPUs run a model in tensor parallel; llama.cpp docs (multi-GPU):
+    # --split-mode layer is the default, one GPU working at a time
+    vllm = job(rulebook, workload="llm", model="qwen3 32b", task="inference", runtime="vllm")
+    ollama = job(rulebook, workload="llm", model="qwen3 32b", task="inference", runtime="llama.cpp")
+    assert vllm.pooling == "tensor-parallel" and ollama.pooling == "layer-split"
+    assert "AWQ / GPTQ" in vllm.need.how and "Q4_K_M" not in vllm.need.how and "Q4_K_M" in ollama.need.how
+    assert any("vLLM" in line for line in vllm.assumptions) and any("llama.cpp" in line for line in ollama.assumptions)
+    # not named: several users at once or a server mean a batching server; one person's desktop means llama.cpp
+    assert job(rulebook, workload="llm", model="qwen3 32b", task="inference", batch=20).pooling == "tensor-parallel"
+    assert job(rulebook, workload="llm", model="qwen3 32b", task="inference", setting="server").pooling == "tensor-parallel"
+    assert job(rulebook, workload="llm", model="qwen3 32b", task="inference").pooling == "layer-split"
+    assert job(rulebook, workload="llm", model="qwen3 32b", task="inference", batch=20, runtime="llama.cpp").pooling == "layer-split"
+    # training pools by sharding whatever runtime is named
+    assert job(rulebook, workload="llm", model="qwen3 32b", method="lora", task="training", runtime="vllm").pooling == "fsdp"
+
+
+def test_tensor_parallelism_needs_a_count_that_divides_the_attention_heads(rulebook):
+    # vLLM splits each layer's 64 heads evenly (Llama 3 70B): 2, 4 or 8 cards; 3 run as pipeline stages, serially
+    served = job(rulebook, workload="llm", model="llama 3 70b", task="inference", batch=20)
+    assert served.model.heads == 64
+    assert [served.pooling_at(n) for n in (1, 2, 3, 4, 8)] == ["tensor-parallel", "tensor-parallel", "pipeline-parallel",
+                                                                 "tensor-parallel", "tensor-parallel"]
+    three, four = fit_on(served, 24, 3), fit_on(served, 24, 4)
+    assert three.fits and three.serial and "pipeline stages" in three.reason
+    assert four.fits and not four.serial and "tensor parallelism" in four.reason
+    local = job(rulebook, workload="llm", model="llama 3 70b", task="inference")
+    assert fit_on(local, 24, 2).serial and local.pooling_at(3) == "layer-split"

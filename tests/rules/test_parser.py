@@ -620,6 +620,26 @@ def test_method_words(text: str, task: str, method: str | None) -> None:
     assert "method" in parsed.changed
 
 
+@pytest.mark.parametrize("text, runtime", [
+    ("serve qwen3 32b with vllm for 20 users", "vllm"),
+    ("sglang server for llama 70b", "vllm"),
+    ("tensorrt-llm on two h100", "vllm"),
+    ("run llama 3.3 70b with ollama on two gpus", "llama.cpp"),
+    ("llama.cpp on a 3090", "llama.cpp"),
+    ("lm studio on my pc", "llama.cpp"),
+    ("qwen 32b gguf", "llama.cpp"),
+    ("запустить qwen 32b в ollama", "llama.cpp"),
+    ("serve qwen 32b for 20 users", None),  # not named: the job decides (rules.job.runtime_for)
+    ("qwen 32b awq", None),  # AWQ runs in vLLM and elsewhere alike
+])
+def test_a_named_runtime_is_kept(text: str, runtime: str | None) -> None:
+    parsed = parse(text, today=TODAY)
+    assert parsed.question.runtime == runtime, parsed.understood
+    assert parsed.question.task == "inference"
+    if runtime:
+        assert any(line.startswith(f"runtime: {runtime}") for line in parsed.understood), parsed.understood
+
+
 def test_fine_tune_without_a_method_says_the_engine_picks() -> None:
     parsed = parse("fine-tune llama 8b", today=TODAY)
     assert "method: not said; the answer picks one for the job and says so" in parsed.understood
