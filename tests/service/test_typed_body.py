@@ -66,7 +66,7 @@ EDGES = {"gpus": [0, 1, 16, 17], "params_b": [0, 0.1, 2000, 2000.5], "memory_gb"
          "hours_per_week": [0, 168, 169], "context_tokens": [0, 1, 2_000_000, 2_000_001], "batch": [0, 4096, 4097],
          "model": ["", "m" * 100, "m" * 101], "owned_gpu": ["", "g" * 101], "compare": [["a"] * 6, ["a"] * 7, [""], ["c" * 101]],
          "workload": ["rl", "astrology"], "precision": ["fp8", "fp16"], "method": ["qlora", "dpo"], "setting": ["cloud", "moon"],
-         "language": ["ru", "fr"], "objective": ["cheapest", "fastest"], "experience": ["hobby", "guru"], "task": ["inference", "serving"],
+         "language": ["ru", "fr"], "runtime": ["vllm", "llama.cpp", "ollama"], "objective": ["cheapest", "fastest"], "experience": ["hobby", "guru"], "task": ["inference", "serving"],
          "used_ok": [True, "yes"], "currency": ["GBP", "XYZ"], "budget": [0, 0.01, 1e7], "as_of": ["2010-01-01", "2009-12-31"]}
 
 
