@@ -150,9 +150,11 @@ def training_limits(ctx: Context) -> Ruling:
     method = ctx.job.method
     if method == "inference":
         return NOTHING
-    fit = ("full", "adapters") if method in ctx.param("training-limits", "adapter_methods") else ("full",)
+    adapters = method in ctx.param("training-limits", "adapter_methods")
+    fit = ("full", "adapters") if adapters else ("full",)
     return Ruling(keep=Keep(lambda c: c.gpu.trains in fit,
-                            ctx.say("rule.training_limits.keep", method=term("method", METHOD_NAMES[method], ctx.language)),
+                            ctx.say("rule.training_limits.keep_adapters" if adapters else "rule.training_limits.keep",
+                                    method=term("method", METHOD_NAMES[method], ctx.language)),
                             when="both"))
 
 

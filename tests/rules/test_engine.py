@@ -784,3 +784,16 @@ def test_no_card_is_left_out_with_a_reason_that_says_it_fits(recommend):
                    dict(workload="llm", model="mistral 7b", method="lora", budget=2000)):
         for entry in recommend(**fields)["excluded"]:
             assert "fits only split" not in entry["reason"] and " needed, " not in entry["reason"], entry
+
+
+def test_the_training_limits_line_says_what_it_keeps_for_adapters(recommend, advisor):
+    # QLoRA of a 70B model: the Ryzen AI Max (inference only) is left out, while the DGX Spark and the Macs, which the
+    # catalog marks fit for adapters, stay; the line must not say those are left out
+    answer = recommend(workload="llm", model="llama 3 70b", method="qlora", budget=4000)
+    line = next(f["reason"] for f in answer["findings"] if f["rule"] == "training-limits")
+    assert "inference only are left out" in line and "fit for adapters stay" in line
+    shown = {p["gpu"] for p in [*answer["picks"], *[a for a in answer["alternatives"].values() if a]]}
+    assert any(advisor.catalog.gpu(g).trains == "adapters" for g in shown), shown
+    full = recommend(workload="llm", model="llama 3 8b", method="full", budget=20000)
+    full_line = next(f["reason"] for f in full["findings"] if f["rule"] == "training-limits")
+    assert "are left out" in full_line and "stay" not in full_line
