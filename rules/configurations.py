@@ -92,7 +92,13 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
                 excluded.append(_left_out(gpu, sizing, fits, counts))
             continue
         relative = sizing.relative(gpu)
-        for n in (range(count, max_count + 1) if every_count and asked == 1 else (count, *_parallel_above(gpu, sizing, fits, count, max_count if asked == 1 else count))):
+        if asked > 1:
+            made_counts: Iterable[int] = (count,)
+        elif every_count:
+            made_counts = range(count, max_count + 1)
+        else:
+            made_counts = (count, *_parallel_above(gpu, sizing, fits, count, max_count))
+        for n in made_counts:
             if n > count:
                 if sizing.build(gpu, n):
                     break

@@ -226,8 +226,8 @@ class _Counter:
         """The method's name in the asker's language (LoRA and QLoRA are names)."""
         return term("method", METHOD_NAMES[method], self.language)
 
-    def precision(self, precision: str, spec: ModelSpec | None, runtime: str | None = None) -> str:
-        return term("precision", _precision_label(precision, spec, runtime), self.language)
+    def precision(self, precision: str, spec: ModelSpec | None) -> str:
+        return term("precision", _precision_label(precision, spec, self.runtime), self.language)
 
     def _context(self, spec: ModelSpec | None, inference: bool) -> int:
         default = self.p["default_context_tokens"] if inference else self.p["training_context_tokens"]
@@ -266,7 +266,7 @@ class _Counter:
                 part += self.say("job.text_encoders", params=f"{spec.params_b - params_b:.1f}")
             shardable = 0.0
         total = weights + working + overhead
-        how = self.say("job.inference", name=spec.name, weights=f"{weights:.1f}", precision=self.precision(precision, spec, self.runtime), part=part,
+        how = self.say("job.inference", name=spec.name, weights=f"{weights:.1f}", precision=self.precision(precision, spec), part=part,
                        overhead=f"{overhead:g}")
         if spec.reference_vram_gb and precision in ("16-bit", "fp32") and spec.reference_vram_gb > total:
             # the model's own code, as published, holds more (whisper keeps fp32 weights and beams): lean runtimes need less
@@ -324,7 +324,7 @@ class _Counter:
             said.append(self.say("assumed.adapters", method=self.method(method), rank=self.p["lora_rank"],
                                  precision="4-bit NF4" if method == "qlora" else spec.lora_base if spec and spec.lora_base else precision))
         elif method == "inference":
-            said.append(self.say("assumed.inference", precision=self.precision(precision, spec, runtime)))
+            said.append(self.say("assumed.inference", precision=self.precision(precision, spec)))
             if runtime is not None and (q.runtime or (batch > 1 and q.setting not in ("server", "cloud"))):
                 said.append(self.say(f"assumed.runtime_{'vllm' if runtime == 'vllm' else 'llama_cpp'}"))
         elif method == "train" and precision in ("16-bit", "fp8"):
