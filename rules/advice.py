@@ -422,6 +422,12 @@ def vendor_nvidia(ctx: Context) -> Ruling:
         if top is None:
             return choice
         if top.gpu.software == safe:
+            if choice.best_value is not None and choice.best_value.gpu.software != safe:
+                # the seed weighs a step up against the best value of the stack it recommends (RTX 2070 over RTX 2060):
+                # a cheap card outside CUDA would set the price of speed for a CUDA pick, and name a card the answer hides
+                cuda = rechoose(lambda c: c.gpu.software == safe)
+                if cuda.top is not None:
+                    return _with_outside(cuda, _outside(choice))
             return _safe_alternatives(choice)
         cuda = rechoose(lambda c: c.gpu.software == safe)
         floor = ctx.floor
@@ -431,20 +437,31 @@ def vendor_nvidia(ctx: Context) -> Ruling:
             return choice
         note = Finding("vendor-nvidia", "applied", ctx.say("rule.vendor_nvidia.leads", cuda=cuda.top.gpu.name, count=top.count, name=top.gpu.name,
                                                     software=top.gpu.software, share=f"{cuda.top.speed / top.speed:.0%}"))
+        return replace(_with_outside(cuda, top), notes=(note, *cuda.notes))
+
+    def _outside(choice: Choice) -> Configuration | None:
+        """Where a card outside CUDA beats the pick on value, speed or room: the one the choice ranks first outside it."""
+        if not any(label != "used" and c.gpu.software != safe for label, c in choice.alternatives.items()):
+            return None
+        return next((c for c in choice.within if c.gpu.software != safe), None)
+
+    def _with_outside(cuda: Choice, outside: Configuration | None) -> Choice:
+        """A choice made within CUDA, with the best card outside it under its own label."""
         alternatives = dict(cuda.alternatives)
-        alternatives.setdefault("outside CUDA", top)
-        return replace(cuda, alternatives=still_better(alternatives, cuda.top), notes=(note, *cuda.notes))
+        if outside is not None:
+            alternatives.setdefault("outside CUDA", outside)
+        return replace(cuda, alternatives=still_better(alternatives, cuda.top))
 
     def _safe_alternatives(choice: Choice) -> Choice:
         """A CUDA pick's best value, fastest and roomiest come from CUDA too; the best card outside it is shown
         under its own label, 'outside CUDA', so that 'best value' never quietly means a ROCm card."""
-        outside = [c for label, c in choice.alternatives.items() if label != "used" and c.gpu.software != safe]
-        if not outside or choice.top is None:
+        outside = _outside(choice)
+        if outside is None or choice.top is None:
             return choice
         alternatives = alternatives_among(choice, lambda c: c.gpu.software == safe)
         if "used" in choice.alternatives:
             alternatives["used"] = choice.alternatives["used"]
-        alternatives["outside CUDA"] = outside[0]
+        alternatives["outside CUDA"] = outside
         return replace(choice, alternatives=still_better(alternatives, choice.top))
     return Ruling(keep=keep, card=card, prefer=prefer)
 

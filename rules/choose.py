@@ -239,7 +239,7 @@ def _room(c: Configuration) -> float:
 
 
 BETTER = {  # what each labelled alternative must beat the top pick on
-    "best value": lambda c, top: c.value > top.value,
+    "best value": lambda c, top: _worth_per_usd(c) > _worth_per_usd(top),
     "fastest": lambda c, top: c.speed > top.speed,
     "roomiest": lambda c, top: _room(c) > _room(top),
 }
@@ -256,14 +256,19 @@ def still_better(alternatives: dict[str, Configuration], top: Configuration) -> 
 
 
 def _alternatives(top: Configuration, within: list[Configuration], taken: set[str]) -> dict[str, Configuration]:
-    """Best value, fastest and roomiest: each a different card, each better than the top on its own measure."""
+    """Best value, fastest and roomiest: each a different card, each better than the top on its own measure. Value is
+    worth per dollar, the measure the choice steps up from (for memory-bound work, a card that holds more of the job
+    is worth more); a shown card that beats every other on it is the best value already, and none is added."""
     measures = {
-        "best value": lambda c: (c.value, -c.total_usd),
+        "best value": lambda c: (_worth_per_usd(c), -c.total_usd),
         "fastest": lambda c: (c.speed, -c.total_usd),
         "roomiest": lambda c: (_room(c), c.speed, -c.total_usd),
     }
     found: dict[str, Configuration] = {}
+    shown = set(taken)
     for label, rank in measures.items():
+        if label == "best value" and within and max(within, key=lambda c: (*rank(c), c.gpu.id)).gpu.id in shown:
+            continue
         rest = [c for c in within if c.gpu.id not in taken and BETTER[label](c, top)]
         if rest:
             found[label] = max(rest, key=lambda c: (*rank(c), c.gpu.id))
