@@ -8,7 +8,7 @@ date) raise :class:`~rules.question.QuestionError` for the face to report.
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal, cast
+from typing import Callable, Literal, cast
 
 from rules.answer import Reply
 from rules.engine import Advisor
@@ -18,7 +18,7 @@ from rules.render import answer_markdown, clarification_markdown, help_text
 
 Intent = Literal["recommend", "compare", "fit", "help", "clarify"]  # the parser's intents, as a reply carries them
 
-__all__ = ["Reply", "ask", "follow_ups"]
+__all__ = ["Reply", "ask", "follow_ups", "held_by"]
 
 
 def follow_ups(question: Question) -> tuple[str, ...]:
@@ -31,8 +31,22 @@ def follow_ups(question: Question) -> tuple[str, ...]:
     return tuple(options)
 
 
+def held_by(advisor: Advisor, previous: Question | None, today: date | None) -> Callable[[], float | None]:
+    """What the answer to ``previous`` led with holds, in GB, for a 'more memory?' that follows it: all its cards
+    where they pool one job's memory (their effective memory covers every card), else one card."""
+    def held() -> float | None:
+        if previous is None:
+            return None
+        picks = advisor.recommend(previous, today=today).picks
+        if not picks:
+            return None
+        top = picks[0]
+        return top.memory_gb * top.count if top.count > 1 and top.effective_memory_gb >= top.memory_gb * top.count else top.memory_gb
+    return held
+
+
 def ask(advisor: Advisor, text: str, previous: Question | None = None, today: date | None = None) -> Reply:
-    parsed = parse(text, previous=previous, today=today)
+    parsed = parse(text, previous=previous, today=today, held_gb=held_by(advisor, previous, today))
     language = parsed.question.language or text_language(text)
     if parsed.intent == "help":
         return Reply(text=help_text(language), intent="help", question=previous, recommendation=None, understood=parsed.understood,

@@ -60,7 +60,8 @@ Decisions for ambiguous text (each pinned by a test):
   "almost no money" and "little money" personas); the value is in the vocabulary.
 * Follow-ups: "cheaper" -> budget x 0.7, "more expensive" -> x 1.5; without a budget
   to scale they change nothing and say so in ``understood``. "more memory" -> the
-  next size in ``memory_steps_gb`` above the previous memory_gb (16 GB if none);
+  next size in ``memory_steps_gb`` above the previous memory_gb and what the previous
+  answer's top held (``held_gb``), 16 GB at least;
   "more gpus" doubles the count (at most 16). A text with both a workload and a
   budget is a new question and starts from defaults instead of ``previous``.
 * Models: a family word from the vocabulary ("llama", "qwen", "r1", "sdxl", "whisper")
@@ -156,10 +157,14 @@ class ParsedText:
         return self.intent != "help" and not self.changed
 
 
-def parse(text: str, previous: Question | None = None, today: date | None = None) -> ParsedText:
-    """Read ``text`` (refining ``previous`` when given); raises only :class:`QuestionError`."""
+def parse(text: str, previous: Question | None = None, today: date | None = None,
+          held_gb: Callable[[], float | None] | None = None) -> ParsedText:
+    """Read ``text`` (refining ``previous`` when given); raises only :class:`QuestionError`.
+
+    ``held_gb``: the memory the previous answer's top configuration holds, asked only when the text wants more
+    memory, so that "more memory?" means more than the asker was shown (:func:`rules.ask.held_by`)."""
     today = today or date.today()
-    return _build(_scanned(clean(check_text(text)), today), previous, today)
+    return _build(_scanned(clean(check_text(text)), today), previous, today, held_gb)
 
 
 # ----------------------------------------------------------------------------- cleaning
@@ -1106,14 +1111,14 @@ _LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory the job nee
            "gpus_fixed": "that many gpus and no more"}
 
 
-def _build(scan: _Scan, previous: Question | None, today: date) -> ParsedText:
+def _build(scan: _Scan, previous: Question | None, today: date, held_gb: Callable[[], float | None] | None = None) -> ParsedText:
     workload = _pick_workload(scan)
     fresh = previous is None or (workload is not None and "budget" in scan.values)
     base = previous if previous is not None and not fresh else Question()
     language = _language(scan.original)
     changes, understood = _changes(scan, workload, base, fresh, language)
     for what in dict.fromkeys(scan.adjust):
-        understood.append(_ADJUSTERS[what](base, changes))
+        understood.append(_more_memory(base, changes, held_gb) if what == "more_memory" else _ADJUSTERS[what](base, changes))
     changed = tuple(name for name in _FIELD_ORDER if name in changes)
     if changes and language:  # the language of a question, kept through follow-ups; not a change asked for
         changes["language"] = language
@@ -1403,11 +1408,16 @@ def _scale_budget(factor: float, word: str) -> Callable[[Question, dict[str, Any
     return adjust
 
 
-def _more_memory(base: Question, changes: dict[str, Any]) -> str:
-    current = changes.get("memory_gb", base.memory_gb) or 0
+def _more_memory(base: Question, changes: dict[str, Any], held_gb: Callable[[], float | None] | None = None) -> str:
+    """The next memory step above what the question asked and what the previous answer's pick holds: 'more memory?'
+    after a 24 GB card asks for more than 24 GB, not for the 16 GB a question without a size would start from."""
+    asked = changes.get("memory_gb", base.memory_gb) or 0
+    held = (held_gb() if held_gb is not None else None) or 0
+    current = max(asked, held)
     steps = [s for s in vocabulary().data["memory_steps_gb"] if s > current] or [min(current * 1.5, 4096)]
     changes["memory_gb"] = _whole(max(steps[0], 16))
-    return f"memory the job needs (GB): {changes['memory_gb']:g} (more memory)"
+    shown = f" than the {held:g} GB shown" if held > asked else ""
+    return f"memory the job needs (GB): {changes['memory_gb']:g} (more memory{shown})"
 
 
 def _more_gpus(base: Question, changes: dict[str, Any]) -> str:

@@ -25,12 +25,15 @@ from litestar.di import NamedDependency
 from litestar.params import JSONBody
 from litestar.response import Stream
 
+from rules.ask import held_by
+from rules.engine import Advisor
 from rules.parser import parse
 from rules.question import MAX_TEXT_CHARS, Question, QuestionError, check_text
 from service.api import ApiState, off_loop, today
 from service.api.docs import documented
 from service.api.inputs import checked_body
 from service.problems import InvalidInput, NotFound, PayloadTooLarge
+from service.snapshot import Snapshot
 
 __all__ = ["ChatController", "ChatMessage", "ChatRequest", "MODEL", "complete"]
 
@@ -110,8 +113,9 @@ class History:
         self._folded: OrderedDict[bytes, Question | None] = OrderedDict()
         self._lock = threading.Lock()
 
-    def question(self, texts: list[str], today: date) -> Question | None:
-        digest = hashlib.blake2b(today.isoformat().encode(), digest_size=16)
+    def question(self, texts: list[str], today: date, snapshot: Snapshot) -> Question | None:
+        """``snapshot`` answers a 'more memory?' among the turns (more than its answer to the turn before showed)."""
+        digest = hashlib.blake2b(f"{today.isoformat()}|{snapshot.measurements_version}|{snapshot.built_at}".encode(), digest_size=16)
         keys = []
         for text in texts:
             digest.update(len(text).to_bytes(4, "big") + text.encode("utf-8", "surrogatepass"))
@@ -124,7 +128,7 @@ class History:
                     self._folded.move_to_end(keys[i])
                     break
         for i in range(start, len(texts)):
-            previous = _refine(texts[i], previous, today)
+            previous = _refine(texts[i], previous, today, snapshot.advisor)
             with self._lock:
                 self._folded[keys[i]] = previous
                 while len(self._folded) > self.size:
@@ -132,9 +136,9 @@ class History:
         return previous
 
 
-def _refine(text: str, previous: Question | None, today: date) -> Question | None:
+def _refine(text: str, previous: Question | None, today: date, advisor: Advisor) -> Question | None:
     try:
-        parsed = parse(text[:MAX_TEXT_CHARS], previous=previous, today=today)
+        parsed = parse(text[:MAX_TEXT_CHARS], previous=previous, today=today, held_gb=held_by(advisor, previous, today))
     except QuestionError:
         return previous  # an earlier turn with an unusable value refines nothing
     if parsed.intent != "help" and not parsed.needs_clarification:
@@ -151,10 +155,11 @@ def complete(api: ApiState, messages: list[ChatMessage], today: date) -> tuple[s
     if not users:
         raise InvalidInput("no user message to answer", [{"field": "messages", "message": "needs at least one message with role 'user'"}])
     _check_size(messages, users)
-    previous = HISTORY.question([t for _, t in users[:-1]], today)
+    snapshot = api.holder.get()
+    previous = HISTORY.question([t for _, t in users[:-1]], today, snapshot)
     index, text = users[-1]
     try:
-        reply = api.holder.get().asked(text, previous, today)
+        reply = snapshot.asked(text, previous, today)
     except QuestionError as exc:
         raise InvalidInput(exc.message, [{"field": f"messages.{index}.content", "message": f"{exc.field}: {exc.message}"}]) from None
     if reply.workload is not None:

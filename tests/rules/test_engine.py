@@ -854,3 +854,19 @@ def test_outside_cuda_is_the_card_the_choice_ranks_first_outside_it(advisor, tex
     # in the league of the picks: at most four times the dearest pick's price, at least 40 % of the top's speed
     assert outside["total_price"]["usd"] <= 4 * max(p["total_price"]["usd"] for p in picks), (outside["name"], outside["total_price"])
     assert outside["relative_performance"] >= 0.4 * picks[0]["relative_performance"], (outside["name"], picks[0]["name"])
+
+
+@pytest.mark.parametrize("first, today", [("rnn $2007 server", date(2026, 1, 15)), ("transformers $6066 beginner", date(2026, 1, 15)),
+                                          ("llama 70b inference $5000", date(2026, 11, 20)), ("nlp $1500", date(2026, 11, 20))])
+def test_more_memory_follow_up_shows_more_memory_than_the_answer_before(advisor, first, today):
+    """'more memory?' (offered under every answer) gave back the same card in 5 of 6 follow-ups, and after a 70B
+    model sized the job as 16 GB: it now asks for more than the previous answer's top holds (all its cards where
+    they pool one model's memory), and never for less than the model needs."""
+    from rules.ask import ask
+
+    before = ask(advisor, first, today=today)
+    after = ask(advisor, "more memory?", previous=before.question, today=today).recommendation
+    was = before.recommendation.picks[0]
+    assert after.memory_need.gb > was.memory_gb and after.memory_need.gb > before.recommendation.memory_need.gb, after.memory_need
+    for top in after.picks[:1]:
+        assert top.memory_gb > was.memory_gb or top.memory_gb * top.count > was.memory_gb * was.count, (was.name, top.name)

@@ -417,6 +417,20 @@ def test_more_memory_steps_up_from_previous() -> None:
     assert parsed.question.memory_gb == 32
 
 
+def test_more_memory_steps_up_from_what_the_previous_answer_showed() -> None:
+    """'more memory?' after an answer that led with a 24 GB card asks for more than 24 GB, and says why; the
+    previous answer is worked out only when the text asks for more memory."""
+    parsed = parse("more memory?", previous=PREVIOUS, today=TODAY, held_gb=lambda: 24.0)
+    assert parsed.question.memory_gb == 32
+    assert "than the 24 GB shown" in parsed.understood[0]
+    asked_more = parse("more memory", previous=PREVIOUS.refined(memory_gb=48), today=TODAY, held_gb=lambda: 24.0)
+    assert asked_more.question.memory_gb == 64  # the question's own larger size still counts
+
+    def unasked() -> float:
+        raise AssertionError("the previous answer was worked out for a follow-up that does not need it")
+    assert parse("cheaper?", previous=PREVIOUS, today=TODAY, held_gb=unasked).question.budget == 560
+
+
 def test_cheaper_without_a_budget_changes_nothing_and_says_so() -> None:
     parsed = parse("cheaper", previous=Question(workload="cnn"), today=TODAY)
     assert parsed.question == Question(workload="cnn")

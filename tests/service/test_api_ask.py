@@ -54,6 +54,20 @@ def test_follow_ups_refine_the_stored_question(client):
     assert cheaper["query"]["gpus"] == 2 and cheaper["query"]["budget"] == pytest.approx(560)
 
 
+def test_more_memory_asks_for_more_than_the_answer_showed_in_a_conversation_and_in_chat(client):
+    """'more memory?' means more than the card the answer before led with, in a stored conversation and when a chat
+    client resends the turns (folded without their answers): both reach the same question and the same answer."""
+    first = ask(client, "nlp $1500", start=True)
+    shown = first["recommendation"]["picks"][0]["memory_gb"]
+    more = ask(client, "more memory?", first["conversation_id"])
+    assert more["query"]["memory_gb"] > shown, (shown, more["query"])
+    cheaper = ask(client, "cheaper?", first["conversation_id"])
+    turns = [{"role": "user", "content": "nlp $1500"}, {"role": "assistant", "content": first["answer"]},
+             {"role": "user", "content": "more memory?"}, {"role": "assistant", "content": more["answer"]},
+             {"role": "user", "content": "cheaper?"}]
+    assert chat(client, turns)["choices"][0]["message"]["content"] == cheaper["answer"]
+
+
 def test_conversations_are_independent(client):
     a = ask(client, "cv $2000", start=True)
     b = ask(client, "rnn $500", start=True)
