@@ -119,7 +119,7 @@ def choose(configs: Sequence[Configuration], budget_usd: float | None, floor: Fl
                 new_or_used += [c for c in roomy if c.offer.condition == "used" and worth_it(c)]
                 new_price = pricing.text(new) if new else say("choice.no_current_price", language)
                 floor_note = Finding("used-cards", "applied",
-                                     say("choice.used_for_floor", language, gb=f"{floor.gb:g}", used=pricing.text(used), new=new_price)
+                                     say("choice.used_for_floor", language, gb=f"{min(c.gpu.memory_gb for c in market):g}", used=pricing.text(used), new=new_price)
                                      if floor is not None else say(f"choice.used_for_{test_name}", language, used=pricing.text(used), new=new_price))
                 break
     floored = new_or_used if floor is None else [c for c in new_or_used if c.gpu.memory_gb >= floor.gb]

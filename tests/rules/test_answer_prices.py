@@ -50,8 +50,8 @@ NOTES = {
         rf"faster for (?P<more>{MONEY}) more \((?P<gain>[\d.]+) {SPEED_EN} per extra (?P<step>{MONEY}), below the (?P<worth>[\d.]+) ",
         rf"быстрее за (?P<more>{MONEY}) больше \((?P<gain>[\d.]+) {SPEED_RU} на лишние (?P<step>{MONEY}) — меньше (?P<worth>[\d.]+),"),
     "choice.used_for_floor": (
-        rf"GB start at (?P<new>{MONEY}), used ones at (?P<used>{MONEY}): used cards with enough memory are included",
-        rf"GB стоят от (?P<new>{MONEY}), б/у — от (?P<used>{MONEY}): б/у карты с достаточной памятью включены"),
+        rf"GB or more start at (?P<new>{MONEY}), used ones at (?P<used>{MONEY}): used cards with enough memory are included",
+        rf"GB и больше стоят от (?P<new>{MONEY}), б/у — от (?P<used>{MONEY}): б/у карты с достаточной памятью включены"),
     "choice.used_for_any_count": (
         rf"the cheapest new cards that hold the job cost (?P<new>{MONEY}), used ones (?P<used>{MONEY}): used cards",
         rf"самые дешёвые новые карты, которые вмещают задачу, стоят (?P<new>{MONEY}), б/у — (?P<used>{MONEY}): б/у карты"),

@@ -870,3 +870,17 @@ def test_more_memory_follow_up_shows_more_memory_than_the_answer_before(advisor,
     assert after.memory_need.gb > was.memory_gb and after.memory_need.gb > before.recommendation.memory_need.gb, after.memory_need
     for top in after.picks[:1]:
         assert top.memory_gb > was.memory_gb or top.memory_gb * top.count > was.memory_gb * was.count, (was.name, top.name)
+
+
+def test_the_used_cards_line_names_the_memory_the_job_needs_not_only_the_floor(advisor):
+    """'FLUX dev at home, $1,200': FLUX dev at 16-bit needs a 24 GB card, so the line that lets used cards in says
+    new cards with 24 GB or more start at the price it gives, not 'with 12 GB' (the workload's floor), which new
+    12 GB cards at a fifth of that price contradicted."""
+    from rules.parser import parse
+
+    today = date(2026, 11, 15)
+    parsed = parse("FLUX dev at home, $1,200", today=today)
+    answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=today))
+    line = next(f["reason"] for f in answer["findings"] if f["rule"] == "used-cards" and "new cards with" in f["reason"])
+    stated = float(re.search(r"new cards with ([\d.]+) GB or more", line).group(1))
+    assert stated >= 24 and stated <= min(p["memory_gb"] for p in answer["picks"]), line
