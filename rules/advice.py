@@ -447,6 +447,8 @@ def vendor_nvidia(ctx: Context) -> Ruling:
 
     def _with_outside(cuda: Choice, outside: Configuration | None) -> Choice:
         """A choice made within CUDA, with the best card outside it under its own label."""
+        if cuda.top is None:
+            return cuda
         alternatives = dict(cuda.alternatives)
         if outside is not None:
             alternatives.setdefault("outside CUDA", outside)
