@@ -409,10 +409,13 @@ def _trains_in_16_bit(ctx: Context) -> bool:
 def vendor_nvidia(ctx: Context) -> Ruling:
     """CUDA is the safe stack: stated on every other card, the only stack for beginners, and it leads when close."""
     safe = ctx.param("vendor-nvidia", "safe_stack")
-    keep = Keep(lambda c: c.gpu.software == safe, ctx.say("rule.vendor_nvidia.keep")) if any(p.cuda_only for p in ctx.personas) else None
+
+    def is_safe(c: Configuration) -> bool:
+        return bool(c.gpu.software == safe)
+    keep = Keep(is_safe, ctx.say("rule.vendor_nvidia.keep")) if any(p.cuda_only for p in ctx.personas) else None
 
     def card(c: Configuration) -> list[Finding]:
-        if c.gpu.software == safe:
+        if is_safe(c):
             return []
         share = ctx.param("workload-priorities", "software_efficiency").get(c.gpu.software, 1.0)
         return [Finding("vendor-nvidia", "applied", ctx.say("rule.vendor_nvidia.card", software=c.gpu.software, share=f"{share:.0%}"))]
@@ -421,15 +424,15 @@ def vendor_nvidia(ctx: Context) -> Ruling:
         top = choice.top
         if top is None:
             return choice
-        if top.gpu.software == safe:
-            if choice.best_value is not None and choice.best_value.gpu.software != safe:
+        if is_safe(top):
+            if choice.best_value is not None and not is_safe(choice.best_value):
                 # the seed weighs a step up against the best value of the stack it recommends (RTX 2070 over RTX 2060):
                 # a cheap card outside CUDA would set the price of speed for a CUDA pick, and name a card the answer hides
-                cuda = rechoose(lambda c: c.gpu.software == safe)
+                cuda = rechoose(is_safe)
                 if cuda.top is not None:
                     return _with_outside(cuda, _outside(choice))
             return _safe_alternatives(choice)
-        cuda = rechoose(lambda c: c.gpu.software == safe)
+        cuda = rechoose(is_safe)
         floor = ctx.floor
         if (cuda.top is None or cuda.top.speed < ctx.param("vendor-nvidia", "cuda_leads_within") * top.speed
                 or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)
@@ -441,9 +444,9 @@ def vendor_nvidia(ctx: Context) -> Ruling:
 
     def _outside(choice: Choice) -> Configuration | None:
         """Where a card outside CUDA beats the pick on value, speed or room: the one the choice ranks first outside it."""
-        if not any(label != "used" and c.gpu.software != safe for label, c in choice.alternatives.items()):
+        if all(label == "used" or is_safe(c) for label, c in choice.alternatives.items()):
             return None
-        return next((c for c in choice.within if c.gpu.software != safe), None)
+        return next((c for c in choice.within if not is_safe(c)), None)
 
     def _with_outside(cuda: Choice, outside: Configuration | None) -> Choice:
         """A choice made within CUDA, with the best card outside it under its own label."""
@@ -458,13 +461,12 @@ def vendor_nvidia(ctx: Context) -> Ruling:
         """A CUDA pick's best value, fastest and roomiest come from CUDA too; the best card outside it is shown
         under its own label, 'outside CUDA', so that 'best value' never quietly means a ROCm card."""
         outside = _outside(choice)
-        if outside is None or choice.top is None:
+        if outside is None:
             return choice
-        alternatives = alternatives_among(choice, lambda c: c.gpu.software == safe)
+        alternatives = alternatives_among(choice, is_safe)
         if "used" in choice.alternatives:
             alternatives["used"] = choice.alternatives["used"]
-        alternatives["outside CUDA"] = outside
-        return replace(choice, alternatives=still_better(alternatives, choice.top))
+        return _with_outside(replace(choice, alternatives=alternatives), outside)
     return Ruling(keep=keep, card=card, prefer=prefer)
 
 

@@ -265,9 +265,9 @@ def _alternatives(top: Configuration, within: list[Configuration], taken: set[st
         "roomiest": lambda c: (_room(c), c.speed, -c.total_usd),
     }
     found: dict[str, Configuration] = {}
-    shown = set(taken)
+    value_shown = bool(within) and max(within, key=lambda c: (*measures["best value"](c), c.gpu.id)).gpu.id in taken
     for label, rank in measures.items():
-        if label == "best value" and within and max(within, key=lambda c: (*rank(c), c.gpu.id)).gpu.id in shown:
+        if label == "best value" and value_shown:
             continue
         rest = [c for c in within if c.gpu.id not in taken and BETTER[label](c, top)]
         if rest:

@@ -1425,10 +1425,9 @@ def _more_gpus(base: Question, changes: dict[str, Any]) -> str:
     return f"gpus: {changes['gpus']} (more gpus)"
 
 
-_ADJUSTERS = {
+_ADJUSTERS = {  # follow-ups that read only the question; "more_memory" also reads the previous answer (_build)
     "cheaper": _scale_budget(0.7, "cheaper"),
     "pricier": _scale_budget(1.5, "more expensive"),
-    "more_memory": _more_memory,
     "more_gpus": _more_gpus,
 }
 
