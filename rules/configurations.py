@@ -1,23 +1,28 @@
-"""Stage 4 of an answer: offers × card counts → configurations that hold the job.
+"""Stage 5 of an answer: the job x the offers placeable -> configurations that hold it.
 
 A :class:`Configuration` is N identical cards of one offer: their memory under the
 method's pooling rule, their speed with the multi-GPU speed-up, price and power.
 Each offer gets one count: the count asked for, or — when one card is asked for
 (the default) and it cannot hold the job — the fewest cards that can.
+:class:`Sizing` is how the job meets a card; the named cards and rent vs buy judge cards by it too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable
+from typing import TYPE_CHECKING, Any
 
-from rules.memory import Fit
-from rules.offers import Offer
+from rules.job import POOLING, Fit, Job, Said, fit_on, term_key
+from rules.market import Offer
 
 if TYPE_CHECKING:
-    from rules.catalog import Gpu
+    from rules.knowledge import Gpu
+    from rules.performance import PerformanceModel
+    from rules.question import Question
+    from rules.terms import Terms
 
-__all__ = ["Configuration", "Sizing", "configure"]
+__all__ = ["Configuration", "Sizing", "configure", "sizing_for"]
 
 
 @dataclass(frozen=True)
@@ -30,8 +35,7 @@ class Configuration:
     fit: Fit
     tokens_per_second: float | None = None
     memory_value: float = 1.0  # the share of its speed the configuration is worth for the job (rule memory-value)
-    gpu: Gpu = field(init=False, repr=False, compare=False)  # the offer's card, kept at hand: the choice looks it up thousands of times
-    # What the choice weighs, worked out once: a configuration is memoised per job, and weighed on every answer.
+    gpu: Gpu = field(init=False, repr=False, compare=False)  # the offer's card, kept at hand for the choice
     value: float = field(init=False, repr=False, compare=False)  # speed per dollar: the seed's cost-efficiency measure
     # the speed, scaled down where the memory holds less of a memory-bound job than it could (rule ``memory-value``);
     # the speed itself for every other job
@@ -45,20 +49,66 @@ class Configuration:
 
 @dataclass(frozen=True)
 class Sizing:
-    """How the job meets a card: memory fit for N cards, speed of one card, speed-up of N, tokens/s."""
+    """How the job meets a card: memory fit for N cards, speed of one card, speed-up of N, tokens/s, build rules."""
 
-    fit: Callable[[float, int], Fit]
-    relative: Callable[[Any], float]  # a catalog Gpu, or a rented TpuChip
-    speedup: Callable[[int], float]
-    tokens_per_second: Callable[[Gpu, int], float | None]
-    build: Callable[[Gpu, int], str | None] = lambda gpu, count: None  # why N of a card cannot go in one box
-    factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit training, 2019 count)
-    memory_value: Callable[[float, int], float] = lambda memory_gb, count: 1.0  # rule memory-value, for N cards of this size
-    same: Hashable | None = None  # equal for sizings that judge every card alike (None: unknown), so callers may memoise
+    job: Job
+    work: str
+    performance: PerformanceModel
+    terms: Terms
+    asked_gb: float | None  # memory the question asked for: a card must have it (or, in all, several for inference)
+    in_all: bool  # memory asked beyond the largest card placeable can only mean memory in all
+    language: str | None
+
+    @property
+    def factor(self) -> float:
+        """A card holds this many times its size in the need's terms (16-bit training, the 2019 count)."""
+        return 1.0 if self.asked_gb else self.job.memory_factor
+
+    def fit(self, memory_gb: float, count: int) -> Fit:
+        asked, lang = self.asked_gb, self.language
+        if not asked:
+            return fit_on(self.job, memory_gb, count)
+        values: tuple[tuple[str, Any], ...] = (("asked", f"{asked:g}"), ("gb", f"{memory_gb:g}"))
+        if memory_gb >= asked:
+            return Fit(True, memory_gb, False, Said("fit.asked_holds", lang, values))
+        if self.in_all and count > 1 and memory_gb * count >= asked:
+            how = Said(f"pooling.{term_key(POOLING['layer-split'])}", lang)
+            return Fit(True, memory_gb * count, True, Said("fit.asked_in_all", lang, (*values, ("count", count),
+                                                                                      ("how", how))), serial=True)
+        return Fit(False, memory_gb, False, Said("fit.asked_short", lang, values))
+
+    def relative(self, gpu: Any) -> float:
+        """One card's speed for the job relative to the reference card (a catalog card or a rented TPU chip)."""
+        return self.performance.relative(gpu, self.work, self.job.compute_precision)
+
+    def speedup(self, count: int) -> float:
+        return self.performance.speedup(self.work, count)
+
+    def tokens_per_second(self, gpu: Gpu, count: int) -> float | None:
+        if not (self.job.is_llm and self.job.method == "inference"):
+            return None
+        return self.performance.tokens_per_second(gpu, self.job, count)
+
+    def build(self, gpu: Gpu, count: int) -> Said | None:
+        """Why ``count`` of ``gpu`` cannot go in one box; None when they can."""
+        return self.terms.refusal(gpu, count)
+
+    def memory_value(self, memory_gb: float, count: int) -> float:
+        worth = self.terms.worth
+        return worth.worth(memory_gb, count) if worth is not None else 1.0
+
+
+def sizing_for(question: Question, job: Job, work: str, terms: Terms, performance: PerformanceModel,
+               largest_gb: float) -> Sizing:
+    """How the job meets a card. Memory asked beyond the largest card on offer can only mean memory in all: for
+    inference, cards then pool it by splitting the model's layers (``largest_gb``: the largest card placeable)."""
+    asked = question.memory_gb
+    in_all = bool(asked) and job.method == "inference" and (asked or 0) > largest_gb
+    return Sizing(job, work, performance, terms, asked, in_all, question.language)
 
 
 def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: int,
-              every_count: bool = False) -> tuple[list[Configuration], list[dict]]:
+              every_count: bool = False) -> tuple[list[Configuration], list[dict[str, str]]]:
     """(configurations that hold the job, exclusion records for cards that cannot at any allowed count).
 
     ``every_count``: no count was asked and the cards go in a server, which is built to hold several:
@@ -68,7 +118,7 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
     next count whose cards work together (4, in tensor parallel) is a configuration too.
     """
     made: list[Configuration] = []
-    excluded: list[dict] = []
+    excluded: list[dict[str, str]] = []
     left_out: set[str] = set()
     fits: dict[tuple[float, int], Fit] = {}
     counts = (asked,) if asked > 1 else tuple(range(1, max_count + 1))
@@ -128,7 +178,7 @@ def _parallel_above(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit]
     return ()
 
 
-def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]) -> dict:
+def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]) -> dict[str, str]:
     """Why no allowed count of ``gpu`` works: the build rule, when the most cards allowed would hold the job; else
     memory, at the most cards allowed, or, where the build rule refuses none, at the largest count tried for this card
     (``fits`` is shared by the cards of one memory size, so another card may have been tried beyond this one)."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from rules.answer import Answer, Money, Pick, RentVsBuy
-from rules.memo import remember
 from rules.messages import basis, say, term
 
 __all__ = ["answer_markdown", "HELP_TEXT", "help_text", "clarification_markdown"]
@@ -33,21 +32,7 @@ def _price(money: Money, lang: str | None = None) -> str:
     return text
 
 
-# Lines already written, by the part they show: the engine hands out one object per pick and per rent-vs-buy for
-# every budget that shares them (rules.engine), so most answers' picks and rentals were written for an earlier one.
-_WRITTEN: dict[tuple[Any, ...], tuple[Any, Any]] = {}
-WRITTEN_KEPT = 8192
-
-
 def _pick_line(rank: str, pick: Pick, labelled: bool = True, lang: str | None = None) -> str:
-    key = (id(pick), rank, labelled, lang)
-    hit = _WRITTEN.get(key)
-    if hit is not None and hit[0] is pick:
-        return hit[1]
-    return remember(_WRITTEN, key, (pick, _write_pick(rank, pick, labelled, lang)), WRITTEN_KEPT)[1]
-
-
-def _write_pick(rank: str, pick: Pick, labelled: bool, lang: str | None) -> str:
     count = f"{pick.count} × " if pick.count > 1 else ""
     label = f" ({term('label', pick.label, lang)})" if labelled and pick.label else ""
     used = " " + say("pick.used", lang) if pick.condition == "used" else ""
@@ -109,14 +94,6 @@ def _rent_lines(rent: RentVsBuy | None, lang: str | None) -> list[str]:
     """Rent or buy: the cheapest comparable offer, the break-even, and the other rentals worth knowing."""
     if not rent:
         return []
-    key = (id(rent), lang)
-    hit = _WRITTEN.get(key)
-    if hit is None or hit[0] is not rent:
-        hit = remember(_WRITTEN, key, (rent, tuple(_write_rent(rent, lang))), WRITTEN_KEPT)
-    return list(hit[1])
-
-
-def _write_rent(rent: RentVsBuy, lang: str | None) -> list[str]:
     offer = rent.offer
     money = lambda m: f"{m.amount:.2f} {m.currency}"  # noqa: E731 — hourly prices keep their cents
     lines = ["", f"**{say('heading.rent_or_buy', lang)}**",

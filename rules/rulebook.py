@@ -43,6 +43,24 @@ class Rulebook:
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules.values())
 
+    def __getattr__(self, name: str) -> Any:  # TEMPORARY: typed access until the typed rulebook lands
+        rule_id = {"sixteen_bit_memory": "16-bit-memory", "sixteen_bit_speed": "16-bit-speed"}.get(name, name.replace("_", "-"))
+        rules = self.__dict__.get("rules")
+        if rules is None or rule_id not in rules:
+            raise AttributeError(name)
+        return _Params(rules[rule_id].parameters)
+
+
+class _Params:
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self._values = values
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
 
 @lru_cache(maxsize=1)
 def load_rulebook() -> Rulebook:

@@ -97,7 +97,7 @@ def test_a_choice_note_names_money_in_the_askers_currency(advisor, key: str, tex
     parsed = parse(text, today=TODAY)
     question = parsed.question
     assert question.currency in ("EUR", "RUB")
-    per_usd = advisor.pricing(TODAY, question.currency, question.used_ok).per_usd
+    per_usd = advisor.markets.on(TODAY).pricing(question.currency, question.used_ok).per_usd
     answer = wire(advisor.recommend(question, intent=parsed.intent, today=TODAY))
     in_usd = wire(advisor.recommend(question.refined(currency="USD", budget=question.budget / per_usd), intent=parsed.intent,
                                     today=TODAY))

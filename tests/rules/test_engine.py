@@ -164,7 +164,7 @@ def _ask(advisor, intent="recommend", **fields):
 
 
 def _server_only(advisor, gpu_id):
-    from rules.offers import is_server_only
+    from rules.market import is_server_only
 
     return is_server_only(advisor.catalog.gpu(gpu_id))
 
@@ -666,7 +666,7 @@ def test_a_team_server_is_not_built_from_remnant_new_cards(advisor):
     from rules.parser import parse
 
     answer = wire(advisor.recommend(parse("rag for a team of 20 with qwen 72b, $15000").question, today=TODAY))
-    pricing = advisor.pricing(TODAY, "USD", False)
+    pricing = advisor.markets.on(TODAY).pricing("USD", False)
     for shown in _shown(answer):
         if shown["condition"] == "new":
             assert pricing.in_shops(advisor.catalog.gpu(shown["gpu"])), shown["gpu"]

@@ -7,7 +7,8 @@ from datetime import date
 import pytest
 
 from rules.ask import ask
-from rules.rent import TpuChip
+from rules.market import representative_rentals
+from rules.rent import tpu_chips, tpu_named
 from tests.wire import wire
 
 TODAY = date(2026, 11, 22)  # fixed, so answers do not change with the calendar
@@ -32,7 +33,7 @@ def test_tpu_versus_gpu_question_gets_a_tpu_rental_line(advisor, catalog):
 
 
 def test_tpus_are_left_out_where_the_workload_does_not_suit_them(recommend, advisor):
-    assert "rnn" not in advisor.rulebook.param("tpu-fit", "good_for")
+    assert "rnn" not in advisor.rulebook.tpu_fit.good_for
     rnn = recommend(workload="rnn", budget=2000)["rent_vs_buy"]
     assert rnn is not None and all(o["kind"] == "gpu" for o in rnn["options"])
     cnn = recommend(workload="cnn", budget=2000)["rent_vs_buy"]
@@ -61,24 +62,26 @@ def test_no_cloud_means_no_rental_in_a_comparison_either(advisor):
 
 @pytest.mark.parametrize("name,tpu_id", [("tpu v5e", "tpu-v5e"), ("Cloud TPU v6e", "tpu-v6e"),
                                          ("trillium", "tpu-v6e"), ("TPU-v4", "tpu-v4")])
-def test_tpu_names_resolve(advisor, name, tpu_id):
-    assert advisor.renting.rentable([name]) == (name,)
-    assert advisor.renting._tpu(name).id == tpu_id
-    assert advisor.renting.rentable(["rtx 4090"]) == ()
+def test_tpu_names_resolve(catalog, name, tpu_id):
+    assert tpu_named(catalog, name).id == tpu_id
+    assert tpu_named(catalog, "rtx 4090") is None
 
 
 def test_tpu_speed_comes_from_its_spec_sheet(advisor, catalog):
-    v5e, v6e = (TpuChip.from_spec(catalog.tpus[t]) for t in ("tpu-v5e", "tpu-v6e"))
+    chips = tpu_chips(catalog)
+    v5e, v6e = chips["tpu-v5e"], chips["tpu-v6e"]
     speed = [advisor.performance.relative(chip, "transformer", "16-bit") for chip in (v5e, v6e)]
     assert 0 < speed[0] < speed[1]
 
 
 def test_the_rental_is_a_representative_provider_not_a_marketplace_outlier(advisor, catalog):
-    h100 = next(r for r in advisor.renting.rentals(TODAY) if r.unit.id == "h100-sxm")
+    h100 = next(r for r in advisor.markets.on(TODAY).rentals if r.unit.id == "h100-sxm")
     cheapest = _cheapest(catalog, "h100-sxm", "gpu")
     assert cheapest.per_unit_per_hour < 1.0  # the outlier marketplace row is in the data ...
     assert h100.providers >= 4 and 1.5 <= h100.per_unit_usd <= 3.5, h100  # ... but mainstream prices decide
-    assert h100.offer.provider in h100.basis and f"{h100.providers} providers" in h100.basis
+    answer = wire(ask(advisor, "rent an h100 for llm training", today=TODAY))["recommendation"]
+    h100_line = next(o for o in answer["rent_vs_buy"]["options"] if o["id"] == "h100-sxm")
+    assert h100_line["provider"] == h100.offer.provider and f"{h100.providers} providers" in h100_line["basis"]
 
 
 def test_the_answer_says_which_provider_the_rental_is_and_why(recommend):
@@ -92,7 +95,7 @@ def test_the_answer_says_which_provider_the_rental_is_and_why(recommend):
     ({"gpus": 1}, "default_hours_per_week"),
 ])
 def test_a_server_or_several_gpus_assume_more_hours_and_say_so(recommend, advisor, asked, expected_rule):
-    hours = advisor.rulebook.param("rent-vs-buy", expected_rule)
+    hours = getattr(advisor.rulebook.rent_vs_buy, expected_rule)
     rent = recommend(workload="cnn", budget=20000, **asked)["rent_vs_buy"]
     assert rent["hours_per_week"] == hours and f"{hours:g} h/week assumed" in rent["reason"]
 
@@ -111,15 +114,12 @@ def _offer(provider: str, per_hour: float, seen: date):
 def test_old_cloud_prices_count_only_where_nothing_younger_is_known(advisor, catalog):
     from types import SimpleNamespace
 
-    from rules.rent import Renting
-
     h100 = catalog.gpu("h100-sxm")
     old, young = date(2023, 1, 1), date(2026, 6, 1)
     offers = [_offer("Old cloud", 0.5, old), _offer("Another old cloud", 0.6, old), _offer("Young cloud", 2.5, young)]
     stub = SimpleNamespace(gpus=(h100,), tpus={}, gpu=lambda _: h100, offers_at=lambda day: tuple(offers))
-    renting = Renting(stub, advisor.rulebook, advisor.performance, 0.15)
-    [rental] = renting.rentals(TODAY)
+    [rental] = representative_rentals(stub, advisor.rulebook, TODAY, {})
     assert rental.offer.provider == "Young cloud" and rental.providers == 1
     offers[2:] = []
-    [fallback] = Renting(stub, advisor.rulebook, advisor.performance, 0.15).rentals(TODAY)
+    [fallback] = representative_rentals(stub, advisor.rulebook, TODAY, {})
     assert fallback.offer.seen == old  # nothing younger: the old price still counts, with its date

@@ -135,9 +135,9 @@ def test_every_rule_cites_a_section_that_exists_in_its_seed():
 
 def test_every_rule_has_one_function_and_every_function_a_rule():
     """The registry is the one home of a rule: a rule without a function, or a function without a rule, fails here."""
-    from rules.registry import registered
+    from rules.explain import REGISTRY
 
-    functions = registered()
+    functions = REGISTRY
     known = [rule.id for rule in load_rulebook()]
     assert sorted(functions) == sorted(known), (set(known) - set(functions), set(functions) - set(known))
     assert len(set(functions.values())) == len(functions), "one function applies each rule"
@@ -145,17 +145,17 @@ def test_every_rule_has_one_function_and_every_function_a_rule():
 
 def test_a_rules_lines_carry_its_own_id(recommend):
     """Every line a rule's function writes names that rule, so an answer traces back to its source."""
-    from rules.registry import registered
+    from rules.explain import REGISTRY
 
     answer = recommend(workload="cnn", budget=4000, gpus=4, precision="16-bit", experience="hobby", cloud_ok=True, as_of=SEED_DATE)
     lines = answer["findings"] + [line for pick in answer["picks"] for line in pick["rules"]]
-    assert lines and {line["rule"] for line in lines} <= set(registered())
+    assert lines and {line["rule"] for line in lines} <= set(REGISTRY)
 
 
 def test_slot_warning_counts_the_blower_version_the_heat_rule_asks_for(recommend):
     """Past two cards the heat rule asks for blower versions (dual-slot), so four 3-slot RTX 3090s
     take 8 slots, not 12; a card without a blower version keeps its own width."""
-    from rules.advice import build_slots
+    from rules.terms import build_slots
     from rules.catalog import load_catalog
 
     rulebook, catalog = load_rulebook(), load_catalog()

@@ -1,0 +1,226 @@
+"""The advisor: the best configuration for a question, and why.
+
+:class:`Advisor` holds one snapshot of what the engine knows — the catalog, the rulebook, lab measurements, the
+electricity price — and answers questions over it without I/O, so the service can keep one in memory and rebuild it
+only when the data change. A question flows one way, each stage once, each handing typed values to the next:
+
+    asker -> job -> market -> terms -> configurations -> named cards -> choice -> rent -> explain -> assemble
+
+The only thing remembered between questions is the market of each date asked about (:class:`~rules.market.Markets`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from rules.answer import Answer, Excluded, Finding
+from rules.asker import Asker, asker_for
+from rules.assemble import Made, assembled, compared, shown
+from rules.choose import Choice, Objective, asked_first, choice_for
+from rules.configurations import Configuration, Sizing, configure, sizing_for
+from rules.explain import Evidence, explain
+from rules.job import Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
+from rules.market import Market, Markets, representative_rentals
+from rules.messages import say
+from rules.named import NamedContext, card_memory, named_cards
+from rules.performance import Measured, PerformanceModel
+from rules.question import Question
+from rules.rent import Renting, tpu_chips, tpu_named
+from rules.rulebook import Rulebook, load_rulebook
+from rules.terms import Terms, TermsContext, kept_configurations, terms_for, workload_label
+
+if TYPE_CHECKING:
+    from rules.answer import MemoryNeed
+    from rules.knowledge import Catalog
+
+__all__ = ["Advisor"]
+
+
+@dataclass(frozen=True)
+class _Stages:
+    """What one question's stages made, up to the configurations."""
+
+    question: Question
+    as_of: date
+    market: Market
+    asker: Asker
+    job: Job
+    work: str
+    terms: Terms
+    sizing: Sizing
+    configs: tuple[Configuration, ...]
+    excluded: tuple[Excluded, ...]
+
+
+class Advisor:
+    def __init__(self, catalog: Catalog, measurements: Mapping[str, Measured] | None = None,
+                 electricity_usd_per_kwh: float = 0.15, rulebook: Rulebook | None = None) -> None:
+        self.catalog = catalog
+        self.rulebook = rulebook or load_rulebook()
+        self.electricity = electricity_usd_per_kwh
+        self.reference = catalog.gpu(self.rulebook.workload_priorities.reference_gpu)
+        self.performance = PerformanceModel(self.rulebook, self.reference, measurements, gpu_of=catalog.gpu)
+        self.renting = Renting(self.rulebook, electricity_usd_per_kwh)
+        chips = tpu_chips(catalog)
+        self.markets = Markets(catalog, self.rulebook, lambda cat, rules, day: representative_rentals(cat, rules, day, chips))
+        self.memory = _MemoryFit(self.rulebook)
+
+    def recommend(self, question: Question, intent: str = "recommend", today: date | None = None) -> Answer:
+        """The best configuration within the budget, its alternatives and every named card; never raises
+        for an impossible question, says so instead."""
+        answer = self._answer(question, intent, question.as_of or today or date.today())
+        return self._with_adapters(question, intent, today, answer)
+
+    def _answer(self, question: Question, intent: str, as_of: date) -> Answer:
+        stages = self._configured(settled(question, self.rulebook), as_of)
+        question, market, sizing = stages.question, stages.market, stages.sizing
+        pricing = market.pricing(question.currency, question.used_ok)
+        rentable = frozenset(name for name in question.compare if tpu_named(self.catalog, name) is not None)
+        named = named_cards(NamedContext(question, market, pricing, sizing, self.catalog, self.rulebook, self.reference,
+                                         rentable)) + card_memory(question, sizing)
+        if intent == "compare" and question.compare:
+            return self._compared(stages, named)
+        kept = kept_configurations(stages.configs, stages.terms.keeps)
+        objective = self._objective(stages)
+        params = self.rulebook.vendor_nvidia
+        choice = choice_for(kept, objective, params.safe_stack, params.cuda_leads_within)
+        choice = asked_first(choice, kept, objective, intent, named)
+        rent = self.renting.rent_or_buy(market, question, pricing, sizing, choice.top) if stages.terms.rent else None
+        made = self._made(stages, intent, named, rent)
+        top = choice.top
+        explained = explain(self._evidence(stages, choice, tuple(c for c, _ in shown(choice, objective.cheapest)), named,
+                                           lambda gpu_id: top is not None and self._cheaper(market, pricing.used_ok,
+                                                                                             gpu_id, top)))
+        return assembled(made, choice, explained, stages.excluded)
+
+    def _configured(self, question: Question, as_of: date) -> _Stages:
+        """The stages up to the configurations: who asks, the job, the market, the rules' terms, what holds the job."""
+        market = self.markets.on(as_of)
+        pricing = market.pricing(question.currency, question.used_ok)
+        owned = self.catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
+        asker = asker_for(question, pricing, self.rulebook, owned)
+        job = for_personas(job_for(question, self.rulebook), question, self.rulebook, asker.personas)
+        work = workload_key(question.workload, question.task)
+        plain = job_for(question, self.rulebook).compute_precision
+        terms = terms_for(TermsContext(question, asker, job, as_of, self.rulebook, self.performance, work,
+                                       self.catalog.gpu, lambda day: self._midrange(day, work, plain)))
+        sizing = sizing_for(question, job, work, terms, self.performance, market.largest_gb(question.setting))
+        machine = self.rulebook.one_machine
+        most = machine.gpus_per_machine if question.setting in (None, "desktop") else machine.gpus_per_server
+        configs, excluded = configure(market.placeable(question.setting), sizing, question.gpus,
+                                      question.gpus if question.gpus_fixed else most,
+                                      every_count=question.setting == "server")
+        return _Stages(question, as_of, market, asker, job, work, terms, sizing, tuple(configs),
+                       tuple(Excluded(e["gpu"], e["rule"], e["reason"]) for e in excluded))
+
+    def _objective(self, stages: _Stages) -> Objective:
+        """The choice's terms: used cards lead when asked for, for the cheapest way, and for a persona short on money
+        or starting out on a budget (rule used-cards); a question with no budget prices its ladder new."""
+        question, terms = stages.question, stages.terms
+        used_ok = question.used_ok or stages.asker.on_a_budget or question.objective == "cheapest"
+        return Objective(stages.asker.budget_usd, terms.floor, terms.threshold, used_ok,
+                         stages.market.pricing(question.currency, question.used_ok), terms.headline,
+                         terms.used.used_over, question.objective == "cheapest", question.language,
+                         not terms.used.new_only, terms.used.saving)
+
+    def _compared(self, stages: _Stages, named: tuple[Any, ...]) -> Answer:
+        """The named cards side by side, each at the count that holds the job, a new price first."""
+        question, sizing = stages.question, stages.sizing
+        offers: dict[str, Any] = {}
+        for o in stages.market.offers:  # a new price wins; a used one stands in when no new price is known
+            if o.gpu.id not in offers or o.condition == "new":
+                offers[o.gpu.id] = o
+        configs: list[tuple[Configuration, str]] = []
+        for entry in named:
+            offer = offers.get(entry.gpu) if entry.gpu else None
+            if offer is None or entry.status == "not-released" or any(c.gpu.id == entry.gpu for c, _ in configs):
+                continue
+            count = entry.cards_needed or max(question.gpus, 1)
+            fit = sizing.fit(offer.gpu.memory_gb, count)
+            relative = sizing.relative(offer.gpu)
+            speed = relative * (1.0 if fit.serial else sizing.speedup(count))
+            configs.append((Configuration(offer, count, offer.unit_usd * count, relative, speed, fit,
+                                          sizing.tokens_per_second(offer.gpu, count)), entry.status))
+        pricing = stages.market.pricing(question.currency, question.used_ok)
+        top = max((c for c, _ in configs), key=lambda c: (c.relative, c.gpu.id)) if configs else None
+        rent = self.renting.rent_or_buy(stages.market, question, pricing, sizing, top) if stages.terms.rent else None
+        explained = explain(self._evidence(stages, None, tuple(c for c, _ in configs), named, lambda gpu_id: False))
+        return compared(self._made(stages, "compare", named, rent), configs, explained)
+
+    def _made(self, stages: _Stages, intent: str, named: tuple[Any, ...], rent: Any) -> Made:
+        question = stages.question
+        return Made(question, intent, stages.as_of, stages.asker, stages.job,
+                    stages.market.pricing(question.currency, question.used_ok), stages.terms, self.rulebook,
+                    self.performance, self.reference, self.catalog.version, stages.work,
+                    workload_label(self.rulebook, stages.work), named, stages.sizing.factor, rent)
+
+    def _evidence(self, stages: _Stages, choice: Choice | None, shown_configs: tuple[Configuration, ...],
+                  named: tuple[Any, ...], cheaper: Any) -> Evidence:
+        return Evidence(stages.question, stages.asker, stages.job, stages.terms, stages.sizing, self.rulebook,
+                        self.performance, self.reference, stages.work, workload_label(self.rulebook, stages.work),
+                        stages.configs, choice, shown_configs, named, stages.excluded, cheaper)
+
+    def _with_adapters(self, question: Question, intent: str, today: date | None, answer: Answer) -> Answer:
+        """Fine-tuning a named model with no method said: when full training fits no configuration within the budget
+        and LoRA does, the answer is for LoRA and says so, as an adviser would (Whisper large: ~59 GB in full, ~21 GB
+        with LoRA on a 16-bit base)."""
+        if (answer.verdict != "over-budget" or question.method is not None or question.task != "training"
+                or intent != "recommend" or answer.memory_need.method not in ("train", "full")
+                or answer.memory_need.model is None):
+            return answer
+        lighter = self.recommend(question.refined(method="lora"), intent, today)
+        if lighter.verdict != "buy":
+            return answer
+        line = Finding("memory-fit", "applied", say("fit.adapters_instead", question.language,
+                                                    full=f"{answer.memory_need.gb:.0f}",
+                                                    lora=f"{lighter.memory_need.gb:.0f}"))
+        return msgspec.structs.replace(lighter, findings=(line, *lighter.findings))
+
+    def card_rows(self, workload: str, as_of: date, currency: str = "USD", used_ok: bool = False,
+                  precision: str = "16-bit", task: str = "training") -> list[dict[str, Any]]:
+        """Every released card's relative performance, price and performance per 1000 units (the chart data)."""
+        market = self.markets.on(as_of)
+        pricing = market.pricing(currency, used_ok)
+        work = workload_key(workload, task)
+        rows = []
+        for gpu in self.catalog.released_by(as_of):
+            relative = self.performance.relative(gpu, work, precision)
+            point = market.best_price(gpu, used_ok)
+            price = pricing.money(point.price_usd, point) if point else None
+            rows.append({
+                "gpu": gpu.id, "name": gpu.name, "vendor": gpu.vendor, "memory_gb": gpu.memory_gb,
+                "relative_performance": round(relative, 3),
+                "performance_basis": "measured" if self.performance.is_measured(gpu.id) else "estimated",
+                "price": msgspec.to_builtins(price) if price else None,
+                "performance_per_1000": round(relative / price.amount * 1000, 3) if price else None,
+            })
+        return sorted(rows, key=lambda r: (-r["relative_performance"], r["gpu"]))
+
+    def _midrange(self, day: date, work: str, precision: str) -> float:
+        """Median speed of the new desktop cards on sale on the date: the market's mid-range."""
+        speeds = sorted(self.performance.relative(o.gpu, work, precision) for o in self.markets.on(day).offers
+                        if o.condition == "new" and not o.gpu.server_only)
+        return speeds[len(speeds) // 2] if speeds else 1.0
+
+    @staticmethod
+    def _cheaper(market: Market, used_ok: bool, gpu_id: str, top: Configuration) -> bool:
+        point = market.best_price(market.catalog.gpu(gpu_id), used_ok)
+        return point is not None and point.price_usd < top.offer.unit_usd
+
+
+@dataclass(frozen=True)
+class _MemoryFit:
+    """Whether N cards of a size hold a question's job (the page's chart marks the cards that do)."""
+
+    rulebook: Rulebook
+
+    def fit(self, question: Question, need: MemoryNeed, memory_gb: float, gpus: int) -> Fit:
+        job = job_for(question, self.rulebook)
+        if need.gb != job.need.gb:  # a floor raised the need
+            job = raised(job, need)
+        return fit_on(job, memory_gb, gpus)

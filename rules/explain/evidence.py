@@ -1,0 +1,79 @@
+"""What the rules read to explain one answer, and what each rule says."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rules.answer import Excluded, Finding, NamedCard
+from rules.messages import say
+
+if TYPE_CHECKING:
+    from rules.asker import Asker
+    from rules.choose import Choice
+    from rules.configurations import Configuration, Sizing
+    from rules.job import Job
+    from rules.knowledge import Gpu, Rulebook
+    from rules.performance import PerformanceModel
+    from rules.question import Question
+    from rules.terms import Terms
+
+__all__ = ["Evidence", "Lines", "RuleLines", "each", "kept"]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One answer as the rules see it once it is made."""
+
+    question: Question  # with the engine's defaults filled in
+    asker: Asker
+    job: Job  # its need raised to the personas' memory
+    terms: Terms
+    sizing: Sizing
+    rulebook: Rulebook
+    performance: PerformanceModel
+    reference: Gpu
+    work: str  # the performance model's workload
+    label: str  # the workload in words
+    configs: tuple[Configuration, ...]  # every configuration that holds the job
+    choice: Choice | None  # None: the named cards side by side
+    shown: tuple[Configuration, ...]  # the configurations the answer shows as picks, in order
+    named: tuple[NamedCard, ...]
+    excluded: tuple[Excluded, ...]  # cards no allowed count of which holds the job
+    cheaper: Callable[[str], bool]  # is this card cheaper than the top pick?
+
+    @property
+    def language(self) -> str | None:
+        return self.question.language
+
+    def say(self, key: str, **values: Any) -> str:
+        return say(key, self.question.language, **values)
+
+
+@dataclass(frozen=True)
+class Lines:
+    """What one rule says about one answer, each part where the answer shows it."""
+
+    asker: tuple[Finding, ...] = ()  # who is asking
+    kept: tuple[Finding, ...] = ()  # what its filter kept
+    plan: tuple[Finding, ...] = ()  # the cards, the cloud, the date
+    need: tuple[Finding, ...] = ()  # the job's memory
+    choice: tuple[Finding, ...] = ()  # the choice made
+    cards: tuple[tuple[Finding, ...], ...] = ()  # one entry per configuration shown (empty: nothing to say)
+    named: tuple[Finding | None, ...] = ()  # one entry per card named (empty: nothing to say)
+    left_out: tuple[Excluded, ...] | None = None  # the cards left out worth naming, where the rule decides them
+
+
+RuleLines = Callable[[Evidence], Lines]
+
+
+def each(evidence: Evidence, card: Callable[[Configuration], Sequence[Finding]]) -> tuple[tuple[Finding, ...], ...]:
+    """A rule's lines on every configuration shown."""
+    return tuple(tuple(card(c)) for c in evidence.shown)
+
+
+def kept(evidence: Evidence, rule_id: str) -> tuple[Finding, ...]:
+    """The line of the rule's filter, where it applies to the configurations."""
+    return tuple(Finding(rule_id, "applied", keep.reason) for keep in evidence.terms.keeps
+                 if keep.rule == rule_id and keep.applies(evidence.configs))

@@ -1,0 +1,169 @@
+"""The memory a job needs on one card, counted from first principles (rule ``memory-fit``).
+
+- inference: weights at the precision + KV cache from the architecture + runtime;
+- LoRA: 16-bit base + adapters with their optimizer + checkpointed activations;
+- QLoRA: NF4 base (about 0.53 B/param) + adapters + checkpointed activations;
+- full fine-tuning and pretraining: mixed-precision AdamW, 16 B/param + activations;
+- non-LLM training (CNNs, BERT-sized transformers): the 2019 count in 32-bit terms.
+
+A mixture of experts counts all experts for memory. Every count says how it was made, in the asker's language.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rules.answer import MemoryNeed
+from rules.messages import say, term
+
+if TYPE_CHECKING:
+    from rules.knowledge import ModelSpec, Rulebook
+
+__all__ = ["GB", "GIB_IN_GB", "METHOD_NAMES", "Counter", "precision_label"]
+
+GB = 1e9
+GIB_IN_GB = 2**30 / 1e9  # card memory is sold in GiB
+METHOD_NAMES = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
+                "pretrain": "pretraining", "train": "training"}
+
+
+def precision_label(precision: str, spec: ModelSpec | None, runtime: str | None = None) -> str:
+    """The precision as the runtime stores it: GGUF types for llama.cpp, AWQ / GPTQ or INT8 checkpoints for vLLM."""
+    if precision == "4-bit" and spec is not None and spec.weights_gb:
+        return "4-bit (as released, MXFP4)"
+    if runtime == "vllm":
+        return {"4-bit": "4-bit (AWQ / GPTQ class)", "8-bit": "8-bit (INT8 class)"}.get(precision, precision)
+    return {"4-bit": "4-bit (Q4_K_M class)", "8-bit": "8-bit (Q8_0 class)"}.get(precision, precision)
+
+
+@dataclass(frozen=True)
+class Counter:
+    """The memory arithmetic for one question: the rule's parameters, the asker's language and the runtime."""
+
+    rulebook: Rulebook
+    language: str | None = None
+    runtime: str | None = None  # the job's, for how its weights are named
+
+    @property
+    def p(self) -> Any:
+        return self.rulebook.memory_fit
+
+    def say(self, key: str, **values: Any) -> str:
+        return say(key, self.language, **values)
+
+    def method(self, method: str) -> str:
+        """The method's name in the asker's language (LoRA and QLoRA are names)."""
+        return term("method", METHOD_NAMES[method], self.language)
+
+    def precision(self, precision: str, spec: ModelSpec | None) -> str:
+        return term("precision", precision_label(precision, spec, self.runtime), self.language)
+
+    def bits(self, spec: ModelSpec | None, precision: str, method: str) -> float:
+        """Bits per stored weight: the released checkpoint's when it ships quantised (gpt-oss)."""
+        if method == "qlora":
+            return float(self.p.nf4_bytes_per_param * 8)
+        if spec is not None and spec.weights_gb and precision == "4-bit":
+            return spec.weights_gb * GB * 8 / (spec.params_b * GB)
+        return float(self.p.bits_per_weight[precision])
+
+    def need(self, spec: ModelSpec, method: str, precision: str, context: int, batch: int) -> tuple[MemoryNeed, float]:
+        """(memory on one card, the part of it that shards) for a named or sized model."""
+        overhead = self.p.context_overhead_gb
+        if method == "inference":
+            return self._inference(spec, precision, context, batch, overhead)
+        if spec.kind == "llm" and method in ("lora", "qlora", "full", "pretrain"):
+            return self._llm_training(spec, method, precision, context, batch, overhead)
+        if method in ("lora", "qlora"):
+            return self._adapter_training(spec, method, overhead)
+        return self._classic_training(spec, overhead)
+
+    def _inference(self, spec: ModelSpec, precision: str, context: int, batch: int,
+                   overhead: float) -> tuple[MemoryNeed, float]:
+        params_b = spec.resident_params_b if spec.kind != "llm" and spec.resident_params_b else spec.params_b
+        weights = params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
+        if spec.kind == "llm":
+            working = spec.kv_values(context) * batch * self.p.kv_cache_bytes / GB
+            part = self.say("job.kv_cache", gb=f"{working:.1f}", context=f"{context:,}", batch=batch)
+            shardable = weights + working
+        else:
+            working = (spec.inference_activation_gb or (spec.activation_gb_per_sample or 0.4) / 4) * batch
+            part = self.say("job.activations", gb=f"{working:.1f}")
+            if params_b != spec.params_b:
+                part += self.say("job.text_encoders", params=f"{spec.params_b - params_b:.1f}")
+            shardable = 0.0
+        total = weights + working + overhead
+        how = self.say("job.inference", name=spec.name, weights=f"{weights:.1f}", precision=self.precision(precision, spec),
+                       part=part, overhead=f"{overhead:g}")
+        if spec.reference_vram_gb and precision in ("16-bit", "fp32") and spec.reference_vram_gb > total:
+            # the model's own code, as published, holds more (whisper keeps fp32 weights and beams): lean runtimes need less
+            how += self.say("job.reference_need", gb=f"{spec.reference_vram_gb:g}")
+            total = float(spec.reference_vram_gb)
+        return MemoryNeed(total, how, spec.id), shardable
+
+    def _llm_training(self, spec: ModelSpec, method: str, precision: str, context: int, batch: int,
+                      overhead: float) -> tuple[MemoryNeed, float]:
+        params = spec.params_b * GB
+        if method in ("full", "pretrain"):
+            states = params * self.p.full_bytes_per_param / GB
+            parts = self.say("job.full_states", gb=f"{states:.1f}", bytes=f"{self.p.full_bytes_per_param:g}")
+        else:
+            base = params * self.bits(spec, precision, method) / 8 / GB
+            adapters = _adapter_params(spec, self.p.lora_rank) * self.p.lora_bytes_per_param / GB
+            states = base + adapters
+            label = "NF4" if method == "qlora" else precision
+            parts = self.say("job.lora_states", base=f"{base:.1f}", label=label, adapters=f"{adapters:.1f}",
+                             rank=self.p.lora_rank)
+        activations = self._checkpointed_activations(spec, context, batch) * (2 if precision == "fp32" else 1)
+        total = states + activations + overhead
+        how = self.say("job.llm_training", name=spec.name, method=self.method(method), parts=parts,
+                       activations=f"{activations:.1f}", context=f"{context:,}", batch=batch, overhead=f"{overhead:g}")
+        return MemoryNeed(total, how, spec.id), states
+
+    def _checkpointed_activations(self, spec: ModelSpec, context: int, batch: int) -> float:
+        tokens = context * batch
+        hidden, layers = spec.hidden or 768, spec.layers or 12
+        kept = layers * tokens * hidden * 2
+        recomputed = tokens * hidden * self.p.layer_activation_bytes
+        logits = tokens * (spec.vocab or 32000) * self.p.logit_bytes
+        return (kept + recomputed + logits) / GB
+
+    def _adapter_training(self, spec: ModelSpec, method: str, overhead: float) -> tuple[MemoryNeed, float]:
+        """LoRA on a non-LLM (an SDXL style, a ViT): frozen base (16-bit, or what the model's trainers use), a small
+        trainable part; a diffusion model's text encoders are run once and cached, so only its denoiser stays."""
+        params = (spec.resident_params_b or spec.params_b) * GB
+        base_precision = (spec.lora_base or "16-bit") if method == "lora" else "4-bit"
+        base = params * self.bits(spec, base_precision, method) / 8 / GB
+        adapters = params * self.p.lora_trainable_fraction * self.p.lora_bytes_per_param / GB
+        activations = _activation_gb(spec) / 2  # 16-bit activations
+        total = base + adapters + activations + overhead
+        how = self.say("job.adapter_training", name=spec.name, method=self.method(method), base=f"{base:.1f}",
+                       adapters=f"{adapters:.1f}", activations=f"{activations:.1f}", batch=spec.train_batch,
+                       overhead=f"{overhead:g}")
+        return MemoryNeed(total, how, spec.id), 0.0
+
+    def _classic_training(self, spec: ModelSpec, overhead: float) -> tuple[MemoryNeed, float]:
+        """The 2019 count: weights, gradients and Adam in 32 bit, activations at the usual batch."""
+        states = spec.params_b * GB * self.p.adam_bytes_per_param / GB
+        activations = _activation_gb(spec)
+        how = self.say("job.classic_training", name=spec.name, states=f"{states:.1f}", activations=f"{activations:.1f}",
+                       batch=spec.train_batch)
+        return MemoryNeed(states + activations + overhead, how, spec.id), 0.0
+
+
+def _adapter_params(spec: ModelSpec, rank: int) -> float:
+    """LoRA parameters on every attention and feed-forward projection of a decoder."""
+    hidden = spec.hidden or 768
+    q = (spec.heads or 1) * spec.head_dim if spec.heads and spec.head_dim else hidden
+    kv = (spec.kv_heads or 1) * spec.head_dim if spec.kv_heads and spec.head_dim else hidden
+    ff = spec.intermediate if spec.intermediate and not spec.active_params_b else 4 * hidden
+    per_layer = (hidden + q) * 2 + (hidden + kv) * 2 + (hidden + ff) * 3
+    return per_layer * rank * (spec.layers or 12)
+
+
+def _activation_gb(spec: ModelSpec) -> float:
+    """fp32 activations kept for backward at the model's usual batch (Korthikanti et al. 2022: 34 B/token/unit at 16 bit)."""
+    if spec.activation_gb_per_sample is not None:
+        return spec.activation_gb_per_sample * spec.train_batch
+    per_sample = (spec.seq_len or 512) * (spec.layers or 12) * (spec.hidden or 768) * 68 / GB
+    return per_sample * spec.train_batch

@@ -1,0 +1,394 @@
+"""Stage 4 of an answer: what the rules ask of the configurations and of the choice, before any is made.
+
+Each term names the rule it comes from (rules/data/rules.json), so the lines that explain the answer later
+(:mod:`rules.explain`) can say which rule filtered, floored or refused what. A term is data the later stages
+read — a filter over configurations, the workload's memory floor, the step-up threshold, how used cards count,
+what may lead an answer, why N of a card cannot go in one box, what memory is worth for a memory-bound job —
+never a hook called back into this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from rules.job import GIB_IN_GB, METHOD_NAMES, Job, Said, fit_on, job_for
+from rules.messages import cited, say, term
+
+if TYPE_CHECKING:
+    from rules.asker import Asker
+    from rules.configurations import Configuration
+    from rules.knowledge import Gpu, Rulebook
+    from rules.performance import PerformanceModel
+    from rules.question import Question
+
+__all__ = ["Floor", "Keep", "MemoryWorth", "Terms", "TermsContext", "UsedCards", "Wait", "build_slots", "terms_for", "too_wide_reason", "kept_configurations"]
+
+
+@dataclass(frozen=True)
+class Keep:
+    """What every configuration must pass, the rule that says so and its line.
+
+    ``when`` the filter (and its line) applies: "some-pass" — only when some configuration passes
+    (a preference, dropped when nothing meets it); "some-fail" — only when it leaves something out;
+    "both" — only when it leaves something out and something passes; "always" — even when nothing
+    passes (the answer then says nothing fits).
+    """
+
+    rule: str
+    test: Callable[[Configuration], bool]
+    reason: str
+    when: str = "some-pass"
+
+    def applies(self, configs: Sequence[Configuration]) -> bool:
+        if self.when == "always":
+            return True
+        if self.when == "both":
+            return any(self.test(c) for c in configs) and not all(self.test(c) for c in configs)
+        return any(self.test(c) != (self.when == "some-fail") for c in configs)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Memory a card should have for the workload on the date (rule ``memory-floor``)."""
+
+    gb: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Keep the card you have: why, and when to ask again (rule ``persona-already-own``)."""
+
+    reason: str
+    suggestion: str
+
+
+@dataclass(frozen=True)
+class UsedCards:
+    """How used cards count (rule ``used-cards``): asked for, joined when new ones cost much more, or new only."""
+
+    new_only: bool  # several cards or a server: used ones are picked only when asked for
+    used_over: float | None  # used cards count when new ones above the floor cost this many times more
+    saving: float  # a used card joins unasked only when it saves this share of the same cards new
+    why: str | None  # why a used card may lead, said when one does
+    several: bool
+
+
+@dataclass(frozen=True)
+class MemoryWorth:
+    """Memory-bound jobs (rule ``memory-value``): a configuration is worth its speed scaled by how much of the job's
+    class it holds — the named model with headroom, else the largest open model class fine-tuned on the date."""
+
+    job: Job
+    target_gb: float
+    name: str
+    share: float
+
+    def held(self, memory_gb: float, count: int) -> float:
+        """The share of the reference job N cards of this size hold (each card's part, when the method shards it)."""
+        job = self.job
+        pools = job.pooling != "none" and job.shardable_gb > 0
+        per_card = (job.need.gb - job.shardable_gb * (1 - 1 / count)) if pools else job.need.gb
+        per_card *= self.target_gb / job.need.gb
+        return min(1.0, memory_gb * GIB_IN_GB / per_card)
+
+    def worth(self, memory_gb: float, count: int) -> float:
+        return self.share + (1 - self.share) * self.held(memory_gb, count)
+
+
+@dataclass(frozen=True)
+class Terms:
+    """Every term the rules set for one question."""
+
+    keeps: tuple[Keep, ...]  # in rule order
+    floor: Floor | None
+    used: UsedCards
+    threshold: float  # rule cost-efficiency: a step up must buy this share of the best value's worth per dollar
+    avoid_lines: tuple[str, ...]  # rule product-lines: lines that never lead a desktop answer
+    server: bool  # a server question: data-centre lines may lead it
+    worth: MemoryWorth | None
+    wait: Wait | None
+    rent: bool  # rule rent-vs-buy: renting is weighed
+    refusal: Callable[[Gpu, int], Said | None]  # rules multi-gpu-heat and power-and-slots: why N of a card cannot go in one box
+
+    def headline(self, c: Configuration) -> bool:
+        """What may lead an answer (rule ``product-lines``): no module that needs a whole server, and on a desktop no
+        line the seed advises against."""
+        return c.gpu.form_factor not in ("sxm", "oam") and (self.server or c.gpu.line not in self.avoid_lines)
+
+
+@dataclass(frozen=True)
+class TermsContext:
+    """What the terms are worked out from."""
+
+    question: Question
+    asker: Asker
+    job: Job
+    as_of: date
+    rulebook: Rulebook
+    performance: PerformanceModel
+    work: str
+    gpu: Callable[[str], Gpu]
+    midrange: Callable[[date], float]  # the market's mid-range speed on a date, at the job's precision
+
+    @property
+    def language(self) -> str | None:
+        return self.question.language
+
+    def say(self, key: str, **values: Any) -> str:
+        return say(key, self.question.language, **values)
+
+    def speed(self, gpu: Gpu) -> float:
+        return self.performance.relative(gpu, self.work, self.job.compute_precision)
+
+
+def terms_for(ctx: TermsContext) -> Terms:
+    q, rulebook = ctx.question, ctx.rulebook
+    reference = memory_reference(ctx)
+    avoid = tuple(rulebook.product_lines.poor_value_lines)
+    if q.memory_gb or reference is not None:  # memory asked, or needed beyond consumer cards
+        avoid = tuple(line for line in avoid if line not in rulebook.product_lines.memory_bound_lines)
+    floor = None if q.memory_gb else memory_floor(rulebook, ctx.as_of, q.workload, q.task, q.experience, ctx.language)
+    threshold = rulebook.cost_efficiency.step_up_threshold if ctx.asker.budget_usd is not None \
+        else rulebook.cost_efficiency.no_budget_threshold
+    worth = None
+    if reference is not None:
+        worth = MemoryWorth(reference[0], reference[1], reference[2], rulebook.memory_value.speed_share)
+    owned = ctx.asker.owned
+    return Terms(keeps=_keeps(ctx), floor=floor, used=_used_cards(ctx), threshold=threshold, avoid_lines=avoid,
+                 server=q.setting == "server", worth=worth,
+                 wait=_keep_yours(ctx, owned, floor) if owned is not None else None, rent=q.cloud_ok,
+                 refusal=_refusal(ctx))
+
+
+def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
+    q, rulebook = ctx.question, ctx.rulebook
+    keeps: list[Keep | None] = []
+    if q.experience == "hobby":
+        max_tdp = rulebook.persona_not_serious.max_tdp_w
+        keeps.append(Keep("persona-not-serious", lambda c: (c.gpu.tdp_w or 0) <= max_tdp,
+                          ctx.say("rule.persona_not_serious.keep", watts=f"{max_tdp:g}")))
+    keeps += [_software_support(ctx), _training_limits(ctx)]
+    if ctx.asker.cuda_only:
+        safe = rulebook.vendor_nvidia.safe_stack
+        keeps.append(Keep("vendor-nvidia", lambda c: bool(c.gpu.software == safe), ctx.say("rule.vendor_nvidia.keep")))
+    if q.gpus > rulebook.one_machine.gpus_per_machine and q.setting == "server":
+        # the server setting already admits server parts (rules.market); the line says so beside the other filters
+        keeps.append(Keep("one-machine", lambda c: True, ctx.say("rule.one_machine.server", gpus=q.gpus), when="always"))
+    if ctx.asker.owned is not None:
+        keeps.append(_upgrade(ctx, ctx.asker.owned))
+    return tuple(k for k in keeps if k is not None)
+
+
+def _software_support(ctx: TermsContext) -> Keep | None:
+    """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet (rows 'limited')."""
+    rows, day, language = ctx.rulebook.software_support, ctx.as_of.isoformat(), ctx.language
+    task = "inference" if ctx.job.method == "inference" else "training"
+    dropped = {(row["software"], arch): row for row in rows.dropped if row["from"] <= day for arch in row["architectures"]}
+    limited = _limited_support(ctx, task)
+    if not dropped and not limited:
+        return None
+    reasons = [why for _, why in limited]
+    if dropped:
+        row = next(iter(dropped.values()))
+        reasons.insert(0, say("rule.software_support.keep", language, architectures=", ".join(row["architectures"]),
+                              since=row["from"][:7], source=cited(row["source"]["name"], language)))
+    out = frozenset(stack for stacks, _ in limited for stack in stacks)
+    gone = frozenset(dropped)
+    return Keep("software-support", lambda c: (c.gpu.software, c.gpu.architecture) not in gone and c.gpu.software not in out,
+                "; ".join(reasons), when="some-fail")
+
+
+def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...], str]]:
+    """(stacks, why) for each software stack that could not yet run the job on the date: a row holds from its ``from``
+    date until its ``until`` date, for the task, workloads and precisions it names (a missing key matches all)."""
+    day, language = ctx.as_of.isoformat(), ctx.language
+    workload, precision = ctx.question.workload, ctx.job.precision
+    found: list[tuple[tuple[str, ...], str]] = []
+    for row in ctx.rulebook.software_support.limited:
+        if not row["from"] <= day < row["until"]:
+            continue
+        if row.get("task", task) != task or workload not in row.get("workloads", [workload]) \
+                or precision not in row.get("precisions", [precision]):
+            continue
+        stacks = tuple(row["software"])
+        found.append((stacks, say("rule.software_support.limited", language, stacks=", ".join(stacks), day=day,
+                                  what=term("limited", row["what"], language),
+                                  source=cited(row["source"]["name"], language))))
+    return found
+
+
+def _training_limits(ctx: TermsContext) -> Keep | None:
+    """A training job keeps to the parts the catalog marks fit for its method (unified-memory computers: adapters or
+    none), while such a part holds the job."""
+    method = ctx.job.method
+    if method == "inference":
+        return None
+    adapters = method in ctx.rulebook.training_limits.adapter_methods
+    fit = ("full", "adapters") if adapters else ("full",)
+    return Keep("training-limits", lambda c: c.gpu.trains in fit,
+                ctx.say("rule.training_limits.keep_adapters" if adapters else "rule.training_limits.keep",
+                        method=term("method", METHOD_NAMES[method], ctx.language)), when="both")
+
+
+def _upgrade(ctx: TermsContext, owned: Gpu) -> Keep:
+    """Only upgrades over the card you have: faster by the rule's margin, or roomier for memory-bound work."""
+    params = ctx.rulebook.persona_already_own
+    mine, gain = ctx.speed(owned), params.min_speedup
+    more_memory = ctx.question.workload in params.memory_bound_workloads
+
+    def upgrade(c: Configuration) -> bool:
+        if c.speed < mine or c.gpu.memory_gb < owned.memory_gb:
+            return False
+        return c.gpu.memory_gb > owned.memory_gb if more_memory else c.speed >= gain * mine or c.gpu.memory_gb > owned.memory_gb
+    reason = ctx.say("rule.persona_already_own.keep", name=owned.name, relative=f"{mine:.2f}", gb=f"{owned.memory_gb:g}") \
+        + (ctx.say("rule.persona_already_own.more_memory") if more_memory
+           else ctx.say("rule.persona_already_own.faster", gain=f"{gain:g}"))
+    return Keep("persona-already-own", upgrade, reason, when="always")
+
+
+def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | None:
+    """Keep the card you have while it holds the model asked about, or sits where the seed's GTX 1070 sat in its
+    market (003, TL;DR: "already have a GTX 1070 or better: wait")."""
+    params, job = ctx.rulebook.persona_already_own, ctx.job
+    suggestion = ctx.say("rule.persona_already_own.suggestion")
+    if job.method == "inference" and job.model is not None and fit_on(job, owned.memory_gb, 1).fits:
+        tps = ctx.performance.tokens_per_second(owned, job, 1) if job.is_llm else None
+        speed = ctx.say("rule.persona_already_own.tokens", tokens=f"{tps:.0f}") if tps else ""
+        return Wait(ctx.say("rule.persona_already_own.holds", name=owned.name, model=job.model.name,
+                            gb=f"{job.need.gb:.0f}", precision=job.precision, speed=speed), suggestion)
+    if ctx.question.workload in params.unless_workloads or (floor is not None and owned.memory_gb < floor.gb):
+        return None
+    mine = ctx.speed(owned)
+    then, now = ctx.midrange(date.fromisoformat(params.seed_date)), ctx.midrange(ctx.as_of)
+    threshold = ctx.speed(ctx.gpu(params.threshold_gpu)) / then
+    if mine < threshold * now:
+        return None
+    return Wait(ctx.say("rule.persona_already_own.still_good", name=owned.name, relative=f"{mine:.2f}",
+                        reference=ctx.performance.reference.name, workload=term("workload", _label(ctx), ctx.language),
+                        share=f"{mine / now:.0%}", year=ctx.as_of.year, seed_year=params.seed_date[:4]), suggestion)
+
+
+def _label(ctx: TermsContext) -> str:
+    return workload_label(ctx.rulebook, ctx.work)
+
+
+def workload_label(rulebook: Rulebook, work: str) -> str:
+    """The performance model's workload in words ("transformers", "Kaggle work")."""
+    params = rulebook.workload_priorities
+    mix = params.workloads[work]
+    if len(mix) == 1:
+        return str(params.classes[next(iter(mix))]["label"])
+    return {"general": "general deep learning", "kaggle": "Kaggle work", "rl": "reinforcement learning",
+            "llm_inference": "LLM inference"}.get(work, work)
+
+
+def _used_cards(ctx: TermsContext) -> UsedCards:
+    """One card for a desk: used cards join when new ones with enough memory cost much more, and the answer says why
+    a used card leads; several cards or a server: new unless the question says used."""
+    q, params = ctx.question, ctx.rulebook.used_cards
+    several = q.gpus >= params.several_from or q.setting in ("server", "cloud")
+    if q.used_ok:
+        why: str | None = ctx.say("rule.used_cards.asked")
+    elif ctx.asker.on_a_budget:
+        why = ctx.say("rule.used_cards.persona")
+    elif several:
+        why = None
+    else:
+        why = ctx.say("rule.used_cards.market")
+    new_only = several and not q.used_ok
+    return UsedCards(new_only, None if new_only else params.used_when_new_costs_more_than, params.used_min_saving,
+                     why, several)
+
+
+def memory_floor(rulebook: Rulebook, as_of: date, workload: str, task: str, experience: str | None,
+                 language: str | None) -> Floor | None:
+    """The latest floor row for the workload, task and experience on the date, worded (rule ``memory-floor``)."""
+    best, day = None, as_of.isoformat()
+    for row in rulebook.memory_floor.floors:
+        if (row["workload"] == workload and row["task"] in ("any", task) and row["from"] <= day
+                and row.get("experience") in (None, experience)) \
+                and (best is None or (row["from"], row["gb"]) > (best["from"], best["gb"])):
+            best = row
+    if best is None:
+        return None
+    what = say("rule.memory_floor.what_training" if best["task"] == "training" else "rule.memory_floor.what_work", language,
+               workload=term("task", workload, language))
+    return Floor(best["gb"], say("rule.memory_floor.floor", language, gb=f"{best['gb']:g}", what=what,
+                                 since=best["from"][:7], source=cited(best["source"]["name"], language)))
+
+
+def memory_reference(ctx: TermsContext) -> tuple[Job, float, str] | None:
+    """(the reference job, its need in GB with headroom, its name) for a memory-bound question; None for others."""
+    q, job, params = ctx.question, ctx.job, ctx.rulebook.memory_value
+    if q.memory_gb or job.method not in params.methods or not (job.is_llm or q.workload == "llm"):
+        return None
+    if job.model is not None:
+        return job, job.need.gb * (1 + params.named_headroom), job.model.name
+    day = ctx.as_of.isoformat()
+    rows = [row for row in params.reference_models if row["from"] <= day]
+    if not rows:
+        return None
+    row = max(rows, key=lambda r: r["from"])
+    reference = job_for(q.refined(model=row["model"], params_b=None), ctx.rulebook)
+    if reference.model is None:
+        return None
+    name = ctx.say("rule.memory_value.class", model=reference.model.name,
+                   method=term("method", METHOD_NAMES[reference.method], ctx.language))
+    return reference, reference.need.gb, name
+
+
+def build_slots(rulebook: Rulebook, gpu: Gpu, count: int) -> float | None:
+    """Slots one card takes in a build of ``count``: past two cards, the blower version (dual-slot) where one exists."""
+    if count > rulebook.multi_gpu_heat.small_card_max_open_air and "blower" in gpu.cooling:
+        return float(rulebook.power_and_slots.blower_slots)
+    return gpu.slots
+
+
+def too_wide_reason(rulebook: Rulebook, question: Question, gpu: Gpu, count: int) -> str | None:
+    """Why ``count`` of ``gpu`` take more slots than the box has (rule ``power-and-slots``); None when they fit."""
+    power = rulebook.power_and_slots
+    server = question.setting in ("server", "cloud")
+    most, message = (power.server_max_slots, "rule.power_and_slots.server_slots") if server \
+        else (power.max_slots, "rule.power_and_slots.slots")
+    slots = build_slots(rulebook, gpu, count)
+    if slots and slots * count > most:
+        return say(message, question.language, count=count, slots=f"{slots:g}", total=f"{slots * count:g}",
+                   max_slots=most)
+    return None
+
+
+def _refusal(ctx: TermsContext) -> Callable[[Gpu, int], Said | None]:
+    """Why N of a card cannot go in one box: a whole system is one box (multi-gpu-heat), open-air cards overheat side
+    by side in a server (multi-gpu-heat) or past the seed's count on a desk, and a desk has only so many slots
+    (power-and-slots)."""
+    heat, language = ctx.rulebook.multi_gpu_heat, ctx.language
+    server = ctx.question.setting in ("server", "cloud")
+    power = ctx.rulebook.power_and_slots
+    open_air, blower_slots, max_slots = heat.small_card_max_open_air, float(power.blower_slots), power.max_slots
+
+    def refuse(gpu: Gpu, count: int) -> Said | None:
+        if gpu.form_factor == "system" and count > 1:
+            return Said("rule.multi_gpu_heat.system", language)
+        blower = "blower" in gpu.cooling
+        if server:
+            if count > 1 and not (blower or "passive" in gpu.cooling):
+                return Said("rule.multi_gpu_heat.server_open_air", language, (("count", count),))
+            return None
+        if count > open_air and not blower:  # two big ones: a warning, a gap helps
+            return Said("rule.multi_gpu_heat.desktop", language, (("count", count),))
+        slots = blower_slots if count > open_air and blower else gpu.slots  # build_slots, on the desk
+        if slots and slots * count > max_slots:
+            return Said("rule.power_and_slots.slots", language, (("count", count), ("slots", f"{slots:g}"),
+                                                                 ("total", f"{slots * count:g}"), ("max_slots", max_slots)))
+        return None
+    return refuse
+
+
+def kept_configurations(configs: Sequence[Configuration], keeps: tuple[Keep, ...]) -> tuple[Configuration, ...]:
+    """The configurations every filter that applies to them passes."""
+    tests = [keep.test for keep in keeps if keep.applies(configs)]
+    return tuple(c for c in configs if all(test(c) for test in tests))
