@@ -11,7 +11,7 @@ from datetime import date
 from typing import Callable, Literal, cast
 
 from rules.answer import Reply
-from rules.engine import Advisor
+from rules.advisor import Advisor
 from rules.parser import parse, text_language
 from rules.question import Question
 from rules.render import answer_markdown, clarification_markdown, help_text
