@@ -47,7 +47,7 @@ def test_every_vocabulary_word_is_understood_alone() -> None:
         if not meaning or "adjust" in meaning or meaning.get("intent") == "compare":  # these need more words
             continue
         for word in concept["words"]:
-            # a weak word counts only for a job people run: see test_weak_words
+            # a weak word counts only for a job people run: see test_weak_words in test_understand_words.py
             if set(meaning) == {"task_hint"}:
                 parsed = parse(word.replace("*", "") + " llama 8b", today=TODAY)
                 if parsed.question.task != "inference" or parsed.unknown:
