@@ -1,0 +1,42 @@
+"""Free text -> :class:`~rules.question.Question`: one reading for the CLI, the API and the bot.
+
+Why one: ``/whichgpu nlp $800``, ``whichgpu ask "nlp $800"`` and ``POST /v1/ask`` must read the same words the
+same way, and say what they understood and what they did not, so a person can correct themselves instead of
+getting a silent guess.
+
+How: the text is cleaned (Slack markup, emoji and markdown dropped, lower case, ``ё`` -> ``е``: :mod:`.text`),
+then passes run from the most specific grammar to the least (the order is :data:`.build.PASSES`): dates
+(:mod:`.dates`), llama.cpp types, context, batch and users (:mod:`.units`), model names (:mod:`.models`),
+money ranges and money with a currency (:mod:`.money`), hardware names (:mod:`.hardware`), memory, parameters,
+hours and counts (:mod:`.units`), money after a budget word and currencies said alone (:mod:`.money`),
+keywords (longest phrase first: :mod:`.words`), and last a bare number (:mod:`.money`). Each pass blanks what
+it took, so a number is read once: "3090" is a card and never a budget, "13b" a model size. What remains,
+minus filler words, is ``unknown``. :mod:`.build` turns what the passes recorded into the question, applying
+follow-ups (:mod:`.followups`) and the text's language (:mod:`.language`). Each module's docstring gives its
+decisions for ambiguous text, each pinned by a test. The words themselves are data (:mod:`.grammar`); what
+understanding asks of the catalog, the model table and the job count goes through :mod:`.lookups`.
+
+``needs_clarification``: the intent is not "help" and the text changed no field.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from rules.question import Question, check_text
+from rules.understand.build import ParsedText, build, scan
+from rules.understand.followups import HeldGb
+from rules.understand.language import text_language
+from rules.understand.text import clean
+
+__all__ = ["ParsedText", "clean", "parse", "text_language"]
+
+
+def parse(text: str, previous: Question | None = None, today: date | None = None,
+          held_gb: HeldGb | None = None) -> ParsedText:
+    """Read ``text`` (refining ``previous`` when given); raises only :class:`~rules.question.QuestionError`.
+
+    ``held_gb``: the memory the previous answer's top configuration holds, asked only when the text wants more
+    memory, so that "more memory?" means more than the asker was shown (:func:`rules.ask.held_by`)."""
+    today = today or date.today()
+    return build(scan(clean(check_text(text)), today), previous, today, held_gb)

@@ -1,0 +1,139 @@
+"""From the scan to the question: the passes in order, then what they recorded -> the question, what was read.
+
+A text with both a workload and a budget is a new question and starts from defaults instead of ``previous``;
+otherwise it refines ``previous``. ``understood`` names each value with the words it was read from, so a
+person can correct themselves instead of getting a silent guess; ``unknown`` lists the words no pass took.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from datetime import date
+from typing import Any
+
+from rules.question import MAX_BATCH, Question, QuestionError
+from rules.understand import dates, hardware, models, money, units, words
+from rules.understand.followups import HeldGb, follow_ups
+from rules.understand.language import text_language
+from rules.understand.text import Scan, note
+
+# The passes in the order they read, the most specific grammar first; True for a pass that reads only what
+# holds a digit, skipped cheaply for a text without one.
+PASSES: tuple[tuple[Callable[[Scan], None], bool], ...] = (
+    (dates.read_dates, True),
+    (units.read_quantisation, True),
+    (units.read_context, True),
+    (units.read_batch, True),
+    (units.read_users, True),
+    (models.read_models, False),
+    (money.read_ranges, True),
+    (money.read_marked, False),
+    (hardware.read_gpus, False),
+    (units.read_memory, True),
+    (units.read_params, True),
+    (units.read_hours, True),
+    (units.read_counts, False),
+    (money.read_worded, True),
+    (money.read_currency_words, False),
+    (words.read_keywords, False),
+    (money.read_bare_number, True),
+)
+
+_FIELD_ORDER = [f.name for f in fields(Question)]
+_LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory the job needs (GB)",
+           "card_memory_gb": "the card's memory (GB)",
+           "hours_per_week": "hours per week", "as_of": "as of", "context_tokens": "context tokens",
+           "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns",
+           "gpus_fixed": "that many gpus and no more"}
+
+
+@dataclass(frozen=True)
+class ParsedText:
+    """What a text said: the question, the intent, and what was and was not understood."""
+
+    question: Question
+    intent: str
+    understood: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+
+    @property
+    def needs_clarification(self) -> bool:
+        return self.intent != "help" and not self.changed
+
+
+def scan(text: str, today: date) -> Scan:
+    """A cleaned text read by every pass in turn."""
+    read = Scan(text, today)
+    digits = any(ch.isdigit() for ch in text)  # most grammar needs a number: skip it cheaply when none
+    for step, needs_digits in PASSES:
+        if digits or not needs_digits:
+            step(read)
+    return read
+
+
+def build(read: Scan, previous: Question | None, today: date, held_gb: HeldGb | None = None) -> ParsedText:
+    """The question the scan describes, refining ``previous`` unless the text is a whole new question."""
+    workload = words.pick_workload(read)
+    fresh = previous is None or (workload is not None and "budget" in read.values)
+    base = previous if previous is not None and not fresh else Question()
+    language = text_language(read.original)
+    changes, understood = _changes(read, workload, base, fresh, language)
+    understood += follow_ups(read.adjust, base, changes, held_gb)
+    changed = tuple(name for name in _FIELD_ORDER if name in changes)
+    if changes and language:  # the language of a question, kept through follow-ups; not a change asked for
+        changes["language"] = language
+    question = replace(base, **changes)
+    try:
+        question.check(today)
+    except QuestionError as error:
+        if error.field == "budget" and "budget" in read.values:  # "$1e12" is no typo for $1: name it
+            (amount, currency), phrase = read.values["budget"]
+            raise QuestionError("budget", f"{error.message} (read {amount:,.0f} "
+                                          f"{currency or question.currency} from '{phrase}')") from None
+        raise
+    team = read.team
+    if (team is not None and question.task == "inference" and question.batch is None
+            and 1 < team[0] <= MAX_BATCH):
+        question = replace(question, batch=team[0])
+        understood.append(f"batch: {team[0]} (from '{team[1]}')")
+    if len(read.models) > 1:
+        question = models.most_demanding(read, question, understood, today)
+    if "card_memory_gb" in changes:
+        understood.append(units.fit_note(question))
+    return ParsedText(question, words.intent(read, question, changed), tuple(understood), words.unknown(read),
+                      changed)
+
+
+def _changes(read: Scan, workload: tuple[str, str] | None, base: Question,
+             fresh: bool, language: str | None) -> tuple[dict[str, Any], list[str]]:
+    """The fields the text sets, and the ``understood`` lines naming them in the order the answer shows."""
+    changes: dict[str, Any] = {}
+    understood: list[str] = []
+    if workload:
+        changes["workload"] = workload[0]
+        understood.append(note("workload", *workload))
+    understood += money.budget_changes(read, base, fresh, language, changes)
+    if read.cards and read.used_said:  # a used card among those compared: used prices count
+        read.values["used_ok"] = (True, read.used_said)
+    understood += words.job_changes(read, changes, base, fresh)
+    for name in _FIELD_ORDER:
+        if name in read.values and name not in ("budget", "precision"):
+            value, phrase = read.values[name]
+            changes[name] = value
+            understood.append(note(_LABELS.get(name, name), value, phrase))
+    if (fresh and not workload and "model" not in changes and changes.get("task") == "inference"
+            and (changes.get("params_b") or 0) >= 1):
+        changes["workload"] = "llm"  # "serving a 70b model": billions of parameters to run: a language model
+        understood.append(f"workload: llm (a {changes['params_b']:g}B-parameter model to run, "
+                          "no other kind named)")
+    if "memory_gb" in changes and units.sizes_a_card(read, changes, base, fresh):
+        changes["card_memory_gb"] = changes.pop("memory_gb")
+        understood[-1] = note(_LABELS["card_memory_gb"], changes["card_memory_gb"],
+                              read.values["memory_gb"][1])
+    if read.cards:
+        as_of = changes.get("as_of", base.as_of) or read.today
+        changes["compare"], cards_line = hardware.cards_asked(read, as_of)
+        understood.append(cards_line)
+    return changes, understood

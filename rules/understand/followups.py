@@ -1,0 +1,63 @@
+"""Follow-ups that change the previous question: cheaper, more expensive, more memory, more gpus.
+
+"cheaper" -> budget x 0.7, "more expensive" -> x 1.5; without a budget to scale they change nothing and say
+so. "more memory" -> the next size in ``memory_steps_gb`` above the previous memory_gb and what the previous
+answer's top held (``held_gb``), 16 GB at least; "more gpus" doubles the count (at most 16).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from rules.question import Question
+from rules.understand.grammar import grammar
+from rules.understand.text import whole
+
+# The memory the previous answer's top configuration holds, asked only when a follow-up wants more memory.
+HeldGb = Callable[[], float | None]
+
+
+def follow_ups(asked: Iterable[str], base: Question, changes: dict[str, Any],
+               held_gb: HeldGb | None) -> list[str]:
+    """Apply each follow-up asked (once, in the order said) to ``changes``; returns what it understood."""
+    understood = []
+    for what in dict.fromkeys(asked):
+        if what == "more_memory":
+            understood.append(_more_memory(base, changes, held_gb))
+        elif what == "more_gpus":
+            understood.append(_more_gpus(base, changes))
+        else:
+            factor, word = _BUDGET_STEPS[what]
+            understood.append(_scale_budget(base, changes, factor, word))
+    return understood
+
+
+_BUDGET_STEPS = {"cheaper": (0.7, "cheaper"), "pricier": (1.5, "more expensive")}
+
+
+def _scale_budget(base: Question, changes: dict[str, Any], factor: float, word: str) -> str:
+    budget = changes.get("budget", base.budget)
+    if budget is None:
+        return f"{word}: there is no budget yet to change; say one, e.g. '$800'"
+    changes["budget"] = whole(round(budget * factor)) if math.isfinite(budget) else budget
+    return f"budget: {changes['budget']:g} {changes.get('currency', base.currency)} ({word}: x{factor:g})"
+
+
+def _more_memory(base: Question, changes: dict[str, Any], held_gb: HeldGb | None) -> str:
+    """The next memory step above what the question asked and what the previous answer's pick holds:
+    'more memory?' after a 24 GB card asks for more than 24 GB, not for the 16 GB a question without a size
+    would start from."""
+    asked = changes.get("memory_gb", base.memory_gb) or 0
+    held = (held_gb() if held_gb is not None else None) or 0
+    current = max(asked, held)
+    steps = [s for s in grammar().data["memory_steps_gb"] if s > current] or [min(current * 1.5, 4096)]
+    changes["memory_gb"] = whole(max(steps[0], 16))
+    shown = f" than the {held:g} GB shown" if held > asked else ""
+    return f"memory the job needs (GB): {changes['memory_gb']:g} (more memory{shown})"
+
+
+def _more_gpus(base: Question, changes: dict[str, Any]) -> str:
+    changes["gpus"] = min(changes.get("gpus", base.gpus) * 2, 16)
+    return f"gpus: {changes['gpus']} (more gpus)"

@@ -1,0 +1,54 @@
+"""What understanding asks of the rest of the engine, in one place, so it can be pointed elsewhere.
+
+Understanding reads words; three things it cannot know from words alone it asks here: which card a name
+means (the catalog's one resolver, and its Cloud TPUs), which model a name means (the model table), and how
+much memory a job needs (the job count, for the most demanding of several models and for the fit note). Each
+is imported when first asked: a text naming no card or model never loads the catalog, the model table or the
+job count, and importing understanding stays as cheap as reading words.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rules.catalog import Catalog
+    from rules.job import Job
+    from rules.memory import Fit, ModelSpec
+    from rules.question import Question
+
+
+def catalog() -> Catalog:
+    """The shipped catalog: its resolver reads card names, its TPUs the word 'tpu'."""
+    from rules.catalog import load_catalog
+
+    return load_catalog()
+
+
+def model(name: str) -> ModelSpec | None:
+    """The model a name or alias means ('llama 3 8b', 'sdxl'), or None."""
+    from rules.memory import find_model
+
+    return find_model(name)
+
+
+def job(question: Question) -> Job:
+    """The job a question asks for, with the memory it needs, by the shipped rulebook."""
+    from rules.job import job_for
+    from rules.rulebook import load_rulebook
+
+    return job_for(question, load_rulebook())
+
+
+def fit(of: Job, memory_gb: float, count: int) -> Fit:
+    """Whether ``count`` cards of ``memory_gb`` each hold the job."""
+    from rules.job import fit_on
+
+    return fit_on(of, memory_gb, count)
+
+
+def method_name(method: str) -> str:
+    """A job's method as the answers name it ('QLoRA')."""
+    from rules.job import METHOD_NAMES
+
+    return METHOD_NAMES.get(method, method)

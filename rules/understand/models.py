@@ -1,0 +1,186 @@
+"""Model names and sizes: 'llama 3.1 8b', 'deepseek-r1:32b', 'sdxl' -> ``model``, ``params_b`` and a workload.
+
+A family word from the vocabulary ("llama", "qwen", "r1", "sdxl", "whisper") starts a name; the words after it
+that look like a name ("3.1", "8b", "a3b", "distill", "qwen", "dev") are read with it, stopping at counts and
+cards ("llama 70b 2 gpus"). Which model the name means is the model table's call, tried in a few spellings
+("qwen3 30b", "qwen 3 30b"); ``model`` is the table's id, and its workload counts when no workload word is
+said. A size the table lacks still counts: the same family's entry of that size ("qwen2.5 coder 32b" ->
+"qwen-32b"), else "family-size" with ``params_b`` ("qwen 110b"). ``params_b`` comes from a size in the text
+("13b" -> 13, "350m" -> 0.35; not "8x7b"). A variant word the table lacks reads as the family's model ("flux
+schnell" -> FLUX.1, the same size).
+
+Several models or sizes ("llama 8b and maybe qwen 14b", "sdxl + flux"): each is sized by the job count and the
+most demanding one sets ``model`` and ``params_b``; ``understood`` lists the others with their needs. When the
+text names more than one job ("run 32b models and do lora on 8b"), each model takes the nearest job word
+before it and the heavier job (need in GB) sets task and method too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any
+
+from rules.question import Question
+from rules.understand import lookups
+from rules.understand.grammar import Grammar, any_of, bounded, grammar
+from rules.understand.text import ModelSaid, Scan, WorkloadSaid, clean, whole
+from rules.understand.words import METHODS
+
+_TAIL = re.compile(r"[\s_.:-]*([a-z0-9]+(?:\.\d+)*\+?)")  # ":" as in Ollama's tags, "deepseek-r1:32b"
+_NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
+_SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
+_NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час)")
+_DIGIT = re.compile(r"\d")
+_MAX_NAME_TOKENS = 6
+# Words that name a tuning of the same weights, not another size: "deepseek r1 distill 32b" is the table's
+# "deepseek r1 32b", "llama 3.1 8b instruct" its "llama 3.1 8b".
+_SAME_WEIGHTS = frozenset({"instruct", "chat", "it", "base", "hf", "distill", "preview", "thinking",
+                           "reasoning"})
+
+
+@dataclass(frozen=True)
+class _Families:
+    pattern: re.Pattern[str]  # any family word, where a model's name starts
+    by_key: dict[str, dict[str, Any]]  # family word without spaces/hyphens -> its vocabulary entry
+    name_words: frozenset[str]  # words that may continue a name: 'instruct', 'distill', and family words
+
+
+def _families(g: Grammar) -> _Families:
+    by_key = {_family_key(alias): entry for entry in g.data["models"] for alias in entry["aliases"]}
+    aliases = [alias for entry in g.data["models"] for alias in entry["aliases"]]
+    pattern = bounded(any_of(aliases, bound=False) + r"(?![\s.-]*cpp)")  # llama.cpp is a tool, not a model
+    return _Families(pattern, by_key, frozenset(clean(w) for w in g.data["model_words"]) | frozenset(by_key))
+
+
+def _family_key(text: str) -> str:
+    return re.sub(r"[\s-]+", "", clean(text))
+
+
+def read_models(scan: Scan) -> None:
+    families = grammar().patterns(_families)
+    scan.take(families.pattern, lambda m: _model_found(scan, m, families))
+
+
+def _name_tokens(text: str, at: int, words: frozenset[str]) -> tuple[list[str], int]:
+    """The words after a family that belong to the model's name ('3.1', '8b', 'a3b', 'distill', 'qwen'), and
+    where they end."""
+    end = at
+    tokens: list[str] = []
+    while len(tokens) < _MAX_NAME_TOKENS:
+        m = _TAIL.match(text, end)
+        if not m:
+            break
+        token = m.group(1)
+        bare_number = token.replace(".", "").isdigit()
+        if bare_number and (tokens or len(token) > 3 or _NOT_A_VERSION.match(text, m.end())):
+            break  # "llama 70b 2 gpus", "llama 4090": a count or a card, not a version
+        single = len(token) == 1 and not token.isdigit()
+        if not (_NAME_TOKEN.fullmatch(token) or token in words) or (single and m.group()[:1].isspace()):
+            break
+        tokens.append(token)
+        end = m.end()
+    return tokens, end
+
+
+def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int, int]:
+    """A model name: the model table (its aliases) says which model; a size it lacks still gives params_b."""
+    entry = families.by_key[_family_key(m.group())]
+    tokens, end = _name_tokens(scan.text, m.end(), families.name_words)
+    family = re.sub(r"[\s-]+", " ", m.group())
+    phrase = scan.text[m.start():end]
+    size = next((t for t in tokens if _SIZE.fullmatch(t)), None)
+    spec = next(filter(None, map(lookups.model, _candidates(family, tokens, entry))), None)
+    if spec is None and size:
+        inner = [families.by_key[_family_key(t)] for t in tokens if _family_key(t) in families.by_key]
+        spec = lookups.model(f"{(inner or [entry])[-1]['slug']} {size}")  # "qwen 2.5 32b coder": its 32b
+    elif spec is None and tokens and not any(_DIGIT.search(t) for t in tokens):
+        spec = lookups.model(family)  # "flux schnell": a variant word the table lacks, same model size
+    workload = spec.workload if spec and spec.workload else entry["workload"]
+    scan.workloads.append(WorkloadSaid(workload, phrase, m.start(), by_model=True))
+    params = None
+    if size and "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
+        params = whole(float(size[:-1]) / (1000 if size.endswith("m") else 1))
+        scan.put("params_b", params, phrase)
+    model = spec.id if spec is not None else f"{entry['slug']}-{size}" if size else None
+    if model:
+        scan.put("model", model, phrase)
+        scan.models.append(ModelSaid(m.start(), model, params, phrase))
+    return m.start(), end
+
+
+def _candidates(family: str, tokens: list[str], entry: dict[str, Any]) -> Iterable[str]:
+    """Spellings of one name for the table: 'qwen 3 30b', 'qwen3 30b', 'deepseek r1 70b'."""
+    plain = [t for t in tokens if t not in _SAME_WEIGHTS]
+    for words in (tokens, plain) if plain != tokens else (tokens,):
+        for name in (family, entry["slug"] + " " + family if family != entry["slug"] else None):
+            if name is None:
+                continue
+            yield " ".join([name, *words])
+            if words:
+                yield " ".join([name + words[0], *words[1:]])
+                # "yolov8x" -> "yolov8 x"
+                yield " ".join([name + re.sub(r"(\d)([a-z])$", r"\1 \2", words[0]), *words[1:]])
+
+
+_Sized = tuple[float, str, Question, str]  # (GB needed, the model's words, its question, the method's name)
+
+
+def _sized(scan: Scan, question: Question) -> list[_Sized]:
+    """Each model named, sized for its job: the job word nearest before it when the text names more than one
+    job, else the question's job."""
+    # A bare training word ("обучение", "train") and one training method ("lora") name one job: the method's.
+    methods = {w.method for w in scan.job_words if w.task == "training" and w.method}
+    only = next(iter(methods)) if len(methods) == 1 else None
+    words = [(at, task, only if task == "training" and not method and only else method, p)
+             for at, task, method, p in scan.job_words]
+    jobs = {(task, method) for _, task, method, _ in words}
+    sized = []
+    for at, model, params, phrase in scan.models:
+        options = [(question.task, question.method)]
+        if len(jobs) > 1:  # the job word nearest before the model; with none before it, each job named
+            before = [w for w in words if w[0] < at]
+            # "fine-tune ... with LoRA": LoRA's
+            named = [j for j in jobs if j[1] or not any(o[0] == j[0] and o[1] for o in jobs)]
+            nearest = max(before, key=lambda w: w[0])[1:3] if before else None
+            if nearest is not None and nearest[1] is None:  # "fine-tune 8B-14B with LoRA and QLoRA": both
+                options = sorted((j for j in named if j[0] == nearest[0]), key=str) or [nearest]
+            else:
+                options = [nearest] if nearest is not None else sorted(named, key=str)
+        for task, method in options:
+            candidate = replace(question, model=model, params_b=params if model is None or params else None,
+                                task=task, method=method)
+            job = lookups.job(candidate)
+            sized.append((job.need.gb, phrase, candidate, lookups.method_name(job.method)))
+    return sized
+
+
+def most_demanding(scan: Scan, question: Question, understood: list[str], today: date) -> Question:
+    """Several models ("llama 8b and maybe qwen 14b", "run 32b and lora on 8b"): the job that needs most
+    sizes it.
+
+    The lines the first model wrote into ``understood`` now name the chosen job; the others are listed after
+    them.
+    """
+    sized = _sized(scan, question)
+    best = max(range(len(sized)), key=lambda i: sized[i][0])
+    gb, phrase, chosen, method = sized[best]
+    if chosen.model is not None and chosen.params_b is None and question.params_b is not None:
+        spec = lookups.model(chosen.model)
+        chosen = replace(chosen, params_b=spec.params_b if spec is not None else None)
+    chosen.check(today)
+    for i, line in enumerate(understood):
+        label = line.split(":")[0]
+        name = {"parameters (billions)": "params_b"}.get(label, label)
+        if name not in ("model", "params_b", "task", "method"):
+            continue
+        value = getattr(chosen, name)
+        if value != getattr(question, name):
+            shown = METHODS.get(value, value) if name == "method" else value
+            understood[i] = f"{label}: {shown} (for '{phrase}', the most demanding job)"
+    others = "; ".join(f"'{p}' ({m}) ~{g:.1f} GB" for i, (g, p, _, m) in enumerate(sized) if i != best)
+    understood.append(f"models: '{phrase}' ({method}) ~{gb:.1f} GB sizes the job, the most demanding named; "
+                      f"also {others}")
+    return chosen

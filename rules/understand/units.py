@@ -1,0 +1,194 @@
+"""Numbers with a unit: memory, parameters, hours, llama.cpp types, context, batch, users, teams, counts.
+
+Each pass reads one unit and blanks it, so the number is never read again as a budget. Decisions:
+
+* Memory: "24 GB", "with 16 gb of vram" set ``memory_gb``, the memory the job needs ("cheapest card
+  for 24 GB"). With a model or size named (also one kept from the previous question) the number is the
+  card's: "will llama 13b fit on 8 GB" sets ``card_memory_gb`` and ``understood`` gives the fit by the job's
+  own count; only "at least 48 GB" / "минимум 48 гб" beside a model still states the need. A size beside a
+  card name is the card's variant instead ("a100 80gb"): the hardware pass takes it first.
+* Parameters: "13b" -> 13, "350m" / "350 million parameters" -> 0.35; "7 billion" without a currency.
+* Precision from llama.cpp types rounds up to a width the memory model knows ("q4_k_m" -> 4-bit, "q5_k_m" ->
+  8-bit: never claim a fit that is not there).
+* Context: "32k context", "128k tokens", "context 8192" (k = 1024 tokens, as model cards count; "45 tokens/s"
+  is a speed). Batch: "batch 8", "bs=16"; "for 20 users" is as many sequences at once (vLLM's max_num_seqs).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rules.question import Question
+from rules.understand import lookups
+from rules.understand.grammar import NUM, Grammar, any_of, bounded, grammar
+from rules.understand.text import HINT, JobSaid, ModelSaid, Scan, clean, number, whole
+
+_MEMORY = bounded(
+    rf"(?:(?:at\s+least|min(?:imum)?|>=?|не\s+меньше|не\s+менее|от|минимум)\s*)?(?P<n>{NUM})\s*"
+    r"(?:gb|gib|гб|gigabytes?|гигабайт\w*)"
+    r"(?:\s+(?:of\s+)?(?:gpu\s+)?(?:vram|memory|ram|памяти|видеопамяти))?(?!\w)"
+)
+_PARAMS = bounded(
+    rf"(?P<n>{NUM})(?P<sp>\s?)(?:(?P<b>b|bn|billion|млрд|миллиард\w*)|(?P<m>m|million|млн|миллион\w*))"
+    r"(?P<p>\s+(?:params|parameters|параметр\w*))?(?!\w)"
+)
+_HOURS = bounded(
+    rf"(?P<n>{NUM})\s*(?:h|hrs?|hours?|час\w*|ч)\.?\s*(?:a|per|/|в|each|every)?\s*"
+    r"(?:(?P<week>weeks?|wk|w|недел\w*|нед)|(?P<day>days?|d|день|сутки)|(?P<month>months?|mo|месяц\w*))(?!\w)"
+)
+# "q4_k_m", "Q5_K_M", "q8_0", "iq4_xs": llama.cpp quantisation types. Cleaning turned "_" into spaces.
+_QUANT = bounded(
+    r"i?q(?P<bits>[1-8])(?:[\s-]*k)?"
+    r"(?:[\s-]*(?:xxs|xs|s|m|l|nl)|[\s-]*[01](?![\w.]|\s*[x×]?\s*(?:gpu|card|видеокарт)))?(?!\w)"
+)
+_CONTEXT = bounded(
+    r"(?:(?P<n1>\d+(?:[.,]\d+)?)\s*(?P<k1>k|к|m)?\s*(?:tokens?\s+(?:of\s+)?)?(?:context|ctx)"
+    r"(?:[\s-]*(?:length|window|size))?"
+    r"|(?P<n2>\d+(?:[.,]\d+)?)\s*(?P<k2>k|к|m)?\s*(?:tokens?|токен\w*)(?!\s*(?:/|per\s|a\s+sec|в\s*сек))"
+    r"(?:\s+(?:контекст\w*|of\s+context))?"
+    r"|(?:context|ctx|контекст\w*)(?:[\s-]+(?:length|window|size|of|длин\w*|в|на)(?!\w)){0,3}\s*[:=]?\s*"
+    r"(?P<n3>\d+(?:[.,]\d+)?)\s*(?P<k3>k|к|m)?"
+    r"(?:\s*(?:tokens?|токен\w*))?)(?!\w)"
+)
+_BATCH = bounded(
+    r"(?:batch(?:[\s-]*size)?|bs|батч\w*|размер\w*\s+батча)(?:\s+of)?\s*[:=]?\s*(?P<n>\d{1,4})(?![\w.,])"
+)
+_USERS = bounded(
+    r"(?P<n>\d{1,4})\s+(?:concurrent\s+|simultaneous\s+|active\s+|parallel\s+|одновременн\w*\s+)?"
+    r"(?:users|people|clients|sessions|requests|conversations|пользовател\w*|человек|клиент\w*|запрос\w*)(?!\w)"
+)
+_TEAM = bounded(
+    r"(?:(?:team|group)\s+of\s+(?P<team>\d{1,4})(?!\d)|команд\w*\s+из\s+(?P<komanda>\d{1,4})(?!\d)"
+    r"|(?P<n>\d{1,4})\s+(?:colleagues|researchers|engineers|developers|analysts"
+    r"|коллег\w*|сотрудник\w*|исследовател\w*|разработчик\w*)(?!\w))"
+)
+
+# Literals every match of a pattern holds: a text with none of them is not scanned for it (the rarely used
+# grammar, which most texts would otherwise be scanned for in vain).
+_MEMORY_WORDS = ("gb", "gib", "гб", "gigabyte", "гигабайт")
+_QUANT_WORDS = ("q",)
+_CONTEXT_WORDS = ("context", "ctx", "token", "токен", "контекст")
+_BATCH_WORDS = ("batch", "bs", "батч")
+_USERS_WORDS = ("users", "people", "clients", "sessions", "requests", "conversations", "пользовател",
+                "человек", "клиент", "запрос")
+_TEAM_WORDS = ("team", "group", "команд", "colleagues", "researchers", "engineers", "developers", "analysts",
+               "коллег", "сотрудник", "исследовател", "разработчик")
+NEEDED_LITERALS = {_MEMORY: _MEMORY_WORDS, _QUANT: _QUANT_WORDS, _CONTEXT: _CONTEXT_WORDS,
+                   _BATCH: _BATCH_WORDS, _USERS: _USERS_WORDS, _TEAM: _TEAM_WORDS}
+
+
+def read_memory(scan: Scan) -> None:
+    scan.take(_MEMORY, lambda m: scan.put("memory_gb", whole(number(m.group("n"))), m.group()), _MEMORY_WORDS)
+
+
+def read_params(scan: Scan) -> None:
+    def found(m: re.Match[str]) -> bool:
+        if m.group("m") and not (m.group("p") or (m.group("m") == "m" and not m.group("sp"))):
+            return False  # "350m" and "350 million parameters" are sizes; "5 m" is not
+        value = whole(number(m.group("n")) / (1000 if m.group("m") else 1))
+        scan.models.append(ModelSaid(m.start(), None, value, m.group()))
+        return scan.put("params_b", value, m.group())
+
+    scan.take(_PARAMS, found)
+
+
+def read_hours(scan: Scan) -> None:
+    def found(m: re.Match[str]) -> bool:
+        value = number(m.group("n")) * (7 if m.group("day") else 7 / 30.44 if m.group("month") else 1)
+        return scan.put("hours_per_week", whole(round(value, 1)), m.group())
+
+    scan.take(_HOURS, found)
+
+
+def read_quantisation(scan: Scan) -> None:
+    """A llama.cpp type sets the precision, rounded up: q2-q4 -> 4-bit, q5-q8 -> 8-bit."""
+    def found(m: re.Match[str]) -> bool:
+        bits = int(m.group("bits"))
+        precision = "4-bit" if bits <= 4 else "8-bit"
+        phrase = re.sub(r"\s+", "_", m.group().strip())
+        rounded = "" if bits in (4, 8) else f", {bits}-bit rounded up"
+        scan.jobs.append(JobSaid(HINT, "inference", "inference", phrase))  # a llama.cpp file is to run
+        return scan.put("precision", precision, f"{phrase}{rounded}")
+
+    scan.take(_QUANT, found, _QUANT_WORDS)
+
+
+def read_context(scan: Scan) -> None:
+    """'32k context', '128k tokens', 'context 8192': k is 1024 tokens, as model cards count."""
+    def found(m: re.Match[str]) -> bool:
+        n = next(g for g in (m.group("n1"), m.group("n2"), m.group("n3")) if g)
+        k = m.group("k1") or m.group("k2") or m.group("k3")
+        tokens = number(n) * {None: 1, "k": 1024, "к": 1024, "m": 1024 * 1024}[k]
+        return scan.put("context_tokens", round(tokens), m.group())
+
+    scan.take(_CONTEXT, found, _CONTEXT_WORDS)
+
+
+def read_batch(scan: Scan) -> None:
+    scan.take(_BATCH, lambda m: scan.put("batch", int(m.group("n")), m.group()), _BATCH_WORDS)
+
+
+def read_users(scan: Scan) -> None:
+    """'for 20 users', '50 concurrent requests': sequences served at once, each with its KV cache. 'A team
+    of 10', '12 colleagues': the same when the job is inference (a server sized for all of them asking at
+    once); for training a team's size says nothing of the batch, so the build decides."""
+    scan.take(_USERS, lambda m: scan.put("batch", int(m.group("n")), m.group()), _USERS_WORDS)
+
+    def team(m: re.Match[str]) -> tuple[int, int]:
+        said = next(g for g in ("n", "team", "komanda") if m.group(g))
+        scan.team = scan.team or (int(m.group(said)), m.group().strip())
+        return m.span() if said == "n" else m.span(said)  # "team of" / "для команды" stay for the setting
+
+    scan.take(_TEAM, team, _TEAM_WORDS)
+
+
+def _count_patterns(g: Grammar) -> tuple[re.Pattern[str], ...]:
+    n = rf"(?:(?P<n>\d{{1,3}})|(?P<w>{any_of(g.number_words)}))"
+    return (
+        # "8 gpus", "2x cards", "8-gpu server"
+        bounded(rf"{n}(?:\s*[x×]?\s*|-)(?:{any_of(g.data['count_nouns'])})"),
+        bounded(r"(?P<n>\d{1,2})\s*[x×](?![a-zа-я])"),
+        re.compile(r"(?<![\w.])[x×]\s*(?P<n>\d{1,2})(?![\w.])"),
+    )
+
+
+def read_counts(scan: Scan) -> None:
+    """'8 gpus', 'two cards', '2x', 'x4': how many cards; after the cards took theirs ('2x 3090')."""
+    for pattern in grammar().patterns(_count_patterns):
+        scan.take(pattern, lambda m: _count_said(scan, count_of(m), m.group()))
+
+
+def count_of(m: re.Match[str]) -> int:
+    """The count a match says in digits (group 'n') or in words (group 'w')."""
+    if m.groupdict().get("n"):
+        return int(m.group("n"))
+    return grammar().number_words[clean(m.group("w"))]
+
+
+def _count_said(scan: Scan, count: int, phrase: str) -> bool:
+    """A count in so many words; "a single gpu" also says no more cards are wanted."""
+    if count == 1 and "gpus" not in scan.values:
+        scan.put("gpus_fixed", True, phrase)
+    return scan.put("gpus", count, phrase)
+
+
+_AT_LEAST = re.compile(r"(?:at\s+least|min|>|не\s+меньше|не\s+менее|от|минимум)")
+
+
+def sizes_a_card(scan: Scan, changes: dict[str, Any], base: Question, fresh: bool) -> bool:
+    """With a model named, 'on 8 GB' is the card's memory; the model says what the job needs.
+
+    "At least 48 GB" still states the need, as without a model ("cheapest card for 24 GB").
+    """
+    model = changes.get("model") or changes.get("params_b") or (not fresh and (base.model or base.params_b))
+    return bool(model) and not _AT_LEAST.match(scan.values["memory_gb"][1])
+
+
+def fit_note(question: Question) -> str:
+    """'fit: does not fit in 8 GB (…)', by the job's own count."""
+    job = lookups.job(question)
+    fit = lookups.fit(job, question.card_memory_gb or 0.0, question.gpus)
+    verdict = "fits" if fit.fits else "does not fit"
+    cards = f"{question.gpus} × " if question.gpus > 1 else ""
+    return f"fit: {verdict} in {cards}{question.card_memory_gb:g} GB ({fit.reason}; {job.need.how})"

@@ -1,0 +1,170 @@
+"""Keywords: the vocabulary's words and phrases -> workload, task and method, intents, plain fields.
+
+The keyword pass runs after every grammar with numbers, longest phrase first ("reinforcement learning" before
+"learning"). Decisions:
+
+* Task and method: training words beat inference words (the answer covers the heavier job): "lora", "qlora"
+  (also 4-bit), "full fine-tune", "pretrain" set the method; a bare "fine-tune"/"дообучение" sets training
+  with method None (the engine picks and says so). Inference words and tools ("run", "serve", "ollama",
+  "vllm") set inference. Weak words ("use", "chat", "local") mean inference only for jobs people run (LLM,
+  image, speech, or a named model): "which gpu to use for cnn" stays a training question.
+* Precision: a bit width or format word sets it ("int4", "nf4", "fp8", "bf16" -> 16-bit); "gguf", "awq",
+  "gptq" mean 4-bit unless a bit width is also given ("gguf q8_0" -> 8-bit). Nothing said: None, and the
+  engine picks the job's usual precision and says so.
+* Setting: "cloud only" -> cloud; "server", "rack", "data center" -> server; "desktop", "pc",
+  "workstation" -> desktop; else None (the engine's desktop-for-one default).
+* Money words: "no money"/"broke" and "little money" are budgets whose amounts the vocabulary gives.
+* Workload: the first specific one wins over "general" ("learning nlp" is transformer for a beginner); a
+  model's workload is used only when no workload word is present; an RNN word wins over speech ("speech with
+  lstm").
+* Intent: "help" for empty text, bare "?" or a help word with nothing else; "fit" when a fit phrase is present
+  (it wins over compare); "compare" with two or more cards, or a compare word and one card; else "recommend".
+  "fit" is read from this text only: a follow-up to a fit question is "recommend" unless it says "fit" again.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rules.question import Question
+from rules.understand.grammar import grammar
+from rules.understand.text import HINT, INFERENCE, TRAINING, JobSaid, JobWord, Scan, WorkloadSaid, note
+
+METHODS = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
+           "pretrain": "pretraining"}
+# A weak word ("use", "local", "chat") means running a model only for jobs people run locally.
+RUN_WORKLOADS = ("llm", "image-generation", "speech")
+_DEMAND = {"qlora": 1, "lora": 2, "full": 3, "pretrain": 4}  # memory each training method takes, in order
+_WORD_START = re.compile(r"(?<![\w$€£₽])[^\s\x00]")
+_WORD_CHAR = re.compile(r"\w")
+
+
+def read_keywords(scan: Scan) -> None:
+    """Longest phrase first; only keywords whose first letter starts a word here are tried."""
+    g, text = grammar(), scan.text
+    initials = set(_WORD_START.findall(text))
+    # a needle missing now stays missing (taking only blanks text): test each once, then again before its turn
+    present = [i for c in initials for i in g.keywords_by_initial.get(c, ()) if g.keywords[i][0] in text]
+    for i in sorted(present):
+        needle, word, meaning = g.keywords[i]
+        if needle in scan.text:
+            def found(m: re.Match[str], meaning: dict[str, Any] = meaning) -> bool:
+                return _meaning(scan, meaning, m.group(), m.start())
+
+            scan.take(g.keyword(word), found)
+
+
+def _meaning(scan: Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> bool:
+    """Record what a keyword means: a job, a workload, an intent, a follow-up, or a field's value."""
+    if "task" in meaning or "task_hint" in meaning:
+        task = meaning.get("task") or meaning["task_hint"]
+        strength = HINT if "task_hint" in meaning else TRAINING if task == "training" else INFERENCE
+        method = meaning.get("method") or ("inference" if task == "inference" else None)
+        scan.jobs.append(JobSaid(strength, task, method, phrase))
+        if strength > HINT:
+            scan.job_words.append(JobWord(at, task, method, phrase))
+    for name, value in meaning.items():
+        if name in ("task", "task_hint", "method"):
+            continue
+        if name == "workload":
+            scan.workloads.append(WorkloadSaid(value, phrase, at))
+        elif name == "intent":
+            scan.intents.append(value)
+        elif name == "adjust":
+            scan.adjust.append(value)
+        elif name == "budget_usd":
+            scan.put("budget", (value, "USD"), phrase)
+        else:
+            if name == "used_ok" and value is True:
+                scan.used_said = phrase
+            scan.put(name, value, phrase)
+    return True
+
+
+def pick_workload(scan: Scan) -> tuple[str, str] | None:
+    """The first specific workload word, else a model's workload, else 'general' words.
+
+    An explicit RNN word wins over the speech domain ("speech with lstm" is an LSTM job).
+    """
+    said = [(w.workload, w.phrase) for w in sorted(scan.workloads, key=lambda w: w.at) if not w.by_model]
+    from_model = [(w.workload, w.phrase) for w in scan.workloads if w.by_model]
+    specific = [w for w in said if w[0] != "general"]
+    if any(w == "rnn" for w, _ in specific):
+        specific = [w for w in specific if w[0] != "speech"]
+    ranked = specific + from_model + said
+    return ranked[0] if ranked else None
+
+
+def job_changes(scan: Scan, changes: dict[str, Any], base: Question, fresh: bool) -> list[str]:
+    """Task and method from the strongest job words, then the precision, into ``changes``; returns what
+    ``understood`` says of them."""
+    understood = []
+    job = _task_and_method(scan, changes.get("workload"), base, fresh)
+    if job is not None:
+        task, method, phrase, method_phrase = job
+        changes["task"] = task
+        understood.append(f"task: {task} (from '{phrase}')" if phrase else
+                          "task: inference (a model named without a training word: running it)")
+        if method:
+            changes["method"] = method
+            if method_phrase:
+                understood.append(f"method: {METHODS[method]} (from '{method_phrase}')")
+        elif task == "training":
+            changes["method"] = None
+            understood.append("method: not said; the answer picks one for the job and says so")
+    lighter = ({j.phrase for j in scan.jobs if j.method == "qlora"}
+               if changes.get("method") not in (None, "qlora") else set())
+    if "precision" in scan.values and scan.values["precision"][1] in lighter:
+        understood.append(f"precision: left to the method (the 4-bit of '{scan.values['precision'][1]}' is "
+                          "for the lighter method named)")
+    elif "precision" in scan.values:
+        value, phrase = scan.values["precision"]
+        changes["precision"] = value
+        understood.append(note("precision", value, phrase))
+    elif "precision_default" in scan.values:
+        value, phrase = scan.values["precision_default"]
+        changes["precision"] = value
+        understood.append(f"precision: {value} (from '{phrase}', its usual width; no bit width given)")
+    return understood
+
+
+def _task_and_method(scan: Scan, workload: str | None, base: Question,
+                     fresh: bool) -> tuple[str, str | None, str, str] | None:
+    """(task, method, task words, method words): training words > inference words > a hint.
+
+    A hint ("use", "q4_k_m") counts only for jobs people run; a model of such a job named
+    with no job word at all ("which gpu for gpt-oss 120b") is one to run. A follow-up
+    changes the job only with a strong word ("fine-tune llama 8b" -> "and 70b at q4?" stays
+    training).
+    """
+    runs = (workload or base.workload) in RUN_WORKLOADS or "model" in scan.values or "params_b" in scan.values
+    strength = max((job.strength for job in scan.jobs), default=None)
+    if strength is None or (strength == HINT and not (runs and fresh)):
+        if strength is None and fresh and "model" in scan.values and workload in RUN_WORKLOADS:
+            return "inference", "inference", "", ""
+        return None
+    said = [job for job in scan.jobs if job.strength == strength]
+    methods = [(job.method, job.phrase) for job in said if job.method]
+    # several methods named ("with LoRA and QLoRA"): the machine must run the most demanding of them
+    method, method_phrase = max(methods, key=lambda m: _DEMAND.get(m[0], 0)) if methods else (None, "")
+    return said[0].task, method, said[0].phrase, method_phrase
+
+
+def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
+    """help, fit, compare or recommend (see the module's docstring)."""
+    asked_help = not _WORD_CHAR.search(scan.original) or set(scan.intents) == {"help"}
+    if asked_help and not changed:
+        return "help"
+    if "fit" in scan.intents:
+        return "fit"
+    if len(question.compare) >= 2 or ("compare" in scan.intents and question.compare):
+        return "compare"
+    return "recommend"
+
+
+def unknown(scan: Scan) -> tuple[str, ...]:
+    """The words no pass took, less filler words, each once."""
+    fillers = grammar().fillers
+    words = [w for w in scan.leftovers() if w and _WORD_CHAR.search(w) and not fillers.fullmatch(w)]
+    return tuple(dict.fromkeys(words))

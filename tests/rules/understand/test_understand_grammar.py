@@ -1,0 +1,75 @@
+"""The vocabulary document: valid, matching the question's values, every word understood alone."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+
+from jsonschema import Draft202012Validator
+
+from rules import question as question_module
+from rules.datafile import DATA_DIR, SCHEMA_DIR, load_data
+from rules.understand import parse
+from rules.understand.grammar import Grammar, grammar
+
+TODAY = date(2024, 6, 15)
+
+def test_vocabulary_is_valid_and_matches_the_question_values() -> None:
+    schema = json.loads((SCHEMA_DIR / "vocabulary.schema.json").read_text(encoding="utf-8"))
+    data = json.loads((DATA_DIR / "vocabulary.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    Draft202012Validator(schema).validate(data)
+    sets = schema["properties"]["concepts"]["items"]["properties"]["set"]["properties"]
+    assert tuple(schema["$defs"]["workload"]["enum"]) == question_module.WORKLOADS
+    assert tuple(sets["experience"]["enum"]) == question_module.EXPERIENCE
+    assert tuple(sets["task"]["enum"]) == question_module.TASKS
+    assert tuple(sets["precision"]["enum"]) == question_module.PRECISIONS
+    assert set(schema["properties"]["currencies"]["required"]) == set(question_module.CURRENCIES)
+
+
+def test_a_broken_vocabulary_is_rejected_by_the_schema() -> None:
+    schema = json.loads((SCHEMA_DIR / "vocabulary.schema.json").read_text(encoding="utf-8"))
+    data = json.loads((DATA_DIR / "vocabulary.json").read_text(encoding="utf-8"))
+    data["concepts"][0]["set"] = {"workload": "gaming"}
+    assert list(Draft202012Validator(schema).iter_errors(data))
+    data["concepts"][0]["set"] = {"workload": "cnn"}
+    data["concepts"][0]["words"] = ["Upper Case"]
+    assert list(Draft202012Validator(schema).iter_errors(data))
+
+
+def test_every_vocabulary_word_is_understood_alone() -> None:
+    """Each keyword, typed alone, changes the question or the intent (none is shadowed)."""
+    data = json.loads((DATA_DIR / "vocabulary.json").read_text(encoding="utf-8"))
+    missed = []
+    for concept in data["concepts"]:
+        meaning = concept["set"]
+        if not meaning or "adjust" in meaning or meaning.get("intent") == "compare":  # these need more words
+            continue
+        for word in concept["words"]:
+            # a weak word counts only for a job people run: see test_weak_words in test_understand_words.py
+            if set(meaning) == {"task_hint"}:
+                parsed = parse(word.replace("*", "") + " llama 8b", today=TODAY)
+                if parsed.question.task != "inference" or parsed.unknown:
+                    missed.append(word)
+                continue
+            parsed = parse(word.replace("*", ""), today=TODAY)
+            if not (parsed.changed or parsed.intent != "recommend") or parsed.unknown:
+                missed.append(word)
+    assert missed == []
+
+
+def test_a_grammars_patterns_are_written_once_and_kept() -> None:
+    """The grammar is what is kept between questions: each writer runs once, each keyword compiles once."""
+    vocabulary = Grammar(load_data("vocabulary"))
+    written: list[Grammar] = []
+
+    def write(g: Grammar) -> re.Pattern[str]:
+        written.append(g)
+        return re.compile(g.thousands)
+
+    first = vocabulary.patterns(write)
+    assert vocabulary.patterns(write) is first and written == [vocabulary]
+    assert vocabulary.keyword("nlp") is vocabulary.keyword("nlp")
+    assert vocabulary.keyword("nlp").match("nlp") and not vocabulary.keyword("nlp").match("nlpx")
+    assert grammar() is grammar()
