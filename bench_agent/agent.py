@@ -18,27 +18,28 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from ._version import __version__
 from .nvml import Nvml, TelemetrySampler
-from .report import FlushReport, ServiceClient, flush
+from .report import ServiceClient, flush
 from .spool import Spool
 from .suite import Case, Interrupted, SuiteConfig, run_suite
 
 __all__ = [
+    "Daemon",
     "DeviceBusy",
+    "History",
     "NotIdle",
     "Probe",
-    "device_lock",
-    "cpu_busy_percent",
-    "probe_device",
     "benchmark_device",
-    "History",
-    "Daemon",
+    "cpu_busy_percent",
+    "device_lock",
+    "probe_device",
 ]
 
 log = logging.getLogger("bench_agent")
@@ -136,7 +137,7 @@ def probe_device(device: Any, nvml: Nvml | None, handle: Any, threshold_pct: flo
 
 
 def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def benchmark_device(

@@ -16,8 +16,9 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ._version import __version__
 from .settings import AgentSettings, SettingsError
@@ -53,7 +54,7 @@ def _lock_dir(settings: AgentSettings, given: str | None) -> Path:
 
 def _suite_config(args: argparse.Namespace) -> Any:
     from .suite import BENCHMARKS, SuiteConfig
-    from .timing import QUICK, FULL, TimingPolicy
+    from .timing import FULL, QUICK, TimingPolicy
 
     benchmarks = tuple(args.only.split(",")) if args.only else BENCHMARKS
     unknown = [b for b in benchmarks if b not in BENCHMARKS]
@@ -84,7 +85,7 @@ class _Progress:
 
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True)
 
-    def __enter__(self) -> "_Progress":
+    def __enter__(self) -> _Progress:
         if self._bar:
             self._bar.start()
         return self

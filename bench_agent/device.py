@@ -18,17 +18,17 @@ from ._version import __version__
 
 __all__ = [
     "DeviceError",
-    "cpu_model",
-    "ram_bytes",
-    "last_level_cache_bytes",
-    "host_record",
     "available_devices",
-    "resolve_device",
-    "device_record",
-    "device_memory_bytes",
+    "cpu_model",
     "device_cache_bytes",
+    "device_memory_bytes",
+    "device_record",
     "environ_record",
+    "host_record",
+    "last_level_cache_bytes",
     "lock_key",
+    "ram_bytes",
+    "resolve_device",
 ]
 
 GiB = 1024**3
@@ -74,8 +74,7 @@ def last_level_cache_bytes(default: int = 32 * 1024**2) -> int:
             size = _parse_size((index / "size").read_text())
         except (OSError, ValueError):
             continue
-        if (level, size) > (best_level, best_size):
-            best_level, best_size = level, size
+        best_level, best_size = max((best_level, best_size), (level, size))
     return best_size or default
 
 

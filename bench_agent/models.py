@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-__all__ = ["BasicBlock", "ResNetCNN", "LSTMClassifier", "TransformerLM", "LlamaDecoder"]
+__all__ = ["BasicBlock", "LSTMClassifier", "LlamaDecoder", "ResNetCNN", "TransformerLM"]
 
 
 class BasicBlock(nn.Module):

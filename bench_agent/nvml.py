@@ -9,7 +9,6 @@ Each query is guarded on its own, because many are unsupported on some boards
 
 from __future__ import annotations
 
-import os
 import statistics
 import threading
 import time
@@ -17,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "THROTTLE_REASONS",
     "SLOWDOWN_REASONS",
+    "THROTTLE_REASONS",
     "Nvml",
-    "open_nvml",
     "TelemetrySampler",
+    "open_nvml",
 ]
 
 # Bit values of nvmlClocksThrottleReasons / nvmlClocksEventReasons (stable across driver versions).
@@ -165,7 +164,7 @@ class TelemetrySampler:
             if self._stop.wait(self.interval_s):
                 break
 
-    def __enter__(self) -> "TelemetrySampler":
+    def __enter__(self) -> TelemetrySampler:
         self._thread.start()
         return self
 

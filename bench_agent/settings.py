@@ -14,7 +14,16 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from rules.settings import EnvSettings, SettingsError, api_url_setting, comma_list, data_dir_setting, non_negative_float, read_env, setting
+from rules.settings import (
+    EnvSettings,
+    SettingsError,
+    api_url_setting,
+    comma_list,
+    data_dir_setting,
+    non_negative_float,
+    read_env,
+    setting,
+)
 
 __all__ = ["AgentSettings", "SettingsError"]
 
@@ -36,7 +45,7 @@ class AgentSettings(EnvSettings):
         return self.data_dir / "spool"
 
     @classmethod
-    def load(cls, config_path: str | None = None) -> "AgentSettings":
+    def load(cls, config_path: str | None = None) -> AgentSettings:
         """Settings from the environment, over the TOML config file when one is given; SettingsError when unusable."""
         path = config_path or os.environ.get("WHICHGPU_AGENT_CONFIG")
         overrides: dict[str, Any] = {}

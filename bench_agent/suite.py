@@ -13,9 +13,10 @@ import contextlib
 import gc
 import math
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .timing import FULL, QUICK, TimingPolicy, clock_for, measure
 
@@ -23,9 +24,9 @@ __all__ = [
     "BENCHMARKS",
     "PRECISIONS",
     "UNITS",
-    "SuiteConfig",
     "Case",
     "Interrupted",
+    "SuiteConfig",
     "plan",
     "run_case",
     "run_suite",

@@ -14,8 +14,9 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable
+from typing import Any
 
 import matplotlib
 

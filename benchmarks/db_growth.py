@@ -25,9 +25,8 @@ import threading
 import time
 from pathlib import Path
 
-from sqlalchemy import text
-
 from served import whichgpu_serve
+from sqlalchemy import text
 
 CLIENTS = 4
 FOLLOW_UPS = ("cheaper?", "what about 2 of them?", "and for rnn?")

@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run_payload(host: str) -> dict[str, Any]:
     """A distinct, plausible full run of an RTX 3090, shaped like the agent's."""
-    started = datetime.now(timezone.utc) - timedelta(minutes=5)
+    started = datetime.now(UTC) - timedelta(minutes=5)
     results = []
     figures = [("matmul", p, "TFLOP/s", v) for p, v in (("fp32", 31.0), ("tf32", 33.0), ("fp16", 66.0), ("bf16", 65.0))]
     figures += [("copy", "fp32", "GB/s", 780.0), ("triad", "fp32", "GB/s", 800.0)]

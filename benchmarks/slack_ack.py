@@ -35,7 +35,7 @@ import httpx
 import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the fake Slack lives with the tests
-from tests.fake_slack import FORM, FakeSlack, LocalHTTPServer, command_body, signed  # noqa: E402
+from tests.fake_slack import FORM, FakeSlack, LocalHTTPServer, command_body, signed
 
 SECRET = "benchmark-signing-secret"
 TOKEN = "xoxb-benchmark-not-a-real-token"
@@ -62,7 +62,7 @@ class FakeAPI:
             wbufsize = -1  # headers and body in one write: no 40 ms Nagle/delayed-ACK stall per reply
             disable_nagle_algorithm = True
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 self.send_response(200)
                 self.send_header("content-type", "application/json")

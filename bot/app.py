@@ -32,8 +32,17 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.answers import AnswerSource, ServiceAnswers, ShownAnswers
 from bot.api import QuestionRejected, Reply, ServiceUnavailable, WhichgpuAPI
 from bot.blocks import (
-    ACTION_SHARE, REFINEMENTS, Conversation, answer_blocks, fallback_text,
-    failed_blocks, help_blocks, home_view, problem_blocks, too_long_blocks, unavailable_blocks,
+    ACTION_SHARE,
+    REFINEMENTS,
+    Conversation,
+    answer_blocks,
+    failed_blocks,
+    fallback_text,
+    help_blocks,
+    home_view,
+    problem_blocks,
+    too_long_blocks,
+    unavailable_blocks,
 )
 from bot.settings import BotSettings
 from rules.question import QuestionError, check_text

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 from urllib.parse import urlencode
 
 from slack_sdk.models.blocks import (
@@ -35,10 +36,21 @@ from rules.question import MAX_TEXT_CHARS
 from rules.render import HELP_TEXT
 
 __all__ = [
-    "ACTION_CHEAPER", "ACTION_MORE_GPUS", "ACTION_MORE_MEMORY", "ACTION_SHARE", "REFINEMENTS",
+    "ACTION_CHEAPER",
+    "ACTION_MORE_GPUS",
+    "ACTION_MORE_MEMORY",
+    "ACTION_SHARE",
+    "REFINEMENTS",
     "Conversation",
-    "answer_blocks", "fallback_text", "help_blocks", "home_view", "mrkdwn",
-    "failed_blocks", "problem_blocks", "too_long_blocks", "unavailable_blocks",
+    "answer_blocks",
+    "failed_blocks",
+    "fallback_text",
+    "help_blocks",
+    "home_view",
+    "mrkdwn",
+    "problem_blocks",
+    "too_long_blocks",
+    "unavailable_blocks",
 ]
 
 SECTION_LIMIT = 3000   # Slack: text of a section block
@@ -74,7 +86,7 @@ class Conversation:
     conversation_id: str | None
     questions: tuple[str, ...]
 
-    def then(self, question: str, conversation_id: str | None) -> "Conversation":
+    def then(self, question: str, conversation_id: str | None) -> Conversation:
         return Conversation(conversation_id, (*self.questions, question))
 
     def to_value(self, ask: str | None = None) -> str:
@@ -85,7 +97,7 @@ class Conversation:
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_value(cls, value: str) -> tuple["Conversation", str | None]:
+    def from_value(cls, value: str) -> tuple[Conversation, str | None]:
         """The conversation in a button value and the question to ask next; ValueError if malformed."""
         try:
             data = json.loads(value)

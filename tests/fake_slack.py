@@ -17,9 +17,10 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
 from slack_sdk.signature import SignatureVerifier
@@ -76,7 +77,7 @@ class FakeSlack:
     def response_url(self, key: str) -> str:
         return f"{self.url}/respond/{key}"
 
-    def __enter__(self) -> "FakeSlack":
+    def __enter__(self) -> FakeSlack:
         self._thread.start()
         return self
 
@@ -114,7 +115,7 @@ class FakeSlack:
             wbufsize = -1  # headers and body in one write: no 40 ms Nagle/delayed-ACK stall per reply
             disable_nagle_algorithm = True
 
-            def do_POST(self) -> None:  # noqa: N802 — http.server's name
+            def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
                 if "json" in (self.headers.get("content-type") or ""):
                     data = json.loads(raw or "{}")
@@ -245,7 +246,7 @@ class ServerThread:
         host, port = self._socket.getsockname()[:2]
         return f"http://{host}:{port}"
 
-    def __enter__(self) -> "ServerThread":
+    def __enter__(self) -> ServerThread:
         import uvicorn
 
         if self.app is None:
@@ -277,7 +278,7 @@ def slash_command_envelope(text: str, response_url: str, envelope_id: str = "env
     return {"envelope_id": envelope_id, "type": "slash_commands", "payload": payload, "accepts_response_payload": True}
 
 
-def run_socket_mode_bot(fake: FakeSlack, settings: "BotSettings", envelopes: list[dict[str, Any]],
+def run_socket_mode_bot(fake: FakeSlack, settings: BotSettings, envelopes: list[dict[str, Any]],
                         until: Callable[[], Any], timeout_s: float = 30) -> list[dict[str, Any]]:
     """Run ``whichgpu bot`` (:func:`bot.socket.serve`) against a local Socket Mode WebSocket.
 

@@ -47,7 +47,7 @@ class ServerProcess:
         self.cli = cli
         self.process: subprocess.Popen | None = None
 
-    def start(self, wait: bool = True) -> "ServerProcess":
+    def start(self, wait: bool = True) -> ServerProcess:
         if self.cli:
             command = [WHICHGPU, "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         else:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +88,7 @@ def lab(tmp_path: Path) -> Iterator[Lab]:
 
 def rtx_3090_run(host: str) -> dict[str, Any]:
     """A plausible run of an RTX 3090 (below its 35.6/71.2 TFLOP/s and 936 GB/s datasheet)."""
-    started = datetime.now(timezone.utc) - timedelta(minutes=5)
+    started = datetime.now(UTC) - timedelta(minutes=5)
 
     def result(benchmark: str, precision: str, unit: str, value: float) -> dict[str, Any]:
         return {"benchmark": benchmark, "precision": precision, "unit": unit, "value": value, "p10": value * 0.98,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bench_agent.agent import device_lock
-from bench_agent.suite import BENCHMARKS
 from bench_agent.schema import payload_errors
+from bench_agent.suite import BENCHMARKS
 
 SCRIPT = Path(sys.executable).with_name("bench-agent")
 AGENT = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "bench_agent.cli"]

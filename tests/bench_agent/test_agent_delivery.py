@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -112,7 +113,7 @@ class RecordingService(BaseHTTPRequestHandler):
     seen: dict[str, int]
     requests: list[dict[str, Any]]
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "idempotency": self.headers.get("Idempotency-Key"), "body": body})
         run_id = body["run_id"]

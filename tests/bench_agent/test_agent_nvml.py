@@ -14,7 +14,7 @@ import torch
 from bench_agent import agent
 from bench_agent.agent import NotIdle, benchmark_device, probe_device
 from bench_agent.nvml import Nvml, TelemetrySampler, open_nvml
-from bench_agent.suite import SuiteConfig, run_case, plan
+from bench_agent.suite import SuiteConfig, plan, run_case
 
 FAKE_CUDA = types.SimpleNamespace(type="cuda", index=0)
 

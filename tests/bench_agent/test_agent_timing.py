@@ -121,7 +121,7 @@ def test_cuda_clock_times_blocks_with_events_after_a_sync() -> None:
         def synchronize(self) -> None:
             log.append(f"wait {self.name}")
 
-        def elapsed_time(self, other: "Event") -> float:
+        def elapsed_time(self, other: Event) -> float:
             return 40.0  # milliseconds
 
     fake_torch = SimpleNamespace(cuda=SimpleNamespace(Event=Event, synchronize=lambda device=None: log.append("sync")))

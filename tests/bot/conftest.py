@@ -14,7 +14,6 @@ import copy
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,9 +24,18 @@ from litestar import Litestar
 from bot.answers import ServiceAnswers
 from bot.api import WhichgpuAPI
 from bot.http import slack_routes
-from tests.fake_slack import FORM, JSON, FakeSlack, ServerThread, action_body, command_body, event_body, signed
-from tests.wire import wire
 from bot.settings import BotSettings
+from tests.fake_slack import (
+    FORM,
+    JSON,
+    FakeSlack,
+    ServerThread,
+    action_body,
+    command_body,
+    event_body,
+    signed,
+)
+from tests.wire import wire
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BOT_TOKEN = "xoxb-test-not-a-real-token"

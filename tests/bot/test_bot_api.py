@@ -73,7 +73,7 @@ def slow_service() -> Iterator[str]:
     """A real HTTP server that takes 2 s to answer."""
 
     class Slow(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             time.sleep(2)
             self.send_response(200)
             self.end_headers()

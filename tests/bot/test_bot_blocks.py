@@ -5,15 +5,26 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import pytest
 
-import msgspec
-
-from rules.answer import Reply
 from bot.blocks import (
-    ACTION_CHEAPER, ACTION_MORE_GPUS, ACTION_MORE_MEMORY, ACTION_SHARE, MAX_TURNS, Conversation,
-    answer_blocks, fallback_text, help_blocks, home_view, mrkdwn, problem_blocks, too_long_blocks, unavailable_blocks,
+    ACTION_CHEAPER,
+    ACTION_MORE_GPUS,
+    ACTION_MORE_MEMORY,
+    ACTION_SHARE,
+    MAX_TURNS,
+    Conversation,
+    answer_blocks,
+    fallback_text,
+    help_blocks,
+    home_view,
+    mrkdwn,
+    problem_blocks,
+    too_long_blocks,
+    unavailable_blocks,
 )
+from rules.answer import Reply
 from tests.fake_slack import block_text
 
 

@@ -23,8 +23,19 @@ from bot.blocks import ACTION_MORE_GPUS, ACTION_SHARE
 from bot.settings import BotSettings
 from service.app import create_app
 from service.settings import Settings
-from tests.fake_slack import (FORM, JSON, FakeSlack, ServerThread, action_body, block_text, command_body, event_body,
-                              run_socket_mode_bot, signed, slash_command_envelope)
+from tests.fake_slack import (
+    FORM,
+    JSON,
+    FakeSlack,
+    ServerThread,
+    action_body,
+    block_text,
+    command_body,
+    event_body,
+    run_socket_mode_bot,
+    signed,
+    slash_command_envelope,
+)
 from tests.server_process import ServerProcess
 
 SECRET = "real-service-signing-secret"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.app import create_bolt_app
-from bot.socket import run
 from bot.settings import BotSettings
+from bot.socket import run
 from rules.settings import SettingsError
 from tests.fake_slack import block_text, run_socket_mode_bot, slash_command_envelope
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 import shlex
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

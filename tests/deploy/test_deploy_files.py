@@ -14,11 +14,29 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from deploy_files import (
-    DEPLOY, HEALTH, K8S, PORT, ROOT, SBATCH, SCRIPT_KNOBS, STANDARD_ENV, SYSTEMD, Command, check_command, compose,
-    containers, dockerfile_instructions, env_file_keys, exec_form, k8s_docs, known_env, pod_spec, shell_commands,
-    unit_environment, unit_options,
+    DEPLOY,
+    HEALTH,
+    K8S,
+    PORT,
+    ROOT,
+    SBATCH,
+    SCRIPT_KNOBS,
+    STANDARD_ENV,
+    SYSTEMD,
+    Command,
+    check_command,
+    compose,
+    containers,
+    dockerfile_instructions,
+    env_file_keys,
+    exec_form,
+    k8s_docs,
+    known_env,
+    pod_spec,
+    shell_commands,
+    unit_environment,
+    unit_options,
 )
 
 # --- every variable the files set exists -------------------------------------------------

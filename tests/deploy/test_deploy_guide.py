@@ -10,8 +10,6 @@ import sys
 import uuid
 from pathlib import Path
 
-import pytest
-
 from deploy_files import DEPLOY, ROOT, SYSTEMD
 
 README = (DEPLOY / "README.md").read_text()

@@ -14,14 +14,14 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-
 from deploy_files import HEALTH
+
 from tests.server_process import ServerProcess, service_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
@@ -73,7 +73,7 @@ def _run_payload() -> dict[str, Any]:
         return {"benchmark": benchmark, "precision": precision, "unit": unit, "value": value, "p10": value * 0.97,
                 "p90": value * 1.01, "cv": 0.01, "flags": [], "error": None}
 
-    started = datetime.now(timezone.utc) - timedelta(minutes=10)
+    started = datetime.now(UTC) - timedelta(minutes=10)
     payload = {
         "schema_version": 1, "run_id": uuid.uuid4().hex, "agent_version": "0.1.0", "host": "stateless-test-node",
         "quick": False,
