@@ -44,6 +44,7 @@ __all__ = [
 
 log = logging.getLogger("bench_agent")
 HISTORY_KEEP = 50
+SAMPLE_INTERVAL_S = 0.5  # seconds between telemetry samples while the suite runs
 
 
 class DeviceBusy(RuntimeError):
@@ -148,7 +149,6 @@ def benchmark_device(
     idle_threshold_pct: float,
     lock_dir: Path,
     require_idle: bool = False,
-    sample_interval_s: float = 0.5,
     on_case: Callable[[int, int, Case], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
@@ -167,7 +167,7 @@ def benchmark_device(
             raise NotIdle(probe.reason)
         run_flags = [] if probe.idle else ["contended"]
         started_at = _now_iso()
-        sampler = TelemetrySampler(nvml, handle, sample_interval_s) if nvml and handle is not None else None
+        sampler = TelemetrySampler(nvml, handle, SAMPLE_INTERVAL_S) if nvml and handle is not None else None
         with sampler or contextlib.nullcontext():
             results = run_suite(device, config, sampler=sampler, on_case=on_case, should_stop=should_stop)
         finished_at = _now_iso()
@@ -176,7 +176,7 @@ def benchmark_device(
     flags = sorted({f for r in results for f in r["flags"]} | set(run_flags))
     telemetry: dict[str, Any] = {"source": "nvml" if sampler else "none", "processes_at_start": probe.processes, "cpu_busy_pct_at_start": probe.cpu_busy_pct}
     if sampler:
-        telemetry.update(interval_s=sample_interval_s, at_start=probe.sample, summary=sampler.summary())
+        telemetry.update(interval_s=SAMPLE_INTERVAL_S, at_start=probe.sample, summary=sampler.summary())
     telemetry["idle_check"] = probe.reason
     return {
         "schema_version": 1,

@@ -87,7 +87,7 @@ class ServiceClient:
         try:
             response = self._http.post("/v1/benchmarks", json=payload, headers={"Idempotency-Key": payload["run_id"]})
         except httpx.HTTPError as exc:
-            return Delivery("retry", None, f"{type(exc).__name__}: {exc}" or type(exc).__name__)
+            return Delivery("retry", None, f"{type(exc).__name__}: {exc}")
         status = response.status_code
         if 200 <= status < 300 or status == 409:
             return Delivery("delivered", status, "already delivered" if status == 409 else "accepted")

@@ -114,7 +114,7 @@ def fit(rulebook, catalog, rows) -> dict:
 def report(model, rows, label: str, show_rows: bool) -> float:
     errs = errors(model, rows)
     per_card: dict[str, list[float]] = {}
-    for (row, card, job), err in zip(rows, errs):
+    for (row, card, _), err in zip(rows, errs, strict=True):
         name = card.name + (f" x{row['count']}" if row["count"] > 1 else "")
         per_card.setdefault(name, []).append(err)
         if show_rows:
@@ -125,7 +125,7 @@ def report(model, rows, label: str, show_rows: bool) -> float:
     for name, card_errs in per_card.items():
         print(f"  {name:34} median error {statistics.median(abs(e) for e in card_errs):6.1%} over {len(card_errs)} rows")
     median = statistics.median(abs(e) for e in errs)
-    worst, (row, card, _) = max(zip(errs, rows), key=lambda pair: abs(pair[0]))
+    worst, (row, card, _) = max(zip(errs, rows, strict=True), key=lambda pair: abs(pair[0]))
     print(f"  median absolute error {median:.1%}; largest {worst:+.1%} ({card.name}, {row['model']} {row['quant']})\n")
     return median
 
@@ -143,7 +143,7 @@ def training_report(model, catalog, role: str) -> float:
         scale = math.exp(statistics.mean(math.log(measured / predicted) for measured, predicted in pairs))
         errs = [predicted * scale / measured - 1 for measured, predicted in pairs]
         everything += errs
-        worst = max(zip(errs, rows), key=lambda pair: abs(pair[0]))
+        worst = max(zip(errs, rows, strict=True), key=lambda pair: abs(pair[0]))
         print(f"  {bench:20} ({rows[0]['workload']:11}) median error {statistics.median(abs(e) for e in errs):6.1%} over {len(rows)} cards; "
               f"worst {worst[1]['gpu']} {worst[0]:+.0%}")
     median = statistics.median(abs(e) for e in everything)

@@ -136,7 +136,8 @@ class BotServer:
     def cpu_s(self) -> float | None:
         """CPU seconds the bot process has used so far (Linux /proc; None elsewhere)."""
         try:
-            fields = open(f"/proc/{self.process.pid}/stat", encoding="ascii").read().rsplit(")", 1)[1].split()
+            stat = Path(f"/proc/{self.process.pid}/stat").read_text(encoding="ascii")
+            fields = stat.rsplit(")", 1)[1].split()
         except OSError:
             return None
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

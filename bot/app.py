@@ -201,6 +201,18 @@ async def _failed(error: Exception, body: dict[str, Any], logger: logging.Logger
 
 
 def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
+    """Every listener, in the order bolt tries them: direct messages before the other messages."""
+    _register_command(app, answerer)
+    _register_threads(app, answerer, threads)
+    _register_buttons(app, answerer)
+    app.event("app_home_opened")(ack=_ack_only, lazy=[_publish_home])
+
+
+async def _ack_only(ack: AsyncAck) -> None:
+    await ack()
+
+
+def _register_command(app: AsyncApp, answerer: Answerer) -> None:
     async def ack_command(ack: AsyncAck, command: dict[str, Any]) -> None:
         text = (command.get("text") or "").strip()
         early = _question_problem(text)
@@ -218,8 +230,9 @@ def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
 
     app.command(COMMAND)(ack=ack_command, lazy=[answer_command])
 
-    async def ack_only(ack: AsyncAck) -> None:
-        await ack()
+
+def _register_threads(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
+    """@mentions and direct messages, answered in their thread, which keeps the conversation."""
 
     async def answer_in_thread(event: dict[str, Any], client: AsyncWebClient) -> None:
         text = MENTION.sub(" ", event.get("text") or "").strip()
@@ -237,29 +250,22 @@ def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
                 threads.put(channel, thread_ts, shown)
         await client.chat_postMessage(channel=channel, thread_ts=thread_ts, blocks=_dicts(blocks), text=fallback)
 
-    app.event("app_mention")(ack=ack_only, lazy=[answer_in_thread])
+    app.event("app_mention")(ack=_ack_only, lazy=[answer_in_thread])
+    app.event("message", matchers=[_is_direct_message])(ack=_ack_only, lazy=[answer_in_thread])
+    app.event("message")(_ignore_other_messages)
 
-    async def is_direct_message(event: dict[str, Any]) -> bool:
-        return event.get("channel_type") == "im" and not event.get("subtype") and not event.get("bot_id")
 
-    app.event("message", matchers=[is_direct_message])(ack=ack_only, lazy=[answer_in_thread])
+async def _is_direct_message(event: dict[str, Any]) -> bool:
+    return event.get("channel_type") == "im" and not event.get("subtype") and not event.get("bot_id")
 
-    async def ignore_other_messages(ack: AsyncAck) -> None:
-        await ack()  # edits, joins, the bot's own messages: nothing to answer
 
-    app.event("message")(ignore_other_messages)
+async def _ignore_other_messages(ack: AsyncAck) -> None:
+    await ack()  # edits, joins, the bot's own messages: nothing to answer
 
-    async def from_button(action: dict[str, Any], respond: AsyncRespond) -> tuple[Conversation, Any] | None:
-        """The conversation a button carries, or None after telling the user the button is stale."""
-        try:
-            return Conversation.from_value(action.get("value") or "")
-        except ValueError:
-            await respond(text="That button is from an older whichgpu; ask again with /whichgpu.", replace_original=False,
-                          response_type="ephemeral")
-            return None
 
+def _register_buttons(app: AsyncApp, answerer: Answerer) -> None:
     async def refine(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
-        if (decoded := await from_button(action, respond)) is None:
+        if (decoded := await _from_button(action, respond)) is None:
             return
         conversation, ask = decoded
         ephemeral = bool((body.get("container") or {}).get("is_ephemeral", True))
@@ -269,10 +275,11 @@ def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
         else:
             await respond(blocks=_dicts(blocks), text=fallback, replace_original=True)
 
-    app.action(re.compile("^(" + "|".join(re.escape(a) for a in REFINEMENTS) + ")$"))(ack=ack_only, lazy=[refine])
+    refinements = re.compile("^(" + "|".join(re.escape(a) for a in REFINEMENTS) + ")$")
+    app.action(refinements)(ack=_ack_only, lazy=[refine])
 
     async def share(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
-        if (decoded := await from_button(action, respond)) is None:
+        if (decoded := await _from_button(action, respond)) is None:
             return
         conversation, _ = decoded
         blocks, fallback, shown = await answerer.share(conversation, (body.get("user") or {}).get("id"))
@@ -282,10 +289,19 @@ def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
         await respond(blocks=_dicts(blocks), text=fallback, response_type="in_channel", replace_original=False)
         await respond(delete_original=True)
 
-    app.action(ACTION_SHARE)(ack=ack_only, lazy=[share])
+    app.action(ACTION_SHARE)(ack=_ack_only, lazy=[share])
 
-    async def publish_home(event: dict[str, Any], client: AsyncWebClient) -> None:
-        if event.get("tab", "home") == "home":
-            await client.views_publish(user_id=event["user"], view=home_view())
 
-    app.event("app_home_opened")(ack=ack_only, lazy=[publish_home])
+async def _from_button(action: dict[str, Any], respond: AsyncRespond) -> tuple[Conversation, Any] | None:
+    """The conversation a button carries, or None after telling the user the button is stale."""
+    try:
+        return Conversation.from_value(action.get("value") or "")
+    except ValueError:
+        await respond(text="That button is from an older whichgpu; ask again with /whichgpu.",
+                      replace_original=False, response_type="ephemeral")
+        return None
+
+
+async def _publish_home(event: dict[str, Any], client: AsyncWebClient) -> None:
+    if event.get("tab", "home") == "home":
+        await client.views_publish(user_id=event["user"], view=home_view())

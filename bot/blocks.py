@@ -294,8 +294,8 @@ def fallback_text(reply: Reply) -> str:
 # --- help, errors, home ----------------------------------------------------
 
 def help_blocks(note: str | None = None, help_markdown: str = HELP_TEXT) -> list[Block]:
-    blocks: list[Block] = [_section(f"{escape(note)}\n") ] if note else []
-    return blocks + [_section(mrkdwn(help_markdown))]
+    blocks: list[Block] = [_section(f"{escape(note)}\n")] if note else []
+    return [*blocks, _section(mrkdwn(help_markdown))]
 
 
 def too_long_blocks(length: int) -> list[Block]:

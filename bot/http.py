@@ -100,7 +100,7 @@ def _plain(status: int, text: str) -> Response[bytes]:
 
 def to_bolt_request(request: Request, body: bytes) -> AsyncBoltRequest:
     """The bolt view of a Litestar request; every value of repeated headers kept."""
-    headers: dict[str, str | Sequence[str]] = {name: request.headers.getall(name) for name in request.headers.keys()}
+    headers: dict[str, str | Sequence[str]] = {name: request.headers.getall(name) for name in request.headers}
     return AsyncBoltRequest(body=body.decode("utf-8", errors="replace"), query=request.url.query, headers=headers)
 
 

@@ -93,8 +93,8 @@ def main() -> int:
     if len(before) != len(lines):
         print(f"{len(before)} answers before, {len(lines)} now: not the same question set", file=sys.stderr)
         return 1
-    differ = [(b, a) for b, a in zip(before, lines) if b != a]
-    for b, a in differ[:5]:
+    differ = [(b, a) for b, a in zip(before, lines, strict=True) if b != a]
+    for b, _ in differ[:5]:
         print(f"differs: {json.loads(b)['text']!r}", file=sys.stderr)
     print(f"{len(lines) - len(differ)}/{len(lines)} answers identical", file=sys.stderr)
     return 1 if differ else 0

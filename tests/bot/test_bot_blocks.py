@@ -60,7 +60,7 @@ def test_why_lists_each_rule_on_its_own_line_with_its_id(replies):
     why = next(b["text"]["text"] for b in blocks_of(reply) if b["type"] == "section" and b["text"]["text"].startswith("*Why*"))
     lines = why.splitlines()[1:]
     assert len(lines) == len(rules)
-    for line, rule in zip(lines, rules):
+    for line, rule in zip(lines, rules, strict=True):
         assert line == f"• `{rule['rule']}` {rule['reason']}"
     assert any(line.startswith("• `multi-gpu-speedup` ") for line in lines)  # the answer's own findings too
 
@@ -73,7 +73,7 @@ def test_alternatives_rent_vs_buy_and_context_line(replies):
     reply = replies["cv 2 gpus 3000"]
     answer = reply["recommendation"]
     text = block_text(render(reply, ("cv 2 gpus 3000",)))
-    for kind, pick in answer["alternatives"].items():
+    for pick in answer["alternatives"].values():
         if pick:
             assert pick["name"] in text
     assert "*Rent or buy*" in text and "`rent-vs-buy`" in text and answer["rent_vs_buy"]["offer"]["provider"] in text

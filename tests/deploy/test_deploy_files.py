@@ -338,7 +338,7 @@ def test_the_agent_image_keeps_the_base_images_torch() -> None:
     assert "'torch==' + torch.__version__" in runs
     (user,) = [r for w, r in instr if w == "USER"]
     assert user.split(":")[0] not in ("0", "root")
-    assert exec_form([r for w, r in instr if w == "CMD"][0]) == ["bench-agent", "daemon"]
+    assert exec_form(next(r for w, r in instr if w == "CMD")) == ["bench-agent", "daemon"]
 
 
 def _dockerignore_excluded(path: str, patterns: list[str]) -> bool:
@@ -370,9 +370,14 @@ def _dockerignore_excluded(path: str, patterns: list[str]) -> bool:
     return excluded
 
 
+def _dockerignore_patterns() -> list[str]:
+    lines = (ROOT / ".dockerignore").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
 def _build_context(dest: Path) -> list[str]:
     """Copy what the service Dockerfile COPYs from the context .dockerignore leaves; return the files."""
-    patterns = [l.strip() for l in (ROOT / ".dockerignore").read_text().splitlines() if l.strip() and not l.startswith("#")]
+    patterns = _dockerignore_patterns()
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     context = [f for f in tracked if (ROOT / f).is_file() and not _dockerignore_excluded(f, patterns)]
     copied = []
@@ -390,7 +395,7 @@ def _build_context(dest: Path) -> list[str]:
 
 
 def test_dockerignore_keeps_secrets_and_junk_out_and_the_package_in() -> None:
-    patterns = [l.strip() for l in (ROOT / ".dockerignore").read_text().splitlines() if l.strip() and not l.startswith("#")]
+    patterns = _dockerignore_patterns()
     for path in ("deploy/.env", ".env", ".venv/bin/python", ".git/config", "tests/conftest.py",
                  "service/__pycache__/app.cpython-311.pyc", "whichgpu.egg-info/PKG-INFO"):
         assert _dockerignore_excluded(path, patterns), path
@@ -414,8 +419,8 @@ def test_the_image_context_builds_a_complete_package(tmp_path: Path) -> None:
     missing = [f for f in tracked if f not in names]
     assert not missing, f"the image would lack these package files: {missing}"
     meta = next(zipfile.ZipFile(wheel).read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
-    torch_reqs = [l for l in meta.splitlines() if l.startswith("Requires-Dist: torch")]
-    assert torch_reqs and all("extra == \"agent\"" in l for l in torch_reqs)
+    torch_reqs = [line for line in meta.splitlines() if line.startswith("Requires-Dist: torch")]
+    assert torch_reqs and all("extra == \"agent\"" in line for line in torch_reqs)
     entry_points = next(zipfile.ZipFile(wheel).read(n).decode() for n in names if n.endswith("entry_points.txt"))
     assert "whichgpu = service.cli:main" in entry_points and "bench-agent = bench_agent.cli:main" in entry_points
 
@@ -459,7 +464,7 @@ def test_systemd_analyze_verify_accepts_the_units(unit: str, tmp_path: Path) -> 
         text = text.replace(f"/opt/whichgpu/bin/{name}", program)
     (tmp_path / unit).write_text(text)
     done = subprocess.run(["systemd-analyze", "verify", str(tmp_path / unit)], capture_output=True, text=True, cwd=tmp_path)
-    complaints = [l for l in (done.stdout + done.stderr).splitlines() if unit in l]
+    complaints = [line for line in (done.stdout + done.stderr).splitlines() if unit in line]
     assert done.returncode == 0 and not complaints, "\n".join(complaints) or done.stderr
 
 

@@ -48,7 +48,7 @@ def test_the_env_file_command_reads_the_example_despite_its_comments(tmp_path: P
     result = subprocess.run(["bash", "-c", line], capture_output=True, text=True, env=_clean_env(WHICHGPU_DATA_DIR=str(tmp_path)),
                             timeout=60)
     assert result.returncode == 0, result.stderr
-    public = next(l for l in result.stdout.splitlines() if l.startswith("WHICHGPU_PUBLIC_URL"))
+    public = next(line for line in result.stdout.splitlines() if line.startswith("WHICHGPU_PUBLIC_URL"))
     assert "https://whichgpu.example.org" in public and "(environment)" in public
     assert "CHANGE-ME" not in result.stdout  # the example's database password stays hidden
 
