@@ -122,7 +122,8 @@ def probe_device(device: Any, nvml: Nvml | None, handle: Any, threshold_pct: flo
     if device.type == "cpu":
         busy = cpu_busy_percent()
         if busy is not None and busy >= threshold_pct:
-            return Probe(False, f"other processes use {busy:.0f}% of the CPU (threshold {threshold_pct:g}%)", cpu_busy_pct=busy)
+            reason = f"other processes use {busy:.0f}% of the CPU (threshold {threshold_pct:g}%)"
+            return Probe(False, reason, cpu_busy_pct=busy)
         return Probe(True, "CPU idle" if busy is not None else "CPU load unknown", cpu_busy_pct=busy)
     if nvml is None or handle is None:
         return Probe(True, "idle not verified: no NVML for this device")
@@ -131,9 +132,11 @@ def probe_device(device: Any, nvml: Nvml | None, handle: Any, threshold_pct: flo
     util = sample.get("utilization_pct")
     if processes:
         pids = ", ".join(str(p["pid"]) for p in processes)
-        return Probe(False, f"{len(processes)} other process(es) on the GPU (pid {pids})", processes, util, sample=sample)
+        reason = f"{len(processes)} other process(es) on the GPU (pid {pids})"
+        return Probe(False, reason, processes, util, sample=sample)
     if util is not None and util >= threshold_pct:
-        return Probe(False, f"GPU utilisation {util:.0f}% (threshold {threshold_pct:g}%)", processes, util, sample=sample)
+        reason = f"GPU utilisation {util:.0f}% (threshold {threshold_pct:g}%)"
+        return Probe(False, reason, processes, util, sample=sample)
     return Probe(True, "GPU idle", processes, util, sample=sample)
 
 
@@ -174,7 +177,11 @@ def benchmark_device(
     for result in results:
         result["flags"] = sorted(set(result["flags"]) | set(run_flags))
     flags = sorted({f for r in results for f in r["flags"]} | set(run_flags))
-    telemetry: dict[str, Any] = {"source": "nvml" if sampler else "none", "processes_at_start": probe.processes, "cpu_busy_pct_at_start": probe.cpu_busy_pct}
+    telemetry: dict[str, Any] = {
+        "source": "nvml" if sampler else "none",
+        "processes_at_start": probe.processes,
+        "cpu_busy_pct_at_start": probe.cpu_busy_pct,
+    }
     if sampler:
         telemetry.update(interval_s=SAMPLE_INTERVAL_S, at_start=probe.sample, summary=sampler.summary())
     telemetry["idle_check"] = probe.reason
@@ -277,10 +284,12 @@ class Daemon:
                     continue
                 self.spool.put(payload)
                 self.history.add(payload, "spooled")
-                log.info("%s: run %s spooled (%d results, flags %s)", name, payload["run_id"], len(payload["results"]), payload["flags"] or "none")
+                log.info("%s: run %s spooled (%d results, flags %s)",
+                         name, payload["run_id"], len(payload["results"]), payload["flags"] or "none")
             report = flush(self.spool, self.client)
             if report.delivered or report.rejected or report.retrying:
-                log.info("delivered %d, rejected %d, will retry %d", len(report.delivered), len(report.rejected), len(report.retrying))
+                log.info("delivered %d, rejected %d, will retry %d",
+                         len(report.delivered), len(report.rejected), len(report.retrying))
             if report.auth_error:
                 log.error("the service refused the agent token: %s", report.auth_error)
             rounds += 1
