@@ -56,6 +56,9 @@ MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^<>]*)?>")  # no "<" inside the labe
 
 log = logging.getLogger("whichgpu.bot")
 
+OUR_FAULT = "Sorry, something went wrong on our side."
+Rendered = tuple[list[Block], str, Conversation | None]  # blocks, fallback text, the conversation they show
+
 
 def _dicts(blocks: list[Block]) -> list[dict[str, Any]]:
     return [block.to_dict() for block in blocks]
@@ -71,13 +74,14 @@ class Unanswered(NamedTuple):
 class Answerer:
     """Question in, Block Kit out: asks the answer source and turns every outcome into blocks."""
 
-    def __init__(self, source: AnswerSource, public_url: str | None = None, shown: ShownAnswers | None = None) -> None:
+    def __init__(self, source: AnswerSource, public_url: str | None = None,
+                 shown: ShownAnswers | None = None) -> None:
         self.source = source
         self.public_url = public_url
         self.shown = shown or ShownAnswers()
 
-    async def answer(self, conversation: Conversation, *, ephemeral: bool, ask: str | None = None,
-                     ) -> tuple[list[Block], str, Conversation | None]:
+    async def answer(self, conversation: Conversation, *, ephemeral: bool,
+                     ask: str | None = None) -> Rendered:
         """Blocks, fallback text, and the conversation they show (None when no answer came)."""
         asked = await self._ask(conversation, ask)
         if isinstance(asked, Unanswered):
@@ -86,7 +90,7 @@ class Answerer:
             self.shown.put(asked[1], asked[0])
         return self._render(*asked, ephemeral=ephemeral)
 
-    async def share(self, conversation: Conversation, user: str | None) -> tuple[list[Block], str, Conversation | None]:
+    async def share(self, conversation: Conversation, user: str | None) -> Rendered:
         """The answer on screen, for everyone: the one this process showed, else answered again."""
         reply = self.shown.get(conversation)
         if reply is None:
@@ -96,28 +100,32 @@ class Answerer:
             reply, conversation = asked
         return self._render(reply, conversation, ephemeral=False, shared_by=user)
 
-    async def _ask(self, conversation: Conversation, ask: str | None) -> tuple[Reply, Conversation] | Unanswered:
+    async def _ask(self, conversation: Conversation,
+                   ask: str | None) -> tuple[Reply, Conversation] | Unanswered:
         question = ask or conversation.questions[-1]
         try:
             reply, shown = await self.source.answer(conversation, ask)
         except ServiceUnavailable as exc:
             log.warning("whichgpu service unavailable for a %d-character question: %s", len(question), exc)
-            return Unanswered(unavailable_blocks(question), "The whichgpu service didn't answer in time; please try again.")
+            return Unanswered(unavailable_blocks(question),
+                              "The whichgpu service didn't answer in time; please try again.")
         except QuestionRejected as exc:
             log.info("question rejected: %s %s", exc.status, exc.title)
-            return Unanswered(problem_blocks(question, exc.detail, exc.errors), f"Sorry, I can't answer that: {exc.detail}")
+            return Unanswered(problem_blocks(question, exc.detail, exc.errors),
+                              f"Sorry, I can't answer that: {exc.detail}")
         except Exception:  # a bug behind the source: say so rather than leave "Looking into …" on screen
             log.exception("no answer for a %d-character question", len(question))
-            return Unanswered(failed_blocks(question), "Sorry, something went wrong on our side.")
+            return Unanswered(failed_blocks(question), OUR_FAULT)
         return reply, shown
 
     def _render(self, reply: Reply, shown: Conversation, *, ephemeral: bool,
-                shared_by: str | None = None) -> tuple[list[Block], str, Conversation | None]:
+                shared_by: str | None = None) -> Rendered:
         try:
-            blocks = answer_blocks(reply, shown, ephemeral=ephemeral, public_url=self.public_url, shared_by=shared_by)
+            blocks = answer_blocks(reply, shown, ephemeral=ephemeral, public_url=self.public_url,
+                                   shared_by=shared_by)
         except (KeyError, TypeError, ValueError, AttributeError):  # an answer shape this bot does not know
             log.exception("could not render the answer (intent %s)", reply.intent)
-            return failed_blocks(shown.questions[-1]), "Sorry, something went wrong on our side.", None
+            return failed_blocks(shown.questions[-1]), OUR_FAULT, None
         return blocks, fallback_text(reply), shown
 
 
@@ -154,7 +162,7 @@ def _question_problem(text: str) -> list[Block] | None:
 
 def create_bolt_app(settings: BotSettings, *, answers: AnswerSource | None = None,
                     process_before_response: bool = True) -> AsyncApp:
-    """The bolt app for both transports; answers from ``answers``, else from the service at ``settings.api_url``.
+    """The bolt app for both transports; answers from ``answers``, else from the service at ``api_url``.
 
     ``process_before_response=True``: every listener here is an ack function plus
     lazy listeners, so bolt runs the ack inline and returns its response at once,
@@ -167,7 +175,8 @@ def create_bolt_app(settings: BotSettings, *, answers: AnswerSource | None = Non
         raise SettingsError("SLACK_BOT_TOKEN is not set: the bot needs its xoxb- token (see docs/slack.md)")
     app = AsyncApp(token=settings.slack_bot_token, signing_secret=settings.slack_signing_secret,
                    process_before_response=process_before_response, name="whichgpu")
-    app.client.base_url = settings.slack_api_url  # bolt takes a client or a token; a client plus env token warns
+    # bolt takes a client or a token; a client plus the token from the environment warns
+    app.client.base_url = settings.slack_api_url
     answerer = Answerer(answers or ServiceAnswers(WhichgpuAPI(settings.api_url)), settings.public_url)
     threads = ThreadMemory()
     _register(app, answerer, threads)
@@ -248,7 +257,8 @@ def _register_threads(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) 
                 blocks, fallback, shown = await answerer.answer(Conversation(None, (text,)), ephemeral=False)
             if shown:
                 threads.put(channel, thread_ts, shown)
-        await client.chat_postMessage(channel=channel, thread_ts=thread_ts, blocks=_dicts(blocks), text=fallback)
+        await client.chat_postMessage(channel=channel, thread_ts=thread_ts, blocks=_dicts(blocks),
+                                      text=fallback)
 
     app.event("app_mention")(ack=_ack_only, lazy=[answer_in_thread])
     app.event("message", matchers=[_is_direct_message])(ack=_ack_only, lazy=[answer_in_thread])
@@ -271,7 +281,8 @@ def _register_buttons(app: AsyncApp, answerer: Answerer) -> None:
         ephemeral = bool((body.get("container") or {}).get("is_ephemeral", True))
         blocks, fallback, shown = await answerer.answer(conversation, ephemeral=ephemeral, ask=ask)
         if shown is None:  # keep the answer on screen; say what went wrong beside it
-            await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral", replace_original=False)
+            await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral",
+                          replace_original=False)
         else:
             await respond(blocks=_dicts(blocks), text=fallback, replace_original=True)
 
@@ -284,9 +295,11 @@ def _register_buttons(app: AsyncApp, answerer: Answerer) -> None:
         conversation, _ = decoded
         blocks, fallback, shown = await answerer.share(conversation, (body.get("user") or {}).get("id"))
         if shown is None:
-            await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral", replace_original=False)
+            await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral",
+                          replace_original=False)
             return
-        await respond(blocks=_dicts(blocks), text=fallback, response_type="in_channel", replace_original=False)
+        await respond(blocks=_dicts(blocks), text=fallback, response_type="in_channel",
+                      replace_original=False)
         await respond(delete_original=True)
 
     app.action(ACTION_SHARE)(ack=_ack_only, lazy=[share])
