@@ -31,7 +31,8 @@ def test_a_second_holder_in_this_process_is_excluded(tmp_path: Path) -> None:
 
 
 def test_another_process_holding_the_lock_excludes_us_until_it_lets_go(tmp_path: Path) -> None:
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(DeviceBusy, match=r"pid \d+"), device_lock(tmp_path, "GPU-test"):
