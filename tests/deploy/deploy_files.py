@@ -218,4 +218,5 @@ def check_command(cmd: Command) -> None:
     except SystemExit as exc:
         if args and (cmd.program, args[0]) in PENDING:
             pytest.xfail(f"{cmd.where}: {PENDING[(cmd.program, args[0])]}")
-        pytest.fail(f"{cmd.where}: `{' '.join(cmd.argv)}` does not parse with {cmd.program}'s CLI (exit {exc.code})")
+        pytest.fail(f"{cmd.where}: `{' '.join(cmd.argv)}` does not parse with {cmd.program}'s CLI "
+                    f"(exit {exc.code})")
