@@ -18,31 +18,33 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from ._version import __version__
 from .nvml import Nvml, TelemetrySampler
-from .report import FlushReport, ServiceClient, flush
+from .report import ServiceClient, flush
 from .spool import Spool
 from .suite import Case, Interrupted, SuiteConfig, run_suite
 
 __all__ = [
+    "Daemon",
     "DeviceBusy",
+    "History",
     "NotIdle",
     "Probe",
-    "device_lock",
-    "cpu_busy_percent",
-    "probe_device",
     "benchmark_device",
-    "History",
-    "Daemon",
+    "cpu_busy_percent",
+    "device_lock",
+    "probe_device",
 ]
 
 log = logging.getLogger("bench_agent")
 HISTORY_KEEP = 50
+SAMPLE_INTERVAL_S = 0.5  # seconds between telemetry samples while the suite runs
 
 
 class DeviceBusy(RuntimeError):
@@ -120,7 +122,8 @@ def probe_device(device: Any, nvml: Nvml | None, handle: Any, threshold_pct: flo
     if device.type == "cpu":
         busy = cpu_busy_percent()
         if busy is not None and busy >= threshold_pct:
-            return Probe(False, f"other processes use {busy:.0f}% of the CPU (threshold {threshold_pct:g}%)", cpu_busy_pct=busy)
+            reason = f"other processes use {busy:.0f}% of the CPU (threshold {threshold_pct:g}%)"
+            return Probe(False, reason, cpu_busy_pct=busy)
         return Probe(True, "CPU idle" if busy is not None else "CPU load unknown", cpu_busy_pct=busy)
     if nvml is None or handle is None:
         return Probe(True, "idle not verified: no NVML for this device")
@@ -129,14 +132,16 @@ def probe_device(device: Any, nvml: Nvml | None, handle: Any, threshold_pct: flo
     util = sample.get("utilization_pct")
     if processes:
         pids = ", ".join(str(p["pid"]) for p in processes)
-        return Probe(False, f"{len(processes)} other process(es) on the GPU (pid {pids})", processes, util, sample=sample)
+        reason = f"{len(processes)} other process(es) on the GPU (pid {pids})"
+        return Probe(False, reason, processes, util, sample=sample)
     if util is not None and util >= threshold_pct:
-        return Probe(False, f"GPU utilisation {util:.0f}% (threshold {threshold_pct:g}%)", processes, util, sample=sample)
+        reason = f"GPU utilisation {util:.0f}% (threshold {threshold_pct:g}%)"
+        return Probe(False, reason, processes, util, sample=sample)
     return Probe(True, "GPU idle", processes, util, sample=sample)
 
 
 def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def benchmark_device(
@@ -147,7 +152,6 @@ def benchmark_device(
     idle_threshold_pct: float,
     lock_dir: Path,
     require_idle: bool = False,
-    sample_interval_s: float = 0.5,
     on_case: Callable[[int, int, Case], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
@@ -166,16 +170,20 @@ def benchmark_device(
             raise NotIdle(probe.reason)
         run_flags = [] if probe.idle else ["contended"]
         started_at = _now_iso()
-        sampler = TelemetrySampler(nvml, handle, sample_interval_s) if nvml and handle is not None else None
+        sampler = TelemetrySampler(nvml, handle, SAMPLE_INTERVAL_S) if nvml and handle is not None else None
         with sampler or contextlib.nullcontext():
             results = run_suite(device, config, sampler=sampler, on_case=on_case, should_stop=should_stop)
         finished_at = _now_iso()
     for result in results:
         result["flags"] = sorted(set(result["flags"]) | set(run_flags))
     flags = sorted({f for r in results for f in r["flags"]} | set(run_flags))
-    telemetry: dict[str, Any] = {"source": "nvml" if sampler else "none", "processes_at_start": probe.processes, "cpu_busy_pct_at_start": probe.cpu_busy_pct}
+    telemetry: dict[str, Any] = {
+        "source": "nvml" if sampler else "none",
+        "processes_at_start": probe.processes,
+        "cpu_busy_pct_at_start": probe.cpu_busy_pct,
+    }
     if sampler:
-        telemetry.update(interval_s=sample_interval_s, at_start=probe.sample, summary=sampler.summary())
+        telemetry.update(interval_s=SAMPLE_INTERVAL_S, at_start=probe.sample, summary=sampler.summary())
     telemetry["idle_check"] = probe.reason
     return {
         "schema_version": 1,
@@ -276,10 +284,12 @@ class Daemon:
                     continue
                 self.spool.put(payload)
                 self.history.add(payload, "spooled")
-                log.info("%s: run %s spooled (%d results, flags %s)", name, payload["run_id"], len(payload["results"]), payload["flags"] or "none")
+                log.info("%s: run %s spooled (%d results, flags %s)",
+                         name, payload["run_id"], len(payload["results"]), payload["flags"] or "none")
             report = flush(self.spool, self.client)
             if report.delivered or report.rejected or report.retrying:
-                log.info("delivered %d, rejected %d, will retry %d", len(report.delivered), len(report.rejected), len(report.retrying))
+                log.info("delivered %d, rejected %d, will retry %d",
+                         len(report.delivered), len(report.rejected), len(report.retrying))
             if report.auth_error:
                 log.error("the service refused the agent token: %s", report.auth_error)
             rounds += 1

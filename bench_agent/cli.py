@@ -16,8 +16,9 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ._version import __version__
 from .settings import AgentSettings, SettingsError
@@ -53,12 +54,13 @@ def _lock_dir(settings: AgentSettings, given: str | None) -> Path:
 
 def _suite_config(args: argparse.Namespace) -> Any:
     from .suite import BENCHMARKS, SuiteConfig
-    from .timing import QUICK, FULL, TimingPolicy
+    from .timing import FULL, QUICK, TimingPolicy
 
     benchmarks = tuple(args.only.split(",")) if args.only else BENCHMARKS
     unknown = [b for b in benchmarks if b not in BENCHMARKS]
     if unknown:
-        raise CliError(f"unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}", EXIT_USAGE)
+        known = ", ".join(BENCHMARKS)
+        raise CliError(f"unknown benchmark(s) {', '.join(unknown)}; known: {known}", EXIT_USAGE)
     policy = None
     if args.warmup is not None or args.seconds is not None:
         base = QUICK if args.quick else FULL
@@ -69,7 +71,9 @@ def _suite_config(args: argparse.Namespace) -> Any:
             max_repeats=base.max_repeats,
             block_s=base.block_s,
         )
-    return SuiteConfig(quick=args.quick, policy=policy, benchmarks=benchmarks, tier=args.tier, matmul_n=args.matmul_n, stream_bytes=args.stream_mb and int(args.stream_mb * 1024**2))
+    stream_bytes = args.stream_mb and int(args.stream_mb * 1024**2)
+    return SuiteConfig(quick=args.quick, policy=policy, benchmarks=benchmarks, tier=args.tier,
+                       matmul_n=args.matmul_n, stream_bytes=stream_bytes)
 
 
 class _Progress:
@@ -82,9 +86,11 @@ class _Progress:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+            columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn())
+            self._bar = Progress(*columns, console=Console(stderr=True), transient=True)
 
-    def __enter__(self) -> "_Progress":
+    def __enter__(self) -> _Progress:
         if self._bar:
             self._bar.start()
         return self
@@ -113,7 +119,9 @@ def _print_table(payload: dict[str, Any]) -> None:
         if r["error"]:
             table.add_row(r["benchmark"], r["precision"], "—", r["unit"], "", "", f"error: {r['error'][:60]}")
             continue
-        table.add_row(r["benchmark"], r["precision"], f"{r['value']:.4g}", r["unit"], f"{r['p10']:.4g}–{r['p90']:.4g}", f"{100 * r['cv']:.1f}%", ",".join(r["flags"]))
+        spread = f"{r['p10']:.4g}–{r['p90']:.4g}"
+        table.add_row(r["benchmark"], r["precision"], f"{r['value']:.4g}", r["unit"], spread,
+                      f"{100 * r['cv']:.1f}%", ",".join(r["flags"]))
     Console().print(table)
 
 
@@ -131,14 +139,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = load_settings(args.config)
     config = _suite_config(args)
     try:
-        name = args.device or (settings.agent_devices[0] if settings.agent_devices else available_devices()[0])
+        name = args.device or (settings.agent_devices[0] if settings.agent_devices
+                               else available_devices()[0])
         device = resolve_device(name)
     except DeviceError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     nvml = open_nvml() if device.type == "cuda" else None
     try:
         with _Progress(enabled=not args.no_progress) as progress:
-            payload = benchmark_device(device, config, nvml=nvml, idle_threshold_pct=settings.agent_idle_utilization, lock_dir=_lock_dir(settings, args.lock_dir), on_case=progress.on_case)
+            payload = benchmark_device(device, config, nvml=nvml,
+                                       idle_threshold_pct=settings.agent_idle_utilization,
+                                       lock_dir=_lock_dir(settings, args.lock_dir), on_case=progress.on_case)
     except DeviceBusy as exc:
         raise CliError(str(exc), EXIT_BUSY) from None
     finally:
@@ -184,20 +195,23 @@ def cmd_daemon(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     config = _suite_config(args)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s bench-agent %(levelname)s %(message)s", stream=sys.stderr)
-    devices = list(args.devices.split(",")) if args.devices else list(settings.agent_devices) or available_devices()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s bench-agent %(levelname)s %(message)s",
+                        stream=sys.stderr)
+    devices = args.devices.split(",") if args.devices else list(settings.agent_devices) or available_devices()
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     nvml = open_nvml()
     interval = settings.agent_interval_s if args.interval is None else args.interval
-    logging.getLogger("bench_agent").info("devices %s, every %gs, reporting to %s", ",".join(devices), interval, settings.api_url)
+    logging.getLogger("bench_agent").info("devices %s, every %gs, reporting to %s",
+                                          ",".join(devices), interval, settings.api_url)
+    idle_threshold = settings.agent_idle_utilization if args.idle_threshold is None else args.idle_threshold
     try:
         with ServiceClient(settings.api_url, settings.agent_token) as client:
             daemon = Daemon(
                 devices=devices, config=config, spool=Spool(settings.spool_dir), client=client,
-                history=History(settings.data_dir / "agent-runs.jsonl"), lock_dir=_lock_dir(settings, args.lock_dir),
-                idle_threshold_pct=settings.agent_idle_utilization if args.idle_threshold is None else args.idle_threshold,
+                history=History(settings.data_dir / "agent-runs.jsonl"),
+                lock_dir=_lock_dir(settings, args.lock_dir), idle_threshold_pct=idle_threshold,
                 interval_s=interval, nvml=nvml, stop=stop, require_idle=not args.force,
             )
             rounds = daemon.run(max_rounds=args.max_rounds)
@@ -233,7 +247,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     print(f"bench-agent {__version__}, data in {settings.data_dir}")
-    svc = f"reachable (HTTP {service['status']}, {service['latency_ms']} ms)" if service["reachable"] else f"NOT reachable ({service.get('error') or 'HTTP ' + str(service.get('status'))})"
+    if service["reachable"]:
+        svc = f"reachable (HTTP {service['status']}, {service['latency_ms']} ms)"
+    else:
+        svc = f"NOT reachable ({service.get('error') or 'HTTP ' + str(service.get('status'))})"
     print(f"service {service['url']}: {svc}; agent token {'set' if settings.agent_token else 'NOT set'}")
     s = status["spool"]
     print(f"spool: {s['pending']} run(s) waiting ({s['pending_bytes']} bytes), {s['rejected']} rejected")
@@ -241,7 +258,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"  rejected {r['run_id']}: {r.get('reason')}")
     print(f"last {len(status['last_runs'])} run(s):")
     for r in status["last_runs"]:
-        print(f"  {r['started_at']}  {r['device']}  {r['delivery']}  flags={','.join(r['flags']) or '-'}  errors={r['errors']}{'  (quick)' if r.get('quick') else ''}")
+        flags = ",".join(r["flags"]) or "-"
+        quick = "  (quick)" if r.get("quick") else ""
+        print(f"  {r['started_at']}  {r['device']}  {r['delivery']}  flags={flags}  "
+              f"errors={r['errors']}{quick}")
     return 0
 
 
@@ -263,44 +283,61 @@ def _positive(kind: type) -> Any:
 
 
 def _add_suite_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--quick", action="store_true", help="shorter timing and smaller sizes; skips CPU bf16 (what CI runs)")
+    p.add_argument("--quick", action="store_true",
+                   help="shorter timing and smaller sizes; skips CPU bf16 (what CI runs)")
     p.add_argument("--only", metavar="NAMES", help="comma-separated benchmarks to run (default: all)")
-    p.add_argument("--lock-dir", metavar="DIR", help="per-device lock files (default: DATA_DIR/locks); share it between agents of one host")
+    p.add_argument("--lock-dir", metavar="DIR", help="per-device lock files (default: DATA_DIR/locks); "
+                   "share it between agents of one host")
     tune = p.add_argument_group("sizes and timing (defaults come from the device)")
     tune.add_argument("--warmup", type=_positive(float), metavar="S", help="warm-up seconds per case")
     tune.add_argument("--seconds", type=_positive(float), metavar="S", help="measuring seconds per case")
     tune.add_argument("--matmul-n", type=_positive(int), metavar="N", help="square matmul size")
-    tune.add_argument("--stream-mb", type=_positive(float), metavar="MB", help="bytes per bandwidth array in MiB (default: >= 4x last-level cache)")
-    tune.add_argument("--tier", choices=["tiny", "cpu_quick", "cpu", "gpu_small", "gpu"], help="model size tier")
+    tune.add_argument("--stream-mb", type=_positive(float), metavar="MB",
+                      help="bytes per bandwidth array in MiB (default: >= 4x last-level cache)")
+    tune.add_argument("--tier", choices=["tiny", "cpu_quick", "cpu", "gpu_small", "gpu"],
+                      help="model size tier")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bench-agent", description="whichgpu bench agent: PyTorch reference benchmarks on this host, reported to the whichgpu service.")
+    about = ("whichgpu bench agent: PyTorch reference benchmarks on this host, "
+             "reported to the whichgpu service.")
+    parser = argparse.ArgumentParser(prog="bench-agent", description=about)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument("--config", metavar="PATH", help="TOML file of settings (also WHICHGPU_AGENT_CONFIG); the environment wins")
+    parser.add_argument("--config", metavar="PATH",
+                        help="TOML file of settings (also WHICHGPU_AGENT_CONFIG); the environment wins")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{run,daemon,status}")
 
     run = sub.add_parser("run", help="benchmark one device once, spool and report the result")
-    run.add_argument("--once", action="store_true", help="one run, then exit (the only mode of `run`; the loop is `daemon`)")
-    run.add_argument("--device", metavar="DEV", help="torch device: cuda:0, cpu, mps … (default: first of WHICHGPU_AGENT_DEVICES, else the first GPU, else cpu)")
+    run.add_argument("--once", action="store_true",
+                     help="one run, then exit (the only mode of `run`; the loop is `daemon`)")
+    run.add_argument("--device", metavar="DEV", help="torch device: cuda:0, cpu, mps … "
+                     "(default: first of WHICHGPU_AGENT_DEVICES, else the first GPU, else cpu)")
     run.add_argument("--json", action="store_true", help="print the payload as JSON on stdout")
     run.add_argument("--no-send", action="store_true", help="spool the result without contacting the service")
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     _add_suite_options(run)
     run.set_defaults(handler=cmd_run)
 
-    daemon = sub.add_parser("daemon", help="benchmark idle GPUs every interval and deliver results (SIGTERM stops)")
-    daemon.add_argument("--devices", metavar="DEVS", help="comma-separated torch devices (default: WHICHGPU_AGENT_DEVICES, else all GPUs)")
-    daemon.add_argument("--interval", type=_positive(float), metavar="S", help="seconds between rounds (default: WHICHGPU_AGENT_INTERVAL)")
-    daemon.add_argument("--max-rounds", type=_positive(int), metavar="N", help="stop after N rounds (default: run until SIGTERM)")
-    daemon.add_argument("--force", action="store_true", help="benchmark devices even when busy (their runs are flagged contended)")
-    daemon.add_argument("--idle-threshold", type=_positive(float), metavar="PCT", help="utilisation %% under which a device is idle (default: WHICHGPU_AGENT_IDLE_UTILIZATION)")
+    daemon = sub.add_parser("daemon",
+                            help="benchmark idle GPUs every interval and deliver results (SIGTERM stops)")
+    daemon.add_argument("--devices", metavar="DEVS",
+                        help="comma-separated torch devices (default: WHICHGPU_AGENT_DEVICES, else all GPUs)")
+    daemon.add_argument("--interval", type=_positive(float), metavar="S",
+                        help="seconds between rounds (default: WHICHGPU_AGENT_INTERVAL)")
+    daemon.add_argument("--max-rounds", type=_positive(int), metavar="N",
+                        help="stop after N rounds (default: run until SIGTERM)")
+    daemon.add_argument("--force", action="store_true",
+                        help="benchmark devices even when busy (their runs are flagged contended)")
+    daemon.add_argument("--idle-threshold", type=_positive(float), metavar="PCT",
+                        help="utilisation %% under which a device is idle "
+                        "(default: WHICHGPU_AGENT_IDLE_UTILIZATION)")
     _add_suite_options(daemon)
     daemon.set_defaults(handler=cmd_daemon)
 
     status = sub.add_parser("status", help="last runs, spool size, whether the service answers")
     status.add_argument("--json", action="store_true", help="machine-readable status on stdout")
-    status.add_argument("--last", type=_positive(int), default=5, metavar="N", help="how many recent runs to show")
+    status.add_argument("--last", type=_positive(int), default=5, metavar="N",
+                        help="how many recent runs to show")
     status.set_defaults(handler=cmd_status)
     return parser
 

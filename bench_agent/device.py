@@ -18,17 +18,17 @@ from ._version import __version__
 
 __all__ = [
     "DeviceError",
-    "cpu_model",
-    "ram_bytes",
-    "last_level_cache_bytes",
-    "host_record",
     "available_devices",
-    "resolve_device",
-    "device_record",
-    "device_memory_bytes",
+    "cpu_model",
     "device_cache_bytes",
+    "device_memory_bytes",
+    "device_record",
     "environ_record",
+    "host_record",
+    "last_level_cache_bytes",
     "lock_key",
+    "ram_bytes",
+    "resolve_device",
 ]
 
 GiB = 1024**3
@@ -74,8 +74,7 @@ def last_level_cache_bytes(default: int = 32 * 1024**2) -> int:
             size = _parse_size((index / "size").read_text())
         except (OSError, ValueError):
             continue
-        if (level, size) > (best_level, best_size):
-            best_level, best_size = level, size
+        best_level, best_size = max((best_level, best_size), (level, size))
     return best_size or default
 
 
@@ -97,9 +96,14 @@ def available_devices() -> list[str]:
 
     if torch.cuda.is_available():
         return [f"cuda:{i}" for i in range(torch.cuda.device_count())]
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+    if _has_mps(torch):
         return ["mps"]
     return ["cpu"]
+
+
+def _has_mps(torch: Any) -> bool:
+    """Apple's Metal backend is usable (builds without it have no ``torch.backends.mps``)."""
+    return getattr(torch.backends, "mps", None) is not None and bool(torch.backends.mps.is_available())
 
 
 def resolve_device(name: str) -> Any:
@@ -117,7 +121,7 @@ def resolve_device(name: str) -> Any:
         if index >= torch.cuda.device_count():
             raise DeviceError(f"{name}: only {torch.cuda.device_count()} CUDA device(s) present")
         return torch.device("cuda", index)
-    if device.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+    if device.type == "mps" and not _has_mps(torch):
         raise DeviceError(f"{name}: MPS is not available on this host")
     if device.type not in ("cpu", "cuda", "mps", "xpu"):
         raise DeviceError(f"{name}: device type {device.type!r} is not supported by the agent")
@@ -160,7 +164,7 @@ def device_record(device: Any, driver: str | None = None) -> dict[str, Any]:
         }
     ram = ram_bytes()
     return {
-        "name": cpu_model() if device.type == "cpu" else f"Apple GPU ({platform.machine()})" if device.type == "mps" else str(device),
+        "name": _host_device_name(device),
         "uuid": None,
         "index": device.index,
         "compute_capability": None,
@@ -169,6 +173,15 @@ def device_record(device: Any, driver: str | None = None) -> dict[str, Any]:
         "cuda": None,
         "type": device.type,
     }
+
+
+def _host_device_name(device: Any) -> str:
+    """A device without CUDA properties: the CPU's model, Apple's GPU, else torch's own name."""
+    if device.type == "cpu":
+        return cpu_model()
+    if device.type == "mps":
+        return f"Apple GPU ({platform.machine()})"
+    return str(device)
 
 
 def device_memory_bytes(device: Any) -> int:

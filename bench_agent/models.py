@@ -12,7 +12,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-__all__ = ["BasicBlock", "ResNetCNN", "LSTMClassifier", "TransformerLM", "LlamaDecoder"]
+__all__ = ["BasicBlock", "LSTMClassifier", "LlamaDecoder", "ResNetCNN", "TransformerLM"]
+
+KVCache = tuple[torch.Tensor, torch.Tensor]  # one layer's keys and values
 
 
 class BasicBlock(nn.Module):
@@ -74,11 +76,13 @@ class TransformerLM(nn.Module):
         super().__init__()
         self.tokens = nn.Embedding(vocab, d_model)
         self.positions = nn.Embedding(seq_len, d_model)
-        block = nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.0, batch_first=True, norm_first=True)
+        block = nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.0, batch_first=True,
+                                           norm_first=True)
         self.blocks = nn.TransformerEncoder(block, layers, enable_nested_tensor=False)
         self.norm = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab)
-        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(seq_len), persistent=False)
+        mask = nn.Transformer.generate_square_subsequent_mask(seq_len)
+        self.register_buffer("mask", mask, persistent=False)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         seq = tokens.shape[1]
@@ -97,10 +101,10 @@ class _LlamaLayer(nn.Module):
         self.gate_up = nn.Linear(hidden, 2 * ffn, bias=False)
         self.down = nn.Linear(ffn, hidden, bias=False)
 
-    def forward(self, x: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, cache: KVCache | None) -> torch.Tensor:
         batch, seq, _ = x.shape
-        q, k, v = self.qkv(self.attn_norm(x)).split(
-            [self.heads * self.head_dim, self.kv_heads * self.head_dim, self.kv_heads * self.head_dim], dim=-1)
+        kv_width = self.kv_heads * self.head_dim
+        q, k, v = self.qkv(self.attn_norm(x)).split([self.heads * self.head_dim, kv_width, kv_width], dim=-1)
         q = q.view(batch, seq, self.heads, self.head_dim).transpose(1, 2)
         k = k.view(batch, seq, self.kv_heads, self.head_dim).transpose(1, 2)
         v = v.view(batch, seq, self.kv_heads, self.head_dim).transpose(1, 2)
@@ -123,19 +127,24 @@ class LlamaDecoder(nn.Module):
         self.norm = nn.RMSNorm(hidden)
         self.head = nn.Linear(hidden, vocab, bias=False)
 
-    def forward(self, tokens: torch.Tensor, caches: list[tuple[torch.Tensor, torch.Tensor]] | None = None) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, caches: list[KVCache] | None = None) -> torch.Tensor:
         x = self.embed(tokens)
         for i, layer in enumerate(self.layers):
             x = layer(x, caches[i] if caches is not None else None)
         return self.head(self.norm(x[:, -1:]))
 
-    def random_cache(self, context: int, dtype: torch.dtype, device: torch.device) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    def random_cache(self, context: int, dtype: torch.dtype, device: torch.device) -> list[KVCache]:
         """A filled KV cache of ``context`` tokens per layer (random values, as after a prompt)."""
         shape = (1, self.kv_heads, context, self.head_dim)
-        return [(torch.randn(shape, dtype=dtype, device=device), torch.randn(shape, dtype=dtype, device=device)) for _ in self.layers]
+
+        def filled() -> torch.Tensor:
+            return torch.randn(shape, dtype=dtype, device=device)
+
+        return [(filled(), filled()) for _ in self.layers]
 
     def bytes_per_token(self, context: int, element_bytes: int) -> int:
         """Weights read per generated token (one embedding row, not the table) plus the KV cache."""
-        weights = sum(p.numel() for p in self.parameters()) - self.embed.weight.numel() + self.embed.weight.shape[1]
+        table = self.embed.weight
+        weights = sum(p.numel() for p in self.parameters()) - table.numel() + table.shape[1]
         cache = 2 * len(self.layers) * self.kv_heads * self.head_dim * context
         return (weights + cache) * element_bytes

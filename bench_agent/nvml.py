@@ -9,7 +9,6 @@ Each query is guarded on its own, because many are unsupported on some boards
 
 from __future__ import annotations
 
-import os
 import statistics
 import threading
 import time
@@ -17,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "THROTTLE_REASONS",
     "SLOWDOWN_REASONS",
+    "THROTTLE_REASONS",
     "Nvml",
-    "open_nvml",
     "TelemetrySampler",
+    "open_nvml",
 ]
 
 # Bit values of nvmlClocksThrottleReasons / nvmlClocksEventReasons (stable across driver versions).
@@ -36,7 +35,8 @@ THROTTLE_REASONS = {
     0x80: "hw_power_brake_slowdown",
     0x100: "display_clock_setting",
 }
-SLOWDOWN_REASONS = frozenset({"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown"})
+SLOWDOWN_REASONS = frozenset(
+    {"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown"})
 """Reasons that mean the clocks were held below what the workload asked for: ``throttled``."""
 
 
@@ -98,7 +98,8 @@ class Nvml:
         return float(rates.gpu) if rates is not None else None
 
     def sample(self, handle: Any) -> dict[str, Any]:
-        """One reading: clocks (MHz), temperature (°C), power and its limit (W), utilisation (%), throttle reasons."""
+        """One reading: clocks (MHz), temperature (°C), power and its limit (W), utilisation (%),
+        throttle reasons."""
         lib = self.lib
         power = self._call("nvmlDeviceGetPowerUsage", handle)
         limit = self._call("nvmlDeviceGetEnforcedPowerManagementLimit", handle)
@@ -107,7 +108,8 @@ class Nvml:
             "t": time.monotonic(),
             "sm_clock_mhz": self._call("nvmlDeviceGetClockInfo", handle, getattr(lib, "NVML_CLOCK_SM", 1)),
             "mem_clock_mhz": self._call("nvmlDeviceGetClockInfo", handle, getattr(lib, "NVML_CLOCK_MEM", 2)),
-            "temperature_c": self._call("nvmlDeviceGetTemperature", handle, getattr(lib, "NVML_TEMPERATURE_GPU", 0)),
+            "temperature_c": self._call("nvmlDeviceGetTemperature", handle,
+                                        getattr(lib, "NVML_TEMPERATURE_GPU", 0)),
             "power_w": power / 1000.0 if power is not None else None,
             "power_limit_w": limit / 1000.0 if limit is not None else None,
             "utilization_pct": self.utilization(handle),
@@ -123,7 +125,8 @@ class Nvml:
                 if pid == exclude_pid or pid in seen:
                     continue
                 used = getattr(proc, "usedGpuMemory", None)
-                seen[pid] = {"pid": pid, "used_memory_mb": round(used / 1024**2) if isinstance(used, int) else None}
+                used_mb = round(used / 1024**2) if isinstance(used, int) else None
+                seen[pid] = {"pid": pid, "used_memory_mb": used_mb}
         return list(seen.values())
 
 
@@ -165,7 +168,7 @@ class TelemetrySampler:
             if self._stop.wait(self.interval_s):
                 break
 
-    def __enter__(self) -> "TelemetrySampler":
+    def __enter__(self) -> TelemetrySampler:
         self._thread.start()
         return self
 
@@ -182,7 +185,7 @@ class TelemetrySampler:
         return [s for s in list(self.samples) if start <= s["t"] <= end]
 
     def summary(self, start: float | None = None, end: float | None = None) -> dict[str, Any]:
-        """Spread of clocks, temperature, power (and its limit), utilisation, and the throttle reasons seen."""
+        """Spread of clocks, temperature, power (and its limit), utilisation; the throttle reasons seen."""
         samples = list(self.samples) if start is None or end is None else self.window(start, end)
 
         def values(key: str) -> list[float]:

@@ -66,17 +66,19 @@ def _reason(response: httpx.Response) -> str:
 class ServiceClient:
     """The agent's HTTP client for the service (inject ``transport`` to fake it in tests)."""
 
-    def __init__(self, api_url: str, token: str | None, *, timeout_s: float = 30.0, transport: httpx.BaseTransport | None = None):
+    def __init__(self, api_url: str, token: str | None, *, timeout_s: float = 30.0,
+                 transport: httpx.BaseTransport | None = None):
         headers = {"User-Agent": f"whichgpu-bench-agent/{__version__}"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
         self.api_url = api_url.rstrip("/")
-        self._http = httpx.Client(base_url=self.api_url, headers=headers, timeout=timeout_s, transport=transport)
+        self._http = httpx.Client(base_url=self.api_url, headers=headers, timeout=timeout_s,
+                                  transport=transport)
 
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> "ServiceClient":
+    def __enter__(self) -> ServiceClient:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -85,9 +87,10 @@ class ServiceClient:
     def send(self, payload: dict[str, Any]) -> Delivery:
         """POST one run; the ``run_id`` doubles as the idempotency key of a re-send."""
         try:
-            response = self._http.post("/v1/benchmarks", json=payload, headers={"Idempotency-Key": payload["run_id"]})
+            idempotency = {"Idempotency-Key": payload["run_id"]}
+            response = self._http.post("/v1/benchmarks", json=payload, headers=idempotency)
         except httpx.HTTPError as exc:
-            return Delivery("retry", None, f"{type(exc).__name__}: {exc}" or type(exc).__name__)
+            return Delivery("retry", None, f"{type(exc).__name__}: {exc}")
         status = response.status_code
         if 200 <= status < 300 or status == 409:
             return Delivery("delivered", status, "already delivered" if status == 409 else "accepted")
@@ -112,7 +115,8 @@ class ServiceClient:
         }
 
 
-def flush(spool: Spool, client: ServiceClient, *, now: float | None = None, force: bool = False) -> FlushReport:
+def flush(spool: Spool, client: ServiceClient, *, now: float | None = None,
+          force: bool = False) -> FlushReport:
     """Try every due payload once (every pending one with ``force``), oldest first."""
     now = time.time() if now is None else now
     report = FlushReport()

@@ -13,7 +13,7 @@ from typing import Any
 
 from rules import datafile
 
-__all__ = ["SCHEMA_PATH", "load_schema", "validate_payload", "payload_errors"]
+__all__ = ["SCHEMA_PATH", "load_schema", "payload_errors", "validate_payload"]
 
 SCHEMA_PATH = Path(__file__).with_name("schemas") / "benchmark-run.schema.json"
 

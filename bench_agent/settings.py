@@ -14,7 +14,16 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from rules.settings import EnvSettings, SettingsError, api_url_setting, comma_list, data_dir_setting, non_negative_float, read_env, setting
+from rules.settings import (
+    EnvSettings,
+    SettingsError,
+    api_url_setting,
+    comma_list,
+    data_dir_setting,
+    non_negative_float,
+    read_env,
+    setting,
+)
 
 __all__ = ["AgentSettings", "SettingsError"]
 
@@ -23,12 +32,20 @@ __all__ = ["AgentSettings", "SettingsError"]
 class AgentSettings(EnvSettings):
     """Runtime configuration of the agent; each field names its environment variable."""
 
-    data_dir: Path = data_dir_setting()
+    data_dir: Path = data_dir_setting()  # noqa: RUF009  a field specifier: its default is a factory
     api_url: str = api_url_setting()
-    agent_token: str | None = setting("WHICHGPU_AGENT_TOKEN", None, "Bearer token the bench agent reports with (`whichgpu agents add`).", secret=True)
-    agent_interval_s: float = setting("WHICHGPU_AGENT_INTERVAL", 3600.0, "Seconds between the bench agent daemon's benchmark rounds.", non_negative_float)
-    agent_devices: tuple[str, ...] = setting("WHICHGPU_AGENT_DEVICES", (), "Comma-separated torch devices the agent benchmarks; all GPUs when unset.", comma_list)
-    agent_idle_utilization: float = setting("WHICHGPU_AGENT_IDLE_UTILIZATION", 10.0, "GPU utilisation (%) under which the daemon treats a GPU as idle.", non_negative_float)
+    agent_token: str | None = setting(
+        "WHICHGPU_AGENT_TOKEN", None,
+        "Bearer token the bench agent reports with (`whichgpu agents add`).", secret=True)
+    agent_interval_s: float = setting(
+        "WHICHGPU_AGENT_INTERVAL", 3600.0,
+        "Seconds between the bench agent daemon's benchmark rounds.", non_negative_float)
+    agent_devices: tuple[str, ...] = setting(
+        "WHICHGPU_AGENT_DEVICES", (),
+        "Comma-separated torch devices the agent benchmarks; all GPUs when unset.", comma_list)
+    agent_idle_utilization: float = setting(
+        "WHICHGPU_AGENT_IDLE_UTILIZATION", 10.0,
+        "GPU utilisation (%) under which the daemon treats a GPU as idle.", non_negative_float)
 
     @property
     def spool_dir(self) -> Path:
@@ -36,8 +53,11 @@ class AgentSettings(EnvSettings):
         return self.data_dir / "spool"
 
     @classmethod
-    def load(cls, config_path: str | None = None) -> "AgentSettings":
-        """Settings from the environment, over the TOML config file when one is given; SettingsError when unusable."""
+    def load(cls, config_path: str | None = None) -> AgentSettings:
+        """Settings from the environment, over the TOML config file when one is given.
+
+        Raises SettingsError when they are unusable.
+        """
         path = config_path or os.environ.get("WHICHGPU_AGENT_CONFIG")
         overrides: dict[str, Any] = {}
         if path:
@@ -50,7 +70,8 @@ class AgentSettings(EnvSettings):
             known = {f.name: f for f in fields(cls)}
             for key, value in data.get("agent", data).items():
                 if key not in known:
-                    raise SettingsError(f"config file {path}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
+                    names = ", ".join(sorted(known))
+                    raise SettingsError(f"config file {path}: unknown setting {key!r} (known: {names})")
                 if read_env(known[key].metadata["env"]) is not None:
                     continue  # the environment wins
                 if key == "data_dir":

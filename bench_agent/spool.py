@@ -97,7 +97,7 @@ class Spool:
         return removed
 
     def _entry(self, path: Path) -> SpoolEntry:
-        """The entry of a payload file; a state file that is unreadable or of the wrong shape counts as none."""
+        """The entry of a payload file; a state file unreadable or of the wrong shape counts as none."""
         run_id = path.name.removesuffix(".json")
         try:
             state = json.loads(self._state_path(run_id).read_text(encoding="utf-8"))
@@ -126,7 +126,7 @@ class Spool:
         """Move an undeliverable file to ``rejected/`` with the reason, so the rest keeps flowing."""
         self._ensure()
         stem = path.name.removesuffix(".json")
-        write_atomic(self.rejected_dir / f"{stem}.reason.json", {"status": 0, "reason": reason, "rejected_at": time.time()})
+        self._write_reason(stem, 0, reason)
         try:
             os.replace(path, self.rejected_dir / path.name)
         except OSError:
@@ -161,7 +161,12 @@ class Spool:
         """A transient failure (connection, 5xx): keep it and back off exponentially."""
         now = time.time() if now is None else now
         attempts = entry.attempts + 1
-        state = {"attempts": attempts, "next_attempt_at": now + self._backoff(attempts), "last_error": error[:500], "last_attempt_at": now}
+        state = {
+            "attempts": attempts,
+            "next_attempt_at": now + self._backoff(attempts),
+            "last_error": error[:500],
+            "last_attempt_at": now,
+        }
         write_atomic(self._state_path(entry.run_id), state)
         return SpoolEntry(entry.run_id, entry.path, attempts, state["next_attempt_at"], state["last_error"])
 
@@ -169,10 +174,15 @@ class Spool:
         """The service refused the payload (4xx): move it aside with the reason, never retry."""
         self._ensure()
         target = self.rejected_dir / entry.path.name
-        write_atomic(self.rejected_dir / f"{entry.run_id}.reason.json", {"status": status, "reason": reason[:4000], "rejected_at": time.time()})
+        self._write_reason(entry.run_id, status, reason[:4000])
         os.replace(entry.path, target)
         self._state_path(entry.run_id).unlink(missing_ok=True)
         return target
+
+    def _write_reason(self, run_id: str, status: int, reason: str) -> None:
+        """Why a run was set aside, beside it in ``rejected/`` (status 0: never sent)."""
+        record = {"status": status, "reason": reason, "rejected_at": time.time()}
+        write_atomic(self.rejected_dir / f"{run_id}.reason.json", record)
 
     def rejected(self) -> list[dict[str, Any]]:
         """Refused payloads with their reasons."""

@@ -1,4 +1,4 @@
-"""The reference benchmarks: dense matmul, memory bandwidth, three small training steps, LLM decode and prompt.
+"""The reference benchmarks: dense matmul, memory bandwidth, three training steps, LLM decode and prompt.
 
 Each case is planned for a device (which precisions the hardware has, sizes from its
 memory and cache), prepared (random inputs, never zeros), measured with
@@ -13,9 +13,10 @@ import contextlib
 import gc
 import math
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .timing import FULL, QUICK, TimingPolicy, clock_for, measure
 
@@ -23,15 +24,16 @@ __all__ = [
     "BENCHMARKS",
     "PRECISIONS",
     "UNITS",
-    "SuiteConfig",
     "Case",
     "Interrupted",
+    "SuiteConfig",
     "plan",
     "run_case",
     "run_suite",
 ]
 
-BENCHMARKS = ("matmul", "copy", "triad", "cnn_train", "lstm_train", "transformer_train", "llm_decode", "llm_prompt")
+BENCHMARKS = ("matmul", "copy", "triad", "cnn_train", "lstm_train", "transformer_train", "llm_decode",
+              "llm_prompt")
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 UNITS = {
     "matmul": "TFLOP/s",
@@ -46,12 +48,13 @@ UNITS = {
 LLM_BENCHMARKS = ("llm_decode", "llm_prompt")
 # Llama-shaped decoders: TinyLlama-1.1B's shape on GPUs (2.2 GB at 16 bit, far beyond any cache),
 # small ones on CPUs; the decode step attends to a filled cache of ``context`` tokens.
+TINYLLAMA = dict(vocab=32000, hidden=2048, layers=22, heads=32, kv_heads=4, ffn=5632, context=512, prompt=512)
 LLM_SIZES: dict[str, dict[str, int]] = {
-    "tiny": {"vocab": 256, "hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2, "ffn": 128, "context": 16, "prompt": 16},
-    "cpu_quick": {"vocab": 4000, "hidden": 256, "layers": 4, "heads": 8, "kv_heads": 2, "ffn": 704, "context": 128, "prompt": 64},
-    "cpu": {"vocab": 32000, "hidden": 1024, "layers": 8, "heads": 16, "kv_heads": 4, "ffn": 2816, "context": 256, "prompt": 128},
-    "gpu_small": {"vocab": 32000, "hidden": 2048, "layers": 22, "heads": 32, "kv_heads": 4, "ffn": 5632, "context": 512, "prompt": 512},
-    "gpu": {"vocab": 32000, "hidden": 2048, "layers": 22, "heads": 32, "kv_heads": 4, "ffn": 5632, "context": 512, "prompt": 512},
+    "tiny": dict(vocab=256, hidden=64, layers=2, heads=4, kv_heads=2, ffn=128, context=16, prompt=16),
+    "cpu_quick": dict(vocab=4000, hidden=256, layers=4, heads=8, kv_heads=2, ffn=704, context=128, prompt=64),
+    "cpu": dict(vocab=32000, hidden=1024, layers=8, heads=16, kv_heads=4, ffn=2816, context=256, prompt=128),
+    "gpu_small": TINYLLAMA,
+    "gpu": TINYLLAMA,
 }
 MAX_ERROR_CHARS = 2000
 GiB = 1024**3
@@ -59,29 +62,29 @@ GiB = 1024**3
 # Model sizes per tier; a tier is picked from the device type and its free memory.
 MODEL_SIZES: dict[str, dict[str, dict[str, int]]] = {
     "tiny": {
-        "cnn_train": {"batch": 4, "width": 8, "image": 16, "classes": 10},
-        "lstm_train": {"batch": 4, "seq_len": 8, "input": 16, "hidden": 32, "layers": 1, "classes": 10},
-        "transformer_train": {"batch": 2, "seq_len": 16, "d_model": 32, "heads": 2, "layers": 1, "vocab": 100},
+        "cnn_train": dict(batch=4, width=8, image=16, classes=10),
+        "lstm_train": dict(batch=4, seq_len=8, input=16, hidden=32, layers=1, classes=10),
+        "transformer_train": dict(batch=2, seq_len=16, d_model=32, heads=2, layers=1, vocab=100),
     },
     "cpu_quick": {
-        "cnn_train": {"batch": 16, "width": 16, "image": 32, "classes": 10},
-        "lstm_train": {"batch": 16, "seq_len": 32, "input": 64, "hidden": 128, "layers": 2, "classes": 10},
-        "transformer_train": {"batch": 4, "seq_len": 64, "d_model": 128, "heads": 4, "layers": 2, "vocab": 1000},
+        "cnn_train": dict(batch=16, width=16, image=32, classes=10),
+        "lstm_train": dict(batch=16, seq_len=32, input=64, hidden=128, layers=2, classes=10),
+        "transformer_train": dict(batch=4, seq_len=64, d_model=128, heads=4, layers=2, vocab=1000),
     },
     "cpu": {
-        "cnn_train": {"batch": 32, "width": 32, "image": 32, "classes": 10},
-        "lstm_train": {"batch": 32, "seq_len": 64, "input": 128, "hidden": 256, "layers": 2, "classes": 10},
-        "transformer_train": {"batch": 8, "seq_len": 128, "d_model": 256, "heads": 4, "layers": 4, "vocab": 8000},
+        "cnn_train": dict(batch=32, width=32, image=32, classes=10),
+        "lstm_train": dict(batch=32, seq_len=64, input=128, hidden=256, layers=2, classes=10),
+        "transformer_train": dict(batch=8, seq_len=128, d_model=256, heads=4, layers=4, vocab=8000),
     },
     "gpu_small": {  # under 12 GiB free
-        "cnn_train": {"batch": 128, "width": 64, "image": 32, "classes": 10},
-        "lstm_train": {"batch": 64, "seq_len": 128, "input": 256, "hidden": 1024, "layers": 2, "classes": 10},
-        "transformer_train": {"batch": 8, "seq_len": 512, "d_model": 768, "heads": 12, "layers": 6, "vocab": 32000},
+        "cnn_train": dict(batch=128, width=64, image=32, classes=10),
+        "lstm_train": dict(batch=64, seq_len=128, input=256, hidden=1024, layers=2, classes=10),
+        "transformer_train": dict(batch=8, seq_len=512, d_model=768, heads=12, layers=6, vocab=32000),
     },
     "gpu": {
-        "cnn_train": {"batch": 256, "width": 64, "image": 32, "classes": 10},
-        "lstm_train": {"batch": 128, "seq_len": 128, "input": 256, "hidden": 1024, "layers": 2, "classes": 10},
-        "transformer_train": {"batch": 16, "seq_len": 512, "d_model": 768, "heads": 12, "layers": 6, "vocab": 32000},
+        "cnn_train": dict(batch=256, width=64, image=32, classes=10),
+        "lstm_train": dict(batch=128, seq_len=128, input=256, hidden=1024, layers=2, classes=10),
+        "transformer_train": dict(batch=16, seq_len=512, d_model=768, heads=12, layers=6, vocab=32000),
     },
 }
 
@@ -219,10 +222,12 @@ def plan(device: Any, config: SuiteConfig) -> list[Case]:
     for bench in config.benchmarks:
         if bench == "matmul":
             n = config.matmul_n or pick_matmul_n(device, free, config.quick)
-            cases += [Case("matmul", p, {"m": n, "n": n, "k": n}) for p in matmul_precisions(torch, device, config.quick)]
+            precisions = matmul_precisions(torch, device, config.quick)
+            cases += [Case("matmul", p, {"m": n, "n": n, "k": n}) for p in precisions]
         elif bench in ("copy", "triad"):
             nbytes = config.stream_bytes or pick_stream_bytes(device, free, device_cache_bytes(device))
-            cases.append(Case(bench, "fp32", {"elements": nbytes // 4, "array_mb": round(nbytes / 1024**2, 1)}))
+            array = {"elements": nbytes // 4, "array_mb": round(nbytes / 1024**2, 1)}
+            cases.append(Case(bench, "fp32", array))
         elif bench in LLM_BENCHMARKS:
             sizes = dict(LLM_SIZES[tier], tier=tier)
             cases += [Case(bench, p, sizes) for p in llm_precisions(torch, device, config.quick)]
@@ -243,7 +248,8 @@ def precision_flags(torch: Any, device: Any, tf32: bool) -> Iterator[dict[str, A
     cuda_matmul, cudnn = torch.backends.cuda.matmul, torch.backends.cudnn
     new_api = hasattr(cuda_matmul, "fp32_precision") and hasattr(cudnn, "conv")
     if new_api:  # torch >= 2.9: mixing with allow_tf32 is an error, so use only this API
-        saved = (cuda_matmul.fp32_precision, cudnn.conv.fp32_precision, cudnn.rnn.fp32_precision, cudnn.benchmark)
+        saved = (cuda_matmul.fp32_precision, cudnn.conv.fp32_precision, cudnn.rnn.fp32_precision,
+                 cudnn.benchmark)
         mode = "tf32" if tf32 else "ieee"
         cuda_matmul.fp32_precision = cudnn.conv.fp32_precision = cudnn.rnn.fp32_precision = mode
     else:
@@ -254,13 +260,19 @@ def precision_flags(torch: Any, device: Any, tf32: bool) -> Iterator[dict[str, A
         yield {"tf32": tf32, "cudnn_benchmark": cudnn.benchmark, "threads": torch.get_num_threads()}
     finally:
         if new_api:
-            cuda_matmul.fp32_precision, cudnn.conv.fp32_precision, cudnn.rnn.fp32_precision, cudnn.benchmark = saved
+            (cuda_matmul.fp32_precision, cudnn.conv.fp32_precision, cudnn.rnn.fp32_precision,
+             cudnn.benchmark) = saved
         else:
             cuda_matmul.allow_tf32, cudnn.allow_tf32, _, cudnn.benchmark = saved
 
 
 def _dtype(torch: Any, precision: str) -> Any:
-    return {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[precision]
+    dtypes = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+    return dtypes[precision]
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).removeprefix("torch.")
 
 
 # --- the benchmarks -----------------------------------------------------------------------
@@ -282,7 +294,8 @@ def prepare_matmul(torch: Any, device: Any, case: Case, check_size: int) -> Prep
         s = min(check_size, n)
         ref = a[:s].double() @ b[:, :s].double()
         err = ((out[:s, :s].double() - ref).abs().max() / ref.abs().max()).item()
-        return {"max_rel_error": err, "tolerance": MATMUL_TOLERANCE[case.precision], "ok": err <= MATMUL_TOLERANCE[case.precision]}
+        tolerance = MATMUL_TOLERANCE[case.precision]
+        return {"max_rel_error": err, "tolerance": tolerance, "ok": err <= tolerance}
 
     return Prepared(fn, 2.0 * n**3 / 1e12, check)
 
@@ -332,7 +345,11 @@ def build_model(torch: Any, case: Case) -> tuple[Any, Callable[[], tuple[Any, An
         return model, lambda: (torch.randn(shape), torch.randint(0, p["classes"], (p["batch"],))), p["batch"]
     model = models.TransformerLM(p["vocab"], p["d_model"], p["heads"], p["layers"], p["seq_len"])
     shape = (p["batch"], p["seq_len"])
-    return model, lambda: (torch.randint(0, p["vocab"], shape), torch.randint(0, p["vocab"], shape)), p["batch"] * p["seq_len"]
+
+    def tokens_and_targets() -> tuple[Any, Any]:
+        return torch.randint(0, p["vocab"], shape), torch.randint(0, p["vocab"], shape)
+
+    return model, tokens_and_targets, p["batch"] * p["seq_len"]
 
 
 def prepare_training(torch: Any, device: Any, case: Case, check_size: int) -> Prepared:
@@ -343,12 +360,13 @@ def prepare_training(torch: Any, device: Any, case: Case, check_size: int) -> Pr
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     autocast_dtype = None if case.precision == "fp32" else _dtype(torch, case.precision)
+    autocasting = autocast_dtype is not None
     scaler = torch.amp.GradScaler(device.type) if case.precision == "fp16" and device.type == "cuda" else None
     last: dict[str, Any] = {}
 
     def fn() -> None:
         optimizer.zero_grad(set_to_none=True)
-        with torch.autocast(device_type=device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
+        with torch.autocast(device_type=device.type, dtype=autocast_dtype, enabled=autocasting):
             out = model(x)
             loss = loss_fn(out.reshape(-1, out.shape[-1]).float(), y.reshape(-1))
         if scaler is not None:
@@ -364,7 +382,8 @@ def prepare_training(torch: Any, device: Any, case: Case, check_size: int) -> Pr
         loss = float(last["loss"])
         return {"loss": loss, "ok": math.isfinite(loss)}
 
-    case.params.update(optimizer="SGD(momentum=0.9)", autocast=str(autocast_dtype).removeprefix("torch.") if autocast_dtype else None, grad_scaler=scaler is not None)
+    autocast = _dtype_name(autocast_dtype) if autocast_dtype else None
+    case.params.update(optimizer="SGD(momentum=0.9)", autocast=autocast, grad_scaler=scaler is not None)
     return Prepared(fn, float(items), check)
 
 
@@ -375,7 +394,8 @@ def prepare_llm(torch: Any, device: Any, case: Case, check_size: int) -> Prepare
     p, dtype = case.params, _dtype(torch, case.precision)
     torch.manual_seed(0)
     with torch.device(device):
-        model = models.LlamaDecoder(p["vocab"], p["hidden"], p["layers"], p["heads"], p["kv_heads"], p["ffn"]).to(dtype).eval()
+        model = models.LlamaDecoder(p["vocab"], p["hidden"], p["layers"], p["heads"], p["kv_heads"], p["ffn"])
+        model = model.to(dtype).eval()
     last: dict[str, Any] = {}
     inputs: tuple[Any, Any]
     if case.benchmark == "llm_decode":
@@ -384,7 +404,8 @@ def prepare_llm(torch: Any, device: Any, case: Case, check_size: int) -> Prepare
         inputs, work = (token, caches), 1.0
         case.params["bytes_per_token"] = model.bytes_per_token(p["context"], torch.finfo(dtype).bits // 8)
     else:
-        inputs, work = (torch.randint(0, p["vocab"], (1, p["prompt"]), device=device), None), float(p["prompt"])
+        prompt = torch.randint(0, p["vocab"], (1, p["prompt"]), device=device)
+        inputs, work = (prompt, None), float(p["prompt"])
     case.params["parameters"] = sum(t.numel() for t in model.parameters())
 
     def fn() -> None:
@@ -448,7 +469,7 @@ def run_case(device: Any, case: Case, config: SuiteConfig, sampler: Any = None) 
     prepared = None
     try:
         with precision_flags(torch, device, tf32=case.precision == "tf32") as settings:
-            result["settings"] = dict(settings, dtype=str(_dtype(torch, case.precision)).removeprefix("torch."))
+            result["settings"] = dict(settings, dtype=_dtype_name(_dtype(torch, case.precision)))
             prepared = PREPARE[case.benchmark](torch, device, case, config.check_size)
             measured = measure(prepared.fn, clock_for(device), config.timing)
             check = prepared.check()

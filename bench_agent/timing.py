@@ -15,21 +15,22 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 __all__ = [
-    "NOISY_CV",
-    "TimingPolicy",
-    "QUICK",
     "FULL",
-    "Stats",
-    "Measurement",
+    "NOISY_CV",
+    "QUICK",
     "DeviceClock",
+    "Measurement",
+    "Stats",
+    "TimingPolicy",
     "clock_for",
+    "measure",
     "percentile",
     "summarize",
-    "measure",
 ]
 
 NOISY_CV = 0.03

@@ -63,10 +63,12 @@ def _abusive_request(kind: str, rng: random.Random) -> tuple[str, str, bytes, st
     if kind == "chat-history":
         users = [{"role": "user", "content": (_nonce(rng) + runs)[:2000]} for _ in range(4)]
         answer = {"role": "assistant", "content": "x" * 17_000}  # 4 × 2,000 + 3 × 17,000 < 60,000 characters
-        body = {"model": "whichgpu", "messages": [users[0], answer, users[1], answer, users[2], answer, users[3]]}
+        messages = [users[0], answer, users[1], answer, users[2], answer, users[3]]
+        body = {"model": "whichgpu", "messages": messages}
         return "POST", "/v1/chat/completions", json.dumps(body).encode(), "application/json"
     if kind == "ask-pathological":
-        return "POST", "/v1/ask", json.dumps({"text": (_nonce(rng) + " " + runs)[:2000]}).encode(), "application/json"
+        text = (_nonce(rng) + " " + runs)[:2000]
+        return "POST", "/v1/ask", json.dumps({"text": text}).encode(), "application/json"
     if kind == "ask-varied":
         text = f"{rng.choice(WORDS)} ${rng.randint(300, 9000)} {rng.randint(1, 4)} gpus"
         return "POST", "/v1/ask", json.dumps({"text": text}).encode(), "application/json"
@@ -130,8 +132,8 @@ def _summary(name: str, latencies: list[float], busy: float) -> float:
     ordered = sorted(latencies)
     p50 = ordered[len(ordered) // 2]
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    print(f"normal users, {name:8}: {len(ordered):4d} requests, p50 {p50:6.1f} ms, p99 {p99:6.1f} ms, max {ordered[-1]:6.1f} ms; "
-          f"server busy {busy:4.0%} of a core")
+    print(f"normal users, {name:8}: {len(ordered):4d} requests, p50 {p50:6.1f} ms, p99 {p99:6.1f} ms, "
+          f"max {ordered[-1]:6.1f} ms; server busy {busy:4.0%} of a core")
     return p99
 
 
@@ -139,13 +141,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--duration", type=float, default=20.0, help="seconds under abuse")
     parser.add_argument("--quiet", type=float, default=5.0, help="seconds of the normal users alone first")
-    parser.add_argument("--abusers", default=",".join(KINDS), help=f"which abusive clients, comma-separated (default: all of {', '.join(KINDS)})")
-    parser.add_argument("--rate-limit", type=float, default=0.0, help="WHICHGPU_RATE_LIMIT for the server (0: off)")
+    parser.add_argument("--abusers", default=",".join(KINDS),
+                        help=f"which abusive clients, comma-separated (default: all of {', '.join(KINDS)})")
+    parser.add_argument("--rate-limit", type=float, default=0.0,
+                        help="WHICHGPU_RATE_LIMIT for the server (0: off)")
     args = parser.parse_args()
 
     with whichgpu_serve(WHICHGPU_RATE_LIMIT=str(args.rate_limit)) as server:
-        print(f"server: whichgpu serve, pid {server.pid}; rate limit: {args.rate_limit:g}/min; {os.cpu_count()} CPUs; "
-              f"load average {os.getloadavg()[0]:.2f}")
+        print(f"server: whichgpu serve, pid {server.pid}; rate limit: {args.rate_limit:g}/min; "
+              f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.2f}")
         _normal(server.port, 2.0)  # warm-up, not counted: the first answers fill the engine's per-date caches
         _phase("quiet", server.port, args.quiet, server.pid)
         until = time.time() + args.duration + 1.0
@@ -154,7 +158,8 @@ def main() -> int:
         unknown = set(kinds) - set(KINDS)
         if unknown:
             raise SystemExit(f"unknown abusive clients {sorted(unknown)}; choose from {', '.join(KINDS)}")
-        abusers = [multiprocessing.Process(target=_abuser, args=(kind, server.port, f"127.0.0.{i + 2}", until, results))
+        abusers = [multiprocessing.Process(target=_abuser,
+                                           args=(kind, server.port, f"127.0.0.{i + 2}", until, results))
                    for i, kind in enumerate(kinds)]
         for process in abusers:
             process.start()

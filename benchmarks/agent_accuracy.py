@@ -24,13 +24,15 @@ def reference_tflops(device: torch.device, n: int, min_run_time: float) -> float
     a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
     out = torch.empty(n, n, device=device)
     sync = "torch.cuda.synchronize()" if device.type == "cuda" else ""
-    timer = Timer(f"torch.matmul(a, b, out=out); {sync}", globals={"torch": torch, "a": a, "b": b, "out": out}, num_threads=torch.get_num_threads())
+    timer = Timer(f"torch.matmul(a, b, out=out); {sync}", num_threads=torch.get_num_threads(),
+                  globals={"torch": torch, "a": a, "b": b, "out": out})
     timer.timeit(3)
     return 2 * n**3 / timer.blocked_autorange(min_run_time=min_run_time).median / 1e12
 
 
 def agent_tflops(device: torch.device, n: int, run_s: float) -> float:
-    config = SuiteConfig(quick=True, policy=TimingPolicy(warmup_s=0.2, run_s=run_s, min_repeats=5), benchmarks=("matmul",), matmul_n=n)
+    policy = TimingPolicy(warmup_s=0.2, run_s=run_s, min_repeats=5)
+    config = SuiteConfig(quick=True, policy=policy, benchmarks=("matmul",), matmul_n=n)
     case = next(c for c in plan(device, config) if c.precision == "fp32")
     result = run_case(device, case, config)
     if result["error"]:
@@ -49,7 +51,8 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
-    pairs = [(agent_tflops(device, args.n, args.seconds), reference_tflops(device, args.n, args.seconds)) for _ in range(args.pairs)]
+    pairs = [(agent_tflops(device, args.n, args.seconds), reference_tflops(device, args.n, args.seconds))
+             for _ in range(args.pairs)]
     ratio = statistics.median(a / r for a, r in pairs)
     print(f"device {device}, threads {torch.get_num_threads()}, fp32 matmul {args.n}^3, {args.pairs} pairs")
     print(f"  agent                 {statistics.median(a for a, _ in pairs):.4f} TFLOP/s (median)")

@@ -1,8 +1,9 @@
-"""What one varied `/v1/ask` costs the engine, without HTTP: CPU per answer by kind of question, or instructions.
+"""What one varied `/v1/ask` costs the engine, without HTTP: CPU per answer by kind of question,
+or instructions.
 
 Run by hand:
-    .venv/bin/python benchmarks/ask_cost.py               # CPU per ask, best of 5 batches, by kind of question
-    .venv/bin/python benchmarks/ask_cost.py --callgrind   # instructions per ask under valgrind (needs valgrind; ~5 min)
+    .venv/bin/python benchmarks/ask_cost.py              # CPU per ask, best of 5 batches, by kind
+    .venv/bin/python benchmarks/ask_cost.py --callgrind  # instructions per ask (needs valgrind; ~5 min)
 
 The questions vary as benchmarks/post_varied.lua's do (the HTTP load test): a workload word and a budget
 (55 %), a named model with a method and a budget (25 %), a fit (10 %), two cards compared (10 %), now and then
@@ -26,15 +27,18 @@ import time
 from datetime import date
 from pathlib import Path
 
-WORDS = ["cv", "rnn", "nlp", "llm", "rl", "kaggle", "learning", "deep learning", "stable diffusion", "transformers",
-         "computer vision", "image classification", "speech recognition", "reinforcement learning"]
-MODELS = ["llama 8b", "llama 13b", "llama 70b", "qwen 7b", "qwen 32b", "mistral 7b", "bert large", "gpt2", "resnet 50",
-          "yolov8", "vit large", "t5 3b", "sdxl", "flux"]
+WORDS = ["cv", "rnn", "nlp", "llm", "rl", "kaggle", "learning", "deep learning", "stable diffusion",
+         "transformers", "computer vision", "image classification", "speech recognition",
+         "reinforcement learning"]
+MODELS = ["llama 8b", "llama 13b", "llama 70b", "qwen 7b", "qwen 32b", "mistral 7b", "bert large", "gpt2",
+          "resnet 50", "yolov8", "vit large", "t5 3b", "sdxl", "flux"]
 METHODS = ["inference", "lora", "qlora", "fine-tuning", "training", "4-bit inference", "fp16 inference"]
-EXTRAS = ["", "", "", "", " used ok", " 2 gpus", " 4 gpus", " in EUR", " in GBP", " as of 2019", " as of 2021-03",
-          " as of 2023-06", " server", " beginner", " 10 hours a week", " cheapest", " for inference",
-          " i have a rtx 3060", " desktop", " 8 gpus"]
-CARDS = ["3090", "4090", "3060", "4060 ti", "a100", "h100", "7900 xtx", "5090", "a6000", "l40s", "2080 ti", "1080 ti"]
+EXTRAS = ["", "", "", "", " used ok", " 2 gpus", " 4 gpus", " in EUR", " in GBP", " as of 2019",
+          " as of 2021-03", " as of 2023-06", " server", " beginner", " 10 hours a week", " cheapest",
+          " for inference", " i have a rtx 3060", " desktop", " 8 gpus"]
+CARDS = ["3090", "4090", "3060", "4060 ti", "a100", "h100", "7900 xtx", "5090", "a6000", "l40s", "2080 ti",
+         "1080 ti"]
+PRECISIONS = ["fp16", "4-bit", "8-bit", "q4", "bf16"]
 TODAY = date(2026, 11, 23)  # fixed, so that runs on different days ask the same questions of the same market
 
 
@@ -55,7 +59,7 @@ def varied(count: int, seed: int) -> list[tuple[str, str]]:
         elif shape <= 80:
             asks.append(("model", f"{pick(MODELS)} {pick(METHODS)} ${budget()}{pick(EXTRAS)}"))
         elif shape <= 90:
-            asks.append(("fit", f"fit {pick(MODELS)} {pick(['fp16', '4-bit', '8-bit', 'q4', 'bf16'])}{pick(EXTRAS)}"))
+            asks.append(("fit", f"fit {pick(MODELS)} {pick(PRECISIONS)}{pick(EXTRAS)}"))
         else:
             asks.append(("compare", f"compare {pick(CARDS)} {pick(CARDS)} for {pick(WORDS)}{pick(EXTRAS)}"))
     return asks
@@ -99,22 +103,26 @@ def _answer_under_callgrind(count: int) -> None:
 
 
 def callgrind(count: int = 500) -> None:
-    """Instructions per ask: a run that answers ``count`` questions after the warm-up, less one that does not."""
+    """Instructions per ask: a run answering ``count`` questions after the warm-up, less one that does not."""
     totals = []
     with tempfile.TemporaryDirectory() as scratch:
         for asked in (0, count):
             out = Path(scratch) / f"callgrind.{asked}"
-            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__,
-                            "--answer", str(asked)], check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+            command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                       sys.executable, __file__, "--answer", str(asked)]
+            env = {**os.environ, "PYTHONHASHSEED": "0"}
+            subprocess.run(command, check=True, capture_output=True, env=env)
             summary = re.search(r"^summary: (\d+)", out.read_text(), re.MULTILINE)
             assert summary, "callgrind wrote no summary"
             totals.append(int(summary.group(1)))
-    print(f"{(totals[1] - totals[0]) / count / 1e6:.2f} million instructions per ask ({count} asks after 3,000 others)")
+    per_ask = (totals[1] - totals[0]) / count / 1e6
+    print(f"{per_ask:.2f} million instructions per ask ({count} asks after 3,000 others)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--callgrind", action="store_true", help="count instructions under valgrind instead of timing")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count instructions under valgrind instead of timing")
     parser.add_argument("--answer", type=int, help=argparse.SUPPRESS)  # the process callgrind runs
     args = parser.parse_args()
     if args.answer is not None:

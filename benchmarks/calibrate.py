@@ -32,18 +32,19 @@ from types import MappingProxyType, SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules.catalog import load_catalog  # noqa: E402
-from rules.datafile import load_data  # noqa: E402
-from rules.job import job_for  # noqa: E402
-from rules.performance import PerformanceModel  # noqa: E402
-from rules.question import Question  # noqa: E402
-from rules.rulebook import Rulebook, load_rulebook  # noqa: E402
+from rules.catalog import load_catalog
+from rules.datafile import load_data
+from rules.job import job_for
+from rules.performance import PerformanceModel
+from rules.question import Question
+from rules.rulebook import Rulebook, load_rulebook
 
 RULE = "workload-priorities"
-FITTED = [("bandwidth_efficiency", "cuda"), ("bandwidth_efficiency", "metal"), ("bandwidth_efficiency", "rocm"),
-          ("bandwidth_efficiency", "oneapi"), ("quantized_factor", None), ("per_token_ms", "cuda"),
-          ("per_token_ms", "metal"), ("hbm_factor", None), ("architecture_bandwidth_efficiency", "Xe-HPG"),
-          ("architecture_bandwidth_efficiency", "Xe2-HPG")]
+FITTED = [("bandwidth_efficiency", "cuda"), ("bandwidth_efficiency", "metal"),
+          ("bandwidth_efficiency", "rocm"), ("bandwidth_efficiency", "oneapi"),
+          ("quantized_factor", None), ("per_token_ms", "cuda"), ("per_token_ms", "metal"),
+          ("hbm_factor", None),
+          ("architecture_bandwidth_efficiency", "Xe-HPG"), ("architecture_bandwidth_efficiency", "Xe2-HPG")]
 
 
 def cases(catalog, rulebook):
@@ -65,7 +66,8 @@ def cases(catalog, rulebook):
 
 def errors(model, rows):
     """Relative error (predicted / measured - 1) per row."""
-    return [model.tokens_per_second(card, job, row["count"]) / row["tokens_per_second"] - 1 for row, card, job in rows]
+    return [model.tokens_per_second(card, job, row["count"]) / row["tokens_per_second"] - 1
+            for row, card, job in rows]
 
 
 def with_decode(rulebook: Rulebook, decode: dict) -> Rulebook:
@@ -107,14 +109,15 @@ def fit(rulebook, catalog, rows) -> dict:
             step /= 2
     for key, sub in FITTED:
         set_(decode, key, sub, round(get(decode, key, sub), 3))
-    decode["per_token_ms"] = dict(decode["per_token_ms"], rocm=decode["per_token_ms"]["cuda"], oneapi=decode["per_token_ms"]["cuda"])
+    cuda = decode["per_token_ms"]["cuda"]
+    decode["per_token_ms"] = dict(decode["per_token_ms"], rocm=cuda, oneapi=cuda)
     return decode
 
 
 def report(model, rows, label: str, show_rows: bool) -> float:
     errs = errors(model, rows)
     per_card: dict[str, list[float]] = {}
-    for (row, card, job), err in zip(rows, errs):
+    for (row, card, _), err in zip(rows, errs, strict=True):
         name = card.name + (f" x{row['count']}" if row["count"] > 1 else "")
         per_card.setdefault(name, []).append(err)
         if show_rows:
@@ -123,15 +126,17 @@ def report(model, rows, label: str, show_rows: bool) -> float:
                   f"model {predicted:7.2f}  {err:+6.1%}")
     print(f"{label}: {len(rows)} rows")
     for name, card_errs in per_card.items():
-        print(f"  {name:34} median error {statistics.median(abs(e) for e in card_errs):6.1%} over {len(card_errs)} rows")
+        card_median = statistics.median(abs(e) for e in card_errs)
+        print(f"  {name:34} median error {card_median:6.1%} over {len(card_errs)} rows")
     median = statistics.median(abs(e) for e in errs)
-    worst, (row, card, _) = max(zip(errs, rows), key=lambda pair: abs(pair[0]))
-    print(f"  median absolute error {median:.1%}; largest {worst:+.1%} ({card.name}, {row['model']} {row['quant']})\n")
+    worst, (row, card, _) = max(zip(errs, rows, strict=True), key=lambda pair: abs(pair[0]))
+    print(f"  median absolute error {median:.1%}; largest {worst:+.1%} "
+          f"({card.name}, {row['model']} {row['quant']})\n")
     return median
 
 
 def training_report(model, catalog, role: str) -> float:
-    """Median error of the relative training model per benchmark (one free scale each: only ratios count)."""
+    """Median error of the relative training model per benchmark (one free scale each: ratios count)."""
     by_bench: dict[str, list[dict]] = {}
     for row in load_data("calibration")["training"]:
         if row["role"] == role:
@@ -139,13 +144,16 @@ def training_report(model, catalog, role: str) -> float:
     print(f"training, {role}:")
     everything = []
     for bench, rows in by_bench.items():
-        pairs = [(row["throughput"], model.relative(catalog.gpu(row["gpu"]), row["workload"], row["precision"])) for row in rows]
+        pairs = [(row["throughput"],
+                  model.relative(catalog.gpu(row["gpu"]), row["workload"], row["precision"]))
+                 for row in rows]
         scale = math.exp(statistics.mean(math.log(measured / predicted) for measured, predicted in pairs))
         errs = [predicted * scale / measured - 1 for measured, predicted in pairs]
         everything += errs
-        worst = max(zip(errs, rows), key=lambda pair: abs(pair[0]))
-        print(f"  {bench:20} ({rows[0]['workload']:11}) median error {statistics.median(abs(e) for e in errs):6.1%} over {len(rows)} cards; "
-              f"worst {worst[1]['gpu']} {worst[0]:+.0%}")
+        worst = max(zip(errs, rows, strict=True), key=lambda pair: abs(pair[0]))
+        bench_median = statistics.median(abs(e) for e in errs)
+        print(f"  {bench:20} ({rows[0]['workload']:11}) median error {bench_median:6.1%} "
+              f"over {len(rows)} cards; worst {worst[1]['gpu']} {worst[0]:+.0%}")
     median = statistics.median(abs(e) for e in everything)
     print(f"  median absolute error {median:.1%}\n")
     return median
@@ -153,7 +161,8 @@ def training_report(model, catalog, role: str) -> float:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fit", action="store_true", help="search the parameters on the fit rows and print them")
+    parser.add_argument("--fit", action="store_true",
+                        help="search the parameters on the fit rows and print them")
     parser.add_argument("--rows", action="store_true", help="print every row")
     args = parser.parse_args(argv)
     rulebook, catalog = load_rulebook(), load_catalog()

@@ -2,7 +2,8 @@
 
 Run by hand:  .venv/bin/python benchmarks/chart_render.py [--rounds 20] [--json]
 Each case times what a cache miss costs a request: the advisor's rows plus drawing
-and encoding. CPU time is shown beside wall time: on a busy machine it is the steadier figure. Target: under 200 ms per chart. The numbers go in the README.
+and encoding. CPU time is shown beside wall time: on a busy machine it is the steadier figure.
+Target: under 200 ms per chart. The numbers go in the README.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable
+from functools import partial
+from typing import Any
 
 import matplotlib
 
@@ -41,7 +44,7 @@ def cases(advisor: Advisor) -> dict[str, Callable[[], bytes]]:
     found: dict[str, Callable[[], bytes]] = {}
     for kind in ("perf-per-dollar", "relative-performance"):
         for fmt in ("svg", "png"):
-            found[f"{kind}.{fmt}"] = lambda kind=kind, fmt=fmt: bar_chart(advisor, kind, "transformer", AS_OF, fmt)
+            found[f"{kind}.{fmt}"] = partial(bar_chart, advisor, kind, "transformer", AS_OF, fmt)
     found["question.svg"], found["question.png"] = question("svg"), question("png")
     return found
 
@@ -60,8 +63,9 @@ def measure(draw: Callable[[], bytes], rounds: int, warmup: int = 3) -> dict[str
     samples.sort()
     median = statistics.median(samples)
     p10, p90 = samples[int(len(samples) * 0.1)], samples[min(len(samples) - 1, int(len(samples) * 0.9))]
-    return {"median_ms": round(median, 1), "cpu_median_ms": round(statistics.median(cpu), 1), "p10_ms": round(p10, 1), "p90_ms": round(p90, 1), "rounds": rounds,
-            "bytes": size, "spread": round((p90 - p10) / median, 3), "under_target": median < TARGET_MS}
+    return {"median_ms": round(median, 1), "cpu_median_ms": round(statistics.median(cpu), 1),
+            "p10_ms": round(p10, 1), "p90_ms": round(p90, 1), "rounds": rounds, "bytes": size,
+            "spread": round((p90 - p10) / median, 3), "under_target": median < TARGET_MS}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the records as JSON")
     args = parser.parse_args(argv)
     advisor = Advisor(load_catalog())
-    environ = {"python": platform.python_version(), "matplotlib": matplotlib.__version__, "machine": platform.machine(),
-               "cards": len(advisor.catalog.gpus)}
+    environ = {"python": platform.python_version(), "matplotlib": matplotlib.__version__,
+               "machine": platform.machine(), "cards": len(advisor.catalog.gpus)}
     records = []
     for name, draw in cases(advisor).items():
         try:
@@ -87,8 +91,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             m = record["metrics"]
             note = "  (spread over 20%: rerun on a quiet machine)" if m["spread"] > 0.2 else ""
-            print(f"{record['name']:28} median {m['median_ms']:7.1f} ms  p10 {m['p10_ms']:7.1f}  p90 {m['p90_ms']:7.1f}  "
-                  f"cpu {m['cpu_median_ms']:6.1f} ms  {m['bytes'] / 1024:5.0f} KiB  {'ok' if m['under_target'] else 'OVER'} (target {TARGET_MS:.0f} ms){note}")
+            verdict = "ok" if m["under_target"] else "OVER"
+            print(f"{record['name']:28} median {m['median_ms']:7.1f} ms  p10 {m['p10_ms']:7.1f}  "
+                  f"p90 {m['p90_ms']:7.1f}  cpu {m['cpu_median_ms']:6.1f} ms  {m['bytes'] / 1024:5.0f} KiB  "
+                  f"{verdict} (target {TARGET_MS:.0f} ms){note}")
     failed = [r for r in records if "error" in r or not r["metrics"]["under_target"]]
     return 1 if failed else 0
 

@@ -50,7 +50,9 @@ def _run_once(command: list[str], tty: bool) -> tuple[float, float]:
         os.close(leader)
     else:
         start = time.perf_counter()
-        code = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE).returncode
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+        code = done.returncode
     elapsed = time.perf_counter() - start
     if code != 0:
         raise SystemExit(f"{' '.join(command)} exited with {code}")
@@ -67,9 +69,11 @@ def measure(args: list[str], runs: int, tty: bool) -> dict:
     spread = (samples[-1] - samples[0]) / median if median else 0.0
     return {
         "name": "whichgpu " + " ".join(args) + (" (terminal)" if tty else " (piped)"),
-        "environ": {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
+        "environ": {"python": platform.python_version(), "machine": platform.machine(),
+                    "cpus": os.cpu_count(),
                     "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None},
-        "metrics": {"runs": runs, "median_s": round(median, 4), "p90_s": round(samples[int(0.9 * (runs - 1))], 4),
+        "metrics": {"runs": runs, "median_s": round(median, 4),
+                    "p90_s": round(samples[int(0.9 * (runs - 1))], 4),
                     "min_s": round(samples[0], 4), "max_s": round(samples[-1], 4), "spread": round(spread, 2),
                     "cpu_median_s": round(statistics.median(cpu for _, cpu in timed), 4)},
     }
@@ -80,7 +84,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--tty", action="store_true", help="run under a pseudo-terminal (rendered answer)")
     parser.add_argument("--json", action="store_true", help="print the record as JSON")
-    parser.add_argument("command", nargs="*", default=DEFAULT_COMMAND, help='whichgpu arguments (default: ask "nlp $800")')
+    parser.add_argument("command", nargs="*", default=DEFAULT_COMMAND,
+                        help='whichgpu arguments (default: ask "nlp $800")')
     options = parser.parse_args(argv)
     record = measure(options.command or DEFAULT_COMMAND, options.runs, options.tty)
     if options.json:
@@ -88,10 +93,12 @@ def main(argv: list[str] | None = None) -> None:
         return
     m = record["metrics"]
     print(f"{record['name']}: median {m['median_s'] * 1000:.0f} ms, p90 {m['p90_s'] * 1000:.0f} ms "
-          f"(min {m['min_s'] * 1000:.0f}, max {m['max_s'] * 1000:.0f}), CPU median {m['cpu_median_s'] * 1000:.0f} ms over {m['runs']} runs, "
+          f"(min {m['min_s'] * 1000:.0f}, max {m['max_s'] * 1000:.0f}), "
+          f"CPU median {m['cpu_median_s'] * 1000:.0f} ms over {m['runs']} runs, "
           f"load average {record['environ']['load_average']:.1f}", flush=True)
     if m["spread"] > 0.5:
-        print("warning: the runs spread by more than 50 % of the median; the machine is busy, measure again", file=sys.stderr)
+        print("warning: the runs spread by more than 50 % of the median; the machine is busy, measure again",
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

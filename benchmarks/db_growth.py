@@ -25,17 +25,20 @@ import threading
 import time
 from pathlib import Path
 
-from sqlalchemy import text
-
 from served import whichgpu_serve
+from sqlalchemy import text
 
 CLIENTS = 4
 FOLLOW_UPS = ("cheaper?", "what about 2 of them?", "and for rnn?")
 WORDS = ("cv", "rnn", "nlp", "llm", "kaggle", "learning", "transformer")
+# SQLite's dbstat table is not always compiled in: count the stored JSON and ids instead
+SQLITE_TABLE_BYTES = ("SELECT coalesce(sum(length(id) + length(question) + length(turns) + 64), 0) "
+                      "FROM conversation")
 
 
 def _ask(conn: http.client.HTTPConnection, body: dict) -> dict:
-    conn.request("POST", "/v1/ask", body=json.dumps(body).encode(), headers={"content-type": "application/json"})
+    conn.request("POST", "/v1/ask", body=json.dumps(body).encode(),
+                 headers={"content-type": "application/json"})
     response = conn.getresponse()
     payload = response.read()
     if response.status != 200:
@@ -59,10 +62,11 @@ def _client(port: int, until: float, conversations: bool, seed: int, counts: lis
 
 
 def _load(port: int, seconds: float, conversations: bool, report) -> int:
-    """Run the clients for ``seconds``, calling ``report()`` every 5 s; returns how many asks/conversations."""
+    """Run the clients for ``seconds``, calling ``report()`` every 5 s; how many asks/conversations."""
     until = time.time() + seconds
     counts = [[0] for _ in range(CLIENTS)]
-    threads = [threading.Thread(target=_client, args=(port, until, conversations, i, counts[i])) for i in range(CLIENTS)]
+    threads = [threading.Thread(target=_client, args=(port, until, conversations, i, counts[i]))
+               for i in range(CLIENTS)]
     for thread in threads:
         thread.start()
     while any(t.is_alive() for t in threads):
@@ -87,9 +91,8 @@ class Sizes:
 
     def table_bytes(self) -> int:
         with self.engine.connect() as connection:
-            if self.sqlite:  # the dbstat table is not always compiled in: count the stored JSON and ids instead
-                return connection.execute(text("SELECT coalesce(sum(length(id) + length(question) + length(turns) + 64), 0) "
-                                               "FROM conversation")).scalar_one()
+            if self.sqlite:
+                return connection.execute(text(SQLITE_TABLE_BYTES)).scalar_one()
             return connection.execute(text("SELECT pg_total_relation_size('conversation')")).scalar_one()
 
     def database_bytes(self) -> int:
@@ -104,14 +107,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--oneshot-seconds", type=float, default=20.0)
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds of conversation load")
-    parser.add_argument("--keep-seconds", type=float, default=20.0, help="retention during the run (WHICHGPU_CONVERSATION_DAYS)")
+    parser.add_argument("--keep-seconds", type=float, default=20.0,
+                        help="retention during the run (WHICHGPU_CONVERSATION_DAYS)")
     args = parser.parse_args()
 
     with whichgpu_serve(WHICHGPU_CONVERSATION_DAYS=repr(args.keep_seconds / 86400)) as server:
         port, url = server.port, server.database_url
         sizes = Sizes(url)
-        print(f"database: {'SQLite' if sizes.sqlite else 'PostgreSQL'}; retention {args.keep_seconds:g} s; {CLIENTS} clients; "
-              f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+        print(f"database: {'SQLite' if sizes.sqlite else 'PostgreSQL'}; retention {args.keep_seconds:g} s; "
+              f"{CLIENTS} clients; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
 
         before_rows, before = sizes.rows(), sizes.database_bytes()
         started = time.perf_counter()
@@ -125,7 +129,8 @@ def main() -> int:
 
         def report(done: int) -> None:
             rows, table, total = sizes.rows(), sizes.table_bytes(), sizes.database_bytes()
-            peak.update(rows=max(peak["rows"], rows), table=max(peak["table"], table), bytes=max(peak["bytes"], total))
+            peak.update(rows=max(peak["rows"], rows), table=max(peak["table"], table),
+                        bytes=max(peak["bytes"], total))
             print(f"  {time.perf_counter() - started:5.1f} s: {done:6d} conversations made, {rows:6d} kept, "
                   f"table {table:>12,} bytes, database {total:>12,} bytes")
 
@@ -134,8 +139,9 @@ def main() -> int:
         per_conversation = peak["table"] / max(peak["rows"], 1)
         rate = made / elapsed
         print(f"conversations: {made} of 4 turns in {elapsed:.0f} s ({rate:.1f}/s, {4 * rate:.0f} asks/s); "
-              f"{per_conversation:,.0f} bytes each; at most {peak['rows']} kept with {args.keep_seconds:g} s retention "
-              f"(the rate × retention is {rate * args.keep_seconds:.0f}); database peak {peak['bytes']:,} bytes")
+              f"{per_conversation:,.0f} bytes each; at most {peak['rows']} kept with {args.keep_seconds:g} s "
+              f"retention (the rate × retention is {rate * args.keep_seconds:.0f}); "
+              f"database peak {peak['bytes']:,} bytes")
         month = rate * 30 * 86400 * per_conversation
         print(f"30 days of conversations at this rate (the default retention): about {month / 1e9:.1f} GB; "
               f"one-shot asks add nothing")

@@ -1,4 +1,5 @@
-"""One recommendation, configurations of 1-8 cards included, over the full catalog: median and p90 latency on one core.
+"""One recommendation, configurations of 1-8 cards included, over the full catalog:
+median and p90 latency on one core.
 
 Run by hand:  .venv/bin/python benchmarks/engine_latency.py
 (taskset -c 0 pins it to one core when available). The numbers go in the README.
@@ -21,7 +22,8 @@ QUESTIONS = [
     Question(workload="llm", model="llama-13b", precision="4-bit", budget=2500),
     Question(workload="rnn", budget=900, currency="EUR", as_of=date(2019, 4, 3)),
     Question(workload="transformer", budget=100000, gpus=8),
-    Question(workload="llm", model="llama-70b", precision="4-bit", task="inference", compare=("rtx 3090", "rtx 4090")),
+    Question(workload="llm", model="llama-70b", precision="4-bit", task="inference",
+             compare=("rtx 3090", "rtx 4090")),
     Question(workload="llm", budget=1500, owned_gpu="rtx 3060"),
     Question(workload="kaggle", experience="beginner"),
 ]
@@ -43,9 +45,10 @@ def main(rounds: int = 2000) -> None:
         samples.sort()
         cpu.sort()
         # CPU time too: on a busy machine the wall clock also counts time spent waiting for a core
-        print(f"{question.workload:12} budget {question.budget or 0:>6g} {question.currency} × {question.gpus}: "
-              f"median {statistics.median(samples):.3f} ms, p90 {samples[int(len(samples) * 0.9)]:.3f} ms wall; "
-              f"CPU median {statistics.median(cpu):.3f} ms, p90 {cpu[int(len(cpu) * 0.9)]:.3f} ms over {len(samples)} runs, "
+        wall_p90, cpu_p90 = samples[int(len(samples) * 0.9)], cpu[int(len(cpu) * 0.9)]
+        print(f"{question.workload:12} budget {question.budget or 0:>6g} {question.currency} "
+              f"× {question.gpus}: median {statistics.median(samples):.3f} ms, p90 {wall_p90:.3f} ms wall; "
+              f"CPU median {statistics.median(cpu):.3f} ms, p90 {cpu_p90:.3f} ms over {len(samples)} runs, "
               f"{len(advisor.catalog.gpus)} cards")
 
 if __name__ == "__main__":

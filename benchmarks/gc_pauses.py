@@ -67,12 +67,15 @@ def main() -> None:
     cpu = time.process_time() - cpu
     gc.callbacks.remove(timed)
     total = sum(sum(p) for p in pauses.values())
-    print(f"{args.asks} different questions, {cpu / args.asks * 1000:.2f} ms CPU each; collections in CPU ms:")
+    print(f"{args.asks} different questions, {cpu / args.asks * 1000:.2f} ms CPU each; "
+          "collections in CPU ms:")
     for generation, times in pauses.items():
         if times:
-            print(f"  generation {generation}: {len(times):4d} collections, max {max(times):6.1f} ms, total {sum(times):7.1f} ms")
+            print(f"  generation {generation}: {len(times):4d} collections, max {max(times):6.1f} ms, "
+                  f"total {sum(times):7.1f} ms")
     print(f"  all: {total:.0f} ms, {100 * total / 1000 / cpu:.1f} % of the CPU time")
-    print(f"objects one answer leaves in reference cycles: {cyclic_garbage_per_answer(snapshot, rng, today):.0f}")
+    cyclic = cyclic_garbage_per_answer(snapshot, rng, today)
+    print(f"objects one answer leaves in reference cycles: {cyclic:.0f}")
 
 
 if __name__ == "__main__":

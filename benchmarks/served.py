@@ -1,4 +1,4 @@
-"""A real `whichgpu serve` for the load scripts: a fresh data directory, a free port, ready when /healthz is."""
+"""A real `whichgpu serve` for the load scripts: a fresh data directory, a free port, up once /healthz is."""
 
 from __future__ import annotations
 
@@ -47,13 +47,15 @@ def whichgpu_serve(**settings: str) -> Iterator[Served]:
     data = Path(tempfile.mkdtemp(prefix="whichgpu-bench-"))
     url = os.environ.get("WHICHGPU_DATABASE_URL") or f"sqlite:///{data}/whichgpu.db"
     port = _free_port()
-    env = {**os.environ, "WHICHGPU_DATA_DIR": str(data), "WHICHGPU_DATABASE_URL": url, "PYTHONPATH": str(ROOT), **settings}
+    env = {**os.environ, "WHICHGPU_DATA_DIR": str(data), "WHICHGPU_DATABASE_URL": url,
+           "PYTHONPATH": str(ROOT), **settings}
     for name in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"):
         env.pop(name, None)
     with open(data / "server.log", "w") as log:
         # its own session: the server does not share the load generator's scheduling group
-        server = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--port", str(port)], cwd=ROOT, env=env,
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
         try:
             deadline = time.monotonic() + 60  # the port opens before the app is ready: wait for /healthz
             while not _healthy(port):

@@ -35,7 +35,7 @@ import httpx
 import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the fake Slack lives with the tests
-from tests.fake_slack import FORM, FakeSlack, LocalHTTPServer, command_body, signed  # noqa: E402
+from tests.fake_slack import FORM, FakeSlack, LocalHTTPServer, command_body, signed
 
 SECRET = "benchmark-signing-secret"
 TOKEN = "xoxb-benchmark-not-a-real-token"
@@ -62,7 +62,7 @@ class FakeAPI:
             wbufsize = -1  # headers and body in one write: no 40 ms Nagle/delayed-ACK stall per reply
             disable_nagle_algorithm = True
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
@@ -117,7 +117,9 @@ class BotServer:
     def __init__(self, env: dict[str, str], gc_freeze: bool) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        command = [sys.executable, __file__, "--serve", str(self.port)] + (["--gc-freeze"] if gc_freeze else [])
+        command = [sys.executable, __file__, "--serve", str(self.port)]
+        if gc_freeze:
+            command.append("--gc-freeze")
         self.process = subprocess.Popen(command, env={**os.environ, **env})
         self._wait_ready()
 
@@ -136,7 +138,8 @@ class BotServer:
     def cpu_s(self) -> float | None:
         """CPU seconds the bot process has used so far (Linux /proc; None elsewhere)."""
         try:
-            fields = open(f"/proc/{self.process.pid}/stat", encoding="ascii").read().rsplit(")", 1)[1].split()
+            stat = Path(f"/proc/{self.process.pid}/stat").read_text(encoding="ascii")
+            fields = stat.rsplit(")", 1)[1].split()
         except OSError:
             return None
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -149,7 +152,8 @@ class BotServer:
             self.process.kill()
 
 
-async def one_command(client: httpx.AsyncClient, url: str, respond_base: str, key: str, sent_at: dict[str, float]) -> float:
+async def one_command(client: httpx.AsyncClient, url: str, respond_base: str, key: str,
+                      sent_at: dict[str, float]) -> float:
     body = command_body("nlp $800", f"{respond_base}/{key}")
     headers = signed(SECRET, body, FORM)
     started = time.perf_counter()
@@ -161,14 +165,16 @@ async def one_command(client: httpx.AsyncClient, url: str, respond_base: str, ke
     return elapsed * 1000
 
 
-async def run_rounds(url: str, respond_base: str, concurrency: int, rounds: int, warmup: int) -> tuple[list[float], dict[str, float]]:
+async def run_rounds(url: str, respond_base: str, concurrency: int, rounds: int,
+                     warmup: int) -> tuple[list[float], dict[str, float]]:
     acks: list[float] = []
     sent_at: dict[str, float] = {}
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(timeout=10, limits=limits) as client:
         for index in range(warmup + rounds):
             keys = [f"r{index}-{n}" for n in range(concurrency)]
-            results = await asyncio.gather(*(one_command(client, url, respond_base, k, sent_at) for k in keys))
+            commands = (one_command(client, url, respond_base, k, sent_at) for k in keys)
+            results = await asyncio.gather(*commands)
             if index >= warmup:
                 acks += results
             else:
@@ -180,8 +186,9 @@ async def run_rounds(url: str, respond_base: str, concurrency: int, rounds: int,
 
 def fire(bot_url: str, respond_base: str, args: argparse.Namespace) -> tuple[list[float], dict[str, float]]:
     """Run the load generator in a child process; its ack latencies and send times."""
-    command = [sys.executable, __file__, "--fire", bot_url, respond_base, "--concurrency", str(args.concurrency),
-               "--rounds", str(args.rounds), "--warmup", str(args.warmup)]
+    command = [sys.executable, __file__, "--fire", bot_url, respond_base,
+               "--concurrency", str(args.concurrency), "--rounds", str(args.rounds),
+               "--warmup", str(args.warmup)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     return result["acks"], result["sent_at"]
@@ -203,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, default=20, help="commands in flight per round")
     parser.add_argument("--rounds", type=int, default=10, help="measured rounds")
-    parser.add_argument("--warmup", type=int, default=2, help="rounds before measuring (first auth.test, imports)")
+    parser.add_argument("--warmup", type=int, default=2,
+                        help="rounds before measuring (first auth.test, imports)")
     parser.add_argument("--json", action="store_true", help="print the result record as JSON")
     parser.add_argument("--gc-freeze", action="store_true",
                         help="gc.freeze() in the bot process after start-up (no full-collection pauses)")
@@ -220,8 +228,9 @@ def main(argv: list[str] | None = None) -> int:
 
     api = FakeAPI(engine_answer("nlp $800"))
     with FakeSlack() as fake, tempfile.TemporaryDirectory() as data_dir:
-        env = {"SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "WHICHGPU_SLACK_API_URL": fake.api_url,
-               "WHICHGPU_API_URL": api.url, "WHICHGPU_DATA_DIR": data_dir}
+        env = {"SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET,
+               "WHICHGPU_SLACK_API_URL": fake.api_url, "WHICHGPU_API_URL": api.url,
+               "WHICHGPU_DATA_DIR": data_dir}
         bot = BotServer(env, args.gc_freeze)
         try:
             cpu_before = bot.cpu_s()
@@ -238,17 +247,21 @@ def main(argv: list[str] | None = None) -> int:
             bot.close()
             api.close()
     answers = [(c.at - sent_at[c.data["_key"]]) * 1000 for c in answered if c.data["_key"] in sent_at]
+    cpu_per_command = None
+    if cpu_before is not None and cpu_after is not None:
+        commands = len(sent_at) + args.warmup * args.concurrency
+        cpu_per_command = (cpu_after - cpu_before) * 1000 / max(1, commands)
     record = {
         "name": "slack_ack",
-        "environ": {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
+        "environ": {"python": platform.python_version(), "machine": platform.machine(),
+                    "cpus": os.cpu_count(),
                     "load_average_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
                     "concurrency": args.concurrency,
                     "rounds": args.rounds, "warmup": args.warmup,
                     "gc_freeze": args.gc_freeze},
         "metrics": {"ack": summary(acks), "answer": summary(answers) if answers else None,
                     "answered": len(answers), "target_p99_ms": TARGET_P99_MS,
-                    "bot_cpu_ms_per_command": None if cpu_before is None or cpu_after is None
-                    else (cpu_after - cpu_before) * 1000 / max(1, len(sent_at) + args.warmup * args.concurrency)},
+                    "bot_cpu_ms_per_command": cpu_per_command},
         "error": error,
     }
     if args.json:
@@ -258,13 +271,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"slack ack: {ack['n']} signed /whichgpu commands, {args.concurrency} concurrent, "
               f"{args.rounds} rounds (+{args.warmup} warm-up)"
               f"{', gc.freeze() in the bot' if args.gc_freeze else ''}")
-        print(f"  ack     p50 {ack['p50_ms']:.1f} ms  p90 {ack['p90_ms']:.1f} ms  p99 {ack['p99_ms']:.1f} ms  max {ack['max_ms']:.1f} ms")
+        print(f"  ack     p50 {ack['p50_ms']:.1f} ms  p90 {ack['p90_ms']:.1f} ms  "
+              f"p99 {ack['p99_ms']:.1f} ms  max {ack['max_ms']:.1f} ms")
         if answer:
-            print(f"  answer  p50 {answer['p50_ms']:.1f} ms  p99 {answer['p99_ms']:.1f} ms  (request → response_url post, "
-                  f"{len(answers)}/{len(acks)} answered)")
+            print(f"  answer  p50 {answer['p50_ms']:.1f} ms  p99 {answer['p99_ms']:.1f} ms  "
+                  f"(request → response_url post, {len(answers)}/{len(acks)} answered)")
         if record["metrics"]["bot_cpu_ms_per_command"] is not None:
-            print(f"  bot CPU {record['metrics']['bot_cpu_ms_per_command']:.1f} ms per command (ack + answer); "
-                  f"{record['environ']['cpus']} CPUs, load average {record['environ']['load_average_1m']:.1f}")
+            environ = record["environ"]
+            print(f"  bot CPU {cpu_per_command:.1f} ms per command (ack + answer); "
+                  f"{environ['cpus']} CPUs, load average {environ['load_average_1m']:.1f}")
         if error:
             print(f"  error: {error}")
         verdict = "meets" if ack["p99_ms"] < TARGET_P99_MS else "MISSES"

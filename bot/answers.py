@@ -28,8 +28,9 @@ __all__ = ["AnswerSource", "ServiceAnswers", "ShownAnswers"]
 
 class AnswerSource(Protocol):
     async def answer(self, conversation: Conversation, ask: str | None) -> tuple[Reply, Conversation]:
-        """The answer to ``ask`` after the conversation's questions (to its last question when ``ask`` is None),
-        and the conversation it belongs to; raises :class:`~bot.api.AskError` when there is none to show."""
+        """The answer to ``ask`` after the conversation's questions (to its last question when ``ask`` is
+        None), and the conversation it belongs to; raises :class:`~bot.api.AskError` when there is none
+        to show."""
         ...
 
 
@@ -55,7 +56,8 @@ class ServiceAnswers:
                     raise
             else:
                 if reply.intent not in ("help", "clarify"):
-                    return reply, conversation.then(ask, reply.conversation_id or conversation.conversation_id)
+                    conversation_id = reply.conversation_id or conversation.conversation_id
+                    return reply, conversation.then(ask, conversation_id)
         return await self._replay((*conversation.questions, ask))
 
     async def _replay(self, questions: tuple[str, ...]) -> tuple[Reply, Conversation]:

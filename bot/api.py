@@ -25,6 +25,7 @@ from rules.question import AskRequest
 __all__ = ["AskError", "QuestionRejected", "Reply", "ServiceUnavailable", "UnreadableAnswer", "WhichgpuAPI"]
 
 DEFAULT_TIMEOUT_S = 10.0
+JSON_HEADERS = {"accept": "application/json", "content-type": "application/json"}
 
 
 class AskError(Exception):
@@ -38,7 +39,8 @@ class ServiceUnavailable(AskError):
 class QuestionRejected(AskError):
     """The service refused the question with a problem+json 4xx."""
 
-    def __init__(self, status: int, title: str, detail: str, errors: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, status: int, title: str, detail: str,
+                 errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(f"{status} {title}: {detail}")
         self.status = status
         self.title = title
@@ -47,7 +49,8 @@ class QuestionRejected(AskError):
 
 
 class UnreadableAnswer(AskError):
-    """The service answered 200 with a body that is not a :class:`~rules.answer.Reply` (a newer service, a bug)."""
+    """The service answered 200 with a body that is not a :class:`~rules.answer.Reply`
+    (a newer service, a bug)."""
 
 
 class WhichgpuAPI:
@@ -61,18 +64,21 @@ class WhichgpuAPI:
     ``transport`` is the seam for tests that want no network at all.
     """
 
-    def __init__(self, base_url: str, timeout_s: float = DEFAULT_TIMEOUT_S, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(self, base_url: str, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout_s = timeout_s
         self.transport = transport
         self._tls = httpx.create_ssl_context()
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
+        self._clients = weakref.WeakKeyDictionary()
 
     def _client(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None or client.is_closed:
-            client = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout_s, transport=self.transport, verify=self._tls)
+            client = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout_s,
+                                       transport=self.transport, verify=self._tls)
             self._clients[loop] = client
         return client
 
@@ -83,11 +89,12 @@ class WhichgpuAPI:
             await client.aclose()
 
     async def ask(self, text: str, conversation_id: str | None = None, *, start: bool = False) -> Reply:
-        """The service's answer; ``start`` keeps the question for follow-ups (a one-shot question is not stored)."""
-        payload = AskRequest(text=text, conversation_id=conversation_id or None, start_conversation=start and not conversation_id)
+        """The service's answer; ``start`` keeps the question for follow-ups (else nothing is stored)."""
+        payload = AskRequest(text=text, conversation_id=conversation_id or None,
+                             start_conversation=start and not conversation_id)
         try:
             response = await self._client().post("/v1/ask", content=msgspec.json.encode(payload),
-                                                 headers={"accept": "application/json", "content-type": "application/json"})
+                                                 headers=JSON_HEADERS)
         except httpx.TimeoutException as exc:
             raise ServiceUnavailable(f"no answer from {self.base_url} within {self.timeout_s:g} s") from exc
         except httpx.HTTPError as exc:
@@ -102,7 +109,8 @@ def _reply(response: httpx.Response) -> Reply:
         except msgspec.ValidationError as exc:
             raise UnreadableAnswer(f"the service's answer is not a reply this bot reads: {exc}") from None
         except msgspec.DecodeError:
-            raise ServiceUnavailable(f"the service answered {response.status_code} without a usable answer") from None
+            status = response.status_code
+            raise ServiceUnavailable(f"the service answered {status} without a usable answer") from None
     try:
         data = response.json()
     except ValueError:

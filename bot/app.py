@@ -32,8 +32,17 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.answers import AnswerSource, ServiceAnswers, ShownAnswers
 from bot.api import QuestionRejected, Reply, ServiceUnavailable, WhichgpuAPI
 from bot.blocks import (
-    ACTION_SHARE, REFINEMENTS, Conversation, answer_blocks, fallback_text,
-    failed_blocks, help_blocks, home_view, problem_blocks, too_long_blocks, unavailable_blocks,
+    ACTION_SHARE,
+    REFINEMENTS,
+    Conversation,
+    answer_blocks,
+    failed_blocks,
+    fallback_text,
+    help_blocks,
+    home_view,
+    problem_blocks,
+    too_long_blocks,
+    unavailable_blocks,
 )
 from bot.settings import BotSettings
 from rules.question import QuestionError, check_text
@@ -46,6 +55,9 @@ HELP_WORDS = {"", "help", "?", "-h", "--help", "помощь"}
 MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^<>]*)?>")  # no "<" inside the label: linear time on any text
 
 log = logging.getLogger("whichgpu.bot")
+
+OUR_FAULT = "Sorry, something went wrong on our side."
+Rendered = tuple[list[Block], str, Conversation | None]  # blocks, fallback text, the conversation they show
 
 
 def _dicts(blocks: list[Block]) -> list[dict[str, Any]]:
@@ -62,13 +74,14 @@ class Unanswered(NamedTuple):
 class Answerer:
     """Question in, Block Kit out: asks the answer source and turns every outcome into blocks."""
 
-    def __init__(self, source: AnswerSource, public_url: str | None = None, shown: ShownAnswers | None = None) -> None:
+    def __init__(self, source: AnswerSource, public_url: str | None = None,
+                 shown: ShownAnswers | None = None) -> None:
         self.source = source
         self.public_url = public_url
         self.shown = shown or ShownAnswers()
 
-    async def answer(self, conversation: Conversation, *, ephemeral: bool, ask: str | None = None,
-                     ) -> tuple[list[Block], str, Conversation | None]:
+    async def answer(self, conversation: Conversation, *, ephemeral: bool,
+                     ask: str | None = None) -> Rendered:
         """Blocks, fallback text, and the conversation they show (None when no answer came)."""
         asked = await self._ask(conversation, ask)
         if isinstance(asked, Unanswered):
@@ -77,7 +90,7 @@ class Answerer:
             self.shown.put(asked[1], asked[0])
         return self._render(*asked, ephemeral=ephemeral)
 
-    async def share(self, conversation: Conversation, user: str | None) -> tuple[list[Block], str, Conversation | None]:
+    async def share(self, conversation: Conversation, user: str | None) -> Rendered:
         """The answer on screen, for everyone: the one this process showed, else answered again."""
         reply = self.shown.get(conversation)
         if reply is None:
@@ -87,28 +100,32 @@ class Answerer:
             reply, conversation = asked
         return self._render(reply, conversation, ephemeral=False, shared_by=user)
 
-    async def _ask(self, conversation: Conversation, ask: str | None) -> tuple[Reply, Conversation] | Unanswered:
+    async def _ask(self, conversation: Conversation,
+                   ask: str | None) -> tuple[Reply, Conversation] | Unanswered:
         question = ask or conversation.questions[-1]
         try:
             reply, shown = await self.source.answer(conversation, ask)
         except ServiceUnavailable as exc:
             log.warning("whichgpu service unavailable for a %d-character question: %s", len(question), exc)
-            return Unanswered(unavailable_blocks(question), "The whichgpu service didn't answer in time; please try again.")
+            return Unanswered(unavailable_blocks(question),
+                              "The whichgpu service didn't answer in time; please try again.")
         except QuestionRejected as exc:
             log.info("question rejected: %s %s", exc.status, exc.title)
-            return Unanswered(problem_blocks(question, exc.detail, exc.errors), f"Sorry, I can't answer that: {exc.detail}")
+            return Unanswered(problem_blocks(question, exc.detail, exc.errors),
+                              f"Sorry, I can't answer that: {exc.detail}")
         except Exception:  # a bug behind the source: say so rather than leave "Looking into …" on screen
             log.exception("no answer for a %d-character question", len(question))
-            return Unanswered(failed_blocks(question), "Sorry, something went wrong on our side.")
+            return Unanswered(failed_blocks(question), OUR_FAULT)
         return reply, shown
 
     def _render(self, reply: Reply, shown: Conversation, *, ephemeral: bool,
-                shared_by: str | None = None) -> tuple[list[Block], str, Conversation | None]:
+                shared_by: str | None = None) -> Rendered:
         try:
-            blocks = answer_blocks(reply, shown, ephemeral=ephemeral, public_url=self.public_url, shared_by=shared_by)
+            blocks = answer_blocks(reply, shown, ephemeral=ephemeral, public_url=self.public_url,
+                                   shared_by=shared_by)
         except (KeyError, TypeError, ValueError, AttributeError):  # an answer shape this bot does not know
             log.exception("could not render the answer (intent %s)", reply.intent)
-            return failed_blocks(shown.questions[-1]), "Sorry, something went wrong on our side.", None
+            return failed_blocks(shown.questions[-1]), OUR_FAULT, None
         return blocks, fallback_text(reply), shown
 
 
@@ -145,7 +162,7 @@ def _question_problem(text: str) -> list[Block] | None:
 
 def create_bolt_app(settings: BotSettings, *, answers: AnswerSource | None = None,
                     process_before_response: bool = True) -> AsyncApp:
-    """The bolt app for both transports; answers from ``answers``, else from the service at ``settings.api_url``.
+    """The bolt app for both transports; answers from ``answers``, else from the service at ``api_url``.
 
     ``process_before_response=True``: every listener here is an ack function plus
     lazy listeners, so bolt runs the ack inline and returns its response at once,
@@ -158,7 +175,8 @@ def create_bolt_app(settings: BotSettings, *, answers: AnswerSource | None = Non
         raise SettingsError("SLACK_BOT_TOKEN is not set: the bot needs its xoxb- token (see docs/slack.md)")
     app = AsyncApp(token=settings.slack_bot_token, signing_secret=settings.slack_signing_secret,
                    process_before_response=process_before_response, name="whichgpu")
-    app.client.base_url = settings.slack_api_url  # bolt takes a client or a token; a client plus env token warns
+    # bolt takes a client or a token; a client plus the token from the environment warns
+    app.client.base_url = settings.slack_api_url
     answerer = Answerer(answers or ServiceAnswers(WhichgpuAPI(settings.api_url)), settings.public_url)
     threads = ThreadMemory()
     _register(app, answerer, threads)
@@ -192,6 +210,18 @@ async def _failed(error: Exception, body: dict[str, Any], logger: logging.Logger
 
 
 def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
+    """Every listener, in the order bolt tries them: direct messages before the other messages."""
+    _register_command(app, answerer)
+    _register_threads(app, answerer, threads)
+    _register_buttons(app, answerer)
+    app.event("app_home_opened")(ack=_ack_only, lazy=[_publish_home])
+
+
+async def _ack_only(ack: AsyncAck) -> None:
+    await ack()
+
+
+def _register_command(app: AsyncApp, answerer: Answerer) -> None:
     async def ack_command(ack: AsyncAck, command: dict[str, Any]) -> None:
         text = (command.get("text") or "").strip()
         early = _question_problem(text)
@@ -209,8 +239,9 @@ def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
 
     app.command(COMMAND)(ack=ack_command, lazy=[answer_command])
 
-    async def ack_only(ack: AsyncAck) -> None:
-        await ack()
+
+def _register_threads(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
+    """@mentions and direct messages, answered in their thread, which keeps the conversation."""
 
     async def answer_in_thread(event: dict[str, Any], client: AsyncWebClient) -> None:
         text = MENTION.sub(" ", event.get("text") or "").strip()
@@ -226,57 +257,64 @@ def _register(app: AsyncApp, answerer: Answerer, threads: ThreadMemory) -> None:
                 blocks, fallback, shown = await answerer.answer(Conversation(None, (text,)), ephemeral=False)
             if shown:
                 threads.put(channel, thread_ts, shown)
-        await client.chat_postMessage(channel=channel, thread_ts=thread_ts, blocks=_dicts(blocks), text=fallback)
+        await client.chat_postMessage(channel=channel, thread_ts=thread_ts, blocks=_dicts(blocks),
+                                      text=fallback)
 
-    app.event("app_mention")(ack=ack_only, lazy=[answer_in_thread])
+    app.event("app_mention")(ack=_ack_only, lazy=[answer_in_thread])
+    app.event("message", matchers=[_is_direct_message])(ack=_ack_only, lazy=[answer_in_thread])
+    app.event("message")(_ignore_other_messages)
 
-    async def is_direct_message(event: dict[str, Any]) -> bool:
-        return event.get("channel_type") == "im" and not event.get("subtype") and not event.get("bot_id")
 
-    app.event("message", matchers=[is_direct_message])(ack=ack_only, lazy=[answer_in_thread])
+async def _is_direct_message(event: dict[str, Any]) -> bool:
+    return event.get("channel_type") == "im" and not event.get("subtype") and not event.get("bot_id")
 
-    async def ignore_other_messages(ack: AsyncAck) -> None:
-        await ack()  # edits, joins, the bot's own messages: nothing to answer
 
-    app.event("message")(ignore_other_messages)
+async def _ignore_other_messages(ack: AsyncAck) -> None:
+    await ack()  # edits, joins, the bot's own messages: nothing to answer
 
-    async def from_button(action: dict[str, Any], respond: AsyncRespond) -> tuple[Conversation, Any] | None:
-        """The conversation a button carries, or None after telling the user the button is stale."""
-        try:
-            return Conversation.from_value(action.get("value") or "")
-        except ValueError:
-            await respond(text="That button is from an older whichgpu; ask again with /whichgpu.", replace_original=False,
-                          response_type="ephemeral")
-            return None
 
+def _register_buttons(app: AsyncApp, answerer: Answerer) -> None:
     async def refine(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
-        if (decoded := await from_button(action, respond)) is None:
+        if (decoded := await _from_button(action, respond)) is None:
             return
         conversation, ask = decoded
         ephemeral = bool((body.get("container") or {}).get("is_ephemeral", True))
         blocks, fallback, shown = await answerer.answer(conversation, ephemeral=ephemeral, ask=ask)
         if shown is None:  # keep the answer on screen; say what went wrong beside it
-            await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral", replace_original=False)
+            await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral",
+                          replace_original=False)
         else:
             await respond(blocks=_dicts(blocks), text=fallback, replace_original=True)
 
-    app.action(re.compile("^(" + "|".join(re.escape(a) for a in REFINEMENTS) + ")$"))(ack=ack_only, lazy=[refine])
+    refinements = re.compile("^(" + "|".join(re.escape(a) for a in REFINEMENTS) + ")$")
+    app.action(refinements)(ack=_ack_only, lazy=[refine])
 
     async def share(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
-        if (decoded := await from_button(action, respond)) is None:
+        if (decoded := await _from_button(action, respond)) is None:
             return
         conversation, _ = decoded
         blocks, fallback, shown = await answerer.share(conversation, (body.get("user") or {}).get("id"))
         if shown is None:
-            await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral", replace_original=False)
+            await respond(blocks=_dicts(blocks), text=fallback, response_type="ephemeral",
+                          replace_original=False)
             return
-        await respond(blocks=_dicts(blocks), text=fallback, response_type="in_channel", replace_original=False)
+        await respond(blocks=_dicts(blocks), text=fallback, response_type="in_channel",
+                      replace_original=False)
         await respond(delete_original=True)
 
-    app.action(ACTION_SHARE)(ack=ack_only, lazy=[share])
+    app.action(ACTION_SHARE)(ack=_ack_only, lazy=[share])
 
-    async def publish_home(event: dict[str, Any], client: AsyncWebClient) -> None:
-        if event.get("tab", "home") == "home":
-            await client.views_publish(user_id=event["user"], view=home_view())
 
-    app.event("app_home_opened")(ack=ack_only, lazy=[publish_home])
+async def _from_button(action: dict[str, Any], respond: AsyncRespond) -> tuple[Conversation, Any] | None:
+    """The conversation a button carries, or None after telling the user the button is stale."""
+    try:
+        return Conversation.from_value(action.get("value") or "")
+    except ValueError:
+        await respond(text="That button is from an older whichgpu; ask again with /whichgpu.",
+                      replace_original=False, response_type="ephemeral")
+        return None
+
+
+async def _publish_home(event: dict[str, Any], client: AsyncWebClient) -> None:
+    if event.get("tab", "home") == "home":
+        await client.views_publish(user_id=event["user"], view=home_view())

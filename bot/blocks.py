@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 from urllib.parse import urlencode
 
 from slack_sdk.models.blocks import (
@@ -35,10 +36,21 @@ from rules.question import MAX_TEXT_CHARS
 from rules.render import HELP_TEXT
 
 __all__ = [
-    "ACTION_CHEAPER", "ACTION_MORE_GPUS", "ACTION_MORE_MEMORY", "ACTION_SHARE", "REFINEMENTS",
+    "ACTION_CHEAPER",
+    "ACTION_MORE_GPUS",
+    "ACTION_MORE_MEMORY",
+    "ACTION_SHARE",
+    "REFINEMENTS",
     "Conversation",
-    "answer_blocks", "fallback_text", "help_blocks", "home_view", "mrkdwn",
-    "failed_blocks", "problem_blocks", "too_long_blocks", "unavailable_blocks",
+    "answer_blocks",
+    "failed_blocks",
+    "fallback_text",
+    "help_blocks",
+    "home_view",
+    "mrkdwn",
+    "problem_blocks",
+    "too_long_blocks",
+    "unavailable_blocks",
 ]
 
 SECTION_LIMIT = 3000   # Slack: text of a section block
@@ -74,7 +86,7 @@ class Conversation:
     conversation_id: str | None
     questions: tuple[str, ...]
 
-    def then(self, question: str, conversation_id: str | None) -> "Conversation":
+    def then(self, question: str, conversation_id: str | None) -> Conversation:
         return Conversation(conversation_id, (*self.questions, question))
 
     def to_value(self, ask: str | None = None) -> str:
@@ -85,7 +97,7 @@ class Conversation:
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_value(cls, value: str) -> tuple["Conversation", str | None]:
+    def from_value(cls, value: str) -> tuple[Conversation, str | None]:
         """The conversation in a button value and the question to ask next; ValueError if malformed."""
         try:
             data = json.loads(value)
@@ -128,6 +140,15 @@ def _context(text: str) -> ContextBlock:
     return ContextBlock(elements=[MarkdownTextObject(text=_clip(text))])
 
 
+def _headed(heading: str, lines: Iterable[str], lang: str | None = None) -> SectionBlock:
+    """A section of lines under a bold heading (a ``heading.*`` phrase)."""
+    return _section(f"*{say(heading, lang)}*\n" + "\n".join(lines))
+
+
+def _suggestions(suggestions: Iterable[str], lang: str | None = None) -> SectionBlock:
+    return _headed("heading.what_would_work", (f"• {escape(s)}" for s in suggestions), lang)
+
+
 def _money(money: Money) -> str:
     return money.text
 
@@ -140,10 +161,12 @@ def _pick_name(pick: Pick) -> str:
 def _pick_line(pick: Pick, lang: str | None = None) -> str:
     price = pick.unit_price
     each = " " + say("pick.each", lang) if pick.count > 1 else ""
-    dated = f" ({escape(term('price.kind', str(price.kind or 'price'), lang))}, {price.seen})" if price.seen else ""
+    kind = escape(term("price.kind", str(price.kind or "price"), lang))
+    dated = f" ({kind}, {price.seen})" if price.seen else ""
     relative = say("pick.reference", lang, relative=f"{pick.relative_performance:.2f}")
     per_1000 = say("pick.per_1000", lang, value=f"{pick.performance_per_1000:.2f}", currency=price.currency)
-    return f"*{escape(_pick_name(pick))}* — {_money(price)}{each}{dated}; {relative}, {per_1000}, {pick.memory_gb:g} GB"
+    name = escape(_pick_name(pick))
+    return f"*{name}* — {_money(price)}{each}{dated}; {relative}, {per_1000}, {pick.memory_gb:g} GB"
 
 
 def _rule_line(finding: Finding, mark: str = "•") -> str:
@@ -156,25 +179,27 @@ def answer_blocks(reply: Reply, conversation: Conversation, *, ephemeral: bool =
                   public_url: str | None = None, shared_by: str | None = None) -> list[Block]:
     """The reply as blocks; help and clarifying replies get their own short forms."""
     if reply.intent == "help":
-        return help_blocks(help_markdown=reply.text or HELP_TEXT)  # the service's help, in the asker's language
+        return help_blocks(help_markdown=reply.text or HELP_TEXT)  # the service's, in the asker's language
     answer = reply.recommendation
     if not answer or not answer.picks:
         return _text_reply_blocks(reply, answer)
     lang = answer.language
-    blocks: list[Block] = [HeaderBlock(text=PlainTextObject(text=_clip(_headline(reply.intent, answer, lang), HEADER_LIMIT)))]
+    headline = _clip(_headline(reply.intent, answer, lang), HEADER_LIMIT)
+    blocks: list[Block] = [HeaderBlock(text=PlainTextObject(text=headline))]
     if shared_by:
-        blocks.append(_context(f"Shared by <@{escape(shared_by)}> · asked: “{escape(conversation.questions[-1])}”"))
+        asked = escape(conversation.questions[-1])
+        blocks.append(_context(f"Shared by <@{escape(shared_by)}> · asked: “{asked}”"))
     blocks.append(_section(escape(answer.summary)))
     blocks += _picks(answer, lang)
     blocks += _alternatives(answer, lang)
     blocks += _warnings(answer, lang)
     blocks += _rent_vs_buy(answer.rent_vs_buy, lang)
     if answer.suggestions:
-        blocks.append(_section(f"*{say('heading.what_would_work', lang)}*\n" + "\n".join(f"• {escape(s)}" for s in answer.suggestions)))
+        blocks.append(_suggestions(answer.suggestions, lang))
     if public_url:
         blocks += _chart(public_url, answer, conversation, lang)
     blocks.append(_context(_basis_line(answer, lang)))
-    buttons = [] if shared_by else _buttons(answer, conversation, ephemeral)  # a shared answer stays as shared
+    buttons = [] if shared_by else _buttons(answer, conversation, ephemeral)  # a shared answer stays shared
     if buttons:
         blocks.append(ActionsBlock(block_id="whichgpu.actions", elements=buttons))
     return blocks
@@ -197,24 +222,28 @@ def _picks(answer: Answer, lang: str | None = None) -> list[Block]:
     rules += [f for f in answer.findings if f.verdict in ("applied", "info") and f.rule not in seen]
     why = [_rule_line(r) for r in rules]
     if why:
-        blocks.append(_section(f"*{say('heading.why', lang)}*\n" + "\n".join(why)))
+        blocks.append(_headed("heading.why", why, lang))
     if others:
         lines = [f"{index}. {_pick_line(pick, lang)}" for index, pick in enumerate(others, 2)]
-        blocks.append(_section(f"*{say('heading.also_good', lang)}*\n" + "\n".join(lines)))
+        blocks.append(_headed("heading.also_good", lines, lang))
     return blocks
 
 
 def _alternatives(answer: Answer, lang: str | None = None) -> list[Block]:
     def label(kind: str) -> str:
-        return term("label", kind, lang) if lang and lang != "en" else ALTERNATIVE_LABELS.get(kind, kind.title())
-    lines = [f"• {label(kind)}: {_pick_line(pick, lang)}" for kind, pick in sorted(answer.alternatives.items()) if pick]
-    return [_section(f"*{say('heading.alternatives', lang)}*\n" + "\n".join(lines))] if lines else []
+        if lang and lang != "en":
+            return term("label", kind, lang)
+        return ALTERNATIVE_LABELS.get(kind, kind.title())
+
+    alternatives = sorted(answer.alternatives.items())
+    lines = [f"• {label(kind)}: {_pick_line(pick, lang)}" for kind, pick in alternatives if pick]
+    return [_headed("heading.alternatives", lines, lang)] if lines else []
 
 
 def _warnings(answer: Answer, lang: str | None = None) -> list[Block]:
     found = [*answer.warnings, *(r for r in answer.picks[0].findings if r.verdict == "warning")]
     unique = list({(w.rule, w.reason): w for w in found}.values())
-    return [_section(f"*{say('heading.watch_out', lang)}*\n" + "\n".join(_rule_line(w, "⚠️") for w in unique))] if unique else []
+    return [_headed("heading.watch_out", (_rule_line(w, "⚠️") for w in unique), lang)] if unique else []
 
 
 def _rent_vs_buy(rent: RentVsBuy | None, lang: str | None = None) -> list[Block]:
@@ -223,27 +252,32 @@ def _rent_vs_buy(rent: RentVsBuy | None, lang: str | None = None) -> list[Block]
     offer = rent.offer
     where = " ".join(escape(part) for part in (offer.provider, offer.instance) if part)
     per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
-    lines = [f"• {say('rent.offer', lang, where=where, accelerator=escape(offer.units), per_hour=per_hour, date=offer.seen)}",
-             f"• `rent-vs-buy` {escape(rent.reason)}"]
-    return [_section(f"*{say('heading.rent_or_buy', lang)}*\n" + "\n".join(lines))]
+    offered = say("rent.offer", lang, where=where, accelerator=escape(offer.units), per_hour=per_hour,
+                  date=offer.seen)
+    lines = [f"• {offered}", f"• `rent-vs-buy` {escape(rent.reason)}"]
+    return [_headed("heading.rent_or_buy", lines, lang)]
 
 
 def _basis_line(answer: Answer, lang: str | None = None) -> str:
     currency = answer.currency
     rate = ""
     if currency.code != "USD":
-        rate = say("slack.rate", lang, per_usd=f"{currency.per_usd:g}", currency=currency.code, date=currency.rate_date)
+        rate = say("slack.rate", lang, per_usd=f"{currency.per_usd:g}", currency=currency.code,
+                   date=currency.rate_date)
     icon = "🔬" if answer.performance_basis.startswith("measured") else "📐"
     reference = say("answer.relative_to", lang, reference=escape(answer.reference_gpu))
     return say("slack.basis", lang, as_of=answer.as_of, catalog=escape(answer.catalog_version), icon=icon,
                basis=escape(basis(answer.performance_basis, lang)), reference=reference, rate=rate)
 
 
-def _chart(public_url: str, answer: Answer, conversation: Conversation, lang: str | None = None) -> list[Block]:
+def _chart(public_url: str, answer: Answer, conversation: Conversation,
+           lang: str | None = None) -> list[Block]:
     base = public_url.rstrip("/")
-    chart = f"{base}/v1/charts/perf-per-dollar.png?" + urlencode({"workload": answer.workload, "as_of": answer.as_of})
-    page = f"{base}/?" + urlencode({"q": conversation.questions[0]})  # the page takes one self-contained question
-    return [ImageBlock(image_url=chart, alt_text=f"Performance per dollar, {answer.workload}, as of {answer.as_of}"),
+    chart = f"{base}/v1/charts/perf-per-dollar.png?" + urlencode({"workload": answer.workload,
+                                                                  "as_of": answer.as_of})
+    page = f"{base}/?" + urlencode({"q": conversation.questions[0]})  # the page takes one whole question
+    alt_text = f"Performance per dollar, {answer.workload}, as of {answer.as_of}"
+    return [ImageBlock(image_url=chart, alt_text=alt_text),
             _context(say("slack.open_on_web", lang, url=page))]
 
 
@@ -253,11 +287,13 @@ def _buttons(answer: Answer, conversation: Conversation, shareable: bool) -> lis
     gpus = answer.question.gpus
     more = 2 if gpus < 2 else min(gpus * 2, 16)
     # The follow-ups are phrases the service's parser reads as refinements of the previous question.
-    buttons = [ButtonElement(text="Cheaper", action_id=ACTION_CHEAPER, value=conversation.to_value("cheaper")),
-               ButtonElement(text="More memory", action_id=ACTION_MORE_MEMORY, value=conversation.to_value("more memory")),
-               ButtonElement(text=f"{more} GPUs", action_id=ACTION_MORE_GPUS, value=conversation.to_value(f"{more} gpus"))]
+    refinements = (("Cheaper", ACTION_CHEAPER, "cheaper"), ("More memory", ACTION_MORE_MEMORY, "more memory"),
+                   (f"{more} GPUs", ACTION_MORE_GPUS, f"{more} gpus"))
+    buttons = [ButtonElement(text=text, action_id=action, value=conversation.to_value(ask))
+               for text, action, ask in refinements]
     if shareable:
-        buttons.append(ButtonElement(text="Share in channel", action_id=ACTION_SHARE, value=conversation.to_value(), style="primary"))
+        buttons.append(ButtonElement(text="Share in channel", action_id=ACTION_SHARE,
+                                     value=conversation.to_value(), style="primary"))
     return buttons
 
 
@@ -266,9 +302,10 @@ def _text_reply_blocks(reply: Reply, answer: Answer | None) -> list[Block]:
     lang = answer.language if answer else (reply.question.language if reply.question else None)
     blocks: list[Block] = [_section(mrkdwn(reply.text or say("slack.no_answer", lang)))]
     if answer and answer.suggestions:
-        blocks.append(_section(f"*{say('heading.what_would_work', lang)}*\n" + "\n".join(f"• {escape(s)}" for s in answer.suggestions)))
+        blocks.append(_suggestions(answer.suggestions, lang))
     if reply.follow_up:
-        blocks.append(_context(say("slack.try", lang, examples=" · ".join(f"`{escape(q)}`" for q in reply.follow_up[:5]))))
+        examples = " · ".join(f"`{escape(q)}`" for q in reply.follow_up[:5])
+        blocks.append(_context(say("slack.try", lang, examples=examples)))
     return blocks
 
 
@@ -282,8 +319,8 @@ def fallback_text(reply: Reply) -> str:
 # --- help, errors, home ----------------------------------------------------
 
 def help_blocks(note: str | None = None, help_markdown: str = HELP_TEXT) -> list[Block]:
-    blocks: list[Block] = [_section(f"{escape(note)}\n") ] if note else []
-    return blocks + [_section(mrkdwn(help_markdown))]
+    blocks: list[Block] = [_section(f"{escape(note)}\n")] if note else []
+    return [*blocks, _section(mrkdwn(help_markdown))]
 
 
 def too_long_blocks(length: int) -> list[Block]:
@@ -294,7 +331,9 @@ def too_long_blocks(length: int) -> list[Block]:
 def problem_blocks(question: str, detail: str, errors: Iterable[dict[str, Any]] = ()) -> list[Block]:
     """A 4xx from the service, said politely, with its detail and field errors."""
     lines = [f"Sorry, I can't answer “{escape(_clip(question, 200))}”: {escape(detail)}"]
-    lines += [f"• {escape(str(e.get('field') or 'question'))}: {escape(str(e.get('message') or ''))}" for e in errors]
+    for error in errors:
+        field, message = str(error.get("field") or "question"), str(error.get("message") or "")
+        lines.append(f"• {escape(field)}: {escape(message)}")
     return [_section("\n".join(lines)), _context("Type `/whichgpu help` for examples.")]
 
 
@@ -306,7 +345,8 @@ def unavailable_blocks(question: str) -> list[Block]:
 
 def failed_blocks(question: str) -> list[Block]:
     """The bot could not read the service's answer (a newer service, a bug): say so rather than nothing."""
-    return [_section(f":warning: Sorry, something went wrong on our side while answering “{escape(_clip(question, 200))}”. "
+    asked = escape(_clip(question, 200))
+    return [_section(f":warning: Sorry, something went wrong on our side while answering “{asked}”. "
                      "Please try again later."),
             _context("If this keeps happening, tell whoever runs whichgpu in your workspace.")]
 
@@ -322,9 +362,11 @@ def home_view() -> View:
         DividerBlock(),
         _section("*What you get*\n• the top pick with its price and the date of that price\n"
                  "• why: every line names the rule of thumb behind it\n"
-                 "• cheaper, roomier and faster alternatives, warnings (e.g. blower-style cards for multi-GPU)\n"
+                 "• cheaper, roomier and faster alternatives, "
+                 "warnings (e.g. blower-style cards for multi-GPU)\n"
                  "• whether renting a cloud GPU or TPU would be cheaper at your hours\n"
-                 "• buttons: *Cheaper*, *More memory*, *2 GPUs* refine the answer; *Share in channel* posts it"),
+                 "• buttons: *Cheaper*, *More memory*, *2 GPUs* refine the answer; "
+                 "*Share in channel* posts it"),
         _context("Answers are private to you until you share them. Performance is measured on your lab's "
                  "machines where bench-agent runs, otherwise estimated from specs."),
     ]

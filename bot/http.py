@@ -62,11 +62,14 @@ class SlackGate:
             return "missing or malformed x-slack-request-timestamp"
         if abs(now - int(stamp)) > WINDOW_S:
             return "x-slack-request-timestamp is more than 5 minutes off"
-        expected = "v0=" + hmac.new(self._secret, b"v0:" + stamp.encode() + b":" + body, hashlib.sha256).hexdigest()
+        signed = b"v0:" + stamp.encode() + b":" + body
+        expected = "v0=" + hmac.new(self._secret, signed, hashlib.sha256).hexdigest()
         if not hmac.compare_digest(expected, signature):
             return "missing or wrong x-slack-signature"
         with self._lock:
-            while self._seen and (next(iter(self._seen.values())) < now - WINDOW_S or len(self._seen) >= self.max_remembered):
+            oldest_kept = now - WINDOW_S
+            while self._seen and (next(iter(self._seen.values())) < oldest_kept
+                                  or len(self._seen) >= self.max_remembered):
                 self._seen.popitem(last=False)
             if signature in self._seen:
                 return "this signed request was already received (a replay)"
@@ -100,8 +103,9 @@ def _plain(status: int, text: str) -> Response[bytes]:
 
 def to_bolt_request(request: Request, body: bytes) -> AsyncBoltRequest:
     """The bolt view of a Litestar request; every value of repeated headers kept."""
-    headers: dict[str, str | Sequence[str]] = {name: request.headers.getall(name) for name in request.headers.keys()}
-    return AsyncBoltRequest(body=body.decode("utf-8", errors="replace"), query=request.url.query, headers=headers)
+    headers: dict[str, str | Sequence[str]] = {name: request.headers.getall(name) for name in request.headers}
+    return AsyncBoltRequest(body=body.decode("utf-8", errors="replace"), query=request.url.query,
+                            headers=headers)
 
 
 def to_litestar_response(bolt_response: BoltResponse) -> Response[bytes]:

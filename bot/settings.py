@@ -19,11 +19,19 @@ class BotSettings(EnvSettings):
     """Runtime configuration of the bot; each field names its environment variable."""
 
     slack_bot_token: str | None = setting("SLACK_BOT_TOKEN", None, "Slack bot token (xoxb-…).", secret=True)
-    slack_signing_secret: str | None = setting("SLACK_SIGNING_SECRET", None, "Slack signing secret; enables `POST /slack/events`.", secret=True)
-    slack_app_token: str | None = setting("SLACK_APP_TOKEN", None, "Slack app-level token (xapp-…) for Socket Mode (`whichgpu bot`).", secret=True)
-    slack_api_url: str = setting("WHICHGPU_SLACK_API_URL", "https://slack.com/api/", "Slack Web API base URL (tests and proxies point it elsewhere).")
+    slack_signing_secret: str | None = setting(
+        "SLACK_SIGNING_SECRET", None,
+        "Slack signing secret; enables `POST /slack/events`.", secret=True)
+    slack_app_token: str | None = setting(
+        "SLACK_APP_TOKEN", None,
+        "Slack app-level token (xapp-…) for Socket Mode (`whichgpu bot`).", secret=True)
+    slack_api_url: str = setting(
+        "WHICHGPU_SLACK_API_URL", "https://slack.com/api/",
+        "Slack Web API base URL (tests and proxies point it elsewhere).")
     api_url: str = api_url_setting()
-    public_url: str | None = setting("WHICHGPU_PUBLIC_URL", None, "Public base URL of the service, for links and chart images in Slack answers.")
+    public_url: str | None = setting(
+        "WHICHGPU_PUBLIC_URL", None,
+        "Public base URL of the service, for links and chart images in Slack answers.")
 
     @property
     def http_enabled(self) -> bool:

@@ -25,9 +25,11 @@ log = logging.getLogger("whichgpu.bot")
 def _check(settings: BotSettings) -> None:
     if not settings.slack_app_token:
         raise SettingsError("SLACK_APP_TOKEN is not set: Socket Mode needs an app-level token (xapp-…) with "
-                            "connections:write; see docs/slack.md, or serve Slack over HTTP with `whichgpu serve`")
+                            "connections:write; see docs/slack.md, "
+                            "or serve Slack over HTTP with `whichgpu serve`")
     if not settings.slack_app_token.startswith("xapp-"):
-        raise SettingsError("SLACK_APP_TOKEN does not look like an app-level token (it should start with xapp-)")
+        raise SettingsError("SLACK_APP_TOKEN does not look like an app-level token "
+                            "(it should start with xapp-)")
     if not settings.slack_bot_token:
         raise SettingsError("SLACK_BOT_TOKEN is not set: the bot needs its xoxb- token (see docs/slack.md)")
 

@@ -22,7 +22,9 @@ def render() -> str:
 
     rows = ["| Variable | Default | Meaning |", "|---|---|---|"]
     for env, default, doc in settings_table():
-        shown = "`~/.local/share/whichgpu`" if default == "(data dir)" else (f"`{default}`" if default else "—")
+        shown = f"`{default}`" if default else "—"
+        if default == "(data dir)":
+            shown = "`~/.local/share/whichgpu`"
         rows.append(f"| `{env}` | {shown} | {doc} |")
     return "\n".join(rows)
 

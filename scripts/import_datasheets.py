@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "rules" / "data" / "datasheets.json"
-CREDIT = "Epoch AI, ML hardware database ('Data on Machine Learning Hardware', epoch.ai/data/machine-learning-hardware), CC BY 4.0"
+CREDIT = ("Epoch AI, ML hardware database ('Data on Machine Learning Hardware', "
+          "epoch.ai/data/machine-learning-hardware), CC BY 4.0")
 
 
 def _number(text: str, scale: float) -> float | None:

@@ -49,7 +49,8 @@ TRACKER_MAX_OVER_MEDIAN = 2.5  # a month this far above the listing's median is 
 OVERRIDES: dict[str, str | None] = {
     # price tracker: spelled "PCle" (a lower-case L), so the resolver finds no A100 in it
     "NVIDIA A100 40GB PCle": "a100-40gb-pcie",
-    # price tracker: the listing's $480-520 matches the 16 GB card's $499 list price; a bare "4060 Ti" means the 8 GB card
+    # price tracker: the listing's $480-520 matches the 16 GB card's $499 list price;
+    # a bare "4060 Ti" means the 8 GB card
     "NVIDIA GeForce RTX 4060 Ti": "rtx-4060-ti-16gb",
     # eBay survey: the 2023 board with GDDR6 (192 GB/s) is not the catalog's GDDR5 card; its prices stay apart
     "GeForce GTX 1650 GDDR6": None,
@@ -160,7 +161,7 @@ def import_ebay(data_dir: Path, catalog: Catalog) -> tuple[list[dict], set[str]]
             "kind": kind,
             "price": round(price, 2),
             "currency": "USD",
-            "source": f"{EBAY_PREFIX}, {month}" + (" (average sold price)" if kind == "used" else " (retail price)"),
+            "source": f"{EBAY_PREFIX}, {month} ({'average sold' if kind == 'used' else 'retail'} price)",
         }
         if kind == "used":
             row["sold"] = total
@@ -169,7 +170,7 @@ def import_ebay(data_dir: Path, catalog: Catalog) -> tuple[list[dict], set[str]]
 
 
 def import_tracker(data_dir: Path, catalog: Catalog) -> tuple[list[dict], set[str]]:
-    """Monthly medians of one Amazon listing per GPU, as ``new`` points (weak months and outliers left out)."""
+    """Monthly medians of one Amazon listing per GPU, as ``new`` points (weak months, outliers left out)."""
     path = data_dir / "retail-price-tracker" / "monthly-2022-2025.csv"
     by_gpu: dict[str, list[dict]] = defaultdict(list)
     mapped, skipped = mapped_rows(path, catalog)
@@ -183,9 +184,10 @@ def import_tracker(data_dir: Path, catalog: Catalog) -> tuple[list[dict], set[st
             price = float(m["median_usd"])
             if price > typical * TRACKER_MAX_OVER_MEDIAN:
                 continue
-            rows.append({"gpu": gid, "seen": f"{m['month']}-15", "kind": "new", "price": round(price, 2), "currency": "USD",
-                         "source": f"{TRACKER_PREFIX} (Keepa history, United-Compute/gpu-price-tracker), {m['month']} "
-                                   f"median of {m['observations']} daily observations of one listing; may sit above MSRP"})
+            source = (f"{TRACKER_PREFIX} (Keepa history, United-Compute/gpu-price-tracker), {m['month']} "
+                      f"median of {m['observations']} daily observations of one listing; may sit above MSRP")
+            rows.append({"gpu": gid, "seen": f"{m['month']}-15", "kind": "new", "price": round(price, 2),
+                         "currency": "USD", "source": source})
     return rows, skipped
 
 
@@ -198,8 +200,9 @@ def import_epoch(data_dir: Path, catalog: Catalog) -> list[dict]:
     """
     released = {gpu.id: gpu.released.isoformat() for gpu in catalog.gpus}
     doc = json.loads((OUT_DIR / "prices.json").read_text(encoding="utf-8"))
+    imported = (EBAY_PREFIX, TRACKER_PREFIX, EPOCH_PREFIX)
     known = {(r["gpu"], float(r["price"])) for r in doc["prices"]
-             if r["kind"] == "msrp" and not r["source"].startswith((EBAY_PREFIX, TRACKER_PREFIX, EPOCH_PREFIX))}
+             if r["kind"] == "msrp" and not r["source"].startswith(imported)}
     path = data_dir / "epoch-ml-hardware" / "ml_hardware.csv"
     rows = []
     with path.open(newline="", encoding="utf-8") as f:
@@ -208,9 +211,11 @@ def import_epoch(data_dir: Path, catalog: Catalog) -> list[dict]:
             if gid is None or not price or (gid, price) in known:
                 continue
             cited = " ".join((row["Source for the price"] or "").split())
-            rows.append({"gpu": gid, "seen": max(row["Release date"], released[gid]), "kind": "msrp", "price": price, "currency": "USD",
-                         "source": f"{EPOCH_PREFIX}, epoch.ai/data/machine-learning-hardware (CC BY 4.0), release price"
-                                   + (f"; Epoch's source: {cited}" if cited else "")})
+            source = f"{EPOCH_PREFIX}, epoch.ai/data/machine-learning-hardware (CC BY 4.0), release price"
+            if cited:
+                source += f"; Epoch's source: {cited}"
+            rows.append({"gpu": gid, "seen": max(row["Release date"], released[gid]), "kind": "msrp",
+                         "price": price, "currency": "USD", "source": source})
     return sorted(rows, key=lambda r: (r["gpu"], r["seen"]))
 
 
@@ -258,7 +263,8 @@ def import_cloud(data_dir: Path) -> tuple[list[dict], set[str]]:
                         "ram_gb": number(row.get("RAM", "")),
                         "serverless": serverless,
                         "seen": seen,
-                        "source": f"{FSDL_PREFIX}, snapshot {seen} (MIT)" + (", serverless" if serverless else ""),
+                        "source": f"{FSDL_PREFIX}, snapshot {seen} (MIT)"
+                                  + (", serverless" if serverless else ""),
                     }
                 )
     return rows, unmapped
@@ -291,7 +297,8 @@ def replace_imported(file_name: str, key: str, prefix: str, imported: list, noun
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("data_dir", nargs="?", default="../shared/data", help="shared data folder (relative to the repo root)")
+    ap.add_argument("data_dir", nargs="?", default="../shared/data",
+                    help="shared data folder (relative to the repo root)")
     args = ap.parse_args(argv)
     data_dir = Path(args.data_dir)
     if not data_dir.is_absolute():

@@ -17,9 +17,10 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
 from slack_sdk.signature import SignatureVerifier
@@ -27,8 +28,8 @@ from slack_sdk.signature import SignatureVerifier
 if TYPE_CHECKING:
     from bot.settings import BotSettings
 
-__all__ = ["FakeSlack", "LocalHTTPServer", "ServerThread", "SlackCall", "action_body", "block_text", "command_body", "event_body",
-           "run_socket_mode_bot", "signed", "slash_command_envelope"]
+__all__ = ["FakeSlack", "LocalHTTPServer", "ServerThread", "SlackCall", "action_body", "block_text",
+           "buttons", "command_body", "event_body", "run_socket_mode_bot", "signed", "slash_command_envelope"]
 
 BOT_USER_ID = "UWHICHGPU"
 BOT_ID = "BWHICHGPU"
@@ -57,7 +58,8 @@ class FakeSlack:
 
     def __init__(self) -> None:
         self.calls: list[SlackCall] = []
-        self.socket_mode_url: str | None = None  # what apps.connections.open hands out (a test's WebSocket server)
+        # what apps.connections.open hands out (a test's WebSocket server)
+        self.socket_mode_url: str | None = None
         self._changed = threading.Condition()
         self._server = LocalHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -76,7 +78,7 @@ class FakeSlack:
     def response_url(self, key: str) -> str:
         return f"{self.url}/respond/{key}"
 
-    def __enter__(self) -> "FakeSlack":
+    def __enter__(self) -> FakeSlack:
         self._thread.start()
         return self
 
@@ -102,7 +104,8 @@ class FakeSlack:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     seen = [c.method for c in self.calls]
-                    raise AssertionError(f"expected {count} {method} call(s) within {timeout:g} s; Slack saw {seen}")
+                    raise AssertionError(f"expected {count} {method} call(s) within {timeout:g} s; "
+                                         f"Slack saw {seen}")
                 self._changed.wait(left)
             return found[:count]
 
@@ -114,7 +117,7 @@ class FakeSlack:
             wbufsize = -1  # headers and body in one write: no 40 ms Nagle/delayed-ACK stall per reply
             disable_nagle_algorithm = True
 
-            def do_POST(self) -> None:  # noqa: N802 — http.server's name
+            def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
                 if "json" in (self.headers.get("content-type") or ""):
                     data = json.loads(raw or "{}")
@@ -122,14 +125,16 @@ class FakeSlack:
                     data = dict(parse_qsl(raw))
                 auth = self.headers.get("authorization")
                 if self.path.startswith("/respond/"):
-                    fake.record(SlackCall("response_url", {**data, "_key": self.path.rsplit("/", 1)[1]}, auth, time.time()))
+                    key = self.path.rsplit("/", 1)[1]
+                    fake.record(SlackCall("response_url", {**data, "_key": key}, auth, time.time()))
                     self._reply(b"ok", "text/plain")
                     return
                 method = self.path.removeprefix("/api/").split("?")[0]
                 fake.record(SlackCall(method, data, auth, time.time()))
                 answer = _api_answer(method, data)
                 if method == "apps.connections.open":
-                    answer = {"ok": True, "url": fake.socket_mode_url} if fake.socket_mode_url else {"ok": False, "error": "no_socket"}
+                    url = fake.socket_mode_url
+                    answer = {"ok": True, "url": url} if url else {"ok": False, "error": "no_socket"}
                 self._reply(json.dumps(answer).encode(), "application/json; charset=utf-8")
 
             def _reply(self, body: bytes, content_type: str) -> None:
@@ -147,10 +152,12 @@ class FakeSlack:
 
 def _api_answer(method: str, data: dict[str, Any]) -> dict[str, Any]:
     if method == "auth.test":
-        return {"ok": True, "url": "https://whichgpu-test.slack.com/", "team": "whichgpu test", "user": "whichgpu",
-                "team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}
+        return {"ok": True, "url": "https://whichgpu-test.slack.com/", "team": "whichgpu test",
+                "user": "whichgpu", "team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": BOT_ID,
+                "is_enterprise_install": False}
     if method == "chat.postMessage":
-        return {"ok": True, "channel": data.get("channel"), "ts": f"{time.time():.6f}", "message": {"text": data.get("text")}}
+        return {"ok": True, "channel": data.get("channel"), "ts": f"{time.time():.6f}",
+                "message": {"text": data.get("text")}}
     if method == "views.publish":
         return {"ok": True, "view": {"id": "VHOME", "type": "home"}}
     return {"ok": True}
@@ -193,7 +200,8 @@ def action_body(action_id: str, value: str, response_url: str, *, ephemeral: boo
         "type": "block_actions", "team": {"id": TEAM_ID, "domain": "whichgpu-test"},
         "user": {"id": user_id, "username": "asker", "team_id": TEAM_ID}, "api_app_id": "A0WHICHGPU",
         "token": "legacy-verification-token", "trigger_id": "1.2.4", "response_url": response_url,
-        "container": {"type": "message", "message_ts": "1700000000.000200", "channel_id": channel_id, "is_ephemeral": ephemeral},
+        "container": {"type": "message", "message_ts": "1700000000.000200", "channel_id": channel_id,
+                      "is_ephemeral": ephemeral},
         "channel": {"id": channel_id, "name": "lab"},
         "actions": [{"type": "button", "action_id": action_id, "block_id": "whichgpu.actions", "value": value,
                      "text": {"type": "plain_text", "text": action_id}, "action_ts": f"{time.time():.6f}"}],
@@ -222,6 +230,11 @@ def block_text(blocks: Any) -> str:
     return "\n".join(out)
 
 
+def buttons(blocks: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The buttons in some blocks (as Slack receives them), by action id."""
+    return {e["action_id"]: e for b in blocks if b["type"] == "actions" for e in b["elements"]}
+
+
 # --- a real TCP server for an ASGI app -----------------------------------------
 
 class ServerThread:
@@ -245,13 +258,15 @@ class ServerThread:
         host, port = self._socket.getsockname()[:2]
         return f"http://{host}:{port}"
 
-    def __enter__(self) -> "ServerThread":
+    def __enter__(self) -> ServerThread:
         import uvicorn
 
         if self.app is None:
             raise RuntimeError("ServerThread needs an app before it starts")
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan=self.lifespan, access_log=False))
-        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._socket]}, name="uvicorn", daemon=True)
+        config = uvicorn.Config(self.app, log_level="warning", lifespan=self.lifespan, access_log=False)
+        self.server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._socket]},
+                                        name="uvicorn", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + 30
         while not self.server.started:
@@ -272,12 +287,13 @@ class ServerThread:
 
 def slash_command_envelope(text: str, response_url: str, envelope_id: str = "env-1") -> dict[str, Any]:
     """What Slack sends over the Socket Mode WebSocket for ``/whichgpu text``."""
-    payload = {"command": "/whichgpu", "text": text, "user_id": "U0ASKER", "channel_id": "C0LAB", "team_id": TEAM_ID,
-               "response_url": response_url, "trigger_id": "1.2.3"}
-    return {"envelope_id": envelope_id, "type": "slash_commands", "payload": payload, "accepts_response_payload": True}
+    payload = {"command": "/whichgpu", "text": text, "user_id": "U0ASKER", "channel_id": "C0LAB",
+               "team_id": TEAM_ID, "response_url": response_url, "trigger_id": "1.2.3"}
+    return {"envelope_id": envelope_id, "type": "slash_commands", "payload": payload,
+            "accepts_response_payload": True}
 
 
-def run_socket_mode_bot(fake: FakeSlack, settings: "BotSettings", envelopes: list[dict[str, Any]],
+def run_socket_mode_bot(fake: FakeSlack, settings: BotSettings, envelopes: list[dict[str, Any]],
                         until: Callable[[], Any], timeout_s: float = 30) -> list[dict[str, Any]]:
     """Run ``whichgpu bot`` (:func:`bot.socket.serve`) against a local Socket Mode WebSocket.
 

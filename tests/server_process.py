@@ -31,8 +31,8 @@ def free_port() -> int:
 def service_env(database_url: str, data_dir: Path, **extra: str) -> dict[str, str]:
     """This process's environment without any WHICHGPU_/SLACK_ setting, pointed at one database."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("WHICHGPU_", "SLACK_"))}
-    return {**env, "PYTHONPATH": str(ROOT), "WHICHGPU_DATABASE_URL": database_url, "WHICHGPU_DATA_DIR": str(data_dir),
-            "MPLCONFIGDIR": str(data_dir / "mpl"), **extra}
+    return {**env, "PYTHONPATH": str(ROOT), "WHICHGPU_DATABASE_URL": database_url,
+            "WHICHGPU_DATA_DIR": str(data_dir), "MPLCONFIGDIR": str(data_dir / "mpl"), **extra}
 
 
 class ServerProcess:
@@ -47,14 +47,15 @@ class ServerProcess:
         self.cli = cli
         self.process: subprocess.Popen | None = None
 
-    def start(self, wait: bool = True) -> "ServerProcess":
+    def start(self, wait: bool = True) -> ServerProcess:
         if self.cli:
             command = [WHICHGPU, "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         else:
             command = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app",
                        "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"]
         with self.log.open("ab") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log,
+                                            stderr=subprocess.STDOUT)
         if wait:
             self.wait_ready()
         return self
@@ -70,7 +71,8 @@ class ServerProcess:
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
-        raise AssertionError(f"the server did not answer /healthz within {START_TIMEOUT_S} s:\n{self.log.read_text()[-3000:]}")
+        raise AssertionError(f"the server did not answer /healthz within {START_TIMEOUT_S} s:\n"
+                             f"{self.log.read_text()[-3000:]}")
 
     def stop(self) -> None:
         if self.process is None:

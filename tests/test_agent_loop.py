@@ -10,7 +10,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,8 @@ from tests.server_process import ROOT, ServerProcess, service_env
 pytestmark = pytest.mark.e2e
 
 # The quickest settings the agent offers: toy model sizes, tiny arrays, milliseconds of timing.
-QUICKEST = ["--quick", "--tier", "tiny", "--matmul-n", "128", "--stream-mb", "1", "--warmup", "0.01", "--seconds", "0.03"]
+QUICKEST = ["--quick", "--tier", "tiny", "--matmul-n", "128", "--stream-mb", "1", "--warmup", "0.01",
+            "--seconds", "0.03"]
 
 
 class Lab:
@@ -33,7 +34,8 @@ class Lab:
 
     def __init__(self, tmp_path: Path):
         self.admin = "lab-admin-read-token"  # the listing names agents and hosts only for the admin
-        self.service = ServerProcess(f"sqlite:///{tmp_path / 'service' / 'whichgpu.db'}", tmp_path / "service", cli=False,
+        service_dir = tmp_path / "service"
+        self.service = ServerProcess(f"sqlite:///{service_dir / 'whichgpu.db'}", service_dir, cli=False,
                                      WHICHGPU_ADMIN_TOKEN=self.admin)
         self.url = self.service.url
         self.service_env = self.service.env
@@ -88,18 +90,21 @@ def lab(tmp_path: Path) -> Iterator[Lab]:
 
 def rtx_3090_run(host: str) -> dict[str, Any]:
     """A plausible run of an RTX 3090 (below its 35.6/71.2 TFLOP/s and 936 GB/s datasheet)."""
-    started = datetime.now(timezone.utc) - timedelta(minutes=5)
+    started = datetime.now(UTC) - timedelta(minutes=5)
 
     def result(benchmark: str, precision: str, unit: str, value: float) -> dict[str, Any]:
-        return {"benchmark": benchmark, "precision": precision, "unit": unit, "value": value, "p10": value * 0.98,
-                "p90": value * 1.01, "cv": 0.008, "flags": [], "error": None}
+        return {"benchmark": benchmark, "precision": precision, "unit": unit, "value": value,
+                "p10": value * 0.98, "p90": value * 1.01, "cv": 0.008, "flags": [], "error": None}
 
     payload = {
-        "schema_version": 1, "run_id": uuid.uuid4().hex, "agent_version": "0.1.0", "host": host, "quick": False,
-        "device": {"name": "NVIDIA GeForce RTX 3090", "uuid": "GPU-7d1c", "index": 0, "compute_capability": "8.6",
-                   "memory_gb": 24.0, "driver": "550.54", "cuda": "12.4", "type": "cuda"},
+        "schema_version": 1, "run_id": uuid.uuid4().hex, "agent_version": "0.1.0", "host": host,
+        "quick": False,
+        "device": {"name": "NVIDIA GeForce RTX 3090", "uuid": "GPU-7d1c", "index": 0,
+                   "compute_capability": "8.6", "memory_gb": 24.0, "driver": "550.54", "cuda": "12.4",
+                   "type": "cuda"},
         "environ": {"torch": "2.5.1", "python": "3.11.9"},
-        "started_at": started.isoformat(), "finished_at": (started + timedelta(minutes=4)).isoformat(), "flags": [],
+        "started_at": started.isoformat(), "finished_at": (started + timedelta(minutes=4)).isoformat(),
+        "flags": [],
         "results": [result("matmul", "fp32", "TFLOP/s", 31.0), result("matmul", "tf32", "TFLOP/s", 33.0),
                     result("matmul", "fp16", "TFLOP/s", 66.0), result("copy", "fp32", "GB/s", 780.0),
                     result("triad", "fp32", "GB/s", 800.0)],
@@ -124,15 +129,20 @@ def test_agent_run_is_stored_listed_and_a_measured_gpu_reaches_the_advice(lab: L
     assert lab.runs(gpu="unmatched")["total"] == 1  # a CPU maps to no catalog GPU: kept and listed
 
     gpu_run = rtx_3090_run("gpu-box-1")
-    gpu_token = lab.add_agent("gpu-box-1")  # one token per host: the CPU node's token speaks only for its own host
-    response = httpx.post(f"{lab.url}/v1/benchmarks", json=gpu_run, headers={"Authorization": f"Bearer {gpu_token}"}, timeout=10)
+    # one token per host: the CPU node's token speaks only for its own host
+    gpu_token = lab.add_agent("gpu-box-1")
+    response = httpx.post(f"{lab.url}/v1/benchmarks", json=gpu_run,
+                          headers={"Authorization": f"Bearer {gpu_token}"}, timeout=10)
     assert response.status_code == 201, response.text
 
     card = httpx.get(f"{lab.url}/v1/gpus/rtx-3090", timeout=10).json()
     assert card["performance"]["basis"] == "measured"
-    assert card["performance"]["measured"] == {"hosts": 1, "matmul_tflops": {"fp16": 66.0, "fp32": 31.0, "tf32": 33.0},
-                                               "bandwidth_gb_s": 800.0, "decode_gb_s": None, "training": []}
-    question = {"workload": "cnn", "budget": 3000, "used_ok": True, "intent": "compare", "compare": ["RTX 3090", "RTX 4090"]}
+    assert card["performance"]["measured"] == {
+        "hosts": 1, "matmul_tflops": {"fp16": 66.0, "fp32": 31.0, "tf32": 33.0},
+        "bandwidth_gb_s": 800.0, "decode_gb_s": None, "training": [],
+    }
+    question = {"workload": "cnn", "budget": 3000, "used_ok": True, "intent": "compare",
+                "compare": ["RTX 3090", "RTX 4090"]}
     answer = httpx.post(f"{lab.url}/v1/recommendations", json=question, timeout=30)
     assert answer.status_code == 200, answer.text
     picks = {p["gpu"]: p for p in answer.json()["picks"]}
@@ -153,14 +163,15 @@ def test_an_outage_spools_and_every_run_is_stored_once(lab: Lab) -> None:
     assert status["spool"]["pending"] == 2 and status["service"]["reachable"] is False
 
     lab.start()
-    with ServiceClient(lab.url, lab.token) as client:  # the agent's delivery path, now that the service is back
+    with ServiceClient(lab.url, lab.token) as client:  # the agent's delivery path, the service back
         report = flush(spool, client, force=True)
     assert sorted(report.delivered) == sorted([first["run_id"], second["run_id"]]) and not report.rejected
     assert not spool.pending() and not spool.rejected()
 
     # the daemon: one round benchmarks the CPU again and delivers it (idle threshold out of reach:
     # a busy test machine must not make the daemon skip the round; idleness is tested in tests/bench_agent)
-    daemon = lab.agent("daemon", "--devices", "cpu", "--max-rounds", "1", "--idle-threshold", "1000", *QUICKEST)
+    daemon = lab.agent("daemon", "--devices", "cpu", "--max-rounds", "1", "--idle-threshold", "1000",
+                       *QUICKEST)
     assert daemon.returncode == 0, daemon.stderr
     assert not spool.pending(), daemon.stderr
     history = [json.loads(line) for line in (lab.agent_dir / "agent-runs.jsonl").read_text().splitlines()]
@@ -174,5 +185,7 @@ def test_an_outage_spools_and_every_run_is_stored_once(lab: Lab) -> None:
     listed = lab.runs()
     assert sorted(item["run_id"] for item in listed["items"]) == sorted(produced)
     assert listed["total"] == 3
-    for item, sent in ((i, p) for i in listed["items"] for p in (first, second) if i["run_id"] == p["run_id"]):
-        assert len(item["results"]) == len(sent["results"])
+    sent_by_id = {p["run_id"]: p for p in (first, second)}
+    for item in listed["items"]:
+        if item["run_id"] in sent_by_id:
+            assert len(item["results"]) == len(sent_by_id[item["run_id"]]["results"])

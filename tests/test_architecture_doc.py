@@ -1,4 +1,5 @@
-"""docs/architecture.md stays true to the tree: every file or folder it names exists, and the README points to it."""
+"""docs/architecture.md stays true to the tree: every file or folder it names exists, and the README
+points to it."""
 
 from __future__ import annotations
 

@@ -21,8 +21,9 @@ def _make_run_command() -> list[str]:
     """The recipe of `make run` for this test's virtual environment (the install step taken as done)."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    printed = subprocess.run(["make", "-s", "-n", "-o", f"{VENV}/bin/.installed", "run", f"VENV={VENV}"],
-                             cwd=ROOT, capture_output=True, text=True, timeout=30, check=True).stdout.strip().splitlines()
+    done = subprocess.run(["make", "-s", "-n", "-o", f"{VENV}/bin/.installed", "run", f"VENV={VENV}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=30, check=True)
+    printed = done.stdout.strip().splitlines()
     assert len(printed) == 1, printed
     return shlex.split(printed[0])
 
@@ -34,8 +35,10 @@ def test_make_run_pins_no_host_or_port() -> None:
 
 def test_make_run_listens_on_whichgpu_port(tmp_path: Path) -> None:
     port = free_port()
-    env = service_env(f"sqlite:///{tmp_path / 'w.db'}", tmp_path, WHICHGPU_HOST="127.0.0.1", WHICHGPU_PORT=str(port))
-    process = subprocess.Popen(_make_run_command(), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = service_env(f"sqlite:///{tmp_path / 'w.db'}", tmp_path, WHICHGPU_HOST="127.0.0.1",
+                      WHICHGPU_PORT=str(port))
+    process = subprocess.Popen(_make_run_command(), cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:

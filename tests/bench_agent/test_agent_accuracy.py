@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 import torch
@@ -20,7 +20,8 @@ def reference_tflops(n: int, min_run_time: float) -> float:
     """fp32 matmul TFLOP/s from torch.utils.benchmark's blocked autorange (median)."""
     a, b = torch.randn(n, n), torch.randn(n, n)
     out = torch.empty(n, n)
-    timer = Timer("torch.matmul(a, b, out=out)", globals={"torch": torch, "a": a, "b": b, "out": out}, num_threads=torch.get_num_threads())
+    timer = Timer("torch.matmul(a, b, out=out)", num_threads=torch.get_num_threads(),
+                  globals={"torch": torch, "a": a, "b": b, "out": out})
     timer.timeit(3)  # warm-up
     return 2 * n**3 / timer.blocked_autorange(min_run_time=min_run_time).median / 1e12
 

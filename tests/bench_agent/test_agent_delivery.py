@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -46,7 +47,8 @@ def test_5xx_stays_then_201_removes(respx_mock: respx.MockRouter, spool: Spool) 
     payload = minimal_payload()
     spool.put(payload)
     route = respx_mock.post("/v1/benchmarks")
-    route.side_effect = [httpx.Response(503, json={"title": "Service Unavailable"}), httpx.Response(201, json={"run_id": payload["run_id"]})]
+    route.side_effect = [httpx.Response(503, json={"title": "Service Unavailable"}),
+                         httpx.Response(201, json={"run_id": payload["run_id"]})]
     with ServiceClient(API, "secret") as client:
         first = flush(spool, client, now=0.0)
         assert first.retrying == [payload["run_id"]] and len(spool.pending()) == 1
@@ -63,7 +65,8 @@ def test_5xx_stays_then_201_removes(respx_mock: respx.MockRouter, spool: Spool) 
 def test_422_moves_the_run_to_rejected_with_the_reason(respx_mock: respx.MockRouter, spool: Spool) -> None:
     payload = minimal_payload()
     spool.put(payload)
-    respx_mock.post("/v1/benchmarks").respond(422, json={"title": "Unprocessable Entity", "detail": "results: [] should be non-empty"})
+    problem = {"title": "Unprocessable Entity", "detail": "results: [] should be non-empty"}
+    respx_mock.post("/v1/benchmarks").respond(422, json=problem)
     with ServiceClient(API, "secret") as client:
         report = flush(spool, client)
         assert flush(spool, client, force=True).delivered == []  # never retried
@@ -112,9 +115,10 @@ class RecordingService(BaseHTTPRequestHandler):
     seen: dict[str, int]
     requests: list[dict[str, Any]]
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "idempotency": self.headers.get("Idempotency-Key"), "body": body})
+        self.requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
+                              "idempotency": self.headers.get("Idempotency-Key"), "body": body})
         run_id = body["run_id"]
         status = 409 if run_id in self.seen else 201
         self.seen[run_id] = self.seen.get(run_id, 0) + 1
@@ -150,7 +154,8 @@ def test_delivery_to_a_real_http_server_and_idempotent_resend(real_service: Any,
         assert flush(spool, client).delivered == [payload["run_id"]]
         # The agent crashed after the service stored the run but before the spool file went away:
         spool.put(payload)
-        assert flush(spool, client).delivered == [payload["run_id"]]  # 409 "already have it" counts as delivered
+        # 409 "already have it" counts as delivered
+        assert flush(spool, client).delivered == [payload["run_id"]]
     assert spool.pending() == []
     assert real_service.seen == {payload["run_id"]: 2}  # one run_id, sent twice
     first, second = real_service.requests
@@ -175,20 +180,22 @@ def _poison(spool: Spool) -> dict[str, str]:
 
 
 @respx.mock(base_url=API)
-def test_any_spool_content_is_set_aside_and_the_rest_delivered(respx_mock: respx.MockRouter, spool: Spool) -> None:
+def test_any_spool_content_is_set_aside_and_the_rest_delivered(respx_mock: respx.MockRouter,
+                                                               spool: Spool) -> None:
     names = _poison(spool)
     good = spool.put(minimal_payload())
     state_broken = spool.put(minimal_payload())
     (spool.root / f"{state_broken.run_id}.state.json").write_text('["attempts", 3]', encoding="utf-8")
     wrong_types = spool.put(minimal_payload())
-    (spool.root / f"{wrong_types.run_id}.state.json").write_text('{"attempts": "many", "next_attempt_at": null}', encoding="utf-8")
+    wrong_state = '{"attempts": "many", "next_attempt_at": null}'
+    (spool.root / f"{wrong_types.run_id}.state.json").write_text(wrong_state, encoding="utf-8")
     route = respx_mock.post("/v1/benchmarks").respond(201, json={"status": "created"})
     with ServiceClient(API, "t") as client:
         report = flush(spool, client, now=1000.0)
     assert sorted(report.delivered) == sorted([good.run_id, state_broken.run_id, wrong_types.run_id])
     assert route.call_count == 3 and spool.pending() == []
     set_aside = {r["run_id"]: r["reason"] for r in spool.rejected()}
-    assert {n.removesuffix(".json") for n in names} == set(set_aside), "every bad file is in rejected/ with its reason"
+    assert {n.removesuffix(".json") for n in names} == set(set_aside), "every bad file in rejected/, with why"
     assert all(reason for reason in set_aside.values())
     assert spool.size()["pending"] == 0
 

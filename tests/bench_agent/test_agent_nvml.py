@@ -14,7 +14,7 @@ import torch
 from bench_agent import agent
 from bench_agent.agent import NotIdle, benchmark_device, probe_device
 from bench_agent.nvml import Nvml, TelemetrySampler, open_nvml
-from bench_agent.suite import SuiteConfig, run_case, plan
+from bench_agent.suite import SuiteConfig, plan, run_case
 
 FAKE_CUDA = types.SimpleNamespace(type="cuda", index=0)
 
@@ -35,7 +35,8 @@ def test_sample_reads_clocks_power_and_throttle_reasons(fake_pynvml: types.Modul
     assert nvml.driver_version() == "550.54.15"
 
 
-def test_unsupported_queries_are_missing_figures_not_failures(fake_pynvml: types.ModuleType, fake_gpu: Any) -> None:
+def test_unsupported_queries_are_missing_figures_not_failures(fake_pynvml: types.ModuleType,
+                                                              fake_gpu: Any) -> None:
     def unsupported(*args: Any) -> None:
         raise fake_pynvml.NVMLError("Not Supported")
 
@@ -45,17 +46,21 @@ def test_unsupported_queries_are_missing_figures_not_failures(fake_pynvml: types
     assert nvml.processes(fake_gpu) == []  # graphics query raises NotSupported in the fake
 
 
-def test_throttling_during_a_case_flags_the_result(fake_pynvml: types.ModuleType, fake_gpu: Any, tiny_config: SuiteConfig) -> None:
+def test_throttling_during_a_case_flags_the_result(fake_pynvml: types.ModuleType, fake_gpu: Any,
+                                                   tiny_config: SuiteConfig) -> None:
     fake_gpu.throttle_mask = 0x20  # SW thermal slowdown
-    case = plan(torch.device("cpu"), SuiteConfig(policy=tiny_config.policy, benchmarks=("matmul",), matmul_n=64))[0]
+    config = SuiteConfig(policy=tiny_config.policy, benchmarks=("matmul",), matmul_n=64)
+    case = plan(torch.device("cpu"), config)[0]
     with TelemetrySampler(Nvml(fake_pynvml), fake_gpu, interval_s=0.005) as sampler:
         time.sleep(0.02)
         result = run_case(torch.device("cpu"), case, tiny_config, sampler)
     assert "throttled" in result["flags"]
-    assert result["telemetry"]["throttle_reasons"] == ["sw_thermal_slowdown"] and result["telemetry"]["samples"] >= 1
+    telemetry = result["telemetry"]
+    assert telemetry["throttle_reasons"] == ["sw_thermal_slowdown"] and telemetry["samples"] >= 1
 
 
-def test_power_cap_idle_reasons_alone_are_not_throttling(fake_pynvml: types.ModuleType, fake_gpu: Any) -> None:
+def test_power_cap_idle_reasons_alone_are_not_throttling(fake_pynvml: types.ModuleType,
+                                                         fake_gpu: Any) -> None:
     fake_gpu.throttle_mask = 0x1  # GPU idle
     with TelemetrySampler(Nvml(fake_pynvml), fake_gpu, interval_s=0.005) as sampler:
         time.sleep(0.02)
@@ -86,10 +91,13 @@ def test_utilisation_over_the_threshold_is_busy(fake_pynvml: types.ModuleType, f
     assert probe_device(FAKE_CUDA, Nvml(fake_pynvml), fake_gpu, threshold_pct=50).idle
 
 
-def test_load_at_start_flags_the_run_contended(monkeypatch: pytest.MonkeyPatch, tiny_config: SuiteConfig, tmp_path: Path) -> None:
+def test_load_at_start_flags_the_run_contended(monkeypatch: pytest.MonkeyPatch, tiny_config: SuiteConfig,
+                                               tmp_path: Path) -> None:
     monkeypatch.setattr(agent, "cpu_busy_percent", lambda window_s=0.3: 80.0)
     config = SuiteConfig(policy=tiny_config.policy, benchmarks=("matmul",), matmul_n=64)
-    payload = benchmark_device(torch.device("cpu"), config, nvml=None, idle_threshold_pct=10, lock_dir=tmp_path)
+    payload = benchmark_device(torch.device("cpu"), config, nvml=None, idle_threshold_pct=10,
+                               lock_dir=tmp_path)
     assert "contended" in payload["flags"] and all("contended" in r["flags"] for r in payload["results"])
     with pytest.raises(NotIdle, match="80%"):
-        benchmark_device(torch.device("cpu"), config, nvml=None, idle_threshold_pct=10, lock_dir=tmp_path, require_idle=True)
+        benchmark_device(torch.device("cpu"), config, nvml=None, idle_threshold_pct=10, lock_dir=tmp_path,
+                         require_idle=True)

@@ -86,7 +86,8 @@ def test_measure_gives_up_on_min_repeats_after_max_s() -> None:
     def fn() -> None:
         clock.t += clock.cost_s
 
-    m = measure(fn, clock, TimingPolicy(warmup_s=0.0, run_s=1.0, min_repeats=10, max_repeats=100, block_s=0.001, max_s=5.0))
+    policy = TimingPolicy(warmup_s=0.0, run_s=1.0, min_repeats=10, max_repeats=100, block_s=0.001, max_s=5.0)
+    m = measure(fn, clock, policy)
     assert len(m.times_s) == 3  # 3 blocks of 2 s pass max_s; the 10 asked for would take 20 s
 
 
@@ -96,7 +97,8 @@ def test_measure_stops_at_max_repeats_for_slow_functions() -> None:
     def fn() -> None:
         clock.t += clock.cost_s
 
-    m = measure(fn, clock, TimingPolicy(warmup_s=0.0, run_s=1e9, min_repeats=1, max_repeats=4, block_s=0.001, max_s=1e9))
+    policy = TimingPolicy(warmup_s=0.0, run_s=1e9, min_repeats=1, max_repeats=4, block_s=0.001, max_s=1e9)
+    m = measure(fn, clock, policy)
     assert len(m.times_s) == 4 and m.calls_per_block == 1
     assert math.isclose(m.stats.median, 1.0)
 
@@ -121,11 +123,12 @@ def test_cuda_clock_times_blocks_with_events_after_a_sync() -> None:
         def synchronize(self) -> None:
             log.append(f"wait {self.name}")
 
-        def elapsed_time(self, other: "Event") -> float:
+        def elapsed_time(self, other: Event) -> float:
             return 40.0  # milliseconds
 
-    fake_torch = SimpleNamespace(cuda=SimpleNamespace(Event=Event, synchronize=lambda device=None: log.append("sync")))
+    cuda = SimpleNamespace(Event=Event, synchronize=lambda device=None: log.append("sync"))
+    fake_torch = SimpleNamespace(cuda=cuda)
     clock = CudaEventClock(fake_torch, device="cuda:0")
     seconds = clock.time_block(lambda: log.append("call"), 4)
     assert seconds == pytest.approx(0.040)
-    assert log[log.index("sync"):] == ["sync", "record begin", "call", "call", "call", "call", "record end", "wait end"]
+    assert log[log.index("sync"):] == ["sync", "record begin", *["call"] * 4, "record end", "wait end"]

@@ -14,7 +14,6 @@ import copy
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,9 +24,18 @@ from litestar import Litestar
 from bot.answers import ServiceAnswers
 from bot.api import WhichgpuAPI
 from bot.http import slack_routes
-from tests.fake_slack import FORM, JSON, FakeSlack, ServerThread, action_body, command_body, event_body, signed
-from tests.wire import wire
 from bot.settings import BotSettings
+from tests.fake_slack import (
+    FORM,
+    JSON,
+    FakeSlack,
+    ServerThread,
+    action_body,
+    command_body,
+    event_body,
+    signed,
+)
+from tests.wire import wire
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BOT_TOKEN = "xoxb-test-not-a-real-token"
@@ -39,13 +47,14 @@ QUESTIONS = ("nlp $800", "cv 2 gpus 3000", "cv 4 gpus 3000", "compare 3090 4090"
 
 @pytest.fixture(scope="session")
 def engine_replies() -> dict[str, dict[str, Any]]:
-    """What ``/v1/ask`` returns for each of QUESTIONS, computed by the real engine (plus a conversation id)."""
+    """What ``/v1/ask`` returns for each of QUESTIONS, by the real engine (plus a conversation id)."""
     from rules.ask import ask
     from rules.catalog import load_catalog
     from rules.engine import Advisor
 
     advisor = Advisor(load_catalog())
-    return {text: {**wire(ask(advisor, text)), "conversation_id": f"conv-{index}"} for index, text in enumerate(QUESTIONS)}
+    return {text: {**wire(ask(advisor, text)), "conversation_id": f"conv-{index}"}
+            for index, text in enumerate(QUESTIONS)}
 
 
 @pytest.fixture
@@ -61,8 +70,8 @@ def fake_slack() -> Iterator[FakeSlack]:
 
 @pytest.fixture
 def bot_settings(fake_slack: FakeSlack) -> BotSettings:
-    return BotSettings(slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET, slack_api_url=fake_slack.api_url,
-                       api_url=API_URL, public_url=None)
+    return BotSettings(slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
+                       slack_api_url=fake_slack.api_url, api_url=API_URL, public_url=None)
 
 
 @pytest.fixture
@@ -87,8 +96,8 @@ class SlackSender:
     fake: FakeSlack
     secret: str = SIGNING_SECRET
 
-    def post(self, body: str, content_type: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None,
-             headers: dict[str, str] | None = None) -> httpx.Response:
+    def post(self, body: str, content_type: str, *, secret: str = SIGNING_SECRET,
+             timestamp: int | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
         sent = signed(secret, body, content_type, timestamp)
         sent.update(headers or {})
         with httpx.Client(timeout=10) as client:
@@ -100,12 +109,15 @@ class SlackSender:
     def event(self, event: dict[str, Any], **kwargs: Any) -> httpx.Response:
         return self.post(event_body(event), JSON, **kwargs)
 
-    def click(self, action_id: str, value: str, key: str = "click", *, ephemeral: bool = True) -> httpx.Response:
-        return self.post(action_body(action_id, value, self.fake.response_url(key), ephemeral=ephemeral), FORM)
+    def click(self, action_id: str, value: str, key: str = "click", *,
+              ephemeral: bool = True) -> httpx.Response:
+        body = action_body(action_id, value, self.fake.response_url(key), ephemeral=ephemeral)
+        return self.post(body, FORM)
 
 
 @pytest.fixture
-def slack(bot_settings: BotSettings, bot_api: WhichgpuAPI, fake_slack: FakeSlack, api: respx.MockRouter) -> Iterator[SlackSender]:
+def slack(bot_settings: BotSettings, bot_api: WhichgpuAPI, fake_slack: FakeSlack,
+          api: respx.MockRouter) -> Iterator[SlackSender]:
     """The bot's HTTP endpoint on a real TCP port, and a way to post to it as Slack."""
     app = Litestar(route_handlers=slack_routes(bot_settings, answers=ServiceAnswers(bot_api)))
     with ServerThread(app) as server:
@@ -114,7 +126,8 @@ def slack(bot_settings: BotSettings, bot_api: WhichgpuAPI, fake_slack: FakeSlack
 
 @pytest.fixture
 def ask_api(api: respx.MockRouter, replies: dict[str, dict[str, Any]]) -> respx.Route:
-    """/v1/ask answering from ``replies`` by text (unknown text: the clarifying reply); keeps the conversation id."""
+    """/v1/ask answering from ``replies`` by text (unknown text: the clarifying reply), keeping the
+    conversation id."""
 
     def answer(request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)

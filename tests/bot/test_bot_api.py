@@ -73,7 +73,7 @@ def slow_service() -> Iterator[str]:
     """A real HTTP server that takes 2 s to answer."""
 
     class Slow(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             time.sleep(2)
             self.send_response(200)
             self.end_headers()
@@ -93,7 +93,7 @@ def slow_service() -> Iterator[str]:
 
 def test_slow_service_times_out_as_unavailable(slow_service):
     started = time.perf_counter()
-    with pytest.raises(ServiceUnavailable, match="within 0.3 s"):
+    with pytest.raises(ServiceUnavailable, match=r"within 0\.3 s"):
         ask(WhichgpuAPI(slow_service, timeout_s=0.3))
     assert time.perf_counter() - started < 1.5
 

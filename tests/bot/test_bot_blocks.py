@@ -5,29 +5,37 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import pytest
 
-import msgspec
-
-from rules.answer import Reply
 from bot.blocks import (
-    ACTION_CHEAPER, ACTION_MORE_GPUS, ACTION_MORE_MEMORY, ACTION_SHARE, MAX_TURNS, Conversation,
-    answer_blocks, fallback_text, help_blocks, home_view, mrkdwn, problem_blocks, too_long_blocks, unavailable_blocks,
+    ACTION_CHEAPER,
+    ACTION_MORE_GPUS,
+    ACTION_MORE_MEMORY,
+    ACTION_SHARE,
+    MAX_TURNS,
+    Conversation,
+    answer_blocks,
+    fallback_text,
+    help_blocks,
+    home_view,
+    mrkdwn,
+    problem_blocks,
+    too_long_blocks,
+    unavailable_blocks,
 )
-from tests.fake_slack import block_text
+from rules.answer import Reply
+from tests.fake_slack import block_text, buttons
 
 
-def render(reply: dict[str, Any], questions: tuple[str, ...] = ("nlp $800",), **kwargs: Any) -> list[dict[str, Any]]:
+def render(reply: dict[str, Any], questions: tuple[str, ...] = ("nlp $800",),
+           **kwargs: Any) -> list[dict[str, Any]]:
     conversation = Conversation(reply.get("conversation_id"), questions)
     return [b.to_dict() for b in answer_blocks(msgspec.convert(reply, Reply), conversation, **kwargs)]
 
 
 def of_type(blocks: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [b for b in blocks if b["type"] == kind]
-
-
-def buttons(blocks: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {e["action_id"]: e for b in of_type(blocks, "actions") for e in b["elements"]}
 
 
 def test_top_pick_shows_name_price_and_the_date_of_the_price(replies):
@@ -45,11 +53,13 @@ def test_why_lists_each_rule_on_its_own_line_with_its_id(replies):
     reply = replies["cv 2 gpus 3000"]
     answer = reply["recommendation"]
     rules = [r for r in answer["picks"][0]["rules"] if r["verdict"] != "warning"]
-    rules += [f for f in answer["findings"] if f["verdict"] in ("applied", "info") and f["rule"] not in {r["rule"] for r in rules}]
-    why = next(b["text"]["text"] for b in blocks_of(reply) if b["type"] == "section" and b["text"]["text"].startswith("*Why*"))
+    seen = {r["rule"] for r in rules}
+    rules += [f for f in answer["findings"] if f["verdict"] in ("applied", "info") and f["rule"] not in seen]
+    sections = [b["text"]["text"] for b in of_type(blocks_of(reply), "section")]
+    why = next(text for text in sections if text.startswith("*Why*"))
     lines = why.splitlines()[1:]
     assert len(lines) == len(rules)
-    for line, rule in zip(lines, rules):
+    for line, rule in zip(lines, rules, strict=True):
         assert line == f"• `{rule['rule']}` {rule['reason']}"
     assert any(line.startswith("• `multi-gpu-speedup` ") for line in lines)  # the answer's own findings too
 
@@ -62,10 +72,11 @@ def test_alternatives_rent_vs_buy_and_context_line(replies):
     reply = replies["cv 2 gpus 3000"]
     answer = reply["recommendation"]
     text = block_text(render(reply, ("cv 2 gpus 3000",)))
-    for kind, pick in answer["alternatives"].items():
+    for pick in answer["alternatives"].values():
         if pick:
             assert pick["name"] in text
-    assert "*Rent or buy*" in text and "`rent-vs-buy`" in text and answer["rent_vs_buy"]["offer"]["provider"] in text
+    assert "*Rent or buy*" in text and "`rent-vs-buy`" in text
+    assert answer["rent_vs_buy"]["offer"]["provider"] in text
     context = of_type(render(reply), "context")[-1]["elements"][0]["text"]
     assert answer["catalog_version"] in context and answer["as_of"] in context
     assert "performance estimated from specs" in context
@@ -162,11 +173,13 @@ def test_user_and_catalog_text_is_escaped(replies):
 
 
 def test_mrkdwn_converts_bold_links_and_lists():
-    assert mrkdwn("**Top** [page](https://x.org/a) & more\n- one") == "*Top* <https://x.org/a|page> &amp; more\n• one"
+    converted = mrkdwn("**Top** [page](https://x.org/a) & more\n- one")
+    assert converted == "*Top* <https://x.org/a|page> &amp; more\n• one"
 
 
 def test_errors_are_said_plainly():
-    text = block_text(problem_blocks("as of 2030", "as_of is in the future", [{"field": "as_of", "message": "must not be after today"}]))
+    errors = [{"field": "as_of", "message": "must not be after today"}]
+    text = block_text(problem_blocks("as of 2030", "as_of is in the future", errors))
     assert "Sorry, I can't answer “as of 2030”: as_of is in the future" in text
     assert "as_of: must not be after today" in text
     assert "didn't answer" in block_text(unavailable_blocks("nlp $800"))
@@ -207,7 +220,8 @@ def test_conversation_value_round_trip_and_bad_values():
 
 
 def test_a_rental_of_several_cards_says_how_many_the_hourly_price_is_for(replies):
-    """'RunPod RTX 5090 (secure cloud) (RTX 5090): 3.56 USD/h' was the price of four: every face says '4 × RTX 5090'."""
+    """'RunPod RTX 5090 (secure cloud) (RTX 5090): 3.56 USD/h' was the price of four:
+    every face says '4 × RTX 5090'."""
     reply = replies["cv 4 gpus 3000"]
     offer = reply["recommendation"]["rent_vs_buy"]["offer"]
     assert offer["count"] == 4

@@ -17,7 +17,7 @@ import pytest
 
 from bot.blocks import ACTION_CHEAPER, ACTION_MORE_GPUS, ACTION_SHARE, Conversation
 from rules.question import MAX_TEXT_CHARS
-from tests.fake_slack import BOT_ID, FORM, JSON, block_text, command_body, event_body, signed
+from tests.fake_slack import BOT_ID, FORM, JSON, block_text, buttons, command_body, event_body, signed
 
 QUIET_S = 0.4  # how long "nothing was sent" waits for a lazy listener that should not run
 
@@ -55,7 +55,8 @@ def test_tampered_body_is_401(slack, fake_slack, ask_api):
     body = command_body("nlp $800", fake_slack.response_url("x"))
     headers = signed(slack.secret, body, FORM)
     with httpx.Client() as client:
-        response = client.post(f"{slack.url}/slack/events", content=body.replace("800", "8000"), headers=headers)
+        response = client.post(f"{slack.url}/slack/events", content=body.replace("800", "8000"),
+                               headers=headers)
     assert response.status_code == 401
     time.sleep(QUIET_S)
     assert not ask_api.called
@@ -165,7 +166,8 @@ def slack_with_broken_source(bot_settings, fake_slack):
         yield SlackSender(server.url, fake_slack)
 
 
-def test_a_failing_answer_source_still_gets_a_reply_and_a_logged_traceback(slack_with_broken_source, fake_slack, caplog):
+def test_a_failing_answer_source_still_gets_a_reply_and_a_logged_traceback(
+        slack_with_broken_source, fake_slack, caplog):
     """A bug behind the source must not leave "Looking into …" on screen."""
     slack_with_broken_source.command("nlp $800")
     [reply] = fake_slack.wait_for("response_url")
@@ -187,7 +189,8 @@ def test_problem_json_detail_is_shown_politely(slack, fake_slack, api):
 
 # --- buttons -----------------------------------------------------------------------
 
-def test_refine_button_asks_the_next_question_in_the_conversation_and_replaces_the_answer(slack, fake_slack, ask_api, replies):
+def test_refine_button_asks_the_next_question_in_the_conversation_and_replaces_the_answer(
+        slack, fake_slack, ask_api, replies):
     replies["cheaper"] = replies["cv 2 gpus 3000"]  # what the service answers to the follow-up
     value = Conversation("conv-42", ("nlp $800",)).to_value("cheaper")
     response = slack.click(ACTION_CHEAPER, value, key="answer-msg")
@@ -195,17 +198,17 @@ def test_refine_button_asks_the_next_question_in_the_conversation_and_replaces_t
     [update] = fake_slack.wait_for("response_url")
     assert update.data["_key"] == "answer-msg" and update.data["replace_original"] is True
     assert ask_bodies(ask_api) == [{"text": "cheaper", "conversation_id": "conv-42"}]
-    buttons = {e["action_id"]: e for b in update.data["blocks"] if b["type"] == "actions" for e in b["elements"]}
-    conversation, ask = Conversation.from_value(buttons[ACTION_MORE_GPUS]["value"])
+    conversation, ask = Conversation.from_value(buttons(update.data["blocks"])[ACTION_MORE_GPUS]["value"])
     assert conversation == Conversation("conv-42", ("nlp $800", "cheaper")) and ask == "4 gpus"
 
 
-def test_refine_replays_the_questions_when_the_service_forgot_the_conversation(slack, fake_slack, api, replies):
+def test_refine_replays_the_questions_when_the_service_forgot_the_conversation(
+        slack, fake_slack, api, replies):
     def answer(request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
         if body.get("conversation_id") == "expired":
-            return httpx.Response(404, json={"title": "Not Found", "status": 404, "detail": "no conversation 'expired'"},
-                                  headers={"content-type": "application/problem+json"})
+            problem = {"title": "Not Found", "status": 404, "detail": "no conversation 'expired'"}
+            return httpx.Response(404, json=problem, headers={"content-type": "application/problem+json"})
         return httpx.Response(200, json={**replies["nlp $800"], "conversation_id": "fresh"})
 
     route = api.post("http://whichgpu-api.test/v1/ask").mock(side_effect=answer)
@@ -227,22 +230,26 @@ def test_refine_failure_keeps_the_answer_and_says_why_beside_it(slack, fake_slac
 def test_share_posts_the_answer_on_screen_without_asking_again(slack, fake_slack, ask_api, replies):
     slack.command("nlp $800", key="private")
     [private] = fake_slack.wait_for("response_url")
-    share = next(e for b in private.data["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"] == ACTION_SHARE)
+    share = buttons(private.data["blocks"])[ACTION_SHARE]
     slack.click(ACTION_SHARE, share["value"], key="private")
     _, shared, removed = fake_slack.wait_for("response_url", 3)
-    assert shared.data["response_type"] == "in_channel" and "Shared by <@U0ASKER>" in block_text(shared.data["blocks"])
-    assert shared.data["blocks"][0] == private.data["blocks"][0] and "Top pick" in block_text(shared.data["blocks"][0])
+    assert shared.data["response_type"] == "in_channel"
+    assert "Shared by <@U0ASKER>" in block_text(shared.data["blocks"])
+    assert shared.data["blocks"][0] == private.data["blocks"][0]
+    assert "Top pick" in block_text(shared.data["blocks"][0])
     assert removed.data["delete_original"] is True
-    assert ask_bodies(ask_api) == [{"text": "nlp $800"}], "sharing reuses the answer shown; the question is not asked again"
+    assert ask_bodies(ask_api) == [{"text": "nlp $800"}], "sharing reuses the answer shown, not asking again"
 
 
 def test_share_after_a_restart_answers_the_questions_again(slack, fake_slack, ask_api, replies):
-    """This process never showed the answer (a restart, another replica): the button's questions are asked again."""
+    """This process never showed the answer (a restart, another replica): the button's questions are asked
+    again."""
     slack.click(ACTION_SHARE, Conversation("conv-7", ("nlp $800",)).to_value(), key="private")
     shared, removed = fake_slack.wait_for("response_url", 2)
     assert shared.data["response_type"] == "in_channel" and shared.data["replace_original"] is False
     text = block_text(shared.data["blocks"])
-    assert "Shared by <@U0ASKER>" in text and replies["nlp $800"]["recommendation"]["picks"][0]["name"] in text
+    assert "Shared by <@U0ASKER>" in text
+    assert replies["nlp $800"]["recommendation"]["picks"][0]["name"] in text
     assert not [b for b in shared.data["blocks"] if b["type"] == "actions"]
     assert removed.data["delete_original"] is True and removed.data["_key"] == "private"
     assert ask_bodies(ask_api) == [{"text": "nlp $800"}]
@@ -257,36 +264,39 @@ def test_button_with_a_broken_value_gets_a_note(slack, fake_slack, ask_api):
 # --- mentions, DMs, home -------------------------------------------------------------
 
 def test_app_mention_is_answered_in_its_thread(slack, fake_slack, ask_api, replies, bot_settings):
-    event = {"type": "app_mention", "user": "U0ASKER", "text": "<@UWHICHGPU> cv 2 gpus 3000", "ts": "1700000000.000100",
-             "channel": "C0LAB", "event_ts": "1700000000.000100"}
+    event = {"type": "app_mention", "user": "U0ASKER", "text": "<@UWHICHGPU> cv 2 gpus 3000",
+             "ts": "1700000000.000100", "channel": "C0LAB", "event_ts": "1700000000.000100"}
     assert slack.event(event).status_code == 200
     [post] = fake_slack.wait_for("chat.postMessage")
     assert post.data["channel"] == "C0LAB" and post.data["thread_ts"] == "1700000000.000100"
     assert post.data["text"] == replies["cv 2 gpus 3000"]["recommendation"]["summary"]
     assert post.authorization == f"Bearer {bot_settings.slack_bot_token}"
     assert ask_bodies(ask_api) == [{"text": "cv 2 gpus 3000"}]
-    actions = {e["action_id"] for b in post.data["blocks"] if b["type"] == "actions" for e in b["elements"]}
+    actions = buttons(post.data["blocks"])
     assert ACTION_SHARE not in actions and ACTION_CHEAPER in actions  # already public: no share button
 
 
 def test_follow_up_in_the_same_thread_continues_the_conversation(slack, fake_slack, ask_api, replies):
-    first = {"type": "app_mention", "user": "U0ASKER", "text": "<@UWHICHGPU> nlp $800", "ts": "1700000000.000100",
-             "channel": "C0LAB", "event_ts": "1700000000.000100"}
+    first = {"type": "app_mention", "user": "U0ASKER", "text": "<@UWHICHGPU> nlp $800",
+             "ts": "1700000000.000100", "channel": "C0LAB", "event_ts": "1700000000.000100"}
     slack.event(first)
     fake_slack.wait_for("chat.postMessage")
-    follow = {**first, "text": "<@UWHICHGPU> cheaper?", "ts": "1700000000.000300", "thread_ts": "1700000000.000100"}
+    follow = {**first, "text": "<@UWHICHGPU> cheaper?", "ts": "1700000000.000300",
+              "thread_ts": "1700000000.000100"}
     slack.post(event_body(follow, event_id="Ev0002"), JSON)
     _, second = fake_slack.wait_for("chat.postMessage", 2)
     assert second.data["thread_ts"] == "1700000000.000100"
-    assert ask_bodies(ask_api)[1] == {"text": "cheaper?", "conversation_id": replies["nlp $800"]["conversation_id"]}
+    conversation_id = replies["nlp $800"]["conversation_id"]
+    assert ask_bodies(ask_api)[1] == {"text": "cheaper?", "conversation_id": conversation_id}
 
 
-def test_direct_message_is_answered_in_thread_and_the_bots_own_messages_are_ignored(slack, fake_slack, ask_api):
+def test_direct_message_is_answered_in_thread_and_the_bots_own_messages_are_ignored(
+        slack, fake_slack, ask_api):
     own = {"type": "message", "channel_type": "im", "channel": "D0DM", "user": "UWHICHGPU", "bot_id": BOT_ID,
            "text": "Top pick: …", "ts": "1700000000.000050"}
     assert slack.event(own).status_code == 200
-    dm = {"type": "message", "channel_type": "im", "channel": "D0DM", "user": "U0ASKER", "text": "fit llama 13b fp16",
-          "ts": "1700000000.000400", "event_ts": "1700000000.000400"}
+    dm = {"type": "message", "channel_type": "im", "channel": "D0DM", "user": "U0ASKER",
+          "text": "fit llama 13b fp16", "ts": "1700000000.000400", "event_ts": "1700000000.000400"}
     assert slack.event(dm).status_code == 200
     [post] = fake_slack.wait_for("chat.postMessage")
     assert post.data["channel"] == "D0DM" and post.data["thread_ts"] == "1700000000.000400"
@@ -300,7 +310,8 @@ def test_mention_without_a_question_gets_help_in_thread(slack, fake_slack, ask_a
     slack.event({"type": "app_mention", "user": "U0ASKER", "text": "<@UWHICHGPU>", "ts": "1700000000.000500",
                  "channel": "C0LAB", "event_ts": "1700000000.000500"})
     [post] = fake_slack.wait_for("chat.postMessage")
-    assert "tells you which GPU" in block_text(post.data["blocks"]) and post.data["thread_ts"] == "1700000000.000500"
+    assert "tells you which GPU" in block_text(post.data["blocks"])
+    assert post.data["thread_ts"] == "1700000000.000500"
     assert not ask_api.called
 
 
@@ -309,7 +320,8 @@ def test_app_home_opened_publishes_the_home_tab(slack, fake_slack, ask_api):
                  "event_ts": "1700000000.000600"})
     [publish] = fake_slack.wait_for("views.publish")
     assert publish.data["user_id"] == "U0ASKER"
-    view = publish.data["view"] if isinstance(publish.data["view"], dict) else json.loads(publish.data["view"])
+    view = publish.data["view"]
+    view = view if isinstance(view, dict) else json.loads(view)
     assert view["type"] == "home" and "/whichgpu nlp $800" in block_text(view["blocks"])
     assert not ask_api.called
 
@@ -330,7 +342,8 @@ def test_malformed_timestamps_are_401(slack, fake_slack, ask_api, stamp):
 
 
 @pytest.mark.parametrize("body, content_type", [
-    ("[", JSON), ("null", JSON), ("[]", JSON), ('{"type": "event_callback", "event": {"ty', JSON), ("7", JSON),
+    ("[", JSON), ("null", JSON), ("[]", JSON), ('{"type": "event_callback", "event": {"ty', JSON),
+    ("7", JSON),
     ("payload=null", FORM), ("payload=%5B%5D", FORM), ("payload=%7B", FORM), ("%ff%fe=1", FORM),
 ])
 def test_bodies_slack_never_sends_are_4xx_signed_or_not(slack, ask_api, body, content_type):
@@ -370,4 +383,5 @@ def test_an_aborted_upload_is_one_short_warning(slack, caplog):
         time.sleep(0.05)
     aborted = [r for r in caplog.records if "aborted" in r.getMessage()]
     assert len(aborted) == 3 and all(r.levelno == logging.WARNING and r.exc_info is None for r in aborted)
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], [r.getMessage() for r in caplog.records]
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert not errors, [r.getMessage() for r in caplog.records]

@@ -23,8 +23,20 @@ from bot.blocks import ACTION_MORE_GPUS, ACTION_SHARE
 from bot.settings import BotSettings
 from service.app import create_app
 from service.settings import Settings
-from tests.fake_slack import (FORM, JSON, FakeSlack, ServerThread, action_body, block_text, command_body, event_body,
-                              run_socket_mode_bot, signed, slash_command_envelope)
+from tests.fake_slack import (
+    FORM,
+    JSON,
+    FakeSlack,
+    ServerThread,
+    action_body,
+    block_text,
+    buttons,
+    command_body,
+    event_body,
+    run_socket_mode_bot,
+    signed,
+    slash_command_envelope,
+)
 from tests.server_process import ServerProcess
 
 SECRET = "real-service-signing-secret"
@@ -45,7 +57,8 @@ def service(tmp_path: Path, fake_slack: FakeSlack) -> Iterator[str]:
 
 def post(url: str, body: str, content_type: str = FORM) -> httpx.Response:
     with httpx.Client(timeout=30) as client:
-        return client.post(f"{url}/slack/events", content=body.encode(), headers=signed(SECRET, body, content_type))
+        return client.post(f"{url}/slack/events", content=body.encode(),
+                           headers=signed(SECRET, body, content_type))
 
 
 def conversation_rows(data_dir: Path) -> int:
@@ -62,32 +75,33 @@ def metric(url: str, name: str, **labels: str) -> float:
     return sum(found)
 
 
-def button(blocks: list[dict], action_id: str) -> dict:
-    return next(e for b in blocks if b["type"] == "actions" for e in b["elements"] if e["action_id"] == action_id)
-
-
-def test_slash_command_refine_and_share_are_answered_in_process_without_conversation_rows(service, fake_slack, tmp_path):
+def test_slash_command_refine_and_share_are_answered_in_process_without_conversation_rows(
+        service, fake_slack, tmp_path):
     assert post(service, command_body("cv 2 gpus 3000", fake_slack.response_url("q1"))).status_code == 200
     [answer] = fake_slack.wait_for("response_url", timeout=30)
     text = block_text(answer.data["blocks"])
     assert answer.data["blocks"][0]["text"]["text"].startswith("Top pick: 2 × ")
     assert "`workload-priorities`" in text and "catalog" in text
 
-    more = button(answer.data["blocks"], ACTION_MORE_GPUS)["value"]
-    assert post(service, action_body(ACTION_MORE_GPUS, more, fake_slack.response_url("q1"))).status_code == 200
+    more = buttons(answer.data["blocks"])[ACTION_MORE_GPUS]["value"]
+    clicked = post(service, action_body(ACTION_MORE_GPUS, more, fake_slack.response_url("q1")))
+    assert clicked.status_code == 200
     _, refined = fake_slack.wait_for("response_url", 2, timeout=30)
     assert refined.data["replace_original"] is True
     assert refined.data["blocks"][0]["text"]["text"].startswith("Top pick: 4 × ")
 
-    share = button(refined.data["blocks"], ACTION_SHARE)["value"]
+    share = buttons(refined.data["blocks"])[ACTION_SHARE]["value"]
     assert post(service, action_body(ACTION_SHARE, share, fake_slack.response_url("q1"))).status_code == 200
     _, _, shared, removed = fake_slack.wait_for("response_url", 4, timeout=30)
-    assert shared.data["response_type"] == "in_channel" and shared.data["blocks"][0] == refined.data["blocks"][0]
+    assert shared.data["response_type"] == "in_channel"
+    assert shared.data["blocks"][0] == refined.data["blocks"][0]
     assert removed.data["delete_original"] is True
 
     assert conversation_rows(tmp_path) == 0, "the questions travel in the buttons; the service stores nothing"
-    assert metric(service, "whichgpu_http_requests_total", route="/v1/ask") == 0, "no HTTP call back into the service"
-    assert metric(service, "whichgpu_recommendations_total", face="slack") == 2, "asked, refined; the share reused the answer"
+    asked_over_http = metric(service, "whichgpu_http_requests_total", route="/v1/ask")
+    assert asked_over_http == 0, "no HTTP call back into the service"
+    answered = metric(service, "whichgpu_recommendations_total", face="slack")
+    assert answered == 2, "asked, refined; the share reused the answer"
 
 
 def test_a_value_the_engine_refuses_is_explained_in_process(service, fake_slack):
@@ -98,30 +112,35 @@ def test_a_value_the_engine_refuses_is_explained_in_process(service, fake_slack)
 
 
 def test_a_follow_up_in_a_thread_keeps_the_question_so_far(service, fake_slack, tmp_path):
-    first = {"type": "app_mention", "user": "U0ASKER", "text": "<@UWHICHGPU> cv 2 gpus 3000", "ts": "1700000000.000100",
-             "channel": "C0LAB", "event_ts": "1700000000.000100"}
+    first = {"type": "app_mention", "user": "U0ASKER", "text": "<@UWHICHGPU> cv 2 gpus 3000",
+             "ts": "1700000000.000100", "channel": "C0LAB", "event_ts": "1700000000.000100"}
     assert post(service, event_body(first), JSON).status_code == 200
     fake_slack.wait_for("chat.postMessage", timeout=30)
-    follow = {**first, "text": "<@UWHICHGPU> and for rnn?", "ts": "1700000000.000300", "thread_ts": "1700000000.000100"}
+    follow = {**first, "text": "<@UWHICHGPU> and for rnn?", "ts": "1700000000.000300",
+              "thread_ts": "1700000000.000100"}
     assert post(service, event_body(follow, event_id="Ev0002"), JSON).status_code == 200
     _, second = fake_slack.wait_for("chat.postMessage", 2, timeout=30)
     assert second.data["thread_ts"] == "1700000000.000100"
-    assert second.data["blocks"][0]["text"]["text"].startswith("Top pick: 2 × "), "two cards, as the thread asked first"
+    headline = second.data["blocks"][0]["text"]["text"]
+    assert headline.startswith("Top pick: 2 × "), "two cards, as the thread asked first"
     assert conversation_rows(tmp_path) == 0
 
 
 def test_socket_mode_asks_a_real_server_process_over_http(tmp_path, fake_slack):
     server = ServerProcess(f"sqlite:///{tmp_path / 'whichgpu.db'}", tmp_path).start()
     try:
-        settings = BotSettings(api_url=server.url, slack_bot_token="xoxb-socket-e2e", slack_app_token="xapp-1-socket-e2e",
-                               slack_api_url=fake_slack.api_url, public_url=None)
+        settings = BotSettings(api_url=server.url, slack_bot_token="xoxb-socket-e2e",
+                               slack_app_token="xapp-1-socket-e2e", slack_api_url=fake_slack.api_url,
+                               public_url=None)
         envelope = slash_command_envelope("cv 2 gpus 3000", fake_slack.response_url("socket"))
-        acks = run_socket_mode_bot(fake_slack, settings, [envelope], until=lambda: fake_slack.wait_for("response_url", timeout=60),
-                                   timeout_s=90)
+        acks = run_socket_mode_bot(fake_slack, settings, [envelope], timeout_s=90,
+                                   until=lambda: fake_slack.wait_for("response_url", timeout=60))
         assert any(a.get("envelope_id") == "env-1" for a in acks)
         [answer] = fake_slack.sent("response_url")
         assert answer.data["blocks"][0]["text"]["text"].startswith("Top pick: 2 × ")
-        assert metric(server.url, "whichgpu_http_requests_total", route="/v1/ask", method="POST", status="200") == 1
+        asked = metric(server.url, "whichgpu_http_requests_total", route="/v1/ask", method="POST",
+                       status="200")
+        assert asked == 1
         assert conversation_rows(tmp_path) == 0, "a slash command is one-shot"
     finally:
         server.stop()
@@ -142,11 +161,14 @@ def test_aborted_uploads_are_one_warning_each_without_traceback(service, caplog)
     for path in ("/slack/events", "/v1/ask", "/v1/chat/completions", "/v1/benchmarks"):
         _abort_upload(service, path)
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and len([r for r in caplog.records if r.levelno == logging.WARNING]) < 4:
+    def warnings() -> list[logging.LogRecord]:
+        return [r for r in caplog.records if r.levelno == logging.WARNING]
+
+    while time.monotonic() < deadline and len(warnings()) < 4:
         time.sleep(0.05)
-    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 4, [r.getMessage() for r in caplog.records]
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], [r.getMessage() for r in caplog.records]
+    assert len(warnings()) == 4, [r.getMessage() for r in caplog.records]
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert not errors, [r.getMessage() for r in caplog.records]
 
 
 def test_slack_api_out_of_reach_gets_a_reason_not_a_500(tmp_path, caplog):
@@ -161,12 +183,13 @@ def test_slack_api_out_of_reach_gets_a_reason_not_a_500(tmp_path, caplog):
     settings = Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'whichgpu.db'}", bot=bot)
     with ServerThread(create_app(settings)) as server:
         command = post(server.url, command_body("nlp $800", NOWHERE + "/response"))
-        mention = post(server.url, event_body({"type": "app_mention", "user": "U0ASKER", "text": "<@U0BOT> nlp $800",
-                                                "ts": "1.0", "channel": "C0LAB"}), JSON)
+        event = {"type": "app_mention", "user": "U0ASKER", "text": "<@U0BOT> nlp $800", "ts": "1.0",
+                 "channel": "C0LAB"}
+        mention = post(server.url, event_body(event), JSON)
     bolt_log.removeHandler(caplog.handler)
     assert command.status_code == 200
     assert command.json()["response_type"] == "ephemeral"
     assert "could not reach Slack" in command.json()["text"]
     assert mention.status_code == 503
     assert [r for r in caplog.records if "unreachable" in r.getMessage() and r.levelno == logging.WARNING]
-    assert not [r for r in caplog.records if r.exc_info], "a network failure is a warning line, not a traceback"
+    assert not [r for r in caplog.records if r.exc_info], "a network failure is a warning line, no traceback"

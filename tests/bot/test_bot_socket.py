@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.app import create_bolt_app
-from bot.socket import run
 from bot.settings import BotSettings
+from bot.socket import run
 from rules.settings import SettingsError
 from tests.fake_slack import block_text, run_socket_mode_bot, slash_command_envelope
 
@@ -37,7 +37,8 @@ def test_socket_mode_acks_over_the_websocket_and_answers_through_response_url(fa
     settings = BotSettings(slack_bot_token="xoxb-socket-test", slack_app_token="xapp-1-socket-test",
                            slack_api_url=fake_slack.api_url, api_url="http://whichgpu-api.test")
     envelope = slash_command_envelope("nlp $800", fake_slack.response_url("socket"))
-    acks = run_socket_mode_bot(fake_slack, settings, [envelope], until=lambda: fake_slack.wait_for("response_url"))
+    acks = run_socket_mode_bot(fake_slack, settings, [envelope],
+                               until=lambda: fake_slack.wait_for("response_url"))
     [opened] = fake_slack.sent("apps.connections.open")
     assert opened.authorization == "Bearer xapp-1-socket-test"  # the app-level token opens the socket
     ack = next(a for a in acks if a.get("envelope_id") == "env-1")

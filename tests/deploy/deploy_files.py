@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 import shlex
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -217,4 +218,5 @@ def check_command(cmd: Command) -> None:
     except SystemExit as exc:
         if args and (cmd.program, args[0]) in PENDING:
             pytest.xfail(f"{cmd.where}: {PENDING[(cmd.program, args[0])]}")
-        pytest.fail(f"{cmd.where}: `{' '.join(cmd.argv)}` does not parse with {cmd.program}'s CLI (exit {exc.code})")
+        pytest.fail(f"{cmd.where}: `{' '.join(cmd.argv)}` does not parse with {cmd.program}'s CLI "
+                    f"(exit {exc.code})")

@@ -14,11 +14,29 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from deploy_files import (
-    DEPLOY, HEALTH, K8S, PORT, ROOT, SBATCH, SCRIPT_KNOBS, STANDARD_ENV, SYSTEMD, Command, check_command, compose,
-    containers, dockerfile_instructions, env_file_keys, exec_form, k8s_docs, known_env, pod_spec, shell_commands,
-    unit_environment, unit_options,
+    DEPLOY,
+    HEALTH,
+    K8S,
+    PORT,
+    ROOT,
+    SBATCH,
+    SCRIPT_KNOBS,
+    STANDARD_ENV,
+    SYSTEMD,
+    Command,
+    check_command,
+    compose,
+    containers,
+    dockerfile_instructions,
+    env_file_keys,
+    exec_form,
+    k8s_docs,
+    known_env,
+    pod_spec,
+    shell_commands,
+    unit_environment,
+    unit_options,
 )
 
 # --- every variable the files set exists -------------------------------------------------
@@ -40,7 +58,8 @@ def _set_variables() -> list[tuple[str, str]]:
         for c in containers(doc):
             for e in c.get("env", []):
                 found.append((f"{path.name}:{c['name']}", e["name"]))
-                ref = e.get("valueFrom", {}).get("secretKeyRef") or e.get("valueFrom", {}).get("configMapKeyRef")
+                source = e.get("valueFrom", {})
+                ref = source.get("secretKeyRef") or source.get("configMapKeyRef")
                 if ref:
                     found.append((f"{path.name}:{c['name']} key", ref["key"]))
     for unit in SYSTEMD.glob("*.service"):
@@ -74,7 +93,8 @@ def test_every_variable_the_deploy_files_set_is_a_setting_or_a_standard_one() ->
 def test_the_extra_variables_are_still_read_by_the_code() -> None:
     from deploy_files import EXTRA_WHICHGPU_ENV
 
-    source = "\n".join(p.read_text() for d in ("service", "bench_agent", "bot", "rules") for p in (ROOT / d).rglob("*.py"))
+    packages = ("service", "bench_agent", "bot", "rules")
+    source = "\n".join(p.read_text() for d in packages for p in (ROOT / d).rglob("*.py"))
     for name in EXTRA_WHICHGPU_ENV:
         assert f'"{name}"' in source, f"{name} is allowed in deploy files but no code reads it any more"
 
@@ -82,7 +102,8 @@ def test_the_extra_variables_are_still_read_by_the_code() -> None:
 def test_compose_interpolations_are_in_the_env_example() -> None:
     text = (DEPLOY / "docker-compose.yml").read_text()
     used = set(re.findall(r"(?<!\$)\$\{([A-Z][A-Z0-9_]*)", text))
-    assert used <= set(env_file_keys(DEPLOY / ".env.example")), used - set(env_file_keys(DEPLOY / ".env.example"))
+    listed = set(env_file_keys(DEPLOY / ".env.example"))
+    assert used <= listed, used - listed
 
 
 # --- every command exists -------------------------------------------------------------------
@@ -149,7 +170,8 @@ def app_paths(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     from service.settings import Settings
 
     data = tmp_path_factory.mktemp("app")
-    return {route.path for route in create_app(Settings(data_dir=data, database_url=f"sqlite:///{data / 'db'}")).routes}
+    app = create_app(Settings(data_dir=data, database_url=f"sqlite:///{data / 'db'}"))
+    return {route.path for route in app.routes}
 
 
 def test_health_and_metrics_are_routes_of_the_app(app_paths: set[str]) -> None:
@@ -204,8 +226,8 @@ def _kind(kind: str) -> list[dict]:
 
 def test_every_k8s_document_has_its_required_fields() -> None:
     docs = k8s_docs()
-    assert {d["kind"] for _, d in docs} >= {"Namespace", "ConfigMap", "Secret", "Job", "Deployment", "Service",
-                                             "DaemonSet", "Kustomization"}
+    assert {d["kind"] for _, d in docs} >= {"Namespace", "ConfigMap", "Secret", "Job", "Deployment",
+                                             "Service", "DaemonSet", "Kustomization"}
     for path, doc in docs:
         assert doc.get("apiVersion") and doc.get("kind"), path
         if doc["kind"] != "Kustomization":
@@ -217,7 +239,8 @@ def test_every_k8s_document_has_its_required_fields() -> None:
             if doc["kind"] != "Job":
                 assert doc["spec"]["selector"]["matchLabels"].items() <= labels.items(), path
             for c in containers(doc):
-                assert c["resources"]["requests"] and c["resources"]["limits"], f"{path}: {c['name']} without resources"
+                resources = c["resources"]
+                assert resources["requests"] and resources["limits"], f"{path}: {c['name']} without resources"
                 assert c["securityContext"]["allowPrivilegeEscalation"] is False, f"{path}: {c['name']}"
 
 
@@ -242,7 +265,8 @@ def test_the_api_deployment_is_replicated_probed_and_non_root() -> None:
 def test_the_migration_job_uses_the_same_image_and_settings_as_the_api() -> None:
     (job,) = _kind("Job")
     (dep,) = _kind("Deployment")
-    (jc,), (dc,) = job["spec"]["template"]["spec"]["containers"], dep["spec"]["template"]["spec"]["containers"]
+    (jc,) = job["spec"]["template"]["spec"]["containers"]
+    (dc,) = dep["spec"]["template"]["spec"]["containers"]
     assert jc["image"] == dc["image"] and jc["envFrom"] == dc["envFrom"]
     assert jc["command"] == ["whichgpu", "migrate"]
     assert job["spec"]["template"]["spec"]["restartPolicy"] in ("OnFailure", "Never")
@@ -273,7 +297,8 @@ def test_the_configmap_holds_no_secret_and_the_secret_every_secret_setting() -> 
 
     from service.settings import PACKAGE_SETTINGS
 
-    secret_envs = {f.metadata["env"] for cls in PACKAGE_SETTINGS for f in fields(cls) if f.metadata.get("secret")}
+    secret_envs = {f.metadata["env"] for cls in PACKAGE_SETTINGS for f in fields(cls)
+                   if f.metadata.get("secret")}
     (cm,) = _kind("ConfigMap")
     assert not secret_envs & cm["data"].keys()
     assert "WHICHGPU_DATABASE_URL" not in cm["data"]
@@ -307,7 +332,7 @@ def test_the_service_image_is_slim_non_root_and_has_no_torch() -> None:
     import tomllib
 
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert not [d for d in deps if re.match(r"torch\b", d)], "torch must stay an extra: the service image has none"
+    assert not [d for d in deps if re.match(r"torch\b", d)], "torch stays an extra: no torch in the service"
 
 
 def test_the_agent_image_keeps_the_base_images_torch() -> None:
@@ -316,11 +341,11 @@ def test_the_agent_image_keeps_the_base_images_torch() -> None:
     assert re.search(r"^ARG BASE_IMAGE=pytorch/pytorch:[\w.\-]+-cuda[\d.]+-cudnn\d+-runtime$", text, re.M)
     assert [r for w, r in instr if w == "FROM"] == ["${BASE_IMAGE}"]
     runs = " ".join(r for w, r in instr if w == "RUN")
-    assert re.search(r"pip install -c \S+ \"\.\[agent\]\"", runs), "installs the agent extra under a torch constraint"
+    assert re.search(r"pip install -c \S+ \"\.\[agent\]\"", runs), "the agent extra, under a torch constraint"
     assert "'torch==' + torch.__version__" in runs
     (user,) = [r for w, r in instr if w == "USER"]
     assert user.split(":")[0] not in ("0", "root")
-    assert exec_form([r for w, r in instr if w == "CMD"][0]) == ["bench-agent", "daemon"]
+    assert exec_form(next(r for w, r in instr if w == "CMD")) == ["bench-agent", "daemon"]
 
 
 def _dockerignore_excluded(path: str, patterns: list[str]) -> bool:
@@ -352,11 +377,21 @@ def _dockerignore_excluded(path: str, patterns: list[str]) -> bool:
     return excluded
 
 
+def _dockerignore_patterns() -> list[str]:
+    lines = (ROOT / ".dockerignore").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def _tracked(*paths: str) -> list[str]:
+    """The files git tracks (under ``paths``, when given)."""
+    done = subprocess.run(["git", "ls-files", *paths], cwd=ROOT, capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
 def _build_context(dest: Path) -> list[str]:
     """Copy what the service Dockerfile COPYs from the context .dockerignore leaves; return the files."""
-    patterns = [l.strip() for l in (ROOT / ".dockerignore").read_text().splitlines() if l.strip() and not l.startswith("#")]
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    context = [f for f in tracked if (ROOT / f).is_file() and not _dockerignore_excluded(f, patterns)]
+    patterns = _dockerignore_patterns()
+    context = [f for f in _tracked() if (ROOT / f).is_file() and not _dockerignore_excluded(f, patterns)]
     copied = []
     for word, rest in dockerfile_instructions(DEPLOY / "Dockerfile"):
         if word != "COPY" or rest.startswith("--from"):
@@ -372,11 +407,12 @@ def _build_context(dest: Path) -> list[str]:
 
 
 def test_dockerignore_keeps_secrets_and_junk_out_and_the_package_in() -> None:
-    patterns = [l.strip() for l in (ROOT / ".dockerignore").read_text().splitlines() if l.strip() and not l.startswith("#")]
+    patterns = _dockerignore_patterns()
     for path in ("deploy/.env", ".env", ".venv/bin/python", ".git/config", "tests/conftest.py",
                  "service/__pycache__/app.cpython-311.pyc", "whichgpu.egg-info/PKG-INFO"):
         assert _dockerignore_excluded(path, patterns), path
-    for path in ("pyproject.toml", "README.md", "service/app.py", "rules/data/x.json", "bench_agent/cli.py", "bot/app.py"):
+    for path in ("pyproject.toml", "README.md", "service/app.py", "rules/data/x.json", "bench_agent/cli.py",
+                 "bot/app.py"):
         assert not _dockerignore_excluded(path, patterns), path
 
 
@@ -387,19 +423,19 @@ def test_the_image_context_builds_a_complete_package(tmp_path: Path) -> None:
     ctx = tmp_path / "ctx"
     copied = _build_context(ctx)
     assert "pyproject.toml" in copied and "README.md" in copied
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "w"), str(ctx)],
-                   check=True, capture_output=True, text=True)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                    "-w", str(tmp_path / "w"), str(ctx)], check=True, capture_output=True, text=True)
     (wheel,) = (tmp_path / "w").glob("whichgpu-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    tracked = subprocess.run(["git", "ls-files", "service", "rules", "bot", "bench_agent"], cwd=ROOT,
-                             capture_output=True, text=True, check=True).stdout.split()
-    missing = [f for f in tracked if f not in names]
+    missing = [f for f in _tracked("service", "rules", "bot", "bench_agent") if f not in names]
     assert not missing, f"the image would lack these package files: {missing}"
     meta = next(zipfile.ZipFile(wheel).read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
-    torch_reqs = [l for l in meta.splitlines() if l.startswith("Requires-Dist: torch")]
-    assert torch_reqs and all("extra == \"agent\"" in l for l in torch_reqs)
-    entry_points = next(zipfile.ZipFile(wheel).read(n).decode() for n in names if n.endswith("entry_points.txt"))
-    assert "whichgpu = service.cli:main" in entry_points and "bench-agent = bench_agent.cli:main" in entry_points
+    torch_reqs = [line for line in meta.splitlines() if line.startswith("Requires-Dist: torch")]
+    assert torch_reqs and all("extra == \"agent\"" in line for line in torch_reqs)
+    entry_points = next(zipfile.ZipFile(wheel).read(n).decode() for n in names
+                        if n.endswith("entry_points.txt"))
+    assert "whichgpu = service.cli:main" in entry_points
+    assert "bench-agent = bench_agent.cli:main" in entry_points
 
 
 # --- systemd ------------------------------------------------------------------------------------
@@ -417,8 +453,9 @@ def test_systemd_units_are_hardened_and_keep_state(unit: str) -> None:
     assert one["EnvironmentFile"].startswith("-/etc/whichgpu/") and one["EnvironmentFile"].endswith(".env")
     env_example = SYSTEMD / (Path(one["EnvironmentFile"][1:]).name + ".example")
     assert env_example.is_file(), f"{unit}: no {env_example.name} to copy"
-    for key, value in {"ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes", "NoNewPrivileges": "yes",
-                       "Restart": "on-failure"}.items():
+    hardening = {"ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes",
+                 "NoNewPrivileges": "yes", "Restart": "on-failure"}
+    for key, value in hardening.items():
         assert one[key] == value, f"{unit}: {key}={one.get(key)}"
     program, sub = UNITS[unit]
     assert one["ExecStart"].split()[:2] == [f"/opt/whichgpu/bin/{program}", sub]
@@ -431,7 +468,8 @@ def test_the_agent_unit_can_reach_the_gpus() -> None:
     assert "char-nvidia-frontend rw" in opts["DeviceAllow"] and "char-nvidia-uvm rw" in opts["DeviceAllow"]
 
 
-@pytest.mark.skipif(not shutil.which("systemd-analyze"), reason="systemd-analyze is not installed (apt-get install systemd)")
+@pytest.mark.skipif(not shutil.which("systemd-analyze"),
+                    reason="systemd-analyze is not installed (apt-get install systemd)")
 @pytest.mark.parametrize("unit", sorted(UNITS))
 def test_systemd_analyze_verify_accepts_the_units(unit: str, tmp_path: Path) -> None:
     """systemd's own parser: unknown keys and bad values are reported (as warnings, so any output fails)."""
@@ -440,8 +478,9 @@ def test_systemd_analyze_verify_accepts_the_units(unit: str, tmp_path: Path) -> 
     for name in ("whichgpu", "bench-agent"):  # the binaries live in /opt/whichgpu on a real host only
         text = text.replace(f"/opt/whichgpu/bin/{name}", program)
     (tmp_path / unit).write_text(text)
-    done = subprocess.run(["systemd-analyze", "verify", str(tmp_path / unit)], capture_output=True, text=True, cwd=tmp_path)
-    complaints = [l for l in (done.stdout + done.stderr).splitlines() if unit in l]
+    done = subprocess.run(["systemd-analyze", "verify", str(tmp_path / unit)], capture_output=True, text=True,
+                          cwd=tmp_path)
+    complaints = [line for line in (done.stdout + done.stderr).splitlines() if unit in line]
     assert done.returncode == 0 and not complaints, "\n".join(complaints) or done.stderr
 
 
@@ -453,7 +492,8 @@ def test_the_slurm_script_is_valid_bash() -> None:
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.skipif(not shutil.which("shellcheck"), reason="shellcheck is not installed (apt-get install shellcheck)")
+@pytest.mark.skipif(not shutil.which("shellcheck"),
+                    reason="shellcheck is not installed (apt-get install shellcheck)")
 def test_shellcheck_accepts_the_slurm_script() -> None:
     done = subprocess.run(["shellcheck", "--severity=style", str(SBATCH)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
@@ -463,5 +503,6 @@ def test_the_slurm_script_refuses_to_run_without_a_service_url(tmp_path: Path) -
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     done = subprocess.run(["bash", str(SBATCH)], capture_output=True, text=True, env=env)
     assert done.returncode != 0 and "WHICHGPU_API_URL" in done.stderr
-    done = subprocess.run(["bash", str(SBATCH)], capture_output=True, text=True, env={**env, "WHICHGPU_API_URL": "http://x"})
+    done = subprocess.run(["bash", str(SBATCH)], capture_output=True, text=True,
+                          env={**env, "WHICHGPU_API_URL": "http://x"})
     assert done.returncode == 2 and "agent-token" in done.stderr

@@ -10,8 +10,6 @@ import sys
 import uuid
 from pathlib import Path
 
-import pytest
-
 from deploy_files import DEPLOY, ROOT, SYSTEMD
 
 README = (DEPLOY / "README.md").read_text()
@@ -26,19 +24,24 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 def _systemd_shell_line(program_args: str) -> str:
     """The guide's `sudo sh -c '…'` line that runs `whichgpu <program_args>` with the env file."""
-    found = re.findall(r"sudo (sh -c '[^'\n]*/opt/whichgpu/bin/whichgpu " + re.escape(program_args) + r"')", README)
+    pattern = r"sudo (sh -c '[^'\n]*/opt/whichgpu/bin/whichgpu " + re.escape(program_args) + r"')"
+    found = re.findall(pattern, README)
     assert found, f"deploy/README.md has no env-file command for `whichgpu {program_args}`"
     return found[0]
 
 
 def test_settings_prints_the_values_in_effect_with_secrets_hidden(tmp_path: Path) -> None:
-    env = _clean_env(WHICHGPU_DATA_DIR=str(tmp_path), WHICHGPU_PORT="8123", SLACK_BOT_TOKEN="xoxb-very-secret",
+    env = _clean_env(WHICHGPU_DATA_DIR=str(tmp_path), WHICHGPU_PORT="8123",
+                     SLACK_BOT_TOKEN="xoxb-very-secret",
                      WHICHGPU_DATABASE_URL="postgresql://whichgpu:hunter2@db.internal:5432/whichgpu")
-    out = subprocess.run([WHICHGPU, "settings"], capture_output=True, text=True, env=env, timeout=60, check=True).stdout
+    done = subprocess.run([WHICHGPU, "settings"], capture_output=True, text=True, env=env, timeout=60,
+                          check=True)
+    out = done.stdout
     lines = {line.split()[0]: line for line in out.splitlines()}
     assert "8123" in lines["WHICHGPU_PORT"] and "(environment)" in lines["WHICHGPU_PORT"]
     assert "127.0.0.1" in lines["WHICHGPU_HOST"] and "(default)" in lines["WHICHGPU_HOST"]
-    assert "db.internal" in lines["WHICHGPU_DATABASE_URL"] and "hunter2" not in out and "xoxb-very-secret" not in out
+    assert "db.internal" in lines["WHICHGPU_DATABASE_URL"]
+    assert "hunter2" not in out and "xoxb-very-secret" not in out
     assert "set, hidden" in lines["SLACK_BOT_TOKEN"]
     assert "values in effect" in README  # what the guide promises of `whichgpu settings`
 
@@ -47,10 +50,10 @@ def test_the_env_file_command_reads_the_example_despite_its_comments(tmp_path: P
     assert "xargs" not in README  # `env $(cat FILE | xargs)` breaks on the comment lines
     line = _systemd_shell_line("settings").replace("/etc/whichgpu/whichgpu.env", str(ENV_EXAMPLE))
     line = line.replace("/opt/whichgpu/bin/whichgpu", WHICHGPU)
-    result = subprocess.run(["bash", "-c", line], capture_output=True, text=True, env=_clean_env(WHICHGPU_DATA_DIR=str(tmp_path)),
-                            timeout=60)
+    result = subprocess.run(["bash", "-c", line], capture_output=True, text=True,
+                            env=_clean_env(WHICHGPU_DATA_DIR=str(tmp_path)), timeout=60)
     assert result.returncode == 0, result.stderr
-    public = next(l for l in result.stdout.splitlines() if l.startswith("WHICHGPU_PUBLIC_URL"))
+    public = next(line for line in result.stdout.splitlines() if line.startswith("WHICHGPU_PUBLIC_URL"))
     assert "https://whichgpu.example.org" in public and "(environment)" in public
     assert "CHANGE-ME" not in result.stdout  # the example's database password stays hidden
 
@@ -66,7 +69,8 @@ def _database_steps() -> tuple[list[str], str]:
 def test_the_systemd_database_steps_make_what_the_env_file_names() -> None:
     statements, url = _database_steps()
     user, password, database = re.match(r"postgresql://([^:]+):([^@]+)@[^/]+/(\w+)$", url).groups()
-    assert statements == [f"CREATE ROLE {user} LOGIN PASSWORD '{password}'", f"CREATE DATABASE {database} OWNER {user}"]
+    assert statements == [f"CREATE ROLE {user} LOGIN PASSWORD '{password}'",
+                          f"CREATE DATABASE {database} OWNER {user}"]
 
 
 def test_the_systemd_database_steps_let_the_service_migrate(postgres_url: str, tmp_path: Path) -> None:
@@ -80,13 +84,14 @@ def test_the_systemd_database_steps_let_the_service_migrate(postgres_url: str, t
     admin_url = postgres_url.rsplit("/", 1)[0] + "/postgres"
     with psycopg.connect(admin_url, autocommit=True) as admin:
         for statement in statements:
-            admin.execute(statement.replace(f"ROLE {user} ", f"ROLE {role} ").replace(f"DATABASE {database} ", f"DATABASE {db} ")
+            admin.execute(statement.replace(f"ROLE {user} ", f"ROLE {role} ")
+                          .replace(f"DATABASE {database} ", f"DATABASE {db} ")
                           .replace(f"OWNER {user}", f"OWNER {role}"))
     try:
         host = re.match(r"postgresql://[^@]*@([^/]+)/", admin_url)
         service_url = f"postgresql://{role}:{_password}@{host.group(1) if host else '127.0.0.1:5432'}/{db}"
-        result = subprocess.run([WHICHGPU, "migrate"], capture_output=True, text=True, timeout=120,
-                                env=_clean_env(WHICHGPU_DATA_DIR=str(tmp_path), WHICHGPU_DATABASE_URL=service_url))
+        env = _clean_env(WHICHGPU_DATA_DIR=str(tmp_path), WHICHGPU_DATABASE_URL=service_url)
+        result = subprocess.run([WHICHGPU, "migrate"], capture_output=True, text=True, timeout=120, env=env)
         assert result.returncode == 0, result.stderr
         assert "newest schema" in result.stdout  # migrate only migrates: the catalog is read from the package
     finally:

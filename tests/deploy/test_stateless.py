@@ -14,14 +14,14 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-
 from deploy_files import HEALTH
+
 from tests.server_process import ServerProcess, service_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
@@ -70,13 +70,13 @@ def _run_payload() -> dict[str, Any]:
     from bench_agent.schema import validate_payload
 
     def result(benchmark: str, precision: str, unit: str, value: float) -> dict[str, Any]:
-        return {"benchmark": benchmark, "precision": precision, "unit": unit, "value": value, "p10": value * 0.97,
-                "p90": value * 1.01, "cv": 0.01, "flags": [], "error": None}
+        return {"benchmark": benchmark, "precision": precision, "unit": unit, "value": value,
+                "p10": value * 0.97, "p90": value * 1.01, "cv": 0.01, "flags": [], "error": None}
 
-    started = datetime.now(timezone.utc) - timedelta(minutes=10)
+    started = datetime.now(UTC) - timedelta(minutes=10)
     payload = {
-        "schema_version": 1, "run_id": uuid.uuid4().hex, "agent_version": "0.1.0", "host": "stateless-test-node",
-        "quick": False,
+        "schema_version": 1, "run_id": uuid.uuid4().hex, "agent_version": "0.1.0",
+        "host": "stateless-test-node", "quick": False,
         "device": {"name": "NVIDIA GeForce RTX 3090", "uuid": None, "index": 0, "compute_capability": "8.6",
                    "memory_gb": 24.0, "driver": "550.54", "cuda": "12.4", "type": "cuda"},
         "environ": {"torch": "2.5.1", "python": "3.11.9", "cpu": None, "ram_gb": None, "threads": 16},
@@ -90,7 +90,8 @@ def _run_payload() -> dict[str, Any]:
     return payload
 
 
-def test_a_conversation_started_on_one_replica_continues_on_the_other(replicas: tuple[Replica, Replica]) -> None:
+def test_a_conversation_started_on_one_replica_continues_on_the_other(
+        replicas: tuple[Replica, Replica]) -> None:
     one, two = replicas
     first = one.http.post("/v1/ask", json={"text": "nlp $800", "start_conversation": True})
     assert first.status_code == 200, first.text
@@ -98,19 +99,22 @@ def test_a_conversation_started_on_one_replica_continues_on_the_other(replicas: 
     asked = first.json()["query"]
     assert (asked["workload"], asked["budget"], asked["gpus"]) == ("transformer", 800, 1)
 
-    follow_up = two.http.post("/v1/ask", json={"text": "what about 2 of them?", "conversation_id": conversation})
+    follow_up = two.http.post("/v1/ask",
+                              json={"text": "what about 2 of them?", "conversation_id": conversation})
     assert follow_up.status_code == 200, follow_up.text
     body = follow_up.json()
     assert body["conversation_id"] == conversation
     # the follow-up names neither workload nor budget: replica 2 took them from the turn replica 1 recorded
-    assert (body["query"]["workload"], body["query"]["budget"], body["query"]["gpus"]) == ("transformer", 800, 2)
+    followed = body["query"]
+    assert (followed["workload"], followed["budget"], followed["gpus"]) == ("transformer", 800, 2)
 
-    unknown = two.http.post("/v1/ask", json={"text": "what about 2 of them?", "conversation_id": "no-such-conversation"})
+    unknown = two.http.post("/v1/ask",
+                            json={"text": "what about 2 of them?", "conversation_id": "no-such-conversation"})
     assert unknown.status_code == 404, "a conversation neither replica recorded is unknown to both"
 
 
-def test_tokens_and_benchmark_runs_are_shared_between_replicas(replicas: tuple[Replica, Replica], postgres_url: str,
-                                                               tmp_path: Path) -> None:
+def test_tokens_and_benchmark_runs_are_shared_between_replicas(
+        replicas: tuple[Replica, Replica], postgres_url: str, tmp_path: Path) -> None:
     one, two = replicas
     token = _cli(postgres_url, tmp_path, "agents", "add", "stateless-node").strip().splitlines()[-1]
     auth = {"Authorization": f"Bearer {token}"}
