@@ -32,7 +32,7 @@ __all__ = ["AgentSettings", "SettingsError"]
 class AgentSettings(EnvSettings):
     """Runtime configuration of the agent; each field names its environment variable."""
 
-    data_dir: Path = data_dir_setting()  # noqa: RUF009  a field specifier: its default is a factory
+    data_dir: Path = data_dir_setting()
     api_url: str = api_url_setting()
     agent_token: str | None = setting(
         "WHICHGPU_AGENT_TOKEN", None,
