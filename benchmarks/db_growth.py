@@ -25,8 +25,9 @@ import threading
 import time
 from pathlib import Path
 
-from served import whichgpu_serve
 from sqlalchemy import text
+
+from served import whichgpu_serve
 
 CLIENTS = 4
 FOLLOW_UPS = ("cheaper?", "what about 2 of them?", "and for rnn?")

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from deploy_files import (
     DEPLOY,
     HEALTH,

@@ -20,9 +20,10 @@ from typing import Any
 
 import httpx
 import pytest
-from deploy_files import HEALTH
 
 from tests.server_process import ServerProcess, service_env
+
+from deploy_files import HEALTH
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
 
