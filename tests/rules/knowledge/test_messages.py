@@ -6,8 +6,9 @@ import string
 
 import pytest
 
-from rules.datafile import DataFileError, load_data
-from rules.messages import catalogue, languages, say
+from rules.knowledge import load_knowledge
+from rules.knowledge.datafile import DATA_DIR, DataFileError, load_data
+from rules.knowledge.messages import basis, catalogue, cited, languages, say, term
 
 
 def _fields(template: str) -> set[str]:
@@ -33,10 +34,35 @@ def test_say_fills_names_and_numbers_unchanged() -> None:
     assert say("heading.why", "en") == "Why" and say("heading.why", "ru") == "Почему"
 
 
+def test_a_language_the_catalogue_lacks_reads_english_and_an_unknown_key_raises() -> None:
+    assert say("heading.why", "de") == "Why"
+    with pytest.raises(KeyError):
+        say("no.such.message", "en")
+
+
+def test_the_messages_are_the_loaded_knowledges() -> None:
+    messages = load_knowledge().messages
+    assert catalogue() is messages.catalogue and languages() == messages.languages
+    assert all(messages.templates[key, None] == entry["en"] for key, entry in catalogue().items())
+    with pytest.raises(TypeError):
+        catalogue()["heading.why"]["en"] = "changed"
+
+
+def test_a_term_is_the_word_itself_without_an_entry() -> None:
+    assert term("pick", "no such label at all", "ru") == "no such label at all"
+    word = next(key.split(".", 1)[1] for key in catalogue() if key.startswith("basis."))
+    assert term("basis", word.replace("_", " "), "ru") == catalogue()[f"basis.{word}"]["ru"]
+
+
+def test_basis_and_citations_in_another_language() -> None:
+    assert basis("measured on 3 lab hosts", "en") == "measured on 3 lab hosts"
+    assert basis("measured on 3 lab hosts", "ru") == say("basis.measured_on", "ru", hosts="3")
+    assert cited("Dettmers 2023: 24 GB for transformers", "ru") == "Dettmers 2023"
+    assert cited("Dettmers 2023: 24 GB for transformers") == "Dettmers 2023: 24 GB for transformers"
+
+
 def test_a_message_missing_a_language_breaks_the_schema(tmp_path) -> None:
     import json
-
-    from rules.datafile import DATA_DIR
 
     broken = json.loads((DATA_DIR / "messages.json").read_text(encoding="utf-8"))
     broken["messages"]["heading.why"].pop("ru")

@@ -1,0 +1,88 @@
+"""The answers' fixed prose in the asker's language, from one message catalogue.
+
+``rules/data/messages.json`` holds every heading, label and template the renderers
+print, in each language the product speaks (English and Russian), validated by its
+schema when the knowledge is built. :func:`say` fills a template; names, numbers and
+rule ids pass through unchanged. A question's ``language`` (set by the parser) picks
+the language; None and unknown languages read English.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from rules.knowledge.store import load_knowledge
+
+__all__ = ["DEFAULT_LANGUAGE", "Messages", "basis", "catalogue", "cited", "languages", "say", "term"]
+
+DEFAULT_LANGUAGE = "en"
+_NOT_A_KEY = re.compile(r"[^a-z0-9]+")
+_MEASURED = re.compile(r"measured on (\d+) lab host")
+
+
+@dataclass(frozen=True)
+class Messages:
+    """The catalogue as the knowledge holds it, with every template one dictionary lookup away
+    (an answer says some 75 messages)."""
+
+    languages: tuple[str, ...]
+    catalogue: Mapping[str, Mapping[str, str]]  # message key -> language -> template
+    templates: Mapping[tuple[str, str | None], str]  # (key, language or None) -> template
+
+    @classmethod
+    def from_document(cls, document: Mapping[str, Any]) -> Messages:
+        """The schema-valid ``messages.json``; a language an entry leaves empty reads English."""
+        entries = document["messages"]
+        templates: dict[tuple[str, str | None], str] = {}
+        for key, entry in entries.items():
+            templates[key, None] = entry[DEFAULT_LANGUAGE]
+            for language, template in entry.items():
+                templates[key, language] = template or entry[DEFAULT_LANGUAGE]
+        return cls(tuple(document["languages"]),
+                   MappingProxyType({key: MappingProxyType(dict(entry)) for key, entry in entries.items()}),
+                   MappingProxyType(templates))
+
+
+def catalogue() -> Mapping[str, Mapping[str, str]]:
+    """Message key -> language -> template."""
+    return load_knowledge().messages.catalogue
+
+
+def languages() -> tuple[str, ...]:
+    return load_knowledge().messages.languages
+
+
+def say(key: str, language: str | None = None, /, **values: Any) -> str:
+    """The message ``key`` in ``language`` (English when None or unknown), with ``values`` filled in."""
+    messages = load_knowledge().messages
+    template = messages.templates.get((key, language))
+    if template is None:  # a language the catalogue lacks reads English; an unknown key raises
+        template = messages.catalogue[key][DEFAULT_LANGUAGE]
+    return template.format(**values) if values else template
+
+
+def term(group: str, word: str, language: str | None = None) -> str:
+    """A word the answer's data carries (a pick's label, a price kind) in ``language``; the word itself
+    when the catalogue has no entry ``group.word`` for it."""
+    key = f"{group}.{_NOT_A_KEY.sub('_', word.lower()).strip('_')}"
+    return say(key, language) if key in load_knowledge().messages.catalogue else word
+
+
+def basis(text: str, language: str | None = None) -> str:
+    """An answer's performance basis ("estimated from specs", "measured on 2 lab hosts") in ``language``."""
+    if (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE:
+        return text  # the engine's own English words
+    measured = _MEASURED.match(text)
+    if measured:
+        return say("basis.measured_on", language, hosts=measured.group(1))
+    return term("basis", text, language)
+
+
+def cited(source: str, language: str | None = None) -> str:
+    """A data file's source as an answer cites it: "work: what it says" in English; in another language the
+    work alone, since the note after it is English."""
+    return source if (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE else source.split(": ")[0]

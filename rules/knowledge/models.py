@@ -1,0 +1,127 @@
+"""The model table: the models people name ("llama 3 8b", "sdxl") with their shapes.
+
+Each row of ``rules/data/models.json`` carries the architecture the memory and speed
+estimates need (layers, heads, KV heads, experts) and its source. The table, keyed by
+id and by every alias as a slug, is part of the loaded knowledge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["ModelSpec", "find_model", "load_models", "model_table"]
+
+_ARCHITECTURE = ("active_params_b", "heads", "kv_heads", "head_dim", "kv_width", "intermediate", "vocab",
+                 "inference_activation_gb", "weights_gb", "resident_params_b", "sliding_window",
+                 "sliding_layers", "reference_vram_gb", "lora_base")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    id: str
+    name: str
+    kind: str
+    workload: str | None
+    params_b: float
+    layers: int | None
+    hidden: int | None
+    kv_fraction: float
+    seq_len: int | None
+    train_batch: int
+    activation_gb_per_sample: float | None
+    aliases: tuple[str, ...]
+    active_params_b: float | None = None  # mixture of experts: parameters read per token
+    heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    kv_width: int | None = None  # values cached per token and layer, when not 2 x kv_heads x head_dim
+    intermediate: int | None = None
+    vocab: int | None = None
+    inference_activation_gb: float | None = None
+    weights_gb: float | None = None  # released checkpoint size when it ships quantised
+    # diffusion: the denoiser kept on the card; text encoders run once and are offloaded
+    resident_params_b: float | None = None
+    sliding_window: int | None = None  # tokens a local-attention layer attends to (and caches)
+    sliding_layers: int = 0  # layers with local attention; the others attend to the whole context
+    # what the model's own reference code is published to need for inference
+    reference_vram_gb: float | None = None
+    lora_base: str | None = None  # the precision LoRA trainers keep the frozen base in, where not 16-bit
+    source: str = ""
+
+    @property
+    def active_b(self) -> float:
+        """Parameters read per generated token (all of them unless a mixture of experts)."""
+        return self.active_params_b or self.params_b
+
+    @property
+    def kv_width_per_layer(self) -> int:
+        """Values one layer caches per token (keys and values)."""
+        if self.kv_width:
+            return self.kv_width
+        if self.kv_heads and self.head_dim:
+            return 2 * self.kv_heads * self.head_dim
+        return int(2 * (self.hidden or 768) * self.kv_fraction)
+
+    @property
+    def kv_values_per_token(self) -> int:
+        """Values the KV cache holds per token, over all layers, while the context is within every window."""
+        return self.kv_width_per_layer * (self.layers or 12)
+
+    def kv_values(self, tokens: float) -> float:
+        """Values the KV cache holds for ``tokens`` of context: a local-attention layer (Gemma 2/3,
+        gpt-oss) keeps only its window, as llama.cpp and vLLM allocate it."""
+        layers = self.layers or 12
+        if not self.sliding_window or not self.sliding_layers:
+            return self.kv_width_per_layer * layers * tokens
+        local = min(self.sliding_layers, layers)
+        windowed = local * min(tokens, self.sliding_window)
+        return self.kv_width_per_layer * ((layers - local) * tokens + windowed)
+
+    @classmethod
+    def generic(cls, params_b: float) -> ModelSpec:
+        """A transformer of the given size with the usual depth/width ratio (hidden ≈ 128 × layers)."""
+        hidden = max(256, int(round((params_b * 1e9 * 128 / 12) ** (1 / 3) / 64) * 64))
+        layers = max(2, round(params_b * 1e9 / (12 * hidden * hidden)))
+        return cls(f"{params_b:g}b-params", f"{params_b:g}B-parameter transformer",
+                   "llm" if params_b >= 1 else "transformer",
+                   None, params_b, layers, hidden, 1.0, 2048, 1 if params_b >= 1 else 8, None, ())
+
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
+
+
+def _spec(raw: Mapping[str, Any]) -> ModelSpec:
+    kv_fraction = raw["kv_heads"] / raw["heads"] if raw.get("kv_heads") and raw.get("heads") else 1.0
+    shape = {name: raw[name] for name in _ARCHITECTURE if name in raw}
+    return ModelSpec(raw["id"], raw["name"], raw["kind"], raw.get("workload"), raw["params_b"],
+                     raw.get("layers"), raw.get("hidden"), kv_fraction, raw.get("seq_len"),
+                     raw.get("train_batch", 1), raw.get("activation_gb_per_sample"),
+                     tuple(raw.get("aliases", ())), **shape, source=raw["source"])
+
+
+def model_table(document: Mapping[str, Any]) -> Mapping[str, ModelSpec]:
+    """The schema-valid ``models.json`` as a table keyed by id and by every alias (as slugs)."""
+    table: dict[str, ModelSpec] = {}
+    for raw in document["models"]:
+        spec = _spec(raw)
+        for key in (spec.id, *spec.aliases):
+            table[_slug(key)] = spec
+    return MappingProxyType(table)
+
+
+def load_models() -> Mapping[str, ModelSpec]:
+    """The model table of the loaded knowledge."""
+    from rules.knowledge.store import load_knowledge  # the store builds its table with this module
+
+    return load_knowledge().models
+
+
+def find_model(name: str | None) -> ModelSpec | None:
+    """The model a name or alias means ('llama 3 8b', 'sdxl'), or None."""
+    return load_models().get(_slug(name)) if name else None

@@ -1,0 +1,339 @@
+"""Every rule's parameters as a typed, frozen record, one per rule that has parameters.
+
+The fields are named and typed as ``rules/data/rules.json`` writes them (a JSON integer
+is an ``int``, a number with a fraction a ``float``, a list a tuple, a dated row's
+``from`` is ``from_``) and ``rules/schemas/rules.schema.json`` describes the same
+shapes; a test holds the three together. The ``*_note`` fields carry the reason for
+a number beside it, as the data file does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+
+import msgspec
+
+__all__ = [
+    "CostEfficiency", "DroppedStack", "Floor", "GeforceLicence", "LabTraining", "LimitedStack",
+    "LlmDecode", "MemoryCaveat", "MemoryFit", "MemoryFloor", "MemoryValue", "MultiGpuHeat",
+    "MultiGpuSpeedup", "OneMachine", "Parameters", "PeakEfficiency", "PersonaAlmostNoMoney",
+    "PersonaAlreadyOwn", "PersonaBeginner", "PersonaCvMtResearcher", "PersonaKaggle",
+    "PersonaLittleMoney", "PersonaNlpResearcher", "PersonaNotSerious", "PowerAndSlots", "ProductLines",
+    "ReferenceModel", "RentVsBuy", "RooflineClass", "Rule16BitMemory", "SoftwareSupport", "Source",
+    "SpecDimensions", "TpuFit", "TrainingLimits", "UsedCards", "VendorNvidia", "WorkloadPriorities",
+]
+
+
+class Parameters(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """Base of every parameter record: read-only, a field the record does not name is an error, and
+    written back out it leaves out what the data left out (each record says ``frozen=True`` again for
+    the type checker's sake)."""
+
+
+class Source(Parameters, frozen=True):
+    """Where a dated row comes from."""
+
+    name: str
+    url: str
+    date: dt.date
+
+
+# ---- workload-priorities -------------------------------------------------------------------------
+
+class RooflineClass(Parameters, frozen=True):
+    """A class of work by its arithmetic intensity: where compute and bandwidth trade places."""
+
+    flops_per_byte: int
+    label: str
+
+
+class PeakEfficiency(Parameters, frozen=True):
+    """Share of the datasheet peak a real job reaches, per limiting unit."""
+
+    tensor: float
+    shader: float
+    bandwidth: float
+
+
+class LabTraining(Parameters, frozen=True):
+    """How far the lab's measured training steps may correct the speed model."""
+
+    benchmarks: Mapping[str, str]  # lab benchmark -> roofline class it corrects
+    min_cards: int
+    max_shift: float
+    max_shift_one_host: float
+    note: str
+
+
+class LlmDecode(Parameters, frozen=True):
+    """Token generation at batch 1: bandwidth reached per stack, fixed cost per token, multi-card factors."""
+
+    bandwidth_efficiency: Mapping[str, float]  # software stack -> share of the bandwidth reached
+    quantized_factor: float
+    per_token_ms: Mapping[str, float]  # software stack -> fixed cost per token
+    architecture_bandwidth_efficiency: Mapping[str, float]
+    hbm_factor: float
+    hbm_lines: tuple[str, ...]
+    hbm_min_bandwidth_gb_s: int
+    gddr_architectures: tuple[str, ...]
+    gddr_note: str
+    layer_split_factor: float
+    tensor_parallel_factor: float
+    kv_cache_bytes: int
+    typical_model_b: int
+    prompt_efficiency: float
+    note: str
+
+
+class WorkloadPriorities(Parameters, frozen=True):
+    reference_gpu: str
+    reference_note: str
+    classes: Mapping[str, RooflineClass]
+    workloads: Mapping[str, Mapping[str, float]]  # workload -> roofline class -> weight
+    efficiency: PeakEfficiency
+    bytes_factor: Mapping[str, float]  # precision -> bytes moved relative to fp32
+    compute_precision: Mapping[str, str]  # precision asked -> precision the arithmetic runs in
+    software_efficiency: Mapping[str, float]
+    lab_training: LabTraining
+    software_note: str
+    llm_decode: LlmDecode
+
+
+# ---- prices, memory, cards -----------------------------------------------------------------------
+
+class CostEfficiency(Parameters, frozen=True):
+    step_up_threshold: float
+    no_budget_threshold: float
+    no_budget_note: str
+    step_up_note: str
+    price_kinds: tuple[str, ...]
+    new_max_age_months: int
+    used_max_age_months: int
+    street_over_msrp_months: int
+    street_over_msrp_note: str
+    price_age_note: str
+    shop_life_years: Mapping[str, int]  # product line -> years sold new
+    remnant_over_used: float
+    remnant_note: str
+    shop_life_note: str
+
+
+class MemoryCaveat(Parameters, frozen=True):
+    min_memory_gb: Mapping[str, int]  # workload -> GB
+
+
+class OneMachine(Parameters, frozen=True):
+    gpus_per_machine: int
+    gpus_per_server: int
+
+
+class MemoryFit(Parameters, frozen=True):
+    context_overhead_gb: float
+    tight_headroom: float
+    tight_note: str
+    adam_bytes_per_param: int
+    lora_trainable_fraction: float
+    inference_overhead: float
+    default_context_tokens: int
+    training_context_tokens: int
+    bits_per_weight: Mapping[str, float]  # precision -> bits per stored weight
+    bits_note: str
+    bits_sources: tuple[str, ...]
+    kv_cache_bytes: int
+    nf4_bytes_per_param: float
+    nf4_note: str
+    lora_rank: int
+    lora_bytes_per_param: int
+    full_bytes_per_param: int
+    full_note: str
+    layer_activation_bytes: int
+    activation_note: str
+    logit_bytes: int
+    logit_note: str
+    image_inference_precision: str
+
+
+class Rule16BitMemory(Parameters, frozen=True):
+    effective_memory_factor: float
+
+
+class MultiGpuHeat(Parameters, frozen=True):
+    big_card_tdp_w: int
+    big_card_max_open_air: int
+    small_card_max_open_air: int
+
+
+class MultiGpuSpeedup(Parameters, frozen=True):
+    speedup: Mapping[str, tuple[float, ...]]  # roofline class -> speed-up of 1, 2, 3, 4 cards
+
+
+class VendorNvidia(Parameters, frozen=True):
+    safe_stack: str
+    note: str
+    cuda_leads_within: float
+    cuda_leads_note: str
+
+
+class ProductLines(Parameters, frozen=True):
+    poor_value_lines: tuple[str, ...]
+    memory_bound_lines: tuple[str, ...]
+    memory_bound_note: str
+
+
+class GeforceLicence(Parameters, frozen=True):
+    from_gpus: int
+
+
+class TpuFit(Parameters, frozen=True):
+    good_for: tuple[str, ...]
+
+
+class RentVsBuy(Parameters, frozen=True):
+    min_relative_speed: float
+    system_power_w: int
+    years: tuple[int, ...]
+    default_hours_per_week: int
+    server_hours_per_week: int
+    server_hours_note: str
+    rental_quantile: float
+    offer_max_age_months: int
+    offer_max_age_note: str
+    rental_quantile_note: str
+
+
+class PowerAndSlots(Parameters, frozen=True):
+    system_power_w: int
+    psu_headroom: float
+    max_slots: int
+    blower_slots: int
+    max_slots_note: str
+    server_max_slots: int
+    server_max_slots_note: str
+
+
+class SpecDimensions(Parameters, frozen=True):
+    measured_band: tuple[float, float]  # lowest and highest believable share of the datasheet figure
+    measured_band_note: str
+    clock_skew_minutes: int
+
+
+# ---- personas ------------------------------------------------------------------------------------
+
+class PersonaBeginner(Parameters, frozen=True):
+    min_memory_gb: int
+    suggest_used: bool
+    cuda_only: bool
+    cuda_note: str
+
+
+class PersonaNotSerious(Parameters, frozen=True):
+    min_memory_gb: int
+    max_tdp_w: int
+
+
+class PersonaKaggle(Parameters, frozen=True):
+    min_memory_gb: int
+    cuda_only: bool
+
+
+class PersonaCvMtResearcher(Parameters, frozen=True):
+    min_memory_gb: int
+    workloads: tuple[str, ...]
+
+
+class PersonaNlpResearcher(Parameters, frozen=True):
+    min_memory_gb: int
+    workloads: tuple[str, ...]
+
+
+class PersonaLittleMoney(Parameters, frozen=True):
+    budget_usd: int
+
+
+class PersonaAlmostNoMoney(Parameters, frozen=True):
+    budget_usd: int
+
+
+class PersonaAlreadyOwn(Parameters, frozen=True):
+    threshold_gpu: str
+    seed_date: dt.date
+    threshold_note: str
+    unless_workloads: tuple[str, ...]
+    min_speedup: float
+    memory_bound_workloads: tuple[str, ...]
+
+
+# ---- dated rows ----------------------------------------------------------------------------------
+
+class DroppedStack(Parameters, frozen=True):
+    """A software stack that stopped supporting architectures on a date."""
+
+    software: str
+    architectures: tuple[str, ...]
+    from_: dt.date = msgspec.field(name="from")
+    source: Source
+
+
+class LimitedStack(Parameters, frozen=True):
+    """Stacks that ran a job only through a basic port, or not at all, between two dates."""
+
+    software: tuple[str, ...]
+    workloads: tuple[str, ...]
+    what: str
+    from_: dt.date = msgspec.field(name="from")
+    until: dt.date
+    source: Source
+    task: str | None = None  # None: training and inference alike
+    precisions: tuple[str, ...] | None = None  # None: at every precision
+
+
+class SoftwareSupport(Parameters, frozen=True):
+    dropped: tuple[DroppedStack, ...]
+    limited_note: str
+    limited: tuple[LimitedStack, ...]
+
+
+class TrainingLimits(Parameters, frozen=True):
+    adapter_methods: tuple[str, ...]
+
+
+class Floor(Parameters, frozen=True):
+    """The least memory a source advises for a workload and task from a date."""
+
+    workload: str
+    task: str
+    gb: int
+    from_: dt.date = msgspec.field(name="from")
+    source: Source
+    experience: str | None = None  # None: whoever asks
+
+
+class MemoryFloor(Parameters, frozen=True):
+    floors: tuple[Floor, ...]
+
+
+class UsedCards(Parameters, frozen=True):
+    used_when_new_costs_more_than: float
+    used_min_saving: float
+    used_min_saving_note: str
+    used_note: str
+    several_from: int
+    several_note: str
+
+
+class ReferenceModel(Parameters, frozen=True):
+    """The model class labs fine-tune, from a date."""
+
+    from_: dt.date = msgspec.field(name="from")
+    model: str
+    source: Source
+
+
+class MemoryValue(Parameters, frozen=True):
+    speed_share: float
+    speed_share_note: str
+    named_headroom: float
+    named_headroom_note: str
+    methods: tuple[str, ...]
+    reference_models: tuple[ReferenceModel, ...]
