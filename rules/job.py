@@ -145,7 +145,7 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     batch = q.batch or (spec.train_batch if spec and not llm and not inference else 1)
     runtime = runtime_for(q, method, llm, batch)
     counter = Counter(rulebook, language, runtime)
-    factor = rulebook.sixteen_bit_memory.effective_memory_factor if method == "train" and precision in ("16-bit", "fp8") \
+    factor = rulebook.rule_16_bit_memory.effective_memory_factor if method == "train" and precision in ("16-bit", "fp8") \
         else 1.0
     if q.memory_gb:
         need, shardable = MemoryNeed(q.memory_gb, say("job.as_asked", language, gb=f"{q.memory_gb:g}"),
@@ -231,7 +231,7 @@ def _assumptions(counter: Counter, method: str, method_assumed: bool, precision:
         if runtime is not None and (q.runtime or (batch > 1 and q.setting not in ("server", "cloud"))):
             said.append(counter.say(f"assumed.runtime_{'vllm' if runtime == 'vllm' else 'llama_cpp'}"))
     elif method == "train" and precision in ("16-bit", "fp8"):
-        factor = counter.rulebook.sixteen_bit_memory.effective_memory_factor
+        factor = counter.rulebook.rule_16_bit_memory.effective_memory_factor
         said.append(counter.say("assumed.mixed_training", precision=precision, factor=f"{factor:g}"))
     elif precision == "16-bit":
         said.append(counter.say("assumed.mixed", method=counter.method(method), precision=precision))

@@ -59,10 +59,10 @@ class Pricing:
     def for_question(cls, catalog, as_of: date, currency: str, used_ok: bool, rulebook: Rulebook | None = None) -> "Pricing":
         ages = {}
         if rulebook is not None:
-            params = rulebook[RULE].parameters
-            ages = {name: params[name] for name in ("new_max_age_months", "used_max_age_months", "street_over_msrp_months",
-                                                    "remnant_over_used") if name in params}
-            ages["shop_life_years"] = tuple(params.get("shop_life_years", {}).items())
+            params = rulebook.cost_efficiency
+            ages = {name: getattr(params, name) for name in ("new_max_age_months", "used_max_age_months",
+                                                             "street_over_msrp_months", "remnant_over_used")}
+            ages["shop_life_years"] = tuple(params.shop_life_years.items())
         if currency == "USD":
             return cls(catalog, as_of, currency, used_ok, 1.0, as_of, "USD needs no conversion", **ages)
         rate, rate_date, source = catalog.usd_rate(currency, as_of)

@@ -72,20 +72,20 @@ class PerformanceModel:
     def __init__(self, rulebook: Rulebook, reference, measurements: Mapping[str, Measured] | None = None,
                  gpu_of: Callable[[str], Any] | None = None) -> None:
         """``gpu_of`` finds a measured card's catalog entry (its training steps need its predicted rate)."""
-        params = rulebook[RULE].parameters
-        self._classes = {name: spec["flops_per_byte"] for name, spec in params["classes"].items()}
-        self._mixes = params["workloads"]
-        self._efficiency = params["efficiency"]
-        self._software = params["software_efficiency"]
-        self._bytes = params["bytes_factor"]
-        self._compute_precision = params["compute_precision"]
-        self._speedups = rulebook["multi-gpu-speedup"].parameters["speedup"]
-        self._decode = params["llm_decode"]
-        self._bits = rulebook.param("memory-fit", "bits_per_weight")
+        params = rulebook.workload_priorities
+        self._classes = {name: spec.flops_per_byte for name, spec in params.classes.items()}
+        self._mixes = params.workloads
+        self._efficiency = params.efficiency
+        self._software = params.software_efficiency
+        self._bytes = params.bytes_factor
+        self._compute_precision = params.compute_precision
+        self._speedups = rulebook.multi_gpu_speedup.speedup
+        self._decode = params.llm_decode
+        self._bits = rulebook.memory_fit.bits_per_weight
         self._measured = dict(measurements or {})
         self._cache: dict[tuple[str, str, str], float] = {}
         self.reference = reference
-        self._lab = params["lab_training"]
+        self._lab = params.lab_training
         self._training = self._training_factors(gpu_of) if gpu_of else {}
         self._reference_time = {w: self._time(reference, w, "fp32", spec_only=True) for w in self._mixes}
 
@@ -104,17 +104,17 @@ class PerformanceModel:
                 return max(rates)
         software = self._software.get(gpu.software, 1.0)
         if not fast:
-            return gpu.fp32_tflops * self._efficiency["shader"] * software
+            return gpu.fp32_tflops * self._efficiency.shader * software
         tensor = gpu.tensor_tflops.get(wanted) or gpu.tensor_tflops.get("fp16") or gpu.tensor_tflops.get("bf16")
         if tensor:
-            return tensor * self._efficiency["tensor"] * software
-        return max(gpu.fp16_tflops, gpu.fp32_tflops) * self._efficiency["shader"] * software
+            return tensor * self._efficiency.tensor * software
+        return max(gpu.fp16_tflops, gpu.fp32_tflops) * self._efficiency.shader * software
 
     def memory_gb_s(self, gpu, spec_only: bool = False) -> float:
         measured = None if spec_only else self._measured.get(gpu.id)
         if measured and measured.bandwidth_gb_s:
             return measured.bandwidth_gb_s
-        return gpu.bandwidth_gb_s * self._efficiency["bandwidth"]
+        return gpu.bandwidth_gb_s * self._efficiency.bandwidth
 
     def _time(self, gpu, workload: str, precision: str, spec_only: bool = False) -> float:
         """Seconds per unit of work (arbitrary unit, the same for every card), corrected by the lab's training steps."""
@@ -138,7 +138,7 @@ class PerformanceModel:
 
     def _training_factors(self, gpu_of: Callable[[str], Any]) -> dict[tuple[str, str, str], tuple[float, int]]:
         """(card, class, fp32 | 16-bit) -> (bounded factor, hosts) from every group of two or more lab cards."""
-        classes = self._lab["benchmarks"]
+        classes = self._lab.benchmarks
         groups: dict[tuple[str, str, str], dict[str, tuple[float, int]]] = defaultdict(dict)
         for gpu_id, measured in self._measured.items():
             try:
@@ -152,7 +152,7 @@ class PerformanceModel:
                     groups[(step.benchmark, step.tier, step.precision)][gpu_id] = (step.per_second / predicted, step.hosts)
         logs: dict[tuple[str, str, str], list[tuple[float, int]]] = defaultdict(list)
         for (benchmark, _, precision), cards in groups.items():
-            if len(cards) < self._lab["min_cards"]:
+            if len(cards) < self._lab.min_cards:
                 continue
             median = statistics.median(ratio for ratio, _ in cards.values())
             family = "fp32" if precision == "fp32" else "16-bit"
@@ -161,7 +161,7 @@ class PerformanceModel:
         factors = {}
         for key, found in logs.items():
             hosts = max(h for _, h in found)
-            bound = math.log1p(self._lab["max_shift"] if hosts >= 2 else self._lab["max_shift_one_host"])
+            bound = math.log1p(self._lab.max_shift if hosts >= 2 else self._lab.max_shift_one_host)
             shift = statistics.fmean(log for log, _ in found)
             factors[key] = (math.exp(max(-bound, min(bound, shift))), hosts)
         return factors
@@ -200,7 +200,7 @@ class PerformanceModel:
     def _decode_rate(self, gpu, precision: str, spec_only: bool = False) -> float:
         """Tokens/s of the rule's typical dense model (8 B parameters) at the precision, short context."""
         bits = self._bits[precision]
-        weights = self._decode["typical_model_b"] * 1e9 * bits / 8
+        weights = self._decode.typical_model_b * 1e9 * bits / 8
         bandwidth = self.decode_bandwidth_gb_s(gpu, bits, spec_only) * 1e9
         return 1.0 / (weights / bandwidth + self._per_token_s(gpu, spec_only))
 
@@ -223,12 +223,12 @@ class PerformanceModel:
         d = self._decode
         spec = job.model
         weights = spec.active_b * 1e9 * job.bits_per_weight / 8
-        kv = spec.kv_values(job.context_tokens / 2) * d["kv_cache_bytes"]  # a half-full context on average
+        kv = spec.kv_values(job.context_tokens / 2) * d.kv_cache_bytes  # a half-full context on average
         bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight) * 1e9
         if count > 1 and job.pooling_at(count) == "tensor-parallel":
-            bandwidth *= count * d["tensor_parallel_factor"]
+            bandwidth *= count * d.tensor_parallel_factor
         elif count > 1:
-            bandwidth *= d["layer_split_factor"]  # one card works at a time; hand-over between them
+            bandwidth *= d.layer_split_factor  # one card works at a time; hand-over between them
         return 1.0 / ((weights + kv) / bandwidth + self._per_token_s(gpu))
 
     def _per_token_s(self, gpu, spec_only: bool = False) -> float:
@@ -236,7 +236,7 @@ class PerformanceModel:
         measured = None if spec_only else self._measured.get(gpu.id)
         if measured and measured.decode_gb_s:
             return 0.0
-        return self._decode["per_token_ms"].get(gpu.software, 2.6) / 1000
+        return self._decode.per_token_ms.get(gpu.software, 2.6) / 1000
 
     def decode_bandwidth_gb_s(self, gpu, bits_per_weight: float, spec_only: bool = False) -> float:
         """Bandwidth one generation stream reaches: datasheet x stack efficiency (x quantised, x wide-HBM factors).
@@ -247,24 +247,24 @@ class PerformanceModel:
         d = self._decode
         measured = None if spec_only else self._measured.get(gpu.id)
         if measured and measured.decode_gb_s:  # the lab's own 16-bit decode: stack and card effects included
-            return measured.decode_gb_s * (d["quantized_factor"] if bits_per_weight < 12 else 1.0)
-        peak = measured.bandwidth_gb_s / self._efficiency["bandwidth"] if measured and measured.bandwidth_gb_s else gpu.bandwidth_gb_s
-        share = d["bandwidth_efficiency"].get(gpu.software, min(d["bandwidth_efficiency"].values()))
-        share = d["architecture_bandwidth_efficiency"].get(getattr(gpu, "architecture", None), share)  # e.g. Arc A vs B
+            return measured.decode_gb_s * (d.quantized_factor if bits_per_weight < 12 else 1.0)
+        peak = measured.bandwidth_gb_s / self._efficiency.bandwidth if measured and measured.bandwidth_gb_s else gpu.bandwidth_gb_s
+        share = d.bandwidth_efficiency.get(gpu.software, min(d.bandwidth_efficiency.values()))
+        share = d.architecture_bandwidth_efficiency.get(getattr(gpu, "architecture", None), share)  # e.g. Arc A vs B
         if bits_per_weight < 12:
-            share *= d["quantized_factor"]
-        if (getattr(gpu, "line", None) in d["hbm_lines"] and gpu.bandwidth_gb_s >= d["hbm_min_bandwidth_gb_s"]
-                and getattr(gpu, "arch_id", None) not in d.get("gddr_architectures", ())):
-            share *= d["hbm_factor"]
+            share *= d.quantized_factor
+        if (getattr(gpu, "line", None) in d.hbm_lines and gpu.bandwidth_gb_s >= d.hbm_min_bandwidth_gb_s
+                and getattr(gpu, "arch_id", None) not in d.gddr_architectures):
+            share *= d.hbm_factor
         return peak * share
 
     def prompt_tokens_per_second(self, gpu, job, count: int = 1) -> float | None:
         """Prompt processing: compute-bound, 2 FLOPs per active parameter and token."""
         if job.method != "inference" or not job.is_llm:
             return None
-        flops = self.compute_tflops(gpu, "16-bit") * 1e12 * self._decode["prompt_efficiency"]
+        flops = self.compute_tflops(gpu, "16-bit") * 1e12 * self._decode.prompt_efficiency
         if count > 1 and job.pooling == "tensor-parallel":
-            flops *= count * self._decode["tensor_parallel_factor"]
+            flops *= count * self._decode.tensor_parallel_factor
         return flops / (2 * job.model.active_b * 1e9)
 
     def is_measured(self, gpu_id: str) -> bool:

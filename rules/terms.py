@@ -185,17 +185,17 @@ def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
 
 def _software_support(ctx: TermsContext) -> Keep | None:
     """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet (rows 'limited')."""
-    rows, day, language = ctx.rulebook.software_support, ctx.as_of.isoformat(), ctx.language
+    rows, language = ctx.rulebook.software_support, ctx.language
     task = "inference" if ctx.job.method == "inference" else "training"
-    dropped = {(row["software"], arch): row for row in rows.dropped if row["from"] <= day for arch in row["architectures"]}
+    dropped = {(row.software, arch): row for row in rows.dropped if row.from_ <= ctx.as_of for arch in row.architectures}
     limited = _limited_support(ctx, task)
     if not dropped and not limited:
         return None
     reasons = [why for _, why in limited]
     if dropped:
         row = next(iter(dropped.values()))
-        reasons.insert(0, say("rule.software_support.keep", language, architectures=", ".join(row["architectures"]),
-                              since=row["from"][:7], source=cited(row["source"]["name"], language)))
+        reasons.insert(0, say("rule.software_support.keep", language, architectures=", ".join(row.architectures),
+                              since=row.from_.isoformat()[:7], source=cited(row.source.name, language)))
     out = frozenset(stack for stacks, _ in limited for stack in stacks)
     gone = frozenset(dropped)
     return Keep("software-support", lambda c: (c.gpu.software, c.gpu.architecture) not in gone and c.gpu.software not in out,
@@ -205,19 +205,19 @@ def _software_support(ctx: TermsContext) -> Keep | None:
 def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...], str]]:
     """(stacks, why) for each software stack that could not yet run the job on the date: a row holds from its ``from``
     date until its ``until`` date, for the task, workloads and precisions it names (a missing key matches all)."""
-    day, language = ctx.as_of.isoformat(), ctx.language
+    day, language = ctx.as_of, ctx.language
     workload, precision = ctx.question.workload, ctx.job.precision
     found: list[tuple[tuple[str, ...], str]] = []
     for row in ctx.rulebook.software_support.limited:
-        if not row["from"] <= day < row["until"]:
+        if not row.from_ <= day < row.until:
             continue
-        if row.get("task", task) != task or workload not in row.get("workloads", [workload]) \
-                or precision not in row.get("precisions", [precision]):
+        if (row.task or task) != task or workload not in row.workloads \
+                or (row.precisions is not None and precision not in row.precisions):
             continue
-        stacks = tuple(row["software"])
-        found.append((stacks, say("rule.software_support.limited", language, stacks=", ".join(stacks), day=day,
-                                  what=term("limited", row["what"], language),
-                                  source=cited(row["source"]["name"], language))))
+        stacks = tuple(row.software)
+        found.append((stacks, say("rule.software_support.limited", language, stacks=", ".join(stacks),
+                                  day=day.isoformat(), what=term("limited", row.what, language),
+                                  source=cited(row.source.name, language))))
     return found
 
 
@@ -263,13 +263,13 @@ def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | No
     if ctx.question.workload in params.unless_workloads or (floor is not None and owned.memory_gb < floor.gb):
         return None
     mine = ctx.speed(owned)
-    then, now = ctx.midrange(date.fromisoformat(params.seed_date)), ctx.midrange(ctx.as_of)
+    then, now = ctx.midrange(params.seed_date), ctx.midrange(ctx.as_of)
     threshold = ctx.speed(ctx.gpu(params.threshold_gpu)) / then
     if mine < threshold * now:
         return None
     return Wait(ctx.say("rule.persona_already_own.still_good", name=owned.name, relative=f"{mine:.2f}",
                         reference=ctx.performance.reference.name, workload=term("workload", _label(ctx), ctx.language),
-                        share=f"{mine / now:.0%}", year=ctx.as_of.year, seed_year=params.seed_date[:4]), suggestion)
+                        share=f"{mine / now:.0%}", year=ctx.as_of.year, seed_year=params.seed_date.year), suggestion)
 
 
 def _label(ctx: TermsContext) -> str:
@@ -281,7 +281,7 @@ def workload_label(rulebook: Rulebook, work: str) -> str:
     params = rulebook.workload_priorities
     mix = params.workloads[work]
     if len(mix) == 1:
-        return str(params.classes[next(iter(mix))]["label"])
+        return params.classes[next(iter(mix))].label
     return {"general": "general deep learning", "kaggle": "Kaggle work", "rl": "reinforcement learning",
             "llm_inference": "LLM inference"}.get(work, work)
 
@@ -307,18 +307,18 @@ def _used_cards(ctx: TermsContext) -> UsedCards:
 def memory_floor(rulebook: Rulebook, as_of: date, workload: str, task: str, experience: str | None,
                  language: str | None) -> Floor | None:
     """The latest floor row for the workload, task and experience on the date, worded (rule ``memory-floor``)."""
-    best, day = None, as_of.isoformat()
+    best = None
     for row in rulebook.memory_floor.floors:
-        if (row["workload"] == workload and row["task"] in ("any", task) and row["from"] <= day
-                and row.get("experience") in (None, experience)) \
-                and (best is None or (row["from"], row["gb"]) > (best["from"], best["gb"])):
+        if (row.workload == workload and row.task in ("any", task) and row.from_ <= as_of
+                and row.experience in (None, experience)) \
+                and (best is None or (row.from_, row.gb) > (best.from_, best.gb)):
             best = row
     if best is None:
         return None
-    what = say("rule.memory_floor.what_training" if best["task"] == "training" else "rule.memory_floor.what_work", language,
+    what = say("rule.memory_floor.what_training" if best.task == "training" else "rule.memory_floor.what_work", language,
                workload=term("task", workload, language))
-    return Floor(best["gb"], say("rule.memory_floor.floor", language, gb=f"{best['gb']:g}", what=what,
-                                 since=best["from"][:7], source=cited(best["source"]["name"], language)))
+    return Floor(best.gb, say("rule.memory_floor.floor", language, gb=f"{best.gb:g}", what=what,
+                              since=best.from_.isoformat()[:7], source=cited(best.source.name, language)))
 
 
 def memory_reference(ctx: TermsContext) -> tuple[Job, float, str] | None:
@@ -328,12 +328,11 @@ def memory_reference(ctx: TermsContext) -> tuple[Job, float, str] | None:
         return None
     if job.model is not None:
         return job, job.need.gb * (1 + params.named_headroom), job.model.name
-    day = ctx.as_of.isoformat()
-    rows = [row for row in params.reference_models if row["from"] <= day]
+    rows = [row for row in params.reference_models if row.from_ <= ctx.as_of]
     if not rows:
         return None
-    row = max(rows, key=lambda r: r["from"])
-    reference = job_for(q.refined(model=row["model"], params_b=None), ctx.rulebook)
+    row = max(rows, key=lambda r: r.from_)
+    reference = job_for(q.refined(model=row.model, params_b=None), ctx.rulebook)
     if reference.model is None:
         return None
     name = ctx.say("rule.memory_value.class", model=reference.model.name,
