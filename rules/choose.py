@@ -409,11 +409,13 @@ def _room(c: Configuration) -> float:
     return c.gpu.memory_gb * c.count if c.fit.sharded else c.gpu.memory_gb
 
 
-BETTER = {  # what each labelled alternative must beat the top pick on
+Beats = Callable[[Configuration, Configuration], bool]
+BETTER: dict[str, Beats] = {  # what each labelled alternative must beat the top pick on
     "best value": lambda c, top: _worth_per_usd(c) > _worth_per_usd(top),
     "fastest": lambda c, top: c.speed > top.speed,
     "roomiest": lambda c, top: _room(c) > _room(top),
 }
+Measure = Callable[[Configuration], tuple[float, ...]]
 
 
 def still_better(alternatives: dict[str, Configuration], top: Configuration) -> dict[str, Configuration]:
@@ -430,7 +432,7 @@ def _alternatives(top: Configuration, within: list[Configuration], taken: set[st
     """Best value, fastest and roomiest: each a different card, each better than the top on its own measure. Value is
     worth per dollar, the measure the choice steps up from (for memory-bound work, a card that holds more of the job
     is worth more); a shown card that beats every other on it is the best value already, and none is added."""
-    measures = {
+    measures: dict[str, Measure] = {
         "best value": lambda c: (_worth_per_usd(c), -c.total_usd),
         "fastest": lambda c: (c.speed, -c.total_usd),
         "roomiest": lambda c: (_room(c), c.speed, -c.total_usd),

@@ -21,7 +21,7 @@ from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Counter
 from rules.performance import workload_key
 from rules.question import Question
 
-from rules.memory import ModelSpec, find_model
+from rules.knowledge.models import ModelSpec, find_model
 
 if TYPE_CHECKING:
     from rules.asker import Persona

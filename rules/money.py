@@ -14,10 +14,10 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from rules.answer import Currency, Money
-from rules.rulebook import Rulebook
+from rules.knowledge.rulebook import Rulebook
 
 if TYPE_CHECKING:
-    from rules.catalog import Gpu, PricePoint
+    from rules.knowledge import Catalog, Gpu, PricePoint
 
 __all__ = ["Pricing", "months_between"]
 
@@ -33,7 +33,7 @@ class Pricing:
     an old new price usually means the card is sold out, and used prices drift.
     """
 
-    catalog: object
+    catalog: Catalog
     as_of: date
     currency: str
     used_ok: bool
@@ -46,7 +46,7 @@ class Pricing:
     shop_life_years: tuple[tuple[str, float], ...] = ()  # (line, years): a tuple keeps Pricing hashable
     remnant_over_used: float = 0.0  # a new price above this many times the card's used price is not the market (0: off)
 
-    def in_shops(self, gpu) -> bool:
+    def in_shops(self, gpu: Gpu) -> bool:
         """Still sold new on the as-of date: within its line's shop life since launch (rule ``cost-efficiency``).
 
         A card past it sells new only as remnant stock, often above its launch price (a new RTX 3090 at
@@ -56,7 +56,8 @@ class Pricing:
         return years is None or (self.as_of - gpu.released).days < years * 365.25
 
     @classmethod
-    def for_question(cls, catalog, as_of: date, currency: str, used_ok: bool, rulebook: Rulebook | None = None) -> "Pricing":
+    def for_question(cls, catalog: Catalog, as_of: date, currency: str, used_ok: bool,
+                     rulebook: Rulebook | None = None) -> Pricing:
         ages = {}
         if rulebook is not None:
             params = rulebook.cost_efficiency
@@ -74,7 +75,7 @@ class Pricing:
     def to_usd(self, amount: float) -> float:
         return amount / self.per_usd
 
-    def money(self, usd: float, point=None) -> Money:
+    def money(self, usd: float, point: PricePoint | None = None) -> Money:
         """``usd`` in the asker's currency; a figure first given in another currency says it was converted."""
         if point is None:
             converted = None if self.currency == "USD" else "USD"
@@ -86,7 +87,7 @@ class Pricing:
         return Money(amount, self.currency, usd, point.seen.isoformat(), point.kind, point.source, point.estimate,
                      converted)
 
-    def text(self, usd: float, point=None) -> str:
+    def text(self, usd: float, point: PricePoint | None = None) -> str:
         """``usd`` as the asker reads it, the way the picks show their prices ("48,000 RUB"): what every line of an
         answer that names an amount of money says, so that one answer speaks one currency."""
         return self.money(usd, point).text
@@ -96,7 +97,7 @@ class Pricing:
         """The amount of the asker's currency a speed-for-money figure is given per: 1000 units, as the picks' own
         figure, times the power of ten nearest the rate, so that the figure reads as one per 1000 USD would
         (per 1000 RUB a step up the price ladder buys 0.05 of speed; per 100,000 RUB, 4.74)."""
-        return 1000 * 10 ** round(math.log10(self.per_usd))
+        return float(1000 * 10 ** round(math.log10(self.per_usd)))
 
     def step_text(self) -> str:
         """:attr:`step` with its currency: "1000 USD", "1000 EUR", "100,000 RUB" (digits grouped from five on)."""
@@ -107,12 +108,12 @@ class Pricing:
         """A figure per US dollar (speed per dollar) as one per :attr:`step` of the asker's currency."""
         return per_usd * (self.step / self.per_usd)
 
-    def is_current(self, point) -> bool:
+    def is_current(self, point: PricePoint) -> bool:
         """Young enough to count on the as-of date (rule ``cost-efficiency``)."""
         limit = self.used_max_age_months if point.kind == "used" else self.new_max_age_months
         return months_between(point.seen, self.as_of) <= limit
 
-    def best_price(self, gpu):
+    def best_price(self, gpu: Gpu) -> PricePoint | None:
         """The cheapest current price point (new, or used when allowed); None: no current price.
 
         A sourced point wins over an estimate, which counts only where nothing sourced is current.
@@ -121,7 +122,7 @@ class Pricing:
         points = [p for kind in kinds if (p := self._current(gpu, kind)) is not None]
         return min(points, key=lambda p: (p.estimate, p.price_usd, p.kind)) if points else None
 
-    def _current(self, gpu, kind: str):
+    def _current(self, gpu: Gpu, kind: str) -> PricePoint | None:
         """The newest current point of ``kind`` (for new: a street price, else the list price), sourced first.
 
         A list price (MSRP) stands in only while no sourced street price of the last
@@ -141,7 +142,7 @@ class Pricing:
                 return None  # remnant or scalped stock: the used market says what the card is worth
         return newest
 
-    def last_known(self, gpu):
+    def last_known(self, gpu: Gpu) -> PricePoint | None:
         """The newest price point of any age and kind known on the as-of date (for "last seen …")."""
         known = [p for p in gpu.prices if p.seen <= self.as_of]
         return max(known, key=lambda p: (p.seen, p.kind != "msrp")) if known else None

@@ -72,16 +72,16 @@ def named_cards(ctx: NamedContext) -> tuple[NamedCard, ...]:
 
 def _named_one(ctx: NamedContext, asked: str, priced: dict[str, Offer], owned: bool) -> NamedCard:
     found = ctx.catalog.resolve(asked)
-    gpu, lang, mine = found.gpu, ctx.language, {"owned": True} if owned else {}
+    gpu, lang, mine = found.gpu, ctx.language, True if owned else UNSET
     if gpu is None and asked in ctx.rentable:
         return NamedCard(asked=asked, gpu=None, name=asked, status="compared",
-                         reason=say("named.rented_only", lang, name=asked), **mine)
+                         reason=say("named.rented_only", lang, name=asked), owned=mine)
     if gpu is None:
         return NamedCard(asked=asked, gpu=None, name=asked, status="not-in-catalog",
-                         reason=say("named.not_in_catalog", lang, name=asked), **mine)
+                         reason=say("named.not_in_catalog", lang, name=asked), owned=mine)
     card: dict[str, Any] = {"asked": asked, "gpu": gpu.id, "name": gpu.name, "memory_gb": gpu.memory_gb,
                             "form_factor": gpu.form_factor, "relative_performance": round(ctx.sizing.relative(gpu), 3),
-                            "guessed": None if found.exact else found.note, **mine}
+                            "guessed": None if found.exact else found.note, "owned": mine}
     if gpu.released > ctx.market.as_of:
         return NamedCard(**card, status="not-released", reason=say(
             "named.not_released", lang, name=gpu.name, released=gpu.released.isoformat(), date=ctx.market.as_of.isoformat()))

@@ -64,7 +64,7 @@ class Counter:
         if method == "qlora":
             return float(self.p.nf4_bytes_per_param * 8)
         if spec is not None and spec.weights_gb and precision == "4-bit":
-            return spec.weights_gb * GB * 8 / (spec.params_b * GB)
+            return float(spec.weights_gb * GB * 8 / (spec.params_b * GB))
         return float(self.p.bits_per_weight[precision])
 
     def need(self, spec: ModelSpec, method: str, precision: str, context: int, batch: int) -> tuple[MemoryNeed, float]:
@@ -126,7 +126,7 @@ class Counter:
         kept = layers * tokens * hidden * 2
         recomputed = tokens * hidden * self.p.layer_activation_bytes
         logits = tokens * (spec.vocab or 32000) * self.p.logit_bytes
-        return (kept + recomputed + logits) / GB
+        return float(kept + recomputed + logits) / GB
 
     def _adapter_training(self, spec: ModelSpec, method: str, overhead: float) -> tuple[MemoryNeed, float]:
         """LoRA on a non-LLM (an SDXL style, a ViT): frozen base (16-bit, or what the model's trainers use), a small

@@ -27,10 +27,14 @@ import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from rules.messages import basis, say, term
-from rules.rulebook import Rulebook
+from rules.knowledge.rulebook import Rulebook
+
+if TYPE_CHECKING:
+    from rules.job import Job
 
 __all__ = ["Measured", "PerformanceModel", "TrainingStep", "workload_key"]
 
@@ -61,6 +65,27 @@ class Measured:
     training: tuple[TrainingStep, ...] = ()
 
 
+class Accelerator(Protocol):
+    """What the speed model reads of a card: a catalog GPU, or a Cloud TPU chip rented."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def fp32_tflops(self) -> float: ...
+    @property
+    def fp16_tflops(self) -> float: ...
+    @property
+    def tensor_tflops(self) -> Mapping[str, float]: ...
+    @property
+    def fast_16bit(self) -> bool: ...
+    @property
+    def software(self) -> str: ...
+    @property
+    def bandwidth_gb_s(self) -> float: ...
+
+
 def workload_key(workload: str, task: str) -> str:
     """The performance-model workload for a question (LLM serving is decode-bound)."""
     return "llm_inference" if workload == "llm" and task == "inference" else workload
@@ -69,8 +94,8 @@ def workload_key(workload: str, task: str) -> str:
 class PerformanceModel:
     """Throughput per card and workload, relative to the reference card, cached per snapshot."""
 
-    def __init__(self, rulebook: Rulebook, reference, measurements: Mapping[str, Measured] | None = None,
-                 gpu_of: Callable[[str], Any] | None = None) -> None:
+    def __init__(self, rulebook: Rulebook, reference: Accelerator, measurements: Mapping[str, Measured] | None = None,
+                 gpu_of: Callable[[str], Accelerator] | None = None) -> None:
         """``gpu_of`` finds a measured card's catalog entry (its training steps need its predicted rate)."""
         params = rulebook.workload_priorities
         self._classes = {name: spec.flops_per_byte for name, spec in params.classes.items()}
@@ -92,7 +117,7 @@ class PerformanceModel:
     def measured(self, gpu_id: str) -> Measured | None:
         return self._measured.get(gpu_id)
 
-    def compute_tflops(self, gpu, precision: str, spec_only: bool = False) -> float:
+    def compute_tflops(self, gpu: Accelerator, precision: str, spec_only: bool = False) -> float:
         """Achievable dense TFLOP/s for the precision: measured, else peak × efficiency × software stack."""
         wanted = self._compute_precision[precision]
         fast = wanted != "fp32" and gpu.fast_16bit
@@ -110,13 +135,13 @@ class PerformanceModel:
             return tensor * self._efficiency.tensor * software
         return max(gpu.fp16_tflops, gpu.fp32_tflops) * self._efficiency.shader * software
 
-    def memory_gb_s(self, gpu, spec_only: bool = False) -> float:
+    def memory_gb_s(self, gpu: Accelerator, spec_only: bool = False) -> float:
         measured = None if spec_only else self._measured.get(gpu.id)
         if measured and measured.bandwidth_gb_s:
             return measured.bandwidth_gb_s
         return gpu.bandwidth_gb_s * self._efficiency.bandwidth
 
-    def _time(self, gpu, workload: str, precision: str, spec_only: bool = False) -> float:
+    def _time(self, gpu: Accelerator, workload: str, precision: str, spec_only: bool = False) -> float:
         """Seconds per unit of work (arbitrary unit, the same for every card), corrected by the lab's training steps."""
         return sum(
             weight * self._class_time(gpu, cls, precision, spec_only)
@@ -136,7 +161,7 @@ class PerformanceModel:
         other = "16-bit" if family == "fp32" else "fp32"
         return self._training.get((gpu_id, cls, family)) or self._training.get((gpu_id, cls, other))
 
-    def _training_factors(self, gpu_of: Callable[[str], Any]) -> dict[tuple[str, str, str], tuple[float, int]]:
+    def _training_factors(self, gpu_of: Callable[[str], Accelerator]) -> dict[tuple[str, str, str], tuple[float, int]]:
         """(card, class, fp32 | 16-bit) -> (bounded factor, hosts) from every group of two or more lab cards."""
         classes = self._lab.benchmarks
         groups: dict[tuple[str, str, str], dict[str, tuple[float, int]]] = defaultdict(dict)
@@ -166,7 +191,7 @@ class PerformanceModel:
             factors[key] = (math.exp(max(-bound, min(bound, shift))), hosts)
         return factors
 
-    def _class_time(self, gpu, cls: str, precision: str, spec_only: bool = False) -> float:
+    def _class_time(self, gpu: Accelerator, cls: str, precision: str, spec_only: bool = False) -> float:
         """Seconds per unit of one class's work: ``I_c`` over compute plus the bytes over bandwidth (the roofline)."""
         compute = self.compute_tflops(gpu, precision, spec_only) * 1e12
         fast = precision == "fp32" or gpu.fast_16bit
@@ -186,7 +211,7 @@ class PerformanceModel:
                 said += say("basis.training_step", language, name=STEP_NAMES[cls], factor=f"{factor:.2f}", hosts=hosts)
         return said
 
-    def relative(self, gpu, workload: str, precision: str) -> float:
+    def relative(self, gpu: Accelerator, workload: str, precision: str) -> float:
         """Throughput for the workload relative to the reference card in fp32 (1.0 = reference)."""
         key = (gpu.id, workload, precision)
         if key not in self._cache:
@@ -197,7 +222,7 @@ class PerformanceModel:
             self._cache[key] = value
         return self._cache[key]
 
-    def _decode_rate(self, gpu, precision: str, spec_only: bool = False) -> float:
+    def _decode_rate(self, gpu: Accelerator, precision: str, spec_only: bool = False) -> float:
         """Tokens/s of the rule's typical dense model (8 B parameters) at the precision, short context."""
         bits = self._bits[precision]
         weights = self._decode.typical_model_b * 1e9 * bits / 8
@@ -216,12 +241,12 @@ class PerformanceModel:
             total += weight * factor
         return total
 
-    def tokens_per_second(self, gpu, job, count: int = 1) -> float | None:
+    def tokens_per_second(self, gpu: Accelerator, job: Job, count: int = 1) -> float | None:
         """LLM token generation at batch 1 (None for other jobs): bytes read per token over achievable bandwidth."""
-        if job.method != "inference" or not job.is_llm:
+        spec = job.model
+        if job.method != "inference" or spec is None or spec.kind != "llm":
             return None
         d = self._decode
-        spec = job.model
         weights = spec.active_b * 1e9 * job.bits_per_weight / 8
         kv = spec.kv_values(job.context_tokens / 2) * d.kv_cache_bytes  # a half-full context on average
         bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight) * 1e9
@@ -231,14 +256,14 @@ class PerformanceModel:
             bandwidth *= d.layer_split_factor  # one card works at a time; hand-over between them
         return 1.0 / ((weights + kv) / bandwidth + self._per_token_s(gpu))
 
-    def _per_token_s(self, gpu, spec_only: bool = False) -> float:
+    def _per_token_s(self, gpu: Accelerator, spec_only: bool = False) -> float:
         """The fixed cost of a token; a measured decode bandwidth already includes it."""
         measured = None if spec_only else self._measured.get(gpu.id)
         if measured and measured.decode_gb_s:
             return 0.0
         return self._decode.per_token_ms.get(gpu.software, 2.6) / 1000
 
-    def decode_bandwidth_gb_s(self, gpu, bits_per_weight: float, spec_only: bool = False) -> float:
+    def decode_bandwidth_gb_s(self, gpu: Accelerator, bits_per_weight: float, spec_only: bool = False) -> float:
         """Bandwidth one generation stream reaches: datasheet x stack efficiency (x quantised, x wide-HBM factors).
 
         A lab-measured decode bandwidth replaces the whole estimate; else a measured triad bandwidth stands in
@@ -250,7 +275,7 @@ class PerformanceModel:
             return measured.decode_gb_s * (d.quantized_factor if bits_per_weight < 12 else 1.0)
         peak = measured.bandwidth_gb_s / self._efficiency.bandwidth if measured and measured.bandwidth_gb_s else gpu.bandwidth_gb_s
         share = d.bandwidth_efficiency.get(gpu.software, min(d.bandwidth_efficiency.values()))
-        share = d.architecture_bandwidth_efficiency.get(getattr(gpu, "architecture", None), share)  # e.g. Arc A vs B
+        share = d.architecture_bandwidth_efficiency.get(getattr(gpu, "architecture", ""), share)  # e.g. Arc A vs B
         if bits_per_weight < 12:
             share *= d.quantized_factor
         if (getattr(gpu, "line", None) in d.hbm_lines and gpu.bandwidth_gb_s >= d.hbm_min_bandwidth_gb_s
@@ -258,14 +283,15 @@ class PerformanceModel:
             share *= d.hbm_factor
         return peak * share
 
-    def prompt_tokens_per_second(self, gpu, job, count: int = 1) -> float | None:
+    def prompt_tokens_per_second(self, gpu: Accelerator, job: Job, count: int = 1) -> float | None:
         """Prompt processing: compute-bound, 2 FLOPs per active parameter and token."""
-        if job.method != "inference" or not job.is_llm:
+        spec = job.model
+        if job.method != "inference" or spec is None or spec.kind != "llm":
             return None
         flops = self.compute_tflops(gpu, "16-bit") * 1e12 * self._decode.prompt_efficiency
         if count > 1 and job.pooling == "tensor-parallel":
             flops *= count * self._decode.tensor_parallel_factor
-        return flops / (2 * job.model.active_b * 1e9)
+        return flops / (2 * spec.active_b * 1e9)
 
     def is_measured(self, gpu_id: str) -> bool:
         return gpu_id in self._measured

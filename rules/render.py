@@ -95,7 +95,9 @@ def _rent_lines(rent: RentVsBuy | None, lang: str | None) -> list[str]:
     if not rent:
         return []
     offer = rent.offer
-    money = lambda m: f"{m.amount:.2f} {m.currency}"  # noqa: E731 — hourly prices keep their cents
+
+    def money(m: Money) -> str:  # hourly prices keep their cents
+        return f"{m.amount:.2f} {m.currency}"
     lines = ["", f"**{say('heading.rent_or_buy', lang)}**",
              "- " + say("rent.offer", lang, where=" ".join(filter(None, (offer.provider, offer.instance))),
                         accelerator=offer.units, per_hour=money(rent.rent_per_hour), date=offer.seen),

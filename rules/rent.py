@@ -92,7 +92,8 @@ class Renting:
                 usable.append(rental)
         if not usable:
             return None
-        speed = {r.unit.id: sizing.performance.relative(r.unit, sizing.work, question.precision) for r in usable}
+        precision = question.precision or "16-bit"  # the question is settled: it has one
+        speed = {r.unit.id: sizing.performance.relative(r.unit, sizing.work, precision) for r in usable}
         return usable, speed, sorted(usable, key=lambda r: (r.per_unit_usd / max(speed[r.unit.id], 1e-9), r.unit.id))
 
     def hours_per_week(self, question: Question) -> tuple[float, str]:

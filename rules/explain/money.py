@@ -13,7 +13,7 @@ __all__ = ["MONEY"]
 def cost_efficiency(evidence: Evidence) -> Lines:
     """The choice weighed speed for money; a used pick's price is dated; a named card without a current price."""
     made = evidence.choice
-    choice = ()
+    choice: tuple[Finding, ...] = ()
     if made is not None and made.top is not None and evidence.question.objective != "cheapest":  # its own note says why
         choice = (Finding("cost-efficiency", "applied", evidence.say("rule.cost_efficiency.choice")),)
 
@@ -24,7 +24,7 @@ def cost_efficiency(evidence: Evidence) -> Lines:
                                                                 date=c.offer.point.seen.isoformat()))]
     named = tuple(Finding("cost-efficiency", "info", e.reason) if e.status == "no-current-price" else None
                   for e in evidence.named)
-    return Lines(choice=choice if made is not None else (), cards=each(evidence, card), named=named)
+    return Lines(choice=choice, cards=each(evidence, card), named=named)
 
 
 def used_cards(evidence: Evidence) -> Lines:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rules.catalog import Catalog
     from rules.job import Job
-    from rules.memory import Fit, ModelSpec
+    from rules.job import Fit
+    from rules.knowledge.models import ModelSpec
     from rules.question import Question
 
 
@@ -27,7 +28,7 @@ def catalog() -> Catalog:
 
 def model(name: str) -> ModelSpec | None:
     """The model a name or alias means ('llama 3 8b', 'sdxl'), or None."""
-    from rules.memory import find_model
+    from rules.knowledge.models import find_model
 
     return find_model(name)
 

@@ -12,7 +12,7 @@ from typing import Any, Iterator
 import pytest
 
 from rules.ask import ask
-from rules.memory import load_models
+from rules.knowledge.models import load_models
 from rules.question import Question
 from rules.rulebook import load_rulebook
 from tests.wire import wire

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules.job import fit_on, job_for
-from rules.memory import load_models
+from rules.knowledge.models import load_models
 from rules.question import Question
 from rules.rulebook import load_rulebook
 

@@ -1,17 +1,35 @@
-"""Memory fit through the engine's MemoryModel (rules memory-fit, 16-bit-memory): needs per model, method, precision and card count."""
+"""The memory a job needs and whether cards hold it (rules memory-fit, 16-bit-memory): needs per model, method,
+precision and card count, counted by rules.need through the job stage."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
-from rules.memory import MemoryModel, load_models
+from rules.asker import Persona
+from rules.job import fit_on, for_personas, job_for
+from rules.knowledge.models import load_models
 from rules.question import Question
 from rules.rulebook import load_rulebook
+
+RULEBOOK = load_rulebook()
+
+
+def _need(question: Question, floor_gb: float | None = None):
+    job = job_for(question, RULEBOOK)
+    if floor_gb is not None:
+        job = for_personas(job, question, RULEBOOK, (Persona("persona-beginner", "", floor_gb),))
+    return job.need
+
+
+def _fit(question: Question, need, memory_gb: float, count: int):
+    return fit_on(job_for(question, RULEBOOK), memory_gb, count)
 
 
 @pytest.fixture(scope="module")
 def memory():
-    return MemoryModel(load_rulebook())
+    return SimpleNamespace(need=_need, fit=_fit)
 
 
 def test_16bit_training_counts_memory_one_and_a_half_times(memory):
