@@ -16,6 +16,8 @@ from typing import Annotated, Any, Callable, Literal, Union, get_args, get_origi
 
 import msgspec
 
+from rules.errors import QuestionError
+
 __all__ = [
     "Question",
     "QuestionError",
@@ -76,13 +78,6 @@ MAX_NAME_CHARS = 100
 MAX_TEXT_CHARS = 2000
 
 
-class QuestionError(ValueError):
-    """A question with a value the engine cannot use; ``field`` names the culprit."""
-
-    def __init__(self, field_name: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field_name
-        self.message = message
 
 
 class AskRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, omit_defaults=True):

@@ -19,12 +19,14 @@ from dataclasses import field, fields
 from pathlib import Path
 from typing import Any, Callable
 
+from rules.errors import SettingsError
+
+from rules.errors import SettingsError
+
 __all__ = ["EnvSettings", "SettingsError", "api_url_setting", "comma_list", "data_dir_setting", "effective_rows",
            "non_negative_float", "read_env", "setting", "settings_rows"]
 
 
-class SettingsError(ValueError):
-    """A setting has a value that cannot be used."""
 
 
 def read_env(name: str) -> str | None:

@@ -16,7 +16,7 @@ from datetime import date
 from pathlib import Path
 from types import MappingProxyType
 
-from rules.knowledge.datafile import DataFileError
+from rules.errors import CatalogError
 from rules.knowledge.names import NameIndex, Resolution, resolve
 
 __all__ = [
@@ -43,10 +43,6 @@ DATA_FILES: Mapping[str, str] = MappingProxyType({
     "currencies": "rates",
 })
 IMPORTED_OFFER_PREFIX = "Full Stack Deep Learning cloud GPU table"
-
-
-class CatalogError(DataFileError):
-    """A catalog file that cannot be used; the message names file, entry and field."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rules.errors import DataFileError
+
 __all__ = ["DATA_DIR", "MAX_ERRORS", "SCHEMA_DIR", "DataFileError", "data_validator", "entry_label",
            "error_field", "load_data", "load_schema", "locate", "parse_document", "read_bytes",
            "schema_errors", "schema_names", "schema_problem", "shown", "validator"]
@@ -29,10 +31,6 @@ DATA_DIR = RULES_DIR / "data"
 SCHEMA_DIR = RULES_DIR / "schemas"
 MAX_ERRORS = 10
 MAX_MESSAGE = 300
-
-
-class DataFileError(ValueError):
-    """A data file is missing, not JSON, or breaks its schema or the knowledge's own checks."""
 
 
 def load_schema(name: str) -> dict[str, Any]:
