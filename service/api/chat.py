@@ -138,7 +138,8 @@ class History:
 
 def _refine(text: str, previous: Question | None, today: date, advisor: Advisor) -> Question | None:
     try:
-        parsed = parse(text[:MAX_TEXT_CHARS], previous=previous, today=today, held_gb=held_by(advisor, previous, today))
+        shown = (lambda: held_by(advisor.recommend(previous, today=today))) if previous is not None else None
+        parsed = parse(text[:MAX_TEXT_CHARS], previous=previous, today=today, held_gb=shown)
     except QuestionError:
         return previous  # an earlier turn with an unusable value refines nothing
     if parsed.intent != "help" and not parsed.needs_clarification:
