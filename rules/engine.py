@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import msgspec
 
 from rules import compare, ranking
-from rules.answer import Answer, Excluded, Finding, NamedCard, Pick, RentVsBuy
+from rules.answer import Answer, CardRow, Excluded, Finding, NamedCard, Pick, RentVsBuy
 from rules.configurations import Configuration, Sizing, configure
 from rules.job import POOLING, Job, but_budget, fit_on, job_for
 from rules.memo import remember
@@ -151,7 +151,7 @@ class Advisor:
         )
 
     def card_rows(self, workload: str, as_of: date, currency: str = "USD", used_ok: bool = False,
-                  precision: str = "16-bit", task: str = "training") -> list[dict[str, Any]]:
+                  precision: str = "16-bit", task: str = "training") -> tuple[CardRow, ...]:
         """Every released card's relative performance, price and performance per 1000 units (the chart data)."""
         pricing = self.pricing(as_of, currency, used_ok)
         work = workload_key(workload, task)
@@ -160,14 +160,13 @@ class Advisor:
             relative = self.performance.relative(gpu, work, precision)
             point = self._best_price(pricing, gpu)
             price = pricing.money(point.price_usd, point) if point else None
-            rows.append({
-                "gpu": gpu.id, "name": gpu.name, "vendor": gpu.vendor, "memory_gb": gpu.memory_gb,
-                "relative_performance": round(relative, 3),
-                "performance_basis": "measured" if self.performance.is_measured(gpu.id) else "estimated",
-                "price": msgspec.to_builtins(price) if price else None,
-                "performance_per_1000": round(relative / price.amount * 1000, 3) if price else None,
-            })
-        return sorted(rows, key=lambda r: (-r["relative_performance"], r["gpu"]))
+            rows.append(CardRow(
+                gpu=gpu.id, name=gpu.name, vendor=gpu.vendor, memory_gb=gpu.memory_gb,
+                relative_performance=round(relative, 3),
+                performance_basis="measured" if self.performance.is_measured(gpu.id) else "estimated",
+                price=price, performance_per_1000=round(relative / price.amount * 1000, 3) if price else None,
+            ))
+        return tuple(sorted(rows, key=lambda r: (-r.relative_performance, r.gpu)))
 
     # -- what the stages share ----------------------------------------------------------------
 

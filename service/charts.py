@@ -36,7 +36,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 
-from rules.answer import Answer, Pick
+from rules.answer import Answer, CardRow, Pick
 
 __all__ = [
     "KINDS",
@@ -105,34 +105,35 @@ def _plain(text: str) -> str:
 # --- data ----------------------------------------------------------------------------------
 
 
-def bar_rows(rows: Iterable[dict[str, Any]], kind: str, top: int = TOP) -> list[dict[str, Any]]:
+def bar_value(row: CardRow, kind: str) -> float:
+    """The figure a bar shows: performance per 1000 for ``perf-per-dollar`` (a row without a price has no bar
+    there), relative performance for ``relative-performance``."""
+    return (row.performance_per_1000 or 0.0) if kind == "perf-per-dollar" else row.relative_performance
+
+
+def bar_rows(rows: Iterable[CardRow], kind: str, top: int = TOP) -> list[CardRow]:
     """The cards a bar chart shows, best first: priced cards by performance per 1000 for
     ``perf-per-dollar``, every card by relative performance for ``relative-performance``."""
-    if kind == "perf-per-dollar":
-        chosen = [r for r in rows if r.get("performance_per_1000") is not None]
-        key = "performance_per_1000"
-    elif kind == "relative-performance":
-        chosen = list(rows)
-        key = "relative_performance"
-    else:
+    if kind not in KINDS:
         raise ValueError(f"unknown chart kind {kind!r}; expected one of: {', '.join(KINDS)}")
-    chosen.sort(key=lambda r: (-r[key], r["gpu"]))
+    chosen = [r for r in rows if kind == "relative-performance" or r.performance_per_1000 is not None]
+    chosen.sort(key=lambda r: (-bar_value(r, kind), r.gpu))
     return chosen[:top]
 
 
-def _price_dates(rows: Iterable[dict[str, Any]]) -> tuple[str, str] | None:
-    dates = sorted(r["price"]["date"] for r in rows if r.get("price") and r["price"].get("date"))
+def _price_dates(rows: Iterable[CardRow]) -> tuple[str, str] | None:
+    dates = sorted(r.price.seen for r in rows if r.price and r.price.seen)
     return (dates[0], dates[-1]) if dates else None
 
 
-def _caption(kind: str, shown: list[dict[str, Any]], meta: ChartMeta, total: int) -> str:
-    measured = sum(r["performance_basis"] == "measured" for r in shown)
+def _caption(kind: str, shown: list[CardRow], meta: ChartMeta, total: int) -> str:
+    measured = sum(r.performance_basis == "measured" for r in shown)
     lines = [f"As of {meta.as_of.isoformat()} (cards released and prices known by then). "
              f"Performance for {meta.workload} at 16-bit, relative to the {meta.reference_name} (= 1.0);",
              f"{measured} of {len(shown)} cards shown measured in the lab, the rest estimated from specs."]
     if kind == "perf-per-dollar":
         span = _price_dates(shown)
-        kinds = sorted({r["price"]["kind"] for r in shown if r.get("price")})
+        kinds = sorted({r.price.kind for r in shown if r.price and r.price.kind})
         when = f"price dates {span[0]} to {span[1]}" if span and span[0] != span[1] else f"price date {span[0]}" if span else "no price dates"
         lines.append(f"Best known {' or '.join(kinds) or 'new'} price per card in {meta.currency}, {when}; "
                      f"top {len(shown)} of {total} priced cards. Catalog {meta.catalog_version}.")
@@ -160,11 +161,10 @@ def _save(figure: Figure, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def _bar_label(row: dict[str, Any], kind: str) -> str:
-    if kind == "perf-per-dollar":
-        price = row["price"]
-        return f"{row['performance_per_1000']:.2f} · {price['amount']:,.0f} {price['currency']} {price['kind']}"
-    return f"{row['relative_performance']:.2f}×"
+def _bar_label(row: CardRow, kind: str) -> str:
+    if kind == "perf-per-dollar" and row.price is not None:
+        return f"{bar_value(row, kind):.2f} · {row.price.amount:,.0f} {row.price.currency} {row.price.kind}"
+    return f"{row.relative_performance:.2f}×"
 
 
 def _bar_title(kind: str, meta: ChartMeta) -> str:
@@ -179,15 +179,15 @@ def _bar_legend(axes: Any, **where: Any) -> None:
                 frameon=False, **where)
 
 
-def _bars(axes: Any, shown: list[dict[str, Any]], values: list[float], positions: Sequence[float], height: float = 0.8) -> None:
+def _bars(axes: Any, shown: list[CardRow], values: list[float], positions: Sequence[float], height: float = 0.8) -> None:
     """Measured cards solid, estimated ones hatched."""
-    colors = [MEASURED_COLOR if r["performance_basis"] == "measured" else ESTIMATED_COLOR for r in shown]
+    colors = [MEASURED_COLOR if r.performance_basis == "measured" else ESTIMATED_COLOR for r in shown]
     bars = axes.barh(positions, values, height=height, color=colors, edgecolor="#34495e", linewidth=0.6)
-    for bar, row in zip(bars, shown):
-        bar.set_hatch("" if row["performance_basis"] == "measured" else ESTIMATED_HATCH)
+    for bar, row in zip(bars, shown, strict=True):
+        bar.set_hatch("" if row.performance_basis == "measured" else ESTIMATED_HATCH)
 
 
-def render_bars(rows: list[dict[str, Any]], kind: str, meta: ChartMeta, fmt: str = "svg", top: int = TOP,
+def render_bars(rows: Iterable[CardRow], kind: str, meta: ChartMeta, fmt: str = "svg", top: int = TOP,
                 layout: str = "wide") -> bytes:
     """A sorted horizontal bar chart of ``card_rows`` output, as SVG or PNG bytes; ``narrow`` is drawn
     for a phone's width (fewer cards, names above their bars)."""
@@ -196,11 +196,10 @@ def render_bars(rows: list[dict[str, Any]], kind: str, meta: ChartMeta, fmt: str
     top = min(top, NARROW_TOP) if layout == "narrow" else top
     ranked = bar_rows(rows, kind, top=10**6)
     shown, total = ranked[:top], len(ranked)
-    shown += [r for r in ranked[top:] if r["name"] == meta.reference_name]  # the unit everything is read against stays
-    key = "performance_per_1000" if kind == "perf-per-dollar" else "relative_performance"
+    shown += [r for r in ranked[top:] if r.name == meta.reference_name]  # the unit everything is read against stays
     draw = _narrow_bars if layout == "narrow" else _wide_bars
     with _draw_lock, matplotlib.rc_context(RC):
-        figure = draw(shown, [r[key] for r in shown], kind, meta)
+        figure = draw(shown, [bar_value(r, kind) for r in shown], kind, meta)
         caption = _caption(kind, shown, meta, total)
         if layout == "narrow":
             caption = "\n".join(textwrap.fill(line, NARROW_WRAP) for line in caption.split("\n"))
@@ -211,17 +210,17 @@ def render_bars(rows: list[dict[str, Any]], kind: str, meta: ChartMeta, fmt: str
         return _save(figure, fmt)
 
 
-def _wide_bars(shown: list[dict[str, Any]], values: list[float], kind: str, meta: ChartMeta) -> Figure:
+def _wide_bars(shown: list[CardRow], values: list[float], kind: str, meta: ChartMeta) -> Figure:
     """Names as tick labels on the left, value and price at each bar's end: for a desktop page and Slack."""
     height = 2.2 + 0.32 * max(len(shown), 3)
     figure = Figure(figsize=(10, height))
     axes = figure.add_subplot()
-    names = [_plain(f"{r['name']}{'  (reference)' if r['name'] == meta.reference_name else ''}") for r in shown]
+    names = [_plain(f"{r.name}{'  (reference)' if r.name == meta.reference_name else ''}") for r in shown]
     positions = list(range(len(shown)))[::-1]  # best at the top
     _bars(axes, shown, values, positions)
     axes.set_yticks(positions, names)
     for tick, row in zip(axes.get_yticklabels(), shown):
-        if row["name"] == meta.reference_name:
+        if row.name == meta.reference_name:
             tick.set_color(REFERENCE_COLOR)
             tick.set_fontweight("bold")
     top_value = max(values, default=1.0) or 1.0
@@ -238,7 +237,7 @@ def _wide_bars(shown: list[dict[str, Any]], values: list[float], kind: str, meta
     return figure
 
 
-def _narrow_bars(shown: list[dict[str, Any]], values: list[float], kind: str, meta: ChartMeta) -> Figure:
+def _narrow_bars(shown: list[CardRow], values: list[float], kind: str, meta: ChartMeta) -> Figure:
     """Each card's name and figures on a line above its bar, bars the full width: readable on a phone."""
     rows = max(len(shown), 3)
     height = 2.75 + 0.46 * rows
@@ -248,8 +247,8 @@ def _narrow_bars(shown: list[dict[str, Any]], values: list[float], kind: str, me
     _bars(axes, shown, values, positions, height=0.42)
     top_value = max(values, default=1.0) or 1.0
     for position, row in zip(positions, shown):
-        reference = row["name"] == meta.reference_name
-        axes.text(0, position + 0.26, _plain(f"{row['name']}{' (reference)' if reference else ''} · {_bar_label(row, kind)}"),
+        reference = row.name == meta.reference_name
+        axes.text(0, position + 0.26, _plain(f"{row.name}{' (reference)' if reference else ''} · {_bar_label(row, kind)}"),
                   va="bottom", ha="left", fontsize=9, color=REFERENCE_COLOR if reference else "#1c2833",
                   fontweight="bold" if reference else "normal")
     axes.set_yticks([])
@@ -268,11 +267,11 @@ def _narrow_bars(shown: list[dict[str, Any]], values: list[float], kind: str, me
     return figure
 
 
-def question_points(rows: list[dict[str, Any]], fits: dict[str, bool]) -> list[dict[str, Any]]:
+def question_points(rows: Iterable[CardRow], fits: dict[str, bool]) -> list[dict[str, Any]]:
     """The question chart's points: priced cards with whether they hold the job."""
-    return [{"gpu": r["gpu"], "name": r["name"], "price": r["price"]["amount"], "relative": r["relative_performance"],
-             "fits": fits.get(r["gpu"], True), "basis": r["performance_basis"]}
-            for r in rows if r.get("price")]
+    return [{"gpu": r.gpu, "name": r.name, "price": r.price.amount, "relative": r.relative_performance,
+             "fits": fits.get(r.gpu, True), "basis": r.performance_basis}
+            for r in rows if r.price]
 
 
 def _compact(value: float) -> str:

@@ -151,13 +151,15 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
         return _print_stale(advisor, as_of, args.json)
     rows = advisor.card_rows(args.workload or "general", as_of, args.currency, used_ok=args.used)
     if args.vendor:
-        rows = [r for r in rows if r["vendor"] == args.vendor.lower()]
+        rows = tuple(r for r in rows if r.vendor == args.vendor.lower())
         if not rows:
             raise CliError(f"no cards from vendor {args.vendor!r}; vendors: nvidia, amd, intel", EXIT_BAD_INPUT)
     if args.json:
+        import msgspec
+
         print(json.dumps({"as_of": as_of.isoformat(), "workload": args.workload or "general",
                           "catalog_version": advisor.catalog.version, "reference_gpu": advisor.reference.id,
-                          "gpus": rows}, indent=2, ensure_ascii=False))
+                          "gpus": msgspec.to_builtins(rows)}, indent=2, ensure_ascii=False))
         return 0
     from rich.console import Console
     from rich.table import Table
@@ -167,11 +169,12 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
     for column in ("id", "name", "vendor", "memory", "rel. perf", "basis", "price", "perf/1000"):
         table.add_column(column, justify="right" if column in ("memory", "rel. perf", "price", "perf/1000") else "left")
     for row in rows:
-        price = row["price"]
-        table.add_row(row["gpu"], row["name"], row["vendor"], f"{row['memory_gb']:g} GB", f"{row['relative_performance']:.2f}",
-                      row["performance_basis"],
-                      f"{price['amount']:,.0f} {price['currency']} ({price['kind']} {price['date']}{', estimate' if price.get('estimate') else ''})" if price else "—",
-                      f"{row['performance_per_1000']:.2f}" if row["performance_per_1000"] is not None else "—")
+        price = row.price
+        table.add_row(row.gpu, row.name, row.vendor, f"{row.memory_gb:g} GB", f"{row.relative_performance:.2f}",
+                      row.performance_basis,
+                      f"{price.amount:,.0f} {price.currency} ({price.kind} {price.seen}{', estimate' if price.estimate else ''})"
+                      if price else "—",
+                      f"{row.performance_per_1000:.2f}" if row.performance_per_1000 is not None else "—")
     console = Console()
     if not console.is_terminal:  # piped: do not squeeze the table into 80 columns
         console = Console(width=200)

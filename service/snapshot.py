@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import msgspec
 
+from rules.answer import CardRow
 from rules.ask import ask
 from rules.catalog import Catalog, load_catalog
 from rules.engine import Advisor
@@ -59,7 +60,7 @@ class Snapshot:
     advisor: Advisor
     measurements_version: str
     built_at: float = field(default_factory=time.time)
-    _rows: dict[tuple, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+    _rows: dict[tuple[str, date, str, bool], tuple[CardRow, ...]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         # The advisor is pure over this snapshot, so answers are memoised per snapshot:
@@ -81,7 +82,7 @@ class Snapshot:
     def catalog_version(self) -> str:
         return self.catalog.version
 
-    def card_rows(self, workload: str, as_of: date, currency: str, used_ok: bool) -> list[dict[str, Any]]:
+    def card_rows(self, workload: str, as_of: date, currency: str, used_ok: bool) -> tuple[CardRow, ...]:
         """The advisor's per-card rows, memoised for this snapshot (the table behind /v1/gpus)."""
         key = (workload, as_of, currency, used_ok)
         rows = self._rows.get(key)

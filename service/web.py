@@ -38,7 +38,7 @@ from litestar.template.config import TemplateConfig
 from markupsafe import Markup
 
 from rules.ask import ask
-from rules.answer import Reply
+from rules.answer import CardRow, Reply
 from rules.messages import basis, say, term
 from rules.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, QuestionError, as_of_refusal, check_text
 from service.api import ApiState, today
@@ -233,9 +233,9 @@ def question_chart_points(advisor: Any, reply: Reply) -> list[dict[str, Any]]:
     rows = advisor.card_rows(answer.question.workload, date.fromisoformat(answer.as_of), question.currency, used,
                              precision=question.precision or "16-bit", task=question.task)
     catalog = advisor.catalog
-    purchasable = [r for r in rows if catalog.gpu(r["gpu"]).purchasable]
+    purchasable = [r for r in rows if catalog.gpu(r.gpu).purchasable]
     counts = {p.gpu: p.count for p in answer.picks}  # a pick may be several cards that pool memory
-    fits = {r["gpu"]: advisor.memory.fit(question, answer.memory_need, r["memory_gb"], counts.get(r["gpu"], question.gpus)).fits
+    fits = {r.gpu: advisor.memory.fit(question, answer.memory_need, r.memory_gb, counts.get(r.gpu, question.gpus)).fits
             for r in purchasable}
     return question_points(purchasable, fits)
 
@@ -390,10 +390,10 @@ def _benchmarks(database_url: str) -> tuple[list[dict[str, Any]], int, list[dict
         return [], 0, [], "The lab's benchmarks cannot be read right now."
 
 
-def _catalog_rows(snapshot: Any, page: PageQuery, workload: str, currency: str) -> list[dict[str, Any]]:
+def _catalog_rows(snapshot: Any, page: PageQuery, workload: str, currency: str) -> list[CardRow]:
     name, task = split_workload(workload)
     rows = snapshot.advisor.card_rows(name, page.as_of, currency, False, task=task)
-    return [r for r in rows if (not page.vendor or r["vendor"] == page.vendor) and r["memory_gb"] >= page.min_memory]
+    return [r for r in rows if (not page.vendor or r.vendor == page.vendor) and r.memory_gb >= page.min_memory]
 
 
 def _page_context(state: ApiState, page: PageQuery, errors: list[dict[str, str]], now: date) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from litestar import Controller, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
+from rules.answer import CardRow
 from rules.question import AS_OF_PATTERN, CURRENCY_PATTERN, MAX_BUDGET, WORKLOADS, Question, Workload as QuestionWorkload
 from service.api import ApiState, plain, today
 from service.api.docs import documented
@@ -40,14 +41,14 @@ QUERY = schema("gpu-query") or {}  # the published schema of this query: the par
 Workload = Enum("Workload", {w: w for w in WORKLOADS}, type=str)  # type: ignore[misc]
 
 
-def _row(gpu: Any, row: dict[str, Any], with_performance: bool) -> dict[str, Any]:
+def _row(gpu: Any, row: CardRow, with_performance: bool) -> dict[str, Any]:
     item = {"id": gpu.id, "name": gpu.name, "vendor": gpu.vendor, "architecture": gpu.architecture, "line": gpu.line,
             "released": gpu.released.isoformat(), "memory_gb": gpu.memory_gb, "bandwidth_gb_s": gpu.bandwidth_gb_s,
             "tdp_w": gpu.tdp_w, "purchasable": gpu.purchasable, "form_factor": gpu.form_factor,
-            "availability": gpu.availability, "desktop": gpu.desktop, "price": row["price"]}
+            "availability": gpu.availability, "desktop": gpu.desktop, "price": row.price}
     if with_performance:
-        item.update(relative_performance=row["relative_performance"], performance_basis=row["performance_basis"],
-                    performance_per_1000=row["performance_per_1000"])
+        item.update(relative_performance=row.relative_performance, performance_basis=row.performance_basis,
+                    performance_per_1000=row.performance_per_1000)
     return item
 
 
@@ -81,13 +82,13 @@ class GpuController(Controller):
         wanted_vendor = (vendor or "").lower()
         selected = []
         for row in rows:
-            gpu = snapshot.catalog.gpu(row["gpu"])
-            price = row["price"]
+            gpu = snapshot.catalog.gpu(row.gpu)
+            price = row.price
             if wanted_vendor and gpu.vendor.lower() != wanted_vendor:
                 continue
             if gpu.memory_gb < min_memory_gb:
                 continue
-            if max_price is not None and (price is None or price["amount"] > max_price):
+            if max_price is not None and (price is None or price.amount > max_price):
                 continue
             selected.append((gpu, row))
         if not chosen:

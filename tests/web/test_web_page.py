@@ -45,6 +45,16 @@ def catalog_names(page: Page) -> str:
     return page.sections["catalog"].split("Perf / 1000", 1)[1]
 
 
+def test_every_catalog_price_says_how_old_it_is(client) -> None:
+    """A price on the page names its kind and date, in the catalog table as in the picks (the table once
+    showed the bare amount: its rows were plain dicts, where the price's date is named otherwise)."""
+    rows = catalog_names(Page(client.get("/", params={"as_of": "2023-06-01"}).text))
+    prices = re.findall(r"\d[\d,]* USD(?: \(([^()]*)\))?", rows)
+    assert len(prices) > 20
+    assert all(re.fullmatch(r"[^,]+, \d{4}-\d{2}-\d{2}", said) for said in prices), prices[:5]
+    assert max(said.rpartition(", ")[2] for said in prices) <= "2023-06-01"
+
+
 def test_the_page_without_a_question(client) -> None:
     response = client.get("/")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
