@@ -24,12 +24,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, InternalServerException
 from litestar.types import ExceptionHandlersMap
 
 from rules.question import QuestionError
 from service.benchmarks import BenchmarkError, InvalidPayload
+from service.contract.problem import FieldError, Problem
 from service.conversations import ConversationNotFound
 
 __all__ = [
@@ -53,18 +55,19 @@ log = logging.getLogger("whichgpu.api")
 
 
 class ApiError(Exception):
-    """A request the API refuses; ``errors`` names the offending fields."""
+    """A request the API refuses; ``errors`` names the offending fields, ``schema`` the published schema the
+    input broke."""
 
     status = 400
     title = "Bad request"
     slug = "bad-request"
     headers: dict[str, str] = {}
 
-    def __init__(self, detail: str, errors: list[dict[str, str]] | None = None, **extra: Any) -> None:
+    def __init__(self, detail: str, errors: list[dict[str, str]] | None = None, schema: str | None = None) -> None:
         super().__init__(detail)
         self.detail = detail
         self.errors = errors if errors is not None else []
-        self.extra = extra
+        self.schema = schema
 
 
 class MalformedBody(ApiError):
@@ -101,20 +104,14 @@ _BY_STATUS: dict[int, type[ApiError]] = {
 }
 
 
-def problem_body(error: ApiError, instance: str) -> dict[str, Any]:
-    body = {
-        "type": TYPE_BASE + error.slug,
-        "title": error.title,
-        "status": error.status,
-        "detail": error.detail,
-        "instance": instance,
-        "errors": error.errors,
-    }
-    body.update(error.extra)
-    return body
+def problem_body(error: ApiError, instance: str) -> Problem:
+    """The problem details of ``error`` at path ``instance``."""
+    return Problem(type=TYPE_BASE + error.slug, title=error.title, status=error.status, detail=error.detail,
+                   instance=instance, errors=[FieldError(e["field"], e["message"]) for e in error.errors],
+                   schema=msgspec.UNSET if error.schema is None else error.schema)
 
 
-def _respond(request: Request, error: ApiError, headers: dict[str, str] | None = None) -> Response:
+def _respond(request: Request, error: ApiError, headers: dict[str, str] | None = None) -> Response[Problem]:
     return Response(problem_body(error, request.url.path), status_code=error.status, media_type=PROBLEM_JSON,
                     headers=headers or error.headers or None)
 
@@ -160,8 +157,8 @@ def _handle(request: Request, exc: Exception) -> Response:
         return _respond(request, NotFound(f"no conversation {exc.args[0]!r}; start one without conversation_id",
                                           [{"field": "conversation_id", "message": "unknown conversation"}]))
     if isinstance(exc, BenchmarkError):
-        extra = {"schema": "/v1/schemas/benchmark-run.json"} if isinstance(exc, InvalidPayload) else {}
-        return _respond(request, InvalidInput(str(exc), exc.errors[:10], **extra))
+        schema = "/v1/schemas/benchmark-run.json" if isinstance(exc, InvalidPayload) else None
+        return _respond(request, InvalidInput(str(exc), exc.errors[:10], schema))
     if isinstance(exc, HTTPException) and exc.status_code < 500:
         error, headers = _from_litestar(exc)
         return _respond(request, error, headers)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import html
 import logging
 import re
-import threading
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -32,6 +31,7 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.enums import MediaType
+from litestar.openapi.spec import OpenAPIFormat, OpenAPIType, Schema
 from litestar.params import FromPath, FromQuery, QueryParameter
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
@@ -41,11 +41,13 @@ from rules.ask import ask
 from rules.answer import CardRow, Reply
 from rules.messages import basis, say, term
 from rules.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, QuestionError, as_of_refusal, check_text
-from service.api import ApiState, today
-from service.api.docs import documented
+from service.api import today
+from service.api.docs import also_served_as, problems
 from service.api.query import known_parameters_only
 from service.charts import FORMATS, KINDS, LAYOUTS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
 from service.problems import ApiError, InvalidInput, NotFound
+from service.settings import Settings
+from service.snapshot import Snapshot
 
 __all__ = ["web_routes", "template_config", "markdown_html", "ChartQuery", "chart_query"]
 
@@ -152,24 +154,8 @@ def chart_query(params: dict[str, str], now: date) -> ChartQuery:
 # --- charts ----------------------------------------------------------------------------------
 
 
-_cache_lock = threading.Lock()
-
-
-def _cache(request: Request) -> ChartCache:
-    """The app's chart cache (one per app, made on first use)."""
-    state = request.app.state
-    cache = state.get("web_charts")
-    if cache is None:
-        with _cache_lock:
-            cache = state.get("web_charts")
-            if cache is None:
-                cache = state["web_charts"] = ChartCache()
-    return cache
-
-
-def _image(request: Request, key: tuple, fmt: str, draw: Any) -> Response:
+def _image(request: Request, cache: ChartCache, key: tuple, fmt: str, draw: Any) -> Response[bytes]:
     """Cached bytes for ``key`` (drawn by ``draw()`` on a miss) with ETag; 304 when the client has them."""
-    cache = _cache(request)
     etag = ChartCache.etag(key)
     headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL, "X-Content-Type-Options": "nosniff"}
     if etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
@@ -190,9 +176,9 @@ def _split_name(name: str) -> tuple[str, str]:
     return stem, fmt
 
 
-def _bar_chart(request: Request, api: ApiState, kind: str, fmt: str, params: dict[str, str]) -> Response:
+def _bar_chart(request: Request, snapshot: Snapshot, cache: ChartCache, kind: str, fmt: str,
+               params: dict[str, str]) -> Response[bytes]:
     query = chart_query(params, today())
-    snapshot = api.holder.get()
     key = (kind, fmt, snapshot.catalog_version, snapshot.measurements_version, *query.key())
 
     def draw() -> bytes:
@@ -202,7 +188,7 @@ def _bar_chart(request: Request, api: ApiState, kind: str, fmt: str, params: dic
                          snapshot.catalog_version)
         return render_bars(rows, kind, meta, fmt, layout=query.layout)
 
-    return _image(request, key, fmt, draw)
+    return _image(request, cache, key, fmt, draw)
 
 
 def _question_text(params: dict[str, str], required: bool = True) -> str:
@@ -240,10 +226,10 @@ def question_chart_points(advisor: Any, reply: Reply) -> list[dict[str, Any]]:
     return question_points(purchasable, fits)
 
 
-def _question_chart(request: Request, api: ApiState, fmt: str, params: dict[str, str]) -> Response:
+def _question_chart(request: Request, snapshot: Snapshot, cache: ChartCache, fmt: str,
+                    params: dict[str, str]) -> Response[bytes]:
     text, layout = _question_text(params), _choice("layout", params.get("layout") or "wide", LAYOUTS)
     now = today()
-    snapshot = api.holder.get()
     key = ("question", fmt, snapshot.catalog_version, snapshot.measurements_version, text, now.isoformat(), layout)
 
     def draw() -> bytes:  # a bad question raises here, before anything is cached: a 422, never a broken image
@@ -253,24 +239,27 @@ def _question_chart(request: Request, api: ApiState, fmt: str, params: dict[str,
         return render_question(reply.recommendation, question_chart_points(snapshot.advisor, reply), text, fmt,
                                reference_name=snapshot.advisor.reference.name, layout=layout)
 
-    return _image(request, key, fmt, draw)
+    return _image(request, cache, key, fmt, draw)
 
 
-@get("/v1/charts/{name:str}", operation_id="getChart", summary="A chart as SVG or PNG", tags=["charts"], sync_to_thread=True,
-     operation_class=documented(None, errors=(400, 404, 422), content={
-         "image/svg+xml": {"type": "string"}, "image/png": {"type": "string", "format": "binary"}}),
+IMAGES = {"image/svg+xml": Schema(type=OpenAPIType.STRING),
+          "image/png": Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY)}
+
+
+@get("/v1/charts/{name:str}", operation_id="getChart", summary="A chart as SVG or PNG", tags=["charts"],
+     sync_to_thread=True, responses=problems(400, 404, 422), operation_class=also_served_as(IMAGES, json=False),
      guards=[known_parameters_only])
-def chart(request: Request, name: FromPath[str], api: NamedDependency[ApiState],
+def chart(request: Request, name: FromPath[str], snapshot: NamedDependency[Snapshot], charts: NamedDependency[ChartCache],
           workload: WorkloadParameter = None, as_of: AsOfParameter = None, currency: CurrencyParameter = None,
-          used: UsedParameter = None, layout: LayoutParameter = None, q: QuestionParameter = None) -> Response:
+          used: UsedParameter = None, layout: LayoutParameter = None, q: QuestionParameter = None) -> Response[bytes]:
     """`perf-per-dollar` or `relative-performance` (query: workload, as_of, currency, used) — the top 25 cards,
     measured and estimated told apart; or `question` (query: q, free text as /v1/ask) — the candidates as
     performance against price with the budget line and the picks. `.svg` or `.png`; cached, with an ETag."""
     kind, fmt = _split_name(name)
     values = {"workload": workload, "as_of": as_of, "currency": currency, "used": used, "layout": layout, "q": q}
     if kind == "question":
-        return _question_chart(request, api, fmt, _given(values, ("q", "layout")))
-    return _bar_chart(request, api, kind, fmt, _given(values, ("workload", "as_of", "currency", "used", "layout")))
+        return _question_chart(request, snapshot, charts, fmt, _given(values, ("q", "layout")))
+    return _bar_chart(request, snapshot, charts, kind, fmt, _given(values, ("workload", "as_of", "currency", "used", "layout")))
 
 
 # --- the page --------------------------------------------------------------------------------
@@ -396,8 +385,8 @@ def _catalog_rows(snapshot: Any, page: PageQuery, workload: str, currency: str) 
     return [r for r in rows if (not page.vendor or r.vendor == page.vendor) and r.memory_gb >= page.min_memory]
 
 
-def _page_context(state: ApiState, page: PageQuery, errors: list[dict[str, str]], now: date) -> dict[str, Any]:
-    snapshot = state.holder.get()
+def _page_context(snapshot: Snapshot, database_url: str, page: PageQuery, errors: list[dict[str, str]],
+                  now: date) -> dict[str, Any]:
     reply, question_error = None, None
     if page.q:
         try:
@@ -409,7 +398,7 @@ def _page_context(state: ApiState, page: PageQuery, errors: list[dict[str, str]]
     currency = answer.currency.code if answer else "USD"
     chart_as_of = date.fromisoformat(answer.as_of) if answer and not page.workload else page.as_of
     used = bool(answer and answer.question.used_ok)
-    benchmarks, benchmark_total, benchmark_gpus, benchmark_error = _benchmarks(state.database_url)
+    benchmarks, benchmark_total, benchmark_gpus, benchmark_error = _benchmarks(database_url)
     return {
         "q": page.q, "page": page, "errors": errors, "reply": reply, "answer": answer, "question_error": question_error,
         "rulebook": snapshot.rulebook, "workload": workload, "workloads": CHART_WORKLOADS, "vendors": VENDORS,
@@ -426,9 +415,9 @@ def _page_context(state: ApiState, page: PageQuery, errors: list[dict[str, str]]
 
 
 @get("/", include_in_schema=False, sync_to_thread=True)
-def page(api: NamedDependency[ApiState], q: FromQuery[str | None] = None, workload: FromQuery[str | None] = None,
+def page(snapshot: NamedDependency[Snapshot], settings: NamedDependency[Settings], q: FromQuery[str | None] = None, workload: FromQuery[str | None] = None,
          vendor: FromQuery[str | None] = None, min_memory: FromQuery[str | None] = None,
-         as_of: FromQuery[str | None] = None) -> Response:
+         as_of: FromQuery[str | None] = None) -> Response[str]:
     """The page: ask a question, see the answer and its chart, browse the catalog, the rules and the lab's benchmarks.
     Its filters are checked on the page (a bad one is named there and left out), so they come as text;
     other parameters are ignored, as a page's links may carry them."""
@@ -436,7 +425,7 @@ def page(api: NamedDependency[ApiState], q: FromQuery[str | None] = None, worklo
     errors: list[dict[str, str]] = []
     given = {"q": q, "workload": workload, "vendor": vendor, "min_memory": min_memory, "as_of": as_of}
     query = _page_query({name: value for name, value in given.items() if value is not None}, now, errors)
-    context = _page_context(api, query, errors, now)
+    context = _page_context(snapshot, settings.resolved_database_url, query, errors, now)
     body = _templates.engine_instance.get_template("web/index.html.j2").render(**context)
     status = 422 if errors or context["question_error"] else 200
     return Response(body, status_code=status, media_type=MediaType.HTML,

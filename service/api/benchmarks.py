@@ -13,23 +13,29 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Annotated, Any
 
+import msgspec
 from litestar import Controller, HttpMethod, Request, Response, get, post, route
 from litestar.di import NamedDependency
+from litestar.openapi import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter, RawBody
 from sqlmodel import Session
 
 from service.agents import authenticate, bind_host, is_admin
-from service.api import ApiState
-from service.api.docs import documented
+from service.api.docs import judged_by, problems
 from service.api.inputs import parse_json
 from service.api.query import known_parameters_only
 from service.benchmarks import CREATED, gpu_summary, ingest, public_view, query
+from service.contract.benchmarks import BenchmarkReceipt, RunListing
 from service.problems import InvalidInput, Unauthorized
+from service.settings import Settings
+from service.snapshot import SnapshotHolder
 
 __all__ = ["BenchmarkController"]
 
 MAX_LIMIT = 200
 MAX_OFFSET = 2**31 - 1  # inside every database's integer range
+STORED_BEFORE = ResponseSpec(BenchmarkReceipt, generate_examples=False,
+                              description="Already stored: this run_id arrived before; nothing new is stored")
 
 
 def _checks(rulebook: Any) -> dict[str, Any]:
@@ -54,36 +60,36 @@ class BenchmarkController(Controller):
     tags = ["benchmarks"]
 
     @post("", operation_id="reportBenchmarkRun", summary="Report one bench-agent run (agent bearer token)",
-          sync_to_thread=True, status_code=201,
-          operation_class=documented(None, "benchmark-run", (400, 401, 413, 415, 422),
-                                     also={200: "Already stored: this run_id arrived before; nothing new is stored"}))
-    def report(self, request: Request[Any, Any, Any], body: RawBody, api: NamedDependency[ApiState],
-               db_session: NamedDependency[Session]) -> Response[Any]:
+          sync_to_thread=True, status_code=201, operation_class=judged_by("benchmark-run"),
+          responses={**problems(400, 401, 413, 415, 422), 200: STORED_BEFORE})
+    def report(self, request: Request[Any, Any, Any], body: RawBody, settings: NamedDependency[Settings],
+               holder: NamedDependency[SnapshotHolder], db_session: NamedDependency[Session]) -> Response[BenchmarkReceipt]:
         """Store one run from `bench-agent`: 201 `created`, or 200 `already stored` when this `run_id`
         is known. 401 for a missing, unknown or revoked token; 422 when the run breaks the schema
         (the field is named) or reports a figure above the datasheet peak or bandwidth by more than 10%."""
-        document = parse_json(request.headers.get("content-type"), body, api.settings.max_body_bytes)
+        document = parse_json(request.headers.get("content-type"), body, settings.max_body_bytes)
         agent = authenticate(db_session, request.headers.get("authorization"))
         if agent is None:
             detail = ("a valid bench-agent token is required: `Authorization: Bearer <token>` "
                       "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)")
             raise Unauthorized(detail, [{"field": "authorization", "message": detail}])
-        snapshot = api.holder.current or api.holder.get()  # no snapshot rebuild per report
+        snapshot = holder.current or holder.get()  # no snapshot rebuild per report
         if isinstance(document, dict) and isinstance(document.get("host"), str):
             if (refused := bind_host(db_session, agent, document["host"])) is not None:
                 raise InvalidInput(refused, [{"field": "host", "message": refused}])
         status, run_id = ingest(db_session, snapshot.catalog, agent.name, document, **_checks(snapshot.rulebook))
         db_session.commit()  # stored before the snapshot looks for new measurements
         if status == CREATED:
-            api.holder.invalidate()
-        return Response({"run_id": run_id, "status": status}, status_code=201 if status == CREATED else 200,
-                        headers={"Location": f"/v1/benchmarks?run_id={run_id}"} if status == CREATED else None)
+            holder.invalidate()
+            return Response(BenchmarkReceipt(run_id, "created"), status_code=201,
+                            headers={"Location": f"/v1/benchmarks?run_id={run_id}"})
+        return Response(BenchmarkReceipt(run_id, "already stored"), status_code=200)
 
     @get("", operation_id="listBenchmarkRuns", summary="Stored benchmark runs, filtered and paged", sync_to_thread=True,
-         operation_class=documented(None, errors=(401, 422)), guards=[known_parameters_only])
+         responses=problems(401, 422), guards=[known_parameters_only])
     def list_runs(
         self,
-        api: NamedDependency[ApiState],
+        settings: NamedDependency[Settings],
         db_session: NamedDependency[Session],
         authorization: Annotated[str | None, HeaderParameter(name="authorization", include_in_schema=False)] = None,
         run_id: Annotated[str | None, QueryParameter(max_length=200, description="One run")] = None,
@@ -96,20 +102,21 @@ class BenchmarkController(Controller):
             max_length=40, description="Runs started since this date or date-time (ISO 8601)")] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIMIT)] = 50,
         offset: Annotated[int, QueryParameter(ge=0, le=MAX_OFFSET)] = 0,
-    ) -> dict[str, Any]:
+    ) -> RunListing:
         """Runs newest first with their results, and `gpus`: per GPU the runs, hosts and median figures.
         Agents, hosts, CPU, RAM and driver are shown only with the admin read token
         (`Authorization: Bearer <WHICHGPU_ADMIN_TOKEN>`); agent tokens do not read them."""
-        admin = is_admin(authorization, api.settings.admin_token)
+        admin = is_admin(authorization, settings.admin_token)
         if host and not admin:
             detail = "filtering by host needs the admin read token: `Authorization: Bearer <WHICHGPU_ADMIN_TOKEN>`"
             raise Unauthorized(detail, [{"field": "host", "message": detail}])
         listing = query(db_session, gpu=gpu or None, host=host or None, benchmark=benchmark or None,
                         since=_since(since) if since else None, limit=limit, offset=offset, run_id=run_id or None)
         listing["gpus"] = gpu_summary(db_session)
-        return {**(listing if admin else public_view(listing)), "view": "admin" if admin else "public"}
+        shown = listing if admin else public_view(listing)
+        return msgspec.convert({**shown, "view": "admin" if admin else "public"}, RunListing)
 
     @route("", http_method=[HttpMethod.OPTIONS], include_in_schema=False, sync_to_thread=False)
-    def allowed_methods(self) -> Response:
+    def allowed_methods(self) -> Response[None]:
         """The methods of this path: GET lists runs, POST reports one (the automatic answer forgets POST)."""
         return Response(None, status_code=204, headers={"Allow": "GET, OPTIONS, POST"})

@@ -1,8 +1,9 @@
 """Request input: the published JSON Schemas, and reading a JSON body against one.
 
-The schemas in ``service/schemas`` are both what ``GET /v1/schemas/{name}.json``
-serves and what the handlers enforce, so the documentation cannot drift from the
-checks. A body is read raw (so Litestar never rejects it first with other words),
+The schemas generated from the typed contract (:mod:`service.contract`) are both what
+``GET /v1/schemas/{name}.json`` serves and what the handlers enforce, so the documentation
+cannot drift from the checks; the catalog data files' schemas and the bench agent's
+``benchmark-run`` are published beside them. A body is read raw (so Litestar never rejects it first with other words),
 checked for content type and size, parsed (:func:`parse_json`), then validated
 (:func:`check`); every failure is an :class:`~service.problems.ApiError` naming the
 field. Validators and error wording come from :mod:`rules.datafile`, the one home of
@@ -13,9 +14,8 @@ JSON Schema handling. A handler that declares a typed ``data`` checks it with
 from __future__ import annotations
 
 import json
-from functools import lru_cache
-from pathlib import Path
 from collections.abc import Awaitable, Callable
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -24,18 +24,15 @@ from referencing import Registry, Resource
 
 from bench_agent.schema import load_schema as load_run_schema
 from rules import datafile
+from service import contract
 from service.problems import InvalidInput, MalformedBody, PayloadTooLarge, UnsupportedMediaType
 
-__all__ = ["API_SCHEMA_DIR", "schema_names", "schema", "validator", "parse_json", "checked_body", "check", "schema_errors"]
-
-
-API_SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+__all__ = ["check", "checked_body", "parse_json", "schema", "schema_errors", "schema_names", "validator"]
 
 
 @lru_cache(maxsize=1)
 def _all() -> dict[str, dict[str, Any]]:
-    found = {p.name.removesuffix(".schema.json"): json.loads(p.read_text(encoding="utf-8"))
-             for p in sorted(API_SCHEMA_DIR.glob("*.schema.json"))}
+    found = {name: contract.generate(name) for name in contract.PUBLISHED}
     for name in datafile.schema_names():
         found.setdefault(name, datafile.load_schema(name))
     found["benchmark-run"] = load_run_schema()
@@ -127,7 +124,7 @@ def checked_body(schema_name: str, generated_from: type | None = None) -> Callab
     0.1 ms, and only a body it refuses gets the schema pass, for the problem's wording."""
     async def hook(request: Request[Any, Any, Any]) -> None:
         raw, content_type = await request.body(), request.headers.get("content-type")
-        max_bytes = request.app.state["api"].settings.max_body_bytes
+        max_bytes = request.route_handler.resolve_request_max_body_size() or len(raw)  # the app's limit
         _envelope(content_type, raw, max_bytes)
         refused = None
         if generated_from is not None:

@@ -155,9 +155,12 @@ def test_openapi_describes_every_endpoint_with_examples(client):
                  "/v1/rules", "/v1/schemas", "/v1/schemas/{filename}", "/healthz", "/metrics", "/v1/benchmarks"):
         assert path in paths, path
     recommend = paths["/v1/recommendations"]["post"]
-    assert recommend["requestBody"]["content"]["application/json"]["examples"]
+    assert recommend["requestBody"]["content"]["application/json"]["schema"]["examples"]
     answer = recommend["responses"]["200"]["content"]["application/json"]
     example = next(iter(answer["examples"].values()))["value"]  # a live answer (Litestar drops its null members)
     assert example["verdict"] == "buy" and example["picks"][0]["rules"]
     assert "application/problem+json" in recommend["responses"]["422"]["content"]
-    assert paths["/v1/ask"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]["text"]["maxLength"] == question.MAX_TEXT_CHARS
+    ask = paths["/v1/ask"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert "ask-request.json" in ask["description"]
+    body = doc["components"]["schemas"][ask["allOf"][0]["$ref"].rpartition("/")[2]]
+    assert body["properties"]["text"]["maxLength"] == question.MAX_TEXT_CHARS
