@@ -18,7 +18,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -28,18 +28,18 @@ from .db import session_scope
 from .models import AgentToken
 
 __all__ = [
+    "TOKEN_PREFIX",
     "AgentError",
-    "InvalidAgentName",
     "AgentExists",
     "AgentNotFound",
-    "TOKEN_PREFIX",
-    "hash_token",
+    "InvalidAgentName",
     "add_agent",
-    "list_agents",
-    "revoke_agent",
     "authenticate",
     "bind_host",
+    "hash_token",
     "is_admin",
+    "list_agents",
+    "revoke_agent",
 ]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,120}")
@@ -64,12 +64,12 @@ class AgentNotFound(AgentError):
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _aware(value: datetime | None) -> datetime | None:
     """SQLite hands datetimes back naive; every stored datetime is UTC."""
-    return value.replace(tzinfo=timezone.utc) if value is not None and value.tzinfo is None else value
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
 def hash_token(token: str) -> str:

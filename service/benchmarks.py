@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, func
@@ -30,26 +30,34 @@ from sqlmodel import Session, col, select
 from bench_agent.schema import payload_errors as run_schema_errors
 from rules.performance import Measured
 
-from .measurements import BANDWIDTH_BENCHMARKS, EXCLUDING_FLAGS, MAX_RUNS, OUT_OF_BAND, QUICK_FLAG, WINDOW, read_measurements
+from .measurements import (
+    BANDWIDTH_BENCHMARKS,
+    EXCLUDING_FLAGS,
+    MAX_RUNS,
+    OUT_OF_BAND,
+    QUICK_FLAG,
+    WINDOW,
+    read_measurements,
+)
 from .models import AgentToken, BenchmarkResult, BenchmarkRun
 
 __all__ = [
-    "BenchmarkError",
-    "InvalidPayload",
-    "ImplausibleFigure",
-    "CREATED",
     "ALREADY_STORED",
-    "MARGIN",
     "BAND",
-    "OUT_OF_BAND",
+    "CREATED",
     "EXCLUDING_FLAGS",
-    "ingest",
-    "query",
-    "unmatched_devices",
-    "public_view",
+    "MARGIN",
+    "OUT_OF_BAND",
+    "BenchmarkError",
+    "ImplausibleFigure",
+    "InvalidPayload",
     "gpu_summary",
+    "ingest",
     "load_measurements",
     "measurements_version",
+    "public_view",
+    "query",
+    "unmatched_devices",
 ]
 
 CREATED = "created"
@@ -57,7 +65,7 @@ ALREADY_STORED = "already stored"
 MARGIN = 0.10  # a measured figure may exceed the datasheet by this much (boost clocks, rounding)
 BAND = (0.2, 1 + MARGIN)  # default of rule spec-dimensions' measured_band: believable shares of the datasheet
 CLOCK_SKEW = timedelta(minutes=10)  # default of rule spec-dimensions' clock_skew_minutes
-EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)  # no run of a device outside the catalog is older
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # no run of a device outside the catalog is older
 # Per-result details the tables have no column for; kept with the run so nothing is lost.
 RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings", "check", "telemetry", "achieved_gb_s")
 
@@ -175,7 +183,7 @@ def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedel
         errors.append(_error("started_at", f"{payload['started_at']} is in the future (clocks may differ by {skew} at most)"))
     if finished < started:
         errors.append(_error("finished_at", f"{payload['finished_at']} is before started_at"))
-    earliest = datetime.combine(gpu.released, datetime.min.time(), tzinfo=timezone.utc) if gpu is not None else EARLIEST
+    earliest = datetime.combine(gpu.released, datetime.min.time(), tzinfo=UTC) if gpu is not None else EARLIEST
     if started < earliest:
         what = f"{gpu.name} was released ({gpu.released})" if gpu is not None else f"{EARLIEST.date()}"
         errors.append(_error("started_at", f"{payload['started_at']} is before {what}"))
@@ -187,7 +195,7 @@ def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedel
 
 def _utc(text_or_dt: str | datetime) -> datetime:
     value = datetime.fromisoformat(text_or_dt.replace("Z", "+00:00")) if isinstance(text_or_dt, str) else text_or_dt
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _stored_environ(payload: dict[str, Any]) -> dict[str, Any]:
@@ -236,7 +244,7 @@ def ingest(session: Session, catalog: Any, agent_name: str, payload: Any, *, ban
         return ALREADY_STORED, run_id
     device = payload["device"]
     gpu = None if device["type"] == "cpu" else catalog.find(device["name"])
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     if errors := _when_errors(payload, gpu, now, skew):
         raise InvalidPayload(errors)
     if gpu is not None and (reasons := implausible(payload, gpu, band)):

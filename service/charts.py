@@ -26,10 +26,11 @@ import math
 import textwrap
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -39,18 +40,18 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 from rules.answer import Answer, CardRow, Pick
 
 __all__ = [
-    "KINDS",
     "FORMATS",
-    "TOP",
-    "ChartMeta",
-    "ChartCache",
-    "bar_rows",
-    "render_bars",
-    "render_question",
-    "question_points",
-    "write_chart",
+    "KINDS",
     "LAYOUTS",
     "MEDIA_TYPES",
+    "TOP",
+    "ChartCache",
+    "ChartMeta",
+    "bar_rows",
+    "question_points",
+    "render_bars",
+    "render_question",
+    "write_chart",
 ]
 
 KINDS = ("perf-per-dollar", "relative-performance")

@@ -13,13 +13,14 @@ import os
 import re
 import socket
 import sys
+from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from rules.settings import SettingsError
 from service.settings import Settings, effective_settings, get_settings, settings_table
 
-__all__ = ["main", "EXIT_CODES", "EXIT_FAILED", "EXIT_BAD_INPUT", "EXIT_NOT_UNDERSTOOD"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_CODES", "EXIT_FAILED", "EXIT_NOT_UNDERSTOOD", "main"]
 
 EXIT_FAILED = 1  # could not do it: the port is taken, the database is unreachable, the data are broken
 EXIT_BAD_INPUT = 2  # an argument, setting or question value is invalid
@@ -335,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `whichgpu ask … | head`: the reader left; nothing to report
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 — keeps the interpreter's final flush quiet
         return 0
-    except Exception as exc:  # noqa: BLE001 — the last line of defence: one line, no traceback
+    except Exception as exc:  # the last line of defence: one line, no traceback
         message, code = _describe(exc)
         print(f"whichgpu: {message}", file=sys.stderr)
         return code

@@ -21,7 +21,7 @@ import queue
 import threading
 import time
 import uuid
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -32,8 +32,15 @@ from rules.question import Question
 from service.db import make_engine
 from service.models import Conversation
 
-__all__ = ["ConversationNotFound", "ConversationWriter", "load_question", "save_turn", "purge_expired", "purge_interval_s",
-           "MAX_TURNS"]
+__all__ = [
+    "MAX_TURNS",
+    "ConversationNotFound",
+    "ConversationWriter",
+    "load_question",
+    "purge_expired",
+    "purge_interval_s",
+    "save_turn",
+]
 
 MAX_TURNS = 50
 PURGE_EVERY_S = 3600.0
@@ -67,7 +74,7 @@ def purge_expired(url: str, keep_days: float, now: datetime | None = None) -> in
     """Delete conversations untouched for ``keep_days`` (none when it is 0); returns how many."""
     if keep_days <= 0:
         return 0
-    cutoff = (now or datetime.now(timezone.utc)) - timedelta(days=keep_days)
+    cutoff = (now or datetime.now(UTC)) - timedelta(days=keep_days)
     with make_engine(url).begin() as connection:
         deleted = connection.execute(delete(TABLE).where(TABLE.c.updated_at < cutoff)).rowcount
     if deleted:
@@ -147,7 +154,7 @@ class ConversationWriter:
         self._purged_at = time.monotonic()
         try:
             purge_expired(self.url, self.keep_days)
-        except Exception:  # noqa: BLE001 — a failed clean-up is retried next time; turns keep flowing
+        except Exception:  # a failed clean-up is retried next time; turns keep flowing
             log.warning("could not delete expired conversations; retrying in %g s", self.purge_every_s, exc_info=True)
 
     def _commit(self, batch: list[tuple]) -> None:
@@ -156,7 +163,7 @@ class ConversationWriter:
                 for conversation_id, new, question, turn, _, _ in batch:
                     _write(connection, conversation_id, question, turn, new)
             outcomes = [(item, item[0]) for item in batch]
-        except Exception:  # noqa: BLE001 — one bad turn must not fail its neighbours: write each alone
+        except Exception:  # one bad turn must not fail its neighbours: write each alone
             outcomes = [(item, self._alone(item)) for item in batch]
         self.batches += 1
         for (_, _, _, _, loop, done), outcome in outcomes:
@@ -168,7 +175,7 @@ class ConversationWriter:
             with make_engine(self.url).begin() as connection:
                 _write(connection, conversation_id, question, turn, new)
             return conversation_id
-        except Exception as exc:  # noqa: BLE001 — handed to the waiting request
+        except Exception as exc:  # handed to the waiting request
             return exc
 
 
@@ -183,7 +190,7 @@ def _settle(done: asyncio.Future, outcome: str | BaseException) -> None:
 
 def _write(connection: Any, conversation_id: str, question: Question | None, turn: dict[str, Any], new: bool) -> None:
     """One INSERT for a new conversation, SELECT + UPDATE for a follow-up (SQL core: the ORM cost 5× more)."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     turn = {**turn, "at": now.isoformat()}
     row = None if new else connection.execute(select(TABLE.c.question, TABLE.c.turns)
                                               .where(TABLE.c.id == conversation_id).with_for_update()).first()

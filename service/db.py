@@ -14,7 +14,7 @@ from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
-__all__ = ["normalize_url", "make_engine", "migrate", "session_scope"]
+__all__ = ["make_engine", "migrate", "normalize_url", "session_scope"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 

@@ -32,23 +32,24 @@ import json
 import sqlite3
 import statistics
 from collections import defaultdict
-from datetime import datetime, timedelta, timezone
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from rules.performance import Measured, TrainingStep
 
 __all__ = [
-    "EXCLUDING_FLAGS",
-    "QUICK_FLAG",
-    "OUT_OF_BAND",
-    "RUN_EXCLUDING_FLAGS",
-    "WINDOW",
-    "MAX_RUNS",
     "BANDWIDTH_BENCHMARKS",
+    "EXCLUDING_FLAGS",
+    "MAX_RUNS",
+    "OUT_OF_BAND",
+    "QUICK_FLAG",
+    "RUN_EXCLUDING_FLAGS",
     "TRAINING_BENCHMARKS",
-    "read_measurements",
+    "WINDOW",
     "lab_measurements",
+    "read_measurements",
 ]
 
 EXCLUDING_FLAGS = frozenset({"throttled", "contended", "noisy", "check_failed"})
@@ -70,7 +71,7 @@ def lab_measurements(database_url: str, *, now: datetime | None = None) -> dict[
         return {}
     try:
         return read_measurements(connection, now=now)
-    except Exception as exc:  # noqa: BLE001 — a database without our tables has no measurements
+    except Exception as exc:  # a database without our tables has no measurements
         if type(exc).__name__ in ("OperationalError", "UndefinedTable", "ProgrammingError"):
             return {}
         raise
@@ -105,7 +106,7 @@ def read_measurements(
     distinct hosts behind the figures used. ``connection`` is a DB-API connection of
     ``sqlite3`` or ``psycopg``; a few small queries per GPU, whatever the history."""
     sql = _Sql(connection)
-    since = sql.timestamp((now or datetime.now(timezone.utc)) - window)
+    since = sql.timestamp((now or datetime.now(UTC)) - window)
     gpu_ids = [row[0] for row in sql.rows(
         f"SELECT DISTINCT gpu_id FROM benchmark_run WHERE gpu_id IS NOT NULL AND received_at >= ? AND {_LIVE}", (since,))]
     measured: dict[str, Measured] = {}
@@ -134,8 +135,8 @@ class _Sql:
 
     def timestamp(self, moment: datetime) -> Any:
         """SQLite holds UTC timestamps as text in SQLAlchemy's format; PostgreSQL as timestamptz."""
-        utc = moment.astimezone(timezone.utc) if moment.tzinfo else moment
-        return utc.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else utc.replace(tzinfo=utc.tzinfo or timezone.utc)
+        utc = moment.astimezone(UTC) if moment.tzinfo else moment
+        return utc.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else utc.replace(tzinfo=utc.tzinfo or UTC)
 
     def rows(self, query: str, params: tuple) -> list[tuple]:
         cursor = self.connection.cursor()

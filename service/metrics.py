@@ -13,7 +13,7 @@ import time
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
-__all__ = ["ApiMetrics", "CONTENT_TYPE_LATEST"]
+__all__ = ["CONTENT_TYPE_LATEST", "ApiMetrics"]
 
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 

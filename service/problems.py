@@ -22,7 +22,6 @@ Every problem has ``type``, ``title``, ``status``, ``detail``, ``instance`` and 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import msgspec
 from litestar import Request, Response
@@ -35,17 +34,17 @@ from service.contract.problem import FieldError, Problem
 from service.conversations import ConversationNotFound
 
 __all__ = [
-    "ApiError",
-    "MalformedBody",
-    "Unauthorized",
-    "InvalidInput",
-    "NotFound",
-    "MethodNotAllowed",
-    "PayloadTooLarge",
-    "UnsupportedMediaType",
     "PROBLEM_JSON",
-    "problem_body",
+    "ApiError",
+    "InvalidInput",
+    "MalformedBody",
+    "MethodNotAllowed",
+    "NotFound",
+    "PayloadTooLarge",
+    "Unauthorized",
+    "UnsupportedMediaType",
     "exception_handlers",
+    "problem_body",
 ]
 
 PROBLEM_JSON = "application/problem+json"

@@ -26,7 +26,7 @@ from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEven
 
 from service.problems import PROBLEM_JSON, ApiError, problem_body
 
-__all__ = ["RateLimiter", "TooManyRequests", "rate_limit_middleware", "client_key", "limits", "EXEMPT_PATHS"]
+__all__ = ["EXEMPT_PATHS", "RateLimiter", "TooManyRequests", "client_key", "limits", "rate_limit_middleware"]
 
 EXEMPT_PATHS = frozenset({"/healthz", "/metrics", "/slack/events"})
 EXEMPT_POSTS = frozenset({"/v1/benchmarks"})  # agents authenticate with their token

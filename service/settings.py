@@ -16,9 +16,16 @@ from pathlib import Path
 
 from bench_agent.settings import AgentSettings
 from bot.settings import BotSettings
-from rules.settings import EnvSettings, data_dir_setting, effective_rows, non_negative_float, setting, settings_rows
+from rules.settings import (
+    EnvSettings,
+    data_dir_setting,
+    effective_rows,
+    non_negative_float,
+    setting,
+    settings_rows,
+)
 
-__all__ = ["PACKAGE_SETTINGS", "Settings", "get_settings", "settings_table", "effective_settings"]
+__all__ = ["PACKAGE_SETTINGS", "Settings", "effective_settings", "get_settings", "settings_table"]
 
 
 @dataclass(frozen=True, repr=False)

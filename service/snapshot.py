@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
-from typing import Any, Callable
 
 import msgspec
 
@@ -30,7 +30,7 @@ from rules.rulebook import Rulebook, load_rulebook
 from service.benchmarks import load_measurements, measurements_version
 from service.db import session_scope
 
-__all__ = ["Asked", "Snapshot", "SnapshotHolder", "ANSWER_CACHE_SIZE"]
+__all__ = ["ANSWER_CACHE_SIZE", "Asked", "Snapshot", "SnapshotHolder"]
 
 ANSWER_CACHE_SIZE = 4096
 

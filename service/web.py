@@ -29,27 +29,38 @@ from urllib.parse import urlencode
 
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
-from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.enums import MediaType
 from litestar.openapi.spec import OpenAPIFormat, OpenAPIType, Schema
 from litestar.params import FromPath, FromQuery, QueryParameter
+from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 from markupsafe import Markup
 
-from rules.ask import ask
 from rules.answer import CardRow, Reply
+from rules.ask import ask
 from rules.messages import basis, say, term
 from rules.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, QuestionError, as_of_refusal, check_text
 from service.api import today
 from service.api.docs import also_served_as, problems
 from service.api.query import known_parameters_only
-from service.charts import FORMATS, KINDS, LAYOUTS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
+from service.charts import (
+    FORMATS,
+    KINDS,
+    LAYOUTS,
+    MEDIA_TYPES,
+    ChartCache,
+    ChartMeta,
+    question_points,
+    render_bars,
+    render_question,
+    split_workload,
+)
 from service.problems import ApiError, InvalidInput, NotFound
 from service.settings import Settings
 from service.snapshot import Snapshot
 
-__all__ = ["web_routes", "template_config", "markdown_html", "ChartQuery", "chart_query"]
+__all__ = ["ChartQuery", "chart_query", "markdown_html", "template_config", "web_routes"]
 
 log = logging.getLogger("whichgpu.web")
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"

@@ -10,7 +10,7 @@ stored once: 201 the first time, 200 ``already stored`` for a re-send of the sam
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Annotated, Any
 
 import msgspec
@@ -47,9 +47,9 @@ def _checks(rulebook: Any) -> dict[str, Any]:
 def _since(raw: str) -> datetime:
     try:
         if len(raw) == 10:
-            return datetime.combine(date.fromisoformat(raw), time(), tzinfo=timezone.utc)
+            return datetime.combine(date.fromisoformat(raw), time(), tzinfo=UTC)
         value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-        return value.astimezone(timezone.utc) if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
     except (ValueError, OverflowError):
         raise InvalidInput(f"since={raw[:40]!r} is not a date or date-time that exists in UTC",
                            [{"field": "since", "message": "use YYYY-MM-DD or an ISO 8601 date-time"}]) from None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import msgspec
@@ -54,7 +54,7 @@ def _registry() -> Registry:
     return Registry().with_resources(resources)
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> Any:
     """A compiled validator for a published schema (``$ref`` to sibling schemas resolve)."""
     document = schema(name)

@@ -9,7 +9,7 @@ given twice.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from litestar.connection import ASGIConnection
@@ -21,7 +21,7 @@ from service.problems import InvalidInput
 __all__ = ["known_parameters_only", "schema_bounds"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _declared(handler: BaseRouteHandler) -> frozenset[str]:
     names = set()
     for name, field in handler.parsed_fn_signature.parameters.items():

@@ -64,7 +64,7 @@ class GpuRow(msgspec.Struct, kw_only=True, frozen=True):
     price: Money | None  # None: no price known on the date
     relative_performance: float | UnsetType = UNSET  # the fields below come with a workload
     performance_basis: Basis | UnsetType = UNSET
-    performance_per_1000: float | None | UnsetType = UNSET
+    performance_per_1000: float | UnsetType | None = UNSET
 
 
 class GpuList(msgspec.Struct, kw_only=True, frozen=True):

@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from tests.app_client import app_client
-
 from rules.question import MAX_TEXT_CHARS
 from service.api.inputs import schema_errors
+from tests.app_client import app_client
 
 
 @pytest.fixture(scope="module")

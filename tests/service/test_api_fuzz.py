@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from service.api.inputs import schema, schema_errors
 from tests.app_client import app_client
-from hypothesis import HealthCheck, given, settings, strategies as st
-
-from service.api.inputs import schema
-from service.api.inputs import schema_errors
 
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 

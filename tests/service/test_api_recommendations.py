@@ -6,9 +6,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from tests.app_client import app_client
-
 from service.api.inputs import schema_errors
+from tests.app_client import app_client
 
 PROBLEM = "application/problem+json"
 

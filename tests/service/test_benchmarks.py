@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -28,7 +28,7 @@ from service.benchmarks import (
 from service.db import migrate, session_scope
 from service.models import BenchmarkResult, BenchmarkRun
 
-NOW = datetime.now(timezone.utc).replace(microsecond=0)
+NOW = datetime.now(UTC).replace(microsecond=0)
 
 
 @pytest.fixture(scope="module")

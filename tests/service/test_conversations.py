@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlmodel import select
@@ -71,7 +71,7 @@ def test_conversations_expire_and_the_writer_deletes_them_itself(database_url: s
     old = save_turn(database_url, None, Question(budget=100), {"text": "old"})
     with session_scope(database_url) as session:
         row = session.get(Conversation, old)
-        row.updated_at = datetime.now(timezone.utc) - timedelta(days=31)
+        row.updated_at = datetime.now(UTC) - timedelta(days=31)
         session.add(row)
     writer = ConversationWriter(database_url, keep_days=30, purge_every_s=0.05)
     fresh = asyncio.run(writer.save(None, Question(budget=200), {"text": "new"}))

@@ -8,14 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
-import msgspec
-
-from rules.answer import Reply
 from bot.blocks import Conversation, answer_blocks
-from tests.fake_slack import block_text
+from rules.answer import Reply
 from tests.app_client import app_client
+from tests.fake_slack import block_text
 
 RUSSIAN = "какую видеокарту купить для нейросетей за 50000 рублей"
 ENGLISH = "which gpu for deep learning for 600 dollars"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -74,7 +74,7 @@ def test_future_and_prehistoric_runs_are_refused(service):
     token = service.agent("clock")
     for started in ("9999-01-01T00:00:00+00:00", "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00",
                     "2019-01-01T00:00:00+00:00",  # before the RTX 3090 was released
-                    (datetime.now(timezone.utc) + timedelta(hours=2)).isoformat()):
+                    (datetime.now(UTC) + timedelta(hours=2)).isoformat()):
         payload = {**run_payload(GPU, host="lab"), "started_at": started, "finished_at": started}
         response = post(service, payload, token)
         assert response.status_code == 422, (started, response.text)
@@ -85,7 +85,7 @@ def test_future_and_prehistoric_runs_are_refused(service):
 def test_the_newest_run_is_the_one_received_last(service):
     early = {**run_payload(GPU, host="lab", results=[result("matmul", "fp32", 20.0)])}
     assert post(service, early, service.agent("lab")).status_code == 201
-    later = run_payload(GPU, host="lab2", started=datetime.now(timezone.utc) - timedelta(days=60),
+    later = run_payload(GPU, host="lab2", started=datetime.now(UTC) - timedelta(days=60),
                         results=[result("matmul", "fp32", 30.0)])
     assert post(service, later, service.agent("lab2")).status_code == 201
     assert performance(service)["measured"]["matmul_tflops"]["fp32"] == pytest.approx(25.0)
@@ -115,7 +115,7 @@ def test_nan_and_infinity_are_refused_not_stored(service, constant):
 
 def _edge_payloads() -> list[dict[str, Any]]:
     """Every edge value the schema allows, one run each where they would collide."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     weird = "<script>alert(1)</script> ‮ 𝔘𝔫𝔦 \\ \" ' ?"[:200]
     payloads = []
     base = run_payload(GPU, host=weird[:200], results=[

@@ -7,9 +7,8 @@ import re
 import jsonschema
 import pytest
 
-from tests.app_client import app_client
-
 from service.ratelimit import RateLimiter, client_key
+from tests.app_client import app_client
 
 
 class Clock:

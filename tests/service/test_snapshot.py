@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from service.db import migrate, session_scope
 from service.models import BenchmarkResult, BenchmarkRun
@@ -13,7 +13,7 @@ from tests.wire import wire
 def _store_result(url: str, run_id: str) -> None:
     with session_scope(url) as session:
         session.add(BenchmarkRun(run_id=run_id, agent="lab", host="h1", device_name="NVIDIA GeForce RTX 3090", gpu_id="rtx-3090",
-                                 started_at=datetime.now(timezone.utc)))
+                                 started_at=datetime.now(UTC)))
         session.flush()
         session.add(BenchmarkResult(run_id=run_id, benchmark="matmul", precision="fp16", unit="TFLOP/s", value=60.0))
 

@@ -8,11 +8,10 @@ holds only while the two agree, body by body, including at every limit.
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import msgspec
 import pytest
-
-from datetime import date
 
 from rules.question import MAX_TEXT_CHARS, AskRequest, Question, QuestionError, RecommendationRequest
 from service.api.inputs import schema_errors

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ def fresh_client(tmp_path: Path) -> Iterator[TestClient]:
 
 def rtx_3090_run(host: str = "lab-1") -> dict[str, Any]:
     """A bench-agent payload plausible for an RTX 3090 (as the agent sends it)."""
-    started = datetime.now(timezone.utc) - timedelta(hours=1)
+    started = datetime.now(UTC) - timedelta(hours=1)
 
     def result(benchmark: str, precision: str, unit: str, value: float) -> dict[str, Any]:
         return {"benchmark": benchmark, "precision": precision, "unit": unit, "value": value, "p10": value * 0.97,

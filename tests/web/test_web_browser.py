@@ -15,7 +15,6 @@ import httpx
 import pytest
 
 from tests.server_process import running_server
-
 from tests.web.test_web_charts import png_size
 
 pytestmark = pytest.mark.e2e
