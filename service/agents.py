@@ -79,7 +79,9 @@ def hash_token(token: str) -> str:
 
 def check_name(name: str) -> str:
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise InvalidAgentName(f"agent name {name!r} is not valid: use 1-120 characters of letters, digits, '.', '_' or '-'")
+        raise InvalidAgentName(
+            f"agent name {name!r} is not valid: use 1-120 characters of letters, digits, '.', '_' or '-'"
+        )
     return name
 
 
@@ -90,7 +92,9 @@ def add_agent(url: str, name: str) -> str:
     try:
         with session_scope(url) as session:
             if session.exec(select(AgentToken.id).where(AgentToken.name == name)).first() is not None:
-                raise AgentExists(f"an agent named {name!r} already exists (names are not reused, even after revoking): pick another name")
+                raise AgentExists(
+                    f"an agent named {name!r} already exists (names are not reused, even after revoking): pick another name"
+                )
             session.add(AgentToken(name=name, token_hash=hash_token(token), created_at=_now()))
     except IntegrityError:  # created by someone else between the check and the insert
         raise AgentExists(f"an agent named {name!r} already exists") from None
@@ -140,7 +144,9 @@ def is_admin(bearer: str | None, admin_token: str | None) -> bool:
     Agent tokens only write runs; reading hosts and their hardware takes this one.
     """
     token = _presented(bearer)
-    return bool(admin_token and token) and hmac.compare_digest(hash_token(token or ""), hash_token(admin_token or ""))
+    return bool(admin_token and token) and hmac.compare_digest(
+        hash_token(token or ""), hash_token(admin_token or "")
+    )
 
 
 def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
@@ -175,6 +181,8 @@ def bind_host(session: Session, agent: AgentToken, host: str) -> str | None:
         session.add(agent)
         return None
     if agent.host != host:
-        return (f"agent {agent.name!r} reports for host {agent.host!r}; give host {host[:80]!r} its own token "
-                f"(`whichgpu agents add NAME`)")
+        return (
+            f"agent {agent.name!r} reports for host {agent.host!r}; give host {host[:80]!r} its own token "
+            f"(`whichgpu agents add NAME`)"
+        )
     return None

@@ -64,7 +64,9 @@ def _extra_routes(settings: Settings, holder: SnapshotHolder, metrics: ApiMetric
 def _live_example(app: Litestar, holder: SnapshotHolder) -> None:
     """Put a real answer into the OpenAPI docs (the docs then show what the API returns today)."""
     try:
-        answer = msgspec.to_builtins(holder.get().advisor.recommend(EXAMPLE_QUESTION, today=EXAMPLE_QUESTION.as_of))
+        answer = msgspec.to_builtins(
+            holder.get().advisor.recommend(EXAMPLE_QUESTION, today=EXAMPLE_QUESTION.as_of)
+        )
     except Exception:  # examples are documentation; never stop the app for them
         log.exception("could not compute the OpenAPI example answer")
         return
@@ -84,8 +86,16 @@ def create_app(settings: Settings | None = None) -> Litestar:
     api = ApiState(settings, url, holder, metrics, writer, ChartCache())
     app = Litestar(
         route_handlers=[
-            RecommendationController, AskController, ChatController, GpuController, RuleController,
-            SchemaController, HealthController, BenchmarkController, docs_assets(), *_extra_routes(settings, holder, metrics),
+            RecommendationController,
+            AskController,
+            ChatController,
+            GpuController,
+            RuleController,
+            SchemaController,
+            HealthController,
+            BenchmarkController,
+            docs_assets(),
+            *_extra_routes(settings, holder, metrics),
         ],
         dependencies=api.dependencies(),
         exception_handlers=exception_handlers(),

@@ -67,7 +67,16 @@ BAND = (0.2, 1 + MARGIN)  # default of rule spec-dimensions' measured_band: beli
 CLOCK_SKEW = timedelta(minutes=10)  # default of rule spec-dimensions' clock_skew_minutes
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # no run of a device outside the catalog is older
 # Per-result details the tables have no column for; kept with the run so nothing is lost.
-RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings", "check", "telemetry", "achieved_gb_s")
+RESULT_DETAILS = (
+    "repeats",
+    "calls_per_repeat",
+    "time_ms",
+    "params",
+    "settings",
+    "check",
+    "telemetry",
+    "achieved_gb_s",
+)
 
 
 class BenchmarkError(ValueError):
@@ -91,8 +100,10 @@ class ImplausibleFigure(BenchmarkError):
 
     def __init__(self, reasons: list[str]):
         self.reasons = reasons
-        super().__init__("impossible figure, run rejected: " + "; ".join(reasons),
-                         [{"field": r.split(" ", 1)[0].replace("/", "."), "message": r} for r in reasons])
+        super().__init__(
+            "impossible figure, run rejected: " + "; ".join(reasons),
+            [{"field": r.split(" ", 1)[0].replace("/", "."), "message": r} for r in reasons],
+        )
 
 
 # --- validation ---------------------------------------------------------------------------
@@ -116,7 +127,11 @@ def _unstorable(value: Any, path: str = "") -> list[dict[str, str]]:
             return [_error(path, "text that is not valid Unicode")]
         return []
     if isinstance(value, dict):
-        return [e for k, v in value.items() for e in _unstorable(k, path) + _unstorable(v, f"{path}.{k}".lstrip("."))]
+        return [
+            e
+            for k, v in value.items()
+            for e in _unstorable(k, path) + _unstorable(v, f"{path}.{k}".lstrip("."))
+        ]
     if isinstance(value, list):
         return [e for i, v in enumerate(value) for e in _unstorable(v, f"{path}.{i}".lstrip("."))]
     return []
@@ -136,7 +151,9 @@ def payload_errors(payload: Any) -> list[dict[str, str]]:
     for i, r in enumerate(payload["results"]):
         pair = (r["benchmark"], r["precision"])
         if pair in seen:
-            found.append(_error(f"results.{i}", f"{pair[0]} {pair[1]} appears twice (first at results.{seen[pair]})"))
+            found.append(
+                _error(f"results.{i}", f"{pair[0]} {pair[1]} appears twice (first at results.{seen[pair]})")
+            )
         seen.setdefault(pair, i)
     return found
 
@@ -147,7 +164,10 @@ def _limit(gpu: Any, benchmark: str, precision: str) -> tuple[float, str] | None
         peak = gpu.peak_tflops(precision)
         return peak, f"the datasheet {precision} peak of {gpu.name} ({peak:.4g} TFLOP/s)"
     if benchmark in BANDWIDTH_BENCHMARKS and gpu.bandwidth_gb_s:
-        return gpu.bandwidth_gb_s, f"the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)"
+        return (
+            gpu.bandwidth_gb_s,
+            f"the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)",
+        )
     return None
 
 
@@ -163,16 +183,22 @@ def implausible(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = B
             )
         reached = r.get("achieved_gb_s")  # LLM decode: weights and cache read per token x tokens/s
         if reached and gpu.bandwidth_gb_s and reached > gpu.bandwidth_gb_s * (1 + MARGIN):
-            reasons.append(f"results/{i} ({r['benchmark']} {r['precision']}): decode read {reached:.4g} GB/s, more than "
-                           f"{MARGIN:.0%} above the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)")
+            reasons.append(
+                f"results/{i} ({r['benchmark']} {r['precision']}): decode read {reached:.4g} GB/s, more than "
+                f"{MARGIN:.0%} above the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)"
+            )
     return reasons
 
 
 def below_band(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = BAND) -> set[int]:
     """Indexes of results under the band's bottom share of the datasheet (broken, throttled or misreported)."""
-    return {i for i, r in enumerate(payload["results"])
-            if r["value"] is not None and (limit := _limit(gpu, r["benchmark"], r["precision"]))
-            and r["value"] < limit[0] * band[0]}
+    return {
+        i
+        for i, r in enumerate(payload["results"])
+        if r["value"] is not None
+        and (limit := _limit(gpu, r["benchmark"], r["precision"]))
+        and r["value"] < limit[0] * band[0]
+    }
 
 
 def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedelta) -> list[dict[str, str]]:
@@ -180,10 +206,17 @@ def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedel
     started, finished = _utc(payload["started_at"]), _utc(payload["finished_at"])
     errors = []
     if started > now + skew or finished > now + skew:
-        errors.append(_error("started_at", f"{payload['started_at']} is in the future (clocks may differ by {skew} at most)"))
+        errors.append(
+            _error(
+                "started_at",
+                f"{payload['started_at']} is in the future (clocks may differ by {skew} at most)",
+            )
+        )
     if finished < started:
         errors.append(_error("finished_at", f"{payload['finished_at']} is before started_at"))
-    earliest = datetime.combine(gpu.released, datetime.min.time(), tzinfo=UTC) if gpu is not None else EARLIEST
+    earliest = (
+        datetime.combine(gpu.released, datetime.min.time(), tzinfo=UTC) if gpu is not None else EARLIEST
+    )
     if started < earliest:
         what = f"{gpu.name} was released ({gpu.released})" if gpu is not None else f"{EARLIEST.date()}"
         errors.append(_error("started_at", f"{payload['started_at']} is before {what}"))
@@ -194,7 +227,11 @@ def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedel
 
 
 def _utc(text_or_dt: str | datetime) -> datetime:
-    value = datetime.fromisoformat(text_or_dt.replace("Z", "+00:00")) if isinstance(text_or_dt, str) else text_or_dt
+    value = (
+        datetime.fromisoformat(text_or_dt.replace("Z", "+00:00"))
+        if isinstance(text_or_dt, str)
+        else text_or_dt
+    )
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
@@ -212,7 +249,8 @@ def _stored_environ(payload: dict[str, Any]) -> dict[str, Any]:
         },
         "telemetry": {k: telemetry.get(k) for k in ("source", "interval_s", "summary") if k in telemetry},
         "result_details": {
-            f"{r['benchmark']}/{r['precision']}": {k: r[k] for k in RESULT_DETAILS if k in r} for r in payload["results"]
+            f"{r['benchmark']}/{r['precision']}": {k: r[k] for k in RESULT_DETAILS if k in r}
+            for r in payload["results"]
         },
     }
 
@@ -228,8 +266,16 @@ def _exists(session: Session, run_id: str) -> bool:
     return session.exec(select(BenchmarkRun.id).where(BenchmarkRun.run_id == run_id)).first() is not None
 
 
-def ingest(session: Session, catalog: Any, agent_name: str, payload: Any, *, band: tuple[float, float] = BAND,
-           skew: timedelta = CLOCK_SKEW, now: datetime | None = None) -> tuple[str, str]:
+def ingest(
+    session: Session,
+    catalog: Any,
+    agent_name: str,
+    payload: Any,
+    *,
+    band: tuple[float, float] = BAND,
+    skew: timedelta = CLOCK_SKEW,
+    now: datetime | None = None,
+) -> tuple[str, str]:
     """Store one run; returns ``(CREATED | ALREADY_STORED, run_id)``.
 
     Raises :class:`InvalidPayload` (schema, non-finite numbers, impossible dates) or
@@ -251,11 +297,19 @@ def ingest(session: Session, catalog: Any, agent_name: str, payload: Any, *, ban
         raise ImplausibleFigure(reasons)
     low = below_band(payload, gpu, band) if gpu is not None else set()
     try:  # the run first: its results refer to it (no ORM relationship orders the inserts)
-        session.add(BenchmarkRun(
-            run_id=run_id, agent=agent_name, host=payload["host"], device_name=device["name"],
-            gpu_id=gpu.id if gpu else None, started_at=_utc(payload["started_at"]), received_at=now,
-            flags=_run_flags(payload, bool(low)), environ=_stored_environ(payload),
-        ))
+        session.add(
+            BenchmarkRun(
+                run_id=run_id,
+                agent=agent_name,
+                host=payload["host"],
+                device_name=device["name"],
+                gpu_id=gpu.id if gpu else None,
+                started_at=_utc(payload["started_at"]),
+                received_at=now,
+                flags=_run_flags(payload, bool(low)),
+                environ=_stored_environ(payload),
+            )
+        )
         session.flush()
     except IntegrityError:  # the same run_id arrived concurrently and won
         session.rollback()
@@ -264,8 +318,15 @@ def ingest(session: Session, catalog: Any, agent_name: str, payload: Any, *, ban
         raise
     session.add_all(
         BenchmarkResult(
-            run_id=run_id, benchmark=r["benchmark"], precision=r["precision"], unit=r["unit"], value=r["value"],
-            p10=r["p10"], p90=r["p90"], cv=r["cv"], flags=sorted(set(r["flags"]) | ({OUT_OF_BAND} if i in low else set())),
+            run_id=run_id,
+            benchmark=r["benchmark"],
+            precision=r["precision"],
+            unit=r["unit"],
+            value=r["value"],
+            p10=r["p10"],
+            p90=r["p90"],
+            cv=r["cv"],
+            flags=sorted(set(r["flags"]) | ({OUT_OF_BAND} if i in low else set())),
             error=r["error"],
         )
         for i, r in enumerate(payload["results"])
@@ -296,8 +357,17 @@ def _run_view(run: BenchmarkRun, results: list[BenchmarkResult]) -> dict[str, An
         "flags": run.flags,
         "environ": environ,
         "results": [
-            {"benchmark": r.benchmark, "precision": r.precision, "unit": r.unit, "value": r.value, "p10": r.p10,
-             "p90": r.p90, "cv": r.cv, "flags": r.flags, "error": r.error}
+            {
+                "benchmark": r.benchmark,
+                "precision": r.precision,
+                "unit": r.unit,
+                "value": r.value,
+                "p10": r.p10,
+                "p90": r.p90,
+                "cv": r.cv,
+                "flags": r.flags,
+                "error": r.error,
+            }
             for r in results
         ],
     }
@@ -330,11 +400,18 @@ def query(
     if since:
         where.append(col(BenchmarkRun.started_at) >= _utc(since))
     if benchmark:
-        where.append(col(BenchmarkRun.run_id).in_(select(BenchmarkResult.run_id).where(BenchmarkResult.benchmark == benchmark)))
+        where.append(
+            col(BenchmarkRun.run_id).in_(
+                select(BenchmarkResult.run_id).where(BenchmarkResult.benchmark == benchmark)
+            )
+        )
     total = session.exec(select(func.count()).select_from(BenchmarkRun).where(*where)).one()
     runs = session.exec(
-        select(BenchmarkRun).where(*where).order_by(col(BenchmarkRun.started_at).desc(), col(BenchmarkRun.id).desc())
-        .offset(offset).limit(limit)
+        select(BenchmarkRun)
+        .where(*where)
+        .order_by(col(BenchmarkRun.started_at).desc(), col(BenchmarkRun.id).desc())
+        .offset(offset)
+        .limit(limit)
     ).all()
     results: dict[str, list[BenchmarkResult]] = defaultdict(list)
     if runs:
@@ -343,7 +420,12 @@ def query(
             rows = rows.where(BenchmarkResult.benchmark == benchmark)
         for r in session.exec(rows.order_by(col(BenchmarkResult.id))).all():
             results[r.run_id].append(r)
-    return {"items": [_run_view(r, results[r.run_id]) for r in runs], "total": total, "limit": limit, "offset": offset}
+    return {
+        "items": [_run_view(r, results[r.run_id]) for r in runs],
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
 
 
 PUBLIC_DEVICE = ("name", "type", "memory_gb", "compute_capability")
@@ -355,6 +437,7 @@ def public_view(listing: dict[str, Any]) -> dict[str, Any]:
 
     The lab's machines are nobody else's business; the figures and the card are.
     """
+
     def run(item: dict[str, Any]) -> dict[str, Any]:
         device = {k: item["device"].get(k) for k in PUBLIC_DEVICE if k in item["device"]}
         return {k: v for k, v in item.items() if k not in PRIVATE_RUN} | {"device": device}
@@ -373,23 +456,41 @@ def gpu_summary(session: Session) -> list[dict[str, Any]]:
     What the public sees of the lab: how much was measured and what it came to, not by whom.
     """
     runs = session.exec(
-        select(BenchmarkRun.gpu_id, func.count(), func.count(func.distinct(BenchmarkRun.host)), func.max(BenchmarkRun.started_at))
-        .group_by(BenchmarkRun.gpu_id)
+        select(
+            BenchmarkRun.gpu_id,
+            func.count(),
+            func.count(func.distinct(BenchmarkRun.host)),
+            func.max(BenchmarkRun.started_at),
+        ).group_by(BenchmarkRun.gpu_id)
     ).all()
     values: dict[Any, dict[tuple[str, str, str], list[float]]] = defaultdict(lambda: defaultdict(list))
     rows = session.execute(  # five columns: more than sqlmodel's typed select takes
-        sql_select(col(BenchmarkRun.gpu_id), col(BenchmarkResult.benchmark), col(BenchmarkResult.precision),
-                   col(BenchmarkResult.unit), col(BenchmarkResult.value))
+        sql_select(
+            col(BenchmarkRun.gpu_id),
+            col(BenchmarkResult.benchmark),
+            col(BenchmarkResult.precision),
+            col(BenchmarkResult.unit),
+            col(BenchmarkResult.value),
+        )
         .join(BenchmarkRun, col(BenchmarkRun.run_id) == col(BenchmarkResult.run_id))
         .where(col(BenchmarkResult.value).is_not(None), col(BenchmarkResult.error).is_(None))
     ).all()
     for gpu_id, benchmark, precision, unit, value in rows:
         values[gpu_id][(benchmark, precision, unit)].append(value)
     return sorted(
-        ({"gpu": gpu_id or "unmatched", "runs": count, "hosts": hosts, "last_run": _utc(last).isoformat(),
-          "medians": [{"benchmark": b, "precision": p, "unit": u, "value": _median(v), "results": len(v)}
-                      for (b, p, u), v in sorted(values[gpu_id].items())]}
-         for gpu_id, count, hosts, last in runs),
+        (
+            {
+                "gpu": gpu_id or "unmatched",
+                "runs": count,
+                "hosts": hosts,
+                "last_run": _utc(last).isoformat(),
+                "medians": [
+                    {"benchmark": b, "precision": p, "unit": u, "value": _median(v), "results": len(v)}
+                    for (b, p, u), v in sorted(values[gpu_id].items())
+                ],
+            }
+            for gpu_id, count, hosts, last in runs
+        ),
         key=lambda row: (row["gpu"] == "unmatched", row["gpu"]),
     )
 
@@ -397,10 +498,20 @@ def gpu_summary(session: Session) -> list[dict[str, Any]]:
 def unmatched_devices(session: Session) -> list[dict[str, Any]]:
     """Devices no catalog GPU matched (CPUs included): name, runs, hosts, last run."""
     rows = session.exec(
-        select(BenchmarkRun.device_name, func.count(), func.count(func.distinct(BenchmarkRun.host)), func.max(BenchmarkRun.started_at))
-        .where(col(BenchmarkRun.gpu_id).is_(None)).group_by(BenchmarkRun.device_name).order_by(BenchmarkRun.device_name)
+        select(
+            BenchmarkRun.device_name,
+            func.count(),
+            func.count(func.distinct(BenchmarkRun.host)),
+            func.max(BenchmarkRun.started_at),
+        )
+        .where(col(BenchmarkRun.gpu_id).is_(None))
+        .group_by(BenchmarkRun.device_name)
+        .order_by(BenchmarkRun.device_name)
     ).all()
-    return [{"device_name": name, "runs": runs, "hosts": hosts, "last_run": _utc(last).isoformat()} for name, runs, hosts, last in rows]
+    return [
+        {"device_name": name, "runs": runs, "hosts": hosts, "last_run": _utc(last).isoformat()}
+        for name, runs, hosts, last in rows
+    ]
 
 
 # --- measurements for the engine ----------------------------------------------------------
@@ -411,11 +522,17 @@ def load_measurements(
 ) -> dict[str, Measured]:
     """The engine's measurements (:func:`service.measurements.read_measurements`), read
     over this session's own driver connection and transaction."""
-    return read_measurements(session.connection().connection.driver_connection, now=now, window=window, max_runs=max_runs)
+    return read_measurements(
+        session.connection().connection.driver_connection, now=now, window=window, max_runs=max_runs
+    )
 
 
 def measurements_version(session: Session) -> str:
     """Changes whenever a result is stored or removed, or an agent revoked (their runs leave the advice)."""
-    count, newest = session.exec(select(func.count(col(BenchmarkResult.id)), func.max(col(BenchmarkResult.id)))).one()
-    revoked = session.exec(select(func.count(col(AgentToken.id))).where(col(AgentToken.revoked_at).is_not(None))).one()
+    count, newest = session.exec(
+        select(func.count(col(BenchmarkResult.id)), func.max(col(BenchmarkResult.id)))
+    ).one()
+    revoked = session.exec(
+        select(func.count(col(AgentToken.id))).where(col(AgentToken.revoked_at).is_not(None))
+    ).one()
     return f"{count}:{newest or 0}:{revoked}"

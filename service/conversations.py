@@ -94,7 +94,9 @@ class ConversationWriter:
     """Group commit of conversation turns: one writer thread, one transaction per batch;
     between batches the same thread deletes expired conversations every ``purge_every_s``."""
 
-    def __init__(self, url: str, max_batch: int = 256, keep_days: float = 0.0, purge_every_s: float | None = None) -> None:
+    def __init__(
+        self, url: str, max_batch: int = 256, keep_days: float = 0.0, purge_every_s: float | None = None
+    ) -> None:
         self.url = url
         self.max_batch = max_batch
         self.keep_days = keep_days
@@ -110,7 +112,9 @@ class ConversationWriter:
         self._ensure_thread()
         loop = asyncio.get_running_loop()
         done: asyncio.Future = loop.create_future()
-        self._queue.put((conversation_id or uuid.uuid4().hex, conversation_id is None, question, turn, loop, done))
+        self._queue.put(
+            (conversation_id or uuid.uuid4().hex, conversation_id is None, question, turn, loop, done)
+        )
         return await done
 
     def _ensure_thread(self) -> None:
@@ -155,7 +159,9 @@ class ConversationWriter:
         try:
             purge_expired(self.url, self.keep_days)
         except Exception:  # a failed clean-up is retried next time; turns keep flowing
-            log.warning("could not delete expired conversations; retrying in %g s", self.purge_every_s, exc_info=True)
+            log.warning(
+                "could not delete expired conversations; retrying in %g s", self.purge_every_s, exc_info=True
+            )
 
     def _commit(self, batch: list[tuple]) -> None:
         try:
@@ -188,16 +194,36 @@ def _settle(done: asyncio.Future, outcome: str | BaseException) -> None:
         done.set_result(outcome)
 
 
-def _write(connection: Any, conversation_id: str, question: Question | None, turn: dict[str, Any], new: bool) -> None:
+def _write(
+    connection: Any, conversation_id: str, question: Question | None, turn: dict[str, Any], new: bool
+) -> None:
     """One INSERT for a new conversation, SELECT + UPDATE for a follow-up (SQL core: the ORM cost 5× more)."""
     now = datetime.now(UTC)
     turn = {**turn, "at": now.isoformat()}
-    row = None if new else connection.execute(select(TABLE.c.question, TABLE.c.turns)
-                                              .where(TABLE.c.id == conversation_id).with_for_update()).first()
+    row = (
+        None
+        if new
+        else connection.execute(
+            select(TABLE.c.question, TABLE.c.turns).where(TABLE.c.id == conversation_id).with_for_update()
+        ).first()
+    )
     if row is None:
-        connection.execute(insert(TABLE).values(id=conversation_id, question=msgspec.to_builtins(question) if question else {},
-                                                turns=[turn], created_at=now, updated_at=now))
+        connection.execute(
+            insert(TABLE).values(
+                id=conversation_id,
+                question=msgspec.to_builtins(question) if question else {},
+                turns=[turn],
+                created_at=now,
+                updated_at=now,
+            )
+        )
     else:
-        connection.execute(update(TABLE).where(TABLE.c.id == conversation_id).values(
-            question=msgspec.to_builtins(question) if question is not None else row.question,
-            turns=[*row.turns, turn][-MAX_TURNS:], updated_at=now))
+        connection.execute(
+            update(TABLE)
+            .where(TABLE.c.id == conversation_id)
+            .values(
+                question=msgspec.to_builtins(question) if question is not None else row.question,
+                turns=[*row.turns, turn][-MAX_TURNS:],
+                updated_at=now,
+            )
+        )

@@ -23,7 +23,7 @@ def normalize_url(url: str) -> str:
     """``postgresql://`` URLs use the psycopg 3 driver (the only one we install)."""
     for prefix in ("postgresql://", "postgres://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
+            return "postgresql+psycopg://" + url[len(prefix) :]
     return url
 
 

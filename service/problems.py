@@ -62,7 +62,9 @@ class ApiError(Exception):
     slug = "bad-request"
     headers: dict[str, str] = {}
 
-    def __init__(self, detail: str, errors: list[dict[str, str]] | None = None, schema: str | None = None) -> None:
+    def __init__(
+        self, detail: str, errors: list[dict[str, str]] | None = None, schema: str | None = None
+    ) -> None:
         super().__init__(detail)
         self.detail = detail
         self.errors = errors if errors is not None else []
@@ -99,20 +101,39 @@ class UnsupportedMediaType(ApiError):
 
 
 _BY_STATUS: dict[int, type[ApiError]] = {
-    cls.status: cls for cls in (MalformedBody, Unauthorized, InvalidInput, NotFound, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType)
+    cls.status: cls
+    for cls in (
+        MalformedBody,
+        Unauthorized,
+        InvalidInput,
+        NotFound,
+        MethodNotAllowed,
+        PayloadTooLarge,
+        UnsupportedMediaType,
+    )
 }
 
 
 def problem_body(error: ApiError, instance: str) -> Problem:
     """The problem details of ``error`` at path ``instance``."""
-    return Problem(type=TYPE_BASE + error.slug, title=error.title, status=error.status, detail=error.detail,
-                   instance=instance, errors=[FieldError(e["field"], e["message"]) for e in error.errors],
-                   schema=msgspec.UNSET if error.schema is None else error.schema)
+    return Problem(
+        type=TYPE_BASE + error.slug,
+        title=error.title,
+        status=error.status,
+        detail=error.detail,
+        instance=instance,
+        errors=[FieldError(e["field"], e["message"]) for e in error.errors],
+        schema=msgspec.UNSET if error.schema is None else error.schema,
+    )
 
 
 def _respond(request: Request, error: ApiError, headers: dict[str, str] | None = None) -> Response[Problem]:
-    return Response(problem_body(error, request.url.path), status_code=error.status, media_type=PROBLEM_JSON,
-                    headers=headers or error.headers or None)
+    return Response(
+        problem_body(error, request.url.path),
+        status_code=error.status,
+        media_type=PROBLEM_JSON,
+        headers=headers or error.headers or None,
+    )
 
 
 def _from_litestar(exc: HTTPException) -> tuple[ApiError, dict[str, str] | None]:
@@ -120,20 +141,30 @@ def _from_litestar(exc: HTTPException) -> tuple[ApiError, dict[str, str] | None]
     status = exc.status_code
     cls = _BY_STATUS.get(status)
     if status == 404:
-        return NotFound("no such resource", [{"field": "path", "message": "no route or resource at this path"}]), None
+        return NotFound(
+            "no such resource", [{"field": "path", "message": "no route or resource at this path"}]
+        ), None
     if status == 405:
-        return MethodNotAllowed(str(exc.detail), [{"field": "method", "message": str(exc.detail)}]), exc.headers
+        return MethodNotAllowed(
+            str(exc.detail), [{"field": "method", "message": str(exc.detail)}]
+        ), exc.headers
     if status == 413:
-        return PayloadTooLarge("the request body is larger than the server accepts",
-                               [{"field": "body", "message": "request body too large"}]), None
+        return PayloadTooLarge(
+            "the request body is larger than the server accepts",
+            [{"field": "body", "message": "request body too large"}],
+        ), None
     if cls is None:
         error = ApiError(str(exc.detail))
         error.status, error.title = status, str(exc.detail) or "Error"
         return error, exc.headers
     extra = [e for e in exc.extra if isinstance(e, dict)] if isinstance(exc.extra, list) else []
-    errors = [{"field": str(e.get("key") or e.get("source") or "request"), "message": str(e.get("message", ""))}
-              for e in extra]
-    if extra and all(e.get("source") in PARAMETER_SOURCES for e in extra):  # a typed parameter out of its type or range
+    errors = [
+        {"field": str(e.get("key") or e.get("source") or "request"), "message": str(e.get("message", ""))}
+        for e in extra
+    ]
+    if extra and all(
+        e.get("source") in PARAMETER_SOURCES for e in extra
+    ):  # a typed parameter out of its type or range
         shown = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:3])
         return InvalidInput(f"invalid parameter: {shown}", errors), None
     return cls(str(exc.detail), errors or [{"field": "request", "message": str(exc.detail)}]), exc.headers
@@ -148,13 +179,23 @@ def _handle(request: Request, exc: Exception) -> Response:
     if isinstance(exc, ApiError):
         return _respond(request, exc)
     if client_gone(exc):  # nobody reads the answer; one line, no traceback (aborted uploads are common)
-        log.warning("%s %s: the client disconnected before its body arrived", request.method, request.url.path)
-        return _respond(request, MalformedBody("the request body was cut off", [{"field": "body", "message": "incomplete"}]))
+        log.warning(
+            "%s %s: the client disconnected before its body arrived", request.method, request.url.path
+        )
+        return _respond(
+            request,
+            MalformedBody("the request body was cut off", [{"field": "body", "message": "incomplete"}]),
+        )
     if isinstance(exc, QuestionError):
         return _respond(request, InvalidInput(exc.message, [{"field": exc.field, "message": exc.message}]))
     if isinstance(exc, ConversationNotFound):
-        return _respond(request, NotFound(f"no conversation {exc.args[0]!r}; start one without conversation_id",
-                                          [{"field": "conversation_id", "message": "unknown conversation"}]))
+        return _respond(
+            request,
+            NotFound(
+                f"no conversation {exc.args[0]!r}; start one without conversation_id",
+                [{"field": "conversation_id", "message": "unknown conversation"}],
+            ),
+        )
     if isinstance(exc, BenchmarkError):
         schema = "/v1/schemas/benchmark-run.json" if isinstance(exc, InvalidPayload) else None
         return _respond(request, InvalidInput(str(exc), exc.errors[:10], schema))
@@ -162,7 +203,9 @@ def _handle(request: Request, exc: Exception) -> Response:
         error, headers = _from_litestar(exc)
         return _respond(request, error, headers)
     if "\x00" in request.url.path:  # no file or resource is named with NUL (the file system raises on it)
-        return _respond(request, NotFound("no such resource", [{"field": "path", "message": "contains a NUL character"}]))
+        return _respond(
+            request, NotFound("no such resource", [{"field": "path", "message": "contains a NUL character"}])
+        )
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     error = ApiError("the server failed to answer; the error is logged")
     error.status, error.title, error.slug = 500, "Internal server error", "internal-error"
@@ -172,4 +215,3 @@ def _handle(request: Request, exc: Exception) -> Response:
 def exception_handlers() -> ExceptionHandlersMap:
     """The app's one exception handler, for every exception."""
     return {Exception: _handle}
-

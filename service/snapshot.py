@@ -75,7 +75,11 @@ class Snapshot:
 
     def _asked(self, text: str, previous: Question | None, today: date) -> Asked:
         reply = ask(self.advisor, text, previous=previous, today=today)
-        workload = reply.question.workload if reply.recommendation is not None and reply.question is not None else None
+        workload = (
+            reply.question.workload
+            if reply.recommendation is not None and reply.question is not None
+            else None
+        )
         return Asked(reply.text, msgspec.json.encode(reply), reply.question, reply.intent, workload)
 
     @property
@@ -94,8 +98,13 @@ class Snapshot:
 class SnapshotHolder:
     """The current snapshot for one database; cheap to call on every request."""
 
-    def __init__(self, database_url: str, electricity_usd_per_kwh: float = 0.15, check_every: float = 1.0,
-                 catalog_loader: Callable[[], Catalog] = load_catalog) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        electricity_usd_per_kwh: float = 0.15,
+        check_every: float = 1.0,
+        catalog_loader: Callable[[], Catalog] = load_catalog,
+    ) -> None:
         self.database_url = database_url
         self.electricity = electricity_usd_per_kwh
         self.check_every = check_every
@@ -135,7 +144,11 @@ class SnapshotHolder:
         with session_scope(self.database_url) as session:
             version = measurements_version(session)
             current = self._snapshot
-            if current is None or current.catalog_version != catalog.version or current.measurements_version != version:
+            if (
+                current is None
+                or current.catalog_version != catalog.version
+                or current.measurements_version != version
+            ):
                 rulebook = load_rulebook()
                 advisor = Advisor(catalog, load_measurements(session), self.electricity, rulebook=rulebook)
                 current = self._snapshot = Snapshot(catalog, rulebook, advisor, version)

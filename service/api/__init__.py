@@ -38,7 +38,9 @@ __all__ = ["OFF_LOOP_CHARS", "ApiState", "in_process", "off_loop", "today"]
 
 T = TypeVar("T")
 OFF_LOOP_CHARS = 400  # text longer than this is parsed on a worker thread, not the event loop
-_LONG_TEXT: weakref.WeakKeyDictionary[Any, CapacityLimiter] = weakref.WeakKeyDictionary()  # one per event loop
+_LONG_TEXT: weakref.WeakKeyDictionary[Any, CapacityLimiter] = (
+    weakref.WeakKeyDictionary()
+)  # one per event loop
 
 
 @dataclass(frozen=True)
@@ -54,11 +56,20 @@ class ApiState:
 
     def dependencies(self) -> dict[str, Provide]:
         """What handlers may ask for by parameter name (see the module's docstring)."""
-        return {"snapshot": Provide(self.holder.get, sync_to_thread=False),
-                "db_session": Provide(_sessions(self.database_url)),
-                **{name: Provide(_constant(value), use_cache=True, sync_to_thread=False) for name, value in (
-                    ("settings", self.settings), ("holder", self.holder), ("metrics", self.metrics),
-                    ("conversations", self.conversations), ("charts", self.charts))}}
+        return {
+            "snapshot": Provide(self.holder.get, sync_to_thread=False),
+            "db_session": Provide(_sessions(self.database_url)),
+            **{
+                name: Provide(_constant(value), use_cache=True, sync_to_thread=False)
+                for name, value in (
+                    ("settings", self.settings),
+                    ("holder", self.holder),
+                    ("metrics", self.metrics),
+                    ("conversations", self.conversations),
+                    ("charts", self.charts),
+                )
+            },
+        }
 
 
 def _constant(value: T) -> Callable[[], T]:

@@ -33,10 +33,22 @@ class AskController(Controller):
     path = "/v1/ask"
     tags = ["advice"]
 
-    @post("", operation_id="ask", status_code=200, summary="Ask in plain words (with follow-ups)",
-          responses=problems(400, 404, 413, 415, 422), before_request=checked_body("ask-request", AskRequest))
-    async def ask(self, data: Body, snapshot: NamedDependency[Snapshot], settings: NamedDependency[Settings],
-                  metrics: NamedDependency[ApiMetrics], conversations: NamedDependency[ConversationWriter]) -> Encoded[Reply]:
+    @post(
+        "",
+        operation_id="ask",
+        status_code=200,
+        summary="Ask in plain words (with follow-ups)",
+        responses=problems(400, 404, 413, 415, 422),
+        before_request=checked_body("ask-request", AskRequest),
+    )
+    async def ask(
+        self,
+        data: Body,
+        snapshot: NamedDependency[Snapshot],
+        settings: NamedDependency[Settings],
+        metrics: NamedDependency[ApiMetrics],
+        conversations: NamedDependency[ConversationWriter],
+    ) -> Encoded[Reply]:
         """Answers 'nlp $800'; with `start_conversation` and then `conversation_id`, 'what about 2 of them?'
         refines the last question. Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
         text, conversation_id = data.text, data.conversation_id

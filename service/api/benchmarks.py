@@ -34,14 +34,20 @@ __all__ = ["BenchmarkController"]
 
 MAX_LIMIT = 200
 MAX_OFFSET = 2**31 - 1  # inside every database's integer range
-STORED_BEFORE = ResponseSpec(BenchmarkReceipt, generate_examples=False,
-                              description="Already stored: this run_id arrived before; nothing new is stored")
+STORED_BEFORE = ResponseSpec(
+    BenchmarkReceipt,
+    generate_examples=False,
+    description="Already stored: this run_id arrived before; nothing new is stored",
+)
 
 
 def _checks(rulebook: Any) -> dict[str, Any]:
     """The plausibility band and clock skew of rule spec-dimensions, as ingest takes them."""
     low, high = rulebook.param("spec-dimensions", "measured_band")
-    return {"band": (float(low), float(high)), "skew": timedelta(minutes=rulebook.param("spec-dimensions", "clock_skew_minutes"))}
+    return {
+        "band": (float(low), float(high)),
+        "skew": timedelta(minutes=rulebook.param("spec-dimensions", "clock_skew_minutes")),
+    }
 
 
 def _since(raw: str) -> datetime:
@@ -51,55 +57,95 @@ def _since(raw: str) -> datetime:
         value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
         return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
     except (ValueError, OverflowError):
-        raise InvalidInput(f"since={raw[:40]!r} is not a date or date-time that exists in UTC",
-                           [{"field": "since", "message": "use YYYY-MM-DD or an ISO 8601 date-time"}]) from None
+        raise InvalidInput(
+            f"since={raw[:40]!r} is not a date or date-time that exists in UTC",
+            [{"field": "since", "message": "use YYYY-MM-DD or an ISO 8601 date-time"}],
+        ) from None
 
 
 class BenchmarkController(Controller):
     path = "/v1/benchmarks"
     tags = ["benchmarks"]
 
-    @post("", operation_id="reportBenchmarkRun", summary="Report one bench-agent run (agent bearer token)",
-          sync_to_thread=True, status_code=201, operation_class=judged_by("benchmark-run"),
-          responses={**problems(400, 401, 413, 415, 422), 200: STORED_BEFORE})
-    def report(self, request: Request[Any, Any, Any], body: RawBody, settings: NamedDependency[Settings],
-               holder: NamedDependency[SnapshotHolder], db_session: NamedDependency[Session]) -> Response[BenchmarkReceipt]:
+    @post(
+        "",
+        operation_id="reportBenchmarkRun",
+        summary="Report one bench-agent run (agent bearer token)",
+        sync_to_thread=True,
+        status_code=201,
+        operation_class=judged_by("benchmark-run"),
+        responses={**problems(400, 401, 413, 415, 422), 200: STORED_BEFORE},
+    )
+    def report(
+        self,
+        request: Request[Any, Any, Any],
+        body: RawBody,
+        settings: NamedDependency[Settings],
+        holder: NamedDependency[SnapshotHolder],
+        db_session: NamedDependency[Session],
+    ) -> Response[BenchmarkReceipt]:
         """Store one run from `bench-agent`: 201 `created`, or 200 `already stored` when this `run_id`
         is known. 401 for a missing, unknown or revoked token; 422 when the run breaks the schema
         (the field is named) or reports a figure above the datasheet peak or bandwidth by more than 10%."""
         document = parse_json(request.headers.get("content-type"), body, settings.max_body_bytes)
         agent = authenticate(db_session, request.headers.get("authorization"))
         if agent is None:
-            detail = ("a valid bench-agent token is required: `Authorization: Bearer <token>` "
-                      "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)")
+            detail = (
+                "a valid bench-agent token is required: `Authorization: Bearer <token>` "
+                "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)"
+            )
             raise Unauthorized(detail, [{"field": "authorization", "message": detail}])
         snapshot = holder.current or holder.get()  # no snapshot rebuild per report
         if isinstance(document, dict) and isinstance(document.get("host"), str):
             if (refused := bind_host(db_session, agent, document["host"])) is not None:
                 raise InvalidInput(refused, [{"field": "host", "message": refused}])
-        status, run_id = ingest(db_session, snapshot.catalog, agent.name, document, **_checks(snapshot.rulebook))
+        status, run_id = ingest(
+            db_session, snapshot.catalog, agent.name, document, **_checks(snapshot.rulebook)
+        )
         db_session.commit()  # stored before the snapshot looks for new measurements
         if status == CREATED:
             holder.invalidate()
-            return Response(BenchmarkReceipt(run_id, "created"), status_code=201,
-                            headers={"Location": f"/v1/benchmarks?run_id={run_id}"})
+            return Response(
+                BenchmarkReceipt(run_id, "created"),
+                status_code=201,
+                headers={"Location": f"/v1/benchmarks?run_id={run_id}"},
+            )
         return Response(BenchmarkReceipt(run_id, "already stored"), status_code=200)
 
-    @get("", operation_id="listBenchmarkRuns", summary="Stored benchmark runs, filtered and paged", sync_to_thread=True,
-         responses=problems(401, 422), guards=[known_parameters_only])
+    @get(
+        "",
+        operation_id="listBenchmarkRuns",
+        summary="Stored benchmark runs, filtered and paged",
+        sync_to_thread=True,
+        responses=problems(401, 422),
+        guards=[known_parameters_only],
+    )
     def list_runs(
         self,
         settings: NamedDependency[Settings],
         db_session: NamedDependency[Session],
-        authorization: Annotated[str | None, HeaderParameter(name="authorization", include_in_schema=False)] = None,
+        authorization: Annotated[
+            str | None, HeaderParameter(name="authorization", include_in_schema=False)
+        ] = None,
         run_id: Annotated[str | None, QueryParameter(max_length=200, description="One run")] = None,
-        gpu: Annotated[str | None, QueryParameter(
-            max_length=200, description="Catalog id, or `unmatched` for devices no catalog GPU matches (CPUs included)")] = None,
-        host: Annotated[str | None, QueryParameter(max_length=200, description="One host (admin read token only)")] = None,
-        benchmark: Annotated[str | None, QueryParameter(
-            max_length=200, description="Runs with this benchmark, and only its results")] = None,
-        since: Annotated[str | None, QueryParameter(
-            max_length=40, description="Runs started since this date or date-time (ISO 8601)")] = None,
+        gpu: Annotated[
+            str | None,
+            QueryParameter(
+                max_length=200,
+                description="Catalog id, or `unmatched` for devices no catalog GPU matches (CPUs included)",
+            ),
+        ] = None,
+        host: Annotated[
+            str | None, QueryParameter(max_length=200, description="One host (admin read token only)")
+        ] = None,
+        benchmark: Annotated[
+            str | None,
+            QueryParameter(max_length=200, description="Runs with this benchmark, and only its results"),
+        ] = None,
+        since: Annotated[
+            str | None,
+            QueryParameter(max_length=40, description="Runs started since this date or date-time (ISO 8601)"),
+        ] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIMIT)] = 50,
         offset: Annotated[int, QueryParameter(ge=0, le=MAX_OFFSET)] = 0,
     ) -> RunListing:
@@ -108,10 +154,20 @@ class BenchmarkController(Controller):
         (`Authorization: Bearer <WHICHGPU_ADMIN_TOKEN>`); agent tokens do not read them."""
         admin = is_admin(authorization, settings.admin_token)
         if host and not admin:
-            detail = "filtering by host needs the admin read token: `Authorization: Bearer <WHICHGPU_ADMIN_TOKEN>`"
+            detail = (
+                "filtering by host needs the admin read token: `Authorization: Bearer <WHICHGPU_ADMIN_TOKEN>`"
+            )
             raise Unauthorized(detail, [{"field": "host", "message": detail}])
-        listing = query(db_session, gpu=gpu or None, host=host or None, benchmark=benchmark or None,
-                        since=_since(since) if since else None, limit=limit, offset=offset, run_id=run_id or None)
+        listing = query(
+            db_session,
+            gpu=gpu or None,
+            host=host or None,
+            benchmark=benchmark or None,
+            since=_since(since) if since else None,
+            limit=limit,
+            offset=offset,
+            run_id=run_id or None,
+        )
         listing["gpus"] = gpu_summary(db_session)
         shown = listing if admin else public_view(listing)
         return msgspec.convert({**shown, "view": "admin" if admin else "public"}, RunListing)

@@ -57,11 +57,16 @@ CREATED = 1_735_689_600  # 2025-01-01, when the model id was first published
 CHUNK_CHARS = 160
 MAX_CONVERSATION_CHARS = 60_000  # every message's content together
 MAX_USER_CHARS = 8_000  # the user text parsed per request, at most (four full-length questions)
-EVENT_STREAM = Schema(description="Server-sent events: with `stream: true` the `data` of each is a "
-                                  "[chat-completion-chunk.json](/v1/schemas/chat-completion-chunk.json), "
-                                  "and the last is `[DONE]`")
-COMPLETION = ResponseSpec(ChatCompletion, generate_examples=False,
-                          description="The answer as Markdown; with `stream: true`, as server-sent events")
+EVENT_STREAM = Schema(
+    description="Server-sent events: with `stream: true` the `data` of each is a "
+    "[chat-completion-chunk.json](/v1/schemas/chat-completion-chunk.json), "
+    "and the last is `[DONE]`"
+)
+COMPLETION = ResponseSpec(
+    ChatCompletion,
+    generate_examples=False,
+    description="The answer as Markdown; with `stream: true`, as server-sent events",
+)
 Body = Annotated[ChatRequest, described_body("chat-completion-request")]
 
 
@@ -81,16 +86,22 @@ def _check_size(messages: list[ChatMessage], users: list[tuple[int, str]]) -> No
     try:
         check_text(text)
     except QuestionError:
-        raise InvalidInput(f"the last user message is over {MAX_TEXT_CHARS} characters",
-                           [{"field": f"messages.{index}.content", "message": f"at most {MAX_TEXT_CHARS} characters"}]) from None
+        raise InvalidInput(
+            f"the last user message is over {MAX_TEXT_CHARS} characters",
+            [{"field": f"messages.{index}.content", "message": f"at most {MAX_TEXT_CHARS} characters"}],
+        ) from None
     total = sum(len(m.text) for m in messages)
     if total > MAX_CONVERSATION_CHARS:
-        raise _too_long(f"the conversation has {total} characters; at most {MAX_CONVERSATION_CHARS} are read",
-                        f"at most {MAX_CONVERSATION_CHARS} characters in all messages together")
+        raise _too_long(
+            f"the conversation has {total} characters; at most {MAX_CONVERSATION_CHARS} are read",
+            f"at most {MAX_CONVERSATION_CHARS} characters in all messages together",
+        )
     asked = sum(len(t) for _, t in users)
     if asked > MAX_USER_CHARS:
-        raise _too_long(f"the user messages have {asked} characters; at most {MAX_USER_CHARS} are read",
-                        f"at most {MAX_USER_CHARS} characters in all user messages together")
+        raise _too_long(
+            f"the user messages have {asked} characters; at most {MAX_USER_CHARS} are read",
+            f"at most {MAX_USER_CHARS} characters in all user messages together",
+        )
 
 
 class History:
@@ -108,7 +119,10 @@ class History:
 
     def question(self, texts: list[str], today: date, snapshot: Snapshot) -> Question | None:
         """``snapshot`` answers a 'more memory?' among the turns (more than its answer to the turn before showed)."""
-        digest = hashlib.blake2b(f"{today.isoformat()}|{snapshot.measurements_version}|{snapshot.built_at}".encode(), digest_size=16)
+        digest = hashlib.blake2b(
+            f"{today.isoformat()}|{snapshot.measurements_version}|{snapshot.built_at}".encode(),
+            digest_size=16,
+        )
         keys = []
         for text in texts:
             digest.update(len(text).to_bytes(4, "big") + text.encode("utf-8", "surrogatepass"))
@@ -131,7 +145,9 @@ class History:
 
 def _refine(text: str, previous: Question | None, today: date, advisor: Advisor) -> Question | None:
     try:
-        parsed = parse(text[:MAX_TEXT_CHARS], previous=previous, today=today, held_gb=held_by(advisor, previous, today))
+        parsed = parse(
+            text[:MAX_TEXT_CHARS], previous=previous, today=today, held_gb=held_by(advisor, previous, today)
+        )
     except QuestionError:
         return previous  # an earlier turn with an unusable value refines nothing
     if parsed.intent != "help" and not parsed.needs_clarification:
@@ -142,20 +158,25 @@ def _refine(text: str, previous: Question | None, today: date, advisor: Advisor)
 HISTORY = History()
 
 
-def complete(snapshot: Snapshot, metrics: ApiMetrics, messages: list[ChatMessage], today: date) -> tuple[str, int]:
+def complete(
+    snapshot: Snapshot, metrics: ApiMetrics, messages: list[ChatMessage], today: date
+) -> tuple[str, int]:
     """The answer to the last user message, the earlier ones refining it; and the prompt token count."""
     users = [(i, m.text) for i, m in enumerate(messages) if m.role == "user"]
     if not users:
-        raise InvalidInput("no user message to answer",
-                           [{"field": "messages", "message": "needs at least one message with role 'user'"}])
+        raise InvalidInput(
+            "no user message to answer",
+            [{"field": "messages", "message": "needs at least one message with role 'user'"}],
+        )
     _check_size(messages, users)
     previous = HISTORY.question([t for _, t in users[:-1]], today, snapshot)
     index, text = users[-1]
     try:
         reply = snapshot.asked(text, previous, today)
     except QuestionError as exc:
-        raise InvalidInput(exc.message, [{"field": f"messages.{index}.content",
-                                          "message": f"{exc.field}: {exc.message}"}]) from None
+        raise InvalidInput(
+            exc.message, [{"field": f"messages.{index}.content", "message": f"{exc.field}: {exc.message}"}]
+        ) from None
     if reply.workload is not None:
         metrics.recommendations.labels(reply.workload, "chat").inc()
     return reply.markdown, sum(_tokens(t) for _, t in users)
@@ -163,15 +184,20 @@ def complete(snapshot: Snapshot, metrics: ApiMetrics, messages: list[ChatMessage
 
 def _chunk(completion_id: str, created: int, delta: Delta, finish: Literal["stop"] | None) -> bytes:
     """One server-sent event; its JSON written as chat clients have always read it from this service."""
-    chunk = ChatCompletionChunk(id=completion_id, object="chat.completion.chunk", created=created, model=MODEL,
-                                choices=[ChunkChoice(0, delta, finish)])
+    chunk = ChatCompletionChunk(
+        id=completion_id,
+        object="chat.completion.chunk",
+        created=created,
+        model=MODEL,
+        choices=[ChunkChoice(0, delta, finish)],
+    )
     return b"data: " + json.dumps(msgspec.to_builtins(chunk), ensure_ascii=False).encode() + b"\n\n"
 
 
 def _events(completion_id: str, created: int, answer: str) -> Iterator[bytes]:
     yield _chunk(completion_id, created, Delta(role="assistant", content=""), None)
     for start in range(0, len(answer), CHUNK_CHARS):
-        yield _chunk(completion_id, created, Delta(content=answer[start:start + CHUNK_CHARS]), None)
+        yield _chunk(completion_id, created, Delta(content=answer[start : start + CHUNK_CHARS]), None)
     yield _chunk(completion_id, created, Delta(), "stop")
     yield b"data: [DONE]\n\n"
 
@@ -185,26 +211,49 @@ class ChatController(Controller):
         """The one model, `whichgpu`."""
         return ModelList("list", [Model(id=MODEL, object="model", created=CREATED, owned_by="whichgpu")])
 
-    @post("/chat/completions", operation_id="createChatCompletion", status_code=200,
-          summary="Chat completion (OpenAI-compatible)", responses={**problems(400, 404, 413, 415, 422), 200: COMPLETION},
-          operation_class=also_served_as({"text/event-stream": EVENT_STREAM}),
-          before_request=checked_body("chat-completion-request"))
-    async def completions(self, data: Body, snapshot: NamedDependency[Snapshot],
-                          metrics: NamedDependency[ApiMetrics]) -> Response[ChatCompletion] | Stream:
+    @post(
+        "/chat/completions",
+        operation_id="createChatCompletion",
+        status_code=200,
+        summary="Chat completion (OpenAI-compatible)",
+        responses={**problems(400, 404, 413, 415, 422), 200: COMPLETION},
+        operation_class=also_served_as({"text/event-stream": EVENT_STREAM}),
+        before_request=checked_body("chat-completion-request"),
+    )
+    async def completions(
+        self, data: Body, snapshot: NamedDependency[Snapshot], metrics: NamedDependency[ApiMetrics]
+    ) -> Response[ChatCompletion] | Stream:
         """Answers the last user message as Markdown; `stream: true` gives `chat.completion.chunk` events."""
         if data.model != MODEL:
-            raise NotFound(f"model {data.model!r} does not exist; use {MODEL!r}",
-                           [{"field": "model", "message": f"only {MODEL!r} is served"}])
+            raise NotFound(
+                f"model {data.model!r} does not exist; use {MODEL!r}",
+                [{"field": "model", "message": f"only {MODEL!r} is served"}],
+            )
         messages = data.messages
-        answer, prompt_tokens = await off_loop(sum(len(m.text) for m in messages if m.role == "user"),
-                                               complete, snapshot, metrics, messages, today())
+        answer, prompt_tokens = await off_loop(
+            sum(len(m.text) for m in messages if m.role == "user"),
+            complete,
+            snapshot,
+            metrics,
+            messages,
+            today(),
+        )
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
         if data.stream:
-            return Stream(_events(completion_id, created, answer), media_type="text/event-stream",
-                          headers={"cache-control": "no-cache"})
+            return Stream(
+                _events(completion_id, created, answer),
+                media_type="text/event-stream",
+                headers={"cache-control": "no-cache"},
+            )
         completion_tokens = _tokens(answer)
-        return Response(ChatCompletion(
-            id=completion_id, object="chat.completion", created=created, model=MODEL,
-            choices=[CompletionChoice(0, AssistantMessage("assistant", answer), "stop")],
-            usage=Usage(prompt_tokens, completion_tokens, prompt_tokens + completion_tokens)))
+        return Response(
+            ChatCompletion(
+                id=completion_id,
+                object="chat.completion",
+                created=created,
+                model=MODEL,
+                choices=[CompletionChoice(0, AssistantMessage("assistant", answer), "stop")],
+                usage=Usage(prompt_tokens, completion_tokens, prompt_tokens + completion_tokens),
+            )
+        )

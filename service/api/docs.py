@@ -53,39 +53,74 @@ from service.problems import PROBLEM_JSON, problem_body
 from service.ratelimit import TooManyRequests, limits
 
 __all__ = [
-    "ASSETS_PATH", "EncodedSchemas", "also_served_as", "described_body", "docs_assets", "document_example",
-    "document_rate_limit", "document_types", "judged_by", "openapi_config", "problems",
+    "ASSETS_PATH",
+    "EncodedSchemas",
+    "also_served_as",
+    "described_body",
+    "docs_assets",
+    "document_example",
+    "document_rate_limit",
+    "document_types",
+    "judged_by",
+    "openapi_config",
+    "problems",
 ]
 
 ASSETS_PATH = "/docs-assets"
-ASSET_FILES = ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css", "favicon-32x32.png")
-DESCRIPTION = ("Which GPU to buy or rent for deep learning, and why. Errors are application/problem+json "
-               "(RFC 9457) with an `errors` list naming each field; the JSON Schemas enforced are at /v1/schemas.")
+ASSET_FILES = (
+    "swagger-ui-bundle.js",
+    "swagger-ui-standalone-preset.js",
+    "swagger-ui.css",
+    "favicon-32x32.png",
+)
+DESCRIPTION = (
+    "Which GPU to buy or rent for deep learning, and why. Errors are application/problem+json "
+    "(RFC 9457) with an `errors` list naming each field; the JSON Schemas enforced are at /v1/schemas."
+)
 PROBLEM_REF = Reference("#/components/schemas/Problem")  # the component every problem response refers to
 PROBLEM_EXAMPLE = {
-    "type": "https://whichgpu.dev/problems/invalid-input", "title": "Invalid input", "status": 422,
+    "type": "https://whichgpu.dev/problems/invalid-input",
+    "title": "Invalid input",
+    "status": 422,
     "detail": "the request body does not match schema recommendation-request.json: "
-              "budget: -5 is less than or equal to the minimum of 0",
+    "budget: -5 is less than or equal to the minimum of 0",
     "instance": "/v1/recommendations",
     "errors": [{"field": "budget", "message": "-5 is less than or equal to the minimum of 0"}],
 }
-ERROR_TEXT = {400: "Malformed JSON", 401: "Unauthorized", 404: "Unknown resource", 413: "Body too large",
-              415: "Not application/json", 422: "Input breaks the schema or the question's checks"}
+ERROR_TEXT = {
+    400: "Malformed JSON",
+    401: "Unauthorized",
+    404: "Unknown resource",
+    413: "Body too large",
+    415: "Not application/json",
+    422: "Input breaks the schema or the question's checks",
+}
 
 
 def problems(*statuses: int) -> dict[int, ResponseSpec]:
     """The problem+json responses of a handler, by status."""
-    return {status: ResponseSpec(Problem, media_type=PROBLEM_JSON, description=ERROR_TEXT.get(status, "Problem"),
-                                 generate_examples=False,
-                                 examples=[Example(summary="problem", value={**PROBLEM_EXAMPLE, "status": status})])
-            for status in statuses}
+    return {
+        status: ResponseSpec(
+            Problem,
+            media_type=PROBLEM_JSON,
+            description=ERROR_TEXT.get(status, "Problem"),
+            generate_examples=False,
+            examples=[Example(summary="problem", value={**PROBLEM_EXAMPLE, "status": status})],
+        )
+        for status in statuses
+    }
 
 
 def described_body(name: str) -> Any:
     """The ``Body`` of a JSON request judged by published schema ``name``: its link and its examples."""
-    return Body(media_type=MediaType.JSON, description=f"JSON matching [{name}.json](/v1/schemas/{name}.json)",
-                examples=[Example(summary=f"example {i}", value=value)
-                          for i, value in enumerate(contract.examples(name), 1)] or None)
+    return Body(
+        media_type=MediaType.JSON,
+        description=f"JSON matching [{name}.json](/v1/schemas/{name}.json)",
+        examples=[
+            Example(summary=f"example {i}", value=value) for i, value in enumerate(contract.examples(name), 1)
+        ]
+        or None,
+    )
 
 
 class EncodedSchemas(OpenAPISchemaPlugin):
@@ -110,8 +145,11 @@ def also_served_as(content: dict[str, Schema], *, json: bool = True) -> type[Ope
             if not isinstance(success, OpenAPIResponse):
                 return
             served = {media: OpenAPIMediaType(schema=schema) for media, schema in content.items()}
-            responses[status] = OpenAPIResponse(description=success.description, headers=success.headers,
-                                                content={**(success.content or {} if json else {}), **served})
+            responses[status] = OpenAPIResponse(
+                description=success.description,
+                headers=success.headers,
+                content={**(success.content or {} if json else {}), **served},
+            )
             self.responses = responses
 
     return AlsoServed
@@ -125,8 +163,10 @@ def judged_by(schema_name: str) -> type[Operation]:
     class Judged(Operation):
         def __post_init__(self) -> None:
             self.request_body = RequestBody(
-                required=True, description=f"JSON matching [{schema_name}.json](/v1/schemas/{schema_name}.json)",
-                content={MediaType.JSON: OpenAPIMediaType(schema=cast(Schema, _inlined(schema_name)))})
+                required=True,
+                description=f"JSON matching [{schema_name}.json](/v1/schemas/{schema_name}.json)",
+                content={MediaType.JSON: OpenAPIMediaType(schema=cast(Schema, _inlined(schema_name)))},
+            )
 
     return Judged
 
@@ -147,7 +187,9 @@ def _inlined(name: str) -> dict[str, Any]:
             for part in ref[2:].split("/"):
                 target = target[part]
             return walk(copy.deepcopy(target), depth + 1)
-        return {k: walk(v, depth) for k, v in node.items() if k not in ("$schema", "$id", "$defs", "examples")}
+        return {
+            k: walk(v, depth) for k, v in node.items() if k not in ("$schema", "$id", "$defs", "examples")
+        }
 
     return cast(dict[str, Any], walk(root, 0))
 
@@ -159,8 +201,9 @@ def document_types(openapi: OpenAPI) -> None:
     components = openapi.components.schemas if openapi.components else None
     if components is None:
         return
-    _, written = msgspec.json.schema_components([kind.type for kind in contract.PUBLISHED.values()],
-                                                ref_template="#/components/schemas/{name}")
+    _, written = msgspec.json.schema_components(
+        [kind.type for kind in contract.PUBLISHED.values()], ref_template="#/components/schemas/{name}"
+    )
     for name, schema in written.items():
         if name in components:
             components[name] = cast(Schema, schema)  # a JSON Schema object; Litestar writes it as it is
@@ -175,12 +218,24 @@ def document_rate_limit(openapi: OpenAPI) -> None:
             operation = getattr(item, method, None)
             if operation is None or not limits(method, path):
                 continue
-            operation.responses = {**(operation.responses or {}), "429": OpenAPIResponse(
-                description="Over the per-client rate limit (`WHICHGPU_RATE_LIMIT` requests a minute; off by default)",
-                headers={"Retry-After": OpenAPIHeader(schema=Schema(type=OpenAPIType.INTEGER, minimum=1), required=True,
-                                                      description="Seconds until the client may ask again")},
-                content={PROBLEM_JSON: OpenAPIMediaType(schema=PROBLEM_REF,
-                                                         examples={"problem": Example(value=example)})})}
+            operation.responses = {
+                **(operation.responses or {}),
+                "429": OpenAPIResponse(
+                    description="Over the per-client rate limit (`WHICHGPU_RATE_LIMIT` requests a minute; off by default)",
+                    headers={
+                        "Retry-After": OpenAPIHeader(
+                            schema=Schema(type=OpenAPIType.INTEGER, minimum=1),
+                            required=True,
+                            description="Seconds until the client may ask again",
+                        )
+                    },
+                    content={
+                        PROBLEM_JSON: OpenAPIMediaType(
+                            schema=PROBLEM_REF, examples={"problem": Example(value=example)}
+                        )
+                    },
+                ),
+            }
 
 
 def document_example(openapi: OpenAPI, path: str, method: str, value: Any) -> None:
@@ -208,10 +263,13 @@ def openapi_config() -> OpenAPIConfig:
         standalone_preset_js_url=f"{ASSETS_PATH}/swagger-ui-standalone-preset.js",
         favicon=f"<link rel='icon' type='image/png' href='{ASSETS_PATH}/favicon-32x32.png'>",
     )
-    return OpenAPIConfig(title="whichgpu", version="1", path="/schema", description=DESCRIPTION, render_plugins=[swagger])
+    return OpenAPIConfig(
+        title="whichgpu", version="1", path="/schema", description=DESCRIPTION, render_plugins=[swagger]
+    )
 
 
 def docs_assets() -> Router:
     """The docs page's JavaScript, CSS and icon, served from the package."""
-    return create_static_files_router(path=ASSETS_PATH, directories=[_swagger_ui_dir()], name="docs-assets",
-                                      include_in_schema=False)
+    return create_static_files_router(
+        path=ASSETS_PATH, directories=[_swagger_ui_dir()], name="docs-assets", include_in_schema=False
+    )

@@ -24,24 +24,47 @@ from service.snapshot import Snapshot
 
 __all__ = ["GpuController"]
 
-QUERY = schema("gpu-query") or {}  # the published schema of this query: the parameters take their bounds from it
+QUERY = (
+    schema("gpu-query") or {}
+)  # the published schema of this query: the parameters take their bounds from it
 Workload = Enum("Workload", {w: w for w in WORKLOADS}, type=str)  # type: ignore[misc]
 
 
 def _row(gpu: Any, row: CardRow, with_performance: bool) -> GpuRow:
     """A list row: the card's specs and the engine's row for the date (its speed only with a workload)."""
-    specs = GpuRow(id=gpu.id, name=gpu.name, vendor=gpu.vendor, architecture=gpu.architecture, line=gpu.line,
-                   released=gpu.released, memory_gb=gpu.memory_gb, bandwidth_gb_s=gpu.bandwidth_gb_s, tdp_w=gpu.tdp_w,
-                   purchasable=gpu.purchasable, form_factor=gpu.form_factor, availability=gpu.availability,
-                   desktop=gpu.desktop, price=row.price)
+    specs = GpuRow(
+        id=gpu.id,
+        name=gpu.name,
+        vendor=gpu.vendor,
+        architecture=gpu.architecture,
+        line=gpu.line,
+        released=gpu.released,
+        memory_gb=gpu.memory_gb,
+        bandwidth_gb_s=gpu.bandwidth_gb_s,
+        tdp_w=gpu.tdp_w,
+        purchasable=gpu.purchasable,
+        form_factor=gpu.form_factor,
+        availability=gpu.availability,
+        desktop=gpu.desktop,
+        price=row.price,
+    )
     if not with_performance:
         return specs
-    return msgspec.structs.replace(specs, relative_performance=row.relative_performance,
-                                   performance_basis=row.performance_basis, performance_per_1000=row.performance_per_1000)
+    return msgspec.structs.replace(
+        specs,
+        relative_performance=row.relative_performance,
+        performance_basis=row.performance_basis,
+        performance_per_1000=row.performance_per_1000,
+    )
 
 
-def _chosen(snapshot: Snapshot, rows: tuple[CardRow, ...], vendor: str | None, min_memory_gb: float,
-            max_price: float | None) -> list[tuple[Any, CardRow]]:
+def _chosen(
+    snapshot: Snapshot,
+    rows: tuple[CardRow, ...],
+    vendor: str | None,
+    min_memory_gb: float,
+    max_price: float | None,
+) -> list[tuple[Any, CardRow]]:
     """The rows the filters keep, each with its catalog entry."""
     wanted_vendor = (vendor or "").lower()
     selected = []
@@ -65,9 +88,11 @@ def _detail(gpu: Any, snapshot: Snapshot, day: date) -> GpuDetail:
         "catalog_version": snapshot.catalog_version,
         "offers": [o for o in snapshot.catalog.offers_at(day) if o.gpu_id == gpu.id],
         "performance": GpuPerformance(
-            basis="measured" if measured else "estimated", reference_gpu=performance.reference.id,
+            basis="measured" if measured else "estimated",
+            reference_gpu=performance.reference.id,
             measured=msgspec.convert(measured, LabFigures, from_attributes=True) if measured else None,
-            relative={w: round(performance.relative(gpu, w, "16-bit"), 3) for w in WORKLOADS}),
+            relative={w: round(performance.relative(gpu, w, "16-bit"), 3) for w in WORKLOADS},
+        ),
     }
     specs = {name: getattr(gpu, name) for name in GpuDetail.__struct_fields__ if name not in extra}
     return msgspec.convert({**specs, **extra}, GpuDetail, from_attributes=True)
@@ -77,8 +102,14 @@ class GpuController(Controller):
     path = "/v1/gpus"
     tags = ["catalog"]
 
-    @get("", operation_id="listGpus", summary="The GPU catalog, filtered and paged", sync_to_thread=False,
-         responses=problems(422), guards=[known_parameters_only])
+    @get(
+        "",
+        operation_id="listGpus",
+        summary="The GPU catalog, filtered and paged",
+        sync_to_thread=False,
+        responses=problems(422),
+        guards=[known_parameters_only],
+    )
     def list_gpus(
         self,
         snapshot: NamedDependency[Snapshot],
@@ -88,7 +119,9 @@ class GpuController(Controller):
         currency: Annotated[str | None, QueryParameter(**schema_bounds(QUERY, "currency"))] = None,
         used_ok: Annotated[bool, QueryParameter(description="Count used prices (true/false/1/0)")] = False,
         as_of: Annotated[str | None, QueryParameter(**schema_bounds(QUERY, "as_of"))] = None,
-        workload: Annotated[Workload | None, QueryParameter(description="Add performance for this workload")] = None,
+        workload: Annotated[
+            Workload | None, QueryParameter(description="Add performance for this workload")
+        ] = None,
         limit: Annotated[int, QueryParameter(**schema_bounds(QUERY, "limit"))] = 50,
         offset: Annotated[int, QueryParameter(**schema_bounds(QUERY, "offset"))] = 0,
     ) -> GpuList:
@@ -102,16 +135,30 @@ class GpuController(Controller):
         selected = _chosen(snapshot, rows, vendor, min_memory_gb, max_price)
         if not chosen:
             selected.sort(key=lambda pair: pair[0].id)
-        return GpuList(total=len(selected), limit=limit, offset=offset, as_of=day, catalog_version=snapshot.catalog_version,
-                       workload=chosen, currency=question.currency,
-                       items=[_row(gpu, row, bool(chosen)) for gpu, row in selected[offset:offset + limit]])
+        return GpuList(
+            total=len(selected),
+            limit=limit,
+            offset=offset,
+            as_of=day,
+            catalog_version=snapshot.catalog_version,
+            workload=chosen,
+            currency=question.currency,
+            items=[_row(gpu, row, bool(chosen)) for gpu, row in selected[offset : offset + limit]],
+        )
 
-    @get("/{gpu_id:str}", operation_id="getGpu", summary="One catalog GPU in full", sync_to_thread=False,
-         responses=problems(404))
+    @get(
+        "/{gpu_id:str}",
+        operation_id="getGpu",
+        summary="One catalog GPU in full",
+        sync_to_thread=False,
+        responses=problems(404),
+    )
     def get_gpu(self, snapshot: NamedDependency[Snapshot], gpu_id: FromPath[str]) -> GpuDetail:
         """Specs, sources, dated price history, cloud offers, and relative performance per workload
         (measured in the lab when bench agents reported it, else estimated from specs)."""
         gpu = snapshot.catalog.find(gpu_id) if len(gpu_id) <= 100 else None
         if gpu is None:
-            raise NotFound(f"no GPU {gpu_id[:100]!r} in the catalog", [{"field": "gpu_id", "message": "unknown GPU"}])
+            raise NotFound(
+                f"no GPU {gpu_id[:100]!r} in the catalog", [{"field": "gpu_id", "message": "unknown GPU"}]
+            )
         return _detail(gpu, snapshot, today())

@@ -15,16 +15,24 @@ from service.snapshot import SnapshotHolder
 
 __all__ = ["HealthController"]
 
-UNREACHABLE = ResponseSpec(Health, description="The database is unreachable: the same body, `degraded`",
-                           generate_examples=False)
+UNREACHABLE = ResponseSpec(
+    Health, description="The database is unreachable: the same body, `degraded`", generate_examples=False
+)
 
 
 class HealthController(Controller):
     tags = ["operations"]
 
-    @get("/healthz", operation_id="health", summary="Liveness and readiness", sync_to_thread=True,
-         responses={503: UNREACHABLE})
-    def health(self, settings: NamedDependency[Settings], holder: NamedDependency[SnapshotHolder]) -> Response[Health]:
+    @get(
+        "/healthz",
+        operation_id="health",
+        summary="Liveness and readiness",
+        sync_to_thread=True,
+        responses={503: UNREACHABLE},
+    )
+    def health(
+        self, settings: NamedDependency[Settings], holder: NamedDependency[SnapshotHolder]
+    ) -> Response[Health]:
         """`ok` when the database answers; the catalog and measurements versions in use."""
         try:
             with make_engine(settings.resolved_database_url).connect() as connection:
@@ -33,13 +41,21 @@ class HealthController(Controller):
         except Exception:  # any driver error means: not reachable
             reachable = False
         snapshot = holder.current  # never waits for a rebuild
-        body = Health(status="ok" if reachable else "degraded", database="ok" if reachable else "unreachable",
-                      catalog_version=snapshot.catalog_version if snapshot else "not loaded",
-                      measurements_version=snapshot.measurements_version if snapshot else "not loaded")
+        body = Health(
+            status="ok" if reachable else "degraded",
+            database="ok" if reachable else "unreachable",
+            catalog_version=snapshot.catalog_version if snapshot else "not loaded",
+            measurements_version=snapshot.measurements_version if snapshot else "not loaded",
+        )
         return Response(body, status_code=200 if reachable else 503)
 
-    @get("/metrics", operation_id="metrics", summary="Prometheus metrics", sync_to_thread=False,
-         media_type=CONTENT_TYPE_LATEST)
+    @get(
+        "/metrics",
+        operation_id="metrics",
+        summary="Prometheus metrics",
+        sync_to_thread=False,
+        media_type=CONTENT_TYPE_LATEST,
+    )
     def metrics(self, metrics: NamedDependency[ApiMetrics]) -> Response[bytes]:
         """Request counts and latency histograms per route template; answers by workload."""
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)

@@ -25,9 +25,17 @@ class RecommendationController(Controller):
     path = "/v1/recommendations"
     tags = ["advice"]
 
-    @post("", operation_id="recommend", status_code=200, summary="Recommend GPUs for a structured question",
-          responses=problems(400, 413, 415, 422), before_request=checked_body("recommendation-request", RecommendationRequest))
-    async def recommend(self, data: Body, snapshot: NamedDependency[Snapshot], metrics: NamedDependency[ApiMetrics]) -> Encoded[Answer]:
+    @post(
+        "",
+        operation_id="recommend",
+        status_code=200,
+        summary="Recommend GPUs for a structured question",
+        responses=problems(400, 413, 415, 422),
+        before_request=checked_body("recommendation-request", RecommendationRequest),
+    )
+    async def recommend(
+        self, data: Body, snapshot: NamedDependency[Snapshot], metrics: NamedDependency[ApiMetrics]
+    ) -> Encoded[Answer]:
         """Ranked picks within the budget, the rules behind each, warnings, and rent-vs-buy."""
         question = data.question(today())
         encoded, workload = snapshot.answer_json(question, data.intent, today())

@@ -27,12 +27,20 @@ class SchemaController(Controller):
         """API request/response schemas, the catalog data-file schemas and the bench agent's `benchmark-run`."""
         return SchemaList([SchemaLink(n, f"/v1/schemas/{n}.json") for n in inputs.schema_names()])
 
-    @get("/{filename:str}", operation_id="getSchema", summary="One JSON Schema", sync_to_thread=False,
-         media_type=SCHEMA_JSON, responses=problems(404))
+    @get(
+        "/{filename:str}",
+        operation_id="getSchema",
+        summary="One JSON Schema",
+        sync_to_thread=False,
+        media_type=SCHEMA_JSON,
+        responses=problems(404),
+    )
     def get_schema(self, filename: FromPath[str]) -> Response[JsonSchema]:
         """`/v1/schemas/answer.json`, `/v1/schemas/benchmark-run.json`, `/v1/schemas/gpus.json` …"""
         found = inputs.schema(filename.removesuffix(".json")) if filename.endswith(".json") else None
         if found is None:
-            raise NotFound(f"no schema {filename[:100]!r}; GET /v1/schemas lists them",
-                           [{"field": "name", "message": "unknown schema"}])
+            raise NotFound(
+                f"no schema {filename[:100]!r}; GET /v1/schemas lists them",
+                [{"field": "name", "message": "unknown schema"}],
+            )
         return Response(found, media_type=SCHEMA_JSON)

@@ -37,38 +37,68 @@ class Published(NamedTuple):
 
 
 PUBLISHED: dict[str, Published] = {
-    "answer": Published(Answer, "Answer", "The engine's answer: ranked picks, the rules behind them, warnings, rent-vs-buy."),
-    "ask-request": Published(AskRequest, "Ask request", "POST /v1/ask: free text, optionally continuing a conversation.", (
-        {"text": "nlp $800"}, {"text": "nlp $800", "start_conversation": True},
-        {"text": "what about 2 of them?", "conversation_id": "3f2a9c"})),
+    "answer": Published(
+        Answer, "Answer", "The engine's answer: ranked picks, the rules behind them, warnings, rent-vs-buy."
+    ),
+    "ask-request": Published(
+        AskRequest,
+        "Ask request",
+        "POST /v1/ask: free text, optionally continuing a conversation.",
+        (
+            {"text": "nlp $800"},
+            {"text": "nlp $800", "start_conversation": True},
+            {"text": "what about 2 of them?", "conversation_id": "3f2a9c"},
+        ),
+    ),
     "recommendation-request": Published(
-        RecommendationRequest, "Recommendation request",
-        "POST /v1/recommendations: the structured question; every field is optional.", (
+        RecommendationRequest,
+        "Recommendation request",
+        "POST /v1/recommendations: the structured question; every field is optional.",
+        (
             {"workload": "transformer", "budget": 800, "currency": "USD"},
-            {"workload": "llm", "model": "llama-13b", "task": "inference", "precision": "4-bit", "gpus": 1})),
-    "gpu-query": Published(GpuQuery, "GPU list query",
-                           "GET /v1/gpus query parameters (numbers are read from the query string first).",
-                           ({"workload": "transformer", "max_price": 1000, "limit": 10},)),
-    "ask-response": Published(Reply, "Ask response", "The answer as Markdown plus the structured data behind it."),
+            {"workload": "llm", "model": "llama-13b", "task": "inference", "precision": "4-bit", "gpus": 1},
+        ),
+    ),
+    "gpu-query": Published(
+        GpuQuery,
+        "GPU list query",
+        "GET /v1/gpus query parameters (numbers are read from the query string first).",
+        ({"workload": "transformer", "max_price": 1000, "limit": 10},),
+    ),
+    "ask-response": Published(
+        Reply, "Ask response", "The answer as Markdown plus the structured data behind it."
+    ),
     "chat-completion-request": Published(
-        ChatRequest, "Chat completion request",
+        ChatRequest,
+        "Chat completion request",
         "POST /v1/chat/completions (OpenAI-compatible). The last user message is answered; earlier user messages "
         "refine it in order. Other OpenAI parameters are accepted and ignored. The whole conversation is capped "
         "(all contents together, and the user text read): over the cap is a 413 problem.",
-        ({"model": MODEL, "messages": [{"role": "user", "content": "nlp $800"}]},)),
-    "chat-completion-response": Published(ChatCompletion, "Chat completion", "OpenAI-compatible chat completion."),
-    "chat-completion-chunk": Published(ChatCompletionChunk, "Chat completion chunk",
-                                       "One server-sent event of a streamed chat completion."),
+        ({"model": MODEL, "messages": [{"role": "user", "content": "nlp $800"}]},),
+    ),
+    "chat-completion-response": Published(
+        ChatCompletion, "Chat completion", "OpenAI-compatible chat completion."
+    ),
+    "chat-completion-chunk": Published(
+        ChatCompletionChunk, "Chat completion chunk", "One server-sent event of a streamed chat completion."
+    ),
     "model-list": Published(ModelList, "Model list", "GET /v1/models (OpenAI-compatible)."),
     "gpu-list": Published(GpuList, "GPU list", "GET /v1/gpus: one page of the catalog, filtered."),
     "gpu": Published(GpuDetail, "GPU", "GET /v1/gpus/{id}: a catalog entry in full."),
-    "rule-list": Published(RuleList, "Rule list", "GET /v1/rules: the rules of thumb with their citations and parameters."),
-    "benchmark-list": Published(RunListing, "Benchmark list", "GET /v1/benchmarks: stored runs and per-GPU medians."),
-    "benchmark-receipt": Published(BenchmarkReceipt, "Benchmark receipt", "POST /v1/benchmarks: stored, or stored before."),
+    "rule-list": Published(
+        RuleList, "Rule list", "GET /v1/rules: the rules of thumb with their citations and parameters."
+    ),
+    "benchmark-list": Published(
+        RunListing, "Benchmark list", "GET /v1/benchmarks: stored runs and per-GPU medians."
+    ),
+    "benchmark-receipt": Published(
+        BenchmarkReceipt, "Benchmark receipt", "POST /v1/benchmarks: stored, or stored before."
+    ),
     "schema-list": Published(SchemaList, "Schema list", "GET /v1/schemas: the published JSON Schemas."),
     "health": Published(Health, "Health", "GET /healthz."),
-    "problem": Published(Problem, "Problem",
-                         "RFC 9457 problem details, with an `errors` list naming each offending field."),
+    "problem": Published(
+        Problem, "Problem", "RFC 9457 problem details, with an `errors` list naming each offending field."
+    ),
 }
 # The schemas input is judged by (a body, a query string): one object at the top and a nullable field as
 # type [T, null], as a hand-written schema would say it, so that a refusal names the limit broken.
@@ -82,8 +112,14 @@ def generate(name: str) -> dict[str, Any]:
     if name in INPUTS:
         schema = _root_at_top(_nullable_folded(schema))
     extra = {"examples": list(shown)} if shown else {}
-    return {"$schema": DRAFT, "$id": f"https://whichgpu.dev/schemas/{name}.json", "title": title,
-            "description": description, **extra, **schema}
+    return {
+        "$schema": DRAFT,
+        "$id": f"https://whichgpu.dev/schemas/{name}.json",
+        "title": title,
+        "description": description,
+        **extra,
+        **schema,
+    }
 
 
 def examples(name: str) -> tuple[Any, ...]:

@@ -14,7 +14,9 @@ from msgspec import UNSET, UnsetType
 
 __all__ = ["BenchmarkReceipt", "GpuMeasurements", "Median", "ResultRecord", "RunListing", "RunRecord"]
 
-Timestamp = Annotated[str, msgspec.Meta(description="ISO 8601 date-time in UTC, e.g. 2026-11-20T11:00:00+00:00")]
+Timestamp = Annotated[
+    str, msgspec.Meta(description="ISO 8601 date-time in UTC, e.g. 2026-11-20T11:00:00+00:00")
+]
 
 
 class BenchmarkReceipt(msgspec.Struct, frozen=True):
@@ -44,7 +46,9 @@ class RunRecord(msgspec.Struct, kw_only=True, frozen=True):
     run_id: str
     agent: str | UnsetType = UNSET
     host: str | UnsetType = UNSET
-    device: dict[str, Any]  # the agent's device record (public view: name, type, memory and compute capability)
+    device: dict[
+        str, Any
+    ]  # the agent's device record (public view: name, type, memory and compute capability)
     gpu_id: str | None  # None: no catalog GPU matches the device
     started_at: Timestamp
     received_at: Timestamp

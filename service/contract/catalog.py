@@ -18,25 +18,52 @@ from rules.question import AS_OF_PATTERN, CURRENCY_PATTERN, MAX_BUDGET
 from rules.question import Workload as QuestionWorkload
 
 __all__ = [
-    "Basis", "Citation", "CloudOffer", "GpuDetail", "GpuList", "GpuPerformance", "GpuQuery", "GpuRow", "LabFigures",
-    "PricePoint", "RuleEntry", "RuleList", "TrainingStep",
+    "Basis",
+    "Citation",
+    "CloudOffer",
+    "GpuDetail",
+    "GpuList",
+    "GpuPerformance",
+    "GpuQuery",
+    "GpuRow",
+    "LabFigures",
+    "PricePoint",
+    "RuleEntry",
+    "RuleList",
+    "TrainingStep",
 ]
 
 FormFactor = Literal["pcie", "sxm", "oam", "system", "cloud"]
 Availability = Literal["retail", "server", "cloud-only"]
 Basis = Literal["measured", "estimated"]
-Desktop = Annotated[bool, msgspec.Meta(description="a retail, actively cooled PCIe card or a whole unified-memory system")]
-ServerOnly = Annotated[bool, msgspec.Meta(description="an SXM/OAM module, a server-channel part or a passive card")]
+Desktop = Annotated[
+    bool, msgspec.Meta(description="a retail, actively cooled PCIe card or a whole unified-memory system")
+]
+ServerOnly = Annotated[
+    bool, msgspec.Meta(description="an SXM/OAM module, a server-channel part or a passive card")
+]
 
 
 class GpuQuery(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """GET /v1/gpus: the query parameters, as its published schema (generated from this type) describes them;
     the fields a question also has take the question's values and limits."""
 
-    vendor: Annotated[str, msgspec.Meta(pattern="^[A-Za-z]{2,20}$", description="nvidia, amd, intel, google …")] | None = None
+    vendor: (
+        Annotated[str, msgspec.Meta(pattern="^[A-Za-z]{2,20}$", description="nvidia, amd, intel, google …")]
+        | None
+    ) = None
     min_memory_gb: Annotated[float, msgspec.Meta(ge=0, le=4096)] = 0
-    max_price: Annotated[float, msgspec.Meta(gt=0, le=MAX_BUDGET, description=(
-        "Highest price in `currency` (cards without a known price are left out)."))] | None = None
+    max_price: (
+        Annotated[
+            float,
+            msgspec.Meta(
+                gt=0,
+                le=MAX_BUDGET,
+                description=("Highest price in `currency` (cards without a known price are left out)."),
+            ),
+        ]
+        | None
+    ) = None
     currency: Annotated[str, msgspec.Meta(pattern=CURRENCY_PATTERN)] | None = None
     used_ok: Literal["true", "false", "1", "0"] | None = None
     as_of: Annotated[str, msgspec.Meta(pattern=AS_OF_PATTERN)] | None = None

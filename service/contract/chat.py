@@ -14,8 +14,19 @@ from msgspec import UNSET, UnsetType
 from rules.question import MAX_TEXT_CHARS
 
 __all__ = [
-    "MODEL", "AssistantMessage", "ChatCompletion", "ChatCompletionChunk", "ChatMessage", "ChatRequest",
-    "ChunkChoice", "CompletionChoice", "ContentPart", "Delta", "Model", "ModelList", "Usage",
+    "MODEL",
+    "AssistantMessage",
+    "ChatCompletion",
+    "ChatCompletionChunk",
+    "ChatMessage",
+    "ChatRequest",
+    "ChunkChoice",
+    "CompletionChoice",
+    "ContentPart",
+    "Delta",
+    "Model",
+    "ModelList",
+    "Usage",
 ]
 
 MODEL: Final = "whichgpu"
@@ -31,9 +42,15 @@ class ContentPart(msgspec.Struct, frozen=True):
     text: str | UnsetType = UNSET
 
 
-NewestText = Annotated[str, msgspec.Meta(description=(
-    f"The newest user message may have at most {MAX_TEXT_CHARS} characters; earlier turns (the service's own long "
-    "answers among them) may be longer, within the conversation's cap."))]
+NewestText = Annotated[
+    str,
+    msgspec.Meta(
+        description=(
+            f"The newest user message may have at most {MAX_TEXT_CHARS} characters; earlier turns (the service's own long "
+            "answers among them) may be longer, within the conversation's cap."
+        )
+    ),
+]
 
 
 class ChatMessage(msgspec.Struct, frozen=True):
@@ -50,16 +67,24 @@ class ChatMessage(msgspec.Struct, frozen=True):
         return "\n".join(p.text for p in self.content or () if isinstance(p.text, str))
 
 
-AT_LEAST_ONE_USER = {"type": "object", "required": ["role"], "properties": {"role": {"const": "user"}},
-                     "description": "at least one message with role 'user': the last one is answered"}
+AT_LEAST_ONE_USER = {
+    "type": "object",
+    "required": ["role"],
+    "properties": {"role": {"const": "user"}},
+    "description": "at least one message with role 'user': the last one is answered",
+}
 
 
 class ChatRequest(msgspec.Struct, frozen=True):
     """What this service reads of an OpenAI chat request; the other parameters are accepted and ignored."""
 
     model: Annotated[str, msgspec.Meta(max_length=200)]
-    messages: Annotated[list[ChatMessage], msgspec.Meta(
-        min_length=1, max_length=MAX_MESSAGES, extra_json_schema={"contains": AT_LEAST_ONE_USER})]
+    messages: Annotated[
+        list[ChatMessage],
+        msgspec.Meta(
+            min_length=1, max_length=MAX_MESSAGES, extra_json_schema={"contains": AT_LEAST_ONE_USER}
+        ),
+    ]
     stream: bool | None = None
 
 

@@ -26,4 +26,6 @@ class Problem(msgspec.Struct, kw_only=True, frozen=True):
     detail: str
     instance: str
     errors: list[FieldError]
-    schema: Annotated[str, msgspec.Meta(description="The published schema the input broke.")] | UnsetType = UNSET
+    schema: Annotated[str, msgspec.Meta(description="The published schema the input broke.")] | UnsetType = (
+        UNSET
+    )

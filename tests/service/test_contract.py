@@ -60,12 +60,17 @@ def test_the_document_and_the_published_schemas_describe_the_same_types(client, 
     documented = client.openapi["paths"][path][method]
     body, success = names
     if body:
-        assert _component(documented["requestBody"]["content"]["application/json"]) == \
-            PUBLISHED[body].type.__name__
+        assert (
+            _component(documented["requestBody"]["content"]["application/json"])
+            == PUBLISHED[body].type.__name__
+        )
     response = next(r for status, r in documented["responses"].items() if status.startswith("2"))
     assert _component(response["content"]["application/json"]) == PUBLISHED[success].type.__name__
-    problems = [r["content"]["application/problem+json"] for r in documented["responses"].values()
-                if "application/problem+json" in r.get("content", {})]
+    problems = [
+        r["content"]["application/problem+json"]
+        for r in documented["responses"].values()
+        if "application/problem+json" in r.get("content", {})
+    ]
     assert all(_component(media) == PUBLISHED["problem"].type.__name__ for media in problems)
 
 
@@ -91,7 +96,9 @@ def test_the_documents_types_are_the_published_schemas_definitions(client) -> No
             if definition in documented:
                 assert documented[definition] == written, (name, definition)
                 compared += 1
-        streamed = name == "chat-completion-chunk"  # an event's data: the stream's description links its schema
+        streamed = (
+            name == "chat-completion-chunk"
+        )  # an event's data: the stream's description links its schema
         assert streamed or published.type.__name__ in documented, name
     assert compared > 40
 
@@ -106,7 +113,9 @@ def test_every_operation_with_a_json_answer_is_held_to_a_published_schema(client
 
 
 def test_the_published_schemas_are_generated_not_kept_by_hand() -> None:
-    assert not (Path(service.__file__).parent / "schemas").exists(), "API schemas are generated from the types"
+    assert not (Path(service.__file__).parent / "schemas").exists(), (
+        "API schemas are generated from the types"
+    )
     for name in PUBLISHED:
         assert schema(name) == generate(name)
     kinds = {name: PUBLISHED[name].type for name in PUBLISHED}
@@ -137,14 +146,25 @@ def test_live_answers_satisfy_their_published_schemas(client) -> None:
         assert response.status_code < 500
         assert schema_errors(name, response.json()) == [], name
     streamed = client.post("/v1/chat/completions", json={**chat, "stream": True}).text
-    chunks = [json.loads(line.removeprefix("data: ")) for line in streamed.splitlines()
-              if line.startswith("data: {")]
+    chunks = [
+        json.loads(line.removeprefix("data: "))
+        for line in streamed.splitlines()
+        if line.startswith("data: {")
+    ]
     assert len(chunks) >= 3 and all(schema_errors("chat-completion-chunk", c) == [] for c in chunks)
     assert schema_errors("model-list", {"object": "list", "data": [{"id": "gpt-4"}]}), "the schema can refuse"
 
 
-@pytest.mark.parametrize("text", ["nlp $800", "compare 3090 4090 and tpu v5e", "will llama 13b fit on 8 GB",
-                                  "4 gpus 1000 rub cnn", "asdf qwer"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "nlp $800",
+        "compare 3090 4090 and tpu v5e",
+        "will llama 13b fit on 8 GB",
+        "4 gpus 1000 rub cnn",
+        "asdf qwer",
+    ],
+)
 def test_real_replies_satisfy_the_schemas_and_decode_to_equal_objects(advisor, text: str) -> None:
     reply = ask(advisor, text, today=TODAY)
     wire = json.loads(msgspec.json.encode(reply))
@@ -153,7 +173,9 @@ def test_real_replies_satisfy_the_schemas_and_decode_to_equal_objects(advisor, t
         assert schema_errors("answer", wire["recommendation"]) == []
     decoded = msgspec.json.decode(msgspec.json.encode(reply), type=Reply)
     assert decoded == reply
-    assert json.loads(msgspec.json.encode(decoded)) == wire  # 800 and 800.0 alike: a budget may be given whole
+    assert (
+        json.loads(msgspec.json.encode(decoded)) == wire
+    )  # 800 and 800.0 alike: a budget may be given whole
 
 
 def test_an_answer_out_of_its_schema_is_refused_by_the_type(advisor) -> None:

@@ -14,7 +14,12 @@ from service.db import alembic_config, make_engine, migrate, session_scope
 from service.models import AgentToken, BenchmarkResult, BenchmarkRun, Conversation
 
 TABLES = {"benchmark_run", "benchmark_result", "agent_token", "conversation", "alembic_version"}
-CATALOG_COPY = {"catalog_gpu", "price_point", "cloud_offer", "catalog_state"}  # dropped by 0003: nothing read them
+CATALOG_COPY = {
+    "catalog_gpu",
+    "price_point",
+    "cloud_offer",
+    "catalog_state",
+}  # dropped by 0003: nothing read them
 
 
 def _tables(url: str) -> set[str]:
@@ -38,12 +43,21 @@ def test_an_older_database_loses_the_catalog_copy_and_can_go_back(database_url: 
 
 def test_benchmark_run_id_is_unique_so_resending_is_idempotent(database_url: str) -> None:
     migrate(database_url)
-    run = dict(run_id="r1", agent="lab-a", host="gpu01", device_name="NVIDIA GeForce RTX 3090",
-               started_at=datetime(2026, 1, 1, tzinfo=UTC), flags=["noisy"], environ={"torch": "2.13.0"})
+    run = dict(
+        run_id="r1",
+        agent="lab-a",
+        host="gpu01",
+        device_name="NVIDIA GeForce RTX 3090",
+        started_at=datetime(2026, 1, 1, tzinfo=UTC),
+        flags=["noisy"],
+        environ={"torch": "2.13.0"},
+    )
     with session_scope(database_url) as session:
         session.add(BenchmarkRun(**run))
         session.flush()
-        session.add(BenchmarkResult(run_id="r1", benchmark="matmul", precision="bf16", unit="TFLOP/s", value=70.1))
+        session.add(
+            BenchmarkResult(run_id="r1", benchmark="matmul", precision="bf16", unit="TFLOP/s", value=70.1)
+        )
     with pytest.raises(IntegrityError), session_scope(database_url) as session:
         session.add(BenchmarkRun(**run))
     with session_scope(database_url) as session:
@@ -62,8 +76,11 @@ def test_agent_token_names_and_hashes_are_unique(database_url: str) -> None:
 def test_conversation_keeps_its_question_and_turns(database_url: str) -> None:
     migrate(database_url)
     with session_scope(database_url) as session:
-        session.add(Conversation(id="c1", question={"workload": "transformer", "budget": 800},
-                                 turns=[{"text": "nlp $800"}]))
+        session.add(
+            Conversation(
+                id="c1", question={"workload": "transformer", "budget": 800}, turns=[{"text": "nlp $800"}]
+            )
+        )
     with session_scope(database_url) as session:
         conversation = session.get(Conversation, "c1")
         assert conversation.question["budget"] == 800 and conversation.turns[0]["text"] == "nlp $800"

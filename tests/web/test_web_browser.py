@@ -28,7 +28,9 @@ def _chromium() -> str:
     path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
     if not path:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"Chromium is required under CI=true but {CHROMIUM} is missing (apt-get install -y chromium)")
+            pytest.fail(
+                f"Chromium is required under CI=true but {CHROMIUM} is missing (apt-get install -y chromium)"
+            )
         pytest.skip(f"Chromium not installed at {CHROMIUM}")
     return path
 
@@ -43,9 +45,22 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def _browse(url: str, profile: Path, *extra: str, budget_ms: int = 15000) -> subprocess.CompletedProcess:
     """Headless Chromium on ``url`` with a fresh profile; ``extra`` flags (dump, screenshot, host rules) go last."""
-    command = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", "--window-size=1200,2000", f"--virtual-time-budget={budget_ms}", *extra, url]
+    command = [
+        _chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--window-size=1200,2000",
+        f"--virtual-time-budget={budget_ms}",
+        *extra,
+        url,
+    ]
     return subprocess.run(command, capture_output=True, timeout=120, text=True)
 
 
@@ -57,7 +72,9 @@ def test_the_answer_and_its_charts_render_in_chromium(base_url: str, tmp_path: P
     assert answer["picks"][0]["name"] in html and 'id="answer"' in html
     assert 'src="/v1/charts/perf-per-dollar.svg?workload=transformer' in html
     assert 'src="/v1/charts/question.svg?q=nlp+%24800"' in html
-    assert html.count('data-state="loaded"') == 2 and 'data-state="broken"' not in html  # both charts loaded in the browser
+    assert (
+        html.count('data-state="loaded"') == 2 and 'data-state="broken"' not in html
+    )  # both charts loaded in the browser
 
 
 def test_a_screenshot_of_the_page_is_kept(base_url: str, tmp_path: Path) -> None:

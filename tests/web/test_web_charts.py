@@ -43,7 +43,9 @@ def test_perf_per_dollar_keeps_the_best_priced_cards_sorted(advisor) -> None:
 def test_relative_performance_includes_unpriced_cards_sorted(advisor) -> None:
     rows = advisor.card_rows("cnn", RECENT)
     shown = bar_rows(rows, "relative-performance")
-    assert [r.relative_performance for r in shown] == sorted((r.relative_performance for r in rows), reverse=True)[:TOP]
+    assert [r.relative_performance for r in shown] == sorted(
+        (r.relative_performance for r in rows), reverse=True
+    )[:TOP]
 
 
 def test_as_of_2019_shows_no_later_cards_and_no_later_prices(advisor) -> None:
@@ -97,17 +99,24 @@ def test_svg_parses_as_xml_of_sensible_size(advisor, kind: str) -> None:
 
 
 def test_the_same_chart_gives_the_same_bytes(advisor) -> None:
-    assert bar_chart(advisor, "perf-per-dollar", "cnn", OLD, "svg") == bar_chart(advisor, "perf-per-dollar", "cnn", OLD, "svg")
+    assert bar_chart(advisor, "perf-per-dollar", "cnn", OLD, "svg") == bar_chart(
+        advisor, "perf-per-dollar", "cnn", OLD, "svg"
+    )
 
 
 def test_a_date_with_no_priced_cards_still_draws(advisor) -> None:
     svg = bar_chart(advisor, "perf-per-dollar", "cnn", date(2010, 1, 2), "svg")
-    assert "no priced cards by this date" in svg_texts(svg) or len(bar_rows(advisor.card_rows("cnn", date(2010, 1, 2)), "perf-per-dollar")) > 0
+    assert (
+        "no priced cards by this date" in svg_texts(svg)
+        or len(bar_rows(advisor.card_rows("cnn", date(2010, 1, 2)), "perf-per-dollar")) > 0
+    )
     ET.fromstring(svg)
 
 
 def test_write_chart_picks_the_format_from_the_suffix(advisor, tmp_path: Path) -> None:
-    png = write_chart(advisor, "perf-per-dollar", "transformer", OLD, tmp_path / "c.png", currency="EUR", used_ok=True)
+    png = write_chart(
+        advisor, "perf-per-dollar", "transformer", OLD, tmp_path / "c.png", currency="EUR", used_ok=True
+    )
     assert png_size(png.read_bytes())[0] == 10 * PNG_DPI
     svg = write_chart(advisor, "relative-performance", "cnn", OLD, tmp_path / "c.svg")
     ET.fromstring(svg.read_bytes())

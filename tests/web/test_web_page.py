@@ -86,7 +86,10 @@ def test_the_page_answers_a_question(client) -> None:
         assert warning["reason"] in text
     srcs = page.srcs()
     assert "/v1/charts/question.svg?q=nlp+%24800" in srcs
-    assert any(s.startswith(f"/v1/charts/perf-per-dollar.svg?workload={answer['workload']}&as_of={answer['as_of']}") for s in srcs)
+    assert any(
+        s.startswith(f"/v1/charts/perf-per-dollar.svg?workload={answer['workload']}&as_of={answer['as_of']}")
+        for s in srcs
+    )
     for src in srcs:  # every chart the page shows is there to fetch
         assert client.get(src).status_code == 200
 
@@ -132,7 +135,9 @@ def test_catalog_filters_by_vendor_memory_and_date(client) -> None:
 
 
 def test_bad_filters_are_named_on_the_page_and_ignored(client) -> None:
-    response = client.get("/", params={"vendor": "acme", "min_memory": "lots", "as_of": "2009-01-01", "workload": "poems"})
+    response = client.get(
+        "/", params={"vendor": "acme", "min_memory": "lots", "as_of": "2009-01-01", "workload": "poems"}
+    )
     assert response.status_code == 422
     text = Page(response.text).sections["catalog"]
     for field in ("vendor", "min_memory", "as_of", "workload"):
@@ -159,13 +164,19 @@ def test_the_lab_benchmarks_show_once_stored(fresh_client) -> None:
     assert "measured" in catalog_names(page)
 
 
-@pytest.mark.parametrize(("source", "expected"), [
-    ("**bold** and _it_ and `code`", "<p><strong>bold</strong> and <em>it</em> and <code>code</code></p>"),
-    ("- one\n- two", "<ul><li>one</li><li>two</li></ul>"),
-    ("<b>x</b> & y", "<p>&lt;b&gt;x&lt;/b&gt; &amp; y</p>"),
-    ("**<img src=x onerror=alert(1)>**", "<p><strong>&lt;img src=x onerror=alert(1)&gt;</strong></p>"),
-    ("snake_case_name stays", "<p>snake_case_name stays</p>"),
-])
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            "**bold** and _it_ and `code`",
+            "<p><strong>bold</strong> and <em>it</em> and <code>code</code></p>",
+        ),
+        ("- one\n- two", "<ul><li>one</li><li>two</li></ul>"),
+        ("<b>x</b> & y", "<p>&lt;b&gt;x&lt;/b&gt; &amp; y</p>"),
+        ("**<img src=x onerror=alert(1)>**", "<p><strong>&lt;img src=x onerror=alert(1)&gt;</strong></p>"),
+        ("snake_case_name stays", "<p>snake_case_name stays</p>"),
+    ],
+)
 def test_markdown_is_small_and_safe(source: str, expected: str) -> None:
     assert str(markdown_html(source)) == expected
 
