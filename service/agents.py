@@ -93,7 +93,8 @@ def add_agent(url: str, name: str) -> str:
         with session_scope(url) as session:
             if session.exec(select(AgentToken.id).where(AgentToken.name == name)).first() is not None:
                 raise AgentExists(
-                    f"an agent named {name!r} already exists (names are not reused, even after revoking): pick another name"
+                    f"an agent named {name!r} already exists (names are not reused, even after revoking): "
+                    "pick another name"
                 )
             session.add(AgentToken(name=name, token_hash=hash_token(token), created_at=_now()))
     except IntegrityError:  # created by someone else between the check and the insert
@@ -112,7 +113,7 @@ def _describe(agent: AgentToken) -> dict[str, Any]:
 
 
 def list_agents(url: str) -> list[dict[str, Any]]:
-    """Every agent, by name: ``name``, ``active``, ``created_at``, ``last_seen_at``, ``revoked_at`` (UTC datetimes or None)."""
+    """Every agent by name: ``name``, ``active``, ``created_at``, ``last_seen_at``, ``revoked_at``."""
     with session_scope(url) as session:
         return [_describe(a) for a in session.exec(select(AgentToken).order_by(AgentToken.name)).all()]
 
@@ -131,7 +132,7 @@ def revoke_agent(url: str, name: str) -> dict[str, Any]:
 
 
 def _presented(bearer: str | None) -> str | None:
-    """The token in a bare value or an ``Authorization: Bearer <token>`` header; None when absent or absurdly long."""
+    """The token in a bare value or an ``Authorization: Bearer <token>`` header; None if absent or absurd."""
     token = (bearer or "").strip()
     if token[:7].lower() == "bearer ":
         token = token[7:].strip()
@@ -150,7 +151,7 @@ def is_admin(bearer: str | None, admin_token: str | None) -> bool:
 
 
 def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
-    """The live agent whose token is ``bearer``, with ``last_seen_at`` updated (to the minute); None otherwise.
+    """The live agent whose token is ``bearer``, with ``last_seen_at`` updated (to the minute), or None.
 
     ``bearer`` is the token itself or a whole ``Authorization`` header value
     (``Bearer <token>``). The caller's session commits the ``last_seen_at`` update.
@@ -171,7 +172,7 @@ def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
 
 
 def bind_host(session: Session, agent: AgentToken, host: str) -> str | None:
-    """Tie ``agent`` to ``host`` on its first report; afterwards the reason a report from another host is refused.
+    """Tie ``agent`` to ``host`` on its first report; afterwards, why a report from another host is refused.
 
     One token speaks for one host, so a single token cannot pose as many hosts and
     outvote real ones. The caller's session commits the binding.

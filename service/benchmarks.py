@@ -185,13 +185,14 @@ def implausible(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = B
         if reached and gpu.bandwidth_gb_s and reached > gpu.bandwidth_gb_s * (1 + MARGIN):
             reasons.append(
                 f"results/{i} ({r['benchmark']} {r['precision']}): decode read {reached:.4g} GB/s, more than "
-                f"{MARGIN:.0%} above the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)"
+                f"{MARGIN:.0%} above the datasheet memory bandwidth of {gpu.name} "
+                f"({gpu.bandwidth_gb_s:.4g} GB/s)"
             )
     return reasons
 
 
 def below_band(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = BAND) -> set[int]:
-    """Indexes of results under the band's bottom share of the datasheet (broken, throttled or misreported)."""
+    """Indexes of results under the band's bottom share of the datasheet (broken, throttled, misreported)."""
     return {
         i
         for i, r in enumerate(payload["results"])
@@ -202,7 +203,7 @@ def below_band(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = BA
 
 
 def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedelta) -> list[dict[str, str]]:
-    """A run cannot start in the future (beyond clock skew), before it finished, or before its card existed."""
+    """A run cannot start in the future (past clock skew), before it finished, or before its card existed."""
     started, finished = _utc(payload["started_at"]), _utc(payload["finished_at"])
     errors = []
     if started > now + skew or finished > now + skew:
@@ -316,7 +317,14 @@ def ingest(
         if _exists(session, run_id):
             return ALREADY_STORED, run_id
         raise
-    session.add_all(
+    session.add_all(_results(run_id, payload["results"], low))
+    session.flush()
+    return CREATED, run_id
+
+
+def _results(run_id: str, results: list[dict[str, Any]], low: set[int]) -> list[BenchmarkResult]:
+    """The rows of a run's results; those under the plausible band (``low``, by index) flagged so."""
+    return [
         BenchmarkResult(
             run_id=run_id,
             benchmark=r["benchmark"],
@@ -329,10 +337,8 @@ def ingest(
             flags=sorted(set(r["flags"]) | ({OUT_OF_BAND} if i in low else set())),
             error=r["error"],
         )
-        for i, r in enumerate(payload["results"])
-    )
-    session.flush()
-    return CREATED, run_id
+        for i, r in enumerate(results)
+    ]
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -375,6 +381,7 @@ def _run_view(run: BenchmarkRun, results: list[BenchmarkResult]) -> dict[str, An
 
 def query(
     session: Session,
+    *,
     gpu: str | None = None,
     host: str | None = None,
     benchmark: str | None = None,
@@ -451,7 +458,7 @@ def _median(values: list[float]) -> float:
 
 
 def gpu_summary(session: Session) -> list[dict[str, Any]]:
-    """Per catalog GPU (``unmatched`` for the rest): runs, distinct hosts, and the median of each benchmark and precision.
+    """Per catalog GPU (``unmatched`` for the rest): runs, hosts, medians by benchmark and precision.
 
     What the public sees of the lab: how much was measured and what it came to, not by whom.
     """

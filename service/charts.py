@@ -29,6 +29,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,8 @@ OTHER_COLOR = "#5d6d7e"
 UNFIT_COLOR = "#bfc5cc"
 RC: dict[Any, Any] = {
     "svg.hashsalt": "whichgpu",  # stable element ids: the same chart gives the same bytes
-    "svg.fonttype": "none",  # text stays text: 3× faster to draw, smaller, selectable; DejaVu Sans falls back to sans-serif
+    # text stays text: 3× faster to draw, smaller, selectable; DejaVu Sans falls back to sans-serif
+    "svg.fonttype": "none",
     "font.family": "DejaVu Sans",  # ships with matplotlib; has Cyrillic and ×
     "font.size": 10,
     "text.hinting": "no_hinting",
@@ -81,6 +83,7 @@ LAYOUTS = ("wide", "narrow")
 NARROW_WIDTH = 3.9  # inches: about 375 CSS px, the width of a phone screen, so text is drawn at its own size
 NARROW_TOP = 10
 NARROW_WRAP = 54  # caption characters per line in the narrow layout
+# points from a pick's centre
 RANK_OFFSETS = (
     (15, 0),
     (-15, 0),
@@ -90,7 +93,7 @@ RANK_OFFSETS = (
     (-12, 12),
     (12, -12),
     (-12, -12),
-)  # points from a pick's centre
+)
 
 _draw_lock = threading.Lock()
 
@@ -195,7 +198,8 @@ def _bar_label(row: CardRow, kind: str) -> str:
 
 def _bar_title(kind: str, meta: ChartMeta) -> str:
     if kind == "perf-per-dollar":
-        return f"Performance per 1000 {meta.currency}{' (used prices allowed)' if meta.used_ok else ''} — {meta.workload}"
+        used = " (used prices allowed)" if meta.used_ok else ""
+        return f"Performance per 1000 {meta.currency}{used} — {meta.workload}"
     return f"Relative performance — {meta.workload}"
 
 
@@ -240,9 +244,8 @@ def render_bars(
     top = min(top, NARROW_TOP) if layout == "narrow" else top
     ranked = bar_rows(rows, kind, top=10**6)
     shown, total = ranked[:top], len(ranked)
-    shown += [
-        r for r in ranked[top:] if r.name == meta.reference_name
-    ]  # the unit everything is read against stays
+    # the unit everything is read against stays
+    shown += [r for r in ranked[top:] if r.name == meta.reference_name]
     draw = _narrow_bars if layout == "narrow" else _wide_bars
     with _draw_lock, matplotlib.rc_context(RC):
         figure = draw(shown, [bar_value(r, kind) for r in shown], kind, meta)
@@ -282,12 +285,12 @@ def _wide_bars(shown: list[CardRow], values: list[float], kind: str, meta: Chart
     positions = list(range(len(shown)))[::-1]  # best at the top
     _bars(axes, shown, values, positions)
     axes.set_yticks(positions, names)
-    for tick, row in zip(axes.get_yticklabels(), shown):
+    for tick, row in zip(axes.get_yticklabels(), shown, strict=True):
         if row.name == meta.reference_name:
             tick.set_color(REFERENCE_COLOR)
             tick.set_fontweight("bold")
     top_value = max(values, default=1.0) or 1.0
-    for position, row, value in zip(positions, shown, values):
+    for position, row, value in zip(positions, shown, values, strict=True):
         axes.text(value + top_value * 0.01, position, _plain(_bar_label(row, kind)), va="center", fontsize=8)
     axes.set_xlim(0, top_value * (1.45 if kind == "perf-per-dollar" else 1.15))
     if kind == "relative-performance":
@@ -322,7 +325,7 @@ def _narrow_bars(shown: list[CardRow], values: list[float], kind: str, meta: Cha
     positions = [float(i) for i in range(len(shown))][::-1]
     _bars(axes, shown, values, positions, height=0.42)
     top_value = max(values, default=1.0) or 1.0
-    for position, row in zip(positions, shown):
+    for position, row in zip(positions, shown, strict=True):
         reference = row.name == meta.reference_name
         axes.text(
             0,
@@ -406,26 +409,178 @@ def _pick_centres(
 
 
 def _rank_offsets(axes: Any, centres: list[tuple[float, float]]) -> list[tuple[int, int]]:
-    """For each pick, the first offset (points) whose label spot is nearer its own circle than any other pick's,
-    and clear of labels already placed, so "1." and "2." never sit by the wrong card."""
+    """For each pick, the first offset (points) whose label spot is nearer its own circle than any other
+    pick's, and clear of labels already placed, so "1." and "2." never sit by the wrong card."""
     scale = axes.figure.dpi / 72
     pixels = [tuple(axes.transData.transform(c)) for c in centres]
     placed: list[tuple[float, float]] = []
     chosen: list[tuple[int, int]] = []
+
+    def score(i: int, offset: tuple[int, int]) -> float:
+        """How much nearer pick ``i``'s circle the spot is than anything else's (pixels)."""
+        x, y = pixels[i]
+        spot = (x + offset[0] * scale, y + offset[1] * scale)
+        own = math.dist(spot, (x, y))
+        others = [math.dist(spot, p) for j, p in enumerate(pixels) if j != i]
+        others += [math.dist(spot, p) + own for p in placed]
+        return min(others, default=math.inf) - own
+
     for i, (x, y) in enumerate(pixels):
-
-        def score(offset: tuple[int, int]) -> float:
-            spot = (x + offset[0] * scale, y + offset[1] * scale)
-            own = math.dist(spot, (x, y))
-            others = [math.dist(spot, p) for j, p in enumerate(pixels) if j != i] + [
-                math.dist(spot, p) + own for p in placed
-            ]
-            return min(others, default=math.inf) - own
-
-        best = next((o for o in RANK_OFFSETS if score(o) > 6 * scale), max(RANK_OFFSETS, key=score))
+        of_pick = partial(score, i)
+        best = next((o for o in RANK_OFFSETS if of_pick(o) > 6 * scale), max(RANK_OFFSETS, key=of_pick))
         chosen.append(best)
         placed.append((x + best[0] * scale, y + best[1] * scale))
     return chosen
+
+
+def _candidates(axes: Any, points: list[dict[str, Any]], gpus: int) -> None:
+    """The cards as points: crossed out when they cannot hold the job, else measured or estimated."""
+    unfit = [p for p in points if not p["fits"]]
+    if unfit:
+        axes.scatter(
+            [p["price"] * gpus for p in unfit],
+            [p["relative"] for p in unfit],
+            marker="x",
+            s=22,
+            color=UNFIT_COLOR,
+            label="too little memory for the job",
+            gid="unfit",
+        )
+    for basis, color, marker in (("estimated", ESTIMATED_COLOR, "o"), ("measured", MEASURED_COLOR, "s")):
+        chosen = [p for p in points if p["fits"] and p["basis"] == basis]
+        if chosen:
+            axes.scatter(
+                [p["price"] * gpus for p in chosen],
+                [p["relative"] for p in chosen],
+                marker=marker,
+                s=30,
+                color=color,
+                edgecolor="#34495e",
+                linewidth=0.5,
+                gid=f"cards-{basis}",
+                label="measured in the lab" if basis == "measured" else "estimated from specs",
+            )
+
+
+def _picks(
+    axes: Any, picks: tuple[Pick, ...], centres: list[tuple[float, float]], prices: list[float]
+) -> None:
+    """The picks circled, and the line of cards as good per unit of money as pick 1."""
+    for rank, (pick, (x, y)) in enumerate(zip(picks, centres, strict=True), 1):
+        axes.scatter(
+            [x],
+            [y],
+            s=170,
+            facecolor="none",
+            edgecolor=PICK_COLOR,
+            linewidth=2,
+            zorder=5,
+            gid=f"pick-{rank}",
+            label=_plain(f"{rank}. {pick.name}"),
+        )
+    if picks and prices:
+        ratio = centres[0][1] / centres[0][0]
+        xs = [min(prices), max(prices)]
+        axes.plot(
+            xs,
+            [ratio * x for x in xs],
+            color=PICK_COLOR,
+            linestyle=":",
+            linewidth=1,
+            label="same performance per money as pick 1",
+        )
+
+
+def _question_axes(axes: Any, answer: Answer, points: list[dict[str, Any]], narrow: bool) -> None:
+    """The budget line, log scales, and the vertical range of the points."""
+    budget = answer.question.budget
+    if budget:
+        axes.axvline(
+            budget,
+            color=PICK_COLOR,
+            linestyle="--",
+            linewidth=1.2,
+            label=_plain(f"budget {budget:,.0f} {answer.currency.code}"),
+        )
+    if points or budget:
+        axes.set_xscale("log")
+        _plain_ticks(axes.xaxis, compact=narrow)
+    if points:
+        axes.set_yscale("log")
+        _plain_ticks(axes.yaxis, compact=narrow)
+        low, high = min(p["relative"] for p in points), max(p["relative"] for p in points)
+        axes.set_ylim(low / 1.3, high * 1.3)
+
+
+def _question_labels(
+    axes: Any, answer: Answer, title: str, reference: str, narrow: bool, empty: bool
+) -> None:
+    """Axis labels, title, grid and legend; a note when no card has a price."""
+    gpus = answer.question.gpus
+    x_label = (
+        f"price in {answer.currency.code}"
+        + (f" for {gpus} cards" if gpus > 1 else "")
+        + (" (log)" if narrow else " (log scale)")
+    )
+    axes.set_xlabel(_plain(x_label), fontsize=9 if narrow else None)
+    y_label = (
+        f"per card, × {reference} (log)"
+        if narrow
+        else f"performance per card relative to the {reference} (log)"
+    )
+    axes.set_ylabel(_plain(y_label), fontsize=9 if narrow else None)
+    axes.set_title(
+        _plain(textwrap.fill(title, 40) if narrow else title),
+        loc="left",
+        fontsize=11 if narrow else 13,
+        fontweight="bold",
+    )
+    axes.grid(True, which="major", alpha=0.3)
+    if narrow:
+        axes.tick_params(labelsize=9)
+        axes.legend(loc="upper left", bbox_to_anchor=(-0.2, -0.13), fontsize=8.5, frameon=False, ncols=1)
+    else:
+        axes.legend(loc="upper left", fontsize=8, frameon=False)
+    if empty:
+        axes.text(
+            0.5, 0.5, "no priced cards by this date", transform=axes.transAxes, ha="center", color=OTHER_COLOR
+        )
+
+
+def _question_caption(figure: Figure, answer: Answer, narrow: bool) -> None:
+    caption = (
+        f"As of {answer.as_of}, workload {answer.workload}, catalog {answer.catalog_version}; "
+        f"performance {answer.performance_basis}. Each point is a card's best known price by then."
+    )
+    figure.text(
+        0.02,
+        0.005,
+        _plain(textwrap.fill(caption, NARROW_WRAP) if narrow else caption),
+        fontsize=8.5 if narrow else 7.5,
+        color="#444444",
+        va="bottom",
+        ha="left",
+    )
+
+
+def _rank_labels(axes: Any, centres: list[tuple[float, float]], narrow: bool) -> None:
+    """ "1.", "2." … beside the picks' circles, each where no other pick's circle is nearer."""
+    axes.autoscale_view()
+    axes.set_xlim(axes.get_xlim())  # fixed now, so label spots computed below stay true
+    for rank, ((x, y), offset) in enumerate(zip(centres, _rank_offsets(axes, centres), strict=True), 1):
+        axes.annotate(
+            f"{rank}.",
+            (x, y),
+            xytext=offset,
+            textcoords="offset points",
+            ha="center",
+            va="center",
+            fontsize=10 if narrow else 9,
+            fontweight="bold",
+            color=PICK_COLOR,
+            zorder=6,
+            gid=f"pick-label-{rank}",
+        )
 
 
 def render_question(
@@ -441,149 +596,22 @@ def render_question(
     if layout not in LAYOUTS:
         raise ValueError(f"unknown chart layout {layout!r}; expected one of: {', '.join(LAYOUTS)}")
     narrow = layout == "narrow"
-    currency = answer.currency.code
     gpus = answer.question.gpus
-    budget = answer.question.budget
     width, height = (NARROW_WIDTH, 6.4) if narrow else (10, 6.2)
     with _draw_lock, matplotlib.rc_context(RC):
         figure = Figure(figsize=(width, height))
         axes = figure.add_subplot()
-        fit = [p for p in points if p["fits"]]
-        unfit = [p for p in points if not p["fits"]]
-        if unfit:
-            axes.scatter(
-                [p["price"] * gpus for p in unfit],
-                [p["relative"] for p in unfit],
-                marker="x",
-                s=22,
-                color=UNFIT_COLOR,
-                label="too little memory for the job",
-                gid="unfit",
-            )
-        for basis, color, marker in (("estimated", ESTIMATED_COLOR, "o"), ("measured", MEASURED_COLOR, "s")):
-            chosen = [p for p in fit if p["basis"] == basis]
-            if chosen:
-                axes.scatter(
-                    [p["price"] * gpus for p in chosen],
-                    [p["relative"] for p in chosen],
-                    marker=marker,
-                    s=30,
-                    color=color,
-                    edgecolor="#34495e",
-                    linewidth=0.5,
-                    gid=f"cards-{basis}",
-                    label="measured in the lab" if basis == "measured" else "estimated from specs",
-                )
-        picks = answer.picks
-        centres = _pick_centres(picks, points, gpus)
-        for rank, (pick, (x, y)) in enumerate(zip(picks, centres), 1):
-            axes.scatter(
-                [x],
-                [y],
-                s=170,
-                facecolor="none",
-                edgecolor=PICK_COLOR,
-                linewidth=2,
-                zorder=5,
-                gid=f"pick-{rank}",
-                label=_plain(f"{rank}. {pick.name}"),
-            )
-        if picks and points:  # cards on this line give the same performance per unit of money as pick 1
-            ratio = centres[0][1] / centres[0][0]
-            xs = [min(p["price"] * gpus for p in points), max(p["price"] * gpus for p in points)]
-            axes.plot(
-                xs,
-                [ratio * x for x in xs],
-                color=PICK_COLOR,
-                linestyle=":",
-                linewidth=1,
-                label="same performance per money as pick 1",
-            )
-        if budget:
-            axes.axvline(
-                budget,
-                color=PICK_COLOR,
-                linestyle="--",
-                linewidth=1.2,
-                label=_plain(f"budget {budget:,.0f} {currency}"),
-            )
-        if points or budget:
-            axes.set_xscale("log")
-            _plain_ticks(axes.xaxis, compact=narrow)
-        if points:
-            axes.set_yscale("log")
-            _plain_ticks(axes.yaxis, compact=narrow)
-            low, high = min(p["relative"] for p in points), max(p["relative"] for p in points)
-            axes.set_ylim(low / 1.3, high * 1.3)
-        reference = reference_name or answer.reference_gpu
-        x_label = (
-            f"price in {currency}"
-            + (f" for {gpus} cards" if gpus > 1 else "")
-            + (" (log)" if narrow else " (log scale)")
-        )
-        axes.set_xlabel(_plain(x_label), fontsize=9 if narrow else None)
-        axes.set_ylabel(
-            _plain(
-                f"per card, × {reference} (log)"
-                if narrow
-                else f"performance per card relative to the {reference} (log)"
-            ),
-            fontsize=9 if narrow else None,
-        )
-        axes.set_title(
-            _plain(textwrap.fill(title, 40) if narrow else title),
-            loc="left",
-            fontsize=11 if narrow else 13,
-            fontweight="bold",
-        )
-        axes.grid(True, which="major", alpha=0.3)
-        if narrow:
-            axes.tick_params(labelsize=9)
-            axes.legend(loc="upper left", bbox_to_anchor=(-0.2, -0.13), fontsize=8.5, frameon=False, ncols=1)
-        else:
-            axes.legend(loc="upper left", fontsize=8, frameon=False)
-        if not points:
-            axes.text(
-                0.5,
-                0.5,
-                "no priced cards by this date",
-                transform=axes.transAxes,
-                ha="center",
-                color=OTHER_COLOR,
-            )
-        caption = (
-            f"As of {answer.as_of}, workload {answer.workload}, catalog {answer.catalog_version}; "
-            f"performance {answer.performance_basis}. Each point is a card's best known price by then."
-        )
-        figure.text(
-            0.02,
-            0.005,
-            _plain(textwrap.fill(caption, NARROW_WRAP) if narrow else caption),
-            fontsize=8.5 if narrow else 7.5,
-            color="#444444",
-            va="bottom",
-            ha="left",
-        )
+        _candidates(axes, points, gpus)
+        centres = _pick_centres(answer.picks, points, gpus)
+        _picks(axes, answer.picks, centres, [p["price"] * gpus for p in points])
+        _question_axes(axes, answer, points, narrow)
+        _question_labels(axes, answer, title, reference_name or answer.reference_gpu, narrow, not points)
+        _question_caption(figure, answer, narrow)
         if narrow:
             _margins(figure, width, height, left=0.6, bottom=2.55, top=0.6, right=0.15)
         else:
             _margins(figure, width, height, left=0.75, bottom=0.85, top=0.4, right=0.25)
-        axes.autoscale_view()
-        axes.set_xlim(axes.get_xlim())  # fixed now, so label spots computed below stay true
-        for rank, ((x, y), offset) in enumerate(zip(centres, _rank_offsets(axes, centres)), 1):
-            axes.annotate(
-                f"{rank}.",
-                (x, y),
-                xytext=offset,
-                textcoords="offset points",
-                ha="center",
-                va="center",
-                fontsize=10 if narrow else 9,
-                fontweight="bold",
-                color=PICK_COLOR,
-                zorder=6,
-                gid=f"pick-label-{rank}",
-            )
+        _rank_labels(axes, centres, narrow)
         return _save(figure, fmt)
 
 
@@ -634,7 +662,7 @@ def chart_meta(advisor: Any, workload: str, as_of: date, currency: str, used_ok:
 
 
 def split_workload(workload: str) -> tuple[str, str]:
-    """(workload, task) for a chart's workload; ``llm_inference`` (an answer's workload key) means LLM serving."""
+    """(workload, task) of a chart's workload; ``llm_inference`` (an answer's workload key) is LLM serving."""
     return ("llm", "inference") if workload == "llm_inference" else (workload, "training")
 
 
@@ -644,6 +672,7 @@ def bar_chart(
     workload: str,
     as_of: date,
     fmt: str,
+    *,
     currency: str = "USD",
     used_ok: bool = False,
     layout: str = "wide",
@@ -664,6 +693,7 @@ def write_chart(
     workload: str,
     as_of: date,
     output_path: str | Path,
+    *,
     currency: str = "USD",
     used_ok: bool = False,
 ) -> Path:
@@ -672,5 +702,5 @@ def write_chart(
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
         raise ValueError(f"cannot tell the image format from {path.name!r}: name it .png or .svg")
-    path.write_bytes(bar_chart(advisor, kind, workload, as_of, fmt, currency, used_ok))
+    path.write_bytes(bar_chart(advisor, kind, workload, as_of, fmt, currency=currency, used_ok=used_ok))
     return path

@@ -99,7 +99,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     app = create_app(settings)
     gc.collect()
-    gc.freeze()  # the catalog and snapshot live for the whole process: keep them out of full collections (p99)
+    # the catalog and snapshot live for the whole process: keep them out of full collections (p99)
+    gc.freeze()
     gc.set_threshold(20_000, 20, 20)  # fewer young-generation passes over per-request garbage
     config = uvicorn.Config(
         app,
@@ -150,10 +151,9 @@ _CODE = re.compile(r"`([^`]+)`")
 
 
 def _print_markdown(text: str) -> None:
-    """Piped or redirected: the Markdown itself (the Slack answer's text). On a terminal: the
-    same lines with bold, italics and code as ANSI styles (no colour with NO_COLOR) — the
-    answers use only those three marks, and a full Markdown renderer cost a third of the
-    command's time."""
+    """Piped or redirected: the Markdown itself (the Slack answer's text). On a terminal: the same lines with
+    bold, italics and code as ANSI styles (no colour with NO_COLOR) — the answers use only those three marks,
+    and a full Markdown renderer cost a third of the command's time."""
     if not sys.stdout.isatty() or os.environ.get("NO_COLOR"):
         print(text)
         return
@@ -211,7 +211,8 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
             f"{row.memory_gb:g} GB",
             f"{row.relative_performance:.2f}",
             row.performance_basis,
-            f"{price.amount:,.0f} {price.currency} ({price.kind} {price.seen}{', estimate' if price.estimate else ''})"
+            f"{price.amount:,.0f} {price.currency} ({price.kind} {price.seen}"
+            f"{', estimate' if price.estimate else ''})"
             if price
             else "—",
             f"{row.performance_per_1000:.2f}" if row.performance_per_1000 is not None else "—",
@@ -277,7 +278,8 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
             for row in rows:
                 state = "revoked" if row.get("revoked_at") else "active"
                 print(
-                    f"{row['name']:30} {state:8} created {row['created_at']}  last seen {row.get('last_seen_at') or 'never'}"
+                    f"{row['name']:30} {state:8} created {row['created_at']}  "
+                    f"last seen {row.get('last_seen_at') or 'never'}"
                 )
     return 0
 
@@ -306,7 +308,7 @@ def cmd_chart(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
-    """The values this process uses and where each came from (secrets hidden); --defaults: the documented table."""
+    """The values in use and where each came from (secrets hidden); --defaults: the documented table."""
     if args.defaults:
         for env, default, doc in settings_table():
             print(f"{env:34} {default or '-':26} {doc}")
@@ -316,6 +318,51 @@ def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
     for env, value, source in rows:
         print(f"{env:34} {value:{width}}  ({source})")
     return 0
+
+
+def _add_catalog(sub: Any) -> None:
+    catalog = sub.add_parser("catalog", help="list the GPU catalog with prices and relative performance")
+    catalog.add_argument("--json", action="store_true")
+    catalog.add_argument("--as-of", type=_date, help="cards released and prices known by this date")
+    catalog.add_argument("--vendor", help="nvidia, amd or intel")
+    catalog.add_argument(
+        "--workload", choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general")
+    )
+    catalog.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
+    catalog.add_argument("--used", action="store_true", help="include used prices")
+    catalog.add_argument(
+        "--stale", action="store_true", help="list the cards whose prices aged out, with the last one seen"
+    )
+    catalog.set_defaults(run=cmd_catalog)
+
+
+def _add_agents(sub: Any) -> None:
+    agents = sub.add_parser("agents", help="manage bench-agent tokens")
+    agents_sub = agents.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = agents_sub.add_parser("add", help="create an agent token (shown once)")
+    add.add_argument("name")
+    revoke = agents_sub.add_parser("revoke", help="revoke an agent's token")
+    revoke.add_argument("name")
+    listing = agents_sub.add_parser("list", help="list agents")
+    listing.add_argument("--json", action="store_true")
+    agents.set_defaults(run=cmd_agents)
+
+
+def _add_chart(sub: Any) -> None:
+    chart = sub.add_parser("chart", help="draw a chart to a PNG or SVG file")
+    chart.add_argument(
+        "--kind", default="perf-per-dollar", choices=("perf-per-dollar", "relative-performance")
+    )
+    chart.add_argument(
+        "--workload",
+        default="transformer",
+        choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"),
+    )
+    chart.add_argument("--as-of", type=_date)
+    chart.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
+    chart.add_argument("--used", action="store_true")
+    chart.add_argument("-o", "--output", required=True, help="file.png or file.svg")
+    chart.set_defaults(run=cmd_chart)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -348,47 +395,13 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--as-of", type=_date, help="answer as on this date (YYYY-MM-DD)")
     ask.set_defaults(run=cmd_ask)
 
-    catalog = sub.add_parser("catalog", help="list the GPU catalog with prices and relative performance")
-    catalog.add_argument("--json", action="store_true")
-    catalog.add_argument("--as-of", type=_date, help="cards released and prices known by this date")
-    catalog.add_argument("--vendor", help="nvidia, amd or intel")
-    catalog.add_argument(
-        "--workload", choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general")
-    )
-    catalog.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
-    catalog.add_argument("--used", action="store_true", help="include used prices")
-    catalog.add_argument(
-        "--stale", action="store_true", help="list the cards whose prices aged out, with the last one seen"
-    )
-    catalog.set_defaults(run=cmd_catalog)
-
-    agents = sub.add_parser("agents", help="manage bench-agent tokens")
-    agents_sub = agents.add_subparsers(dest="action", required=True, metavar="ACTION")
-    add = agents_sub.add_parser("add", help="create an agent token (shown once)")
-    add.add_argument("name")
-    revoke = agents_sub.add_parser("revoke", help="revoke an agent's token")
-    revoke.add_argument("name")
-    listing = agents_sub.add_parser("list", help="list agents")
-    listing.add_argument("--json", action="store_true")
-    agents.set_defaults(run=cmd_agents)
+    _add_catalog(sub)
+    _add_agents(sub)
 
     bot = sub.add_parser("bot", help="run the Slack bot over Socket Mode")
     bot.set_defaults(run=cmd_bot)
 
-    chart = sub.add_parser("chart", help="draw a chart to a PNG or SVG file")
-    chart.add_argument(
-        "--kind", default="perf-per-dollar", choices=("perf-per-dollar", "relative-performance")
-    )
-    chart.add_argument(
-        "--workload",
-        default="transformer",
-        choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"),
-    )
-    chart.add_argument("--as-of", type=_date)
-    chart.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
-    chart.add_argument("--used", action="store_true")
-    chart.add_argument("-o", "--output", required=True, help="file.png or file.svg")
-    chart.set_defaults(run=cmd_chart)
+    _add_chart(sub)
 
     settings_cmd = sub.add_parser(
         "settings", help="print the settings in effect and where each came from (secrets hidden)"

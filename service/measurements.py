@@ -101,8 +101,8 @@ def read_measurements(
     connection: Any, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS
 ) -> dict[str, Measured]:
     """Per catalog GPU id: medians of matmul (per precision), bandwidth (triad, else copy), the
-    bandwidth 16-bit LLM decode reached and the training steps (per benchmark, tier and precision), over its newest ``max_runs`` representative runs within
-    ``window``; ``hosts`` counts the
+    bandwidth 16-bit LLM decode reached and the training steps (per benchmark, tier and precision),
+    over its newest ``max_runs`` representative runs within ``window``; ``hosts`` counts the
     distinct hosts behind the figures used. ``connection`` is a DB-API connection of
     ``sqlite3`` or ``psycopg``; a few small queries per GPU, whatever the history."""
     sql = _Sql(connection)
@@ -110,7 +110,8 @@ def read_measurements(
     gpu_ids = [
         row[0]
         for row in sql.rows(
-            f"SELECT DISTINCT gpu_id FROM benchmark_run WHERE gpu_id IS NOT NULL AND received_at >= ? AND {_LIVE}",
+            "SELECT DISTINCT gpu_id FROM benchmark_run "
+            f"WHERE gpu_id IS NOT NULL AND received_at >= ? AND {_LIVE}",
             (since,),
         )
     ]
@@ -122,7 +123,8 @@ def read_measurements(
         wanted = ("matmul", *BANDWIDTH_BENCHMARKS, DECODE_BENCHMARK, *TRAINING_BENCHMARKS)
         rows = sql.rows(
             f"SELECT run_id, benchmark, precision, value, flags, error FROM benchmark_result "
-            f"WHERE run_id IN ({', '.join('?' * len(runs))}) AND benchmark IN ({', '.join('?' * len(wanted))})",
+            f"WHERE run_id IN ({', '.join('?' * len(runs))}) "
+            f"AND benchmark IN ({', '.join('?' * len(wanted))})",
             (*(run_id for run_id, _, _ in runs), *wanted),
         )
         usable = [
@@ -196,7 +198,8 @@ def _recent_runs(sql: _Sql, gpu_id: str, since: Any, max_runs: int) -> list[tupl
     offset, batch = 0, max_runs * 2
     while len(chosen) < max_runs:
         rows = sql.rows(
-            f"SELECT run_id, host, flags FROM benchmark_run WHERE gpu_id = ? AND received_at >= ? AND {_LIVE} "
+            "SELECT run_id, host, flags FROM benchmark_run "
+            f"WHERE gpu_id = ? AND received_at >= ? AND {_LIVE} "
             "ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?",
             (gpu_id, since, batch, offset),
         )
@@ -213,8 +216,8 @@ def _recent_runs(sql: _Sql, gpu_id: str, since: Any, max_runs: int) -> list[tupl
 def _with_details(
     sql: _Sql, results: list[tuple[str, str, str, float]]
 ) -> list[tuple[str, str, str, float, str | None]]:
-    """(run, benchmark, precision, value, tier): LLM decode as the GB/s it reached and training steps with their
-    size tier, both kept in the run's result details; other results as they are (tier None)."""
+    """(run, benchmark, precision, value, tier): LLM decode as the GB/s it reached and training steps
+    with their size tier, both kept in the run's result details; other results as they are (tier None)."""
     runs = sorted({r for r, b, _, _ in results if b == DECODE_BENCHMARK or b in TRAINING_BENCHMARKS})
     details = (
         {

@@ -69,9 +69,8 @@ class AgentToken(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     revoked_at: datetime | None = None
     last_seen_at: datetime | None = None
-    host: str | None = Field(
-        default=None, max_length=200
-    )  # the one host this token reports for (set on first report)
+    # the one host this token reports for (set on first report)
+    host: str | None = Field(default=None, max_length=200)
 
 
 class Conversation(SQLModel, table=True):

@@ -14,7 +14,8 @@ Exception tree (each class carries its HTTP status; nothing else maps errors)::
 Errors raised by others are translated here too: :class:`rules.question.QuestionError`
 (422, naming its field), :class:`service.conversations.ConversationNotFound` (404),
 :class:`service.benchmarks.BenchmarkError` (422), Litestar's own HTTP exceptions (404 unknown route, 405,
-413, 400; 422 for a typed query or path parameter it could not take), a client that disconnected mid-upload (400, one warning line) and, last, any other exception (500, logged, no internals shown).
+413, 400; 422 for a typed query or path parameter it could not take), a client that disconnected mid-upload
+(400, one warning line) and, last, any other exception (500, logged, no internals shown).
 Every problem has ``type``, ``title``, ``status``, ``detail``, ``instance`` and an
 ``errors`` list of ``{field, message}``.
 """
@@ -22,6 +23,8 @@ Every problem has ``type``, ``title``, ``status``, ``detail``, ``instance`` and 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from types import MappingProxyType
 
 import msgspec
 from litestar import Request, Response
@@ -54,13 +57,12 @@ log = logging.getLogger("whichgpu.api")
 
 
 class ApiError(Exception):
-    """A request the API refuses; ``errors`` names the offending fields, ``schema`` the published schema the
-    input broke."""
+    """A request the API refuses; ``errors`` names the offending fields, ``schema`` the schema it broke."""
 
     status = 400
     title = "Bad request"
     slug = "bad-request"
-    headers: dict[str, str] = {}
+    headers: Mapping[str, str] = MappingProxyType({})  # the response's extra headers
 
     def __init__(
         self, detail: str, errors: list[dict[str, str]] | None = None, schema: str | None = None
@@ -77,7 +79,7 @@ class MalformedBody(ApiError):
 
 class Unauthorized(ApiError):
     status, title, slug = 401, "Unauthorized", "unauthorized"
-    headers = {"WWW-Authenticate": 'Bearer realm="whichgpu", error="invalid_token"'}
+    headers = MappingProxyType({"WWW-Authenticate": 'Bearer realm="whichgpu", error="invalid_token"'})
 
 
 class InvalidInput(ApiError):

@@ -96,7 +96,7 @@ class RateLimiter:
 
 
 def limits(method: str, path: str) -> bool:
-    """Whether the limit counts ``method path``: the one rule the middleware and the OpenAPI document share."""
+    """Whether the limit counts ``method path``: one rule for the middleware and the OpenAPI document."""
     return path not in EXEMPT_PATHS and not (method.upper() == "POST" and path in EXEMPT_POSTS)
 
 

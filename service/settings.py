@@ -32,7 +32,7 @@ __all__ = ["PACKAGE_SETTINGS", "Settings", "effective_settings", "get_settings",
 class Settings(EnvSettings):
     """Runtime configuration of the service; each field names its environment variable."""
 
-    data_dir: Path = data_dir_setting()
+    data_dir: Path = data_dir_setting()  # noqa: RUF009  a dataclass field read from the environment
     database_url: str | None = setting(
         "WHICHGPU_DATABASE_URL",
         None,
@@ -52,19 +52,23 @@ class Settings(EnvSettings):
     conversation_days: float = setting(
         "WHICHGPU_CONVERSATION_DAYS",
         30.0,
-        "Days a conversation of `/v1/ask` is kept after its last turn (0 keeps them forever); one-shot questions are never stored.",
+        "Days a conversation of `/v1/ask` is kept after its last turn (0 keeps them forever); "
+        "one-shot questions are never stored.",
         non_negative_float,
     )
     rate_limit: float = setting(
         "WHICHGPU_RATE_LIMIT",
         0.0,
-        "Requests a minute one client address (IPv6: its /64) may make to the anonymous endpoints, in bursts of up to as many; more get 429 with Retry-After. `/healthz`, `/metrics`, Slack and agent reports are not counted. 0: no limit.",
+        "Requests a minute one client address (IPv6: its /64) may make to the anonymous endpoints, "
+        "in bursts of up to as many; more get 429 with Retry-After. `/healthz`, `/metrics`, Slack and "
+        "agent reports are not counted. 0: no limit.",
         non_negative_float,
     )
     admin_token: str | None = setting(
         "WHICHGPU_ADMIN_TOKEN",
         None,
-        "Bearer token that may read agents, hosts and their hardware in `GET /v1/benchmarks`; without it everyone sees only runs without them and per-GPU aggregates.",
+        "Bearer token that may read agents, hosts and their hardware in `GET /v1/benchmarks`; "
+        "without it everyone sees only runs without them and per-GPU aggregates.",
         secret=True,
     )
     bot: BotSettings = field(default_factory=BotSettings)
@@ -81,20 +85,21 @@ def get_settings() -> Settings:
     return Settings()
 
 
+# every variable whichgpu reads is a field of one of these
 PACKAGE_SETTINGS = (
     Settings,
     BotSettings,
     AgentSettings,
-)  # every variable whichgpu reads is a field of one of these
+)
 
 
 def settings_table() -> list[tuple[str, str, str]]:
-    """(variable, default, meaning) rows of the service, the bot and the agent, for the READMEs and `whichgpu settings`."""
+    """(variable, default, meaning) rows of the service, bot and agent: READMEs and `whichgpu settings`."""
     return settings_rows(*PACKAGE_SETTINGS)
 
 
 def effective_settings(settings: Settings, agent: AgentSettings | None = None) -> list[tuple[str, str, str]]:
-    """(variable, value in use, where it came from) for `whichgpu settings`; secrets are only said to be set."""
+    """(variable, value in use, where it came from) for `whichgpu settings`; secrets are only said set."""
     rows = effective_rows(settings, settings.bot, agent or AgentSettings())
     if settings.database_url is None:
         rows = [

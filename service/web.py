@@ -320,14 +320,15 @@ IMAGES = {
     "/v1/charts/{name:str}",
     operation_id="getChart",
     summary="A chart as SVG or PNG",
-    tags=["charts"],
+    tags=("charts",),
     sync_to_thread=True,
     responses=problems(400, 404, 422),
     operation_class=also_served_as(IMAGES, json=False),
     guards=[known_parameters_only],
 )
-def chart(
+def chart(  # noqa: PLR0913  each query parameter is its own typed, bounded and documented argument
     request: Request,
+    *,
     name: FromPath[str],
     snapshot: NamedDependency[Snapshot],
     charts: NamedDependency[ChartCache],
@@ -338,7 +339,8 @@ def chart(
     layout: LayoutParameter = None,
     q: QuestionParameter = None,
 ) -> Response[bytes]:
-    """`perf-per-dollar` or `relative-performance` (query: workload, as_of, currency, used) — the top 25 cards,
+    """`perf-per-dollar` or `relative-performance` (query: workload, as_of, currency, used) — the top 25
+    cards,
     measured and estimated told apart; or `question` (query: q, free text as /v1/ask) — the candidates as
     performance against price with the budget line and the picks. `.svg` or `.png`; cached, with an ETag."""
     kind, fmt = _split_name(name)
@@ -436,7 +438,7 @@ class PageQuery:
 
 
 def _page_query(params: dict[str, str], now: date, errors: list[dict[str, str]]) -> PageQuery:
-    """The page's filters; a bad one is reported on the page (and in the status) and falls back to its default."""
+    """The page's filters; a bad one is reported on the page (and in the status) and falls back to default."""
 
     def checked(name: str, convert: Any, default: Any) -> Any:
         if not params.get(name):
@@ -466,7 +468,7 @@ def _page_query(params: dict[str, str], now: date, errors: list[dict[str, str]])
 
 
 def _benchmarks(database_url: str) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], str | None]:
-    """The newest runs and the per-GPU aggregates, as the public may see them (no agents, hosts or hardware)."""
+    """The newest runs and the per-GPU aggregates as the public may see them: no agents, hosts, hardware."""
     try:
         from service.benchmarks import gpu_summary, public_view, query
         from service.db import session_scope
@@ -543,6 +545,7 @@ def _page_context(
 
 @get("/", include_in_schema=False, sync_to_thread=True)
 def page(
+    *,
     snapshot: NamedDependency[Snapshot],
     settings: NamedDependency[Settings],
     q: FromQuery[str | None] = None,
@@ -551,7 +554,8 @@ def page(
     min_memory: FromQuery[str | None] = None,
     as_of: FromQuery[str | None] = None,
 ) -> Response[str]:
-    """The page: ask a question, see the answer and its chart, browse the catalog, the rules and the lab's benchmarks.
+    """The page: ask a question, see the answer and its chart, browse the catalog, the rules and the lab's
+    benchmarks.
     Its filters are checked on the page (a bad one is named there and left out), so they come as text;
     other parameters are ignored, as a page's links may carry them."""
     now = today()
@@ -566,7 +570,9 @@ def page(
         status_code=status,
         media_type=MediaType.HTML,
         headers={
-            "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
+            "Content-Security-Policy": (
+                "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'"
+            ),
             "X-Content-Type-Options": "nosniff",
             "Cache-Control": "no-cache",
         },

@@ -38,14 +38,13 @@ __all__ = ["OFF_LOOP_CHARS", "ApiState", "in_process", "off_loop", "today"]
 
 T = TypeVar("T")
 OFF_LOOP_CHARS = 400  # text longer than this is parsed on a worker thread, not the event loop
-_LONG_TEXT: weakref.WeakKeyDictionary[Any, CapacityLimiter] = (
-    weakref.WeakKeyDictionary()
-)  # one per event loop
+# one per event loop
+_LONG_TEXT: weakref.WeakKeyDictionary[Any, CapacityLimiter] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
 class ApiState:
-    """What one app is made of: settings, the snapshot holder, metrics, the conversation writer, the chart cache."""
+    """What one app is made of: settings, snapshot holder, metrics, conversation writer, chart cache."""
 
     settings: Settings
     database_url: str

@@ -31,7 +31,7 @@ Body = Annotated[AskRequest, described_body("ask-request")]
 
 class AskController(Controller):
     path = "/v1/ask"
-    tags = ["advice"]
+    tags = ("advice",)
 
     @post(
         "",
@@ -50,7 +50,7 @@ class AskController(Controller):
         conversations: NamedDependency[ConversationWriter],
     ) -> Encoded[Reply]:
         """Answers 'nlp $800'; with `start_conversation` and then `conversation_id`, 'what about 2 of them?'
-        refines the last question. Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
+        refines the last question. Text it cannot use gets a clarifying reply (200, intent 'clarify')."""
         text, conversation_id = data.text, data.conversation_id
         database_url, previous = settings.resolved_database_url, None
         if conversation_id and in_process(settings):

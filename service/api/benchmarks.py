@@ -65,7 +65,7 @@ def _since(raw: str) -> datetime:
 
 class BenchmarkController(Controller):
     path = "/v1/benchmarks"
-    tags = ["benchmarks"]
+    tags = ("benchmarks",)
 
     @post(
         "",
@@ -96,9 +96,9 @@ class BenchmarkController(Controller):
             )
             raise Unauthorized(detail, [{"field": "authorization", "message": detail}])
         snapshot = holder.current or holder.get()  # no snapshot rebuild per report
-        if isinstance(document, dict) and isinstance(document.get("host"), str):
-            if (refused := bind_host(db_session, agent, document["host"])) is not None:
-                raise InvalidInput(refused, [{"field": "host", "message": refused}])
+        host = document.get("host") if isinstance(document, dict) else None
+        if isinstance(host, str) and (refused := bind_host(db_session, agent, host)) is not None:
+            raise InvalidInput(refused, [{"field": "host", "message": refused}])
         status, run_id = ingest(
             db_session, snapshot.catalog, agent.name, document, **_checks(snapshot.rulebook)
         )
@@ -120,8 +120,9 @@ class BenchmarkController(Controller):
         responses=problems(401, 422),
         guards=[known_parameters_only],
     )
-    def list_runs(
+    def list_runs(  # noqa: PLR0913  each query parameter is its own typed, bounded and documented argument
         self,
+        *,
         settings: NamedDependency[Settings],
         db_session: NamedDependency[Session],
         authorization: Annotated[

@@ -118,7 +118,7 @@ class History:
         self._lock = threading.Lock()
 
     def question(self, texts: list[str], today: date, snapshot: Snapshot) -> Question | None:
-        """``snapshot`` answers a 'more memory?' among the turns (more than its answer to the turn before showed)."""
+        """``snapshot`` answers a 'more memory?' among the turns (more than its previous answer showed)."""
         digest = hashlib.blake2b(
             f"{today.isoformat()}|{snapshot.measurements_version}|{snapshot.built_at}".encode(),
             digest_size=16,
@@ -204,7 +204,7 @@ def _events(completion_id: str, created: int, answer: str) -> Iterator[bytes]:
 
 class ChatController(Controller):
     path = "/v1"
-    tags = ["openai-compatible"]
+    tags = ("openai-compatible",)
 
     @get("/models", operation_id="listModels", summary="Models (OpenAI-compatible)", sync_to_thread=False)
     def models(self) -> ModelList:

@@ -11,9 +11,8 @@ document's schemas come from the code. This module adds what no return type says
 - :func:`document_rate_limit` and :func:`document_example`: the 429 every counted operation may answer,
   and a live answer from the catalog, added once the app is built.
 
-:func:`openapi_config` serves the docs page (Swagger UI at ``/schema``) with its JavaScript, CSS and
-icon from the installed ``swagger-ui-py`` package through :func:`docs_assets`, so the docs work
-without internet access.
+:func:`openapi_config` serves the docs page (Swagger UI at ``/schema``) with its JavaScript, CSS and icon from
+the installed ``swagger-ui-py`` package through :func:`docs_assets`, so the docs work without internet access.
 """
 
 from __future__ import annotations
@@ -156,8 +155,8 @@ def also_served_as(content: dict[str, Schema], *, json: bool = True) -> type[Ope
 
 
 def judged_by(schema_name: str) -> type[Operation]:
-    """An ``operation_class`` for a body read raw and judged by published schema ``schema_name`` (a data file's,
-    such as the bench agent's run record, which has no type in the contract), shown with its ``$ref`` inlined."""
+    """An ``operation_class`` for a body read raw and judged by published schema ``schema_name``: a data
+    file's, such as the bench agent's run record, which has no type in the contract (its ``$ref`` inlined)."""
 
     @dataclass
     class Judged(Operation):
@@ -210,7 +209,8 @@ def document_types(openapi: OpenAPI) -> None:
 
 
 def document_rate_limit(openapi: OpenAPI) -> None:
-    """429 with ``Retry-After`` on every operation the per-client limit counts (:func:`service.ratelimit.limits`):
+    """429 with ``Retry-After`` on every operation the per-client limit counts
+    (:func:`service.ratelimit.limits`):
     the document says what the server can answer, whether or not this one has ``WHICHGPU_RATE_LIMIT`` set."""
     example = problem_body(TooManyRequests(1.0, 120), "/v1/ask")
     for path, item in (openapi.paths or {}).items():
@@ -221,7 +221,8 @@ def document_rate_limit(openapi: OpenAPI) -> None:
             operation.responses = {
                 **(operation.responses or {}),
                 "429": OpenAPIResponse(
-                    description="Over the per-client rate limit (`WHICHGPU_RATE_LIMIT` requests a minute; off by default)",
+                    description="Over the per-client rate limit "
+                    "(`WHICHGPU_RATE_LIMIT` requests a minute; off by default)",
                     headers={
                         "Retry-After": OpenAPIHeader(
                             schema=Schema(type=OpenAPIType.INTEGER, minimum=1),

@@ -24,9 +24,8 @@ from service.snapshot import Snapshot
 
 __all__ = ["GpuController"]
 
-QUERY = (
-    schema("gpu-query") or {}
-)  # the published schema of this query: the parameters take their bounds from it
+# the published schema of this query: the parameters take their bounds from it
+QUERY = schema("gpu-query") or {}
 Workload = Enum("Workload", {w: w for w in WORKLOADS}, type=str)  # type: ignore[misc]
 
 
@@ -81,7 +80,7 @@ def _chosen(
 
 
 def _detail(gpu: Any, snapshot: Snapshot, day: date) -> GpuDetail:
-    """Every field the contract shows, read from the catalog entry by name, and the day's offers and speeds."""
+    """The fields the contract shows, read from the catalog entry by name; the day's offers and speeds."""
     performance = snapshot.advisor.performance
     measured = performance.measured(gpu.id)
     extra = {
@@ -100,7 +99,7 @@ def _detail(gpu: Any, snapshot: Snapshot, day: date) -> GpuDetail:
 
 class GpuController(Controller):
     path = "/v1/gpus"
-    tags = ["catalog"]
+    tags = ("catalog",)
 
     @get(
         "",
@@ -110,8 +109,9 @@ class GpuController(Controller):
         responses=problems(422),
         guards=[known_parameters_only],
     )
-    def list_gpus(
+    def list_gpus(  # noqa: PLR0913  each query parameter is its own typed, bounded and documented argument
         self,
+        *,
         snapshot: NamedDependency[Snapshot],
         vendor: Annotated[str | None, QueryParameter(**schema_bounds(QUERY, "vendor"))] = None,
         min_memory_gb: Annotated[float, QueryParameter(**schema_bounds(QUERY, "min_memory_gb"))] = 0,

@@ -21,7 +21,7 @@ UNREACHABLE = ResponseSpec(
 
 
 class HealthController(Controller):
-    tags = ["operations"]
+    tags = ("operations",)
 
     @get(
         "/healthz",

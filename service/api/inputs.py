@@ -3,8 +3,8 @@
 The schemas generated from the typed contract (:mod:`service.contract`) are both what
 ``GET /v1/schemas/{name}.json`` serves and what the handlers enforce, so the documentation
 cannot drift from the checks; the catalog data files' schemas and the bench agent's
-``benchmark-run`` are published beside them. A body is read raw (so Litestar never rejects it first with other words),
-checked for content type and size, parsed (:func:`parse_json`), then validated
+``benchmark-run`` are published beside them. A body is read raw (so Litestar never rejects it
+first with other words), checked for content type and size, parsed (:func:`parse_json`), then validated
 (:func:`check`); every failure is an :class:`~service.problems.ApiError` naming the
 field. Validators and error wording come from :mod:`rules.datafile`, the one home of
 JSON Schema handling. A handler that declares a typed ``data`` checks it with

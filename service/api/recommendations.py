@@ -23,7 +23,7 @@ Body = Annotated[RecommendationRequest, described_body("recommendation-request")
 
 class RecommendationController(Controller):
     path = "/v1/recommendations"
-    tags = ["advice"]
+    tags = ("advice",)
 
     @post(
         "",

@@ -14,7 +14,7 @@ __all__ = ["RuleController"]
 
 class RuleController(Controller):
     path = "/v1/rules"
-    tags = ["rules"]
+    tags = ("rules",)
 
     @get("", operation_id="listRules", summary="The rulebook", sync_to_thread=False)
     def list_rules(self, snapshot: NamedDependency[Snapshot]) -> RuleList:

@@ -20,11 +20,11 @@ JsonSchema = dict[str, Any]  # a JSON Schema document: any JSON object
 
 class SchemaController(Controller):
     path = "/v1/schemas"
-    tags = ["schemas"]
+    tags = ("schemas",)
 
     @get("", operation_id="listSchemas", summary="Published JSON Schemas", sync_to_thread=False)
     def list_schemas(self) -> SchemaList:
-        """API request/response schemas, the catalog data-file schemas and the bench agent's `benchmark-run`."""
+        """The API's request and response schemas, the catalog data files' and the agent's `benchmark-run`."""
         return SchemaList([SchemaLink(n, f"/v1/schemas/{n}.json") for n in inputs.schema_names()])
 
     @get(

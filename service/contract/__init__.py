@@ -71,9 +71,10 @@ PUBLISHED: dict[str, Published] = {
     "chat-completion-request": Published(
         ChatRequest,
         "Chat completion request",
-        "POST /v1/chat/completions (OpenAI-compatible). The last user message is answered; earlier user messages "
-        "refine it in order. Other OpenAI parameters are accepted and ignored. The whole conversation is capped "
-        "(all contents together, and the user text read): over the cap is a 413 problem.",
+        "POST /v1/chat/completions (OpenAI-compatible). The last user message is answered; earlier user "
+        "messages refine it in order. Other OpenAI parameters are accepted and ignored. The whole "
+        "conversation is capped (all contents together, and the user text read): over the cap is a 413 "
+        "problem.",
         ({"model": MODEL, "messages": [{"role": "user", "content": "nlp $800"}]},),
     ),
     "chat-completion-response": Published(

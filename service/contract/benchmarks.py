@@ -46,9 +46,8 @@ class RunRecord(msgspec.Struct, kw_only=True, frozen=True):
     run_id: str
     agent: str | UnsetType = UNSET
     host: str | UnsetType = UNSET
-    device: dict[
-        str, Any
-    ]  # the agent's device record (public view: name, type, memory and compute capability)
+    # the agent's device record (public view: name, type, memory and compute capability)
+    device: dict[str, Any]
     gpu_id: str | None  # None: no catalog GPU matches the device
     started_at: Timestamp
     received_at: Timestamp

@@ -160,7 +160,7 @@ class LabFigures(msgspec.Struct, kw_only=True, frozen=True):
 
 
 class GpuPerformance(msgspec.Struct, kw_only=True, frozen=True):
-    """Speed relative to the reference card per workload, measured in the lab when bench agents reported it."""
+    """Speed relative to the reference card per workload, measured where bench agents reported it."""
 
     basis: Basis
     reference_gpu: str

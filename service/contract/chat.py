@@ -1,4 +1,4 @@
-"""OpenAI-compatible chat: the request this service reads, the completion, its streamed chunks, the model list.
+"""OpenAI-compatible chat: the request this service reads, the completion, its streamed chunks, the models.
 
 Only what the service reads is declared; a chat client's other parameters (temperature,
 tools …) are accepted and ignored, so the request types allow unknown fields.
@@ -36,7 +36,7 @@ MAX_PARTS = 20
 
 
 class ContentPart(msgspec.Struct, frozen=True):
-    """One part of a message's content (OpenAI's `{"type": "text", "text": ...}`); other kinds carry no text."""
+    """One part of a message's content (OpenAI's `{"type": "text", "text": ...}`); others carry no text."""
 
     type: str
     text: str | UnsetType = UNSET
@@ -46,8 +46,8 @@ NewestText = Annotated[
     str,
     msgspec.Meta(
         description=(
-            f"The newest user message may have at most {MAX_TEXT_CHARS} characters; earlier turns (the service's own long "
-            "answers among them) may be longer, within the conversation's cap."
+            f"The newest user message may have at most {MAX_TEXT_CHARS} characters; earlier turns (the "
+            "service's own long answers among them) may be longer, within the conversation's cap."
         )
     ),
 ]

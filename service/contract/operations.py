@@ -10,7 +10,7 @@ __all__ = ["Health", "SchemaLink", "SchemaList"]
 
 
 class Health(msgspec.Struct, frozen=True):
-    """GET /healthz: `ok` while the database answers (503 `degraded` when it does not), and the data versions."""
+    """GET /healthz: `ok` while the database answers (503 `degraded` when not), and the data versions."""
 
     status: Literal["ok", "degraded"]
     database: Literal["ok", "unreachable"]

@@ -1,4 +1,5 @@
-"""The body of every refusal: RFC 9457 problem details with the fields named (``application/problem+json``)."""
+"""The body of every refusal: RFC 9457 problem details with the fields named
+(``application/problem+json``)."""
 
 from __future__ import annotations
 

@@ -58,8 +58,8 @@ def test_follow_ups_refine_the_stored_question(client):
 
 
 def test_more_memory_asks_for_more_than_the_answer_showed_in_a_conversation_and_in_chat(client):
-    """'more memory?' means more than the card the answer before led with, in a stored conversation and when a chat
-    client resends the turns (folded without their answers): both reach the same question and the same answer."""
+    """'more memory?' means more than the card the answer before led with, in a stored conversation and when
+    a chat client resends the turns (folded without their answers): both reach one question and one answer."""
     first = ask(client, "nlp $1500", start=True)
     shown = first["recommendation"]["picks"][0]["memory_gb"]
     more = ask(client, "more memory?", first["conversation_id"])
@@ -99,6 +99,7 @@ def test_unknown_conversation_is_404(client):
     )
 
 
+# Litestar's lenient decoding would take these
 @pytest.mark.parametrize(
     "body, field",
     [
@@ -110,7 +111,7 @@ def test_unknown_conversation_is_404(client):
         (
             {"text": "nlp", "start_conversation": "true"},
             "start_conversation",
-        ),  # Litestar's lenient decoding would take these
+        ),
         ({"text": "nlp", "start_conversation": 1}, "start_conversation"),
         ({"text": "kaggle as of 2009"}, "as_of"),
     ],

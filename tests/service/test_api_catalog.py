@@ -157,9 +157,8 @@ def test_schemas_published_include_api_data_and_agent(client):
 
 
 def test_request_schema_enums_match_the_engine():
-    props = inputs.schema("recommendation-request")[
-        "properties"
-    ]  # generated: msgspec lists a Literal's values sorted
+    # generated: msgspec lists a Literal's values sorted
+    props = inputs.schema("recommendation-request")["properties"]
     assert props["workload"]["enum"] == sorted(question.WORKLOADS)
     assert props["precision"]["enum"] == [*sorted(question.PRECISIONS), None]
     assert props["method"]["enum"] == [*sorted(question.METHODS), None]
@@ -202,9 +201,8 @@ def test_openapi_describes_every_endpoint_with_examples(client):
     recommend = paths["/v1/recommendations"]["post"]
     assert recommend["requestBody"]["content"]["application/json"]["schema"]["examples"]
     answer = recommend["responses"]["200"]["content"]["application/json"]
-    example = next(iter(answer["examples"].values()))[
-        "value"
-    ]  # a live answer (Litestar drops its null members)
+    # a live answer (Litestar drops its null members)
+    example = next(iter(answer["examples"].values()))["value"]
     assert example["verdict"] == "buy" and example["picks"][0]["rules"]
     assert "application/problem+json" in recommend["responses"]["422"]["content"]
     ask = paths["/v1/ask"]["post"]["requestBody"]["content"]["application/json"]["schema"]

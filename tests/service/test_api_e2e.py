@@ -1,4 +1,4 @@
-"""End to end over TCP: real uvicorn processes, the official ``openai`` client, two processes sharing PostgreSQL."""
+"""End to end over TCP: real uvicorn processes, the official ``openai`` client, two servers on PostgreSQL."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Who measured where stays with the admin: the public sees runs without agents, hosts or hardware, and per-GPU aggregates.
+"""Who measured where stays with the admin: the public sees runs without agents, hosts or hardware, and
+aggregates per GPU.
 
 On SQLite and PostgreSQL, through the real app: anonymous readers, a bench-agent
 (write) token and a wrong admin token all get the public view; only the admin read
@@ -37,7 +38,7 @@ def service(tmp_path, database_url: str):
     with TestClient(create_app(settings)) as client:
         client.agent_tokens = [add_agent(database_url, "node-one"), add_agent(database_url, "node-two")]
         for token, host, fp32 in zip(
-            client.agent_tokens, ("lab-host-secret-1", "lab-host-secret-2"), (30.0, 32.0)
+            client.agent_tokens, ("lab-host-secret-1", "lab-host-secret-2"), (30.0, 32.0), strict=True
         ):
             payload = run_payload(
                 host=host, results=[result("matmul", "fp32", fp32), result("triad", "fp32", 820.0)]

@@ -33,9 +33,8 @@ def test_ask_json_as_of_a_date(tmp_path):
     assert result.returncode == 0, result.stderr
     reply = json.loads(result.stdout)
     assert reply["query"]["as_of"] == "2019-04-03" and reply["query"]["workload"] == "cnn"
-    pick = reply["recommendation"]["picks"][
-        0
-    ]  # which card wins is the engine's business; the date is the CLI's
+    # which card wins is the engine's business; the date is the CLI's
+    pick = reply["recommendation"]["picks"][0]
     assert pick["unit_price"]["date"] <= "2019-04-03" and pick["total_price"]["amount"] <= 500
 
 
@@ -87,8 +86,9 @@ def test_ask_imports_neither_the_web_stack_nor_the_orm(tmp_path):
     """A terminal answer starts fast: no Litestar, SQLAlchemy, matplotlib or Slack bolt."""
     probe = (
         "import sys; from service.cli import main; code = main(['ask', 'nlp $800']); "
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'litestar', 'sqlalchemy', 'sqlmodel', 'alembic', "
-        "'matplotlib', 'slack_bolt', 'uvicorn'}); print('HEAVY', heavy, code, file=sys.stderr)"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'litestar', 'sqlalchemy', 'sqlmodel', 'alembic', 'matplotlib', 'slack_bolt', 'uvicorn'}); "
+        "print('HEAVY', heavy, code, file=sys.stderr)"
     )
     env = {
         **os.environ,

@@ -1,4 +1,4 @@
-"""The published JSON Schemas and the OpenAPI document come from the same types, and real answers satisfy them."""
+"""The published JSON Schemas and the OpenAPI document come from the same types; real answers satisfy them."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def client(tmp_path_factory: pytest.TempPathFactory):
 
 
 def _component(media: dict) -> str:
-    """The component a media type's schema refers to (Litestar wraps a described body's reference in allOf)."""
+    """The component a media type's schema refers to (a described body's reference is wrapped in allOf)."""
     found = media["schema"]
     return (found.get("$ref") or found["allOf"][0]["$ref"]).removeprefix("#/components/schemas/")
 
@@ -75,7 +75,7 @@ def test_the_document_and_the_published_schemas_describe_the_same_types(client, 
 
 
 def _without_null_members(node):
-    """As the document is served: Litestar leaves out object members whose value is null (``"default": null``)."""
+    """As the document is served: Litestar leaves out members whose value is null (``"default": null``)."""
     if isinstance(node, dict):
         return {k: _without_null_members(v) for k, v in node.items() if v is not None}
     if isinstance(node, list):
@@ -96,9 +96,8 @@ def test_the_documents_types_are_the_published_schemas_definitions(client) -> No
             if definition in documented:
                 assert documented[definition] == written, (name, definition)
                 compared += 1
-        streamed = (
-            name == "chat-completion-chunk"
-        )  # an event's data: the stream's description links its schema
+        # an event's data: the stream's description links its schema
+        streamed = name == "chat-completion-chunk"
         assert streamed or published.type.__name__ in documented, name
     assert compared > 40
 
@@ -173,9 +172,8 @@ def test_real_replies_satisfy_the_schemas_and_decode_to_equal_objects(advisor, t
         assert schema_errors("answer", wire["recommendation"]) == []
     decoded = msgspec.json.decode(msgspec.json.encode(reply), type=Reply)
     assert decoded == reply
-    assert (
-        json.loads(msgspec.json.encode(decoded)) == wire
-    )  # 800 and 800.0 alike: a budget may be given whole
+    # 800 and 800.0 alike: a budget may be given whole
+    assert json.loads(msgspec.json.encode(decoded)) == wire
 
 
 def test_an_answer_out_of_its_schema_is_refused_by_the_type(advisor) -> None:

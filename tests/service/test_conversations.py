@@ -59,9 +59,8 @@ def test_a_failing_turn_does_not_fail_its_batch(sqlite_url: str) -> None:
 
     async def mixed() -> list:
         good = [writer.save(None, None, {"text": "ok"}) for _ in range(5)]
-        bad = writer.save(
-            "x" * 500, None, {"text": "id longer than the column"}
-        )  # breaks the id length on PG only
+        # breaks the id length on PG only
+        bad = writer.save("x" * 500, None, {"text": "id longer than the column"})
         unserialisable = writer.save(None, None, {"text": object()})
         return await asyncio.gather(*good, bad, unserialisable, return_exceptions=True)
 

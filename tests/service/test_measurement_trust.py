@@ -1,4 +1,4 @@
-"""Measurements that cannot lie alone: one token cannot poison the advice, and stored data never breaks a page.
+"""Measurements that cannot lie alone: one token cannot poison the advice, stored data never breaks a page.
 
 Each test replays an attack on a real app (SQLite and PostgreSQL) over the HTTP API.
 """
@@ -104,9 +104,8 @@ def test_the_newest_run_is_the_one_received_last(service):
 def test_revoking_an_agent_takes_its_runs_out_of_the_advice(service):
     assert post(service, run_payload(GPU, host="lab"), service.agent("lab")).status_code == 201
     assert performance(service)["basis"] == "measured"
-    revoke_agent(
-        service.database_url, "lab"
-    )  # from another process (the CLI): the service notices within a second
+    # from another process (the CLI): the service notices within a second
+    revoke_agent(service.database_url, "lab")
     deadline = time.monotonic() + 5
     while performance(service)["basis"] == "measured" and time.monotonic() < deadline:
         time.sleep(0.2)

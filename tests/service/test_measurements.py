@@ -130,7 +130,7 @@ def lab_run(
 
 
 def predicted_cnn(catalog, gpu_id: str) -> float:
-    """The model's CNN rate of a lab card from its measured matmul and triad (images/s in the model's unit)."""
+    """The model's CNN rate of a lab card from its measured matmul and triad (images/s, the model's unit)."""
     _, matmul, triad = LAB[gpu_id]
     plain = PerformanceModel(
         load_rulebook(),
@@ -150,11 +150,12 @@ def picks(advisor: Advisor) -> dict[str, Any]:
 
 def test_the_labs_training_steps_move_the_advice(postgres_url: str, catalog) -> None:
     migrate(postgres_url)
+    # the 3090's CNN steps run at 0.8x what the model predicts
     share = {
         "rtx-3090": 0.8,
         "rtx-4090": 1.0,
         "rtx-3080": 1.0,
-    }  # the 3090's CNN steps run at 0.8x what the model predicts
+    }
     for gpu_id, hosts in (("rtx-3090", ("a", "b")), ("rtx-4090", ("c", "d")), ("rtx-3080", ("e",))):
         for host in hosts:
             store(
@@ -189,49 +190,43 @@ def test_out_of_band_quick_and_other_tier_steps_stay_out(postgres_url: str, cata
     migrate(postgres_url)
     good = predicted_cnn(catalog, "rtx-3090")
     store(postgres_url, catalog, lab_run("rtx-3090", "a", good))
-    store(
-        postgres_url, catalog, lab_run("rtx-3090", "low", good * 0.1, matmul_scale=0.1)
-    )  # its fp16 matmul is under the band
+    # its fp16 matmul is under the band
+    store(postgres_url, catalog, lab_run("rtx-3090", "low", good * 0.1, matmul_scale=0.1))
     store(postgres_url, catalog, lab_run("rtx-3090", "ci", good * 0.1, quick=True))
     store(postgres_url, catalog, lab_run("rtx-3090", "busy", good * 0.1, flags=["contended"]))
     store(postgres_url, catalog, lab_run("rtx-3090", "small", good * 0.5, tier="gpu_small"))
     steps = {(s.tier, s.per_second, s.hosts) for s in lab_measurements(postgres_url)["rtx-3090"].training}
     assert steps == {("gpu", good, 1), ("gpu_small", good * 0.5, 1)}
-    store(
-        postgres_url, catalog, lab_run("rtx-3090", "low-2", good * 0.1, matmul_scale=0.1)
-    )  # a second host confirms the low figures
+    # a second host confirms the low figures
+    store(postgres_url, catalog, lab_run("rtx-3090", "low-2", good * 0.1, matmul_scale=0.1))
     [confirmed] = [s for s in lab_measurements(postgres_url)["rtx-3090"].training if s.tier == "gpu"]
     assert confirmed.hosts == 3 and confirmed.per_second == pytest.approx(good * 0.1)
 
 
-@pytest.mark.e2e
-def test_a_real_cpu_run_crosses_agent_service_and_advice(postgres_url: str, tmp_path: Path, catalog) -> None:
-    """bench-agent's CNN / LSTM / transformer steps on this CPU, sent to a real server as if two lab hosts had
-    measured them on an RTX 3090 and an RTX 4090: equal figures, where the model predicts the 4090 about
-    twice as fast, move the 3090 up and the 4090 down, each by at most one host's bound."""
-    agent_env = service_env("", tmp_path / "agent")
+AGENT_RUN = [
+    "--once",
+    "--device",
+    "cpu",
+    "--json",
+    "--no-send",
+    "--no-progress",
+    "--tier",
+    "tiny",
+    "--only",
+    "cnn_train,lstm_train,transformer_train",
+    "--warmup",
+    "0.02",
+    "--seconds",
+    "0.1",
+]
+
+
+def _cpu_training_run(data_dir: Path) -> dict[str, Any]:
+    """bench-agent's training steps, run for real on this CPU and printed, not sent."""
+    agent_env = service_env("", data_dir)
     del agent_env["WHICHGPU_DATABASE_URL"]
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench_agent.cli",
-            "run",
-            "--once",
-            "--device",
-            "cpu",
-            "--json",
-            "--no-send",
-            "--no-progress",
-            "--only",
-            "cnn_train,lstm_train,transformer_train",
-            "--tier",
-            "tiny",
-            "--warmup",
-            "0.02",
-            "--seconds",
-            "0.1",
-        ],
+        [sys.executable, "-m", "bench_agent.cli", "run", *AGENT_RUN],
         cwd=ROOT,
         env=agent_env,
         capture_output=True,
@@ -239,7 +234,15 @@ def test_a_real_cpu_run_crosses_agent_service_and_advice(postgres_url: str, tmp_
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    measured_on_cpu = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.e2e
+def test_a_real_cpu_run_crosses_agent_service_and_advice(postgres_url: str, tmp_path: Path, catalog) -> None:
+    """bench-agent's CNN / LSTM / transformer steps on this CPU, sent to a real server as if two lab hosts had
+    measured them on an RTX 3090 and an RTX 4090: equal figures, where the model predicts the 4090 about
+    twice as fast, move the 3090 up and the 4090 down, each by at most one host's bound."""
+    measured_on_cpu = _cpu_training_run(tmp_path / "agent")
     assert {r["benchmark"] for r in measured_on_cpu["results"] if r["value"]} == {
         "cnn_train",
         "lstm_train",

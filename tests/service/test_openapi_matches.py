@@ -1,4 +1,4 @@
-"""The OpenAPI document says what the service does: each status and content type a request really gets is documented."""
+"""The OpenAPI document says what the service does: each status and content type a request gets is in it."""
 
 from __future__ import annotations
 

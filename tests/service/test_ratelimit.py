@@ -31,10 +31,11 @@ def test_a_client_bursts_up_to_its_minute_then_waits_for_the_refill():
     assert limiter.wait_s("a") == 0.0
     assert limiter.wait_s("a") == pytest.approx(10.0)
     clock.now += 3600
+    # a full bucket, never more
     assert [limiter.wait_s("a") for _ in range(7)][-2:] == [
         0.0,
         pytest.approx(10.0),
-    ]  # a full bucket, never more
+    ]
 
 
 def test_buckets_stay_bounded_when_addresses_rotate():
@@ -73,9 +74,8 @@ def test_over_the_limit_is_429_with_retry_after_and_health_is_never_counted(tmp_
             and body["errors"][0]["field"] == "client"
             and "3 requests a minute" in body["detail"]
         )
-        assert (
-            client.get("/v1/gpus/rtx-4090").status_code == 429
-        )  # every anonymous endpoint shares the bucket
+        # every anonymous endpoint shares the bucket
+        assert client.get("/v1/gpus/rtx-4090").status_code == 429
         assert client.get("/healthz").status_code == 200
         assert 'status="429"' in client.get("/metrics").text  # refusals are counted like any answer
 
@@ -114,8 +114,7 @@ def test_the_document_gives_429_and_retry_after_exactly_where_the_limit_counts(t
                 >= documented["headers"]["Retry-After"]["schema"]["minimum"]
             )
             schema = documented["content"][refused.headers["content-type"]]["schema"]
-            jsonschema.validate(
-                refused.json(), {**schema, "components": document["components"]}
-            )  # refs resolve
+            # refs resolve
+            jsonschema.validate(refused.json(), {**schema, "components": document["components"]})
         for method, path in (("get", "/healthz"), ("get", "/metrics")):
             assert client.request(method.upper(), path).status_code == 200

@@ -1,4 +1,4 @@
-"""Settings of the service, the bot and the agent: environment, secret files, validation, secrets never printed."""
+"""Settings of the service, bot and agent: environment, secret files, validation, secrets never printed."""
 
 from __future__ import annotations
 

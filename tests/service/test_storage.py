@@ -14,12 +14,13 @@ from service.db import alembic_config, make_engine, migrate, session_scope
 from service.models import AgentToken, BenchmarkResult, BenchmarkRun, Conversation
 
 TABLES = {"benchmark_run", "benchmark_result", "agent_token", "conversation", "alembic_version"}
+# dropped by 0003: nothing read them
 CATALOG_COPY = {
     "catalog_gpu",
     "price_point",
     "cloud_offer",
     "catalog_state",
-}  # dropped by 0003: nothing read them
+}
 
 
 def _tables(url: str) -> set[str]:

@@ -144,7 +144,7 @@ EDGES = {
 
 @pytest.mark.parametrize("field, value", [(f, v) for f, values in EDGES.items() for v in values])
 def test_the_question_check_and_the_request_schema_draw_the_same_lines(field: str, value) -> None:
-    """Question.check reads its limits from RecommendationRequest: every face refuses what the schema refuses."""
+    """Question.check reads its limits from RecommendationRequest: each face refuses what the schema does."""
     try:
         Question.from_dict({field: value}, date(2026, 1, 1))
         checked = True

@@ -1,4 +1,4 @@
-"""Charts a phone can read, and the answer chart's "1." / "2." beside the right cards, checked on the SVG itself."""
+"""Charts a phone can read, and the answer chart's "1." / "2." beside the right cards, checked on the SVG."""
 
 from __future__ import annotations
 
@@ -91,9 +91,8 @@ def test_narrow_bar_charts_are_readable_on_a_phone(advisor, kind: str) -> None:
     root = ET.fromstring(bar_chart(advisor, kind, "transformer", TODAY, "svg", layout="narrow"))
     scale = _phone_scale(root)
     assert min(_font_sizes(root)) * scale >= 10, "text under 10 CSS px at 390 px"
-    assert (
-        float(root.get("width").removesuffix("pt")) <= 300
-    )  # drawn at about a phone's width, not shrunk from 720
+    # drawn at about a phone's width, not shrunk from 720
+    assert float(root.get("width").removesuffix("pt")) <= 300
     bar_labels = [t for t in root.iter(f"{SVG}text") if " · " in "".join(t.itertext())]
     assert 3 <= len(bar_labels) <= NARROW_TOP + 1  # + the reference card
 
@@ -102,9 +101,8 @@ def test_the_narrow_answer_chart_is_readable_on_a_phone(advisor) -> None:
     root, _ = _question_svg(advisor, "nlp $800", "narrow")
     assert min(_font_sizes(root)) * _phone_scale(root) >= 10
     wide, _ = _question_svg(advisor, "nlp $800", "wide")
-    assert (
-        min(_font_sizes(wide)) * _phone_scale(wide) < 6
-    )  # what a phone showed before: the reason for the narrow layout
+    # what a phone showed before: the reason for the narrow layout
+    assert min(_font_sizes(wide)) * _phone_scale(wide) < 6
 
 
 def test_an_unknown_layout_is_refused(advisor) -> None:

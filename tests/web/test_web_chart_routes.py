@@ -1,4 +1,4 @@
-"""The chart endpoints over HTTP: images, caching with ETags, the Slack URLs, and problem+json for bad parameters."""
+"""The chart endpoints over HTTP: images, caching with ETags, Slack URLs, problem+json for bad parameters."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from urllib.parse import urlencode
 
 import pytest
 
-TOMORROW = (date.today() + timedelta(days=1)).isoformat()
-
 from rules.question import MAX_TEXT_CHARS
 from service.benchmarks import ingest
 from service.charts import PNG_DPI
 from service.db import session_scope
 from tests.web.conftest import rtx_3090_run
 from tests.web.test_web_charts import png_size, svg_texts
+
+TOMORROW = (date.today() + timedelta(days=1)).isoformat()
 
 
 def problem(response, status: int, field: str) -> dict:
@@ -103,10 +103,11 @@ def test_question_points_hold_priced_purchasable_cards_marked_by_fit(client) -> 
     reply = ask(advisor, "serve llama 13b fp16 as of 2023-06-01", today=date(2024, 1, 1))
     points = question_chart_points(advisor, reply)
     assert points and all(p["price"] > 0 for p in points)
+    # serving a 13B model in 16-bit leaves small cards out
     assert {p["fits"] for p in points} == {
         True,
         False,
-    }  # serving a 13B model in 16-bit leaves small cards out
+    }
     fitting = {p["gpu"] for p in points if p["fits"]}
     assert {pick.gpu for pick in reply.recommendation.picks} <= fitting
     assert all(advisor.catalog.gpu(p["gpu"]).purchasable for p in points)

@@ -1,4 +1,4 @@
-"""Chart data and images, straight from the engine (no HTTP): the right cards, sorted, prices of the right date."""
+"""Chart data and images, straight from the engine (no HTTP): the right cards, sorted, prices of the date."""
 
 from __future__ import annotations
 

@@ -182,7 +182,7 @@ def test_markdown_is_small_and_safe(source: str, expected: str) -> None:
 
 
 def test_a_rental_of_several_cards_says_how_many_on_the_page(client) -> None:
-    """The hourly price of a multi-card rental is for all of them: the page says '4 × …' as the other faces do."""
+    """The hourly price of a multi-card rental is for all of them: the page says '4 × …' as other faces do."""
     answer = client.post("/v1/ask", json={"text": "cv 4 gpus 3000"}).json()["recommendation"]
     offer = answer["rent_vs_buy"]["offer"]
     assert offer["count"] == 4
