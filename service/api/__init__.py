@@ -38,7 +38,7 @@ __all__ = ["OFF_LOOP_CHARS", "ApiState", "in_process", "off_loop", "today"]
 
 T = TypeVar("T")
 OFF_LOOP_CHARS = 400  # text longer than this is parsed on a worker thread, not the event loop
-# one per event loop
+# the long-text limiter, one per event loop
 _LONG_TEXT: weakref.WeakKeyDictionary[Any, CapacityLimiter] = weakref.WeakKeyDictionary()
 
 
