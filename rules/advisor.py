@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from rules.answer import Answer, Excluded, Finding
+from rules.answer import Answer, CardRow, Excluded, Finding
 from rules.asker import Asker, asker_for
 from rules.assemble import Made, assembled, compared, shown
 from rules.choose import Choice, Objective, asked_first, choice_for
@@ -182,7 +182,7 @@ class Advisor:
         return msgspec.structs.replace(lighter, findings=(line, *lighter.findings))
 
     def card_rows(self, workload: str, as_of: date, currency: str = "USD", used_ok: bool = False,
-                  precision: str = "16-bit", task: str = "training") -> list[dict[str, Any]]:
+                  precision: str = "16-bit", task: str = "training") -> tuple[CardRow, ...]:
         """Every released card's relative performance, price and performance per 1000 units (the chart data)."""
         market = self.markets.on(as_of)
         pricing = market.pricing(currency, used_ok)
@@ -192,14 +192,13 @@ class Advisor:
             relative = self.performance.relative(gpu, work, precision)
             point = market.best_price(gpu, used_ok)
             price = pricing.money(point.price_usd, point) if point else None
-            rows.append({
-                "gpu": gpu.id, "name": gpu.name, "vendor": gpu.vendor, "memory_gb": gpu.memory_gb,
-                "relative_performance": round(relative, 3),
-                "performance_basis": "measured" if self.performance.is_measured(gpu.id) else "estimated",
-                "price": msgspec.to_builtins(price) if price else None,
-                "performance_per_1000": round(relative / price.amount * 1000, 3) if price else None,
-            })
-        return sorted(rows, key=lambda r: (-r["relative_performance"], r["gpu"]))
+            rows.append(CardRow(
+                gpu=gpu.id, name=gpu.name, vendor=gpu.vendor, memory_gb=gpu.memory_gb,
+                relative_performance=round(relative, 3),
+                performance_basis="measured" if self.performance.is_measured(gpu.id) else "estimated",
+                price=price, performance_per_1000=round(relative / price.amount * 1000, 3) if price else None,
+            ))
+        return tuple(sorted(rows, key=lambda r: (-r.relative_performance, r.gpu)))
 
     def _midrange(self, day: date, work: str, precision: str) -> float:
         """Median speed of the new desktop cards on sale on the date: the market's mid-range."""

@@ -24,7 +24,7 @@ from rules.messages import DEFAULT_LANGUAGE
 from rules.question import Question
 
 __all__ = [
-    "Answer", "Currency", "Excluded", "Finding", "MemoryNeed", "Money", "NamedCard", "NamedPrice", "PerformanceBasis",
+    "Answer", "CardRow", "Currency", "Excluded", "Finding", "MemoryNeed", "Money", "NamedCard", "NamedPrice", "PerformanceBasis",
     "Pick", "RentOffer", "RentOption", "RentVsBuy", "RentYear", "Reply", "VERDICTS",
 ]
 
@@ -243,6 +243,20 @@ class NamedCard(_Part, kw_only=True, frozen=True):
     def all_of(cls, entries: Iterable[Mapping[str, Any]]) -> tuple[NamedCard, ...]:
         """The engine's named-card entries (built up key by key while the cards are judged), typed."""
         return tuple(msgspec.convert(entry, cls) for entry in entries)
+
+
+class CardRow(_Part, kw_only=True, frozen=True):
+    """One released card for a workload on a date: its speed, price and speed per 1000 units (the catalog's
+    table and charts)."""
+
+    gpu: str
+    name: str
+    vendor: str
+    memory_gb: float
+    relative_performance: float  # × the reference GPU, rounded to 3 places
+    performance_basis: Literal["measured", "estimated"]
+    price: Money | None  # None: no price known on the date
+    performance_per_1000: float | None  # None without a price
 
 
 class Answer(_Part, kw_only=True, frozen=True):

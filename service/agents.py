@@ -18,7 +18,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -28,18 +28,18 @@ from .db import session_scope
 from .models import AgentToken
 
 __all__ = [
+    "TOKEN_PREFIX",
     "AgentError",
-    "InvalidAgentName",
     "AgentExists",
     "AgentNotFound",
-    "TOKEN_PREFIX",
-    "hash_token",
+    "InvalidAgentName",
     "add_agent",
-    "list_agents",
-    "revoke_agent",
     "authenticate",
     "bind_host",
+    "hash_token",
     "is_admin",
+    "list_agents",
+    "revoke_agent",
 ]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,120}")
@@ -64,12 +64,12 @@ class AgentNotFound(AgentError):
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _aware(value: datetime | None) -> datetime | None:
     """SQLite hands datetimes back naive; every stored datetime is UTC."""
-    return value.replace(tzinfo=timezone.utc) if value is not None and value.tzinfo is None else value
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
 def hash_token(token: str) -> str:
@@ -79,7 +79,9 @@ def hash_token(token: str) -> str:
 
 def check_name(name: str) -> str:
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise InvalidAgentName(f"agent name {name!r} is not valid: use 1-120 characters of letters, digits, '.', '_' or '-'")
+        raise InvalidAgentName(
+            f"agent name {name!r} is not valid: use 1-120 characters of letters, digits, '.', '_' or '-'"
+        )
     return name
 
 
@@ -90,7 +92,10 @@ def add_agent(url: str, name: str) -> str:
     try:
         with session_scope(url) as session:
             if session.exec(select(AgentToken.id).where(AgentToken.name == name)).first() is not None:
-                raise AgentExists(f"an agent named {name!r} already exists (names are not reused, even after revoking): pick another name")
+                raise AgentExists(
+                    f"an agent named {name!r} already exists (names are not reused, even after revoking): "
+                    "pick another name"
+                )
             session.add(AgentToken(name=name, token_hash=hash_token(token), created_at=_now()))
     except IntegrityError:  # created by someone else between the check and the insert
         raise AgentExists(f"an agent named {name!r} already exists") from None
@@ -108,7 +113,7 @@ def _describe(agent: AgentToken) -> dict[str, Any]:
 
 
 def list_agents(url: str) -> list[dict[str, Any]]:
-    """Every agent, by name: ``name``, ``active``, ``created_at``, ``last_seen_at``, ``revoked_at`` (UTC datetimes or None)."""
+    """Every agent by name: ``name``, ``active``, ``created_at``, ``last_seen_at``, ``revoked_at``."""
     with session_scope(url) as session:
         return [_describe(a) for a in session.exec(select(AgentToken).order_by(AgentToken.name)).all()]
 
@@ -127,7 +132,7 @@ def revoke_agent(url: str, name: str) -> dict[str, Any]:
 
 
 def _presented(bearer: str | None) -> str | None:
-    """The token in a bare value or an ``Authorization: Bearer <token>`` header; None when absent or absurdly long."""
+    """The token in a bare value or an ``Authorization: Bearer <token>`` header; None if absent or absurd."""
     token = (bearer or "").strip()
     if token[:7].lower() == "bearer ":
         token = token[7:].strip()
@@ -140,11 +145,13 @@ def is_admin(bearer: str | None, admin_token: str | None) -> bool:
     Agent tokens only write runs; reading hosts and their hardware takes this one.
     """
     token = _presented(bearer)
-    return bool(admin_token and token) and hmac.compare_digest(hash_token(token or ""), hash_token(admin_token or ""))
+    return bool(admin_token and token) and hmac.compare_digest(
+        hash_token(token or ""), hash_token(admin_token or "")
+    )
 
 
 def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
-    """The live agent whose token is ``bearer``, with ``last_seen_at`` updated (to the minute); None otherwise.
+    """The live agent whose token is ``bearer``, with ``last_seen_at`` updated (to the minute), or None.
 
     ``bearer`` is the token itself or a whole ``Authorization`` header value
     (``Bearer <token>``). The caller's session commits the ``last_seen_at`` update.
@@ -165,7 +172,7 @@ def authenticate(session: Session, bearer: str | None) -> AgentToken | None:
 
 
 def bind_host(session: Session, agent: AgentToken, host: str) -> str | None:
-    """Tie ``agent`` to ``host`` on its first report; afterwards the reason a report from another host is refused.
+    """Tie ``agent`` to ``host`` on its first report; afterwards, why a report from another host is refused.
 
     One token speaks for one host, so a single token cannot pose as many hosts and
     outvote real ones. The caller's session commits the binding.
@@ -175,6 +182,8 @@ def bind_host(session: Session, agent: AgentToken, host: str) -> str | None:
         session.add(agent)
         return None
     if agent.host != host:
-        return (f"agent {agent.name!r} reports for host {agent.host!r}; give host {host[:80]!r} its own token "
-                f"(`whichgpu agents add NAME`)")
+        return (
+            f"agent {agent.name!r} reports for host {agent.host!r}; give host {host[:80]!r} its own token "
+            f"(`whichgpu agents add NAME`)"
+        )
     return None

@@ -16,16 +16,25 @@ from litestar import Litestar
 from litestar.datastructures import State
 
 from rules.question import Question
-from service.api import ApiState, dependencies
+from service.api import ApiState
 from service.api.ask import AskController
 from service.api.benchmarks import BenchmarkController
 from service.api.chat import ChatController
-from service.api.docs import docs_assets, document_rate_limit, openapi_config, set_examples
+from service.api.docs import (
+    EncodedSchemas,
+    docs_assets,
+    document_example,
+    document_rate_limit,
+    document_types,
+    openapi_config,
+)
 from service.api.gpus import GpuController
 from service.api.health import HealthController
 from service.api.recommendations import RecommendationController
 from service.api.rules import RuleController
 from service.api.schemas import SchemaController
+from service.charts import ChartCache
+from service.contract import Encoded
 from service.conversations import ConversationWriter, purge_expired
 from service.db import migrate
 from service.metrics import ApiMetrics
@@ -52,14 +61,16 @@ def _extra_routes(settings: Settings, holder: SnapshotHolder, metrics: ApiMetric
     return routes + web_routes()
 
 
-def _live_examples(holder: SnapshotHolder) -> None:
+def _live_example(app: Litestar, holder: SnapshotHolder) -> None:
     """Put a real answer into the OpenAPI docs (the docs then show what the API returns today)."""
     try:
-        answer = msgspec.to_builtins(holder.get().advisor.recommend(EXAMPLE_QUESTION, today=EXAMPLE_QUESTION.as_of))
+        answer = msgspec.to_builtins(
+            holder.get().advisor.recommend(EXAMPLE_QUESTION, today=EXAMPLE_QUESTION.as_of)
+        )
     except Exception:  # examples are documentation; never stop the app for them
         log.exception("could not compute the OpenAPI example answer")
         return
-    set_examples({"answer": answer})
+    document_example(app.openapi_schema, "/v1/recommendations", "post", answer)
 
 
 def create_app(settings: Settings | None = None) -> Litestar:
@@ -70,21 +81,33 @@ def create_app(settings: Settings | None = None) -> Litestar:
     purge_expired(url, settings.conversation_days)
     holder = SnapshotHolder(url, settings.electricity_price)
     holder.get()
-    _live_examples(holder)
     metrics = ApiMetrics()
     writer = ConversationWriter(url, keep_days=settings.conversation_days)
+    api = ApiState(settings, url, holder, metrics, writer, ChartCache())
     app = Litestar(
         route_handlers=[
-            RecommendationController, AskController, ChatController, GpuController, RuleController,
-            SchemaController, HealthController, BenchmarkController, docs_assets(), *_extra_routes(settings, holder, metrics),
+            RecommendationController,
+            AskController,
+            ChatController,
+            GpuController,
+            RuleController,
+            SchemaController,
+            HealthController,
+            BenchmarkController,
+            docs_assets(),
+            *_extra_routes(settings, holder, metrics),
         ],
-        dependencies=dependencies(),
+        dependencies=api.dependencies(),
         exception_handlers=exception_handlers(),
         middleware=[metrics.middleware, *rate_limit_middleware(settings.rate_limit)],
         request_max_body_size=settings.max_body_bytes,
         on_shutdown=[writer.close],
-        state=State({"api": ApiState(settings, url, holder, metrics, writer)}),
+        state=State({"api": api}),  # what the app is made of, for its operators; handlers get it by Provide
         openapi_config=openapi_config(),
+        plugins=[EncodedSchemas()],
+        type_encoders={Encoded: Encoded.raw},
     )
+    document_types(app.openapi_schema)
     document_rate_limit(app.openapi_schema)
+    _live_example(app, holder)
     return app

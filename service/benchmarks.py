@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, func
@@ -30,26 +30,34 @@ from sqlmodel import Session, col, select
 from bench_agent.schema import payload_errors as run_schema_errors
 from rules.performance import Measured
 
-from .measurements import BANDWIDTH_BENCHMARKS, EXCLUDING_FLAGS, MAX_RUNS, OUT_OF_BAND, QUICK_FLAG, WINDOW, read_measurements
+from .measurements import (
+    BANDWIDTH_BENCHMARKS,
+    EXCLUDING_FLAGS,
+    MAX_RUNS,
+    OUT_OF_BAND,
+    QUICK_FLAG,
+    WINDOW,
+    read_measurements,
+)
 from .models import AgentToken, BenchmarkResult, BenchmarkRun
 
 __all__ = [
-    "BenchmarkError",
-    "InvalidPayload",
-    "ImplausibleFigure",
-    "CREATED",
     "ALREADY_STORED",
-    "MARGIN",
     "BAND",
-    "OUT_OF_BAND",
+    "CREATED",
     "EXCLUDING_FLAGS",
-    "ingest",
-    "query",
-    "unmatched_devices",
-    "public_view",
+    "MARGIN",
+    "OUT_OF_BAND",
+    "BenchmarkError",
+    "ImplausibleFigure",
+    "InvalidPayload",
     "gpu_summary",
+    "ingest",
     "load_measurements",
     "measurements_version",
+    "public_view",
+    "query",
+    "unmatched_devices",
 ]
 
 CREATED = "created"
@@ -57,9 +65,18 @@ ALREADY_STORED = "already stored"
 MARGIN = 0.10  # a measured figure may exceed the datasheet by this much (boost clocks, rounding)
 BAND = (0.2, 1 + MARGIN)  # default of rule spec-dimensions' measured_band: believable shares of the datasheet
 CLOCK_SKEW = timedelta(minutes=10)  # default of rule spec-dimensions' clock_skew_minutes
-EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)  # no run of a device outside the catalog is older
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # no run of a device outside the catalog is older
 # Per-result details the tables have no column for; kept with the run so nothing is lost.
-RESULT_DETAILS = ("repeats", "calls_per_repeat", "time_ms", "params", "settings", "check", "telemetry", "achieved_gb_s")
+RESULT_DETAILS = (
+    "repeats",
+    "calls_per_repeat",
+    "time_ms",
+    "params",
+    "settings",
+    "check",
+    "telemetry",
+    "achieved_gb_s",
+)
 
 
 class BenchmarkError(ValueError):
@@ -83,8 +100,10 @@ class ImplausibleFigure(BenchmarkError):
 
     def __init__(self, reasons: list[str]):
         self.reasons = reasons
-        super().__init__("impossible figure, run rejected: " + "; ".join(reasons),
-                         [{"field": r.split(" ", 1)[0].replace("/", "."), "message": r} for r in reasons])
+        super().__init__(
+            "impossible figure, run rejected: " + "; ".join(reasons),
+            [{"field": r.split(" ", 1)[0].replace("/", "."), "message": r} for r in reasons],
+        )
 
 
 # --- validation ---------------------------------------------------------------------------
@@ -108,7 +127,11 @@ def _unstorable(value: Any, path: str = "") -> list[dict[str, str]]:
             return [_error(path, "text that is not valid Unicode")]
         return []
     if isinstance(value, dict):
-        return [e for k, v in value.items() for e in _unstorable(k, path) + _unstorable(v, f"{path}.{k}".lstrip("."))]
+        return [
+            e
+            for k, v in value.items()
+            for e in _unstorable(k, path) + _unstorable(v, f"{path}.{k}".lstrip("."))
+        ]
     if isinstance(value, list):
         return [e for i, v in enumerate(value) for e in _unstorable(v, f"{path}.{i}".lstrip("."))]
     return []
@@ -128,7 +151,9 @@ def payload_errors(payload: Any) -> list[dict[str, str]]:
     for i, r in enumerate(payload["results"]):
         pair = (r["benchmark"], r["precision"])
         if pair in seen:
-            found.append(_error(f"results.{i}", f"{pair[0]} {pair[1]} appears twice (first at results.{seen[pair]})"))
+            found.append(
+                _error(f"results.{i}", f"{pair[0]} {pair[1]} appears twice (first at results.{seen[pair]})")
+            )
         seen.setdefault(pair, i)
     return found
 
@@ -139,7 +164,10 @@ def _limit(gpu: Any, benchmark: str, precision: str) -> tuple[float, str] | None
         peak = gpu.peak_tflops(precision)
         return peak, f"the datasheet {precision} peak of {gpu.name} ({peak:.4g} TFLOP/s)"
     if benchmark in BANDWIDTH_BENCHMARKS and gpu.bandwidth_gb_s:
-        return gpu.bandwidth_gb_s, f"the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)"
+        return (
+            gpu.bandwidth_gb_s,
+            f"the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)",
+        )
     return None
 
 
@@ -155,27 +183,41 @@ def implausible(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = B
             )
         reached = r.get("achieved_gb_s")  # LLM decode: weights and cache read per token x tokens/s
         if reached and gpu.bandwidth_gb_s and reached > gpu.bandwidth_gb_s * (1 + MARGIN):
-            reasons.append(f"results/{i} ({r['benchmark']} {r['precision']}): decode read {reached:.4g} GB/s, more than "
-                           f"{MARGIN:.0%} above the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)")
+            reasons.append(
+                f"results/{i} ({r['benchmark']} {r['precision']}): decode read {reached:.4g} GB/s, more than "
+                f"{MARGIN:.0%} above the datasheet memory bandwidth of {gpu.name} "
+                f"({gpu.bandwidth_gb_s:.4g} GB/s)"
+            )
     return reasons
 
 
 def below_band(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = BAND) -> set[int]:
-    """Indexes of results under the band's bottom share of the datasheet (broken, throttled or misreported)."""
-    return {i for i, r in enumerate(payload["results"])
-            if r["value"] is not None and (limit := _limit(gpu, r["benchmark"], r["precision"]))
-            and r["value"] < limit[0] * band[0]}
+    """Indexes of results under the band's bottom share of the datasheet (broken, throttled, misreported)."""
+    return {
+        i
+        for i, r in enumerate(payload["results"])
+        if r["value"] is not None
+        and (limit := _limit(gpu, r["benchmark"], r["precision"]))
+        and r["value"] < limit[0] * band[0]
+    }
 
 
 def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedelta) -> list[dict[str, str]]:
-    """A run cannot start in the future (beyond clock skew), before it finished, or before its card existed."""
+    """A run cannot start in the future (past clock skew), before it finished, or before its card existed."""
     started, finished = _utc(payload["started_at"]), _utc(payload["finished_at"])
     errors = []
     if started > now + skew or finished > now + skew:
-        errors.append(_error("started_at", f"{payload['started_at']} is in the future (clocks may differ by {skew} at most)"))
+        errors.append(
+            _error(
+                "started_at",
+                f"{payload['started_at']} is in the future (clocks may differ by {skew} at most)",
+            )
+        )
     if finished < started:
         errors.append(_error("finished_at", f"{payload['finished_at']} is before started_at"))
-    earliest = datetime.combine(gpu.released, datetime.min.time(), tzinfo=timezone.utc) if gpu is not None else EARLIEST
+    earliest = (
+        datetime.combine(gpu.released, datetime.min.time(), tzinfo=UTC) if gpu is not None else EARLIEST
+    )
     if started < earliest:
         what = f"{gpu.name} was released ({gpu.released})" if gpu is not None else f"{EARLIEST.date()}"
         errors.append(_error("started_at", f"{payload['started_at']} is before {what}"))
@@ -186,8 +228,12 @@ def _when_errors(payload: dict[str, Any], gpu: Any, now: datetime, skew: timedel
 
 
 def _utc(text_or_dt: str | datetime) -> datetime:
-    value = datetime.fromisoformat(text_or_dt.replace("Z", "+00:00")) if isinstance(text_or_dt, str) else text_or_dt
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+    value = (
+        datetime.fromisoformat(text_or_dt.replace("Z", "+00:00"))
+        if isinstance(text_or_dt, str)
+        else text_or_dt
+    )
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _stored_environ(payload: dict[str, Any]) -> dict[str, Any]:
@@ -204,7 +250,8 @@ def _stored_environ(payload: dict[str, Any]) -> dict[str, Any]:
         },
         "telemetry": {k: telemetry.get(k) for k in ("source", "interval_s", "summary") if k in telemetry},
         "result_details": {
-            f"{r['benchmark']}/{r['precision']}": {k: r[k] for k in RESULT_DETAILS if k in r} for r in payload["results"]
+            f"{r['benchmark']}/{r['precision']}": {k: r[k] for k in RESULT_DETAILS if k in r}
+            for r in payload["results"]
         },
     }
 
@@ -220,8 +267,16 @@ def _exists(session: Session, run_id: str) -> bool:
     return session.exec(select(BenchmarkRun.id).where(BenchmarkRun.run_id == run_id)).first() is not None
 
 
-def ingest(session: Session, catalog: Any, agent_name: str, payload: Any, *, band: tuple[float, float] = BAND,
-           skew: timedelta = CLOCK_SKEW, now: datetime | None = None) -> tuple[str, str]:
+def ingest(
+    session: Session,
+    catalog: Any,
+    agent_name: str,
+    payload: Any,
+    *,
+    band: tuple[float, float] = BAND,
+    skew: timedelta = CLOCK_SKEW,
+    now: datetime | None = None,
+) -> tuple[str, str]:
     """Store one run; returns ``(CREATED | ALREADY_STORED, run_id)``.
 
     Raises :class:`InvalidPayload` (schema, non-finite numbers, impossible dates) or
@@ -236,34 +291,54 @@ def ingest(session: Session, catalog: Any, agent_name: str, payload: Any, *, ban
         return ALREADY_STORED, run_id
     device = payload["device"]
     gpu = None if device["type"] == "cpu" else catalog.find(device["name"])
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     if errors := _when_errors(payload, gpu, now, skew):
         raise InvalidPayload(errors)
     if gpu is not None and (reasons := implausible(payload, gpu, band)):
         raise ImplausibleFigure(reasons)
     low = below_band(payload, gpu, band) if gpu is not None else set()
     try:  # the run first: its results refer to it (no ORM relationship orders the inserts)
-        session.add(BenchmarkRun(
-            run_id=run_id, agent=agent_name, host=payload["host"], device_name=device["name"],
-            gpu_id=gpu.id if gpu else None, started_at=_utc(payload["started_at"]), received_at=now,
-            flags=_run_flags(payload, bool(low)), environ=_stored_environ(payload),
-        ))
+        session.add(
+            BenchmarkRun(
+                run_id=run_id,
+                agent=agent_name,
+                host=payload["host"],
+                device_name=device["name"],
+                gpu_id=gpu.id if gpu else None,
+                started_at=_utc(payload["started_at"]),
+                received_at=now,
+                flags=_run_flags(payload, bool(low)),
+                environ=_stored_environ(payload),
+            )
+        )
         session.flush()
     except IntegrityError:  # the same run_id arrived concurrently and won
         session.rollback()
         if _exists(session, run_id):
             return ALREADY_STORED, run_id
         raise
-    session.add_all(
-        BenchmarkResult(
-            run_id=run_id, benchmark=r["benchmark"], precision=r["precision"], unit=r["unit"], value=r["value"],
-            p10=r["p10"], p90=r["p90"], cv=r["cv"], flags=sorted(set(r["flags"]) | ({OUT_OF_BAND} if i in low else set())),
-            error=r["error"],
-        )
-        for i, r in enumerate(payload["results"])
-    )
+    session.add_all(_results(run_id, payload["results"], low))
     session.flush()
     return CREATED, run_id
+
+
+def _results(run_id: str, results: list[dict[str, Any]], low: set[int]) -> list[BenchmarkResult]:
+    """The rows of a run's results; those under the plausible band (``low``, by index) flagged so."""
+    return [
+        BenchmarkResult(
+            run_id=run_id,
+            benchmark=r["benchmark"],
+            precision=r["precision"],
+            unit=r["unit"],
+            value=r["value"],
+            p10=r["p10"],
+            p90=r["p90"],
+            cv=r["cv"],
+            flags=sorted(set(r["flags"]) | ({OUT_OF_BAND} if i in low else set())),
+            error=r["error"],
+        )
+        for i, r in enumerate(results)
+    ]
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -288,8 +363,17 @@ def _run_view(run: BenchmarkRun, results: list[BenchmarkResult]) -> dict[str, An
         "flags": run.flags,
         "environ": environ,
         "results": [
-            {"benchmark": r.benchmark, "precision": r.precision, "unit": r.unit, "value": r.value, "p10": r.p10,
-             "p90": r.p90, "cv": r.cv, "flags": r.flags, "error": r.error}
+            {
+                "benchmark": r.benchmark,
+                "precision": r.precision,
+                "unit": r.unit,
+                "value": r.value,
+                "p10": r.p10,
+                "p90": r.p90,
+                "cv": r.cv,
+                "flags": r.flags,
+                "error": r.error,
+            }
             for r in results
         ],
     }
@@ -297,6 +381,7 @@ def _run_view(run: BenchmarkRun, results: list[BenchmarkResult]) -> dict[str, An
 
 def query(
     session: Session,
+    *,
     gpu: str | None = None,
     host: str | None = None,
     benchmark: str | None = None,
@@ -322,11 +407,18 @@ def query(
     if since:
         where.append(col(BenchmarkRun.started_at) >= _utc(since))
     if benchmark:
-        where.append(col(BenchmarkRun.run_id).in_(select(BenchmarkResult.run_id).where(BenchmarkResult.benchmark == benchmark)))
+        where.append(
+            col(BenchmarkRun.run_id).in_(
+                select(BenchmarkResult.run_id).where(BenchmarkResult.benchmark == benchmark)
+            )
+        )
     total = session.exec(select(func.count()).select_from(BenchmarkRun).where(*where)).one()
     runs = session.exec(
-        select(BenchmarkRun).where(*where).order_by(col(BenchmarkRun.started_at).desc(), col(BenchmarkRun.id).desc())
-        .offset(offset).limit(limit)
+        select(BenchmarkRun)
+        .where(*where)
+        .order_by(col(BenchmarkRun.started_at).desc(), col(BenchmarkRun.id).desc())
+        .offset(offset)
+        .limit(limit)
     ).all()
     results: dict[str, list[BenchmarkResult]] = defaultdict(list)
     if runs:
@@ -335,7 +427,12 @@ def query(
             rows = rows.where(BenchmarkResult.benchmark == benchmark)
         for r in session.exec(rows.order_by(col(BenchmarkResult.id))).all():
             results[r.run_id].append(r)
-    return {"items": [_run_view(r, results[r.run_id]) for r in runs], "total": total, "limit": limit, "offset": offset}
+    return {
+        "items": [_run_view(r, results[r.run_id]) for r in runs],
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
 
 
 PUBLIC_DEVICE = ("name", "type", "memory_gb", "compute_capability")
@@ -347,6 +444,7 @@ def public_view(listing: dict[str, Any]) -> dict[str, Any]:
 
     The lab's machines are nobody else's business; the figures and the card are.
     """
+
     def run(item: dict[str, Any]) -> dict[str, Any]:
         device = {k: item["device"].get(k) for k in PUBLIC_DEVICE if k in item["device"]}
         return {k: v for k, v in item.items() if k not in PRIVATE_RUN} | {"device": device}
@@ -360,28 +458,46 @@ def _median(values: list[float]) -> float:
 
 
 def gpu_summary(session: Session) -> list[dict[str, Any]]:
-    """Per catalog GPU (``unmatched`` for the rest): runs, distinct hosts, and the median of each benchmark and precision.
+    """Per catalog GPU (``unmatched`` for the rest): runs, hosts, medians by benchmark and precision.
 
     What the public sees of the lab: how much was measured and what it came to, not by whom.
     """
     runs = session.exec(
-        select(BenchmarkRun.gpu_id, func.count(), func.count(func.distinct(BenchmarkRun.host)), func.max(BenchmarkRun.started_at))
-        .group_by(BenchmarkRun.gpu_id)
+        select(
+            BenchmarkRun.gpu_id,
+            func.count(),
+            func.count(func.distinct(BenchmarkRun.host)),
+            func.max(BenchmarkRun.started_at),
+        ).group_by(BenchmarkRun.gpu_id)
     ).all()
     values: dict[Any, dict[tuple[str, str, str], list[float]]] = defaultdict(lambda: defaultdict(list))
     rows = session.execute(  # five columns: more than sqlmodel's typed select takes
-        sql_select(col(BenchmarkRun.gpu_id), col(BenchmarkResult.benchmark), col(BenchmarkResult.precision),
-                   col(BenchmarkResult.unit), col(BenchmarkResult.value))
+        sql_select(
+            col(BenchmarkRun.gpu_id),
+            col(BenchmarkResult.benchmark),
+            col(BenchmarkResult.precision),
+            col(BenchmarkResult.unit),
+            col(BenchmarkResult.value),
+        )
         .join(BenchmarkRun, col(BenchmarkRun.run_id) == col(BenchmarkResult.run_id))
         .where(col(BenchmarkResult.value).is_not(None), col(BenchmarkResult.error).is_(None))
     ).all()
     for gpu_id, benchmark, precision, unit, value in rows:
         values[gpu_id][(benchmark, precision, unit)].append(value)
     return sorted(
-        ({"gpu": gpu_id or "unmatched", "runs": count, "hosts": hosts, "last_run": _utc(last).isoformat(),
-          "medians": [{"benchmark": b, "precision": p, "unit": u, "value": _median(v), "results": len(v)}
-                      for (b, p, u), v in sorted(values[gpu_id].items())]}
-         for gpu_id, count, hosts, last in runs),
+        (
+            {
+                "gpu": gpu_id or "unmatched",
+                "runs": count,
+                "hosts": hosts,
+                "last_run": _utc(last).isoformat(),
+                "medians": [
+                    {"benchmark": b, "precision": p, "unit": u, "value": _median(v), "results": len(v)}
+                    for (b, p, u), v in sorted(values[gpu_id].items())
+                ],
+            }
+            for gpu_id, count, hosts, last in runs
+        ),
         key=lambda row: (row["gpu"] == "unmatched", row["gpu"]),
     )
 
@@ -389,10 +505,20 @@ def gpu_summary(session: Session) -> list[dict[str, Any]]:
 def unmatched_devices(session: Session) -> list[dict[str, Any]]:
     """Devices no catalog GPU matched (CPUs included): name, runs, hosts, last run."""
     rows = session.exec(
-        select(BenchmarkRun.device_name, func.count(), func.count(func.distinct(BenchmarkRun.host)), func.max(BenchmarkRun.started_at))
-        .where(col(BenchmarkRun.gpu_id).is_(None)).group_by(BenchmarkRun.device_name).order_by(BenchmarkRun.device_name)
+        select(
+            BenchmarkRun.device_name,
+            func.count(),
+            func.count(func.distinct(BenchmarkRun.host)),
+            func.max(BenchmarkRun.started_at),
+        )
+        .where(col(BenchmarkRun.gpu_id).is_(None))
+        .group_by(BenchmarkRun.device_name)
+        .order_by(BenchmarkRun.device_name)
     ).all()
-    return [{"device_name": name, "runs": runs, "hosts": hosts, "last_run": _utc(last).isoformat()} for name, runs, hosts, last in rows]
+    return [
+        {"device_name": name, "runs": runs, "hosts": hosts, "last_run": _utc(last).isoformat()}
+        for name, runs, hosts, last in rows
+    ]
 
 
 # --- measurements for the engine ----------------------------------------------------------
@@ -403,11 +529,17 @@ def load_measurements(
 ) -> dict[str, Measured]:
     """The engine's measurements (:func:`service.measurements.read_measurements`), read
     over this session's own driver connection and transaction."""
-    return read_measurements(session.connection().connection.driver_connection, now=now, window=window, max_runs=max_runs)
+    return read_measurements(
+        session.connection().connection.driver_connection, now=now, window=window, max_runs=max_runs
+    )
 
 
 def measurements_version(session: Session) -> str:
     """Changes whenever a result is stored or removed, or an agent revoked (their runs leave the advice)."""
-    count, newest = session.exec(select(func.count(col(BenchmarkResult.id)), func.max(col(BenchmarkResult.id)))).one()
-    revoked = session.exec(select(func.count(col(AgentToken.id))).where(col(AgentToken.revoked_at).is_not(None))).one()
+    count, newest = session.exec(
+        select(func.count(col(BenchmarkResult.id)), func.max(col(BenchmarkResult.id)))
+    ).one()
+    revoked = session.exec(
+        select(func.count(col(AgentToken.id))).where(col(AgentToken.revoked_at).is_not(None))
+    ).one()
     return f"{count}:{newest or 0}:{revoked}"

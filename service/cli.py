@@ -13,20 +13,27 @@ import os
 import re
 import socket
 import sys
+from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from rules.settings import SettingsError
 from service.settings import Settings, effective_settings, get_settings, settings_table
 
-__all__ = ["main", "EXIT_CODES", "EXIT_FAILED", "EXIT_BAD_INPUT", "EXIT_NOT_UNDERSTOOD"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_CODES", "EXIT_FAILED", "EXIT_NOT_UNDERSTOOD", "main"]
 
 EXIT_FAILED = 1  # could not do it: the port is taken, the database is unreachable, the data are broken
 EXIT_BAD_INPUT = 2  # an argument, setting or question value is invalid
-EXIT_NOT_UNDERSTOOD = 3  # `ask` printed no advice: the question was not understood (the reply says what is missing)
-EXIT_CODES = {0: "answered / done", EXIT_FAILED: "could not do it (port taken, database unreachable, broken data)",
-              EXIT_BAD_INPUT: "bad input (argument, setting or question value)",
-              EXIT_NOT_UNDERSTOOD: "ask: question not understood, no advice given", 130: "interrupted"}
+EXIT_NOT_UNDERSTOOD = (
+    3  # `ask` printed no advice: the question was not understood (the reply says what is missing)
+)
+EXIT_CODES = {
+    0: "answered / done",
+    EXIT_FAILED: "could not do it (port taken, database unreachable, broken data)",
+    EXIT_BAD_INPUT: "bad input (argument, setting or question value)",
+    EXIT_NOT_UNDERSTOOD: "ask: question not understood, no advice given",
+    130: "interrupted",
+}
 
 
 class CliError(Exception):
@@ -59,13 +66,17 @@ def _load_advisor(settings: Settings):
     from rules.engine import Advisor
     from service.measurements import lab_measurements
 
-    return Advisor(load_catalog(), lab_measurements(settings.resolved_database_url), settings.electricity_price)
+    return Advisor(
+        load_catalog(), lab_measurements(settings.resolved_database_url), settings.electricity_price
+    )
 
 
 def _listen(host: str, port: int) -> socket.socket:
     """The listening socket, bound before the app is built, so a taken port fails at once and clearly."""
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
     except (socket.gaierror, OverflowError) as exc:
         raise CliError(f"cannot listen on {host}:{port}: {exc}", EXIT_BAD_INPUT) from None
     sock = socket.socket(family, kind, proto)
@@ -88,10 +99,18 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     app = create_app(settings)
     gc.collect()
-    gc.freeze()  # the catalog and snapshot live for the whole process: keep them out of full collections (p99)
+    # the catalog and snapshot live for the whole process: keep them out of full collections (p99)
+    gc.freeze()
     gc.set_threshold(20_000, 20, 20)  # fewer young-generation passes over per-request garbage
-    config = uvicorn.Config(app, host=host, port=port, log_level="info", access_log=args.access_log,
-                            proxy_headers=True, server_header=False)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="info",
+        access_log=args.access_log,
+        proxy_headers=True,
+        server_header=False,
+    )
     uvicorn.Server(config).run(sockets=[sock])
     return 0
 
@@ -132,10 +151,9 @@ _CODE = re.compile(r"`([^`]+)`")
 
 
 def _print_markdown(text: str) -> None:
-    """Piped or redirected: the Markdown itself (the Slack answer's text). On a terminal: the
-    same lines with bold, italics and code as ANSI styles (no colour with NO_COLOR) — the
-    answers use only those three marks, and a full Markdown renderer cost a third of the
-    command's time."""
+    """Piped or redirected: the Markdown itself (the Slack answer's text). On a terminal: the same lines with
+    bold, italics and code as ANSI styles (no colour with NO_COLOR) — the answers use only those three marks,
+    and a full Markdown renderer cost a third of the command's time."""
     if not sys.stdout.isatty() or os.environ.get("NO_COLOR"):
         print(text)
         return
@@ -151,27 +169,54 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
         return _print_stale(advisor, as_of, args.json)
     rows = advisor.card_rows(args.workload or "general", as_of, args.currency, used_ok=args.used)
     if args.vendor:
-        rows = [r for r in rows if r["vendor"] == args.vendor.lower()]
+        rows = tuple(r for r in rows if r.vendor == args.vendor.lower())
         if not rows:
-            raise CliError(f"no cards from vendor {args.vendor!r}; vendors: nvidia, amd, intel", EXIT_BAD_INPUT)
+            raise CliError(
+                f"no cards from vendor {args.vendor!r}; vendors: nvidia, amd, intel", EXIT_BAD_INPUT
+            )
     if args.json:
-        print(json.dumps({"as_of": as_of.isoformat(), "workload": args.workload or "general",
-                          "catalog_version": advisor.catalog.version, "reference_gpu": advisor.reference.id,
-                          "gpus": rows}, indent=2, ensure_ascii=False))
+        import msgspec
+
+        print(
+            json.dumps(
+                {
+                    "as_of": as_of.isoformat(),
+                    "workload": args.workload or "general",
+                    "catalog_version": advisor.catalog.version,
+                    "reference_gpu": advisor.reference.id,
+                    "gpus": msgspec.to_builtins(rows),
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return 0
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"whichgpu catalog as of {as_of.isoformat()} — {len(rows)} cards, "
-                        f"performance for {args.workload or 'general'} relative to {advisor.reference.name}")
+    table = Table(
+        title=f"whichgpu catalog as of {as_of.isoformat()} — {len(rows)} cards, "
+        f"performance for {args.workload or 'general'} relative to {advisor.reference.name}"
+    )
     for column in ("id", "name", "vendor", "memory", "rel. perf", "basis", "price", "perf/1000"):
-        table.add_column(column, justify="right" if column in ("memory", "rel. perf", "price", "perf/1000") else "left")
+        table.add_column(
+            column, justify="right" if column in ("memory", "rel. perf", "price", "perf/1000") else "left"
+        )
     for row in rows:
-        price = row["price"]
-        table.add_row(row["gpu"], row["name"], row["vendor"], f"{row['memory_gb']:g} GB", f"{row['relative_performance']:.2f}",
-                      row["performance_basis"],
-                      f"{price['amount']:,.0f} {price['currency']} ({price['kind']} {price['date']}{', estimate' if price.get('estimate') else ''})" if price else "—",
-                      f"{row['performance_per_1000']:.2f}" if row["performance_per_1000"] is not None else "—")
+        price = row.price
+        table.add_row(
+            row.gpu,
+            row.name,
+            row.vendor,
+            f"{row.memory_gb:g} GB",
+            f"{row.relative_performance:.2f}",
+            row.performance_basis,
+            f"{price.amount:,.0f} {price.currency} ({price.kind} {price.seen}"
+            f"{', estimate' if price.estimate else ''})"
+            if price
+            else "—",
+            f"{row.performance_per_1000:.2f}" if row.performance_per_1000 is not None else "—",
+        )
     console = Console()
     if not console.is_terminal:  # piped: do not squeeze the table into 80 columns
         console = Console(width=200)
@@ -186,18 +231,28 @@ def _print_stale(advisor, as_of: date, as_json: bool) -> int:
     from rules.money import Pricing, months_between
 
     pricing = Pricing.for_question(advisor.catalog, as_of, "USD", True, advisor.rulebook)
-    stale: list[dict[str, Any]] = [{"gpu": gpu.id, "name": gpu.name, "last_price": msgspec.to_builtins(pricing.money(point.price_usd, point)),
-              "age_months": months_between(point.seen, as_of)}
-             for gpu, point in pricing.stale(advisor.catalog.released_by(as_of))]
+    stale: list[dict[str, Any]] = [
+        {
+            "gpu": gpu.id,
+            "name": gpu.name,
+            "last_price": msgspec.to_builtins(pricing.money(point.price_usd, point)),
+            "age_months": months_between(point.seen, as_of),
+        }
+        for gpu, point in pricing.stale(advisor.catalog.released_by(as_of))
+    ]
     if as_json:
         print(json.dumps({"as_of": as_of.isoformat(), "stale": stale}, indent=2, ensure_ascii=False))
         return 0
-    print(f"{len(stale)} cards without a current price on {as_of.isoformat()} (new after "
-          f"{pricing.new_max_age_months} months, used after {pricing.used_max_age_months}):")
+    print(
+        f"{len(stale)} cards without a current price on {as_of.isoformat()} (new after "
+        f"{pricing.new_max_age_months} months, used after {pricing.used_max_age_months}):"
+    )
     for row in stale:
         last = row["last_price"]
-        print(f"{row['gpu']:<28} last {last['kind']} {last['date']} at {last['usd']:,.0f} USD "
-              f"({row['age_months']} months; {last['source']})")
+        print(
+            f"{row['gpu']:<28} last {last['kind']} {last['date']} at {last['usd']:,.0f} USD "
+            f"({row['age_months']} months; {last['source']})"
+        )
     return 0
 
 
@@ -222,7 +277,10 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
         else:
             for row in rows:
                 state = "revoked" if row.get("revoked_at") else "active"
-                print(f"{row['name']:30} {state:8} created {row['created_at']}  last seen {row.get('last_seen_at') or 'never'}")
+                print(
+                    f"{row['name']:30} {state:8} created {row['created_at']}  "
+                    f"last seen {row.get('last_seen_at') or 'never'}"
+                )
     return 0
 
 
@@ -236,14 +294,21 @@ def cmd_bot(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_chart(args: argparse.Namespace, settings: Settings) -> int:
     from service.charts import write_chart
 
-    write_chart(_load_advisor(settings), args.kind, args.workload, args.as_of or date.today(), args.output,
-                currency=args.currency, used_ok=args.used)
+    write_chart(
+        _load_advisor(settings),
+        args.kind,
+        args.workload,
+        args.as_of or date.today(),
+        args.output,
+        currency=args.currency,
+        used_ok=args.used,
+    )
     print(f"wrote {args.output}")
     return 0
 
 
 def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
-    """The values this process uses and where each came from (secrets hidden); --defaults: the documented table."""
+    """The values in use and where each came from (secrets hidden); --defaults: the documented table."""
     if args.defaults:
         for env, default, doc in settings_table():
             print(f"{env:34} {default or '-':26} {doc}")
@@ -255,10 +320,59 @@ def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _add_catalog(sub: Any) -> None:
+    catalog = sub.add_parser("catalog", help="list the GPU catalog with prices and relative performance")
+    catalog.add_argument("--json", action="store_true")
+    catalog.add_argument("--as-of", type=_date, help="cards released and prices known by this date")
+    catalog.add_argument("--vendor", help="nvidia, amd or intel")
+    catalog.add_argument(
+        "--workload", choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general")
+    )
+    catalog.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
+    catalog.add_argument("--used", action="store_true", help="include used prices")
+    catalog.add_argument(
+        "--stale", action="store_true", help="list the cards whose prices aged out, with the last one seen"
+    )
+    catalog.set_defaults(run=cmd_catalog)
+
+
+def _add_agents(sub: Any) -> None:
+    agents = sub.add_parser("agents", help="manage bench-agent tokens")
+    agents_sub = agents.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = agents_sub.add_parser("add", help="create an agent token (shown once)")
+    add.add_argument("name")
+    revoke = agents_sub.add_parser("revoke", help="revoke an agent's token")
+    revoke.add_argument("name")
+    listing = agents_sub.add_parser("list", help="list agents")
+    listing.add_argument("--json", action="store_true")
+    agents.set_defaults(run=cmd_agents)
+
+
+def _add_chart(sub: Any) -> None:
+    chart = sub.add_parser("chart", help="draw a chart to a PNG or SVG file")
+    chart.add_argument(
+        "--kind", default="perf-per-dollar", choices=("perf-per-dollar", "relative-performance")
+    )
+    chart.add_argument(
+        "--workload",
+        default="transformer",
+        choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"),
+    )
+    chart.add_argument("--as-of", type=_date)
+    chart.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
+    chart.add_argument("--used", action="store_true")
+    chart.add_argument("-o", "--output", required=True, help="file.png or file.svg")
+    chart.set_defaults(run=cmd_chart)
+
+
 def build_parser() -> argparse.ArgumentParser:
     codes = "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES.items())
-    parser = argparse.ArgumentParser(prog="whichgpu", description="Which GPU to buy or rent for deep learning, and why.",
-                                     epilog=f"exit codes:\n{codes}", formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="whichgpu",
+        description="Which GPU to buy or rent for deep learning, and why.",
+        epilog=f"exit codes:\n{codes}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the API (and Slack endpoint when configured)")
@@ -270,48 +384,31 @@ def build_parser() -> argparse.ArgumentParser:
     migrate = sub.add_parser("migrate", help="migrate the database, then exit")
     migrate.set_defaults(run=cmd_migrate)
 
-    ask = sub.add_parser("ask", help='ask a question, e.g. whichgpu ask "nlp $800"',
-                         description=f"Answer a question in plain words. Exits {EXIT_NOT_UNDERSTOOD} when the question was "
-                                     f"not understood (the reply says what is missing), {EXIT_BAD_INPUT} on an invalid value.")
+    ask = sub.add_parser(
+        "ask",
+        help='ask a question, e.g. whichgpu ask "nlp $800"',
+        description=f"Answer a question in plain words. Exits {EXIT_NOT_UNDERSTOOD} when the question was "
+        f"not understood (the reply says what is missing), {EXIT_BAD_INPUT} on an invalid value.",
+    )
     ask.add_argument("text", nargs="+", help="the question in plain words")
     ask.add_argument("--json", action="store_true", help="print the structured answer")
     ask.add_argument("--as-of", type=_date, help="answer as on this date (YYYY-MM-DD)")
     ask.set_defaults(run=cmd_ask)
 
-    catalog = sub.add_parser("catalog", help="list the GPU catalog with prices and relative performance")
-    catalog.add_argument("--json", action="store_true")
-    catalog.add_argument("--as-of", type=_date, help="cards released and prices known by this date")
-    catalog.add_argument("--vendor", help="nvidia, amd or intel")
-    catalog.add_argument("--workload", choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"))
-    catalog.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
-    catalog.add_argument("--used", action="store_true", help="include used prices")
-    catalog.add_argument("--stale", action="store_true", help="list the cards whose prices aged out, with the last one seen")
-    catalog.set_defaults(run=cmd_catalog)
-
-    agents = sub.add_parser("agents", help="manage bench-agent tokens")
-    agents_sub = agents.add_subparsers(dest="action", required=True, metavar="ACTION")
-    add = agents_sub.add_parser("add", help="create an agent token (shown once)")
-    add.add_argument("name")
-    revoke = agents_sub.add_parser("revoke", help="revoke an agent's token")
-    revoke.add_argument("name")
-    listing = agents_sub.add_parser("list", help="list agents")
-    listing.add_argument("--json", action="store_true")
-    agents.set_defaults(run=cmd_agents)
+    _add_catalog(sub)
+    _add_agents(sub)
 
     bot = sub.add_parser("bot", help="run the Slack bot over Socket Mode")
     bot.set_defaults(run=cmd_bot)
 
-    chart = sub.add_parser("chart", help="draw a chart to a PNG or SVG file")
-    chart.add_argument("--kind", default="perf-per-dollar", choices=("perf-per-dollar", "relative-performance"))
-    chart.add_argument("--workload", default="transformer", choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"))
-    chart.add_argument("--as-of", type=_date)
-    chart.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
-    chart.add_argument("--used", action="store_true")
-    chart.add_argument("-o", "--output", required=True, help="file.png or file.svg")
-    chart.set_defaults(run=cmd_chart)
+    _add_chart(sub)
 
-    settings_cmd = sub.add_parser("settings", help="print the settings in effect and where each came from (secrets hidden)")
-    settings_cmd.add_argument("--defaults", action="store_true", help="print each variable's default and meaning instead")
+    settings_cmd = sub.add_parser(
+        "settings", help="print the settings in effect and where each came from (secrets hidden)"
+    )
+    settings_cmd.add_argument(
+        "--defaults", action="store_true", help="print each variable's default and meaning instead"
+    )
     settings_cmd.set_defaults(run=cmd_settings)
     return parser
 
@@ -332,7 +429,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `whichgpu ask … | head`: the reader left; nothing to report
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 — keeps the interpreter's final flush quiet
         return 0
-    except Exception as exc:  # noqa: BLE001 — the last line of defence: one line, no traceback
+    except Exception as exc:  # the last line of defence: one line, no traceback
         message, code = _describe(exc)
         print(f"whichgpu: {message}", file=sys.stderr)
         return code
@@ -344,7 +441,10 @@ def _describe(exc: Exception) -> tuple[str, int]:
     if name in ("CatalogError", "DataFileError"):
         return f"the catalog data is broken: {exc}", EXIT_FAILED
     if name == "OperationalError":
-        return f"cannot reach the database ({str(exc).splitlines()[0]}); check WHICHGPU_DATABASE_URL", EXIT_FAILED
+        return (
+            f"cannot reach the database ({str(exc).splitlines()[0]}); check WHICHGPU_DATABASE_URL",
+            EXIT_FAILED,
+        )
     if isinstance(exc, ValueError):  # AgentError, QuestionError …
         return str(exc).strip("'\""), EXIT_BAD_INPUT
     if isinstance(exc, LookupError):

@@ -21,7 +21,7 @@ import queue
 import threading
 import time
 import uuid
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -32,8 +32,15 @@ from rules.question import Question
 from service.db import make_engine
 from service.models import Conversation
 
-__all__ = ["ConversationNotFound", "ConversationWriter", "load_question", "save_turn", "purge_expired", "purge_interval_s",
-           "MAX_TURNS"]
+__all__ = [
+    "MAX_TURNS",
+    "ConversationNotFound",
+    "ConversationWriter",
+    "load_question",
+    "purge_expired",
+    "purge_interval_s",
+    "save_turn",
+]
 
 MAX_TURNS = 50
 PURGE_EVERY_S = 3600.0
@@ -67,7 +74,7 @@ def purge_expired(url: str, keep_days: float, now: datetime | None = None) -> in
     """Delete conversations untouched for ``keep_days`` (none when it is 0); returns how many."""
     if keep_days <= 0:
         return 0
-    cutoff = (now or datetime.now(timezone.utc)) - timedelta(days=keep_days)
+    cutoff = (now or datetime.now(UTC)) - timedelta(days=keep_days)
     with make_engine(url).begin() as connection:
         deleted = connection.execute(delete(TABLE).where(TABLE.c.updated_at < cutoff)).rowcount
     if deleted:
@@ -87,7 +94,9 @@ class ConversationWriter:
     """Group commit of conversation turns: one writer thread, one transaction per batch;
     between batches the same thread deletes expired conversations every ``purge_every_s``."""
 
-    def __init__(self, url: str, max_batch: int = 256, keep_days: float = 0.0, purge_every_s: float | None = None) -> None:
+    def __init__(
+        self, url: str, max_batch: int = 256, keep_days: float = 0.0, purge_every_s: float | None = None
+    ) -> None:
         self.url = url
         self.max_batch = max_batch
         self.keep_days = keep_days
@@ -103,7 +112,9 @@ class ConversationWriter:
         self._ensure_thread()
         loop = asyncio.get_running_loop()
         done: asyncio.Future = loop.create_future()
-        self._queue.put((conversation_id or uuid.uuid4().hex, conversation_id is None, question, turn, loop, done))
+        self._queue.put(
+            (conversation_id or uuid.uuid4().hex, conversation_id is None, question, turn, loop, done)
+        )
         return await done
 
     def _ensure_thread(self) -> None:
@@ -147,8 +158,10 @@ class ConversationWriter:
         self._purged_at = time.monotonic()
         try:
             purge_expired(self.url, self.keep_days)
-        except Exception:  # noqa: BLE001 — a failed clean-up is retried next time; turns keep flowing
-            log.warning("could not delete expired conversations; retrying in %g s", self.purge_every_s, exc_info=True)
+        except Exception:  # a failed clean-up is retried next time; turns keep flowing
+            log.warning(
+                "could not delete expired conversations; retrying in %g s", self.purge_every_s, exc_info=True
+            )
 
     def _commit(self, batch: list[tuple]) -> None:
         try:
@@ -156,7 +169,7 @@ class ConversationWriter:
                 for conversation_id, new, question, turn, _, _ in batch:
                     _write(connection, conversation_id, question, turn, new)
             outcomes = [(item, item[0]) for item in batch]
-        except Exception:  # noqa: BLE001 — one bad turn must not fail its neighbours: write each alone
+        except Exception:  # one bad turn must not fail its neighbours: write each alone
             outcomes = [(item, self._alone(item)) for item in batch]
         self.batches += 1
         for (_, _, _, _, loop, done), outcome in outcomes:
@@ -168,7 +181,7 @@ class ConversationWriter:
             with make_engine(self.url).begin() as connection:
                 _write(connection, conversation_id, question, turn, new)
             return conversation_id
-        except Exception as exc:  # noqa: BLE001 — handed to the waiting request
+        except Exception as exc:  # handed to the waiting request
             return exc
 
 
@@ -181,16 +194,36 @@ def _settle(done: asyncio.Future, outcome: str | BaseException) -> None:
         done.set_result(outcome)
 
 
-def _write(connection: Any, conversation_id: str, question: Question | None, turn: dict[str, Any], new: bool) -> None:
+def _write(
+    connection: Any, conversation_id: str, question: Question | None, turn: dict[str, Any], new: bool
+) -> None:
     """One INSERT for a new conversation, SELECT + UPDATE for a follow-up (SQL core: the ORM cost 5× more)."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     turn = {**turn, "at": now.isoformat()}
-    row = None if new else connection.execute(select(TABLE.c.question, TABLE.c.turns)
-                                              .where(TABLE.c.id == conversation_id).with_for_update()).first()
+    row = (
+        None
+        if new
+        else connection.execute(
+            select(TABLE.c.question, TABLE.c.turns).where(TABLE.c.id == conversation_id).with_for_update()
+        ).first()
+    )
     if row is None:
-        connection.execute(insert(TABLE).values(id=conversation_id, question=msgspec.to_builtins(question) if question else {},
-                                                turns=[turn], created_at=now, updated_at=now))
+        connection.execute(
+            insert(TABLE).values(
+                id=conversation_id,
+                question=msgspec.to_builtins(question) if question else {},
+                turns=[turn],
+                created_at=now,
+                updated_at=now,
+            )
+        )
     else:
-        connection.execute(update(TABLE).where(TABLE.c.id == conversation_id).values(
-            question=msgspec.to_builtins(question) if question is not None else row.question,
-            turns=[*row.turns, turn][-MAX_TURNS:], updated_at=now))
+        connection.execute(
+            update(TABLE)
+            .where(TABLE.c.id == conversation_id)
+            .values(
+                question=msgspec.to_builtins(question) if question is not None else row.question,
+                turns=[*row.turns, turn][-MAX_TURNS:],
+                updated_at=now,
+            )
+        )

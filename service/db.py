@@ -14,7 +14,7 @@ from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
-__all__ = ["normalize_url", "make_engine", "migrate", "session_scope"]
+__all__ = ["make_engine", "migrate", "normalize_url", "session_scope"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -23,7 +23,7 @@ def normalize_url(url: str) -> str:
     """``postgresql://`` URLs use the psycopg 3 driver (the only one we install)."""
     for prefix in ("postgresql://", "postgres://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
+            return "postgresql+psycopg://" + url[len(prefix) :]
     return url
 
 

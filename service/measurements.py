@@ -32,23 +32,24 @@ import json
 import sqlite3
 import statistics
 from collections import defaultdict
-from datetime import datetime, timedelta, timezone
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from rules.performance import Measured, TrainingStep
 
 __all__ = [
-    "EXCLUDING_FLAGS",
-    "QUICK_FLAG",
-    "OUT_OF_BAND",
-    "RUN_EXCLUDING_FLAGS",
-    "WINDOW",
-    "MAX_RUNS",
     "BANDWIDTH_BENCHMARKS",
+    "EXCLUDING_FLAGS",
+    "MAX_RUNS",
+    "OUT_OF_BAND",
+    "QUICK_FLAG",
+    "RUN_EXCLUDING_FLAGS",
     "TRAINING_BENCHMARKS",
-    "read_measurements",
+    "WINDOW",
     "lab_measurements",
+    "read_measurements",
 ]
 
 EXCLUDING_FLAGS = frozenset({"throttled", "contended", "noisy", "check_failed"})
@@ -70,7 +71,7 @@ def lab_measurements(database_url: str, *, now: datetime | None = None) -> dict[
         return {}
     try:
         return read_measurements(connection, now=now)
-    except Exception as exc:  # noqa: BLE001 — a database without our tables has no measurements
+    except Exception as exc:  # a database without our tables has no measurements
         if type(exc).__name__ in ("OperationalError", "UndefinedTable", "ProgrammingError"):
             return {}
         raise
@@ -100,14 +101,20 @@ def read_measurements(
     connection: Any, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS
 ) -> dict[str, Measured]:
     """Per catalog GPU id: medians of matmul (per precision), bandwidth (triad, else copy), the
-    bandwidth 16-bit LLM decode reached and the training steps (per benchmark, tier and precision), over its newest ``max_runs`` representative runs within
-    ``window``; ``hosts`` counts the
+    bandwidth 16-bit LLM decode reached and the training steps (per benchmark, tier and precision),
+    over its newest ``max_runs`` representative runs within ``window``; ``hosts`` counts the
     distinct hosts behind the figures used. ``connection`` is a DB-API connection of
     ``sqlite3`` or ``psycopg``; a few small queries per GPU, whatever the history."""
     sql = _Sql(connection)
-    since = sql.timestamp((now or datetime.now(timezone.utc)) - window)
-    gpu_ids = [row[0] for row in sql.rows(
-        f"SELECT DISTINCT gpu_id FROM benchmark_run WHERE gpu_id IS NOT NULL AND received_at >= ? AND {_LIVE}", (since,))]
+    since = sql.timestamp((now or datetime.now(UTC)) - window)
+    gpu_ids = [
+        row[0]
+        for row in sql.rows(
+            "SELECT DISTINCT gpu_id FROM benchmark_run "
+            f"WHERE gpu_id IS NOT NULL AND received_at >= ? AND {_LIVE}",
+            (since,),
+        )
+    ]
     measured: dict[str, Measured] = {}
     for gpu_id in sorted(gpu_ids):
         runs = _recent_runs(sql, gpu_id, since, max_runs)
@@ -116,9 +123,15 @@ def read_measurements(
         wanted = ("matmul", *BANDWIDTH_BENCHMARKS, DECODE_BENCHMARK, *TRAINING_BENCHMARKS)
         rows = sql.rows(
             f"SELECT run_id, benchmark, precision, value, flags, error FROM benchmark_result "
-            f"WHERE run_id IN ({', '.join('?' * len(runs))}) AND benchmark IN ({', '.join('?' * len(wanted))})",
-            (*(run_id for run_id, _, _ in runs), *wanted))
-        usable = [(r, b, p, v) for r, b, p, v, flags, error in _confirmed(runs, rows) if _usable(_flags(flags), error, v)]
+            f"WHERE run_id IN ({', '.join('?' * len(runs))}) "
+            f"AND benchmark IN ({', '.join('?' * len(wanted))})",
+            (*(run_id for run_id, _, _ in runs), *wanted),
+        )
+        usable = [
+            (r, b, p, v)
+            for r, b, p, v, flags, error in _confirmed(runs, rows)
+            if _usable(_flags(flags), error, v)
+        ]
         m = _measured(runs, _with_details(sql, usable))
         if m is not None:
             measured[gpu_id] = m
@@ -134,8 +147,8 @@ class _Sql:
 
     def timestamp(self, moment: datetime) -> Any:
         """SQLite holds UTC timestamps as text in SQLAlchemy's format; PostgreSQL as timestamptz."""
-        utc = moment.astimezone(timezone.utc) if moment.tzinfo else moment
-        return utc.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else utc.replace(tzinfo=utc.tzinfo or timezone.utc)
+        utc = moment.astimezone(UTC) if moment.tzinfo else moment
+        return utc.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else utc.replace(tzinfo=utc.tzinfo or UTC)
 
     def rows(self, query: str, params: tuple) -> list[tuple]:
         cursor = self.connection.cursor()
@@ -154,10 +167,17 @@ def _confirmed(runs: list[tuple[str, str, bool]], rows: list[tuple]) -> list[tup
     (a training step of an out-of-band run counts as out of band: it has no datasheet band of its own)."""
     host_of = {run_id: host for run_id, host, _ in runs}
     low_runs = {run_id for run_id, _, low in runs if low}
-    rows = [(*row[:4], [*_flags(row[4]), OUT_OF_BAND], row[5]) if row[0] in low_runs and row[1] in TRAINING_BENCHMARKS else row
-            for row in rows]
-    low_hosts = {host_of[run_id] for run_id, _, _, value, flags, error in rows
-                 if OUT_OF_BAND in (named := set(_flags(flags))) and _usable(list(named - {OUT_OF_BAND}), error, value)}
+    rows = [
+        (*row[:4], [*_flags(row[4]), OUT_OF_BAND], row[5])
+        if row[0] in low_runs and row[1] in TRAINING_BENCHMARKS
+        else row
+        for row in rows
+    ]
+    low_hosts = {
+        host_of[run_id]
+        for run_id, _, _, value, flags, error in rows
+        if OUT_OF_BAND in (named := set(_flags(flags))) and _usable(list(named - {OUT_OF_BAND}), error, value)
+    }
     if len(low_hosts) >= 2:
         return [(*row[:4], [f for f in _flags(row[4]) if f != OUT_OF_BAND], row[5]) for row in rows]
     return [row for row in rows if OUT_OF_BAND not in _flags(row[4])]
@@ -178,8 +198,11 @@ def _recent_runs(sql: _Sql, gpu_id: str, since: Any, max_runs: int) -> list[tupl
     offset, batch = 0, max_runs * 2
     while len(chosen) < max_runs:
         rows = sql.rows(
-            f"SELECT run_id, host, flags FROM benchmark_run WHERE gpu_id = ? AND received_at >= ? AND {_LIVE} "
-            "ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?", (gpu_id, since, batch, offset))
+            "SELECT run_id, host, flags FROM benchmark_run "
+            f"WHERE gpu_id = ? AND received_at >= ? AND {_LIVE} "
+            "ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?",
+            (gpu_id, since, batch, offset),
+        )
         for run_id, host, flags in rows:
             flags = set(_flags(flags))
             if not flags & RUN_EXCLUDING_FLAGS:
@@ -190,12 +213,23 @@ def _recent_runs(sql: _Sql, gpu_id: str, since: Any, max_runs: int) -> list[tupl
     return chosen[:max_runs]
 
 
-def _with_details(sql: _Sql, results: list[tuple[str, str, str, float]]) -> list[tuple[str, str, str, float, str | None]]:
-    """(run, benchmark, precision, value, tier): LLM decode as the GB/s it reached and training steps with their
-    size tier, both kept in the run's result details; other results as they are (tier None)."""
+def _with_details(
+    sql: _Sql, results: list[tuple[str, str, str, float]]
+) -> list[tuple[str, str, str, float, str | None]]:
+    """(run, benchmark, precision, value, tier): LLM decode as the GB/s it reached and training steps
+    with their size tier, both kept in the run's result details; other results as they are (tier None)."""
     runs = sorted({r for r, b, _, _ in results if b == DECODE_BENCHMARK or b in TRAINING_BENCHMARKS})
-    details = {run_id: (_json(environ) or {}).get("result_details", {}) for run_id, environ in sql.rows(
-        f"SELECT run_id, environ FROM benchmark_run WHERE run_id IN ({', '.join('?' * len(runs))})", tuple(runs))} if runs else {}
+    details = (
+        {
+            run_id: (_json(environ) or {}).get("result_details", {})
+            for run_id, environ in sql.rows(
+                f"SELECT run_id, environ FROM benchmark_run WHERE run_id IN ({', '.join('?' * len(runs))})",
+                tuple(runs),
+            )
+        }
+        if runs
+        else {}
+    )
     out = []
     for run_id, benchmark, precision, value in results:
         detail = details.get(run_id, {}).get(f"{benchmark}/{precision}", {})
@@ -216,7 +250,9 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, (str, bytes)) else value
 
 
-def _measured(runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, str, str, float, str | None]]) -> Measured | None:
+def _measured(
+    runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, str, str, float, str | None]]
+) -> Measured | None:
     """Medians of one GPU's usable (run_id, benchmark, precision, value, tier) results."""
     host_of = {run_id: host for run_id, host, _ in runs}
     matmul: dict[str, list[float]] = defaultdict(list)
@@ -228,7 +264,13 @@ def _measured(runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, st
         if benchmark in TRAINING_BENCHMARKS and tier is not None:  # a training step always has its tier
             training[(benchmark, tier, precision)].append((value, host_of[run_id]))
         else:
-            (matmul[precision] if benchmark == "matmul" else decode if benchmark == DECODE_BENCHMARK else bandwidth[benchmark]).append(value)
+            (
+                matmul[precision]
+                if benchmark == "matmul"
+                else decode
+                if benchmark == DECODE_BENCHMARK
+                else bandwidth[benchmark]
+            ).append(value)
         hosts.add(host_of[run_id])
     if not hosts:
         return None
@@ -238,6 +280,8 @@ def _measured(runs: list[tuple[str, str, bool]], results: Iterable[tuple[str, st
         matmul_tflops={p: statistics.median(v) for p, v in sorted(matmul.items())},
         bandwidth_gb_s=statistics.median(chosen) if chosen else None,
         decode_gb_s=statistics.median(decode) if decode else None,
-        training=tuple(TrainingStep(b, t, p, statistics.median(v for v, _ in found), len({h for _, h in found}))
-                       for (b, t, p), found in sorted(training.items())),
+        training=tuple(
+            TrainingStep(b, t, p, statistics.median(v for v, _ in found), len({h for _, h in found}))
+            for (b, t, p), found in sorted(training.items())
+        ),
     )

@@ -13,7 +13,7 @@ import time
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
-__all__ = ["ApiMetrics", "CONTENT_TYPE_LATEST"]
+__all__ = ["CONTENT_TYPE_LATEST", "ApiMetrics"]
 
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
@@ -21,12 +21,25 @@ BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 class ApiMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self.requests = Counter("whichgpu_http_requests", "HTTP requests by route template, method and status.",
-                                ["route", "method", "status"], registry=self.registry)
-        self.latency = Histogram("whichgpu_http_request_duration_seconds", "Time to answer, by route template and method.",
-                                 ["route", "method"], buckets=BUCKETS, registry=self.registry)
-        self.recommendations = Counter("whichgpu_recommendations", "Answers given, by workload and face.",
-                                       ["workload", "face"], registry=self.registry)
+        self.requests = Counter(
+            "whichgpu_http_requests",
+            "HTTP requests by route template, method and status.",
+            ["route", "method", "status"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "whichgpu_http_request_duration_seconds",
+            "Time to answer, by route template and method.",
+            ["route", "method"],
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        self.recommendations = Counter(
+            "whichgpu_recommendations",
+            "Answers given, by workload and face.",
+            ["workload", "face"],
+            registry=self.registry,
+        )
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

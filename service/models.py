@@ -6,22 +6,22 @@ conversations. The catalog is the shipped data files (``rules/data``), read into
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, Optional
+from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = [
-    "BenchmarkRun",
-    "BenchmarkResult",
     "AgentToken",
+    "BenchmarkResult",
+    "BenchmarkRun",
     "Conversation",
 ]
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class BenchmarkRun(SQLModel, table=True):
@@ -29,12 +29,12 @@ class BenchmarkRun(SQLModel, table=True):
 
     __tablename__ = "benchmark_run"
     __table_args__ = (Index("ix_benchmark_run_gpu_id_received_at", "gpu_id", "received_at"),)
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     run_id: str = Field(unique=True, max_length=64)
     agent: str = Field(max_length=120, index=True)
     host: str = Field(max_length=200, index=True)
     device_name: str = Field(max_length=200)
-    gpu_id: Optional[str] = Field(default=None, max_length=80, index=True)
+    gpu_id: str | None = Field(default=None, max_length=80, index=True)
     started_at: datetime
     received_at: datetime = Field(default_factory=utcnow)
     flags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
@@ -46,30 +46,31 @@ class BenchmarkResult(SQLModel, table=True):
 
     __tablename__ = "benchmark_result"
     __table_args__ = (UniqueConstraint("run_id", "benchmark", "precision"),)
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     run_id: str = Field(foreign_key="benchmark_run.run_id", index=True, max_length=64)
     benchmark: str = Field(max_length=60, index=True)
     precision: str = Field(max_length=20)
     unit: str = Field(max_length=20)
-    value: Optional[float] = None
-    p10: Optional[float] = None
-    p90: Optional[float] = None
-    cv: Optional[float] = None
+    value: float | None = None
+    p10: float | None = None
+    p90: float | None = None
+    cv: float | None = None
     flags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    error: Optional[str] = Field(default=None, max_length=2000)
+    error: str | None = Field(default=None, max_length=2000)
 
 
 class AgentToken(SQLModel, table=True):
     """A bench-agent credential; only its SHA-256 is stored."""
 
     __tablename__ = "agent_token"
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True, max_length=120)
     token_hash: str = Field(unique=True, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
-    revoked_at: Optional[datetime] = None
-    last_seen_at: Optional[datetime] = None
-    host: Optional[str] = Field(default=None, max_length=200)  # the one host this token reports for (set on first report)
+    revoked_at: datetime | None = None
+    last_seen_at: datetime | None = None
+    # the one host this token reports for (set on first report)
+    host: str | None = Field(default=None, max_length=200)
 
 
 class Conversation(SQLModel, table=True):

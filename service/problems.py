@@ -14,7 +14,8 @@ Exception tree (each class carries its HTTP status; nothing else maps errors)::
 Errors raised by others are translated here too: :class:`rules.question.QuestionError`
 (422, naming its field), :class:`service.conversations.ConversationNotFound` (404),
 :class:`service.benchmarks.BenchmarkError` (422), Litestar's own HTTP exceptions (404 unknown route, 405,
-413, 400; 422 for a typed query or path parameter it could not take), a client that disconnected mid-upload (400, one warning line) and, last, any other exception (500, logged, no internals shown).
+413, 400; 422 for a typed query or path parameter it could not take), a client that disconnected mid-upload
+(400, one warning line) and, last, any other exception (500, logged, no internals shown).
 Every problem has ``type``, ``title``, ``status``, ``detail``, ``instance`` and an
 ``errors`` list of ``{field, message}``.
 """
@@ -22,28 +23,31 @@ Every problem has ``type``, ``title``, ``status``, ``detail``, ``instance`` and 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Mapping
+from types import MappingProxyType
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, InternalServerException
 from litestar.types import ExceptionHandlersMap
 
 from rules.question import QuestionError
 from service.benchmarks import BenchmarkError, InvalidPayload
+from service.contract.problem import FieldError, Problem
 from service.conversations import ConversationNotFound
 
 __all__ = [
-    "ApiError",
-    "MalformedBody",
-    "Unauthorized",
-    "InvalidInput",
-    "NotFound",
-    "MethodNotAllowed",
-    "PayloadTooLarge",
-    "UnsupportedMediaType",
     "PROBLEM_JSON",
-    "problem_body",
+    "ApiError",
+    "InvalidInput",
+    "MalformedBody",
+    "MethodNotAllowed",
+    "NotFound",
+    "PayloadTooLarge",
+    "Unauthorized",
+    "UnsupportedMediaType",
     "exception_handlers",
+    "problem_body",
 ]
 
 PROBLEM_JSON = "application/problem+json"
@@ -53,18 +57,20 @@ log = logging.getLogger("whichgpu.api")
 
 
 class ApiError(Exception):
-    """A request the API refuses; ``errors`` names the offending fields."""
+    """A request the API refuses; ``errors`` names the offending fields, ``schema`` the schema it broke."""
 
     status = 400
     title = "Bad request"
     slug = "bad-request"
-    headers: dict[str, str] = {}
+    headers: Mapping[str, str] = MappingProxyType({})  # the response's extra headers
 
-    def __init__(self, detail: str, errors: list[dict[str, str]] | None = None, **extra: Any) -> None:
+    def __init__(
+        self, detail: str, errors: list[dict[str, str]] | None = None, schema: str | None = None
+    ) -> None:
         super().__init__(detail)
         self.detail = detail
         self.errors = errors if errors is not None else []
-        self.extra = extra
+        self.schema = schema
 
 
 class MalformedBody(ApiError):
@@ -73,7 +79,7 @@ class MalformedBody(ApiError):
 
 class Unauthorized(ApiError):
     status, title, slug = 401, "Unauthorized", "unauthorized"
-    headers = {"WWW-Authenticate": 'Bearer realm="whichgpu", error="invalid_token"'}
+    headers = MappingProxyType({"WWW-Authenticate": 'Bearer realm="whichgpu", error="invalid_token"'})
 
 
 class InvalidInput(ApiError):
@@ -97,26 +103,39 @@ class UnsupportedMediaType(ApiError):
 
 
 _BY_STATUS: dict[int, type[ApiError]] = {
-    cls.status: cls for cls in (MalformedBody, Unauthorized, InvalidInput, NotFound, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType)
+    cls.status: cls
+    for cls in (
+        MalformedBody,
+        Unauthorized,
+        InvalidInput,
+        NotFound,
+        MethodNotAllowed,
+        PayloadTooLarge,
+        UnsupportedMediaType,
+    )
 }
 
 
-def problem_body(error: ApiError, instance: str) -> dict[str, Any]:
-    body = {
-        "type": TYPE_BASE + error.slug,
-        "title": error.title,
-        "status": error.status,
-        "detail": error.detail,
-        "instance": instance,
-        "errors": error.errors,
-    }
-    body.update(error.extra)
-    return body
+def problem_body(error: ApiError, instance: str) -> Problem:
+    """The problem details of ``error`` at path ``instance``."""
+    return Problem(
+        type=TYPE_BASE + error.slug,
+        title=error.title,
+        status=error.status,
+        detail=error.detail,
+        instance=instance,
+        errors=[FieldError(e["field"], e["message"]) for e in error.errors],
+        schema=msgspec.UNSET if error.schema is None else error.schema,
+    )
 
 
-def _respond(request: Request, error: ApiError, headers: dict[str, str] | None = None) -> Response:
-    return Response(problem_body(error, request.url.path), status_code=error.status, media_type=PROBLEM_JSON,
-                    headers=headers or error.headers or None)
+def _respond(request: Request, error: ApiError, headers: dict[str, str] | None = None) -> Response[Problem]:
+    return Response(
+        problem_body(error, request.url.path),
+        status_code=error.status,
+        media_type=PROBLEM_JSON,
+        headers=headers or error.headers or None,
+    )
 
 
 def _from_litestar(exc: HTTPException) -> tuple[ApiError, dict[str, str] | None]:
@@ -124,20 +143,30 @@ def _from_litestar(exc: HTTPException) -> tuple[ApiError, dict[str, str] | None]
     status = exc.status_code
     cls = _BY_STATUS.get(status)
     if status == 404:
-        return NotFound("no such resource", [{"field": "path", "message": "no route or resource at this path"}]), None
+        return NotFound(
+            "no such resource", [{"field": "path", "message": "no route or resource at this path"}]
+        ), None
     if status == 405:
-        return MethodNotAllowed(str(exc.detail), [{"field": "method", "message": str(exc.detail)}]), exc.headers
+        return MethodNotAllowed(
+            str(exc.detail), [{"field": "method", "message": str(exc.detail)}]
+        ), exc.headers
     if status == 413:
-        return PayloadTooLarge("the request body is larger than the server accepts",
-                               [{"field": "body", "message": "request body too large"}]), None
+        return PayloadTooLarge(
+            "the request body is larger than the server accepts",
+            [{"field": "body", "message": "request body too large"}],
+        ), None
     if cls is None:
         error = ApiError(str(exc.detail))
         error.status, error.title = status, str(exc.detail) or "Error"
         return error, exc.headers
     extra = [e for e in exc.extra if isinstance(e, dict)] if isinstance(exc.extra, list) else []
-    errors = [{"field": str(e.get("key") or e.get("source") or "request"), "message": str(e.get("message", ""))}
-              for e in extra]
-    if extra and all(e.get("source") in PARAMETER_SOURCES for e in extra):  # a typed parameter out of its type or range
+    errors = [
+        {"field": str(e.get("key") or e.get("source") or "request"), "message": str(e.get("message", ""))}
+        for e in extra
+    ]
+    if extra and all(
+        e.get("source") in PARAMETER_SOURCES for e in extra
+    ):  # a typed parameter out of its type or range
         shown = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:3])
         return InvalidInput(f"invalid parameter: {shown}", errors), None
     return cls(str(exc.detail), errors or [{"field": "request", "message": str(exc.detail)}]), exc.headers
@@ -152,21 +181,33 @@ def _handle(request: Request, exc: Exception) -> Response:
     if isinstance(exc, ApiError):
         return _respond(request, exc)
     if client_gone(exc):  # nobody reads the answer; one line, no traceback (aborted uploads are common)
-        log.warning("%s %s: the client disconnected before its body arrived", request.method, request.url.path)
-        return _respond(request, MalformedBody("the request body was cut off", [{"field": "body", "message": "incomplete"}]))
+        log.warning(
+            "%s %s: the client disconnected before its body arrived", request.method, request.url.path
+        )
+        return _respond(
+            request,
+            MalformedBody("the request body was cut off", [{"field": "body", "message": "incomplete"}]),
+        )
     if isinstance(exc, QuestionError):
         return _respond(request, InvalidInput(exc.message, [{"field": exc.field, "message": exc.message}]))
     if isinstance(exc, ConversationNotFound):
-        return _respond(request, NotFound(f"no conversation {exc.args[0]!r}; start one without conversation_id",
-                                          [{"field": "conversation_id", "message": "unknown conversation"}]))
+        return _respond(
+            request,
+            NotFound(
+                f"no conversation {exc.args[0]!r}; start one without conversation_id",
+                [{"field": "conversation_id", "message": "unknown conversation"}],
+            ),
+        )
     if isinstance(exc, BenchmarkError):
-        extra = {"schema": "/v1/schemas/benchmark-run.json"} if isinstance(exc, InvalidPayload) else {}
-        return _respond(request, InvalidInput(str(exc), exc.errors[:10], **extra))
+        schema = "/v1/schemas/benchmark-run.json" if isinstance(exc, InvalidPayload) else None
+        return _respond(request, InvalidInput(str(exc), exc.errors[:10], schema))
     if isinstance(exc, HTTPException) and exc.status_code < 500:
         error, headers = _from_litestar(exc)
         return _respond(request, error, headers)
     if "\x00" in request.url.path:  # no file or resource is named with NUL (the file system raises on it)
-        return _respond(request, NotFound("no such resource", [{"field": "path", "message": "contains a NUL character"}]))
+        return _respond(
+            request, NotFound("no such resource", [{"field": "path", "message": "contains a NUL character"}])
+        )
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     error = ApiError("the server failed to answer; the error is logged")
     error.status, error.title, error.slug = 500, "Internal server error", "internal-error"
@@ -176,4 +217,3 @@ def _handle(request: Request, exc: Exception) -> Response:
 def exception_handlers() -> ExceptionHandlersMap:
     """The app's one exception handler, for every exception."""
     return {Exception: _handle}
-

@@ -26,7 +26,7 @@ from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEven
 
 from service.problems import PROBLEM_JSON, ApiError, problem_body
 
-__all__ = ["RateLimiter", "TooManyRequests", "rate_limit_middleware", "client_key", "limits", "EXEMPT_PATHS"]
+__all__ = ["EXEMPT_PATHS", "RateLimiter", "TooManyRequests", "client_key", "limits", "rate_limit_middleware"]
 
 EXEMPT_PATHS = frozenset({"/healthz", "/metrics", "/slack/events"})
 EXEMPT_POSTS = frozenset({"/v1/benchmarks"})  # agents authenticate with their token
@@ -37,8 +37,10 @@ class TooManyRequests(ApiError):
 
     def __init__(self, retry_after_s: float, per_minute: float) -> None:
         seconds = max(1, math.ceil(retry_after_s))
-        super().__init__(f"more than {per_minute:g} requests a minute from this address; retry in {seconds} s",
-                         [{"field": "client", "message": f"rate limit {per_minute:g} requests a minute"}])
+        super().__init__(
+            f"more than {per_minute:g} requests a minute from this address; retry in {seconds} s",
+            [{"field": "client", "message": f"rate limit {per_minute:g} requests a minute"}],
+        )
         self.headers = {"Retry-After": str(seconds)}
 
 
@@ -58,7 +60,9 @@ def client_key(host: str | None) -> str:
 class RateLimiter:
     """Token buckets per client key; not thread-safe (the event loop is its one caller)."""
 
-    def __init__(self, per_minute: float, max_clients: int = 100_000, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, per_minute: float, max_clients: int = 100_000, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         if per_minute <= 0:
             raise ValueError("per_minute must be positive")
         self.per_minute = per_minute
@@ -83,14 +87,16 @@ class RateLimiter:
         return len(self._buckets)
 
     def _forget(self, now: float) -> None:
-        for key in [k for k, (tokens, at) in self._buckets.items() if tokens + (now - at) * self.rate >= self.capacity]:
+        for key in [
+            k for k, (tokens, at) in self._buckets.items() if tokens + (now - at) * self.rate >= self.capacity
+        ]:
             del self._buckets[key]
         while len(self._buckets) > self.max_clients:
             del self._buckets[next(iter(self._buckets))]
 
 
 def limits(method: str, path: str) -> bool:
-    """Whether the limit counts ``method path``: the one rule the middleware and the OpenAPI document share."""
+    """Whether the limit counts ``method path``: one rule for the middleware and the OpenAPI document."""
     return path not in EXEMPT_PATHS and not (method.upper() == "POST" and path in EXEMPT_POSTS)
 
 
@@ -101,9 +107,16 @@ def _limited(scope: Scope) -> bool:
 async def _refuse(scope: Scope, send: Send, error: TooManyRequests) -> None:
     """Answer 429 here: an exception raised in app middleware would pass the metrics as a 500."""
     body = msgspec.json.encode(problem_body(error, scope.get("path", "")))
-    headers: list[tuple[bytes, bytes]] = [(b"content-type", PROBLEM_JSON.encode()), (b"content-length", str(len(body)).encode()),
-               *((name.lower().encode(), value.encode()) for name, value in error.headers.items())]
-    start: HTTPResponseStartEvent = {"type": "http.response.start", "status": error.status, "headers": headers}
+    headers: list[tuple[bytes, bytes]] = [
+        (b"content-type", PROBLEM_JSON.encode()),
+        (b"content-length", str(len(body)).encode()),
+        *((name.lower().encode(), value.encode()) for name, value in error.headers.items()),
+    ]
+    start: HTTPResponseStartEvent = {
+        "type": "http.response.start",
+        "status": error.status,
+        "headers": headers,
+    }
     end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body, "more_body": False}
     await send(start)
     await send(end)

@@ -16,24 +16,61 @@ from pathlib import Path
 
 from bench_agent.settings import AgentSettings
 from bot.settings import BotSettings
-from rules.settings import EnvSettings, data_dir_setting, effective_rows, non_negative_float, setting, settings_rows
+from rules.settings import (
+    EnvSettings,
+    data_dir_setting,
+    effective_rows,
+    non_negative_float,
+    setting,
+    settings_rows,
+)
 
-__all__ = ["PACKAGE_SETTINGS", "Settings", "get_settings", "settings_table", "effective_settings"]
+__all__ = ["PACKAGE_SETTINGS", "Settings", "effective_settings", "get_settings", "settings_table"]
 
 
 @dataclass(frozen=True, repr=False)
 class Settings(EnvSettings):
     """Runtime configuration of the service; each field names its environment variable."""
 
-    data_dir: Path = data_dir_setting()
-    database_url: str | None = setting("WHICHGPU_DATABASE_URL", None, "SQLAlchemy URL; SQLite in the data dir when unset, `postgresql://…` for deployments.")
+    data_dir: Path = data_dir_setting()  # noqa: RUF009  a dataclass field read from the environment
+    database_url: str | None = setting(
+        "WHICHGPU_DATABASE_URL",
+        None,
+        "SQLAlchemy URL; SQLite in the data dir when unset, `postgresql://…` for deployments.",
+    )
     host: str = setting("WHICHGPU_HOST", "127.0.0.1", "Address `whichgpu serve` listens on.")
     port: int = setting("WHICHGPU_PORT", 8000, "Port `whichgpu serve` listens on.", int)
-    electricity_price: float = setting("WHICHGPU_ELECTRICITY_PRICE", 0.15, "Electricity price in USD per kWh, for rent-vs-buy break-even.", non_negative_float)
-    max_body_bytes: int = setting("WHICHGPU_MAX_BODY_BYTES", 65536, "Largest accepted request body in bytes.", int)
-    conversation_days: float = setting("WHICHGPU_CONVERSATION_DAYS", 30.0, "Days a conversation of `/v1/ask` is kept after its last turn (0 keeps them forever); one-shot questions are never stored.", non_negative_float)
-    rate_limit: float = setting("WHICHGPU_RATE_LIMIT", 0.0, "Requests a minute one client address (IPv6: its /64) may make to the anonymous endpoints, in bursts of up to as many; more get 429 with Retry-After. `/healthz`, `/metrics`, Slack and agent reports are not counted. 0: no limit.", non_negative_float)
-    admin_token: str | None = setting("WHICHGPU_ADMIN_TOKEN", None, "Bearer token that may read agents, hosts and their hardware in `GET /v1/benchmarks`; without it everyone sees only runs without them and per-GPU aggregates.", secret=True)
+    electricity_price: float = setting(
+        "WHICHGPU_ELECTRICITY_PRICE",
+        0.15,
+        "Electricity price in USD per kWh, for rent-vs-buy break-even.",
+        non_negative_float,
+    )
+    max_body_bytes: int = setting(
+        "WHICHGPU_MAX_BODY_BYTES", 65536, "Largest accepted request body in bytes.", int
+    )
+    conversation_days: float = setting(
+        "WHICHGPU_CONVERSATION_DAYS",
+        30.0,
+        "Days a conversation of `/v1/ask` is kept after its last turn (0 keeps them forever); "
+        "one-shot questions are never stored.",
+        non_negative_float,
+    )
+    rate_limit: float = setting(
+        "WHICHGPU_RATE_LIMIT",
+        0.0,
+        "Requests a minute one client address (IPv6: its /64) may make to the anonymous endpoints, "
+        "in bursts of up to as many; more get 429 with Retry-After. `/healthz`, `/metrics`, Slack and "
+        "agent reports are not counted. 0: no limit.",
+        non_negative_float,
+    )
+    admin_token: str | None = setting(
+        "WHICHGPU_ADMIN_TOKEN",
+        None,
+        "Bearer token that may read agents, hosts and their hardware in `GET /v1/benchmarks`; "
+        "without it everyone sees only runs without them and per-GPU aggregates.",
+        secret=True,
+    )
     bot: BotSettings = field(default_factory=BotSettings)
 
     @property
@@ -48,18 +85,27 @@ def get_settings() -> Settings:
     return Settings()
 
 
-PACKAGE_SETTINGS = (Settings, BotSettings, AgentSettings)  # every variable whichgpu reads is a field of one of these
+# every variable whichgpu reads is a field of one of these
+PACKAGE_SETTINGS = (
+    Settings,
+    BotSettings,
+    AgentSettings,
+)
 
 
 def settings_table() -> list[tuple[str, str, str]]:
-    """(variable, default, meaning) rows of the service, the bot and the agent, for the READMEs and `whichgpu settings`."""
+    """(variable, default, meaning) rows of the service, bot and agent: READMEs and `whichgpu settings`."""
     return settings_rows(*PACKAGE_SETTINGS)
 
 
 def effective_settings(settings: Settings, agent: AgentSettings | None = None) -> list[tuple[str, str, str]]:
-    """(variable, value in use, where it came from) for `whichgpu settings`; secrets are only said to be set."""
+    """(variable, value in use, where it came from) for `whichgpu settings`; secrets are only said set."""
     rows = effective_rows(settings, settings.bot, agent or AgentSettings())
     if settings.database_url is None:
-        rows = [(env, settings.resolved_database_url, "default: SQLite in the data dir") if env == "WHICHGPU_DATABASE_URL"
-                else (env, value, source) for env, value, source in rows]
+        rows = [
+            (env, settings.resolved_database_url, "default: SQLite in the data dir")
+            if env == "WHICHGPU_DATABASE_URL"
+            else (env, value, source)
+            for env, value, source in rows
+        ]
     return rows

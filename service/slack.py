@@ -40,9 +40,12 @@ class EngineAnswers:
                 previous = (await off_loop(len(text), snapshot.asked, text, previous, day)).question
             asked = await off_loop(len(questions[-1]), snapshot.asked, questions[-1], previous, day)
         except QuestionError as exc:  # what /v1/ask answers with a 422
-            raise QuestionRejected(InvalidInput.status, InvalidInput.title, exc.message,
-                                   [{"field": exc.field, "message": exc.message}]) from None
+            raise QuestionRejected(
+                InvalidInput.status,
+                InvalidInput.title,
+                exc.message,
+                [{"field": exc.field, "message": exc.message}],
+            ) from None
         if self.metrics is not None and asked.workload is not None:
             self.metrics.recommendations.labels(asked.workload, "slack").inc()
         return msgspec.json.decode(asked.encoded, type=Reply), Conversation(None, questions)
-

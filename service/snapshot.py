@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
-from typing import Any, Callable
 
 import msgspec
 
+from rules.answer import CardRow
 from rules.ask import ask
 from rules.catalog import Catalog, load_catalog
 from rules.engine import Advisor
@@ -29,7 +30,7 @@ from rules.rulebook import Rulebook, load_rulebook
 from service.benchmarks import load_measurements, measurements_version
 from service.db import session_scope
 
-__all__ = ["Asked", "Snapshot", "SnapshotHolder", "ANSWER_CACHE_SIZE"]
+__all__ = ["ANSWER_CACHE_SIZE", "Asked", "Snapshot", "SnapshotHolder"]
 
 ANSWER_CACHE_SIZE = 4096
 
@@ -59,7 +60,7 @@ class Snapshot:
     advisor: Advisor
     measurements_version: str
     built_at: float = field(default_factory=time.time)
-    _rows: dict[tuple, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+    _rows: dict[tuple[str, date, str, bool], tuple[CardRow, ...]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         # The advisor is pure over this snapshot, so answers are memoised per snapshot:
@@ -74,14 +75,18 @@ class Snapshot:
 
     def _asked(self, text: str, previous: Question | None, today: date) -> Asked:
         reply = ask(self.advisor, text, previous=previous, today=today)
-        workload = reply.question.workload if reply.recommendation is not None and reply.question is not None else None
+        workload = (
+            reply.question.workload
+            if reply.recommendation is not None and reply.question is not None
+            else None
+        )
         return Asked(reply.text, msgspec.json.encode(reply), reply.question, reply.intent, workload)
 
     @property
     def catalog_version(self) -> str:
         return self.catalog.version
 
-    def card_rows(self, workload: str, as_of: date, currency: str, used_ok: bool) -> list[dict[str, Any]]:
+    def card_rows(self, workload: str, as_of: date, currency: str, used_ok: bool) -> tuple[CardRow, ...]:
         """The advisor's per-card rows, memoised for this snapshot (the table behind /v1/gpus)."""
         key = (workload, as_of, currency, used_ok)
         rows = self._rows.get(key)
@@ -93,8 +98,13 @@ class Snapshot:
 class SnapshotHolder:
     """The current snapshot for one database; cheap to call on every request."""
 
-    def __init__(self, database_url: str, electricity_usd_per_kwh: float = 0.15, check_every: float = 1.0,
-                 catalog_loader: Callable[[], Catalog] = load_catalog) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        electricity_usd_per_kwh: float = 0.15,
+        check_every: float = 1.0,
+        catalog_loader: Callable[[], Catalog] = load_catalog,
+    ) -> None:
         self.database_url = database_url
         self.electricity = electricity_usd_per_kwh
         self.check_every = check_every
@@ -134,7 +144,11 @@ class SnapshotHolder:
         with session_scope(self.database_url) as session:
             version = measurements_version(session)
             current = self._snapshot
-            if current is None or current.catalog_version != catalog.version or current.measurements_version != version:
+            if (
+                current is None
+                or current.catalog_version != catalog.version
+                or current.measurements_version != version
+            ):
                 rulebook = load_rulebook()
                 advisor = Advisor(catalog, load_measurements(session), self.electricity, rulebook=rulebook)
                 current = self._snapshot = Snapshot(catalog, rulebook, advisor, version)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import html
 import logging
 import re
-import threading
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -30,24 +29,38 @@ from urllib.parse import urlencode
 
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
-from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.enums import MediaType
+from litestar.openapi.spec import OpenAPIFormat, OpenAPIType, Schema
 from litestar.params import FromPath, FromQuery, QueryParameter
+from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 from markupsafe import Markup
 
+from rules.answer import CardRow, Reply
 from rules.ask import ask
-from rules.answer import Reply
 from rules.messages import basis, say, term
 from rules.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, QuestionError, as_of_refusal, check_text
-from service.api import ApiState, today
-from service.api.docs import documented
+from service.api import today
+from service.api.docs import also_served_as, problems
 from service.api.query import known_parameters_only
-from service.charts import FORMATS, KINDS, LAYOUTS, MEDIA_TYPES, ChartCache, ChartMeta, question_points, render_bars, render_question, split_workload
+from service.charts import (
+    FORMATS,
+    KINDS,
+    LAYOUTS,
+    MEDIA_TYPES,
+    ChartCache,
+    ChartMeta,
+    question_points,
+    render_bars,
+    render_question,
+    split_workload,
+)
 from service.problems import ApiError, InvalidInput, NotFound
+from service.settings import Settings
+from service.snapshot import Snapshot
 
-__all__ = ["web_routes", "template_config", "markdown_html", "ChartQuery", "chart_query"]
+__all__ = ["ChartQuery", "chart_query", "markdown_html", "template_config", "web_routes"]
 
 log = logging.getLogger("whichgpu.web")
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
@@ -80,13 +93,25 @@ def _given(values: dict[str, str | None], allowed: tuple[str, ...]) -> dict[str,
 
 # The chart's query parameters, as text: each is checked by the function that reads it (so a malformed
 # date is a 400 and an unknown workload a 422, each naming the parameter), not by Litestar's conversion.
-WorkloadParameter = Annotated[str | None, QueryParameter(description=f"One of {', '.join(CHART_WORKLOADS)} (default general)")]
+WorkloadParameter = Annotated[
+    str | None, QueryParameter(description=f"One of {', '.join(CHART_WORKLOADS)} (default general)")
+]
 AsOfParameter = Annotated[str | None, QueryParameter(description="A date, YYYY-MM-DD (default today)")]
-CurrencyParameter = Annotated[str | None, QueryParameter(description=f"One of {', '.join(CURRENCIES)}, any case (default USD)")]
-UsedParameter = Annotated[str | None, QueryParameter(description="Count used prices: true/false, yes/no, on/off, 1/0")]
-LayoutParameter = Annotated[str | None, QueryParameter(description=f"One of {', '.join(LAYOUTS)}: narrow draws for a phone's width")]
-QuestionParameter = Annotated[str | None, QueryParameter(
-    description="The question in plain words, as POST /v1/ask takes it (the question chart only)")]
+CurrencyParameter = Annotated[
+    str | None, QueryParameter(description=f"One of {', '.join(CURRENCIES)}, any case (default USD)")
+]
+UsedParameter = Annotated[
+    str | None, QueryParameter(description="Count used prices: true/false, yes/no, on/off, 1/0")
+]
+LayoutParameter = Annotated[
+    str | None, QueryParameter(description=f"One of {', '.join(LAYOUTS)}: narrow draws for a phone's width")
+]
+QuestionParameter = Annotated[
+    str | None,
+    QueryParameter(
+        description="The question in plain words, as POST /v1/ask takes it (the question chart only)"
+    ),
+]
 
 
 def _as_of(text: str | None, now: date) -> date:
@@ -95,7 +120,9 @@ def _as_of(text: str | None, now: date) -> date:
     try:
         value = date.fromisoformat(text)
     except ValueError:
-        raise _problem(MalformedParameter, "as_of", f"not a date: {text[:40]!r} (use YYYY-MM-DD, e.g. 2019-04-03)") from None
+        raise _problem(
+            MalformedParameter, "as_of", f"not a date: {text[:40]!r} (use YYYY-MM-DD, e.g. 2019-04-03)"
+        ) from None
     refusal = as_of_refusal(value, now)
     if refusal:
         raise _problem(InvalidInput, "as_of", refusal)
@@ -104,7 +131,9 @@ def _as_of(text: str | None, now: date) -> date:
 
 def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
-        raise _problem(InvalidInput, name, f"unknown {name} {value[:40]!r}; expected one of: {', '.join(allowed)}")
+        raise _problem(
+            InvalidInput, name, f"unknown {name} {value[:40]!r}; expected one of: {', '.join(allowed)}"
+        )
     return value
 
 
@@ -145,31 +174,20 @@ def chart_query(params: dict[str, str], now: date) -> ChartQuery:
     """Check a bar chart's query: workload (default general), as_of (default today), currency, used."""
     workload = _choice("workload", params.get("workload") or "general", CHART_WORKLOADS)
     currency = _choice("currency", (params.get("currency") or "USD").upper(), CURRENCIES)
-    return ChartQuery(workload, _as_of(params.get("as_of"), now), currency, _flag("used", params.get("used")),
-                      _choice("layout", params.get("layout") or "wide", LAYOUTS))
+    return ChartQuery(
+        workload,
+        _as_of(params.get("as_of"), now),
+        currency,
+        _flag("used", params.get("used")),
+        _choice("layout", params.get("layout") or "wide", LAYOUTS),
+    )
 
 
 # --- charts ----------------------------------------------------------------------------------
 
 
-_cache_lock = threading.Lock()
-
-
-def _cache(request: Request) -> ChartCache:
-    """The app's chart cache (one per app, made on first use)."""
-    state = request.app.state
-    cache = state.get("web_charts")
-    if cache is None:
-        with _cache_lock:
-            cache = state.get("web_charts")
-            if cache is None:
-                cache = state["web_charts"] = ChartCache()
-    return cache
-
-
-def _image(request: Request, key: tuple, fmt: str, draw: Any) -> Response:
+def _image(request: Request, cache: ChartCache, key: tuple, fmt: str, draw: Any) -> Response[bytes]:
     """Cached bytes for ``key`` (drawn by ``draw()`` on a miss) with ETag; 304 when the client has them."""
-    cache = _cache(request)
     etag = ChartCache.etag(key)
     headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL, "X-Content-Type-Options": "nosniff"}
     if etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
@@ -185,24 +203,33 @@ def _image(request: Request, key: tuple, fmt: str, draw: Any) -> Response:
 def _split_name(name: str) -> tuple[str, str]:
     stem, _, fmt = name.rpartition(".")
     if stem not in (*KINDS, "question") or fmt not in FORMATS:
-        raise NotFound(f"no chart {name[:60]!r}; charts: {', '.join(f'{k}.svg|.png' for k in (*KINDS, 'question'))}",
-                       [{"field": "path", "message": "unknown chart"}])
+        raise NotFound(
+            f"no chart {name[:60]!r}; charts: {', '.join(f'{k}.svg|.png' for k in (*KINDS, 'question'))}",
+            [{"field": "path", "message": "unknown chart"}],
+        )
     return stem, fmt
 
 
-def _bar_chart(request: Request, api: ApiState, kind: str, fmt: str, params: dict[str, str]) -> Response:
+def _bar_chart(
+    request: Request, snapshot: Snapshot, cache: ChartCache, kind: str, fmt: str, params: dict[str, str]
+) -> Response[bytes]:
     query = chart_query(params, today())
-    snapshot = api.holder.get()
     key = (kind, fmt, snapshot.catalog_version, snapshot.measurements_version, *query.key())
 
     def draw() -> bytes:
         workload, task = split_workload(query.workload)
         rows = snapshot.advisor.card_rows(workload, query.as_of, query.currency, query.used_ok, task=task)
-        meta = ChartMeta(query.workload, query.as_of, query.currency, query.used_ok, snapshot.advisor.reference.name,
-                         snapshot.catalog_version)
+        meta = ChartMeta(
+            query.workload,
+            query.as_of,
+            query.currency,
+            query.used_ok,
+            snapshot.advisor.reference.name,
+            snapshot.catalog_version,
+        )
         return render_bars(rows, kind, meta, fmt, layout=query.layout)
 
-    return _image(request, key, fmt, draw)
+    return _image(request, cache, key, fmt, draw)
 
 
 def _question_text(params: dict[str, str], required: bool = True) -> str:
@@ -221,7 +248,9 @@ def _answer(snapshot: Any, text: str, now: date) -> Reply:
     try:
         return ask(snapshot.advisor, text, today=now)
     except QuestionError as exc:
-        raise InvalidInput(f"q: {exc.message}", [{"field": "q", "message": f"{exc.field}: {exc.message}"}]) from None
+        raise InvalidInput(
+            f"q: {exc.message}", [{"field": "q", "message": f"{exc.field}: {exc.message}"}]
+        ) from None
 
 
 def question_chart_points(advisor: Any, reply: Reply) -> list[dict[str, Any]]:
@@ -230,47 +259,109 @@ def question_chart_points(advisor: Any, reply: Reply) -> list[dict[str, Any]]:
     if answer is None or question is None:  # only an answer with candidates has a chart
         return []
     used = question.used_ok or any(p.unit_price.kind == "used" for p in answer.picks)
-    rows = advisor.card_rows(answer.question.workload, date.fromisoformat(answer.as_of), question.currency, used,
-                             precision=question.precision or "16-bit", task=question.task)
+    rows = advisor.card_rows(
+        answer.question.workload,
+        date.fromisoformat(answer.as_of),
+        question.currency,
+        used,
+        precision=question.precision or "16-bit",
+        task=question.task,
+    )
     catalog = advisor.catalog
-    purchasable = [r for r in rows if catalog.gpu(r["gpu"]).purchasable]
+    purchasable = [r for r in rows if catalog.gpu(r.gpu).purchasable]
     counts = {p.gpu: p.count for p in answer.picks}  # a pick may be several cards that pool memory
-    fits = {r["gpu"]: advisor.memory.fit(question, answer.memory_need, r["memory_gb"], counts.get(r["gpu"], question.gpus)).fits
-            for r in purchasable}
+    fits = {
+        r.gpu: advisor.memory.fit(
+            question, answer.memory_need, r.memory_gb, counts.get(r.gpu, question.gpus)
+        ).fits
+        for r in purchasable
+    }
     return question_points(purchasable, fits)
 
 
-def _question_chart(request: Request, api: ApiState, fmt: str, params: dict[str, str]) -> Response:
+def _question_chart(
+    request: Request, snapshot: Snapshot, cache: ChartCache, fmt: str, params: dict[str, str]
+) -> Response[bytes]:
     text, layout = _question_text(params), _choice("layout", params.get("layout") or "wide", LAYOUTS)
     now = today()
-    snapshot = api.holder.get()
-    key = ("question", fmt, snapshot.catalog_version, snapshot.measurements_version, text, now.isoformat(), layout)
+    key = (
+        "question",
+        fmt,
+        snapshot.catalog_version,
+        snapshot.measurements_version,
+        text,
+        now.isoformat(),
+        layout,
+    )
 
     def draw() -> bytes:  # a bad question raises here, before anything is cached: a 422, never a broken image
         reply = _answer(snapshot, text, now)
         if reply.recommendation is None:
             raise _problem(InvalidInput, "q", "not a question with candidates to chart; try e.g. 'nlp $800'")
-        return render_question(reply.recommendation, question_chart_points(snapshot.advisor, reply), text, fmt,
-                               reference_name=snapshot.advisor.reference.name, layout=layout)
+        return render_question(
+            reply.recommendation,
+            question_chart_points(snapshot.advisor, reply),
+            text,
+            fmt,
+            reference_name=snapshot.advisor.reference.name,
+            layout=layout,
+        )
 
-    return _image(request, key, fmt, draw)
+    return _image(request, cache, key, fmt, draw)
 
 
-@get("/v1/charts/{name:str}", operation_id="getChart", summary="A chart as SVG or PNG", tags=["charts"], sync_to_thread=True,
-     operation_class=documented(None, errors=(400, 404, 422), content={
-         "image/svg+xml": {"type": "string"}, "image/png": {"type": "string", "format": "binary"}}),
-     guards=[known_parameters_only])
-def chart(request: Request, name: FromPath[str], api: NamedDependency[ApiState],
-          workload: WorkloadParameter = None, as_of: AsOfParameter = None, currency: CurrencyParameter = None,
-          used: UsedParameter = None, layout: LayoutParameter = None, q: QuestionParameter = None) -> Response:
-    """`perf-per-dollar` or `relative-performance` (query: workload, as_of, currency, used) — the top 25 cards,
+IMAGES = {
+    "image/svg+xml": Schema(type=OpenAPIType.STRING),
+    "image/png": Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY),
+}
+
+
+@get(
+    "/v1/charts/{name:str}",
+    operation_id="getChart",
+    summary="A chart as SVG or PNG",
+    tags=("charts",),
+    sync_to_thread=True,
+    responses=problems(400, 404, 422),
+    operation_class=also_served_as(IMAGES, json=False),
+    guards=[known_parameters_only],
+)
+def chart(  # noqa: PLR0913  each query parameter is its own typed, bounded and documented argument
+    request: Request,
+    *,
+    name: FromPath[str],
+    snapshot: NamedDependency[Snapshot],
+    charts: NamedDependency[ChartCache],
+    workload: WorkloadParameter = None,
+    as_of: AsOfParameter = None,
+    currency: CurrencyParameter = None,
+    used: UsedParameter = None,
+    layout: LayoutParameter = None,
+    q: QuestionParameter = None,
+) -> Response[bytes]:
+    """`perf-per-dollar` or `relative-performance` (query: workload, as_of, currency, used) — the top 25
+    cards,
     measured and estimated told apart; or `question` (query: q, free text as /v1/ask) — the candidates as
     performance against price with the budget line and the picks. `.svg` or `.png`; cached, with an ETag."""
     kind, fmt = _split_name(name)
-    values = {"workload": workload, "as_of": as_of, "currency": currency, "used": used, "layout": layout, "q": q}
+    values = {
+        "workload": workload,
+        "as_of": as_of,
+        "currency": currency,
+        "used": used,
+        "layout": layout,
+        "q": q,
+    }
     if kind == "question":
-        return _question_chart(request, api, fmt, _given(values, ("q", "layout")))
-    return _bar_chart(request, api, kind, fmt, _given(values, ("workload", "as_of", "currency", "used", "layout")))
+        return _question_chart(request, snapshot, charts, fmt, _given(values, ("q", "layout")))
+    return _bar_chart(
+        request,
+        snapshot,
+        charts,
+        kind,
+        fmt,
+        _given(values, ("workload", "as_of", "currency", "used", "layout")),
+    )
 
 
 # --- the page --------------------------------------------------------------------------------
@@ -347,7 +438,8 @@ class PageQuery:
 
 
 def _page_query(params: dict[str, str], now: date, errors: list[dict[str, str]]) -> PageQuery:
-    """The page's filters; a bad one is reported on the page (and in the status) and falls back to its default."""
+    """The page's filters; a bad one is reported on the page (and in the status) and falls back to default."""
+
     def checked(name: str, convert: Any, default: Any) -> Any:
         if not params.get(name):
             return default
@@ -376,7 +468,7 @@ def _page_query(params: dict[str, str], now: date, errors: list[dict[str, str]])
 
 
 def _benchmarks(database_url: str) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], str | None]:
-    """The newest runs and the per-GPU aggregates, as the public may see them (no agents, hosts or hardware)."""
+    """The newest runs and the per-GPU aggregates as the public may see them: no agents, hosts, hardware."""
     try:
         from service.benchmarks import gpu_summary, public_view, query
         from service.db import session_scope
@@ -390,14 +482,17 @@ def _benchmarks(database_url: str) -> tuple[list[dict[str, Any]], int, list[dict
         return [], 0, [], "The lab's benchmarks cannot be read right now."
 
 
-def _catalog_rows(snapshot: Any, page: PageQuery, workload: str, currency: str) -> list[dict[str, Any]]:
+def _catalog_rows(snapshot: Any, page: PageQuery, workload: str, currency: str) -> list[CardRow]:
     name, task = split_workload(workload)
     rows = snapshot.advisor.card_rows(name, page.as_of, currency, False, task=task)
-    return [r for r in rows if (not page.vendor or r["vendor"] == page.vendor) and r["memory_gb"] >= page.min_memory]
+    return [
+        r for r in rows if (not page.vendor or r.vendor == page.vendor) and r.memory_gb >= page.min_memory
+    ]
 
 
-def _page_context(state: ApiState, page: PageQuery, errors: list[dict[str, str]], now: date) -> dict[str, Any]:
-    snapshot = state.holder.get()
+def _page_context(
+    snapshot: Snapshot, database_url: str, page: PageQuery, errors: list[dict[str, str]], now: date
+) -> dict[str, Any]:
     reply, question_error = None, None
     if page.q:
         try:
@@ -409,43 +504,88 @@ def _page_context(state: ApiState, page: PageQuery, errors: list[dict[str, str]]
     currency = answer.currency.code if answer else "USD"
     chart_as_of = date.fromisoformat(answer.as_of) if answer and not page.workload else page.as_of
     used = bool(answer and answer.question.used_ok)
-    benchmarks, benchmark_total, benchmark_gpus, benchmark_error = _benchmarks(state.database_url)
+    benchmarks, benchmark_total, benchmark_gpus, benchmark_error = _benchmarks(database_url)
     return {
-        "q": page.q, "page": page, "errors": errors, "reply": reply, "answer": answer, "question_error": question_error,
-        "rulebook": snapshot.rulebook, "workload": workload, "workloads": CHART_WORKLOADS, "vendors": VENDORS,
-        "rows": _catalog_rows(snapshot, page, workload, currency), "currency": currency,
-        "reference": snapshot.advisor.reference, "catalog_version": snapshot.catalog_version,
+        "q": page.q,
+        "page": page,
+        "errors": errors,
+        "reply": reply,
+        "answer": answer,
+        "question_error": question_error,
+        "rulebook": snapshot.rulebook,
+        "workload": workload,
+        "workloads": CHART_WORKLOADS,
+        "vendors": VENDORS,
+        "rows": _catalog_rows(snapshot, page, workload, currency),
+        "currency": currency,
+        "reference": snapshot.advisor.reference,
+        "catalog_version": snapshot.catalog_version,
         "chart_url": ChartQuery(workload, chart_as_of, currency, used).url("perf-per-dollar"),
-        "narrow_chart_url": ChartQuery(workload, chart_as_of, currency, used).url("perf-per-dollar", layout="narrow"),
+        "narrow_chart_url": ChartQuery(workload, chart_as_of, currency, used).url(
+            "perf-per-dollar", layout="narrow"
+        ),
         "question_chart_url": f"/v1/charts/question.svg?{urlencode({'q': page.q})}" if answer else None,
-        "narrow_question_chart_url": f"/v1/charts/question.svg?{urlencode({'q': page.q, 'layout': 'narrow'})}" if answer else None,
-        "benchmarks": benchmarks, "benchmark_total": benchmark_total, "benchmark_gpus": benchmark_gpus, "benchmark_error": benchmark_error,
-        "examples": ("nlp $800", "cv 2 gpus 3000", "fit llama 13b fp16", "as of 2019-04-03 kaggle $700", "rnn €900 used ok"),
+        "narrow_question_chart_url": f"/v1/charts/question.svg?{urlencode({'q': page.q, 'layout': 'narrow'})}"
+        if answer
+        else None,
+        "benchmarks": benchmarks,
+        "benchmark_total": benchmark_total,
+        "benchmark_gpus": benchmark_gpus,
+        "benchmark_error": benchmark_error,
+        "examples": (
+            "nlp $800",
+            "cv 2 gpus 3000",
+            "fit llama 13b fp16",
+            "as of 2019-04-03 kaggle $700",
+            "rnn €900 used ok",
+        ),
         "today": now,
     }
 
 
 @get("/", include_in_schema=False, sync_to_thread=True)
-def page(api: NamedDependency[ApiState], q: FromQuery[str | None] = None, workload: FromQuery[str | None] = None,
-         vendor: FromQuery[str | None] = None, min_memory: FromQuery[str | None] = None,
-         as_of: FromQuery[str | None] = None) -> Response:
-    """The page: ask a question, see the answer and its chart, browse the catalog, the rules and the lab's benchmarks.
+def page(
+    *,
+    snapshot: NamedDependency[Snapshot],
+    settings: NamedDependency[Settings],
+    q: FromQuery[str | None] = None,
+    workload: FromQuery[str | None] = None,
+    vendor: FromQuery[str | None] = None,
+    min_memory: FromQuery[str | None] = None,
+    as_of: FromQuery[str | None] = None,
+) -> Response[str]:
+    """The page: ask a question, see the answer and its chart, browse the catalog, the rules and the lab's
+    benchmarks.
     Its filters are checked on the page (a bad one is named there and left out), so they come as text;
     other parameters are ignored, as a page's links may carry them."""
     now = today()
     errors: list[dict[str, str]] = []
     given = {"q": q, "workload": workload, "vendor": vendor, "min_memory": min_memory, "as_of": as_of}
     query = _page_query({name: value for name, value in given.items() if value is not None}, now, errors)
-    context = _page_context(api, query, errors, now)
+    context = _page_context(snapshot, settings.resolved_database_url, query, errors, now)
     body = _templates.engine_instance.get_template("web/index.html.j2").render(**context)
     status = 422 if errors or context["question_error"] else 200
-    return Response(body, status_code=status, media_type=MediaType.HTML,
-                    headers={"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
-                             "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"})
+    return Response(
+        body,
+        status_code=status,
+        media_type=MediaType.HTML,
+        headers={
+            "Content-Security-Policy": (
+                "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'"
+            ),
+            "X-Content-Type-Options": "nosniff",
+            "Cache-Control": "no-cache",
+        },
+    )
 
 
 def web_routes() -> list[Any]:
     """What the app includes: the chart images, the page and its static files."""
-    static = create_static_files_router(path="/static", directories=[STATIC_DIR], name="web-static",
-                                        include_in_schema=False, cache_control=None)
+    static = create_static_files_router(
+        path="/static",
+        directories=[STATIC_DIR],
+        name="web-static",
+        include_in_schema=False,
+        cache_control=None,
+    )
     return [chart, page, static]

@@ -1,26 +1,28 @@
 """The JSON API's controllers, one per resource, and what they are given by dependency injection.
 
-A handler names what it needs as a parameter and Litestar provides it (:func:`dependencies`):
-``api`` (:class:`ApiState`: settings, snapshot holder, metrics, conversation writer) and
-``db_session`` (a SQLModel session in one transaction, committed when the handler returns,
-rolled back when it raises).
+A handler names what it needs as a parameter and Litestar provides it (:meth:`ApiState.dependencies`):
+
+- ``snapshot``: the catalog, rulebook and advisor the answers come from (:class:`~service.snapshot.Snapshot`,
+  looked up once per request, rebuilt when the data change);
+- ``holder``: the :class:`~service.snapshot.SnapshotHolder` itself, for a handler that must not wait for a
+  rebuild (health) or that changes the data (a benchmark report);
+- ``settings``, ``metrics``, ``conversations`` (the conversation writer), ``charts`` (the chart cache);
+- ``db_session``: a SQLModel session in one transaction, committed when the handler returns, rolled back
+  when it raises.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from functools import partial
-from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from anyio import CapacityLimiter, to_thread
-from litestar.datastructures import State
-from litestar.di import NamedDependency, Provide
+from litestar.di import Provide
 from sqlmodel import Session
 
 from service.conversations import ConversationWriter
@@ -29,63 +31,71 @@ from service.metrics import ApiMetrics
 from service.settings import Settings
 from service.snapshot import SnapshotHolder
 
-__all__ = ["ApiState", "dependencies", "off_loop", "plain", "today", "OFF_LOOP_CHARS"]
+if TYPE_CHECKING:
+    from service.charts import ChartCache  # matplotlib: loaded by the app's web routes, not by every import
+
+__all__ = ["OFF_LOOP_CHARS", "ApiState", "in_process", "off_loop", "today"]
 
 T = TypeVar("T")
 OFF_LOOP_CHARS = 400  # text longer than this is parsed on a worker thread, not the event loop
-_LONG_TEXT: weakref.WeakKeyDictionary[Any, CapacityLimiter] = weakref.WeakKeyDictionary()  # one per event loop
+# the long-text limiter, one per event loop
+_LONG_TEXT: weakref.WeakKeyDictionary[Any, CapacityLimiter] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
 class ApiState:
-    """Per-app objects the handlers use: settings, the snapshot holder, the metrics."""
+    """What one app is made of: settings, snapshot holder, metrics, conversation writer, chart cache."""
 
     settings: Settings
     database_url: str
     holder: SnapshotHolder
     metrics: ApiMetrics
     conversations: ConversationWriter
+    charts: ChartCache
 
-    @property
-    def database_in_process(self) -> bool:
-        """SQLite answers without network waits: a short read can run on the event loop
-        (a hop to a worker thread costs more than it); a networked database gets a thread."""
-        return self.database_url.startswith("sqlite")
-
-
-def _provide_api(state: State) -> ApiState:
-    api: ApiState = state["api"]
-    return api
-
-
-def _provide_session(api: NamedDependency[ApiState]) -> Iterator[Session]:
-    """One transaction per request; nothing connects until the handler first queries."""
-    with Session(make_engine(api.database_url), expire_on_commit=False) as session:
-        try:
-            yield session
-        except BaseException:
-            session.rollback()
-            raise
-        session.commit()
+    def dependencies(self) -> dict[str, Provide]:
+        """What handlers may ask for by parameter name (see the module's docstring)."""
+        return {
+            "snapshot": Provide(self.holder.get, sync_to_thread=False),
+            "db_session": Provide(_sessions(self.database_url)),
+            **{
+                name: Provide(_constant(value), use_cache=True, sync_to_thread=False)
+                for name, value in (
+                    ("settings", self.settings),
+                    ("holder", self.holder),
+                    ("metrics", self.metrics),
+                    ("conversations", self.conversations),
+                    ("charts", self.charts),
+                )
+            },
+        }
 
 
-def dependencies() -> dict[str, Provide]:
-    """What handlers may ask for by parameter name: ``api`` and ``db_session``."""
-    return {"api": Provide(_provide_api, sync_to_thread=False),
-            "db_session": Provide(_provide_session)}
+def _constant(value: T) -> Callable[[], T]:
+    def provide() -> T:
+        return value
+
+    return provide
 
 
-def plain(value: Any) -> Any:
-    """A JSON-ready copy of engine values (dataclasses, dates, tuples, mapping proxies)."""
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, (dict, MappingProxyType)):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    return value
+def _sessions(database_url: str) -> Callable[[], Iterator[Session]]:
+    def provide_session() -> Iterator[Session]:
+        """One transaction per request; nothing connects until the handler first queries."""
+        with Session(make_engine(database_url), expire_on_commit=False) as session:
+            try:
+                yield session
+            except BaseException:
+                session.rollback()
+                raise
+            session.commit()
+
+    return provide_session
+
+
+def in_process(settings: Settings) -> bool:
+    """SQLite answers without network waits: a short read can run on the event loop (a hop to a worker
+    thread costs more than it); a networked database gets a thread."""
+    return settings.resolved_database_url.startswith("sqlite")
 
 
 def today() -> date:

@@ -7,39 +7,60 @@ and nothing is stored; a conversation's turns are kept until they expire
 
 from __future__ import annotations
 
-from anyio import to_thread
-from litestar import Controller, MediaType, Response, post
-from litestar.di import NamedDependency
-from litestar.params import JSONBody
+from typing import Annotated
 
+from anyio import to_thread
+from litestar import Controller, post
+from litestar.di import NamedDependency
+
+from rules.answer import Reply
 from rules.question import AskRequest
-from service.api import ApiState, off_loop, today
-from service.api.docs import documented
+from service.api import in_process, off_loop, today
+from service.api.docs import described_body, problems
 from service.api.inputs import checked_body
-from service.conversations import load_question
+from service.contract import Encoded
+from service.conversations import ConversationWriter, load_question
+from service.metrics import ApiMetrics
+from service.settings import Settings
+from service.snapshot import Snapshot
 
 __all__ = ["AskController"]
+
+Body = Annotated[AskRequest, described_body("ask-request")]
 
 
 class AskController(Controller):
     path = "/v1/ask"
-    tags = ["advice"]
+    tags = ("advice",)
 
-    @post("", operation_id="ask", status_code=200, summary="Ask in plain words (with follow-ups)",
-          operation_class=documented("ask-response", "ask-request", (400, 404, 413, 415, 422)),
-          before_request=checked_body("ask-request", AskRequest))
-    async def ask(self, data: JSONBody[AskRequest], api: NamedDependency[ApiState]) -> Response:
+    @post(
+        "",
+        operation_id="ask",
+        status_code=200,
+        summary="Ask in plain words (with follow-ups)",
+        responses=problems(400, 404, 413, 415, 422),
+        before_request=checked_body("ask-request", AskRequest),
+    )
+    async def ask(
+        self,
+        data: Body,
+        snapshot: NamedDependency[Snapshot],
+        settings: NamedDependency[Settings],
+        metrics: NamedDependency[ApiMetrics],
+        conversations: NamedDependency[ConversationWriter],
+    ) -> Encoded[Reply]:
         """Answers 'nlp $800'; with `start_conversation` and then `conversation_id`, 'what about 2 of them?'
-        refines the last question. Text the parser cannot use gets a clarifying reply (200, intent 'clarify')."""
+        refines the last question. Text it cannot use gets a clarifying reply (200, intent 'clarify')."""
         text, conversation_id = data.text, data.conversation_id
-        previous = None
-        if conversation_id and api.database_in_process:
-            previous = load_question(api.database_url, conversation_id, today())
+        database_url, previous = settings.resolved_database_url, None
+        if conversation_id and in_process(settings):
+            previous = load_question(database_url, conversation_id, today())
         elif conversation_id:
-            previous = await to_thread.run_sync(load_question, api.database_url, conversation_id, today())
-        reply = await off_loop(len(text), api.holder.get().asked, text, previous, today())
+            previous = await to_thread.run_sync(load_question, database_url, conversation_id, today())
+        reply = await off_loop(len(text), snapshot.asked, text, previous, today())
         if conversation_id or data.start_conversation:
-            conversation_id = await api.conversations.save(conversation_id, reply.question, {"text": text, "intent": reply.intent})
+            turn = {"text": text, "intent": reply.intent}
+            conversation_id = await conversations.save(conversation_id, reply.question, turn)
         if reply.workload is not None:
-            api.metrics.recommendations.labels(reply.workload, "ask").inc()
-        return Response(reply.json_with(conversation_id), media_type=MediaType.JSON)
+            metrics.recommendations.labels(reply.workload, "ask").inc()
+        return Encoded(reply.json_with(conversation_id))

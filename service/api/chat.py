@@ -17,59 +17,57 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import date
-from typing import Any
+from typing import Annotated, Literal
 
 import msgspec
 from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import JSONBody
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Schema
 from litestar.response import Stream
 
 from rules.ask import held_by
 from rules.engine import Advisor
 from rules.parser import parse
 from rules.question import MAX_TEXT_CHARS, Question, QuestionError, check_text
-from service.api import ApiState, off_loop, today
-from service.api.docs import documented
+from service.api import off_loop, today
+from service.api.docs import also_served_as, described_body, problems
 from service.api.inputs import checked_body
+from service.contract.chat import (
+    MODEL,
+    AssistantMessage,
+    ChatCompletion,
+    ChatCompletionChunk,
+    ChatMessage,
+    ChatRequest,
+    ChunkChoice,
+    CompletionChoice,
+    Delta,
+    Model,
+    ModelList,
+    Usage,
+)
+from service.metrics import ApiMetrics
 from service.problems import InvalidInput, NotFound, PayloadTooLarge
 from service.snapshot import Snapshot
 
-__all__ = ["ChatController", "ChatMessage", "ChatRequest", "MODEL", "complete"]
+__all__ = ["MODEL", "ChatController", "complete"]
 
-MODEL = "whichgpu"
 CREATED = 1_735_689_600  # 2025-01-01, when the model id was first published
 CHUNK_CHARS = 160
 MAX_CONVERSATION_CHARS = 60_000  # every message's content together
 MAX_USER_CHARS = 8_000  # the user text parsed per request, at most (four full-length questions)
-
-
-class ContentPart(msgspec.Struct, frozen=True):
-    """One part of a message's content (OpenAI's ``{"type": "text", "text": ...}``); other kinds carry no text."""
-
-    type: str
-    text: str | None = None
-
-
-class ChatMessage(msgspec.Struct, frozen=True):
-    role: str
-    content: str | list[ContentPart] | None = None
-
-    @property
-    def text(self) -> str:
-        """The message's words: its content, or its text parts joined by lines."""
-        if isinstance(self.content, str):
-            return self.content
-        return "\n".join(p.text for p in self.content or () if p.text is not None)
-
-
-class ChatRequest(msgspec.Struct, frozen=True):
-    """What this service reads of an OpenAI chat request (checked by chat-completion-request.json first);
-    the other parameters (temperature, tools …) are accepted and ignored."""
-
-    model: str
-    messages: list[ChatMessage]
-    stream: bool | None = None
+EVENT_STREAM = Schema(
+    description="Server-sent events: with `stream: true` the `data` of each is a "
+    "[chat-completion-chunk.json](/v1/schemas/chat-completion-chunk.json), "
+    "and the last is `[DONE]`"
+)
+COMPLETION = ResponseSpec(
+    ChatCompletion,
+    generate_examples=False,
+    description="The answer as Markdown; with `stream: true`, as server-sent events",
+)
+Body = Annotated[ChatRequest, described_body("chat-completion-request")]
 
 
 def _tokens(text: str) -> int:
@@ -88,16 +86,22 @@ def _check_size(messages: list[ChatMessage], users: list[tuple[int, str]]) -> No
     try:
         check_text(text)
     except QuestionError:
-        raise InvalidInput(f"the last user message is over {MAX_TEXT_CHARS} characters",
-                           [{"field": f"messages.{index}.content", "message": f"at most {MAX_TEXT_CHARS} characters"}]) from None
+        raise InvalidInput(
+            f"the last user message is over {MAX_TEXT_CHARS} characters",
+            [{"field": f"messages.{index}.content", "message": f"at most {MAX_TEXT_CHARS} characters"}],
+        ) from None
     total = sum(len(m.text) for m in messages)
     if total > MAX_CONVERSATION_CHARS:
-        raise _too_long(f"the conversation has {total} characters; at most {MAX_CONVERSATION_CHARS} are read",
-                        f"at most {MAX_CONVERSATION_CHARS} characters in all messages together")
+        raise _too_long(
+            f"the conversation has {total} characters; at most {MAX_CONVERSATION_CHARS} are read",
+            f"at most {MAX_CONVERSATION_CHARS} characters in all messages together",
+        )
     asked = sum(len(t) for _, t in users)
     if asked > MAX_USER_CHARS:
-        raise _too_long(f"the user messages have {asked} characters; at most {MAX_USER_CHARS} are read",
-                        f"at most {MAX_USER_CHARS} characters in all user messages together")
+        raise _too_long(
+            f"the user messages have {asked} characters; at most {MAX_USER_CHARS} are read",
+            f"at most {MAX_USER_CHARS} characters in all user messages together",
+        )
 
 
 class History:
@@ -114,8 +118,11 @@ class History:
         self._lock = threading.Lock()
 
     def question(self, texts: list[str], today: date, snapshot: Snapshot) -> Question | None:
-        """``snapshot`` answers a 'more memory?' among the turns (more than its answer to the turn before showed)."""
-        digest = hashlib.blake2b(f"{today.isoformat()}|{snapshot.measurements_version}|{snapshot.built_at}".encode(), digest_size=16)
+        """``snapshot`` answers a 'more memory?' among the turns (more than its previous answer showed)."""
+        digest = hashlib.blake2b(
+            f"{today.isoformat()}|{snapshot.measurements_version}|{snapshot.built_at}".encode(),
+            digest_size=16,
+        )
         keys = []
         for text in texts:
             digest.update(len(text).to_bytes(4, "big") + text.encode("utf-8", "surrogatepass"))
@@ -150,73 +157,102 @@ def _refine(text: str, previous: Question | None, today: date, advisor: Advisor)
 HISTORY = History()
 
 
-def complete(api: ApiState, messages: list[ChatMessage], today: date) -> tuple[str, int]:
+def complete(
+    snapshot: Snapshot, metrics: ApiMetrics, messages: list[ChatMessage], today: date
+) -> tuple[str, int]:
     """The answer to the last user message, the earlier ones refining it; and the prompt token count."""
     users = [(i, m.text) for i, m in enumerate(messages) if m.role == "user"]
     if not users:
-        raise InvalidInput("no user message to answer", [{"field": "messages", "message": "needs at least one message with role 'user'"}])
+        raise InvalidInput(
+            "no user message to answer",
+            [{"field": "messages", "message": "needs at least one message with role 'user'"}],
+        )
     _check_size(messages, users)
-    snapshot = api.holder.get()
     previous = HISTORY.question([t for _, t in users[:-1]], today, snapshot)
     index, text = users[-1]
     try:
         reply = snapshot.asked(text, previous, today)
     except QuestionError as exc:
-        raise InvalidInput(exc.message, [{"field": f"messages.{index}.content", "message": f"{exc.field}: {exc.message}"}]) from None
+        raise InvalidInput(
+            exc.message, [{"field": f"messages.{index}.content", "message": f"{exc.field}: {exc.message}"}]
+        ) from None
     if reply.workload is not None:
-        api.metrics.recommendations.labels(reply.workload, "chat").inc()
+        metrics.recommendations.labels(reply.workload, "chat").inc()
     return reply.markdown, sum(_tokens(t) for _, t in users)
 
 
-def _chunk(completion_id: str, created: int, delta: dict[str, str], finish: str | None) -> bytes:
-    body = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": MODEL,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-    return b"data: " + json.dumps(body, ensure_ascii=False).encode() + b"\n\n"
+def _chunk(completion_id: str, created: int, delta: Delta, finish: Literal["stop"] | None) -> bytes:
+    """One server-sent event; its JSON written as chat clients have always read it from this service."""
+    chunk = ChatCompletionChunk(
+        id=completion_id,
+        object="chat.completion.chunk",
+        created=created,
+        model=MODEL,
+        choices=[ChunkChoice(0, delta, finish)],
+    )
+    return b"data: " + json.dumps(msgspec.to_builtins(chunk), ensure_ascii=False).encode() + b"\n\n"
 
 
 def _events(completion_id: str, created: int, answer: str) -> Iterator[bytes]:
-    yield _chunk(completion_id, created, {"role": "assistant", "content": ""}, None)
+    yield _chunk(completion_id, created, Delta(role="assistant", content=""), None)
     for start in range(0, len(answer), CHUNK_CHARS):
-        yield _chunk(completion_id, created, {"content": answer[start:start + CHUNK_CHARS]}, None)
-    yield _chunk(completion_id, created, {}, "stop")
+        yield _chunk(completion_id, created, Delta(content=answer[start : start + CHUNK_CHARS]), None)
+    yield _chunk(completion_id, created, Delta(), "stop")
     yield b"data: [DONE]\n\n"
 
 
 class ChatController(Controller):
     path = "/v1"
-    tags = ["openai-compatible"]
+    tags = ("openai-compatible",)
 
-    @get("/models", operation_id="listModels", summary="Models (OpenAI-compatible)", sync_to_thread=False,
-         operation_class=documented("model-list"))
-    def models(self) -> dict[str, Any]:
+    @get("/models", operation_id="listModels", summary="Models (OpenAI-compatible)", sync_to_thread=False)
+    def models(self) -> ModelList:
         """The one model, `whichgpu`."""
-        return {"object": "list", "data": [{"id": MODEL, "object": "model", "created": CREATED, "owned_by": "whichgpu"}]}
+        return ModelList("list", [Model(id=MODEL, object="model", created=CREATED, owned_by="whichgpu")])
 
-    @post("/chat/completions", operation_id="createChatCompletion", status_code=200,
-          summary="Chat completion (OpenAI-compatible)",
-          operation_class=documented("chat-completion-response", "chat-completion-request", (400, 404, 413, 415, 422),
-                                     content={"text/event-stream": {
-                                         "type": "object", "required": ["data"], "properties": {"data": {"type": "string"}},
-                                         "description": "One server-sent event; with `stream: true` the `data` of each is a "
-                                                        "chat-completion-chunk.json, and the last is `[DONE]`"}}),
-          before_request=checked_body("chat-completion-request"))
-    async def completions(self, data: JSONBody[ChatRequest], api: NamedDependency[ApiState]) -> Response:
+    @post(
+        "/chat/completions",
+        operation_id="createChatCompletion",
+        status_code=200,
+        summary="Chat completion (OpenAI-compatible)",
+        responses={**problems(400, 404, 413, 415, 422), 200: COMPLETION},
+        operation_class=also_served_as({"text/event-stream": EVENT_STREAM}),
+        before_request=checked_body("chat-completion-request"),
+    )
+    async def completions(
+        self, data: Body, snapshot: NamedDependency[Snapshot], metrics: NamedDependency[ApiMetrics]
+    ) -> Response[ChatCompletion] | Stream:
         """Answers the last user message as Markdown; `stream: true` gives `chat.completion.chunk` events."""
         if data.model != MODEL:
-            raise NotFound(f"model {data.model!r} does not exist; use {MODEL!r}",
-                           [{"field": "model", "message": f"only {MODEL!r} is served"}])
+            raise NotFound(
+                f"model {data.model!r} does not exist; use {MODEL!r}",
+                [{"field": "model", "message": f"only {MODEL!r} is served"}],
+            )
         messages = data.messages
-        answer, prompt_tokens = await off_loop(sum(len(m.text) for m in messages if m.role == "user"),
-                                               complete, api, messages, today())
+        answer, prompt_tokens = await off_loop(
+            sum(len(m.text) for m in messages if m.role == "user"),
+            complete,
+            snapshot,
+            metrics,
+            messages,
+            today(),
+        )
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
         if data.stream:
-            return Stream(_events(completion_id, created, answer), media_type="text/event-stream",
-                          headers={"cache-control": "no-cache"})
+            return Stream(
+                _events(completion_id, created, answer),
+                media_type="text/event-stream",
+                headers={"cache-control": "no-cache"},
+            )
         completion_tokens = _tokens(answer)
-        return Response({
-            "id": completion_id, "object": "chat.completion", "created": created, "model": MODEL,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
-        })
+        return Response(
+            ChatCompletion(
+                id=completion_id,
+                object="chat.completion",
+                created=created,
+                model=MODEL,
+                choices=[CompletionChoice(0, AssistantMessage("assistant", answer), "stop")],
+                usage=Usage(prompt_tokens, completion_tokens, prompt_tokens + completion_tokens),
+            )
+        )

@@ -1,16 +1,18 @@
-"""OpenAPI operations that show the published JSON Schemas.
+"""The OpenAPI document: written by Litestar from the handlers' types, completed where a type cannot speak.
 
-A body is judged by its published schema (:func:`service.api.inputs.checked_body`) before it is
-decoded into the handler's typed ``data``, so the document shows that schema, the one the
-errors name. :func:`documented`
-makes an ``operation_class`` that puts the published schemas (``$ref`` inlined)
-and examples into the operation: request body, success response, and the
-problem+json errors. Response examples computed from the live catalog are added
-by :func:`set_examples` when the app starts.
+Every handler takes and returns types of :mod:`service.contract` (or the engine's), so the
+document's schemas come from the code. This module adds what no return type says:
 
-:func:`openapi_config` serves the docs page (Swagger UI at ``/schema``) with its
-JavaScript, CSS and icon from the installed ``swagger-ui-py`` package through
-:func:`docs_assets`, so the docs work without internet access.
+- :func:`problems`: the problem+json refusals a handler answers, with an example;
+- :func:`described_body`: a request body's link to its published schema, and its examples;
+- :class:`EncodedSchemas`: an :class:`~service.contract.Encoded` answer is documented as the type it encodes;
+- :func:`also_served_as`: a success response that may be a stream or an image instead of JSON;
+- :func:`judged_by`: a body read raw and judged by a published data schema (the bench agent's run);
+- :func:`document_rate_limit` and :func:`document_example`: the 429 every counted operation may answer,
+  and a live answer from the catalog, added once the app is built.
+
+:func:`openapi_config` serves the docs page (Swagger UI at ``/schema``) with its JavaScript, CSS and icon from
+the installed ``swagger-ui-py`` package through :func:`docs_assets`, so the docs work without internet access.
 """
 
 from __future__ import annotations
@@ -21,114 +23,194 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from litestar.openapi import OpenAPIConfig
+import msgspec
+from litestar.enums import MediaType
+from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import (
-    OpenAPI, Example, OpenAPIHeader, OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Reference, RequestBody, Schema,
+    Example,
+    OpenAPI,
+    OpenAPIHeader,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Reference,
+    RequestBody,
+    Schema,
 )
+from litestar.params import Body
+from litestar.plugins import OpenAPISchemaPlugin
 from litestar.router import Router
 from litestar.static_files import create_static_files_router
+from litestar.typing import FieldDefinition
 
+from service import contract
 from service.api import inputs
-from service.problems import problem_body
+from service.contract.problem import Problem
+from service.problems import PROBLEM_JSON, problem_body
 from service.ratelimit import TooManyRequests, limits
 
-__all__ = ["documented", "document_rate_limit", "set_examples", "inline", "openapi_config", "docs_assets", "ASSETS_PATH"]
+__all__ = [
+    "ASSETS_PATH",
+    "EncodedSchemas",
+    "also_served_as",
+    "described_body",
+    "docs_assets",
+    "document_example",
+    "document_rate_limit",
+    "document_types",
+    "judged_by",
+    "openapi_config",
+    "problems",
+]
 
 ASSETS_PATH = "/docs-assets"
-ASSET_FILES = ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css", "favicon-32x32.png")
-DESCRIPTION = ("Which GPU to buy or rent for deep learning, and why. Errors are application/problem+json "
-               "(RFC 9457) with an `errors` list naming each field; the JSON Schemas enforced are at /v1/schemas.")
-
-_EXAMPLES: dict[str, Any] = {}
+ASSET_FILES = (
+    "swagger-ui-bundle.js",
+    "swagger-ui-standalone-preset.js",
+    "swagger-ui.css",
+    "favicon-32x32.png",
+)
+DESCRIPTION = (
+    "Which GPU to buy or rent for deep learning, and why. Errors are application/problem+json "
+    "(RFC 9457) with an `errors` list naming each field; the JSON Schemas enforced are at /v1/schemas."
+)
+PROBLEM_REF = Reference("#/components/schemas/Problem")  # the component every problem response refers to
 PROBLEM_EXAMPLE = {
-    "type": "https://whichgpu.dev/problems/invalid-input", "title": "Invalid input", "status": 422,
-    "detail": "the request body does not match schema recommendation-request.json: budget: -5 is less than or equal to the minimum of 0",
-    "instance": "/v1/recommendations", "errors": [{"field": "budget", "message": "-5 is less than or equal to the minimum of 0"}],
+    "type": "https://whichgpu.dev/problems/invalid-input",
+    "title": "Invalid input",
+    "status": 422,
+    "detail": "the request body does not match schema recommendation-request.json: "
+    "budget: -5 is less than or equal to the minimum of 0",
+    "instance": "/v1/recommendations",
+    "errors": [{"field": "budget", "message": "-5 is less than or equal to the minimum of 0"}],
 }
-ERROR_TEXT = {400: "Malformed JSON", 404: "Unknown resource", 413: "Body too large", 415: "Not application/json",
-              422: "Input breaks the schema or the question's checks"}
+ERROR_TEXT = {
+    400: "Malformed JSON",
+    401: "Unauthorized",
+    404: "Unknown resource",
+    413: "Body too large",
+    415: "Not application/json",
+    422: "Input breaks the schema or the question's checks",
+}
 
 
-def set_examples(examples: dict[str, Any]) -> None:
-    """Live response examples by schema name (e.g. an answer from the real catalog)."""
-    _EXAMPLES.update(examples)
+def problems(*statuses: int) -> dict[int, ResponseSpec]:
+    """The problem+json responses of a handler, by status."""
+    return {
+        status: ResponseSpec(
+            Problem,
+            media_type=PROBLEM_JSON,
+            description=ERROR_TEXT.get(status, "Problem"),
+            generate_examples=False,
+            examples=[Example(summary="problem", value={**PROBLEM_EXAMPLE, "status": status})],
+        )
+        for status in statuses
+    }
 
 
-def inline(name: str) -> dict[str, Any]:
-    """Schema ``name`` with every ``$ref`` replaced by its target, for embedding in OpenAPI."""
-    root = inputs.schema(name) or {}
-    return _inline(copy.deepcopy(root), root, depth=0)
+def described_body(name: str) -> Any:
+    """The ``Body`` of a JSON request judged by published schema ``name``: its link and its examples."""
+    return Body(
+        media_type=MediaType.JSON,
+        description=f"JSON matching [{name}.json](/v1/schemas/{name}.json)",
+        examples=[
+            Example(summary=f"example {i}", value=value) for i, value in enumerate(contract.examples(name), 1)
+        ]
+        or None,
+    )
 
 
-def _inline(node: Any, root: dict[str, Any], depth: int) -> Any:
-    if isinstance(node, list):
-        return [_inline(n, root, depth) for n in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and depth < 12:
-        target_doc, _, pointer = ref.partition("#")
-        doc = root if not target_doc else (inputs.schema(target_doc.removesuffix(".json")) or {})
-        target: Any = doc
-        for part in [p for p in pointer.split("/") if p]:
-            target = target[part]
-        return _inline(copy.deepcopy(target), doc, depth + 1)
-    return {k: _inline(v, root, depth) for k, v in node.items() if k not in ("$schema", "$id", "$defs", "examples")}
+class EncodedSchemas(OpenAPISchemaPlugin):
+    """``Encoded[T]`` is documented as ``T``: the bytes are a ``T``'s JSON."""
+
+    def is_plugin_supported_field(self, field_definition: FieldDefinition) -> bool:
+        return field_definition.origin is contract.Encoded
+
+    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema:
+        return cast(Schema, schema_creator.for_field_definition(field_definition.inner_types[0]))
 
 
-def _media(schema_name: str, media_type: str = "application/json", example: Any = None) -> dict[str, OpenAPIMediaType]:
-    examples = inputs.schema(schema_name) or {}
-    found = list(examples.get("examples", []))
-    if example is not None:
-        found.insert(0, example)
-    shaped: dict[str, Example | Reference] | None = {f"example{i + 1}": Example(value=value) for i, value in enumerate(found)} or None
-    return {media_type: _media_type(inline(schema_name), examples=shaped)}
-
-
-def _media_type(schema: dict[str, Any], examples: dict[str, Example | Reference] | None = None) -> OpenAPIMediaType:
-    """A media type whose schema is a plain JSON Schema dict (Litestar writes it into the document as is)."""
-    return OpenAPIMediaType(schema=cast(Schema, schema), examples=examples)
-
-
-def documented(response: str | None, request: str | None = None, errors: tuple[int, ...] = (), *,
-               response_media: str = "application/json", response_text: str = "OK",
-               content: dict[str, dict[str, Any]] | None = None, also: dict[int, str] | None = None) -> type[Operation]:
-    """An ``operation_class`` describing the body, the 200 response and the problem responses.
-
-    ``content`` adds media types (with their JSON Schema) to the 200 response, e.g. a stream
-    or an image; ``also`` adds success statuses a handler returns besides its default one.
-    """
+def also_served_as(content: dict[str, Schema], *, json: bool = True) -> type[Operation]:
+    """An ``operation_class`` whose success response is also (``json=False``: only) served as ``content``:
+    an event stream or an image, which a return type cannot say."""
 
     @dataclass
-    class DocumentedOperation(Operation):
+    class AlsoServed(Operation):
         def __post_init__(self) -> None:
-            if request:
-                self.request_body = RequestBody(content=_media(request), required=True,
-                                                description=f"JSON matching [{request}.json](/v1/schemas/{request}.json)")
             responses = dict(self.responses or {})
-            if response:
-                responses["200"] = OpenAPIResponse(description=response_text,
-                                                   content=_media(response, response_media, _EXAMPLES.get(response)))
-            if content:
-                ok = responses.get("200") if response else None
-                ok = ok if isinstance(ok, OpenAPIResponse) else OpenAPIResponse(description=response_text, content={})
-                ok.content = {**(ok.content or {}), **{media: _media_type(schema) for media, schema in content.items()}}
-                responses["200"] = ok
-            for status, text in (also or {}).items():
-                responses[str(status)] = OpenAPIResponse(description=text, content={"application/json": _media_type({"type": "object"})})
-            for status in errors:
-                example = {**PROBLEM_EXAMPLE, "status": status}
-                responses[str(status)] = OpenAPIResponse(
-                    description=ERROR_TEXT.get(status, "Problem"),
-                    content={"application/problem+json": _media_type(inline("problem"), {"problem": Example(value=example)})})
+            status, success = next((s, r) for s, r in responses.items() if s.startswith("2"))
+            if not isinstance(success, OpenAPIResponse):
+                return
+            served = {media: OpenAPIMediaType(schema=schema) for media, schema in content.items()}
+            responses[status] = OpenAPIResponse(
+                description=success.description,
+                headers=success.headers,
+                content={**(success.content or {} if json else {}), **served},
+            )
             self.responses = responses
 
-    return DocumentedOperation
+    return AlsoServed
+
+
+def judged_by(schema_name: str) -> type[Operation]:
+    """An ``operation_class`` for a body read raw and judged by published schema ``schema_name``: a data
+    file's, such as the bench agent's run record, which has no type in the contract (its ``$ref`` inlined)."""
+
+    @dataclass
+    class Judged(Operation):
+        def __post_init__(self) -> None:
+            self.request_body = RequestBody(
+                required=True,
+                description=f"JSON matching [{schema_name}.json](/v1/schemas/{schema_name}.json)",
+                content={MediaType.JSON: OpenAPIMediaType(schema=cast(Schema, _inlined(schema_name)))},
+            )
+
+    return Judged
+
+
+def _inlined(name: str) -> dict[str, Any]:
+    """Published schema ``name`` with every ``#`` reference replaced by its target (OpenAPI resolves ``#`` in
+    its own document, not in the embedded schema)."""
+    root = inputs.schema(name) or {}
+
+    def walk(node: Any, depth: int) -> Any:
+        if isinstance(node, list):
+            return [walk(item, depth) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/") and depth < 12:
+            target: Any = root
+            for part in ref[2:].split("/"):
+                target = target[part]
+            return walk(copy.deepcopy(target), depth + 1)
+        return {
+            k: walk(v, depth) for k, v in node.items() if k not in ("$schema", "$id", "$defs", "examples")
+        }
+
+    return cast(dict[str, Any], walk(root, 0))
+
+
+def document_types(openapi: OpenAPI) -> None:
+    """Each struct's component as ``msgspec.json.schema`` writes it, the generator of the published schemas:
+    the document and ``/v1/schemas`` then agree keyword for keyword (Litestar's own rendering drops bounds
+    of zero and the limits of an annotated type inside an optional or a tuple)."""
+    components = openapi.components.schemas if openapi.components else None
+    if components is None:
+        return
+    _, written = msgspec.json.schema_components(
+        [kind.type for kind in contract.PUBLISHED.values()], ref_template="#/components/schemas/{name}"
+    )
+    for name, schema in written.items():
+        if name in components:
+            components[name] = cast(Schema, schema)  # a JSON Schema object; Litestar writes it as it is
 
 
 def document_rate_limit(openapi: OpenAPI) -> None:
-    """429 with ``Retry-After`` on every operation the per-client limit counts (:func:`service.ratelimit.limits`):
+    """429 with ``Retry-After`` on every operation the per-client limit counts
+    (:func:`service.ratelimit.limits`):
     the document says what the server can answer, whether or not this one has ``WHICHGPU_RATE_LIMIT`` set."""
     example = problem_body(TooManyRequests(1.0, 120), "/v1/ask")
     for path, item in (openapi.paths or {}).items():
@@ -136,11 +218,33 @@ def document_rate_limit(openapi: OpenAPI) -> None:
             operation = getattr(item, method, None)
             if operation is None or not limits(method, path):
                 continue
-            operation.responses = {**(operation.responses or {}), "429": OpenAPIResponse(
-                description="Over the per-client rate limit (`WHICHGPU_RATE_LIMIT` requests a minute; off by default)",
-                headers={"Retry-After": OpenAPIHeader(schema=Schema(type=OpenAPIType.INTEGER, minimum=1), required=True,
-                                                      description="Seconds until the client may ask again")},
-                content={"application/problem+json": _media_type(inline("problem"), {"problem": Example(value=example)})})}
+            operation.responses = {
+                **(operation.responses or {}),
+                "429": OpenAPIResponse(
+                    description="Over the per-client rate limit "
+                    "(`WHICHGPU_RATE_LIMIT` requests a minute; off by default)",
+                    headers={
+                        "Retry-After": OpenAPIHeader(
+                            schema=Schema(type=OpenAPIType.INTEGER, minimum=1),
+                            required=True,
+                            description="Seconds until the client may ask again",
+                        )
+                    },
+                    content={
+                        PROBLEM_JSON: OpenAPIMediaType(
+                            schema=PROBLEM_REF, examples={"problem": Example(value=example)}
+                        )
+                    },
+                ),
+            }
+
+
+def document_example(openapi: OpenAPI, path: str, method: str, value: Any) -> None:
+    """A live example of an operation's JSON success response (an answer from the real catalog)."""
+    operation = getattr((openapi.paths or {})[path], method)
+    success = next(r for s, r in (operation.responses or {}).items() if s.startswith("2"))
+    if isinstance(success, OpenAPIResponse) and success.content and MediaType.JSON in success.content:
+        success.content[MediaType.JSON].examples = {"live": Example(summary="a live answer", value=value)}
 
 
 def _swagger_ui_dir() -> Path:
@@ -160,10 +264,13 @@ def openapi_config() -> OpenAPIConfig:
         standalone_preset_js_url=f"{ASSETS_PATH}/swagger-ui-standalone-preset.js",
         favicon=f"<link rel='icon' type='image/png' href='{ASSETS_PATH}/favicon-32x32.png'>",
     )
-    return OpenAPIConfig(title="whichgpu", version="1", path="/schema", description=DESCRIPTION, render_plugins=[swagger])
+    return OpenAPIConfig(
+        title="whichgpu", version="1", path="/schema", description=DESCRIPTION, render_plugins=[swagger]
+    )
 
 
 def docs_assets() -> Router:
     """The docs page's JavaScript, CSS and icon, served from the package."""
-    return create_static_files_router(path=ASSETS_PATH, directories=[_swagger_ui_dir()], name="docs-assets",
-                                      include_in_schema=False)
+    return create_static_files_router(
+        path=ASSETS_PATH, directories=[_swagger_ui_dir()], name="docs-assets", include_in_schema=False
+    )

@@ -1,9 +1,10 @@
 """Request input: the published JSON Schemas, and reading a JSON body against one.
 
-The schemas in ``service/schemas`` are both what ``GET /v1/schemas/{name}.json``
-serves and what the handlers enforce, so the documentation cannot drift from the
-checks. A body is read raw (so Litestar never rejects it first with other words),
-checked for content type and size, parsed (:func:`parse_json`), then validated
+The schemas generated from the typed contract (:mod:`service.contract`) are both what
+``GET /v1/schemas/{name}.json`` serves and what the handlers enforce, so the documentation
+cannot drift from the checks; the catalog data files' schemas and the bench agent's
+``benchmark-run`` are published beside them. A body is read raw (so Litestar never rejects it
+first with other words), checked for content type and size, parsed (:func:`parse_json`), then validated
 (:func:`check`); every failure is an :class:`~service.problems.ApiError` naming the
 field. Validators and error wording come from :mod:`rules.datafile`, the one home of
 JSON Schema handling. A handler that declares a typed ``data`` checks it with
@@ -13,9 +14,8 @@ JSON Schema handling. A handler that declares a typed ``data`` checks it with
 from __future__ import annotations
 
 import json
-from functools import lru_cache
-from pathlib import Path
 from collections.abc import Awaitable, Callable
+from functools import cache, lru_cache
 from typing import Any
 
 import msgspec
@@ -24,18 +24,15 @@ from referencing import Registry, Resource
 
 from bench_agent.schema import load_schema as load_run_schema
 from rules import datafile
+from service import contract
 from service.problems import InvalidInput, MalformedBody, PayloadTooLarge, UnsupportedMediaType
 
-__all__ = ["API_SCHEMA_DIR", "schema_names", "schema", "validator", "parse_json", "checked_body", "check", "schema_errors"]
-
-
-API_SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+__all__ = ["check", "checked_body", "parse_json", "schema", "schema_errors", "schema_names", "validator"]
 
 
 @lru_cache(maxsize=1)
 def _all() -> dict[str, dict[str, Any]]:
-    found = {p.name.removesuffix(".schema.json"): json.loads(p.read_text(encoding="utf-8"))
-             for p in sorted(API_SCHEMA_DIR.glob("*.schema.json"))}
+    found = {name: contract.generate(name) for name in contract.PUBLISHED}
     for name in datafile.schema_names():
         found.setdefault(name, datafile.load_schema(name))
     found["benchmark-run"] = load_run_schema()
@@ -53,11 +50,15 @@ def schema(name: str) -> dict[str, Any] | None:
 
 @lru_cache(maxsize=1)
 def _registry() -> Registry:
-    resources = [(doc["$id"], Resource.from_contents(doc)) for doc in _all().values() if isinstance(doc.get("$id"), str)]
+    resources = [
+        (doc["$id"], Resource.from_contents(doc))
+        for doc in _all().values()
+        if isinstance(doc.get("$id"), str)
+    ]
     return Registry().with_resources(resources)
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> Any:
     """A compiled validator for a published schema (``$ref`` to sibling schemas resolve)."""
     document = schema(name)
@@ -74,8 +75,11 @@ def schema_errors(name: str, document: Any) -> list[dict[str, str]]:
 def invalid(name: str, errors: list[dict[str, str]], what: str = "request body") -> InvalidInput:
     """The 422 problem for ``errors`` against schema ``name``, linking to the published schema."""
     shown = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:3])
-    return InvalidInput(f"the {what} does not match schema {name}.json: {shown}", errors[:datafile.MAX_ERRORS],
-                        schema=f"/v1/schemas/{name}.json")
+    return InvalidInput(
+        f"the {what} does not match schema {name}.json: {shown}",
+        errors[: datafile.MAX_ERRORS],
+        schema=f"/v1/schemas/{name}.json",
+    )
 
 
 def check(name: str, document: Any, what: str = "request body") -> Any:
@@ -98,11 +102,15 @@ def _is_json(content_type: str) -> bool:
 def _envelope(content_type: str | None, raw: bytes, max_bytes: int) -> None:
     """Refuse a body that is not JSON by its content type, or is over ``max_bytes``."""
     if not _is_json(content_type or ""):
-        raise UnsupportedMediaType(f"send the body as application/json, not {content_type or 'no content type'!r}",
-                                   [{"field": "content-type", "message": "expected application/json"}])
+        raise UnsupportedMediaType(
+            f"send the body as application/json, not {content_type or 'no content type'!r}",
+            [{"field": "content-type", "message": "expected application/json"}],
+        )
     if len(raw) > max_bytes:
-        raise PayloadTooLarge(f"the body is {len(raw)} bytes; at most {max_bytes} are accepted",
-                              [{"field": "body", "message": f"larger than {max_bytes} bytes"}])
+        raise PayloadTooLarge(
+            f"the body is {len(raw)} bytes; at most {max_bytes} are accepted",
+            [{"field": "body", "message": f"larger than {max_bytes} bytes"}],
+        )
 
 
 def parse_json(content_type: str | None, raw: bytes, max_bytes: int) -> Any:
@@ -111,12 +119,18 @@ def parse_json(content_type: str | None, raw: bytes, max_bytes: int) -> Any:
     try:
         return json.loads(raw, parse_constant=_not_json)
     except (UnicodeDecodeError, ValueError) as exc:
-        raise MalformedBody(f"the body is not valid JSON: {exc}", [{"field": "body", "message": "not valid JSON"}]) from None
+        raise MalformedBody(
+            f"the body is not valid JSON: {exc}", [{"field": "body", "message": "not valid JSON"}]
+        ) from None
     except RecursionError:
-        raise MalformedBody("the body nests too deeply", [{"field": "body", "message": "nested too deeply"}]) from None
+        raise MalformedBody(
+            "the body nests too deeply", [{"field": "body", "message": "nested too deeply"}]
+        ) from None
 
 
-def checked_body(schema_name: str, generated_from: type | None = None) -> Callable[[Request[Any, Any, Any]], Awaitable[None]]:
+def checked_body(
+    schema_name: str, generated_from: type | None = None
+) -> Callable[[Request[Any, Any, Any]], Awaitable[None]]:
     """The ``before_request`` hook of a handler that declares a typed ``data``: the body judged before
     Litestar decodes it (a hook, not a guard: a guard costs a copy of the handler per request).
 
@@ -125,9 +139,10 @@ def checked_body(schema_name: str, generated_from: type | None = None) -> Callab
     the schema is generated from (tests/service/test_typed_body.py holds the two to one verdict); a
     body it decodes strictly is valid, in about a microsecond where a JSON Schema pass takes over
     0.1 ms, and only a body it refuses gets the schema pass, for the problem's wording."""
+
     async def hook(request: Request[Any, Any, Any]) -> None:
         raw, content_type = await request.body(), request.headers.get("content-type")
-        max_bytes = request.app.state["api"].settings.max_body_bytes
+        max_bytes = request.route_handler.resolve_request_max_body_size() or len(raw)  # the app's limit
         _envelope(content_type, raw, max_bytes)
         refused = None
         if generated_from is not None:

@@ -9,7 +9,7 @@ given twice.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from litestar.connection import ASGIConnection
@@ -21,7 +21,7 @@ from service.problems import InvalidInput
 __all__ = ["known_parameters_only", "schema_bounds"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _declared(handler: BaseRouteHandler) -> frozenset[str]:
     names = set()
     for name, field in handler.parsed_fn_signature.parameters.items():
@@ -37,10 +37,15 @@ def known_parameters_only(connection: ASGIConnection[Any, Any, Any, Any], handle
     seen: set[str] = set()
     for name, _ in connection.query_params.multi_items():
         if name not in known:
-            raise InvalidInput(f"unknown query parameter {name[:60]!r}; known: {', '.join(sorted(known))}",
-                               [{"field": name[:60], "message": "unknown query parameter"}])
+            raise InvalidInput(
+                f"unknown query parameter {name[:60]!r}; known: {', '.join(sorted(known))}",
+                [{"field": name[:60], "message": "unknown query parameter"}],
+            )
         if name in seen:
-            raise InvalidInput(f"query parameter {name!r} is given twice", [{"field": name, "message": "given more than once"}])
+            raise InvalidInput(
+                f"query parameter {name!r} is given twice",
+                [{"field": name, "message": "given more than once"}],
+            )
         seen.add(name)
 
 
@@ -48,6 +53,14 @@ def schema_bounds(schema: dict[str, Any], name: str) -> dict[str, Any]:
     """``Parameter`` keywords for property ``name`` of a published JSON Schema (its range and pattern),
     so a typed parameter and the schema that documents it cannot drift apart."""
     prop = schema["properties"][name]
-    keywords = {"ge": "minimum", "gt": "exclusiveMinimum", "le": "maximum", "lt": "exclusiveMaximum",
-                "pattern": "pattern", "min_length": "minLength", "max_length": "maxLength", "description": "description"}
+    keywords = {
+        "ge": "minimum",
+        "gt": "exclusiveMinimum",
+        "le": "maximum",
+        "lt": "exclusiveMaximum",
+        "pattern": "pattern",
+        "min_length": "minLength",
+        "max_length": "maxLength",
+        "description": "description",
+    }
     return {kw: prop[key] for kw, key in keywords.items() if key in prop}

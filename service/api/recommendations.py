@@ -2,28 +2,42 @@
 
 from __future__ import annotations
 
-from litestar import Controller, MediaType, Response, post
-from litestar.di import NamedDependency
-from litestar.params import JSONBody
+from typing import Annotated
 
+from litestar import Controller, post
+from litestar.di import NamedDependency
+
+from rules.answer import Answer
 from rules.question import RecommendationRequest
-from service.api import ApiState, today
-from service.api.docs import documented
+from service.api import today
+from service.api.docs import described_body, problems
 from service.api.inputs import checked_body
+from service.contract import Encoded
+from service.metrics import ApiMetrics
+from service.snapshot import Snapshot
 
 __all__ = ["RecommendationController"]
+
+Body = Annotated[RecommendationRequest, described_body("recommendation-request")]
 
 
 class RecommendationController(Controller):
     path = "/v1/recommendations"
-    tags = ["advice"]
+    tags = ("advice",)
 
-    @post("", operation_id="recommend", status_code=200, summary="Recommend GPUs for a structured question",
-          operation_class=documented("answer", "recommendation-request", (400, 413, 415, 422)),
-          before_request=checked_body("recommendation-request", RecommendationRequest))
-    async def recommend(self, data: JSONBody[RecommendationRequest], api: NamedDependency[ApiState]) -> Response:
+    @post(
+        "",
+        operation_id="recommend",
+        status_code=200,
+        summary="Recommend GPUs for a structured question",
+        responses=problems(400, 413, 415, 422),
+        before_request=checked_body("recommendation-request", RecommendationRequest),
+    )
+    async def recommend(
+        self, data: Body, snapshot: NamedDependency[Snapshot], metrics: NamedDependency[ApiMetrics]
+    ) -> Encoded[Answer]:
         """Ranked picks within the budget, the rules behind each, warnings, and rent-vs-buy."""
         question = data.question(today())
-        encoded, workload = api.holder.get().answer_json(question, data.intent, today())
-        api.metrics.recommendations.labels(workload, "recommendations").inc()
-        return Response(encoded, media_type=MediaType.JSON)
+        encoded, workload = snapshot.answer_json(question, data.intent, today())
+        metrics.recommendations.labels(workload, "recommendations").inc()
+        return Encoded(encoded)

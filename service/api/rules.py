@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+import msgspec
 from litestar import Controller, get
 from litestar.di import NamedDependency
 
-from service.api import ApiState, plain
+from service.contract.catalog import RuleList
+from service.snapshot import Snapshot
 
 __all__ = ["RuleController"]
 
 
 class RuleController(Controller):
     path = "/v1/rules"
-    tags = ["rules"]
+    tags = ("rules",)
 
     @get("", operation_id="listRules", summary="The rulebook", sync_to_thread=False)
-    def list_rules(self, api: NamedDependency[ApiState]) -> dict[str, Any]:
+    def list_rules(self, snapshot: NamedDependency[Snapshot]) -> RuleList:
         """Every rule the engine applies; answers cite these ids."""
-        return {"rules": [plain(rule.to_dict()) for rule in api.holder.get().rulebook]}
+        return msgspec.convert({"rules": [rule.to_dict() for rule in snapshot.rulebook]}, RuleList)

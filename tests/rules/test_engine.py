@@ -50,14 +50,14 @@ def test_as_of_hides_later_cards_and_later_prices(recommend, advisor):
     for pick in shown:
         assert released[pick["gpu"]] <= date(2018, 1, 1)
         assert pick["unit_price"]["date"] <= "2018-01-01"
-    assert all(g["gpu"] != "rtx-2080-ti" for g in advisor.card_rows("cnn", date(2018, 1, 1)))
+    assert all(g.gpu != "rtx-2080-ti" for g in advisor.card_rows("cnn", date(2018, 1, 1)))
 
 
 def test_prices_of_the_asked_date_are_used(advisor):
-    early = {r["gpu"]: r for r in advisor.card_rows("cnn", date(2019, 4, 3))}
-    late = {r["gpu"]: r for r in advisor.card_rows("cnn", date(2022, 1, 20), used_ok=True)}
-    assert early["gtx-1080-ti"]["price"]["date"] <= "2019-04-03"
-    assert early["gtx-1080-ti"]["price"]["date"] != late["gtx-1080-ti"]["price"]["date"]
+    early = {r.gpu: r.price for r in advisor.card_rows("cnn", date(2019, 4, 3))}
+    late = {r.gpu: r.price for r in advisor.card_rows("cnn", date(2022, 1, 20), used_ok=True)}
+    assert early["gtx-1080-ti"].seen <= "2019-04-03"
+    assert early["gtx-1080-ti"].seen != late["gtx-1080-ti"].seen
 
 
 def test_budget_in_euros_is_converted_with_a_dated_rate(recommend):

@@ -33,7 +33,9 @@ def test_token_is_returned_once_and_only_its_hash_is_stored(db: str) -> None:
         rows = conn.execute(text("SELECT * FROM agent_token")).mappings().all()
     assert len(rows) == 1
     assert rows[0]["token_hash"] == hashlib.sha256(token.encode()).hexdigest()
-    assert all(token not in str(value) for value in rows[0].values()), "the plaintext token must not be stored"
+    assert all(token not in str(value) for value in rows[0].values()), (
+        "the plaintext token must not be stored"
+    )
     assert token not in repr(list_agents(db))
 
 

@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from tests.app_client import app_client
-
 from rules.question import MAX_TEXT_CHARS
 from service.api.inputs import schema_errors
+from tests.app_client import app_client
 
 
 @pytest.fixture(scope="module")
@@ -49,22 +48,30 @@ def test_follow_ups_refine_the_stored_question(client):
     first = ask(client, "nlp $800", start=True)
     two = ask(client, "what about 2 of them?", first["conversation_id"])
     assert two["conversation_id"] == first["conversation_id"]
-    assert two["query"]["gpus"] == 2 and two["query"]["workload"] == "transformer" and two["query"]["budget"] == 800
+    assert (
+        two["query"]["gpus"] == 2
+        and two["query"]["workload"] == "transformer"
+        and two["query"]["budget"] == 800
+    )
     cheaper = ask(client, "cheaper?", first["conversation_id"])
     assert cheaper["query"]["gpus"] == 2 and cheaper["query"]["budget"] == pytest.approx(560)
 
 
 def test_more_memory_asks_for_more_than_the_answer_showed_in_a_conversation_and_in_chat(client):
-    """'more memory?' means more than the card the answer before led with, in a stored conversation and when a chat
-    client resends the turns (folded without their answers): both reach the same question and the same answer."""
+    """'more memory?' means more than the card the answer before led with, in a stored conversation and when
+    a chat client resends the turns (folded without their answers): both reach one question and one answer."""
     first = ask(client, "nlp $1500", start=True)
     shown = first["recommendation"]["picks"][0]["memory_gb"]
     more = ask(client, "more memory?", first["conversation_id"])
     assert more["query"]["memory_gb"] > shown, (shown, more["query"])
     cheaper = ask(client, "cheaper?", first["conversation_id"])
-    turns = [{"role": "user", "content": "nlp $1500"}, {"role": "assistant", "content": first["answer"]},
-             {"role": "user", "content": "more memory?"}, {"role": "assistant", "content": more["answer"]},
-             {"role": "user", "content": "cheaper?"}]
+    turns = [
+        {"role": "user", "content": "nlp $1500"},
+        {"role": "assistant", "content": first["answer"]},
+        {"role": "user", "content": "more memory?"},
+        {"role": "assistant", "content": more["answer"]},
+        {"role": "user", "content": "cheaper?"},
+    ]
     assert chat(client, turns)["choices"][0]["message"]["content"] == cheaper["answer"]
 
 
@@ -85,28 +92,49 @@ def test_help(client):
 
 
 def test_unknown_conversation_is_404(client):
-    problem(client.post("/v1/ask", json={"text": "cheaper?", "conversation_id": "no-such-one"}), 404, "conversation_id")
+    problem(
+        client.post("/v1/ask", json={"text": "cheaper?", "conversation_id": "no-such-one"}),
+        404,
+        "conversation_id",
+    )
 
 
-@pytest.mark.parametrize("body, field", [
-    ({}, "text"),
-    ({"text": 5}, "text"),
-    ({"text": "x" * (MAX_TEXT_CHARS + 1)}, "text"),
-    ({"text": "nlp", "conversation_id": "../etc"}, "conversation_id"),
-    ({"text": "nlp", "extra": 1}, "extra"),
-    ({"text": "nlp", "start_conversation": "true"}, "start_conversation"),  # Litestar's lenient decoding would take these
-    ({"text": "nlp", "start_conversation": 1}, "start_conversation"),
-    ({"text": "kaggle as of 2009"}, "as_of"),
-])
+# Litestar's lenient decoding would take these
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({}, "text"),
+        ({"text": 5}, "text"),
+        ({"text": "x" * (MAX_TEXT_CHARS + 1)}, "text"),
+        ({"text": "nlp", "conversation_id": "../etc"}, "conversation_id"),
+        ({"text": "nlp", "extra": 1}, "extra"),
+        (
+            {"text": "nlp", "start_conversation": "true"},
+            "start_conversation",
+        ),
+        ({"text": "nlp", "start_conversation": 1}, "start_conversation"),
+        ({"text": "kaggle as of 2009"}, "as_of"),
+    ],
+)
 def test_bad_ask_input_is_422(client, body, field):
     problem(client.post("/v1/ask", json=body), 422, field)
 
 
 def test_a_body_is_judged_by_its_published_schema_before_it_is_decoded_into_its_type(client):
-    body = problem(client.post("/v1/ask", json={"text": 5, "start_conversation": "yes"}), 422, "start_conversation")
+    body = problem(
+        client.post("/v1/ask", json={"text": 5, "start_conversation": "yes"}), 422, "start_conversation"
+    )
     assert body["schema"] == "/v1/schemas/ask-request.json" and "ask-request.json" in body["detail"]
-    problem(client.post("/v1/ask", content=b'{"text": "nlp $800"}', headers={"content-type": "text/plain"}), 415, "content-type")
-    problem(client.post("/v1/ask", content=b'{"text": NaN}', headers={"content-type": "application/json"}), 400, "body")
+    problem(
+        client.post("/v1/ask", content=b'{"text": "nlp $800"}', headers={"content-type": "text/plain"}),
+        415,
+        "content-type",
+    )
+    problem(
+        client.post("/v1/ask", content=b'{"text": NaN}', headers={"content-type": "application/json"}),
+        400,
+        "body",
+    )
 
 
 # --- OpenAI-compatible -------------------------------------------------------------------
@@ -127,27 +155,51 @@ def test_models_lists_whichgpu(client):
 
 
 def test_chat_answers_the_last_user_message_and_ignores_unknown_parameters(client):
-    completion = chat(client, [{"role": "system", "content": "be brief"}, {"role": "user", "content": "nlp $800"}],
-                      temperature=0.2, max_tokens=5, top_p=1, user="x", tools=[])
+    completion = chat(
+        client,
+        [{"role": "system", "content": "be brief"}, {"role": "user", "content": "nlp $800"}],
+        temperature=0.2,
+        max_tokens=5,
+        top_p=1,
+        user="x",
+        tools=[],
+    )
     message = completion["choices"][0]["message"]
     assert message["role"] == "assistant" and "×" in message["content"]
-    assert completion["usage"]["total_tokens"] == completion["usage"]["prompt_tokens"] + completion["usage"]["completion_tokens"]
+    assert (
+        completion["usage"]["total_tokens"]
+        == completion["usage"]["prompt_tokens"] + completion["usage"]["completion_tokens"]
+    )
 
 
 def test_earlier_user_messages_act_as_the_conversation(client):
-    alone = chat(client, [{"role": "user", "content": "what about 2 of them?"}])["choices"][0]["message"]["content"]
-    history = [{"role": "user", "content": "cv $3000"}, {"role": "assistant", "content": "…"},
-               {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}},
-                                            {"type": "text", "text": "what about 2 of them?"}]}]
+    alone = chat(client, [{"role": "user", "content": "what about 2 of them?"}])["choices"][0]["message"][
+        "content"
+    ]
+    history = [
+        {"role": "user", "content": "cv $3000"},
+        {"role": "assistant", "content": "…"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "image_url", "image_url": {"url": "x"}},
+                {"type": "text", "text": "what about 2 of them?"},
+            ],
+        },
+    ]
     refined = chat(client, history)["choices"][0]["message"]["content"]
     assert "2 ×" in refined and refined != alone
 
 
 def test_streaming_sends_chunks_then_done(client):
-    response = client.post("/v1/chat/completions", json={"model": "whichgpu", "stream": True,
-                                                         "messages": [{"role": "user", "content": "nlp $800"}]})
+    response = client.post(
+        "/v1/chat/completions",
+        json={"model": "whichgpu", "stream": True, "messages": [{"role": "user", "content": "nlp $800"}]},
+    )
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
-    events = [line.removeprefix("data: ") for line in response.text.split("\n\n") if line.startswith("data: ")]
+    events = [
+        line.removeprefix("data: ") for line in response.text.split("\n\n") if line.startswith("data: ")
+    ]
     assert events[-1] == "[DONE]"
     chunks = [json.loads(e) for e in events[:-1]]
     for chunk in chunks:
@@ -159,14 +211,25 @@ def test_streaming_sends_chunks_then_done(client):
     assert text == plain
 
 
-@pytest.mark.parametrize("body, status, field", [
-    ({"model": "gpt-4", "messages": [{"role": "user", "content": "nlp"}]}, 404, "model"),
-    ({"model": "whichgpu", "messages": []}, 422, "messages"),
-    ({"model": "whichgpu", "messages": [{"role": "system", "content": "hi"}]}, 422, "messages"),
-    ({"model": "whichgpu"}, 422, "messages"),
-    ({"model": "whichgpu", "messages": [{"role": "user", "content": 7}]}, 422, "messages.0.content"),
-    ({"model": "whichgpu", "messages": [{"role": "user", "content": "y" * (MAX_TEXT_CHARS + 1)}]}, 422, "messages.0.content"),
-    ({"model": "whichgpu", "messages": [{"role": "user", "content": "kaggle as of 2009"}]}, 422, "messages.0.content"),
-])
+@pytest.mark.parametrize(
+    "body, status, field",
+    [
+        ({"model": "gpt-4", "messages": [{"role": "user", "content": "nlp"}]}, 404, "model"),
+        ({"model": "whichgpu", "messages": []}, 422, "messages"),
+        ({"model": "whichgpu", "messages": [{"role": "system", "content": "hi"}]}, 422, "messages"),
+        ({"model": "whichgpu"}, 422, "messages"),
+        ({"model": "whichgpu", "messages": [{"role": "user", "content": 7}]}, 422, "messages.0.content"),
+        (
+            {"model": "whichgpu", "messages": [{"role": "user", "content": "y" * (MAX_TEXT_CHARS + 1)}]},
+            422,
+            "messages.0.content",
+        ),
+        (
+            {"model": "whichgpu", "messages": [{"role": "user", "content": "kaggle as of 2009"}]},
+            422,
+            "messages.0.content",
+        ),
+    ],
+)
 def test_bad_chat_input_is_a_problem(client, body, status, field):
     problem(client.post("/v1/chat/completions", json=body), status, field)

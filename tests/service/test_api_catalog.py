@@ -6,12 +6,11 @@ from datetime import date, timedelta
 
 import pytest
 
-from tests.app_client import app_client
-
 from rules import question
 from rules.datafile import schema_names as data_schema_names
 from service.api import inputs
 from service.api.inputs import schema_errors
+from tests.app_client import app_client
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +36,9 @@ def gpus(client, **params) -> dict:
 def test_list_pages_with_a_stable_total(client):
     first, second = gpus(client, limit=5), gpus(client, limit=5, offset=5)
     assert first["total"] == second["total"] > 10
-    assert len(first["items"]) == 5 and not {g["id"] for g in first["items"]} & {g["id"] for g in second["items"]}
+    assert len(first["items"]) == 5 and not {g["id"] for g in first["items"]} & {
+        g["id"] for g in second["items"]
+    }
 
 
 def test_filters(client):
@@ -61,13 +62,25 @@ def test_workload_adds_performance_sorted_fastest_first(client):
     assert "relative_performance" not in gpus(client, limit=1)["items"][0]
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"limit": 0}, "limit"), ({"limit": 500}, "limit"), ({"limit": "ten"}, "limit"), ({"offset": -1}, "offset"),
-    ({"min_memory_gb": "lots"}, "min_memory_gb"), ({"max_price": -3}, "max_price"), ({"workload": "astro"}, "workload"),
-    ({"as_of": "2001-01-01"}, "as_of"), ({"as_of": (date.today() + timedelta(days=9)).isoformat()}, "as_of"),
-    ({"currency": "ZZZ"}, "currency"), ({"colour": "red"}, "colour"), ({"offset": "9" * 30}, "offset"),
-    ({"min_memory_gb": "1e999"}, "min_memory_gb"), ({"used_ok": "maybe"}, "used_ok"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"limit": 0}, "limit"),
+        ({"limit": 500}, "limit"),
+        ({"limit": "ten"}, "limit"),
+        ({"offset": -1}, "offset"),
+        ({"min_memory_gb": "lots"}, "min_memory_gb"),
+        ({"max_price": -3}, "max_price"),
+        ({"workload": "astro"}, "workload"),
+        ({"as_of": "2001-01-01"}, "as_of"),
+        ({"as_of": (date.today() + timedelta(days=9)).isoformat()}, "as_of"),
+        ({"currency": "ZZZ"}, "currency"),
+        ({"colour": "red"}, "colour"),
+        ({"offset": "9" * 30}, "offset"),
+        ({"min_memory_gb": "1e999"}, "min_memory_gb"),
+        ({"used_ok": "maybe"}, "used_ok"),
+    ],
+)
 def test_bad_query_is_422(client, params, field):
     problem(client.get("/v1/gpus", params=params), 422, field)
 
@@ -80,8 +93,17 @@ def test_query_parameters_are_documented_with_their_ranges(client):
     listed = client.get("/schema/openapi.json").json()["paths"]["/v1/gpus"]["get"]["parameters"]
     limit = next(p for p in listed if p["name"] == "limit")["schema"]
     assert (limit["minimum"], limit["maximum"]) == (1, 200)
-    assert {"vendor", "min_memory_gb", "max_price", "currency", "used_ok", "as_of", "workload", "limit", "offset"} == {
-        p["name"] for p in listed if p["in"] == "query"}
+    assert {
+        "vendor",
+        "min_memory_gb",
+        "max_price",
+        "currency",
+        "used_ok",
+        "as_of",
+        "workload",
+        "limit",
+        "offset",
+    } == {p["name"] for p in listed if p["in"] == "query"}
 
 
 def test_gpu_detail_has_price_history_and_basis(client):
@@ -96,12 +118,21 @@ def test_gpu_detail_has_price_history_and_basis(client):
 
 def test_entries_say_whether_they_fit_a_desk(client):
     rows = {g["id"]: g for g in gpus(client, limit=200)["items"]}
-    assert (rows["rtx-3090"]["form_factor"], rows["rtx-3090"]["availability"], rows["rtx-3090"]["desktop"]) == ("pcie", "retail", True)
+    assert (
+        rows["rtx-3090"]["form_factor"],
+        rows["rtx-3090"]["availability"],
+        rows["rtx-3090"]["desktop"],
+    ) == ("pcie", "retail", True)
     assert rows["h100-sxm"]["desktop"] is False and rows["h100-sxm"]["availability"] == "server"
     spark = client.get("/v1/gpus/dgx spark").json()
     assert schema_errors("gpu", spark) == []
-    assert (spark["id"], spark["form_factor"], spark["unified_memory"], spark["desktop"], spark["server_only"]) == (
-        "dgx-spark", "system", True, True, False)
+    assert (
+        spark["id"],
+        spark["form_factor"],
+        spark["unified_memory"],
+        spark["desktop"],
+        spark["server_only"],
+    ) == ("dgx-spark", "system", True, True, False)
     assert client.get("/v1/gpus/l40s").json()["server_only"] is True
 
 
@@ -126,7 +157,8 @@ def test_schemas_published_include_api_data_and_agent(client):
 
 
 def test_request_schema_enums_match_the_engine():
-    props = inputs.schema("recommendation-request")["properties"]  # generated: msgspec lists a Literal's values sorted
+    # generated: msgspec lists a Literal's values sorted
+    props = inputs.schema("recommendation-request")["properties"]
     assert props["workload"]["enum"] == sorted(question.WORKLOADS)
     assert props["precision"]["enum"] == [*sorted(question.PRECISIONS), None]
     assert props["method"]["enum"] == [*sorted(question.METHODS), None]
@@ -151,13 +183,29 @@ def test_metrics_by_route_template(client):
 def test_openapi_describes_every_endpoint_with_examples(client):
     doc = client.get("/schema/openapi.json").json()
     paths = doc["paths"]
-    for path in ("/v1/recommendations", "/v1/ask", "/v1/chat/completions", "/v1/models", "/v1/gpus", "/v1/gpus/{gpu_id}",
-                 "/v1/rules", "/v1/schemas", "/v1/schemas/{filename}", "/healthz", "/metrics", "/v1/benchmarks"):
+    for path in (
+        "/v1/recommendations",
+        "/v1/ask",
+        "/v1/chat/completions",
+        "/v1/models",
+        "/v1/gpus",
+        "/v1/gpus/{gpu_id}",
+        "/v1/rules",
+        "/v1/schemas",
+        "/v1/schemas/{filename}",
+        "/healthz",
+        "/metrics",
+        "/v1/benchmarks",
+    ):
         assert path in paths, path
     recommend = paths["/v1/recommendations"]["post"]
-    assert recommend["requestBody"]["content"]["application/json"]["examples"]
+    assert recommend["requestBody"]["content"]["application/json"]["schema"]["examples"]
     answer = recommend["responses"]["200"]["content"]["application/json"]
-    example = next(iter(answer["examples"].values()))["value"]  # a live answer (Litestar drops its null members)
+    # a live answer (Litestar drops its null members)
+    example = next(iter(answer["examples"].values()))["value"]
     assert example["verdict"] == "buy" and example["picks"][0]["rules"]
     assert "application/problem+json" in recommend["responses"]["422"]["content"]
-    assert paths["/v1/ask"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]["text"]["maxLength"] == question.MAX_TEXT_CHARS
+    ask = paths["/v1/ask"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert "ask-request.json" in ask["description"]
+    body = doc["components"]["schemas"][ask["allOf"][0]["$ref"].rpartition("/")[2]]
+    assert body["properties"]["text"]["maxLength"] == question.MAX_TEXT_CHARS

@@ -25,7 +25,11 @@ def test_the_docs_page_refers_only_to_its_own_assets(client, path: str) -> None:
     page = client.get(path)
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     references = _references(page.text)
-    assert {Path(r).name for r in references} >= {"swagger-ui-bundle.js", "swagger-ui.css", "swagger-ui-standalone-preset.js"}
+    assert {Path(r).name for r in references} >= {
+        "swagger-ui-bundle.js",
+        "swagger-ui.css",
+        "swagger-ui-standalone-preset.js",
+    }
     assert [r for r in references if "//" in r] == [], "the page loads something from another host"
     for reference in references:
         asset = client.get(reference)
@@ -34,6 +38,9 @@ def test_the_docs_page_refers_only_to_its_own_assets(client, path: str) -> None:
 
 
 def test_the_assets_have_their_content_types(client) -> None:
-    assert client.get("/docs-assets/swagger-ui-bundle.js").headers["content-type"].split(";")[0] in ("text/javascript", "application/javascript")
+    assert client.get("/docs-assets/swagger-ui-bundle.js").headers["content-type"].split(";")[0] in (
+        "text/javascript",
+        "application/javascript",
+    )
     assert client.get("/docs-assets/swagger-ui.css").headers["content-type"].startswith("text/css")
     assert client.get("/docs-assets/no-such-file.js").status_code == 404

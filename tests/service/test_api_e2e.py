@@ -1,4 +1,4 @@
-"""End to end over TCP: real uvicorn processes, the official ``openai`` client, two processes sharing PostgreSQL."""
+"""End to end over TCP: real uvicorn processes, the official ``openai`` client, two servers on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -30,9 +30,14 @@ def test_openai_client_plain(base_url):
 
     client = OpenAI(base_url=base_url + "/v1", api_key="unused")
     assert [m.id for m in client.models.list()] == ["whichgpu"]
-    completion = client.chat.completions.create(model="whichgpu", messages=[
-        {"role": "user", "content": "cv $3000"}, {"role": "assistant", "content": "…"},
-        {"role": "user", "content": "what about 2 of them?"}])
+    completion = client.chat.completions.create(
+        model="whichgpu",
+        messages=[
+            {"role": "user", "content": "cv $3000"},
+            {"role": "assistant", "content": "…"},
+            {"role": "user", "content": "what about 2 of them?"},
+        ],
+    )
     text = completion.choices[0].message.content
     assert completion.choices[0].finish_reason == "stop" and "2 ×" in text
     assert completion.usage.total_tokens > 0
@@ -44,12 +49,23 @@ def test_openai_client_lasts_six_turns_with_long_answers(base_url):
     client = OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0)
     messages: list[dict[str, str]] = []
     answers = []
-    for question in ("fit llama 13b fp16", "nlp $800", "what about 2 of them?", "cheaper?", "with used cards?", "more memory?"):
+    for question in (
+        "fit llama 13b fp16",
+        "nlp $800",
+        "what about 2 of them?",
+        "cheaper?",
+        "with used cards?",
+        "more memory?",
+    ):
         messages.append({"role": "user", "content": question})
-        answer = client.chat.completions.create(model="whichgpu", messages=messages).choices[0].message.content
+        answer = (
+            client.chat.completions.create(model="whichgpu", messages=messages).choices[0].message.content
+        )
         messages.append({"role": "assistant", "content": answer})
         answers.append(answer)
-    assert max(len(a) for a in answers) > 2000, "an earlier answer over 2000 characters travels back in the history"
+    assert max(len(a) for a in answers) > 2000, (
+        "an earlier answer over 2000 characters travels back in the history"
+    )
     assert "2 ×" in answers[2] and len(set(answers)) == 6
 
 
@@ -57,12 +73,15 @@ def test_openai_client_streaming(base_url):
     from openai import OpenAI
 
     client = OpenAI(base_url=base_url + "/v1", api_key="unused")
-    stream = client.chat.completions.create(model="whichgpu", stream=True, temperature=0.3,
-                                            messages=[{"role": "user", "content": "nlp $800"}])
+    stream = client.chat.completions.create(
+        model="whichgpu", stream=True, temperature=0.3, messages=[{"role": "user", "content": "nlp $800"}]
+    )
     chunks = list(stream)
     text = "".join(c.choices[0].delta.content or "" for c in chunks)
     assert len(chunks) > 3 and chunks[-1].choices[0].finish_reason == "stop"
-    plain = client.chat.completions.create(model="whichgpu", messages=[{"role": "user", "content": "nlp $800"}])
+    plain = client.chat.completions.create(
+        model="whichgpu", messages=[{"role": "user", "content": "nlp $800"}]
+    )
     assert text == plain.choices[0].message.content
 
 
@@ -75,9 +94,15 @@ def test_openai_client_sees_errors(base_url):
 
 
 def test_bad_input_over_tcp_is_a_problem(base_url):
-    response = httpx.post(base_url + "/v1/recommendations", content=b"{", headers={"content-type": "application/json"})
-    assert response.status_code == 400 and response.headers["content-type"].startswith("application/problem+json")
-    response = httpx.post(base_url + "/v1/recommendations", content=b"x" * 70_000, headers={"content-type": "application/json"})
+    response = httpx.post(
+        base_url + "/v1/recommendations", content=b"{", headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400 and response.headers["content-type"].startswith(
+        "application/problem+json"
+    )
+    response = httpx.post(
+        base_url + "/v1/recommendations", content=b"x" * 70_000, headers={"content-type": "application/json"}
+    )
     assert response.status_code == 413 and response.json()["errors"][0]["field"] == "body"
 
 
@@ -86,12 +111,22 @@ def test_two_processes_share_a_conversation(postgres_url, tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     with server(postgres_url, tmp_path / "a") as a, server(postgres_url, tmp_path / "b") as b:
-        first = httpx.post(a + "/v1/ask", json={"text": "nlp $800", "start_conversation": True}, timeout=30).json()
-        follow = httpx.post(b + "/v1/ask", json={"text": "what about 2 of them?", "conversation_id": first["conversation_id"]},
-                            timeout=30)
+        first = httpx.post(
+            a + "/v1/ask", json={"text": "nlp $800", "start_conversation": True}, timeout=30
+        ).json()
+        follow = httpx.post(
+            b + "/v1/ask",
+            json={"text": "what about 2 of them?", "conversation_id": first["conversation_id"]},
+            timeout=30,
+        )
         assert follow.status_code == 200, follow.text
         query = follow.json()["query"]
         assert query["gpus"] == 2 and query["workload"] == "transformer" and query["budget"] == 800
-        again = httpx.post(a + "/v1/ask", json={"text": "cheaper?", "conversation_id": first["conversation_id"]}, timeout=30).json()
+        again = httpx.post(
+            a + "/v1/ask", json={"text": "cheaper?", "conversation_id": first["conversation_id"]}, timeout=30
+        ).json()
         assert again["query"]["gpus"] == 2 and again["query"]["budget"] == pytest.approx(560)
-        assert httpx.get(b + "/healthz").json()["catalog_version"] == httpx.get(a + "/healthz").json()["catalog_version"]
+        assert (
+            httpx.get(b + "/healthz").json()["catalog_version"]
+            == httpx.get(a + "/healthz").json()["catalog_version"]
+        )

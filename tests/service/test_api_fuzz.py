@@ -5,37 +5,58 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from service.api.inputs import schema, schema_errors
 from tests.app_client import app_client
-from hypothesis import HealthCheck, given, settings, strategies as st
 
-from service.api.inputs import schema
-from service.api.inputs import schema_errors
+FUZZ = settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
-FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-
-scalars = st.none() | st.booleans() | st.integers(min_value=-10**20, max_value=10**20) | \
-    st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30)
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
-                           max_leaves=12)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**20), max_value=10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30)
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
 QUESTION_FIELDS = sorted(schema("recommendation-request")["properties"])
-plausible = {"workload": st.sampled_from(["cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general", "x"]),
-             "currency": st.sampled_from(["USD", "eur", "GBP", "RUB", "XYZ"]),
-             "precision": st.sampled_from(["fp32", "16-bit", "8-bit", "4-bit"]),
-             "task": st.sampled_from(["training", "inference"]),
-             "as_of": st.dates().map(lambda d: d.isoformat()),
-             "budget": st.floats(min_value=-10, max_value=1e7, allow_nan=False),
-             "gpus": st.integers(min_value=-1, max_value=20),
-             "params_b": st.floats(min_value=0, max_value=3000, allow_nan=False),
-             "compare": st.lists(st.sampled_from(["3090", "4090", "a100", "rx 7900 xtx", "voodoo"]), max_size=3),
-             "intent": st.sampled_from(["recommend", "compare", "fit"])}
-questions = st.fixed_dictionaries({}, optional={name: plausible.get(name, json_values) for name in QUESTION_FIELDS})
-RESPONSE_SCHEMA = {"/v1/recommendations": "answer", "/v1/ask": "ask-response", "/v1/chat/completions": "chat-completion-response"}
+plausible = {
+    "workload": st.sampled_from(["cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general", "x"]),
+    "currency": st.sampled_from(["USD", "eur", "GBP", "RUB", "XYZ"]),
+    "precision": st.sampled_from(["fp32", "16-bit", "8-bit", "4-bit"]),
+    "task": st.sampled_from(["training", "inference"]),
+    "as_of": st.dates().map(lambda d: d.isoformat()),
+    "budget": st.floats(min_value=-10, max_value=1e7, allow_nan=False),
+    "gpus": st.integers(min_value=-1, max_value=20),
+    "params_b": st.floats(min_value=0, max_value=3000, allow_nan=False),
+    "compare": st.lists(st.sampled_from(["3090", "4090", "a100", "rx 7900 xtx", "voodoo"]), max_size=3),
+    "intent": st.sampled_from(["recommend", "compare", "fit"]),
+}
+questions = st.fixed_dictionaries(
+    {}, optional={name: plausible.get(name, json_values) for name in QUESTION_FIELDS}
+)
+RESPONSE_SCHEMA = {
+    "/v1/recommendations": "answer",
+    "/v1/ask": "ask-response",
+    "/v1/chat/completions": "chat-completion-response",
+}
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
-    with app_client(tmp_path_factory.mktemp("fuzz"), raise_server_exceptions=False, max_body_bytes=8192) as test_client:
+    with app_client(
+        tmp_path_factory.mktemp("fuzz"), raise_server_exceptions=False, max_body_bytes=8192
+    ) as test_client:
         yield test_client
 
 
@@ -62,25 +83,66 @@ def test_plausible_questions(client, body):
 
 
 @FUZZ
-@given(text=st.text(max_size=120) | st.sampled_from(["nlp $800", "cv 2 gpus 3000", "fit llama 70b on 3090", "cheaper?",
-                                                      "as of 2015 kaggle", "нлп 80000 руб", "compare 3090 4090 a100"]))
+@given(
+    text=st.text(max_size=120)
+    | st.sampled_from(
+        [
+            "nlp $800",
+            "cv 2 gpus 3000",
+            "fit llama 70b on 3090",
+            "cheaper?",
+            "as of 2015 kaggle",
+            "нлп 80000 руб",
+            "compare 3090 4090 a100",
+        ]
+    )
+)
 def test_any_text(client, text):
     judged(client.post("/v1/ask", json={"text": text}), "/v1/ask")
-    judged(client.post("/v1/chat/completions", json={"model": "whichgpu", "messages": [{"role": "user", "content": text}]}),
-           "/v1/chat/completions")
+    judged(
+        client.post(
+            "/v1/chat/completions",
+            json={"model": "whichgpu", "messages": [{"role": "user", "content": text}]},
+        ),
+        "/v1/chat/completions",
+    )
 
 
 @FUZZ
-@given(path=st.sampled_from(sorted(RESPONSE_SCHEMA)), raw=st.binary(max_size=200),
-       content_type=st.sampled_from(["application/json", "text/plain", "", "application/json; charset=latin-1", "multipart/form-data"]))
+@given(
+    path=st.sampled_from(sorted(RESPONSE_SCHEMA)),
+    raw=st.binary(max_size=200),
+    content_type=st.sampled_from(
+        ["application/json", "text/plain", "", "application/json; charset=latin-1", "multipart/form-data"]
+    ),
+)
 def test_any_bytes(client, path, raw, content_type):
-    judged(client.post(path, content=raw, headers={"content-type": content_type} if content_type else {}), path)
+    judged(
+        client.post(path, content=raw, headers={"content-type": content_type} if content_type else {}), path
+    )
 
 
 @FUZZ
-@given(params=st.dictionaries(st.sampled_from(["vendor", "min_memory_gb", "max_price", "as_of", "workload", "currency", "used_ok",
-                                               "limit", "offset", "x"]),
-                              st.text(max_size=12) | st.integers(-5, 300).map(str) | st.floats(allow_nan=True).map(str), max_size=5))
+@given(
+    params=st.dictionaries(
+        st.sampled_from(
+            [
+                "vendor",
+                "min_memory_gb",
+                "max_price",
+                "as_of",
+                "workload",
+                "currency",
+                "used_ok",
+                "limit",
+                "offset",
+                "x",
+            ]
+        ),
+        st.text(max_size=12) | st.integers(-5, 300).map(str) | st.floats(allow_nan=True).map(str),
+        max_size=5,
+    )
+)
 def test_any_gpu_query(client, params):
     response = client.get("/v1/gpus", params=params)
     judged(response, "/v1/gpus")
@@ -89,7 +151,12 @@ def test_any_gpu_query(client, params):
 
 
 @FUZZ
-@given(path=st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_./%{}", max_size=40), method=st.sampled_from(["GET", "POST", "PUT", "DELETE"]))
+@given(
+    path=st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_./%{}", max_size=40),
+    method=st.sampled_from(["GET", "POST", "PUT", "DELETE"]),
+)
 def test_any_path(client, path, method):
-    response = client.request(method, "/v1/" + path, content=json.dumps({}), headers={"content-type": "application/json"})
+    response = client.request(
+        method, "/v1/" + path, content=json.dumps({}), headers={"content-type": "application/json"}
+    )
     judged(response, "/v1/" + path)

@@ -6,9 +6,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from tests.app_client import app_client
-
 from service.api.inputs import schema_errors
+from tests.app_client import app_client
 
 PROBLEM = "application/problem+json"
 
@@ -30,7 +29,9 @@ def problem(response, status: int, field: str) -> dict:
 
 
 def test_answer_matches_the_published_schema(client):
-    response = client.post("/v1/recommendations", json={"workload": "transformer", "budget": 800, "as_of": "2023-06-01"})
+    response = client.post(
+        "/v1/recommendations", json={"workload": "transformer", "budget": 800, "as_of": "2023-06-01"}
+    )
     assert response.status_code == 200
     answer = response.json()
     assert schema_errors("answer", answer) == []
@@ -46,40 +47,47 @@ def test_empty_question_uses_defaults(client):
 
 
 def test_compare_intent(client):
-    response = client.post("/v1/recommendations", json={"intent": "compare", "compare": ["3090", "4090"], "as_of": "2023-06-01"})
+    response = client.post(
+        "/v1/recommendations", json={"intent": "compare", "compare": ["3090", "4090"], "as_of": "2023-06-01"}
+    )
     assert response.status_code == 200
     body = response.json()
     assert body["verdict"] == "compare" and {p["gpu"] for p in body["picks"]} == {"rtx-3090", "rtx-4090"}
 
 
 def test_lowercase_currency_is_accepted(client):
-    response = client.post("/v1/recommendations", json={"budget": 700, "currency": "eur", "as_of": "2023-06-01"})
+    response = client.post(
+        "/v1/recommendations", json={"budget": 700, "currency": "eur", "as_of": "2023-06-01"}
+    )
     assert response.status_code == 200
     assert response.json()["currency"]["code"] == "EUR"
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"budget": -5}, "budget"),
-    ({"budget": 0}, "budget"),
-    ({"budget": 1e12}, "budget"),
-    ({"budget": "800"}, "budget"),
-    ({"workload": "astrology"}, "workload"),
-    ({"currency": "XYZ"}, "currency"),
-    ({"currency": "dollars"}, "currency"),
-    ({"gpus": 0}, "gpus"),
-    ({"gpus": 2.5}, "gpus"),
-    ({"gpus": 2.0}, "gpus"),  # a whole number to JSON Schema, not to the type the handler reads
-    ({"gpus": True}, "gpus"),
-    ({"as_of": "2009-12-31"}, "as_of"),
-    ({"as_of": (date.today() + timedelta(days=3)).isoformat()}, "as_of"),
-    ({"as_of": "2023-02-30"}, "as_of"),
-    ({"as_of": "yesterday"}, "as_of"),
-    ({"used_ok": "yes"}, "used_ok"),
-    ({"compare": ["a"] * 7}, "compare"),
-    ({"colour": "red"}, "colour"),
-    ({"intent": "guess"}, "intent"),
-    ({"budget": 200_000_000, "currency": "USD"}, "budget"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"budget": -5}, "budget"),
+        ({"budget": 0}, "budget"),
+        ({"budget": 1e12}, "budget"),
+        ({"budget": "800"}, "budget"),
+        ({"workload": "astrology"}, "workload"),
+        ({"currency": "XYZ"}, "currency"),
+        ({"currency": "dollars"}, "currency"),
+        ({"gpus": 0}, "gpus"),
+        ({"gpus": 2.5}, "gpus"),
+        ({"gpus": 2.0}, "gpus"),  # a whole number to JSON Schema, not to the type the handler reads
+        ({"gpus": True}, "gpus"),
+        ({"as_of": "2009-12-31"}, "as_of"),
+        ({"as_of": (date.today() + timedelta(days=3)).isoformat()}, "as_of"),
+        ({"as_of": "2023-02-30"}, "as_of"),
+        ({"as_of": "yesterday"}, "as_of"),
+        ({"used_ok": "yes"}, "used_ok"),
+        ({"compare": ["a"] * 7}, "compare"),
+        ({"colour": "red"}, "colour"),
+        ({"intent": "guess"}, "intent"),
+        ({"budget": 200_000_000, "currency": "USD"}, "budget"),
+    ],
+)
 def test_bad_values_are_422_naming_the_field(client, body, field):
     problem(client.post("/v1/recommendations", json=body), 422, field)
 
@@ -89,13 +97,26 @@ def test_not_an_object_is_422(client):
 
 
 def test_malformed_json_is_400(client):
-    body = problem(client.post("/v1/recommendations", content=b'{"budget": 8', headers={"content-type": "application/json"}), 400, "body")
+    body = problem(
+        client.post(
+            "/v1/recommendations", content=b'{"budget": 8', headers={"content-type": "application/json"}
+        ),
+        400,
+        "body",
+    )
     assert "not valid JSON" in body["detail"]
 
 
 def test_wrong_content_type_is_415(client):
-    problem(client.post("/v1/recommendations", content=b"budget=800", headers={"content-type": "application/x-www-form-urlencoded"}),
-            415, "content-type")
+    problem(
+        client.post(
+            "/v1/recommendations",
+            content=b"budget=800",
+            headers={"content-type": "application/x-www-form-urlencoded"},
+        ),
+        415,
+        "content-type",
+    )
 
 
 def test_body_over_the_limit_is_413(client):

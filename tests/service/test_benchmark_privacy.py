@@ -1,4 +1,5 @@
-"""Who measured where stays with the admin: the public sees runs without agents, hosts or hardware, and per-GPU aggregates.
+"""Who measured where stays with the admin: the public sees runs without agents, hosts or hardware, and
+aggregates per GPU.
 
 On SQLite and PostgreSQL, through the real app: anonymous readers, a bench-agent
 (write) token and a wrong admin token all get the public view; only the admin read
@@ -14,7 +15,15 @@ import pytest
 from tests.service.test_benchmarks import result, run_payload
 
 ADMIN = "admin-read-token-for-the-lab"
-PRIVATE = ("lab-host-secret-1", "lab-host-secret-2", "node-one", "node-two", "AMD EPYC", "550.54", "GPU-serial-42")
+PRIVATE = (
+    "lab-host-secret-1",
+    "lab-host-secret-2",
+    "node-one",
+    "node-two",
+    "AMD EPYC",
+    "550.54",
+    "GPU-serial-42",
+)
 
 
 @pytest.fixture
@@ -28,10 +37,16 @@ def service(tmp_path, database_url: str):
     settings = Settings(data_dir=tmp_path, database_url=database_url, admin_token=ADMIN)
     with TestClient(create_app(settings)) as client:
         client.agent_tokens = [add_agent(database_url, "node-one"), add_agent(database_url, "node-two")]
-        for token, host, fp32 in zip(client.agent_tokens, ("lab-host-secret-1", "lab-host-secret-2"), (30.0, 32.0)):
-            payload = run_payload(host=host, results=[result("matmul", "fp32", fp32), result("triad", "fp32", 820.0)])
+        for token, host, fp32 in zip(
+            client.agent_tokens, ("lab-host-secret-1", "lab-host-secret-2"), (30.0, 32.0), strict=True
+        ):
+            payload = run_payload(
+                host=host, results=[result("matmul", "fp32", fp32), result("triad", "fp32", 820.0)]
+            )
             payload["device"]["uuid"] = "GPU-serial-42"
-            response = client.post("/v1/benchmarks", json=payload, headers={"Authorization": f"Bearer {token}"})
+            response = client.post(
+                "/v1/benchmarks", json=payload, headers={"Authorization": f"Bearer {token}"}
+            )
             assert response.status_code == 201, response.text
         yield client
 
@@ -54,7 +69,11 @@ def test_everyone_but_the_admin_sees_no_agent_host_or_hardware(service, who: str
     for item in listing["items"]:
         assert not {"agent", "host", "environ"} & set(item)
         assert item["device"]["name"] == "NVIDIA GeForce RTX 3090" and item["gpu_id"] == "rtx-3090"
-        assert {(r["benchmark"], r["value"]) for r in item["results"]} <= {("matmul", 30.0), ("matmul", 32.0), ("triad", 820.0)}
+        assert {(r["benchmark"], r["value"]) for r in item["results"]} <= {
+            ("matmul", 30.0),
+            ("matmul", 32.0),
+            ("triad", 820.0),
+        }
 
 
 def test_the_public_sees_per_gpu_runs_hosts_and_medians(service) -> None:
@@ -67,9 +86,16 @@ def test_the_public_sees_per_gpu_runs_hosts_and_medians(service) -> None:
 def test_the_admin_sees_agents_hosts_and_hardware(service) -> None:
     listing = _listing(service, ADMIN)
     assert listing["view"] == "admin"
-    assert {(i["agent"], i["host"]) for i in listing["items"]} == {("node-one", "lab-host-secret-1"), ("node-two", "lab-host-secret-2")}
+    assert {(i["agent"], i["host"]) for i in listing["items"]} == {
+        ("node-one", "lab-host-secret-1"),
+        ("node-two", "lab-host-secret-2"),
+    }
     item = listing["items"][0]
-    assert (item["environ"]["cpu"], item["device"]["driver"], item["device"]["uuid"]) == ("AMD EPYC", "550.54", "GPU-serial-42")
+    assert (item["environ"]["cpu"], item["device"]["driver"], item["device"]["uuid"]) == (
+        "AMD EPYC",
+        "550.54",
+        "GPU-serial-42",
+    )
     [only] = _listing(service, ADMIN, host="lab-host-secret-2")["items"]
     assert only["agent"] == "node-two"
 
@@ -78,7 +104,9 @@ def test_the_admin_sees_agents_hosts_and_hardware(service) -> None:
 def test_filtering_by_host_needs_the_admin_token(service, who: str) -> None:
     headers = {"Authorization": f"Bearer {service.agent_tokens[0]}"} if who == "agent" else {}
     response = service.get("/v1/benchmarks", params={"host": "lab-host-secret-1"}, headers=headers)
-    assert response.status_code == 401 and response.headers["content-type"].startswith("application/problem+json")
+    assert response.status_code == 401 and response.headers["content-type"].startswith(
+        "application/problem+json"
+    )
     assert "admin" in response.json()["detail"] and "lab-host-secret-1" not in response.text
 
 

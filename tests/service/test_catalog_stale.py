@@ -18,9 +18,18 @@ TODAY = date(2026, 11, 23)
 
 
 def _stale(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WHICHGPU_DATA_DIR": str(tmp_path), "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
-    return subprocess.run([WHICHGPU, "catalog", "--stale", "--as-of", TODAY.isoformat(), *extra],
-                          capture_output=True, text=True, env=env, timeout=120)
+    env = {
+        **os.environ,
+        "WHICHGPU_DATA_DIR": str(tmp_path),
+        "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
+    }
+    return subprocess.run(
+        [WHICHGPU, "catalog", "--stale", "--as-of", TODAY.isoformat(), *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_stale_lists_exactly_the_cards_whose_prices_aged_out(tmp_path):
@@ -41,5 +50,8 @@ def test_stale_table_names_the_limits_and_last_prices(tmp_path):
     result = _stale(tmp_path)
     assert result.returncode == 0, result.stderr
     limits = load_rulebook()["cost-efficiency"].parameters
-    assert f"new after {limits['new_max_age_months']} months, used after {limits['used_max_age_months']}" in result.stdout
+    assert (
+        f"new after {limits['new_max_age_months']} months, used after {limits['used_max_age_months']}"
+        in result.stdout
+    )
     assert "rtx-2060" in result.stdout and "rtx-5080 " not in result.stdout

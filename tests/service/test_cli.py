@@ -14,7 +14,11 @@ WHICHGPU = str(Path(sys.executable).with_name("whichgpu"))
 
 
 def run(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WHICHGPU_DATA_DIR": str(tmp_path), "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
+    env = {
+        **os.environ,
+        "WHICHGPU_DATA_DIR": str(tmp_path),
+        "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
+    }
     return subprocess.run([WHICHGPU, *args], capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -29,15 +33,19 @@ def test_ask_json_as_of_a_date(tmp_path):
     assert result.returncode == 0, result.stderr
     reply = json.loads(result.stdout)
     assert reply["query"]["as_of"] == "2019-04-03" and reply["query"]["workload"] == "cnn"
-    pick = reply["recommendation"]["picks"][0]  # which card wins is the engine's business; the date is the CLI's
+    # which card wins is the engine's business; the date is the CLI's
+    pick = reply["recommendation"]["picks"][0]
     assert pick["unit_price"]["date"] <= "2019-04-03" and pick["total_price"]["amount"] <= 500
 
 
-@pytest.mark.parametrize("args, message", [
-    (("ask", "nlp", "--as-of", "2099-01-01"), "future"),
-    (("ask", "nlp", "--as-of", "yesterday"), "not a date"),
-    (("catalog", "--vendor", "acme"), "vendor"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("ask", "nlp", "--as-of", "2099-01-01"), "future"),
+        (("ask", "nlp", "--as-of", "yesterday"), "not a date"),
+        (("catalog", "--vendor", "acme"), "vendor"),
+    ],
+)
 def test_bad_input_is_one_clear_line_and_exit_2(tmp_path, args, message):
     result = run(*args, tmp_path=tmp_path)
     assert result.returncode == 2
@@ -76,11 +84,20 @@ def test_agent_mistakes_are_one_line_and_exit_2(tmp_path):
 
 def test_ask_imports_neither_the_web_stack_nor_the_orm(tmp_path):
     """A terminal answer starts fast: no Litestar, SQLAlchemy, matplotlib or Slack bolt."""
-    probe = ("import sys; from service.cli import main; code = main(['ask', 'nlp $800']); "
-             "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'litestar', 'sqlalchemy', 'sqlmodel', 'alembic', "
-             "'matplotlib', 'slack_bolt', 'uvicorn'}); print('HEAVY', heavy, code, file=sys.stderr)")
-    env = {**os.environ, "WHICHGPU_DATA_DIR": str(tmp_path), "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    probe = (
+        "import sys; from service.cli import main; code = main(['ask', 'nlp $800']); "
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'litestar', 'sqlalchemy', 'sqlmodel', 'alembic', 'matplotlib', 'slack_bolt', 'uvicorn'}); "
+        "print('HEAVY', heavy, code, file=sys.stderr)"
+    )
+    env = {
+        **os.environ,
+        "WHICHGPU_DATA_DIR": str(tmp_path),
+        "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120
+    )
     assert "HEAVY [] 0" in result.stderr, result.stderr
     assert not (tmp_path / "cli.db").exists()  # asking reads measurements only from a database that is there
 
@@ -104,7 +121,9 @@ def test_serve_on_a_taken_port_is_one_line_and_exit_1(tmp_path):
     assert result.stderr.strip() == f"whichgpu: cannot listen on 127.0.0.1:{port}: Address already in use"
 
 
-@pytest.mark.parametrize("args", [("serve", "--port", "99999"), ("serve", "--host", "no-such-host.invalid", "--port", "0")])
+@pytest.mark.parametrize(
+    "args", [("serve", "--port", "99999"), ("serve", "--host", "no-such-host.invalid", "--port", "0")]
+)
 def test_serve_with_an_impossible_address_exits_2(tmp_path, args):
     result = run(*args, tmp_path=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -123,8 +142,14 @@ def test_help_and_readme_document_the_exit_codes(tmp_path):
 
 def test_a_reader_that_leaves_early_is_no_error(tmp_path):
     """`whichgpu catalog --json | head -1`: quiet, exit 0."""
-    env = {**os.environ, "WHICHGPU_DATA_DIR": str(tmp_path), "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
-    process = subprocess.Popen([WHICHGPU, "catalog", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    env = {
+        **os.environ,
+        "WHICHGPU_DATA_DIR": str(tmp_path),
+        "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
+    }
+    process = subprocess.Popen(
+        [WHICHGPU, "catalog", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
     assert process.stdout.readline().strip() == b"{"
     process.stdout.close()  # the reader leaves, as head does
     assert process.wait(timeout=120) == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlmodel import select
@@ -20,7 +20,9 @@ def test_concurrent_turns_are_all_committed_in_few_transactions(database_url: st
     writer = ConversationWriter(database_url)
 
     async def many() -> list[str]:
-        return await asyncio.gather(*(writer.save(None, Question(budget=100 + i), {"text": f"q{i}"}) for i in range(60)))
+        return await asyncio.gather(
+            *(writer.save(None, Question(budget=100 + i), {"text": f"q{i}"}) for i in range(60))
+        )
 
     ids = asyncio.run(many())
     assert len(set(ids)) == 60
@@ -37,7 +39,12 @@ def test_follow_ups_in_one_batch_keep_their_order(database_url: str) -> None:
     writer = ConversationWriter(database_url)
 
     async def follow_ups() -> None:
-        await asyncio.gather(*(writer.save(first, Question(workload="cnn", gpus=n), {"text": f"{n} of them"}) for n in (2, 3, 4)))
+        await asyncio.gather(
+            *(
+                writer.save(first, Question(workload="cnn", gpus=n), {"text": f"{n} of them"})
+                for n in (2, 3, 4)
+            )
+        )
 
     asyncio.run(follow_ups())
     with session_scope(database_url) as session:
@@ -52,7 +59,8 @@ def test_a_failing_turn_does_not_fail_its_batch(sqlite_url: str) -> None:
 
     async def mixed() -> list:
         good = [writer.save(None, None, {"text": "ok"}) for _ in range(5)]
-        bad = writer.save("x" * 500, None, {"text": "id longer than the column"})  # breaks the id length on PG only
+        # breaks the id length on PG only
+        bad = writer.save("x" * 500, None, {"text": "id longer than the column"})
         unserialisable = writer.save(None, None, {"text": object()})
         return await asyncio.gather(*good, bad, unserialisable, return_exceptions=True)
 
@@ -71,7 +79,7 @@ def test_conversations_expire_and_the_writer_deletes_them_itself(database_url: s
     old = save_turn(database_url, None, Question(budget=100), {"text": "old"})
     with session_scope(database_url) as session:
         row = session.get(Conversation, old)
-        row.updated_at = datetime.now(timezone.utc) - timedelta(days=31)
+        row.updated_at = datetime.now(UTC) - timedelta(days=31)
         session.add(row)
     writer = ConversationWriter(database_url, keep_days=30, purge_every_s=0.05)
     fresh = asyncio.run(writer.save(None, Question(budget=200), {"text": "new"}))
@@ -79,14 +87,18 @@ def test_conversations_expire_and_the_writer_deletes_them_itself(database_url: s
     while time.monotonic() < deadline and old in {r.id for r in _rows(database_url)}:
         time.sleep(0.05)
     writer.close()
-    assert {r.id for r in _rows(database_url)} == {fresh}, "the writer thread purged the expired conversation unasked"
+    assert {r.id for r in _rows(database_url)} == {fresh}, (
+        "the writer thread purged the expired conversation unasked"
+    )
     assert purge_expired(database_url, 0) == 0, "0 days keeps conversations forever"
 
 
 def test_the_clean_up_runs_every_tenth_of_the_retention_at_most_hourly() -> None:
     from service.conversations import PURGE_EVERY_S, purge_interval_s
 
-    assert purge_interval_s(30) == PURGE_EVERY_S == ConversationWriter("sqlite://", keep_days=30).purge_every_s
+    assert (
+        purge_interval_s(30) == PURGE_EVERY_S == ConversationWriter("sqlite://", keep_days=30).purge_every_s
+    )
     assert purge_interval_s(0.01) == pytest.approx(86.4)  # a 14-minute retention is looked after every 86 s
     assert purge_interval_s(1e-6) == 1.0 and purge_interval_s(0) == PURGE_EVERY_S
 
@@ -99,7 +111,9 @@ def test_one_shot_questions_store_nothing(tmp_path) -> None:
             reply = client.post("/v1/ask", json={"text": text})
             assert reply.status_code == 200 and reply.json()["conversation_id"] is None
         assert _rows(f"sqlite:///{tmp_path / 'w.db'}") == []
-        started = client.post("/v1/ask", json={"text": "nlp $800", "start_conversation": True}).json()["conversation_id"]
+        started = client.post("/v1/ask", json={"text": "nlp $800", "start_conversation": True}).json()[
+            "conversation_id"
+        ]
         follow = client.post("/v1/ask", json={"text": "cheaper?", "conversation_id": started}).json()
         assert follow["conversation_id"] == started and follow["query"]["budget"] == 560
         assert [r.id for r in _rows(f"sqlite:///{tmp_path / 'w.db'}")] == [started]

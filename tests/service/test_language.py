@@ -8,14 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
-import msgspec
-
-from rules.answer import Reply
 from bot.blocks import Conversation, answer_blocks
-from tests.fake_slack import block_text
+from rules.answer import Reply
 from tests.app_client import app_client
+from tests.fake_slack import block_text
 
 RUSSIAN = "какую видеокарту купить для нейросетей за 50000 рублей"
 ENGLISH = "which gpu for deep learning for 600 dollars"
@@ -44,7 +43,9 @@ def test_the_api_answer_has_russian_headings_and_the_same_names_and_numbers(repl
     text, top = reply["answer"], reply["recommendation"]["picks"][0]
     assert all(f"**{heading}**" in text for heading in RUSSIAN_HEADINGS)
     assert not any(f"**{heading}**" in text for heading in ENGLISH_HEADINGS)
-    assert top["name"] in text and f"{top['unit_price']['amount']:,.0f} {top['unit_price']['currency']}" in text
+    assert (
+        top["name"] in text and f"{top['unit_price']['amount']:,.0f} {top['unit_price']['currency']}" in text
+    )
     assert "эталона" in text and "на 1000 RUB" in text
 
 
@@ -54,8 +55,12 @@ def test_an_english_question_stays_english(replies) -> None:
 
 
 def test_slack_blocks_follow_the_answers_language(replies) -> None:
-    russian = block_text(answer_blocks(msgspec.convert(replies[RUSSIAN], Reply), Conversation(None, (RUSSIAN,))))
-    english = block_text(answer_blocks(msgspec.convert(replies[ENGLISH], Reply), Conversation(None, (ENGLISH,))))
+    russian = block_text(
+        answer_blocks(msgspec.convert(replies[RUSSIAN], Reply), Conversation(None, (RUSSIAN,)))
+    )
+    english = block_text(
+        answer_blocks(msgspec.convert(replies[ENGLISH], Reply), Conversation(None, (ENGLISH,)))
+    )
     assert "*Почему*" in russian and "Лучший выбор:" in russian and "Цены на" in russian
     assert "*Why*" in english and "Top pick:" in english and "Почему" not in english
     assert replies[RUSSIAN]["recommendation"]["picks"][0]["name"] in russian
@@ -78,8 +83,17 @@ def test_help_and_clarification_follow_the_language(client) -> None:
 
 
 def test_the_cli_prints_russian_headings(tmp_path: Path) -> None:
-    env = {**os.environ, "WHICHGPU_DATA_DIR": str(tmp_path), "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
-    result = subprocess.run([str(Path(sys.executable).with_name("whichgpu")), "ask", RUSSIAN], capture_output=True, text=True,
-                            env=env, timeout=120)
+    env = {
+        **os.environ,
+        "WHICHGPU_DATA_DIR": str(tmp_path),
+        "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
+    }
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("whichgpu")), "ask", RUSSIAN],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert all(f"**{heading}**" in result.stdout for heading in RUSSIAN_HEADINGS)

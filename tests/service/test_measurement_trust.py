@@ -1,4 +1,4 @@
-"""Measurements that cannot lie alone: one token cannot poison the advice, and stored data never breaks a page.
+"""Measurements that cannot lie alone: one token cannot poison the advice, stored data never breaks a page.
 
 Each test replays an attack on a real app (SQLite and PostgreSQL) over the HTTP API.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -40,7 +40,9 @@ def post(client, payload: Any, token: str, raw: bytes | None = None):
 
 
 def low_run(host: str, value: float = 0.001) -> dict[str, Any]:
-    return run_payload(GPU, host=host, results=[result("matmul", "fp32", value), result("matmul", "fp16", value)])
+    return run_payload(
+        GPU, host=host, results=[result("matmul", "fp32", value), result("matmul", "fp16", value)]
+    )
 
 
 def performance(client) -> dict[str, Any]:
@@ -72,9 +74,13 @@ def test_a_run_under_the_band_is_stored_flagged_and_kept_out_until_a_second_host
 
 def test_future_and_prehistoric_runs_are_refused(service):
     token = service.agent("clock")
-    for started in ("9999-01-01T00:00:00+00:00", "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00",
-                    "2019-01-01T00:00:00+00:00",  # before the RTX 3090 was released
-                    (datetime.now(timezone.utc) + timedelta(hours=2)).isoformat()):
+    for started in (
+        "9999-01-01T00:00:00+00:00",
+        "9999-12-31T23:59:59-14:00",
+        "0001-01-01T00:00:00+14:00",
+        "2019-01-01T00:00:00+00:00",  # before the RTX 3090 was released
+        (datetime.now(UTC) + timedelta(hours=2)).isoformat(),
+    ):
         payload = {**run_payload(GPU, host="lab"), "started_at": started, "finished_at": started}
         response = post(service, payload, token)
         assert response.status_code == 422, (started, response.text)
@@ -85,8 +91,12 @@ def test_future_and_prehistoric_runs_are_refused(service):
 def test_the_newest_run_is_the_one_received_last(service):
     early = {**run_payload(GPU, host="lab", results=[result("matmul", "fp32", 20.0)])}
     assert post(service, early, service.agent("lab")).status_code == 201
-    later = run_payload(GPU, host="lab2", started=datetime.now(timezone.utc) - timedelta(days=60),
-                        results=[result("matmul", "fp32", 30.0)])
+    later = run_payload(
+        GPU,
+        host="lab2",
+        started=datetime.now(UTC) - timedelta(days=60),
+        results=[result("matmul", "fp32", 30.0)],
+    )
     assert post(service, later, service.agent("lab2")).status_code == 201
     assert performance(service)["measured"]["matmul_tflops"]["fp32"] == pytest.approx(25.0)
 
@@ -94,7 +104,8 @@ def test_the_newest_run_is_the_one_received_last(service):
 def test_revoking_an_agent_takes_its_runs_out_of_the_advice(service):
     assert post(service, run_payload(GPU, host="lab"), service.agent("lab")).status_code == 201
     assert performance(service)["basis"] == "measured"
-    revoke_agent(service.database_url, "lab")  # from another process (the CLI): the service notices within a second
+    # from another process (the CLI): the service notices within a second
+    revoke_agent(service.database_url, "lab")
     deadline = time.monotonic() + 5
     while performance(service)["basis"] == "measured" and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -108,36 +119,63 @@ def test_nan_and_infinity_are_refused_not_stored(service, constant):
     text = __import__("json").dumps(raw).replace('"value": 30.0', f'"value": {constant}', 1)
     assert constant in text
     response = post(service, None, token, raw=text.encode())
-    assert response.status_code == 400 and response.headers["content-type"].startswith("application/problem+json")
+    assert response.status_code == 400 and response.headers["content-type"].startswith(
+        "application/problem+json"
+    )
     assert service.get("/v1/benchmarks").json()["total"] == 0
     assert service.get("/").status_code == 200
 
 
 def _edge_payloads() -> list[dict[str, Any]]:
     """Every edge value the schema allows, one run each where they would collide."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     weird = "<script>alert(1)</script> ‮ 𝔘𝔫𝔦 \\ \" ' ?"[:200]
     payloads = []
-    base = run_payload(GPU, host=weird[:200], results=[
-        result("matmul", "fp32", 35.0), result("matmul", "fp16", None, error="E" * 2000),
-        result("copy", "fp32", 0.0), result("triad", "tf32", 5e-324), {**result("cnn_train", "bf16", 1.0), "value": 1.7976931348623157e308},
-        {**result("cnn_train", "fp32", 0.0), "benchmark": "lstm_train", "unit": "sequences/s"},
-        {**result("cnn_train", "fp16", 1.0), "value": 1e300, "benchmark": "transformer_train", "unit": "tokens/s"},
-    ])
+    base = run_payload(
+        GPU,
+        host=weird[:200],
+        results=[
+            result("matmul", "fp32", 35.0),
+            result("matmul", "fp16", None, error="E" * 2000),
+            result("copy", "fp32", 0.0),
+            result("triad", "tf32", 5e-324),
+            {**result("cnn_train", "bf16", 1.0), "value": 1.7976931348623157e308},
+            {**result("cnn_train", "fp32", 0.0), "benchmark": "lstm_train", "unit": "sequences/s"},
+            {
+                **result("cnn_train", "fp16", 1.0),
+                "value": 1e300,
+                "benchmark": "transformer_train",
+                "unit": "tokens/s",
+            },
+        ],
+    )
     for r in base["results"]:
         if r["value"] is not None:
             r.update(p10=0.0, p90=1.7976931348623157e308, cv=1.7976931348623157e308)
-    base["device"].update(name=GPU, uuid="u" * 100, index=2**62, memory_gb=1e308, driver="d" * 60, cuda=None,
-                          compute_capability="999999.999999")
-    base["environ"].update(cpu=weird, ram_gb=1e308, threads=2**62, extra={"nested": [None, True, -1e308, "x" * 1000]})
+    base["device"].update(
+        name=GPU,
+        uuid="u" * 100,
+        index=2**62,
+        memory_gb=1e308,
+        driver="d" * 60,
+        cuda=None,
+        compute_capability="999999.999999",
+    )
+    base["environ"].update(
+        cpu=weird, ram_gb=1e308, threads=2**62, extra={"nested": [None, True, -1e308, "x" * 1000]}
+    )
     base["started_at"] = (now - timedelta(minutes=5)).astimezone(timezone(timedelta(hours=-14))).isoformat()
     base["finished_at"] = (now + timedelta(minutes=5)).astimezone(timezone(timedelta(hours=14))).isoformat()
     base["flags"] = ["a", "z" * 40, "throttled"]
     payloads.append(base)
-    unknown = run_payload("Z" * 200, host="h" * 200, kind="mps", results=[{**result("matmul", "fp32", 1.0), "value": 1e308}])
+    unknown = run_payload(
+        "Z" * 200, host="h" * 200, kind="mps", results=[{**result("matmul", "fp32", 1.0), "value": 1e308}]
+    )
     unknown["started_at"] = "2000-01-01T00:00:00Z"
     payloads.append(unknown)
-    cpu = run_payload("RTX 4090 (really a CPU)", host="cpu-host", kind="cpu", results=[result("matmul", "fp32", 0.0)])
+    cpu = run_payload(
+        "RTX 4090 (really a CPU)", host="cpu-host", kind="cpu", results=[result("matmul", "fp32", 0.0)]
+    )
     payloads.append(cpu)
     return payloads
 
@@ -146,16 +184,29 @@ def test_every_edge_value_is_stored_and_every_page_renders(service):
     for i, payload in enumerate(_edge_payloads()):
         response = post(service, payload, service.agent(f"edge-{i}"))
         assert response.status_code == 201, response.text
-    pages = ["/", "/?q=nlp+%24800", "/v1/benchmarks", "/v1/benchmarks?gpu=unmatched", "/v1/benchmarks?gpu=rtx-3090",
-             "/v1/gpus", "/v1/gpus/rtx-3090", "/v1/gpus/rtx-4090", "/v1/charts/performance.svg", "/v1/charts/value.svg",
-             "/healthz", "/metrics"]
+    pages = [
+        "/",
+        "/?q=nlp+%24800",
+        "/v1/benchmarks",
+        "/v1/benchmarks?gpu=unmatched",
+        "/v1/benchmarks?gpu=rtx-3090",
+        "/v1/gpus",
+        "/v1/gpus/rtx-3090",
+        "/v1/gpus/rtx-4090",
+        "/v1/charts/performance.svg",
+        "/v1/charts/value.svg",
+        "/healthz",
+        "/metrics",
+    ]
     for page in pages:
         response = service.get(page)
         assert response.status_code in (200, 404), (page, response.status_code, response.text[:300])
         assert response.status_code == 200 or page.startswith("/v1/charts"), page
     nul = run_payload(GPU, host="nul\x00host")
     refused = post(service, nul, service.agent("nul"))
-    assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "host", "PostgreSQL cannot store NUL"
+    assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "host", (
+        "PostgreSQL cannot store NUL"
+    )
     answer = service.post("/v1/ask", json={"text": "nlp $800"})
     assert answer.status_code == 200
     for item in service.get("/v1/benchmarks?limit=200").json()["items"]:
@@ -163,10 +214,19 @@ def test_every_edge_value_is_stored_and_every_page_renders(service):
             assert r["value"] is None or math.isfinite(r["value"])
 
 
-@pytest.mark.parametrize("query", [
-    "offset=99999999999999999999999", "offset=9223372036854775808", "offset=-1", "limit=9223372036854775808",
-    "since=0001-01-01T00:00:00%2B14:00", "since=9999-12-31T23:59:59-14:00", "since=0000-00-00", "offset=" + "9" * 5000,
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "offset=99999999999999999999999",
+        "offset=9223372036854775808",
+        "offset=-1",
+        "limit=9223372036854775808",
+        "since=0001-01-01T00:00:00%2B14:00",
+        "since=9999-12-31T23:59:59-14:00",
+        "since=0000-00-00",
+        "offset=" + "9" * 5000,
+    ],
+)
 def test_list_parameters_out_of_range_are_422(service, query):
     response = service.get(f"/v1/benchmarks?{query}")
     assert response.status_code == 422, response.text
@@ -183,4 +243,6 @@ def test_paths_with_nul_are_404_not_500(tmp_path, path):
 
     with app_client(tmp_path, raise_server_exceptions=False) as client:
         response = client.get(path)
-    assert response.status_code == 404 and response.headers["content-type"].startswith("application/problem+json")
+    assert response.status_code == 404 and response.headers["content-type"].startswith(
+        "application/problem+json"
+    )

@@ -31,11 +31,32 @@ def test_every_schemathesis_check_passes_against_a_real_server(tmp_path: Path) -
     env = {**os.environ, "WHICHGPU_FUZZ_AGENT_TOKEN": add_agent(url, "fuzz-node")}
     with running_server(url, tmp_path, WHICHGPU_ADMIN_TOKEN="fuzz-admin-token") as base:
         done = subprocess.run(
-            [SCHEMATHESIS, "--config-file", str(CONFIG), "run", f"{base}/schema/openapi.json", "--checks", "all",
-             "--max-examples", str(MAX_EXAMPLES), "--seed", "20261123", "--workers", "1", "--no-color",
-             "--report-dir", str(tmp_path / "report")],
-            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+            [
+                SCHEMATHESIS,
+                "--config-file",
+                str(CONFIG),
+                "run",
+                f"{base}/schema/openapi.json",
+                "--checks",
+                "all",
+                "--max-examples",
+                str(MAX_EXAMPLES),
+                "--seed",
+                "20261123",
+                "--workers",
+                "1",
+                "--no-color",
+                "--report-dir",
+                str(tmp_path / "report"),
+            ],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-2000:]
     selected, total = map(int, re.search(r"Selected: (\d+)/(\d+)", done.stdout).groups())
     tested = int(re.search(r"Tested: (\d+)", done.stdout).group(1))
-    assert tested == selected == total > 10, done.stdout[-2000:]  # every operation of the document was exercised
+    # every operation of the document was exercised
+    assert tested == selected == total > 10, done.stdout[-2000:]

@@ -1,4 +1,4 @@
-"""The OpenAPI document says what the service does: each status and content type a request really gets is documented."""
+"""The OpenAPI document says what the service does: each status and content type a request gets is in it."""
 
 from __future__ import annotations
 
@@ -33,8 +33,10 @@ def _media(response) -> str:
     return response.headers["content-type"].split(";")[0].strip()
 
 
-@pytest.mark.parametrize(("template", "path"), [("/v1/charts/{name}", "/v1/charts/nope.svg"),
-                                                ("/v1/schemas/{filename}", "/v1/schemas/nope.json")])
+@pytest.mark.parametrize(
+    ("template", "path"),
+    [("/v1/charts/{name}", "/v1/charts/nope.svg"), ("/v1/schemas/{filename}", "/v1/schemas/nope.json")],
+)
 def test_unknown_charts_and_schemas_are_documented_404_problems(service, template: str, path: str) -> None:
     response = service.get(path)
     assert response.status_code == 404 and _media(response) == "application/problem+json"
@@ -44,7 +46,9 @@ def test_unknown_charts_and_schemas_are_documented_404_problems(service, templat
 def test_a_schema_is_served_and_documented_as_schema_json(service) -> None:
     response = service.get("/v1/schemas/benchmark-run.json")
     assert response.status_code == 200 and _media(response) == "application/schema+json"
-    assert set(_responses(service, "/v1/schemas/{filename}", "get")["200"]["content"]) == {"application/schema+json"}
+    assert set(_responses(service, "/v1/schemas/{filename}", "get")["200"]["content"]) == {
+        "application/schema+json"
+    }
 
 
 def test_a_chart_is_documented_as_the_image_it_is(service) -> None:

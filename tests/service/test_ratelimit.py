@@ -7,9 +7,8 @@ import re
 import jsonschema
 import pytest
 
-from tests.app_client import app_client
-
 from service.ratelimit import RateLimiter, client_key
+from tests.app_client import app_client
 
 
 class Clock:
@@ -32,7 +31,11 @@ def test_a_client_bursts_up_to_its_minute_then_waits_for_the_refill():
     assert limiter.wait_s("a") == 0.0
     assert limiter.wait_s("a") == pytest.approx(10.0)
     clock.now += 3600
-    assert [limiter.wait_s("a") for _ in range(7)][-2:] == [0.0, pytest.approx(10.0)]  # a full bucket, never more
+    # a full bucket, never more
+    assert [limiter.wait_s("a") for _ in range(7)][-2:] == [
+        0.0,
+        pytest.approx(10.0),
+    ]
 
 
 def test_buckets_stay_bounded_when_addresses_rotate():
@@ -66,8 +69,13 @@ def test_over_the_limit_is_429_with_retry_after_and_health_is_never_counted(tmp_
         assert refused.headers["content-type"].startswith("application/problem+json")
         assert 1 <= int(refused.headers["retry-after"]) <= 20
         body = refused.json()
-        assert body["status"] == 429 and body["errors"][0]["field"] == "client" and "3 requests a minute" in body["detail"]
-        assert client.get("/v1/gpus/rtx-4090").status_code == 429  # every anonymous endpoint shares the bucket
+        assert (
+            body["status"] == 429
+            and body["errors"][0]["field"] == "client"
+            and "3 requests a minute" in body["detail"]
+        )
+        # every anonymous endpoint shares the bucket
+        assert client.get("/v1/gpus/rtx-4090").status_code == 429
         assert client.get("/healthz").status_code == 200
         assert 'status="429"' in client.get("/metrics").text  # refusals are counted like any answer
 
@@ -81,19 +89,32 @@ def test_the_document_gives_429_and_retry_after_exactly_where_the_limit_counts(t
     """Documented whether or not the limit is on; each documented 429 is what the server sends when it is."""
     with app_client(tmp_path) as client:
         document = client.get("/schema/openapi.json").json()
-    operations = [(method, path, operation) for path, item in document["paths"].items() for method, operation in item.items()]
+    operations = [
+        (method, path, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+    ]
     limited = [(method, path, op) for method, path, op in operations if "429" in op["responses"]]
     assert {(m, p) for m, p, _ in operations} - {(m, p) for m, p, _ in limited} == {
-        ("get", "/healthz"), ("get", "/metrics"), ("post", "/v1/benchmarks")}
+        ("get", "/healthz"),
+        ("get", "/metrics"),
+        ("post", "/v1/benchmarks"),
+    }
     with app_client(tmp_path / "limited", rate_limit=1) as client:
         client.get("/v1/models")  # the one request a minute
         for method, path, operation in limited:
             documented = operation["responses"]["429"]
             assert documented["headers"]["Retry-After"]["required"] is True
-            refused = client.request(method.upper(), re.sub(r"\{[^}]+\}", "x", path), json={} if method == "post" else None)
+            refused = client.request(
+                method.upper(), re.sub(r"\{[^}]+\}", "x", path), json={} if method == "post" else None
+            )
             assert refused.status_code == 429, (method, path)
-            assert int(refused.headers["retry-after"]) >= documented["headers"]["Retry-After"]["schema"]["minimum"]
+            assert (
+                int(refused.headers["retry-after"])
+                >= documented["headers"]["Retry-After"]["schema"]["minimum"]
+            )
             schema = documented["content"][refused.headers["content-type"]]["schema"]
-            jsonschema.validate(refused.json(), schema)
+            # refs resolve
+            jsonschema.validate(refused.json(), {**schema, "components": document["components"]})
         for method, path in (("get", "/healthz"), ("get", "/metrics")):
             assert client.request(method.upper(), path).status_code == 200

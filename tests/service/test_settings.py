@@ -1,4 +1,4 @@
-"""Settings of the service, the bot and the agent: environment, secret files, validation, secrets never printed."""
+"""Settings of the service, bot and agent: environment, secret files, validation, secrets never printed."""
 
 from __future__ import annotations
 
@@ -59,7 +59,11 @@ def test_secrets_are_not_in_the_repr(monkeypatch):
     monkeypatch.setenv("WHICHGPU_AGENT_TOKEN", "agent-secret-value")
     monkeypatch.setenv("WHICHGPU_ADMIN_TOKEN", "admin-secret-value")
     text = repr(Settings()) + repr(AgentSettings())
-    assert "very-secret-value" not in text and "agent-secret-value" not in text and "admin-secret-value" not in text
+    assert (
+        "very-secret-value" not in text
+        and "agent-secret-value" not in text
+        and "admin-secret-value" not in text
+    )
     assert "slack_signing_secret" in text and "***" in text
 
 
@@ -67,7 +71,12 @@ def test_the_table_names_every_variable_of_the_three_packages_once():
     from dataclasses import fields
 
     table = [env for env, _default, _doc in settings_table()]
-    declared = {f.metadata["env"] for cls in (Settings, BotSettings, AgentSettings) for f in fields(cls) if "env" in f.metadata}
+    declared = {
+        f.metadata["env"]
+        for cls in (Settings, BotSettings, AgentSettings)
+        for f in fields(cls)
+        if "env" in f.metadata
+    }
     assert len(table) == len(set(table)) and set(table) == declared
     assert {"WHICHGPU_DATA_DIR", "WHICHGPU_API_URL", "SLACK_APP_TOKEN", "WHICHGPU_AGENT_TOKEN"} <= declared
 
@@ -79,6 +88,9 @@ def test_effective_settings_say_where_each_value_came_from(monkeypatch, tmp_path
     monkeypatch.delenv("WHICHGPU_AGENT_TOKEN_FILE", raising=False)
     rows = {env: (value, source) for env, value, source in effective_settings(Settings())}
     assert rows["WHICHGPU_DATA_DIR"] == (str(tmp_path), "environment")
-    assert rows["WHICHGPU_DATABASE_URL"] == (f"sqlite:///{tmp_path / 'whichgpu.db'}", "default: SQLite in the data dir")
+    assert rows["WHICHGPU_DATABASE_URL"] == (
+        f"sqlite:///{tmp_path / 'whichgpu.db'}",
+        "default: SQLite in the data dir",
+    )
     assert rows["WHICHGPU_AGENT_TOKEN"] == ("set, hidden", "environment")
     assert set(rows) == {env for env, _default, _doc in settings_table()}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from service.db import migrate, session_scope
 from service.models import BenchmarkResult, BenchmarkRun
@@ -12,10 +12,20 @@ from tests.wire import wire
 
 def _store_result(url: str, run_id: str) -> None:
     with session_scope(url) as session:
-        session.add(BenchmarkRun(run_id=run_id, agent="lab", host="h1", device_name="NVIDIA GeForce RTX 3090", gpu_id="rtx-3090",
-                                 started_at=datetime.now(timezone.utc)))
+        session.add(
+            BenchmarkRun(
+                run_id=run_id,
+                agent="lab",
+                host="h1",
+                device_name="NVIDIA GeForce RTX 3090",
+                gpu_id="rtx-3090",
+                started_at=datetime.now(UTC),
+            )
+        )
         session.flush()
-        session.add(BenchmarkResult(run_id=run_id, benchmark="matmul", precision="fp16", unit="TFLOP/s", value=60.0))
+        session.add(
+            BenchmarkResult(run_id=run_id, benchmark="matmul", precision="fp16", unit="TFLOP/s", value=60.0)
+        )
 
 
 def test_snapshot_is_reused_until_measurements_change(sqlite_url):
@@ -56,8 +66,13 @@ def test_memoised_reply_is_the_encoded_answer_not_its_object_graph(sqlite_url):
     asked = snapshot.asked("nlp $800", None, day)
     assert snapshot.asked("nlp $800", None, day) is asked
     fresh = ask(snapshot.advisor, "nlp $800", today=day)
-    assert json.loads(asked.json_with("abc")) == {**json.loads(json.dumps(wire(fresh))), "conversation_id": "abc"}
+    assert json.loads(asked.json_with("abc")) == {
+        **json.loads(json.dumps(wire(fresh))),
+        "conversation_id": "abc",
+    }
     assert json.loads(asked.json_with(None))["conversation_id"] is None
-    assert asked.markdown == fresh.text and asked.workload == "transformer" and asked.question == fresh.question
+    assert (
+        asked.markdown == fresh.text and asked.workload == "transformer" and asked.question == fresh.question
+    )
     assert not gc.is_tracked(asked.encoded) and not gc.is_tracked(asked.markdown)
     assert snapshot.asked("hello there", None, day).workload is None  # no recommendation, nothing to count

@@ -8,45 +8,98 @@ holds only while the two agree, body by body, including at every limit.
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import msgspec
 import pytest
-
-from datetime import date
 
 from rules.question import MAX_TEXT_CHARS, AskRequest, Question, QuestionError, RecommendationRequest
 from service.api.inputs import schema_errors
 
 BODIES = [
-    '{"text": "nlp $800"}', '{"text": ""}', '{"text": "nlp", "start_conversation": true}',
+    '{"text": "nlp $800"}',
+    '{"text": ""}',
+    '{"text": "nlp", "start_conversation": true}',
     '{"text": "nlp", "start_conversation": false, "conversation_id": null}',
-    '{"text": "more?", "conversation_id": "3f2a9c"}', '{"text": "x", "conversation_id": "' + "a" * 64 + '"}',
-    '{"text": "x", "conversation_id": "' + "a" * 65 + '"}', '{"text": "x", "conversation_id": ""}',
-    '{"text": "x", "conversation_id": "a b"}', '{"text": "x", "conversation_id": "abc\\n"}', '{"text": "x", "conversation_id": "äbc"}',
-    '{"text": "x", "conversation_id": 12}', '{"text": "' + "a" * MAX_TEXT_CHARS + '"}', '{"text": "' + "a" * (MAX_TEXT_CHARS + 1) + '"}',
-    '{"text": "' + "ы" * MAX_TEXT_CHARS + '"}', '{"text": "' + "ы" * (MAX_TEXT_CHARS + 1) + '"}', '{"text": "' + "🙂" * MAX_TEXT_CHARS + '"}',
-    '{"text": null}', '{"text": 800}', '{"text": ["nlp"]}', '{}', '[]', '"nlp"', 'null', '{"text": "nlp", "extra": 1}',
-    '{"text": "nlp", "start_conversation": 1}', '{"text": "nlp", "start_conversation": "yes"}', '{"text": "nlp", "start_conversation": null}',
-    '{"text": "a", "text": "b"}', '{"Text": "nlp"}', '{"text": "\\u0000"}',
+    '{"text": "more?", "conversation_id": "3f2a9c"}',
+    '{"text": "x", "conversation_id": "' + "a" * 64 + '"}',
+    '{"text": "x", "conversation_id": "' + "a" * 65 + '"}',
+    '{"text": "x", "conversation_id": ""}',
+    '{"text": "x", "conversation_id": "a b"}',
+    '{"text": "x", "conversation_id": "abc\\n"}',
+    '{"text": "x", "conversation_id": "äbc"}',
+    '{"text": "x", "conversation_id": 12}',
+    '{"text": "' + "a" * MAX_TEXT_CHARS + '"}',
+    '{"text": "' + "a" * (MAX_TEXT_CHARS + 1) + '"}',
+    '{"text": "' + "ы" * MAX_TEXT_CHARS + '"}',
+    '{"text": "' + "ы" * (MAX_TEXT_CHARS + 1) + '"}',
+    '{"text": "' + "🙂" * MAX_TEXT_CHARS + '"}',
+    '{"text": null}',
+    '{"text": 800}',
+    '{"text": ["nlp"]}',
+    "{}",
+    "[]",
+    '"nlp"',
+    "null",
+    '{"text": "nlp", "extra": 1}',
+    '{"text": "nlp", "start_conversation": 1}',
+    '{"text": "nlp", "start_conversation": "yes"}',
+    '{"text": "nlp", "start_conversation": null}',
+    '{"text": "a", "text": "b"}',
+    '{"Text": "nlp"}',
+    '{"text": "\\u0000"}',
 ]
 
 
 QUESTIONS = [
-    '{}', '{"workload": "cnn", "budget": 800, "currency": "eur"}', '{"workload": "astrology"}', '{"budget": 0}', '{"budget": -5}',
-    '{"budget": 1200000000}', '{"budget": 1200000001}', '{"budget": "800"}', '{"budget": null}', '{"currency": "dollars"}',
-    '{"gpus": 16}', '{"gpus": 17}', '{"gpus": true}', '{"precision": null}', '{"precision": "fp16"}', '{"model": ""}',
-    '{"model": "' + "m" * 100 + '"}', '{"model": "' + "m" * 101 + '"}', '{"params_b": 2000}', '{"params_b": 2000.5}',
-    '{"hours_per_week": 0}', '{"as_of": "2024-02-29"}', '{"as_of": "2023-02-29"}', '{"as_of": "2009-12-31"}', '{"as_of": "yesterday"}',
-    '{"compare": ["3090", "4090"]}', '{"compare": ["a", "b", "c", "d", "e", "f", "g"]}', '{"compare": [""]}', '{"compare": "3090"}',
-    '{"intent": "fit"}', '{"intent": null}', '{"used_ok": "yes"}', '{"context_tokens": 2000001}', '{"batch": 0}', '{"colour": "red"}',
-    '[]', 'null',
+    "{}",
+    '{"workload": "cnn", "budget": 800, "currency": "eur"}',
+    '{"workload": "astrology"}',
+    '{"budget": 0}',
+    '{"budget": -5}',
+    '{"budget": 1200000000}',
+    '{"budget": 1200000001}',
+    '{"budget": "800"}',
+    '{"budget": null}',
+    '{"currency": "dollars"}',
+    '{"gpus": 16}',
+    '{"gpus": 17}',
+    '{"gpus": true}',
+    '{"precision": null}',
+    '{"precision": "fp16"}',
+    '{"model": ""}',
+    '{"model": "' + "m" * 100 + '"}',
+    '{"model": "' + "m" * 101 + '"}',
+    '{"params_b": 2000}',
+    '{"params_b": 2000.5}',
+    '{"hours_per_week": 0}',
+    '{"as_of": "2024-02-29"}',
+    '{"as_of": "2023-02-29"}',
+    '{"as_of": "2009-12-31"}',
+    '{"as_of": "yesterday"}',
+    '{"compare": ["3090", "4090"]}',
+    '{"compare": ["a", "b", "c", "d", "e", "f", "g"]}',
+    '{"compare": [""]}',
+    '{"compare": "3090"}',
+    '{"intent": "fit"}',
+    '{"intent": null}',
+    '{"used_ok": "yes"}',
+    '{"context_tokens": 2000001}',
+    '{"batch": 0}',
+    '{"colour": "red"}',
+    "[]",
+    "null",
 ]
 
 
-@pytest.mark.parametrize(("request_type", "schema", "body"),
-                         [(AskRequest, "ask-request", body) for body in BODIES]
-                         + [(RecommendationRequest, "recommendation-request", body) for body in QUESTIONS])
-def test_each_request_type_and_its_schema_accept_the_same_bodies(request_type: type, schema: str, body: str) -> None:
+@pytest.mark.parametrize(
+    ("request_type", "schema", "body"),
+    [(AskRequest, "ask-request", body) for body in BODIES]
+    + [(RecommendationRequest, "recommendation-request", body) for body in QUESTIONS],
+)
+def test_each_request_type_and_its_schema_accept_the_same_bodies(
+    request_type: type, schema: str, body: str
+) -> None:
     try:
         msgspec.json.decode(body, type=request_type)
         typed = True
@@ -62,17 +115,36 @@ def test_a_whole_float_is_an_integer_to_the_schema_alone() -> None:
         msgspec.json.decode(b'{"gpus": 2.0}', type=RecommendationRequest)
 
 
-EDGES = {"gpus": [0, 1, 16, 17], "params_b": [0, 0.1, 2000, 2000.5], "memory_gb": [0, 4096, 4097], "card_memory_gb": [4096, 4097],
-         "hours_per_week": [0, 168, 169], "context_tokens": [0, 1, 2_000_000, 2_000_001], "batch": [0, 4096, 4097],
-         "model": ["", "m" * 100, "m" * 101], "owned_gpu": ["", "g" * 101], "compare": [["a"] * 6, ["a"] * 7, [""], ["c" * 101]],
-         "workload": ["rl", "astrology"], "precision": ["fp8", "fp16"], "method": ["qlora", "dpo"], "setting": ["cloud", "moon"],
-         "language": ["ru", "fr"], "runtime": ["vllm", "llama.cpp", "ollama"], "objective": ["cheapest", "fastest"], "experience": ["hobby", "guru"], "task": ["inference", "serving"],
-         "used_ok": [True, "yes"], "currency": ["GBP", "XYZ"], "budget": [0, 0.01, 1e7], "as_of": ["2010-01-01", "2009-12-31"]}
+EDGES = {
+    "gpus": [0, 1, 16, 17],
+    "params_b": [0, 0.1, 2000, 2000.5],
+    "memory_gb": [0, 4096, 4097],
+    "card_memory_gb": [4096, 4097],
+    "hours_per_week": [0, 168, 169],
+    "context_tokens": [0, 1, 2_000_000, 2_000_001],
+    "batch": [0, 4096, 4097],
+    "model": ["", "m" * 100, "m" * 101],
+    "owned_gpu": ["", "g" * 101],
+    "compare": [["a"] * 6, ["a"] * 7, [""], ["c" * 101]],
+    "workload": ["rl", "astrology"],
+    "precision": ["fp8", "fp16"],
+    "method": ["qlora", "dpo"],
+    "setting": ["cloud", "moon"],
+    "language": ["ru", "fr"],
+    "runtime": ["vllm", "llama.cpp", "ollama"],
+    "objective": ["cheapest", "fastest"],
+    "experience": ["hobby", "guru"],
+    "task": ["inference", "serving"],
+    "used_ok": [True, "yes"],
+    "currency": ["GBP", "XYZ"],
+    "budget": [0, 0.01, 1e7],
+    "as_of": ["2010-01-01", "2009-12-31"],
+}
 
 
 @pytest.mark.parametrize("field, value", [(f, v) for f, values in EDGES.items() for v in values])
 def test_the_question_check_and_the_request_schema_draw_the_same_lines(field: str, value) -> None:
-    """Question.check reads its limits from RecommendationRequest: every face refuses what the schema refuses."""
+    """Question.check reads its limits from RecommendationRequest: each face refuses what the schema does."""
     try:
         Question.from_dict({field: value}, date(2026, 1, 1))
         checked = True

@@ -1,4 +1,4 @@
-"""Charts a phone can read, and the answer chart's "1." / "2." beside the right cards, checked on the SVG itself."""
+"""Charts a phone can read, and the answer chart's "1." / "2." beside the right cards, checked on the SVG."""
 
 from __future__ import annotations
 
@@ -18,7 +18,13 @@ SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}"
 TODAY = date(2026, 11, 22)
 PHONE_CHART_PX = 350  # a 390 px wide screen less the page's padding
-QUESTIONS = ["nlp $800", "cv 2 gpus 3000", "fit llama 13b fp16", "kaggle €600 used ok", "as of 2019-04-03 kaggle $700"]
+QUESTIONS = [
+    "nlp $800",
+    "cv 2 gpus 3000",
+    "fit llama 13b fp16",
+    "kaggle €600 used ok",
+    "as of 2019-04-03 kaggle $700",
+]
 
 
 def _groups(root: ET.Element) -> dict[str, ET.Element]:
@@ -34,13 +40,19 @@ def _centre(group: ET.Element) -> tuple[float, float]:
 
 
 def _card_points(groups: dict[str, ET.Element]) -> list[tuple[float, float]]:
-    return [(float(u.get("x")), float(u.get("y"))) for name in ("cards-estimated", "cards-measured", "unfit") if name in groups
-            for u in groups[name].iter(f"{SVG}use")]
+    return [
+        (float(u.get("x")), float(u.get("y")))
+        for name in ("cards-estimated", "cards-measured", "unfit")
+        if name in groups
+        for u in groups[name].iter(f"{SVG}use")
+    ]
 
 
 def _question_svg(advisor, text: str, layout: str) -> tuple[ET.Element, Answer]:
     reply = ask(advisor, text, today=TODAY)
-    data = render_question(reply.recommendation, question_chart_points(advisor, reply), text, "svg", layout=layout)
+    data = render_question(
+        reply.recommendation, question_chart_points(advisor, reply), text, "svg", layout=layout
+    )
     return ET.fromstring(data), reply.recommendation
 
 
@@ -63,7 +75,11 @@ def test_each_rank_label_sits_by_its_own_pick_on_its_cards_point(advisor, text: 
 
 
 def _font_sizes(root: ET.Element) -> list[float]:
-    return [float(m) for t in root.iter(f"{SVG}text") for m in re.findall(r"font-size: ([\d.]+)px", t.get("style", ""))]
+    return [
+        float(m)
+        for t in root.iter(f"{SVG}text")
+        for m in re.findall(r"font-size: ([\d.]+)px", t.get("style", ""))
+    ]
 
 
 def _phone_scale(root: ET.Element) -> float:
@@ -75,7 +91,8 @@ def test_narrow_bar_charts_are_readable_on_a_phone(advisor, kind: str) -> None:
     root = ET.fromstring(bar_chart(advisor, kind, "transformer", TODAY, "svg", layout="narrow"))
     scale = _phone_scale(root)
     assert min(_font_sizes(root)) * scale >= 10, "text under 10 CSS px at 390 px"
-    assert float(root.get("width").removesuffix("pt")) <= 300  # drawn at about a phone's width, not shrunk from 720
+    # drawn at about a phone's width, not shrunk from 720
+    assert float(root.get("width").removesuffix("pt")) <= 300
     bar_labels = [t for t in root.iter(f"{SVG}text") if " · " in "".join(t.itertext())]
     assert 3 <= len(bar_labels) <= NARROW_TOP + 1  # + the reference card
 
@@ -84,7 +101,8 @@ def test_the_narrow_answer_chart_is_readable_on_a_phone(advisor) -> None:
     root, _ = _question_svg(advisor, "nlp $800", "narrow")
     assert min(_font_sizes(root)) * _phone_scale(root) >= 10
     wide, _ = _question_svg(advisor, "nlp $800", "wide")
-    assert min(_font_sizes(wide)) * _phone_scale(wide) < 6  # what a phone showed before: the reason for the narrow layout
+    # what a phone showed before: the reason for the narrow layout
+    assert min(_font_sizes(wide)) * _phone_scale(wide) < 6
 
 
 def test_an_unknown_layout_is_refused(advisor) -> None:

@@ -1,6 +1,7 @@
-"""The page in a real browser: the server process over TCP, headless Chromium, a screenshot kept in artifacts/.
+"""The page in a real browser: the server over TCP, headless Chromium, a screenshot kept in artifacts/.
 
-Needs ``/usr/bin/chromium`` (Debian: ``apt-get install -y chromium``); skipped without it locally, failed under CI=true.
+Needs ``/usr/bin/chromium`` (Debian: ``apt-get install -y chromium``); skipped without it locally,
+failed under CI=true.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import httpx
 import pytest
 
 from tests.server_process import running_server
-
 from tests.web.test_web_charts import png_size
 
 pytestmark = pytest.mark.e2e
@@ -29,7 +29,9 @@ def _chromium() -> str:
     path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
     if not path:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"Chromium is required under CI=true but {CHROMIUM} is missing (apt-get install -y chromium)")
+            pytest.fail(
+                f"Chromium is required under CI=true but {CHROMIUM} is missing (apt-get install -y chromium)"
+            )
         pytest.skip(f"Chromium not installed at {CHROMIUM}")
     return path
 
@@ -43,10 +45,23 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _browse(url: str, profile: Path, *extra: str, budget_ms: int = 15000) -> subprocess.CompletedProcess:
-    """Headless Chromium on ``url`` with a fresh profile; ``extra`` flags (dump, screenshot, host rules) go last."""
-    command = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", "--window-size=1200,2000", f"--virtual-time-budget={budget_ms}", *extra, url]
+    """Headless Chromium on ``url``, a fresh profile; ``extra`` flags (dump, screenshot, hosts) go last."""
+    command = [
+        _chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--window-size=1200,2000",
+        f"--virtual-time-budget={budget_ms}",
+        *extra,
+        url,
+    ]
     return subprocess.run(command, capture_output=True, timeout=120, text=True)
 
 
@@ -58,7 +73,8 @@ def test_the_answer_and_its_charts_render_in_chromium(base_url: str, tmp_path: P
     assert answer["picks"][0]["name"] in html and 'id="answer"' in html
     assert 'src="/v1/charts/perf-per-dollar.svg?workload=transformer' in html
     assert 'src="/v1/charts/question.svg?q=nlp+%24800"' in html
-    assert html.count('data-state="loaded"') == 2 and 'data-state="broken"' not in html  # both charts loaded in the browser
+    # both charts loaded in the browser
+    assert html.count('data-state="loaded"') == 2 and 'data-state="broken"' not in html
 
 
 def test_a_screenshot_of_the_page_is_kept(base_url: str, tmp_path: Path) -> None:

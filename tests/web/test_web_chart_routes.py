@@ -1,4 +1,4 @@
-"""The chart endpoints over HTTP: images, caching with ETags, the Slack URLs, and problem+json for bad parameters."""
+"""The chart endpoints over HTTP: images, caching with ETags, Slack URLs, problem+json for bad parameters."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from urllib.parse import urlencode
 
 import pytest
 
-TOMORROW = (date.today() + timedelta(days=1)).isoformat()
-
 from rules.question import MAX_TEXT_CHARS
 from service.benchmarks import ingest
 from service.charts import PNG_DPI
 from service.db import session_scope
 from tests.web.conftest import rtx_3090_run
 from tests.web.test_web_charts import png_size, svg_texts
+
+TOMORROW = (date.today() + timedelta(days=1)).isoformat()
 
 
 def problem(response, status: int, field: str) -> dict:
@@ -31,7 +31,10 @@ def test_bar_charts_come_as_svg_and_png(client, kind: str) -> None:
     svg = client.get(f"/v1/charts/{kind}.svg", params={"workload": "cnn", "as_of": "2020-06-01"})
     assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
     ET.fromstring(svg.content)
-    png = client.get(f"/v1/charts/{kind}.png", params={"workload": "cnn", "as_of": "2020-06-01", "currency": "eur", "used": "true"})
+    png = client.get(
+        f"/v1/charts/{kind}.png",
+        params={"workload": "cnn", "as_of": "2020-06-01", "currency": "eur", "used": "true"},
+    )
     assert png.status_code == 200 and png.headers["content-type"] == "image/png"
     assert png_size(png.content)[0] == 10 * PNG_DPI
 
@@ -39,7 +42,9 @@ def test_bar_charts_come_as_svg_and_png(client, kind: str) -> None:
 def test_the_slack_image_and_page_urls_work(client) -> None:
     """Exactly the URLs the bot builds: workload is the answer's workload key, as_of its date."""
     for workload in ("transformer", "llm_inference"):
-        url = "/v1/charts/perf-per-dollar.png?" + urlencode({"workload": workload, "as_of": date.today().isoformat()})
+        url = "/v1/charts/perf-per-dollar.png?" + urlencode(
+            {"workload": workload, "as_of": date.today().isoformat()}
+        )
         response = client.get(url)
         assert response.status_code == 200 and png_size(response.content)[0] == 10 * PNG_DPI
     page = client.get("/?" + urlencode({"q": "nlp $800"}))
@@ -98,7 +103,11 @@ def test_question_points_hold_priced_purchasable_cards_marked_by_fit(client) -> 
     reply = ask(advisor, "serve llama 13b fp16 as of 2023-06-01", today=date(2024, 1, 1))
     points = question_chart_points(advisor, reply)
     assert points and all(p["price"] > 0 for p in points)
-    assert {p["fits"] for p in points} == {True, False}  # serving a 13B model in 16-bit leaves small cards out
+    # serving a 13B model in 16-bit leaves small cards out
+    assert {p["fits"] for p in points} == {
+        True,
+        False,
+    }
     fitting = {p["gpu"] for p in points if p["fits"]}
     assert {pick.gpu for pick in reply.recommendation.picks} <= fitting
     assert all(advisor.catalog.gpu(p["gpu"]).purchasable for p in points)
@@ -106,16 +115,19 @@ def test_question_points_hold_priced_purchasable_cards_marked_by_fit(client) -> 
     assert big["fits"]
 
 
-@pytest.mark.parametrize(("query", "status", "field"), [
-    ({"workload": "poetry"}, 422, "workload"),
-    ({"currency": "XYZ"}, 422, "currency"),
-    ({"as_of": "2019-13-01"}, 400, "as_of"),
-    ({"as_of": "yesterday"}, 400, "as_of"),
-    ({"as_of": "2009-12-31"}, 422, "as_of"),
-    ({"as_of": TOMORROW}, 422, "as_of"),
-    ({"used": "maybe"}, 400, "used"),
-    ({"colour": "red"}, 422, "colour"),
-])
+@pytest.mark.parametrize(
+    ("query", "status", "field"),
+    [
+        ({"workload": "poetry"}, 422, "workload"),
+        ({"currency": "XYZ"}, 422, "currency"),
+        ({"as_of": "2019-13-01"}, 400, "as_of"),
+        ({"as_of": "yesterday"}, 400, "as_of"),
+        ({"as_of": "2009-12-31"}, 422, "as_of"),
+        ({"as_of": TOMORROW}, 422, "as_of"),
+        ({"used": "maybe"}, 400, "used"),
+        ({"colour": "red"}, 422, "colour"),
+    ],
+)
 def test_bad_chart_parameters_are_problems_naming_them(client, query: dict, status: int, field: str) -> None:
     problem(client.get("/v1/charts/perf-per-dollar.png", params=query), status, field)
 
@@ -124,7 +136,9 @@ def test_a_repeated_parameter_is_refused(client) -> None:
     problem(client.get("/v1/charts/relative-performance.svg?workload=cnn&workload=rnn"), 422, "workload")
 
 
-@pytest.mark.parametrize("q", ["", "   ", "help", "x" * (MAX_TEXT_CHARS + 1), f"nlp $800 as of {TOMORROW}", "nlp $800 40 gpus"])
+@pytest.mark.parametrize(
+    "q", ["", "   ", "help", "x" * (MAX_TEXT_CHARS + 1), f"nlp $800 as of {TOMORROW}", "nlp $800 40 gpus"]
+)
 def test_bad_questions_are_problems_naming_q(client, q: str) -> None:
     problem(client.get("/v1/charts/question.svg", params={"q": q}), 422, "q")
 

@@ -1,4 +1,4 @@
-"""Chart data and images, straight from the engine (no HTTP): the right cards, sorted, prices of the right date."""
+"""Chart data and images, straight from the engine (no HTTP): the right cards, sorted, prices of the date."""
 
 from __future__ import annotations
 
@@ -32,27 +32,29 @@ def svg_texts(data: bytes) -> list[str]:
 def test_perf_per_dollar_keeps_the_best_priced_cards_sorted(advisor) -> None:
     rows = advisor.card_rows("transformer", RECENT)
     shown = bar_rows(rows, "perf-per-dollar")
-    priced = [r for r in rows if r["performance_per_1000"] is not None]
+    priced = [r for r in rows if r.performance_per_1000 is not None]
     assert len(shown) == min(TOP, len(priced)) and len(shown) > 10
-    values = [r["performance_per_1000"] for r in shown]
+    values = [r.performance_per_1000 for r in shown]
     assert values == sorted(values, reverse=True)
-    assert values[0] == max(r["performance_per_1000"] for r in priced)
-    assert min(values) >= sorted((r["performance_per_1000"] for r in priced), reverse=True)[len(shown) - 1]
+    assert values[0] == max(r.performance_per_1000 for r in priced)
+    assert min(values) >= sorted((r.performance_per_1000 for r in priced), reverse=True)[len(shown) - 1]
 
 
 def test_relative_performance_includes_unpriced_cards_sorted(advisor) -> None:
     rows = advisor.card_rows("cnn", RECENT)
     shown = bar_rows(rows, "relative-performance")
-    assert [r["relative_performance"] for r in shown] == sorted((r["relative_performance"] for r in rows), reverse=True)[:TOP]
+    assert [r.relative_performance for r in shown] == sorted(
+        (r.relative_performance for r in rows), reverse=True
+    )[:TOP]
 
 
 def test_as_of_2019_shows_no_later_cards_and_no_later_prices(advisor) -> None:
     for kind in ("perf-per-dollar", "relative-performance"):
         shown = bar_rows(advisor.card_rows("transformer", OLD), kind)
         assert shown
-        assert not [r["name"] for r in shown if re.search(r"GeForce RTX [345]0\d\d|A100|H100", r["name"])]
-        assert all(advisor.catalog.gpu(r["gpu"]).released <= OLD for r in shown)
-        assert all(r["price"]["date"] <= OLD.isoformat() for r in shown if r["price"])
+        assert not [r.name for r in shown if re.search(r"GeForce RTX [345]0\d\d|A100|H100", r.name)]
+        assert all(advisor.catalog.gpu(r.gpu).released <= OLD for r in shown)
+        assert all(r.price.seen <= OLD.isoformat() for r in shown if r.price)
     svg = bar_chart(advisor, "perf-per-dollar", "transformer", OLD, "svg")
     texts = " ".join(svg_texts(svg))
     assert "RTX 2080 Ti" in texts and "RTX 3090" not in texts and "RTX 3060" not in texts
@@ -60,7 +62,7 @@ def test_as_of_2019_shows_no_later_cards_and_no_later_prices(advisor) -> None:
 
 def test_the_caption_names_as_of_price_dates_and_the_reference(advisor) -> None:
     rows = bar_rows(advisor.card_rows("transformer", OLD), "perf-per-dollar")
-    first, last = min(r["price"]["date"] for r in rows), max(r["price"]["date"] for r in rows)
+    first, last = min(r.price.seen for r in rows), max(r.price.seen for r in rows)
     caption = " ".join(svg_texts(bar_chart(advisor, "perf-per-dollar", "transformer", OLD, "svg")))
     assert "As of 2019-04-03" in caption
     assert f"price dates {first} to {last}" in caption
@@ -97,17 +99,24 @@ def test_svg_parses_as_xml_of_sensible_size(advisor, kind: str) -> None:
 
 
 def test_the_same_chart_gives_the_same_bytes(advisor) -> None:
-    assert bar_chart(advisor, "perf-per-dollar", "cnn", OLD, "svg") == bar_chart(advisor, "perf-per-dollar", "cnn", OLD, "svg")
+    assert bar_chart(advisor, "perf-per-dollar", "cnn", OLD, "svg") == bar_chart(
+        advisor, "perf-per-dollar", "cnn", OLD, "svg"
+    )
 
 
 def test_a_date_with_no_priced_cards_still_draws(advisor) -> None:
     svg = bar_chart(advisor, "perf-per-dollar", "cnn", date(2010, 1, 2), "svg")
-    assert "no priced cards by this date" in svg_texts(svg) or len(bar_rows(advisor.card_rows("cnn", date(2010, 1, 2)), "perf-per-dollar")) > 0
+    assert (
+        "no priced cards by this date" in svg_texts(svg)
+        or len(bar_rows(advisor.card_rows("cnn", date(2010, 1, 2)), "perf-per-dollar")) > 0
+    )
     ET.fromstring(svg)
 
 
 def test_write_chart_picks_the_format_from_the_suffix(advisor, tmp_path: Path) -> None:
-    png = write_chart(advisor, "perf-per-dollar", "transformer", OLD, tmp_path / "c.png", currency="EUR", used_ok=True)
+    png = write_chart(
+        advisor, "perf-per-dollar", "transformer", OLD, tmp_path / "c.png", currency="EUR", used_ok=True
+    )
     assert png_size(png.read_bytes())[0] == 10 * PNG_DPI
     svg = write_chart(advisor, "relative-performance", "cnn", OLD, tmp_path / "c.svg")
     ET.fromstring(svg.read_bytes())

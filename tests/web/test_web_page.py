@@ -45,6 +45,16 @@ def catalog_names(page: Page) -> str:
     return page.sections["catalog"].split("Perf / 1000", 1)[1]
 
 
+def test_every_catalog_price_says_how_old_it_is(client) -> None:
+    """A price on the page names its kind and date, in the catalog table as in the picks (the table once
+    showed the bare amount: its rows were plain dicts, where the price's date is named otherwise)."""
+    rows = catalog_names(Page(client.get("/", params={"as_of": "2023-06-01"}).text))
+    prices = re.findall(r"\d[\d,]* USD(?: \(([^()]*)\))?", rows)
+    assert len(prices) > 20
+    assert all(re.fullmatch(r"[^,]+, \d{4}-\d{2}-\d{2}", said) for said in prices), prices[:5]
+    assert max(said.rpartition(", ")[2] for said in prices) <= "2023-06-01"
+
+
 def test_the_page_without_a_question(client) -> None:
     response = client.get("/")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
@@ -76,7 +86,10 @@ def test_the_page_answers_a_question(client) -> None:
         assert warning["reason"] in text
     srcs = page.srcs()
     assert "/v1/charts/question.svg?q=nlp+%24800" in srcs
-    assert any(s.startswith(f"/v1/charts/perf-per-dollar.svg?workload={answer['workload']}&as_of={answer['as_of']}") for s in srcs)
+    assert any(
+        s.startswith(f"/v1/charts/perf-per-dollar.svg?workload={answer['workload']}&as_of={answer['as_of']}")
+        for s in srcs
+    )
     for src in srcs:  # every chart the page shows is there to fetch
         assert client.get(src).status_code == 200
 
@@ -122,7 +135,9 @@ def test_catalog_filters_by_vendor_memory_and_date(client) -> None:
 
 
 def test_bad_filters_are_named_on_the_page_and_ignored(client) -> None:
-    response = client.get("/", params={"vendor": "acme", "min_memory": "lots", "as_of": "2009-01-01", "workload": "poems"})
+    response = client.get(
+        "/", params={"vendor": "acme", "min_memory": "lots", "as_of": "2009-01-01", "workload": "poems"}
+    )
     assert response.status_code == 422
     text = Page(response.text).sections["catalog"]
     for field in ("vendor", "min_memory", "as_of", "workload"):
@@ -149,19 +164,25 @@ def test_the_lab_benchmarks_show_once_stored(fresh_client) -> None:
     assert "measured" in catalog_names(page)
 
 
-@pytest.mark.parametrize(("source", "expected"), [
-    ("**bold** and _it_ and `code`", "<p><strong>bold</strong> and <em>it</em> and <code>code</code></p>"),
-    ("- one\n- two", "<ul><li>one</li><li>two</li></ul>"),
-    ("<b>x</b> & y", "<p>&lt;b&gt;x&lt;/b&gt; &amp; y</p>"),
-    ("**<img src=x onerror=alert(1)>**", "<p><strong>&lt;img src=x onerror=alert(1)&gt;</strong></p>"),
-    ("snake_case_name stays", "<p>snake_case_name stays</p>"),
-])
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            "**bold** and _it_ and `code`",
+            "<p><strong>bold</strong> and <em>it</em> and <code>code</code></p>",
+        ),
+        ("- one\n- two", "<ul><li>one</li><li>two</li></ul>"),
+        ("<b>x</b> & y", "<p>&lt;b&gt;x&lt;/b&gt; &amp; y</p>"),
+        ("**<img src=x onerror=alert(1)>**", "<p><strong>&lt;img src=x onerror=alert(1)&gt;</strong></p>"),
+        ("snake_case_name stays", "<p>snake_case_name stays</p>"),
+    ],
+)
 def test_markdown_is_small_and_safe(source: str, expected: str) -> None:
     assert str(markdown_html(source)) == expected
 
 
 def test_a_rental_of_several_cards_says_how_many_on_the_page(client) -> None:
-    """The hourly price of a multi-card rental is for all of them: the page says '4 × …' as the other faces do."""
+    """The hourly price of a multi-card rental is for all of them: the page says '4 × …' as other faces do."""
     answer = client.post("/v1/ask", json={"text": "cv 4 gpus 3000"}).json()["recommendation"]
     offer = answer["rent_vs_buy"]["offer"]
     assert offer["count"] == 4

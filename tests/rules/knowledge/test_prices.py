@@ -95,10 +95,10 @@ def test_a_sourced_price_wins_over_an_estimate(catalog, rulebook):
 
 @pytest.mark.parametrize("gpu_id", SOLD_OR_BOUGHT_USED)
 def test_todays_catalog_prices_every_card_still_sold_or_bought_used(advisor, gpu_id):
-    rows = {r["gpu"]: r for r in advisor.card_rows("general", TODAY, used_ok=True)}
-    price = rows[gpu_id]["price"]
+    rows = {r.gpu: r for r in advisor.card_rows("general", TODAY, used_ok=True)}
+    price = rows[gpu_id].price
     assert price is not None, f"{gpu_id}: no current price on {TODAY}"
-    assert price["date"] and price["source"] and price["kind"] in ("msrp", "new", "used")
+    assert price.seen and price.source and price.kind in ("msrp", "new", "used")
 
 
 def test_estimates_are_marked_in_the_answer(catalog, rulebook):
