@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from rules import datafile
+from rules.knowledge import datafile
 
 __all__ = ["SCHEMA_PATH", "load_schema", "payload_errors", "validate_payload"]
 

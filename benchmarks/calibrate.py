@@ -32,12 +32,12 @@ from types import MappingProxyType, SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules.catalog import load_catalog
-from rules.datafile import load_data
+from rules.contract.question import Question
 from rules.job import job_for
+from rules.knowledge.catalog import load_catalog
+from rules.knowledge.datafile import load_data
+from rules.knowledge.rulebook import Rulebook, load_rulebook
 from rules.performance import PerformanceModel
-from rules.question import Question
-from rules.rulebook import Rulebook, load_rulebook
 
 RULE = "workload-priorities"
 FITTED = [("bandwidth_efficiency", "cuda"), ("bandwidth_efficiency", "metal"),

@@ -22,9 +22,9 @@ from typing import Any
 
 import matplotlib
 
+from rules.advisor import Advisor
 from rules.ask import ask
-from rules.catalog import load_catalog
-from rules.engine import Advisor
+from rules.knowledge.catalog import load_catalog
 from service.charts import bar_chart, render_question
 from service.web import question_chart_points
 

@@ -12,9 +12,9 @@ import statistics
 import time
 from datetime import date
 
-from rules.catalog import load_catalog
-from rules.engine import Advisor
-from rules.question import Question
+from rules.advisor import Advisor
+from rules.contract.question import Question
+from rules.knowledge.catalog import load_catalog
 
 QUESTIONS = [
     Question(workload="transformer", budget=800),

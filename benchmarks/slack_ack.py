@@ -44,9 +44,9 @@ TARGET_P99_MS = 100.0
 
 def engine_answer(text: str) -> dict[str, Any]:
     """What /v1/ask returns for ``text``, from the real engine (so the bot renders a real answer)."""
+    from rules.advisor import Advisor
     from rules.ask import ask
-    from rules.catalog import load_catalog
-    from rules.engine import Advisor
+    from rules.knowledge.catalog import load_catalog
 
     return {**msgspec.to_builtins(ask(Advisor(load_catalog()), text)), "conversation_id": "benchmark"}
 

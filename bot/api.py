@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import msgspec
 
-from rules.answer import Reply
-from rules.question import AskRequest
+from rules.contract.answer import Reply
+from rules.contract.question import AskRequest
 
 __all__ = ["AskError", "QuestionRejected", "Reply", "ServiceUnavailable", "UnreadableAnswer", "WhichgpuAPI"]
 

@@ -45,7 +45,8 @@ from bot.blocks import (
     unavailable_blocks,
 )
 from bot.settings import BotSettings
-from rules.question import QuestionError, check_text
+from rules.contract.question import check_text
+from rules.errors import QuestionError
 from rules.settings import SettingsError
 
 __all__ = ["COMMAND", "Answerer", "create_bolt_app"]

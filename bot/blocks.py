@@ -30,9 +30,9 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from rules.answer import Answer, Finding, Money, Pick, RentVsBuy, Reply
-from rules.messages import basis, say, term
-from rules.question import MAX_TEXT_CHARS
+from rules.contract.answer import Answer, Finding, Money, Pick, RentVsBuy, Reply
+from rules.contract.question import MAX_TEXT_CHARS
+from rules.knowledge.messages import basis, say, term
 from rules.render import HELP_TEXT
 
 __all__ = [

@@ -18,24 +18,24 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from rules.answer import Answer, CardRow, Excluded, Finding
 from rules.asker import Asker, asker_for
 from rules.assemble import Made, assembled, compared, shown
 from rules.choose import Choice, Objective, asked_first, choice_for
 from rules.configurations import Configuration, Sizing, configure, sizing_for
+from rules.contract.answer import Answer, CardRow, Excluded, Finding
+from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.job import Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
+from rules.knowledge.messages import say
+from rules.knowledge.rulebook import Rulebook, load_rulebook
 from rules.market import Market, Markets, representative_rentals
-from rules.messages import say
 from rules.named import NamedContext, card_memory, named_cards
 from rules.performance import Measured, PerformanceModel
-from rules.question import Question
 from rules.rent import Renting, tpu_chips, tpu_named
-from rules.rulebook import Rulebook, load_rulebook
 from rules.terms import Terms, TermsContext, kept_configurations, terms_for, workload_label
 
 if TYPE_CHECKING:
-    from rules.answer import MemoryNeed
+    from rules.contract.answer import MemoryNeed
     from rules.knowledge import Catalog
 
 __all__ = ["Advisor"]

@@ -13,8 +13,8 @@ from datetime import date
 from typing import Literal, cast
 
 from rules.advisor import Advisor
-from rules.answer import Answer, Reply
-from rules.question import Question
+from rules.contract.answer import Answer, Reply
+from rules.contract.question import Question
 from rules.render import answer_markdown, clarification_markdown, help_text
 from rules.understand import parse, text_language
 

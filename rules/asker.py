@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from rules.messages import say
+from rules.knowledge.messages import say
 
 if TYPE_CHECKING:
+    from rules.contract.question import Question
     from rules.knowledge import Gpu, Rulebook
     from rules.money import Pricing
-    from rules.question import Question
 
 __all__ = ["Asker", "Persona", "asker_for"]
 

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
-from rules.answer import (
+from rules.choose import BUDGET_SLACK, Choice, ranked
+from rules.configurations import Configuration
+from rules.contract.answer import (
     Answer,
     Excluded,
     Finding,
@@ -24,11 +26,9 @@ from rules.answer import (
     Pick,
     RentVsBuy,
 )
-from rules.choose import BUDGET_SLACK, Choice, ranked
-from rules.configurations import Configuration
+from rules.contract.question import PRECISIONS, Question
 from rules.job import POOLING, Job, job_for
-from rules.messages import say, term
-from rules.question import PRECISIONS, Question
+from rules.knowledge.messages import say, term
 
 if TYPE_CHECKING:
     from rules.asker import Asker

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from rules.answer import Finding, NamedCard
 from rules.configurations import Configuration
-from rules.messages import say
+from rules.contract.answer import Finding, NamedCard
+from rules.knowledge.messages import say
 
 if TYPE_CHECKING:
     from rules.money import Pricing

@@ -17,9 +17,9 @@ from rules.job import POOLING, Fit, Job, Said, fit_on, term_key
 from rules.market import Offer
 
 if TYPE_CHECKING:
+    from rules.contract.question import Question
     from rules.knowledge import Gpu
     from rules.performance import PerformanceModel
-    from rules.question import Question
     from rules.terms import Terms
 
 __all__ = ["Configuration", "Sizing", "configure", "sizing_for"]

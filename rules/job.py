@@ -15,20 +15,33 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from rules.answer import MemoryNeed
-from rules.messages import say, term
+from rules.contract.answer import MemoryNeed
+from rules.contract.question import Question
+from rules.knowledge.messages import say, term
+from rules.knowledge.models import ModelSpec, find_model
 from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Counter
 from rules.performance import workload_key
-from rules.question import Question
-
-from rules.knowledge.models import ModelSpec, find_model
 
 if TYPE_CHECKING:
     from rules.asker import Persona
     from rules.knowledge import Rulebook
 
-__all__ = ["GIB_IN_GB", "METHOD_NAMES", "POOLING", "Fit", "Job", "fit_on", "job_for", "raised", "settled",
-           "workload_key", "model_of", "for_personas", "Said", "term_key"]
+__all__ = [
+    "GIB_IN_GB",
+    "METHOD_NAMES",
+    "POOLING",
+    "Fit",
+    "Job",
+    "Said",
+    "fit_on",
+    "for_personas",
+    "job_for",
+    "model_of",
+    "raised",
+    "settled",
+    "term_key",
+    "workload_key",
+]
 
 LLM_METHODS = ("lora", "qlora", "full")
 POOLING = {"none": "no pooling (each card holds a full copy)", "layer-split": "a layer split (llama.cpp / Ollama)",

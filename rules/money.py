@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-from rules.answer import Currency, Money
+from rules.contract.answer import Currency, Money
 from rules.knowledge.rulebook import Rulebook
 
 if TYPE_CHECKING:

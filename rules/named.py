@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 
-from rules.answer import NamedCard, NamedPrice
 from rules.choose import BUDGET_SLACK
+from rules.contract.answer import NamedCard, NamedPrice
 from rules.job import METHOD_NAMES, fit_on, job_for
-from rules.messages import DEFAULT_LANGUAGE, say, term
+from rules.knowledge.messages import DEFAULT_LANGUAGE, say, term
 
 if TYPE_CHECKING:
     from rules.configurations import Sizing
+    from rules.contract.question import Question
     from rules.knowledge import Catalog, Gpu, Rulebook
     from rules.market import Market, Offer
     from rules.money import Pricing
-    from rules.question import Question
 
 __all__ = ["NamedContext", "card_memory", "named_cards"]
 

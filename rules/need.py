@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rules.answer import MemoryNeed
-from rules.messages import say, term
+from rules.contract.answer import MemoryNeed
+from rules.knowledge.messages import say, term
 
 if TYPE_CHECKING:
     from rules.knowledge import ModelSpec, Rulebook

@@ -26,11 +26,11 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from rules.messages import basis, say, term
+from rules.knowledge.messages import basis, say, term
 from rules.knowledge.rulebook import Rulebook
 
 if TYPE_CHECKING:

@@ -13,19 +13,19 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from msgspec.structs import replace as with_changes
 
-from rules.answer import RentOffer, RentOption, RentVsBuy, RentYear
+from rules.contract.answer import RentOffer, RentOption, RentVsBuy, RentYear
+from rules.knowledge.messages import say
 from rules.market import Market, Rental, TpuChip
-from rules.messages import say
 from rules.money import Pricing
 
 if TYPE_CHECKING:
     from rules.configurations import Configuration, Sizing
+    from rules.contract.question import Question
     from rules.knowledge import Catalog, CloudOffer, Gpu, Rulebook
-    from rules.question import Question
 
 __all__ = ["Renting", "break_even", "named_units", "tpu_chips", "tpu_named"]
 

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import field, fields
 from pathlib import Path
-from typing import Any, Callable
-
-from rules.errors import SettingsError
+from typing import Any
 
 from rules.errors import SettingsError
 

@@ -15,16 +15,16 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, Said, fit_on, job_for
-from rules.messages import cited, say, term
+from rules.knowledge.messages import cited, say, term
 
 if TYPE_CHECKING:
     from rules.asker import Asker
     from rules.configurations import Configuration
+    from rules.contract.question import Question
     from rules.knowledge import Gpu, Rulebook
     from rules.performance import PerformanceModel
-    from rules.question import Question
 
-__all__ = ["Floor", "Keep", "MemoryWorth", "Terms", "TermsContext", "UsedCards", "Wait", "build_slots", "terms_for", "too_wide_reason", "kept_configurations"]
+__all__ = ["Floor", "Keep", "MemoryWorth", "Terms", "TermsContext", "UsedCards", "Wait", "build_slots", "kept_configurations", "terms_for", "too_wide_reason"]
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import msgspec
 
+from rules.advisor import Advisor
 from rules.ask import ask
-from rules.catalog import load_catalog
-from rules.engine import Advisor
-from rules.parser import parse
-from rules.question import QuestionError
+from rules.errors import QuestionError
+from rules.knowledge.catalog import load_catalog
+from rules.understand import parse
 
 TODAY = date(2026, 1, 15)
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "quality" / "golden.json"

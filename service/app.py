@@ -15,7 +15,7 @@ import msgspec
 from litestar import Litestar
 from litestar.datastructures import State
 
-from rules.question import Question
+from rules.contract.question import Question
 from service.api import ApiState
 from service.api.ask import AskController
 from service.api.benchmarks import BenchmarkController

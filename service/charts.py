@@ -38,7 +38,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 
-from rules.answer import Answer, CardRow, Pick
+from rules.contract.answer import Answer, CardRow, Pick
 
 __all__ = [
     "FORMATS",

@@ -62,8 +62,8 @@ def _port(text: str) -> int:
 
 def _load_advisor(settings: Settings):
     """The engine over the shipped catalog, with the lab's measurements when a database has any."""
-    from rules.catalog import load_catalog
-    from rules.engine import Advisor
+    from rules.advisor import Advisor
+    from rules.knowledge.catalog import load_catalog
     from service.measurements import lab_measurements
 
     return Advisor(
@@ -128,7 +128,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     import msgspec
 
     from rules.ask import ask
-    from rules.question import QuestionError, check_text
+    from rules.contract.question import check_text
+    from rules.errors import QuestionError
 
     text = " ".join(args.text)
     try:

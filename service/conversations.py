@@ -28,7 +28,7 @@ import msgspec
 from sqlalchemy import delete, insert, select, update
 from sqlmodel import SQLModel
 
-from rules.question import Question
+from rules.contract.question import Question
 from service.db import make_engine
 from service.models import Conversation
 

@@ -31,7 +31,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, InternalServerException
 from litestar.types import ExceptionHandlersMap
 
-from rules.question import QuestionError
+from rules.errors import QuestionError
 from service.benchmarks import BenchmarkError, InvalidPayload
 from service.contract.problem import FieldError, Problem
 from service.conversations import ConversationNotFound

@@ -32,7 +32,7 @@ __all__ = ["PACKAGE_SETTINGS", "Settings", "effective_settings", "get_settings",
 class Settings(EnvSettings):
     """Runtime configuration of the service; each field names its environment variable."""
 
-    data_dir: Path = data_dir_setting()  # noqa: RUF009  a dataclass field read from the environment
+    data_dir: Path = data_dir_setting()
     database_url: str | None = setting(
         "WHICHGPU_DATABASE_URL",
         None,

@@ -15,7 +15,8 @@ import msgspec
 
 from bot.api import QuestionRejected, Reply
 from bot.blocks import Conversation
-from rules.question import Question, QuestionError
+from rules.contract.question import Question
+from rules.errors import QuestionError
 from service.api import off_loop, today
 from service.metrics import ApiMetrics
 from service.problems import InvalidInput

@@ -20,13 +20,12 @@ from functools import lru_cache
 
 import msgspec
 
-from rules.answer import CardRow
+from rules.advisor import Advisor
 from rules.ask import ask
-from rules.catalog import Catalog, load_catalog
-from rules.engine import Advisor
-from rules.memo import remember
-from rules.question import Question
-from rules.rulebook import Rulebook, load_rulebook
+from rules.contract.answer import CardRow
+from rules.contract.question import Question
+from rules.knowledge.catalog import Catalog, load_catalog
+from rules.knowledge.rulebook import Rulebook, load_rulebook
 from service.benchmarks import load_measurements, measurements_version
 from service.db import session_scope
 
@@ -60,13 +59,13 @@ class Snapshot:
     advisor: Advisor
     measurements_version: str
     built_at: float = field(default_factory=time.time)
-    _rows: dict[tuple[str, date, str, bool], tuple[CardRow, ...]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         # The advisor is pure over this snapshot, so answers are memoised per snapshot:
         # a rebuilt snapshot starts with empty caches, and nothing stale is ever served.
         self.answer_json = lru_cache(maxsize=ANSWER_CACHE_SIZE)(self._answer_json)
         self.asked = lru_cache(maxsize=ANSWER_CACHE_SIZE)(self._asked)
+        self.card_rows = lru_cache(maxsize=256)(self._card_rows)  # the table behind /v1/gpus, per snapshot
 
     def _answer_json(self, question: Question, intent: str, today: date) -> tuple[bytes, str]:
         """The encoded answer and the workload it was ranked for."""
@@ -86,13 +85,9 @@ class Snapshot:
     def catalog_version(self) -> str:
         return self.catalog.version
 
-    def card_rows(self, workload: str, as_of: date, currency: str, used_ok: bool) -> tuple[CardRow, ...]:
-        """The advisor's per-card rows, memoised for this snapshot (the table behind /v1/gpus)."""
-        key = (workload, as_of, currency, used_ok)
-        rows = self._rows.get(key)
-        if rows is None:
-            rows = remember(self._rows, key, self.advisor.card_rows(workload, as_of, currency, used_ok), 256)
-        return rows
+    def _card_rows(self, workload: str, as_of: date, currency: str, used_ok: bool) -> tuple[CardRow, ...]:
+        """The advisor's per-card rows (the table behind /v1/gpus)."""
+        return self.advisor.card_rows(workload, as_of, currency, used_ok)
 
 
 class SnapshotHolder:

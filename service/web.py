@@ -37,10 +37,11 @@ from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 from markupsafe import Markup
 
-from rules.answer import CardRow, Reply
 from rules.ask import ask
-from rules.messages import basis, say, term
-from rules.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, QuestionError, as_of_refusal, check_text
+from rules.contract.answer import CardRow, Reply
+from rules.contract.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, as_of_refusal, check_text
+from rules.errors import QuestionError
+from rules.knowledge.messages import basis, say, term
 from service.api import today
 from service.api.docs import also_served_as, problems
 from service.api.query import known_parameters_only

@@ -9,7 +9,7 @@ The rules speak in the order of :data:`ORDER`, which is also the order their lin
 
 from __future__ import annotations
 
-from rules.answer import Excluded, Finding
+from rules.contract.answer import Excluded, Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines
 from rules.explain.hardware import HARDWARE
 from rules.explain.memory import MEMORY

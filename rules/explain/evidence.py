@@ -6,17 +6,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rules.answer import Excluded, Finding, NamedCard
-from rules.messages import say
+from rules.contract.answer import Excluded, Finding, NamedCard
+from rules.knowledge.messages import say
 
 if TYPE_CHECKING:
     from rules.asker import Asker
     from rules.choose import Choice
     from rules.configurations import Configuration, Sizing
+    from rules.contract.question import Question
     from rules.job import Job
     from rules.knowledge import Gpu, Rulebook
     from rules.performance import PerformanceModel
-    from rules.question import Question
     from rules.terms import Terms
 
 __all__ = ["Evidence", "Lines", "RuleLines", "each", "kept"]

@@ -3,8 +3,8 @@ Memory Size and 16-bit Training")."""
 
 from __future__ import annotations
 
-from rules.answer import Excluded, Finding
 from rules.configurations import Configuration
+from rules.contract.answer import Excluded, Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines, each
 
 __all__ = ["MEMORY"]

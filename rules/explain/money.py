@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from rules.answer import Finding
 from rules.configurations import Configuration
+from rules.contract.answer import Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines, each
 
 __all__ = ["MONEY"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.answer import Finding
+from rules.contract.answer import Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines, kept
 
 __all__ = ["PEOPLE"]

@@ -3,10 +3,10 @@ date the advice stands on (003 first sections and "Deep Learning in the Cloud"; 
 
 from __future__ import annotations
 
-from rules.answer import Finding
 from rules.configurations import Configuration
+from rules.contract.answer import Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines, each, kept
-from rules.messages import term
+from rules.knowledge.messages import term
 
 __all__ = ["PLAN"]
 

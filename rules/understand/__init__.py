@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from rules.question import Question, check_text
+from rules.contract.question import Question, check_text
 from rules.understand.build import ParsedText, build, scan
 from rules.understand.followups import HeldGb
 from rules.understand.language import text_language

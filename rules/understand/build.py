@@ -12,7 +12,8 @@ from dataclasses import dataclass, fields, replace
 from datetime import date
 from typing import Any
 
-from rules.question import MAX_BATCH, Question, QuestionError
+from rules.contract.question import MAX_BATCH, Question
+from rules.errors import QuestionError
 from rules.understand import dates, hardware, models, money, units, words
 from rules.understand.followups import HeldGb, follow_ups
 from rules.understand.language import text_language

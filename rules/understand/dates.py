@@ -12,7 +12,7 @@ import calendar
 import re
 from datetime import date
 
-from rules.question import QuestionError
+from rules.errors import QuestionError
 from rules.understand.grammar import Grammar, any_of, bounded, grammar
 from rules.understand.text import Scan
 

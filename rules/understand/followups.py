@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rules.question import Question
+from rules.contract.question import Question
 from rules.understand.grammar import grammar
 from rules.understand.text import whole
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any, TypeVar, cast
 
-from rules.datafile import load_data
+from rules.knowledge.store import load_knowledge
 from rules.understand.text import clean
 
 BOUND = r"(?<![\w$€£₽])"  # where a word may start: not inside a word or right after a currency sign
@@ -88,5 +88,5 @@ class Grammar:
 
 @lru_cache(maxsize=1)
 def grammar() -> Grammar:
-    """The grammar of the shipped vocabulary, loaded once per process."""
-    return Grammar(load_data("vocabulary"))
+    """The grammar of the shipped vocabulary (checked when the knowledge was built), made once per process."""
+    return Grammar(dict(load_knowledge().vocabulary))

@@ -12,16 +12,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rules.catalog import Catalog
-    from rules.job import Job
-    from rules.job import Fit
+    from rules.contract.question import Question
+    from rules.job import Fit, Job
+    from rules.knowledge.catalog import Catalog
     from rules.knowledge.models import ModelSpec
-    from rules.question import Question
 
 
 def catalog() -> Catalog:
     """The shipped catalog: its resolver reads card names, its TPUs the word 'tpu'."""
-    from rules.catalog import load_catalog
+    from rules.knowledge.catalog import load_catalog
 
     return load_catalog()
 
@@ -36,7 +35,7 @@ def model(name: str) -> ModelSpec | None:
 def job(question: Question) -> Job:
     """The job a question asks for, with the memory it needs, by the shipped rulebook."""
     from rules.job import job_for
-    from rules.rulebook import load_rulebook
+    from rules.knowledge.rulebook import load_rulebook
 
     return job_for(question, load_rulebook())
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
-from rules.question import Question
+from rules.contract.question import Question
 from rules.understand import lookups
 from rules.understand.grammar import Grammar, any_of, bounded, grammar
 from rules.understand.text import ModelSaid, Scan, WorkloadSaid, clean, whole

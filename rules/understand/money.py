@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rules.question import Question
+from rules.contract.question import Question
 from rules.understand.grammar import MONEY_NUM, Grammar, any_of, bounded, grammar
 from rules.understand.text import AmountSaid, Scan, note, number, whole
 

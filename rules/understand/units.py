@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rules.question import Question
+from rules.contract.question import Question
 from rules.understand import lookups
 from rules.understand.grammar import NUM, Grammar, any_of, bounded, grammar
 from rules.understand.text import HINT, JobSaid, ModelSaid, Scan, clean, number, whole

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rules.question import Question
+from rules.contract.question import Question
 from rules.understand.grammar import grammar
 from rules.understand.text import HINT, INFERENCE, TRAINING, JobSaid, JobWord, Scan, WorkloadSaid, note
 

@@ -13,8 +13,8 @@ from anyio import to_thread
 from litestar import Controller, post
 from litestar.di import NamedDependency
 
-from rules.answer import Reply
-from rules.question import AskRequest
+from rules.contract.answer import Reply
+from rules.contract.question import AskRequest
 from service.api import in_process, off_loop, today
 from service.api.docs import described_body, problems
 from service.api.inputs import checked_body

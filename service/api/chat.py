@@ -26,10 +26,11 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Schema
 from litestar.response import Stream
 
+from rules.advisor import Advisor
 from rules.ask import held_by
-from rules.engine import Advisor
-from rules.parser import parse
-from rules.question import MAX_TEXT_CHARS, Question, QuestionError, check_text
+from rules.contract.question import MAX_TEXT_CHARS, Question, check_text
+from rules.errors import QuestionError
+from rules.understand import parse
 from service.api import off_loop, today
 from service.api.docs import also_served_as, described_body, problems
 from service.api.inputs import checked_body

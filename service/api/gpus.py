@@ -11,9 +11,9 @@ from litestar import Controller, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from rules.answer import CardRow
-from rules.question import WORKLOADS, Question
-from rules.question import Workload as QuestionWorkload
+from rules.contract.answer import CardRow
+from rules.contract.question import WORKLOADS, Question
+from rules.contract.question import Workload as QuestionWorkload
 from service.api import today
 from service.api.docs import problems
 from service.api.inputs import schema

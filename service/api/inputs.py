@@ -23,7 +23,7 @@ from litestar import Request
 from referencing import Registry, Resource
 
 from bench_agent.schema import load_schema as load_run_schema
-from rules import datafile
+from rules.knowledge import datafile
 from service import contract
 from service.problems import InvalidInput, MalformedBody, PayloadTooLarge, UnsupportedMediaType
 

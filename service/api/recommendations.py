@@ -7,8 +7,8 @@ from typing import Annotated
 from litestar import Controller, post
 from litestar.di import NamedDependency
 
-from rules.answer import Answer
-from rules.question import RecommendationRequest
+from rules.contract.answer import Answer
+from rules.contract.question import RecommendationRequest
 from service.api import today
 from service.api.docs import described_body, problems
 from service.api.inputs import checked_body

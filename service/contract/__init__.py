@@ -13,8 +13,8 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 import msgspec
 
-from rules.answer import Answer, Reply
-from rules.question import AskRequest, RecommendationRequest
+from rules.contract.answer import Answer, Reply
+from rules.contract.question import AskRequest, RecommendationRequest
 from service.contract.benchmarks import BenchmarkReceipt, RunListing
 from service.contract.catalog import GpuDetail, GpuList, GpuQuery, RuleList
 from service.contract.chat import MODEL, ChatCompletion, ChatCompletionChunk, ChatRequest, ModelList

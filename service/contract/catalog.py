@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from rules.answer import Money
-from rules.question import AS_OF_PATTERN, CURRENCY_PATTERN, MAX_BUDGET
-from rules.question import Workload as QuestionWorkload
+from rules.contract.answer import Money
+from rules.contract.question import AS_OF_PATTERN, CURRENCY_PATTERN, MAX_BUDGET
+from rules.contract.question import Workload as QuestionWorkload
 
 __all__ = [
     "Basis",

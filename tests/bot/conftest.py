@@ -48,9 +48,9 @@ QUESTIONS = ("nlp $800", "cv 2 gpus 3000", "cv 4 gpus 3000", "compare 3090 4090"
 @pytest.fixture(scope="session")
 def engine_replies() -> dict[str, dict[str, Any]]:
     """What ``/v1/ask`` returns for each of QUESTIONS, by the real engine (plus a conversation id)."""
+    from rules.advisor import Advisor
     from rules.ask import ask
-    from rules.catalog import load_catalog
-    from rules.engine import Advisor
+    from rules.knowledge.catalog import load_catalog
 
     advisor = Advisor(load_catalog())
     return {text: {**wire(ask(advisor, text)), "conversation_id": f"conv-{index}"}

@@ -24,7 +24,7 @@ from bot.blocks import (
     too_long_blocks,
     unavailable_blocks,
 )
-from rules.answer import Reply
+from rules.contract.answer import Reply
 from tests.fake_slack import block_text, buttons
 
 

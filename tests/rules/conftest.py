@@ -13,14 +13,14 @@ TODAY = date(2026, 11, 22)  # fixed, so answers do not change with the calendar
 
 @pytest.fixture(scope="session")
 def catalog():
-    from rules.catalog import load_catalog
+    from rules.knowledge.catalog import load_catalog
 
     return load_catalog()
 
 
 @pytest.fixture(scope="session")
 def advisor(catalog):
-    from rules.engine import Advisor
+    from rules.advisor import Advisor
 
     return Advisor(catalog)
 
@@ -28,7 +28,7 @@ def advisor(catalog):
 @pytest.fixture
 def recommend(advisor):
     """Answer a question given as keyword arguments, as JSON (what every face shows)."""
-    from rules.question import Question
+    from rules.contract.question import Question
 
     def run(intent: str = "recommend", **fields):
         return wire(advisor.recommend(Question(**fields), intent=intent, today=TODAY))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import msgspec
 
+from rules.advisor import Advisor
 from rules.ask import ask
-from rules.engine import Advisor
 from tests.rules.conftest import TODAY
 
 TEXTS = ("nlp ${}", "cv ${} 2 gpus", "llm ${} used ok", "kaggle ${} beginner", "rl ${} in EUR", "learning ${} server",

@@ -5,16 +5,17 @@ pass through unchanged; any other Latin-script word left in a line is English pr
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from rules.ask import ask
+from rules.contract.question import Question
 from rules.knowledge.models import load_models
-from rules.question import Question
-from rules.rulebook import load_rulebook
+from rules.knowledge.rulebook import load_rulebook
 from tests.wire import wire
 
 TODAY = date(2026, 11, 22)
@@ -117,7 +118,7 @@ def test_the_check_finds_english_prose(advisor, names) -> None:
 
 def test_every_message_the_engine_says_is_in_the_catalogue() -> None:
     """A key written in code but missing from messages.json would fail only when its branch runs."""
-    from rules.messages import catalogue
+    from rules.knowledge.messages import catalogue
 
     source = "\n".join(p.read_text(encoding="utf-8") for p in (Path(__file__).resolve().parents[2] / "rules").glob("*.py"))
     keys = set(re.findall(r'\bsay\(\s*"([a-z0-9_.]+)"', source))
@@ -128,7 +129,7 @@ def test_every_message_the_engine_says_is_in_the_catalogue() -> None:
 def test_refusals_are_told_in_the_language_of_each_question(catalog) -> None:
     """Why N of a card cannot go in one box is looked up once per card, count and setting; a Russian
     question after the same one in English still reads it in Russian."""
-    from rules.engine import Advisor
+    from rules.advisor import Advisor
 
     russian = "сервер на 8 видеокарт для llm за 50000 долларов"
     alone = wire(ask(Advisor(catalog), russian, today=TODAY).recommendation)

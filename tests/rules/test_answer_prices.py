@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from rules.answer import Money
 from rules.ask import ask
+from rules.contract.answer import Money
 from tests.rules.conftest import TODAY
 from tests.wire import wire
 
@@ -92,7 +92,7 @@ def test_a_choice_note_names_money_in_the_askers_currency(advisor, key: str, tex
     """'stopped before 1 × GeForce RTX 5080: 18% faster for 531 USD more' in an answer asked in roubles: every amount a
     note names is in the asker's currency, converted at the answer's rate, and the speed-for-money figures are per
     the currency's round step. The same question asked in USD, at the same budget in dollars, is the reference."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     parsed = parse(text, today=TODAY)
     question = parsed.question
@@ -121,7 +121,7 @@ def test_a_choice_note_names_money_in_the_askers_currency(advisor, key: str, tex
 
 def test_a_choice_note_in_dollars_reads_as_it_did(advisor) -> None:
     """Asked in dollars, the notes say USD amounts and speed per 1000 USD, as they always have."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     parsed = parse("llm fine-tuning $1750", today=TODAY)
     answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=TODAY))

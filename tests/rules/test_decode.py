@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 
 from benchmarks.calibrate import cases, errors
+from rules.contract.question import Question
 from rules.job import job_for
+from rules.knowledge.rulebook import load_rulebook
 from rules.performance import PerformanceModel
-from rules.question import Question
-from rules.rulebook import load_rulebook
 
 
 @pytest.fixture(scope="module")

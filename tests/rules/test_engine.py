@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.engine import Advisor
-from rules.question import Question
+from rules.advisor import Advisor
+from rules.contract.question import Question
 from tests.wire import wire
 
 TODAY = date(2026, 11, 22)  # fixed, so answers do not change with the calendar
@@ -146,7 +146,7 @@ def test_every_pick_is_within_budget_and_fits_memory(advisor, question):
 
 
 def test_question_checks_name_the_field():
-    from rules.question import QuestionError
+    from rules.errors import QuestionError
 
     for data, field in [({"compare": "3090"}, "compare"), ({"budget": -5}, "budget"), ({"workload": "poetry"}, "workload"),
                         ({"as_of": "2009-12-31"}, "as_of"), ({"as_of": "2999-01-01"}, "as_of"), ({"gpus": 0}, "gpus"),
@@ -370,7 +370,7 @@ def test_an_upgrade_is_never_slower_or_smaller_than_the_card_owned(advisor):
 
 def test_training_transformers_in_january_2023_is_an_rtx_4090():
     """Dettmers, 'Which GPU(s) to Get for Deep Learning', 2023-01-30: the RTX 4090 for transformers at about $1600."""
-    from rules.catalog import load_catalog
+    from rules.knowledge.catalog import load_catalog
 
     answer = wire(Advisor(load_catalog()).recommend(Question(workload="transformer", budget=1600, as_of=date(2023, 1, 30))))
     assert answer["picks"][0]["gpu"] == "rtx-4090"
@@ -625,7 +625,7 @@ def test_a_split_job_with_little_to_spare_on_each_card_says_how_to_get_margin(ad
     """Two 24 GB RTX 3090 hold Llama 70B at 4-bit with an 8k context as 23.5 GB of 25.8 on each card (under 10 %
     spare), though the pair's 51.6 GB against the ~46 GB need looks roomy: the margin binds per card, and the
     remedies are an LLM's (context, KV cache, CPU layers), not gradient checkpointing."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     parsed = parse("will llama 70b fit on two rtx 3090 at 8k context", today=date(2026, 11, 20))
     asked = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=date(2026, 11, 20)))
@@ -648,7 +648,7 @@ def test_tensor_parallel_cards_are_not_said_to_run_one_after_another(advisor):
     """A layer split (llama.cpp) runs the cards in turn; tensor parallelism (vLLM) runs them together: only the first
     carries the 'one after another' note beside its speed-up. vLLM splits a model's 64 attention heads (Qwen3 32B)
     over 2, 4 or 8 cards; other counts run as pipeline stages, in turn."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     for text, vllm in (("vllm server for 10 users with qwen3 32b in 16-bit", True), ("will llama 70b fit on two rtx 3090", False)):
         parsed = parse(text, today=date(2026, 11, 20))
@@ -663,7 +663,7 @@ def test_a_team_server_is_not_built_from_remnant_new_cards(advisor):
     """'RAG for a team of 20 with Qwen 72B, $15,000' (2026) picked 8 new RTX 3090s at $1,550 each: a 2020 card whose
     'new' price in 2025 was one marketplace listing above its launch price. Past its line's shop life (rule
     cost-efficiency) a card is sold used only: several cards stay new, so the used 3090s are shown beside the pick."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     answer = wire(advisor.recommend(parse("rag for a team of 20 with qwen 72b, $15000").question, today=TODAY))
     pricing = advisor.markets.on(TODAY).pricing("USD", False)
@@ -678,7 +678,7 @@ def test_a_question_that_says_its_job_is_not_a_beginners(advisor):
     """'team of 10 serving a 70b model, server, $30000' was answered 'starting out: a modest card, used is fine' and
     'NVIDIA cards only': it names no workload word, but a model, a server and the users served say who asks.
     A bare 'deep learning $800' is still read as someone starting out (seed 003)."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     def rules_of(text):
         return _rules(wire(advisor.recommend(parse(text).question, today=TODAY)))
@@ -691,7 +691,7 @@ def test_a_question_that_says_its_job_is_not_a_beginners(advisor):
 def test_a_named_card_in_a_number_one_machine_cannot_take_says_why(advisor):
     """'4 x rtx 5090 for llm fine-tuning $20000': four open-air RTX 5090s cannot sit side by side (rule
     multi-gpu-heat), so the answer picked other cards and said nothing of the named ones; it now says why."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     answer = wire(advisor.recommend(parse("4 x rtx 5090 for llm fine-tuning $20000").question, today=TODAY))
     named = {n["gpu"]: n for n in answer["named"]}
@@ -702,7 +702,7 @@ def test_a_named_card_in_a_number_one_machine_cannot_take_says_why(advisor):
 @pytest.mark.parametrize("text", ["deep learning $800", "24 gb of vram", "nlp $1500 used ok", "4 x rtx 5090 for llm fine-tuning $20000"])
 def test_no_line_of_why_is_said_twice(advisor, text):
     """A persona rule both names the asker and keeps the cards it allows, with one sentence: said once."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     findings = wire(advisor.recommend(parse(text).question, today=TODAY))["findings"]
     lines = [(f["rule"], f["reason"]) for f in findings]
@@ -712,7 +712,7 @@ def test_no_line_of_why_is_said_twice(advisor, text):
 def test_the_cheapest_pick_does_not_blame_a_line_for_what_it_passed_over(advisor):
     """'cheapest gpu for deep learning, $230' (2020): every card above the cheapest ranks higher by value, and the
     answer said of a GeForce GTX 1660 Super 'not a pick to lead with: a line the seed advises against'."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     answer = wire(advisor.recommend(parse("cheapest gpu for deep learning, $230").question, today=date(2020, 10, 1)))
     assert answer["picks"][0]["label"] == "cheapest that does the job"
@@ -723,7 +723,7 @@ def test_an_owner_whose_job_splits_across_cards_is_told_a_second_card_adds_memor
     """'i have a 3090, should i upgrade for llm inference? $2500': no faster, bigger card fits the budget, and the
     answer stopped at 'raise the budget'; two 24 GB cards split a model by layers (llama.cpp), so a second used RTX
     3090 gives 48 GB for a third of the budget. A job that cannot split (a CNN) gets no such line."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     answer = wire(advisor.recommend(parse("i have a 3090, should i upgrade for llm inference? $2500").question, today=TODAY))
     assert answer["verdict"] == "over-budget"
@@ -737,7 +737,7 @@ def test_an_owner_whose_job_splits_across_cards_is_told_a_second_card_adds_memor
 def test_stopped_before_names_a_pricier_step_that_was_not_worth_it(advisor, text):
     """'stopped before 8 x RTX A4000: 3% faster for -531 USD more (274989896003.93 of speed per extra 1000 USD, below
     the 0.92 that is worth paying)': the step named must cost more, and its gain must be below the bar it is said to miss."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     answer = wire(advisor.recommend(parse(text).question, today=TODAY))
     for f in answer["findings"]:
@@ -749,7 +749,7 @@ def test_stopped_before_names_a_pricier_step_that_was_not_worth_it(advisor, text
 def test_the_no_compromise_rung_is_the_fastest_card_in_as_few_as_hold_the_job(advisor):
     """Without a budget, 'RAG server for a team of 10 with Qwen3 32B' offered 8 x H200 NVL ($256,000) as its top rung:
     more cards are always faster, so the rung takes each card in the fewest that hold the job."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     answer = wire(advisor.recommend(parse("RAG server for a team of 10 with Qwen3 32B").question, today=TODAY))
     roof = next(p for p in answer["picks"] if p["label"] == "no compromise")
@@ -760,7 +760,7 @@ def test_a_used_card_barely_cheaper_than_new_is_not_bought_unasked(advisor):
     """'llm fine-tuning $2000' in June 2023 picked a used RTX 4090 at $1,490 beside new ones at $1,599: the used market
     joined because 24 GB cost twice as much new as a used RTX 3090, but wear and no warranty are not worth 7 %. Said
     'used is fine', the used card stays in the running."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     day = date(2023, 6, 15)
     top = wire(advisor.recommend(parse("llm fine-tuning $2000").question, today=day))["picks"][0]
@@ -810,7 +810,7 @@ def test_a_cuda_pick_steps_up_from_the_best_value_the_answer_shows(advisor, text
     """The seed weighs a step up against the best value of the stack it recommends (the RTX 2070 over the RTX 2060):
     a CUDA pick's 'stepped up from the best-value X' names a CUDA card the answer shows, not a cheap card outside
     CUDA that set the price of speed and then went unshown."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     parsed = parse(text, today=today)
     answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=today))
@@ -826,7 +826,7 @@ def test_a_cuda_pick_steps_up_from_the_best_value_the_answer_shows(advisor, text
 def test_best_value_is_not_claimed_beside_a_pick_of_better_value(advisor, first, text):
     """'Best value' names the card of most speed per money among those the answer weighs; where a runner-up is that
     card, no other card is labelled 'best value' beside it (the next best was, with a worse figure than the pick's)."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     today = date(2026, 1, 15) if text else date(2026, 11, 20)
     parsed = parse(first, today=today)
@@ -846,7 +846,7 @@ def test_outside_cuda_is_the_card_the_choice_ranks_first_outside_it(advisor, tex
     """The card shown 'outside CUDA' is the one the choice itself would lead with there, not whichever card outside
     CUDA happened to win another measure: a $249 Arc B580 beside a $60,000 budget, a $9,499 Mac Studio with 512 GB to
     hold a 7B model."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     parsed = parse(text, today=today)
     answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=today))
@@ -876,7 +876,7 @@ def test_the_used_cards_line_names_the_memory_the_job_needs_not_only_the_floor(a
     """'FLUX dev at home, $1,200': FLUX dev at 16-bit needs a 24 GB card, so the line that lets used cards in says
     new cards with 24 GB or more start at the price it gives, not 'with 12 GB' (the workload's floor), which new
     12 GB cards at a fifth of that price contradicted."""
-    from rules.parser import parse
+    from rules.understand import parse
 
     today = date(2026, 11, 15)
     parsed = parse("FLUX dev at home, $1,200", today=today)

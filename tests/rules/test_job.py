@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from rules.contract.question import Question
 from rules.job import fit_on, job_for
 from rules.knowledge.models import load_models
-from rules.question import Question
-from rules.rulebook import load_rulebook
+from rules.knowledge.rulebook import load_rulebook
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,10 @@ from types import SimpleNamespace
 import pytest
 
 from rules.asker import Persona
+from rules.contract.question import Question
 from rules.job import fit_on, for_personas, job_for
 from rules.knowledge.models import load_models
-from rules.question import Question
-from rules.rulebook import load_rulebook
+from rules.knowledge.rulebook import load_rulebook
 
 RULEBOOK = load_rulebook()
 

@@ -7,8 +7,8 @@ from types import MappingProxyType
 
 import pytest
 
+from rules.knowledge.rulebook import load_rulebook
 from rules.performance import Measured, PerformanceModel, TrainingStep
-from rules.rulebook import load_rulebook
 
 
 @pytest.fixture(scope="module")

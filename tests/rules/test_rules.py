@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.rulebook import load_rulebook
+from rules.knowledge.rulebook import load_rulebook
 from tests.wire import wire
 
 SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
@@ -85,7 +85,7 @@ def test_rule_fires_when_its_condition_holds(recommend, rule_id):
 
 def test_a_vendor_adjustment_is_stated_never_hidden_in_the_score(advisor):
     """The software stack's efficiency is part of the speed estimate, and the pick says so."""
-    from rules.question import Question
+    from rules.contract.question import Question
 
     assert "other_stack_score_factor" not in load_rulebook()["vendor-nvidia"].parameters
     answer = wire(advisor.recommend(Question(workload="cnn", compare=("rx 7900 xtx", "rtx 4090")),
@@ -155,8 +155,8 @@ def test_a_rules_lines_carry_its_own_id(recommend):
 def test_slot_warning_counts_the_blower_version_the_heat_rule_asks_for(recommend):
     """Past two cards the heat rule asks for blower versions (dual-slot), so four 3-slot RTX 3090s
     take 8 slots, not 12; a card without a blower version keeps its own width."""
+    from rules.knowledge.catalog import load_catalog
     from rules.terms import build_slots
-    from rules.catalog import load_catalog
 
     rulebook, catalog = load_rulebook(), load_catalog()
     rtx3090 = catalog.gpu("rtx-3090")

@@ -7,7 +7,7 @@ from datetime import date, timedelta
 import pytest
 
 from rules import question
-from rules.datafile import schema_names as data_schema_names
+from rules.knowledge.datafile import schema_names as data_schema_names
 from service.api import inputs
 from service.api.inputs import schema_errors
 from tests.app_client import app_client

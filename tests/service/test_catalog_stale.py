@@ -9,9 +9,9 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from rules.catalog import load_catalog
+from rules.knowledge.catalog import load_catalog
+from rules.knowledge.rulebook import load_rulebook
 from rules.money import Pricing, months_between
-from rules.rulebook import load_rulebook
 
 WHICHGPU = str(Path(sys.executable).with_name("whichgpu"))
 TODAY = date(2026, 11, 23)

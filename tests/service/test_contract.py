@@ -10,8 +10,8 @@ import msgspec
 import pytest
 
 import service
-from rules.answer import Answer, Reply
 from rules.ask import ask
+from rules.contract.answer import Answer, Reply
 from service.api.inputs import schema, schema_errors, schema_names
 from service.contract import INPUTS, PUBLISHED, generate
 from tests.app_client import app_client
@@ -35,8 +35,8 @@ OPERATIONS = {
 
 @pytest.fixture(scope="module")
 def advisor():
-    from rules.catalog import load_catalog
-    from rules.engine import Advisor
+    from rules.advisor import Advisor
+    from rules.knowledge.catalog import load_catalog
 
     return Advisor(load_catalog())
 

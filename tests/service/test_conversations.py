@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import select
 
-from rules.question import Question
+from rules.contract.question import Question
 from service.conversations import ConversationWriter, load_question, purge_expired, save_turn
 from service.db import migrate, session_scope
 from service.models import Conversation

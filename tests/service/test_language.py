@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from bot.blocks import Conversation, answer_blocks
-from rules.answer import Reply
+from rules.contract.answer import Reply
 from tests.app_client import app_client
 from tests.fake_slack import block_text
 

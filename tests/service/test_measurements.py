@@ -16,11 +16,11 @@ from typing import Any
 import httpx
 import pytest
 
-from rules.catalog import load_catalog
-from rules.engine import Advisor
+from rules.advisor import Advisor
+from rules.contract.question import Question
+from rules.knowledge.catalog import load_catalog
+from rules.knowledge.rulebook import load_rulebook
 from rules.performance import Measured, PerformanceModel
-from rules.question import Question
-from rules.rulebook import load_rulebook
 from service.agents import add_agent
 from service.benchmarks import load_measurements
 from service.db import migrate, session_scope

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from rules.catalog import load_catalog
-from rules.engine import Advisor
+from rules.advisor import Advisor
+from rules.knowledge.catalog import load_catalog
 from tests.app_client import app_client
 
 

@@ -9,8 +9,8 @@ from datetime import date
 
 import pytest
 
-from rules.answer import Answer
 from rules.ask import ask
+from rules.contract.answer import Answer
 from service.charts import NARROW_TOP, bar_chart, render_question
 from service.web import question_chart_points
 

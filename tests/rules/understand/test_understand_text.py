@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.question import MAX_TEXT_CHARS, Question, QuestionError
+from rules.contract.question import MAX_TEXT_CHARS, Question
+from rules.errors import QuestionError
 from rules.understand import ParsedText, clean, parse
 from rules.understand.text import Scan
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from rules.question import Question, QuestionError
+from rules.contract.question import Question
+from rules.errors import QuestionError
 from rules.understand import parse
 from rules.understand.text import clean
 from rules.understand.units import NEEDED_LITERALS

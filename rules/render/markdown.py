@@ -8,12 +8,10 @@ question's language.
 
 from __future__ import annotations
 
-from typing import Any
+from rules.contract.answer import Answer, Money, Pick, RentVsBuy
+from rules.knowledge.messages import basis, say, term
 
-from rules.answer import Answer, Money, Pick, RentVsBuy
-from rules.messages import basis, say, term
-
-__all__ = ["answer_markdown", "HELP_TEXT", "help_text", "clarification_markdown"]
+__all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text"]
 
 def help_text(language: str | None = None) -> str:
     """What whichgpu understands, with examples, in ``language``."""

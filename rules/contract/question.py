@@ -9,33 +9,34 @@ is generated from it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import date
 from types import UnionType
-from typing import Annotated, Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import msgspec
 
 from rules.errors import QuestionError
 
 __all__ = [
+    "CURRENCIES",
+    "EARLIEST_AS_OF",
+    "EXPERIENCE",
+    "LANGUAGES",
+    "MAX_TEXT_CHARS",
+    "METHODS",
+    "OBJECTIVES",
+    "PRECISIONS",
+    "SETTINGS",
+    "TASKS",
+    "WORKLOADS",
+    "AskRequest",
     "Question",
     "QuestionError",
-    "WORKLOADS",
-    "PRECISIONS",
-    "TASKS",
-    "CURRENCIES",
-    "EXPERIENCE",
-    "EARLIEST_AS_OF",
-    "METHODS",
-    "SETTINGS",
-    "LANGUAGES",
-    "OBJECTIVES",
-    "MAX_TEXT_CHARS",
-    "check_text",
-    "as_of_refusal",
-    "AskRequest",
     "RecommendationRequest",
+    "as_of_refusal",
+    "check_text",
 ]
 
 # The values a question's fields take: each Literal is the one list of its field's values (the request
@@ -148,7 +149,7 @@ class RecommendationRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_un
         "LLM runtime: llama.cpp (also Ollama, LM Studio: GGUF files, cards split by layers) or vllm (also SGLang, TGI, "
         "TensorRT-LLM: cards in tensor parallel); null: vllm for several users or a server, else llama.cpp."))] = None
 
-    def question(self, today: date) -> "Question":
+    def question(self, today: date) -> Question:
         """The question this body asks, checked as every face's question is."""
         return Question.from_dict({name: getattr(self, name) for name in self.__struct_fields__ if name != "intent"}, today)
 
@@ -209,7 +210,7 @@ class Question:
     runtime: str | None = None  # "llama.cpp" or "vllm" (:data:`Runtime`); None: by the users served and the setting
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], today: date | None = None) -> "Question":
+    def from_dict(cls, data: dict[str, Any], today: date | None = None) -> Question:
         """Build and check a question; raises :class:`QuestionError` naming the field."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
@@ -251,7 +252,7 @@ class Question:
             if refusal:
                 raise QuestionError("as_of", f"as_of {refusal}")
 
-    def refined(self, **changes: Any) -> "Question":
+    def refined(self, **changes: Any) -> Question:
         return replace(self, **changes)
 
 

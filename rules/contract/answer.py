@@ -14,18 +14,34 @@ that is not in the catalog has no memory size, rather than a null one).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Literal, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
 from msgspec.structs import force_setattr
 
-from rules.messages import DEFAULT_LANGUAGE
-from rules.question import Question
+from rules.contract.question import Question
+from rules.knowledge.messages import DEFAULT_LANGUAGE
 
 __all__ = [
-    "Answer", "CardRow", "Currency", "Excluded", "Finding", "MemoryNeed", "Money", "NamedCard", "NamedPrice", "PerformanceBasis",
-    "Pick", "RentOffer", "RentOption", "RentVsBuy", "RentYear", "Reply", "VERDICTS",
+    "VERDICTS",
+    "Answer",
+    "CardRow",
+    "Currency",
+    "Excluded",
+    "Finding",
+    "MemoryNeed",
+    "Money",
+    "NamedCard",
+    "NamedPrice",
+    "PerformanceBasis",
+    "Pick",
+    "RentOffer",
+    "RentOption",
+    "RentVsBuy",
+    "RentYear",
+    "Reply",
 ]
 
 VERDICTS = ("buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare")
@@ -231,8 +247,8 @@ class NamedCard(_Part, kw_only=True, frozen=True):
     memory_gb: float | UnsetType = UNSET
     form_factor: str | UnsetType = UNSET
     relative_performance: float | UnsetType = UNSET
-    guessed: str | None | UnsetType = UNSET  # how the name was read, when it was not exact
-    cards_needed: int | None | UnsetType = UNSET  # None: not even eight hold the job
+    guessed: str | UnsetType | None = UNSET  # how the name was read, when it was not exact
+    cards_needed: int | UnsetType | None = UNSET  # None: not even eight hold the job
     tokens_per_second: float | UnsetType = UNSET
     price: NamedPrice | UnsetType = UNSET
     status: Literal["compared", "fits", "does-not-fit", "not-in-catalog", "not-released", "no-current-price"]
@@ -307,4 +323,4 @@ class Reply(_Part, kw_only=True, frozen=True):
     follow_up: tuple[str, ...]
     # The conversation this turn belongs to: null for a one-shot question (nothing is stored);
     # unset outside the API.
-    conversation_id: str | None | UnsetType = UNSET
+    conversation_id: str | UnsetType | None = UNSET
