@@ -6,7 +6,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from rules import question
+from rules.contract import question
 from rules.knowledge.datafile import schema_names as data_schema_names
 from service.api import inputs
 from service.api.inputs import schema_errors
