@@ -22,13 +22,33 @@ if TYPE_CHECKING:
     from rules.errors import CatalogError, DataFileError, QuestionError, SettingsError, WhichGpuError
     from rules.knowledge import Knowledge, load_knowledge
 
-__all__ = ["Advisor", "Answer", "CatalogError", "DataFileError", "Knowledge", "Question", "QuestionError", "Reply",
-           "SettingsError", "WhichGpuError", "ask", "load_knowledge"]
+__all__ = [
+    "Advisor",
+    "Answer",
+    "CatalogError",
+    "DataFileError",
+    "Knowledge",
+    "Question",
+    "QuestionError",
+    "Reply",
+    "SettingsError",
+    "WhichGpuError",
+    "ask",
+    "load_knowledge",
+]
 
-_HOMES = {"Advisor": "rules.advisor", "ask": "rules.ask", "Answer": "rules.contract.answer",
-          "Reply": "rules.contract.answer", "Question": "rules.contract.question", "Knowledge": "rules.knowledge",
-          "load_knowledge": "rules.knowledge", **dict.fromkeys(
-              ("CatalogError", "DataFileError", "QuestionError", "SettingsError", "WhichGpuError"), "rules.errors")}
+_HOMES = {
+    "Advisor": "rules.advisor",
+    "ask": "rules.ask",
+    "Answer": "rules.contract.answer",
+    "Reply": "rules.contract.answer",
+    "Question": "rules.contract.question",
+    "Knowledge": "rules.knowledge",
+    "load_knowledge": "rules.knowledge",
+    **dict.fromkeys(
+        ("CatalogError", "DataFileError", "QuestionError", "SettingsError", "WhichGpuError"), "rules.errors"
+    ),
+}
 
 
 def __getattr__(name: str) -> Any:

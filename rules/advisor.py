@@ -58,8 +58,13 @@ class _Stages:
 
 
 class Advisor:
-    def __init__(self, catalog: Catalog, measurements: Mapping[str, Measured] | None = None,
-                 electricity_usd_per_kwh: float = 0.15, rulebook: Rulebook | None = None) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        measurements: Mapping[str, Measured] | None = None,
+        electricity_usd_per_kwh: float = 0.15,
+        rulebook: Rulebook | None = None,
+    ) -> None:
         self.catalog = catalog
         self.rulebook = rulebook or load_rulebook()
         self.electricity = electricity_usd_per_kwh
@@ -67,7 +72,9 @@ class Advisor:
         self.performance = PerformanceModel(self.rulebook, self.reference, measurements, gpu_of=catalog.gpu)
         self.renting = Renting(self.rulebook, electricity_usd_per_kwh)
         chips = tpu_chips(catalog)
-        self.markets = Markets(catalog, self.rulebook, lambda cat, rules, day: representative_rentals(cat, rules, day, chips))
+        self.markets = Markets(
+            catalog, self.rulebook, lambda cat, rules, day: representative_rentals(cat, rules, day, chips)
+        )
         self.memory = _MemoryFit(self.rulebook)
 
     def recommend(self, question: Question, intent: str = "recommend", today: date | None = None) -> Answer:
@@ -81,8 +88,11 @@ class Advisor:
         question, market, sizing = stages.question, stages.market, stages.sizing
         pricing = market.pricing(question.currency, question.used_ok)
         rentable = frozenset(name for name in question.compare if tpu_named(self.catalog, name) is not None)
-        named = named_cards(NamedContext(question, market, pricing, sizing, self.catalog, self.rulebook, self.reference,
-                                         rentable)) + card_memory(question, sizing)
+        named = named_cards(
+            NamedContext(
+                question, market, pricing, sizing, self.catalog, self.rulebook, self.reference, rentable
+            )
+        ) + card_memory(question, sizing)
         if intent == "compare" and question.compare:
             return self._compared(stages, named)
         kept = kept_configurations(stages.configs, stages.terms.keeps)
@@ -90,12 +100,22 @@ class Advisor:
         params = self.rulebook.vendor_nvidia
         choice = choice_for(kept, objective, params.safe_stack, params.cuda_leads_within)
         choice = asked_first(choice, kept, objective, intent, named)
-        rent = self.renting.rent_or_buy(market, question, pricing, sizing, choice.top) if stages.terms.rent else None
+        rent = (
+            self.renting.rent_or_buy(market, question, pricing, sizing, choice.top)
+            if stages.terms.rent
+            else None
+        )
         made = self._made(stages, intent, named, rent)
         top = choice.top
-        explained = explain(self._evidence(stages, choice, tuple(c for c, _ in shown(choice, objective.cheapest)), named,
-                                           lambda gpu_id: top is not None and self._cheaper(market, pricing.used_ok,
-                                                                                             gpu_id, top)))
+        explained = explain(
+            self._evidence(
+                stages,
+                choice,
+                tuple(c for c, _ in shown(choice, objective.cheapest)),
+                named,
+                lambda gpu_id: top is not None and self._cheaper(market, pricing.used_ok, gpu_id, top),
+            )
+        )
         return assembled(made, choice, explained, stages.excluded)
 
     def _configured(self, question: Question, as_of: date) -> _Stages:
@@ -107,26 +127,60 @@ class Advisor:
         job = for_personas(job_for(question, self.rulebook), question, self.rulebook, asker.personas)
         work = workload_key(question.workload, question.task)
         plain = job_for(question, self.rulebook).compute_precision
-        terms = terms_for(TermsContext(question, asker, job, as_of, self.rulebook, self.performance, work,
-                                       self.catalog.gpu, lambda day: self._midrange(day, work, plain)))
+        terms = terms_for(
+            TermsContext(
+                question,
+                asker,
+                job,
+                as_of,
+                self.rulebook,
+                self.performance,
+                work,
+                self.catalog.gpu,
+                lambda day: self._midrange(day, work, plain),
+            )
+        )
         sizing = sizing_for(question, job, work, terms, self.performance, market.largest_gb(question.setting))
         machine = self.rulebook.one_machine
         most = machine.gpus_per_machine if question.setting in (None, "desktop") else machine.gpus_per_server
-        configs, excluded = configure(market.placeable(question.setting), sizing, question.gpus,
-                                      question.gpus if question.gpus_fixed else most,
-                                      every_count=question.setting == "server")
-        return _Stages(question, as_of, market, asker, job, work, terms, sizing, tuple(configs),
-                       tuple(Excluded(e["gpu"], e["rule"], e["reason"]) for e in excluded))
+        configs, excluded = configure(
+            market.placeable(question.setting),
+            sizing,
+            question.gpus,
+            question.gpus if question.gpus_fixed else most,
+            every_count=question.setting == "server",
+        )
+        return _Stages(
+            question,
+            as_of,
+            market,
+            asker,
+            job,
+            work,
+            terms,
+            sizing,
+            tuple(configs),
+            tuple(Excluded(e["gpu"], e["rule"], e["reason"]) for e in excluded),
+        )
 
     def _objective(self, stages: _Stages) -> Objective:
         """The choice's terms: used cards lead when asked for, for the cheapest way, and for a persona short on money
         or starting out on a budget (rule used-cards); a question with no budget prices its ladder new."""
         question, terms = stages.question, stages.terms
         used_ok = question.used_ok or stages.asker.on_a_budget or question.objective == "cheapest"
-        return Objective(stages.asker.budget_usd, terms.floor, terms.threshold, used_ok,
-                         stages.market.pricing(question.currency, question.used_ok), terms.headline,
-                         terms.used.used_over, question.objective == "cheapest", question.language,
-                         not terms.used.new_only, terms.used.saving)
+        return Objective(
+            stages.asker.budget_usd,
+            terms.floor,
+            terms.threshold,
+            used_ok,
+            stages.market.pricing(question.currency, question.used_ok),
+            terms.headline,
+            terms.used.used_over,
+            question.objective == "cheapest",
+            question.language,
+            not terms.used.new_only,
+            terms.used.saving,
+        )
 
     def _compared(self, stages: _Stages, named: tuple[Any, ...]) -> Answer:
         """The named cards side by side, each at the count that holds the job, a new price first."""
@@ -138,51 +192,127 @@ class Advisor:
         configs: list[tuple[Configuration, str]] = []
         for entry in named:
             offer = offers.get(entry.gpu) if entry.gpu else None
-            if offer is None or entry.status == "not-released" or any(c.gpu.id == entry.gpu for c, _ in configs):
+            if (
+                offer is None
+                or entry.status == "not-released"
+                or any(c.gpu.id == entry.gpu for c, _ in configs)
+            ):
                 continue
             count = entry.cards_needed or max(question.gpus, 1)
             fit = sizing.fit(offer.gpu.memory_gb, count)
             relative = sizing.relative(offer.gpu)
             speed = relative * (1.0 if fit.serial else sizing.speedup(count))
-            configs.append((Configuration(offer, count, offer.unit_usd * count, relative, speed, fit,
-                                          sizing.tokens_per_second(offer.gpu, count)), entry.status))
+            configs.append(
+                (
+                    Configuration(
+                        offer,
+                        count,
+                        offer.unit_usd * count,
+                        relative,
+                        speed,
+                        fit,
+                        sizing.tokens_per_second(offer.gpu, count),
+                    ),
+                    entry.status,
+                )
+            )
         pricing = stages.market.pricing(question.currency, question.used_ok)
         top = max((c for c, _ in configs), key=lambda c: (c.relative, c.gpu.id)) if configs else None
-        rent = self.renting.rent_or_buy(stages.market, question, pricing, sizing, top) if stages.terms.rent else None
-        explained = explain(self._evidence(stages, None, tuple(c for c, _ in configs), named, lambda gpu_id: False))
+        rent = (
+            self.renting.rent_or_buy(stages.market, question, pricing, sizing, top)
+            if stages.terms.rent
+            else None
+        )
+        explained = explain(
+            self._evidence(stages, None, tuple(c for c, _ in configs), named, lambda gpu_id: False)
+        )
         return compared(self._made(stages, "compare", named, rent), configs, explained)
 
     def _made(self, stages: _Stages, intent: str, named: tuple[Any, ...], rent: Any) -> Made:
         question = stages.question
-        return Made(question, intent, stages.as_of, stages.asker, stages.job,
-                    stages.market.pricing(question.currency, question.used_ok), stages.terms, self.rulebook,
-                    self.performance, self.reference, self.catalog.version, stages.work,
-                    workload_label(self.rulebook, stages.work), named, stages.sizing.factor, rent)
+        return Made(
+            question,
+            intent,
+            stages.as_of,
+            stages.asker,
+            stages.job,
+            stages.market.pricing(question.currency, question.used_ok),
+            stages.terms,
+            self.rulebook,
+            self.performance,
+            self.reference,
+            self.catalog.version,
+            stages.work,
+            workload_label(self.rulebook, stages.work),
+            named,
+            stages.sizing.factor,
+            rent,
+        )
 
-    def _evidence(self, stages: _Stages, choice: Choice | None, shown_configs: tuple[Configuration, ...],
-                  named: tuple[Any, ...], cheaper: Any) -> Evidence:
-        return Evidence(stages.question, stages.asker, stages.job, stages.terms, stages.sizing, self.rulebook,
-                        self.performance, self.reference, stages.work, workload_label(self.rulebook, stages.work),
-                        stages.configs, choice, shown_configs, named, stages.excluded, cheaper)
+    def _evidence(
+        self,
+        stages: _Stages,
+        choice: Choice | None,
+        shown_configs: tuple[Configuration, ...],
+        named: tuple[Any, ...],
+        cheaper: Any,
+    ) -> Evidence:
+        return Evidence(
+            stages.question,
+            stages.asker,
+            stages.job,
+            stages.terms,
+            stages.sizing,
+            self.rulebook,
+            self.performance,
+            self.reference,
+            stages.work,
+            workload_label(self.rulebook, stages.work),
+            stages.configs,
+            choice,
+            shown_configs,
+            named,
+            stages.excluded,
+            cheaper,
+        )
 
     def _with_adapters(self, question: Question, intent: str, today: date | None, answer: Answer) -> Answer:
         """Fine-tuning a named model with no method said: when full training fits no configuration within the budget
         and LoRA does, the answer is for LoRA and says so, as an adviser would (Whisper large: ~59 GB in full, ~21 GB
         with LoRA on a 16-bit base)."""
-        if (answer.verdict != "over-budget" or question.method is not None or question.task != "training"
-                or intent != "recommend" or answer.memory_need.method not in ("train", "full")
-                or answer.memory_need.model is None):
+        if (
+            answer.verdict != "over-budget"
+            or question.method is not None
+            or question.task != "training"
+            or intent != "recommend"
+            or answer.memory_need.method not in ("train", "full")
+            or answer.memory_need.model is None
+        ):
             return answer
         lighter = self.recommend(question.refined(method="lora"), intent, today)
         if lighter.verdict != "buy":
             return answer
-        line = Finding("memory-fit", "applied", say("fit.adapters_instead", question.language,
-                                                    full=f"{answer.memory_need.gb:.0f}",
-                                                    lora=f"{lighter.memory_need.gb:.0f}"))
+        line = Finding(
+            "memory-fit",
+            "applied",
+            say(
+                "fit.adapters_instead",
+                question.language,
+                full=f"{answer.memory_need.gb:.0f}",
+                lora=f"{lighter.memory_need.gb:.0f}",
+            ),
+        )
         return msgspec.structs.replace(lighter, findings=(line, *lighter.findings))
 
-    def card_rows(self, workload: str, as_of: date, currency: str = "USD", used_ok: bool = False,
-                  precision: str = "16-bit", task: str = "training") -> tuple[CardRow, ...]:
+    def card_rows(
+        self,
+        workload: str,
+        as_of: date,
+        currency: str = "USD",
+        used_ok: bool = False,
+        precision: str = "16-bit",
+        task: str = "training",
+    ) -> tuple[CardRow, ...]:
         """Every released card's relative performance, price and performance per 1000 units (the chart data)."""
         market = self.markets.on(as_of)
         pricing = market.pricing(currency, used_ok)
@@ -192,18 +322,27 @@ class Advisor:
             relative = self.performance.relative(gpu, work, precision)
             point = market.best_price(gpu, used_ok)
             price = pricing.money(point.price_usd, point) if point else None
-            rows.append(CardRow(
-                gpu=gpu.id, name=gpu.name, vendor=gpu.vendor, memory_gb=gpu.memory_gb,
-                relative_performance=round(relative, 3),
-                performance_basis="measured" if self.performance.is_measured(gpu.id) else "estimated",
-                price=price, performance_per_1000=round(relative / price.amount * 1000, 3) if price else None,
-            ))
+            rows.append(
+                CardRow(
+                    gpu=gpu.id,
+                    name=gpu.name,
+                    vendor=gpu.vendor,
+                    memory_gb=gpu.memory_gb,
+                    relative_performance=round(relative, 3),
+                    performance_basis="measured" if self.performance.is_measured(gpu.id) else "estimated",
+                    price=price,
+                    performance_per_1000=round(relative / price.amount * 1000, 3) if price else None,
+                )
+            )
         return tuple(sorted(rows, key=lambda r: (-r.relative_performance, r.gpu)))
 
     def _midrange(self, day: date, work: str, precision: str) -> float:
         """Median speed of the new desktop cards on sale on the date: the market's mid-range."""
-        speeds = sorted(self.performance.relative(o.gpu, work, precision) for o in self.markets.on(day).offers
-                        if o.condition == "new" and not o.gpu.server_only)
+        speeds = sorted(
+            self.performance.relative(o.gpu, work, precision)
+            for o in self.markets.on(day).offers
+            if o.condition == "new" and not o.gpu.server_only
+        )
         return speeds[len(speeds) // 2] if speeds else 1.0
 
     @staticmethod

@@ -18,14 +18,19 @@ from rules.contract.question import Question
 from rules.render import answer_markdown, clarification_markdown, help_text
 from rules.understand import parse, text_language
 
-Intent = Literal["recommend", "compare", "fit", "help", "clarify"]  # the parser's intents, as a reply carries them
+Intent = Literal[
+    "recommend", "compare", "fit", "help", "clarify"
+]  # the parser's intents, as a reply carries them
 
 __all__ = ["Reply", "ask", "follow_ups", "held_by"]
 
 
 def follow_ups(question: Question) -> tuple[str, ...]:
     """Next questions that refine this one (each understood by the parser as a follow-up)."""
-    options = ["cheaper?", f"what about {question.gpus + 1} of them?" if question.gpus < 4 else "what about 2 of them?"]
+    options = [
+        "cheaper?",
+        f"what about {question.gpus + 1} of them?" if question.gpus < 4 else "what about 2 of them?",
+    ]
     options.append("and for rnn?" if question.workload != "rnn" else "and for transformers?")
     options.append("more memory?")
     if not question.used_ok:
@@ -43,28 +48,53 @@ def held_by(answer: Answer) -> float | None:
     return top.memory_gb * top.count if pooled else top.memory_gb
 
 
-def _shown(advisor: Advisor, previous: Question | None, today: date | None,
-           shown: Answer | None) -> Callable[[], float | None]:
+def _shown(
+    advisor: Advisor, previous: Question | None, today: date | None, shown: Answer | None
+) -> Callable[[], float | None]:
     """The memory the answer before held, read when a follow-up asks for more: from the answer the face kept, or,
     for a face that keeps only the question (a chat client sends its history as text), answered again from it."""
+
     def held() -> float | None:
         if shown is not None:
             return held_by(shown)
         return held_by(advisor.recommend(previous, today=today)) if previous is not None else None
+
     return held
 
 
-def ask(advisor: Advisor, text: str, previous: Question | None = None, today: date | None = None,
-        shown: Answer | None = None) -> Reply:
+def ask(
+    advisor: Advisor,
+    text: str,
+    previous: Question | None = None,
+    today: date | None = None,
+    shown: Answer | None = None,
+) -> Reply:
     parsed = parse(text, previous=previous, today=today, held_gb=_shown(advisor, previous, today, shown))
     language = parsed.question.language or text_language(text)
     if parsed.intent == "help":
-        return Reply(text=help_text(language), intent="help", question=previous, recommendation=None,
-                     understood=parsed.understood, follow_up=("nlp $800", "fit llama 13b fp16", "compare 3090 4090"))
+        return Reply(
+            text=help_text(language),
+            intent="help",
+            question=previous,
+            recommendation=None,
+            understood=parsed.understood,
+            follow_up=("nlp $800", "fit llama 13b fp16", "compare 3090 4090"),
+        )
     if parsed.needs_clarification:
-        return Reply(text=clarification_markdown(list(parsed.understood), list(parsed.unknown), language),
-                     intent="clarify", question=previous, recommendation=None, understood=parsed.understood,
-                     follow_up=("nlp $800", "cv 2 gpus 3000", "help"))
+        return Reply(
+            text=clarification_markdown(list(parsed.understood), list(parsed.unknown), language),
+            intent="clarify",
+            question=previous,
+            recommendation=None,
+            understood=parsed.understood,
+            follow_up=("nlp $800", "cv 2 gpus 3000", "help"),
+        )
     answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today)
-    return Reply(text=answer_markdown(answer), intent=cast(Intent, parsed.intent), question=parsed.question,
-                 recommendation=answer, understood=parsed.understood, follow_up=follow_ups(parsed.question))
+    return Reply(
+        text=answer_markdown(answer),
+        intent=cast(Intent, parsed.intent),
+        question=parsed.question,
+        recommendation=answer,
+        understood=parsed.understood,
+        follow_up=follow_ups(parsed.question),
+    )

@@ -59,38 +59,60 @@ class Asker:
 def asker_for(question: Question, pricing: Pricing, rulebook: Rulebook, owned: Gpu | None) -> Asker:
     """The personas that fit the question, in rule order."""
     budget = pricing.to_usd(question.budget) if question.budget is not None else None
-    found = [_not_serious(question, rulebook), _beginner(question, rulebook), _kaggle(question, rulebook),
-             *_researcher(question, rulebook), *_money(question, budget, rulebook)]
+    found = [
+        _not_serious(question, rulebook),
+        _beginner(question, rulebook),
+        _kaggle(question, rulebook),
+        *_researcher(question, rulebook),
+        *_money(question, budget, rulebook),
+    ]
     return Asker(budget, tuple(p for p in found if p is not None), owned)
 
 
 def _not_serious(q: Question, rulebook: Rulebook) -> Persona | None:
     if q.experience != "hobby":
         return None
-    return Persona("persona-not-serious", say("rule.persona_not_serious.reason", q.language),
-                   rulebook.persona_not_serious.min_memory_gb)
+    return Persona(
+        "persona-not-serious",
+        say("rule.persona_not_serious.reason", q.language),
+        rulebook.persona_not_serious.min_memory_gb,
+    )
 
 
 def _says_its_job(q: Question) -> bool:
     """A question that names its model, its memory, several cards, a server or the users served is not
     someone starting out, though it names no workload ("team of 10 serving a 70b model")."""
-    return bool(q.params_b or q.model or q.memory_gb or q.setting in ("server", "cloud") or q.batch or q.gpus > 1)
+    return bool(
+        q.params_b or q.model or q.memory_gb or q.setting in ("server", "cloud") or q.batch or q.gpus > 1
+    )
 
 
 def _beginner(q: Question, rulebook: Rulebook) -> Persona | None:
-    if not (q.experience == "beginner" or (q.workload == "general" and q.experience is None and not _says_its_job(q))):
+    if not (
+        q.experience == "beginner"
+        or (q.workload == "general" and q.experience is None and not _says_its_job(q))
+    ):
         return None
     params = rulebook.persona_beginner
-    return Persona("persona-beginner", say("rule.persona_beginner.reason", q.language), params.min_memory_gb,
-                   consider_used=params.suggest_used, cuda_only=params.cuda_only)
+    return Persona(
+        "persona-beginner",
+        say("rule.persona_beginner.reason", q.language),
+        params.min_memory_gb,
+        consider_used=params.suggest_used,
+        cuda_only=params.cuda_only,
+    )
 
 
 def _kaggle(q: Question, rulebook: Rulebook) -> Persona | None:
     if q.workload != "kaggle":
         return None
     params = rulebook.persona_kaggle
-    return Persona("persona-kaggle", say("rule.persona_kaggle.reason", q.language), params.min_memory_gb,
-                   cuda_only=params.cuda_only)
+    return Persona(
+        "persona-kaggle",
+        say("rule.persona_kaggle.reason", q.language),
+        params.min_memory_gb,
+        cuda_only=params.cuda_only,
+    )
 
 
 def _researcher(q: Question, rulebook: Rulebook) -> list[Persona]:
@@ -100,11 +122,21 @@ def _researcher(q: Question, rulebook: Rulebook) -> list[Persona]:
         return []
     nlp, vision = rulebook.persona_nlp_researcher, rulebook.persona_cv_mt_researcher
     if q.workload in nlp.workloads:
-        return [Persona("persona-nlp-researcher", say("rule.persona_nlp_researcher.reason", q.language),
-                        nlp.min_memory_gb)]
+        return [
+            Persona(
+                "persona-nlp-researcher",
+                say("rule.persona_nlp_researcher.reason", q.language),
+                nlp.min_memory_gb,
+            )
+        ]
     if q.workload in vision.workloads:
-        return [Persona("persona-cv-mt-researcher", say("rule.persona_cv_mt_researcher.reason", q.language),
-                        vision.min_memory_gb)]
+        return [
+            Persona(
+                "persona-cv-mt-researcher",
+                say("rule.persona_cv_mt_researcher.reason", q.language),
+                vision.min_memory_gb,
+            )
+        ]
     return []
 
 
@@ -113,9 +145,21 @@ def _money(q: Question, budget: float | None, rulebook: Rulebook) -> list[Person
     if budget is None:
         return []
     if budget <= rulebook.persona_almost_no_money.budget_usd:
-        return [Persona("persona-almost-no-money", say("rule.persona_almost_no_money.reason", q.language),
-                        consider_used=True, verdict="cpu-and-cloud",
-                        suggestion=say("rule.persona_almost_no_money.suggestion", q.language))]
+        return [
+            Persona(
+                "persona-almost-no-money",
+                say("rule.persona_almost_no_money.reason", q.language),
+                consider_used=True,
+                verdict="cpu-and-cloud",
+                suggestion=say("rule.persona_almost_no_money.suggestion", q.language),
+            )
+        ]
     if budget <= rulebook.persona_little_money.budget_usd:
-        return [Persona("persona-little-money", say("rule.persona_little_money.reason", q.language), consider_used=True)]
+        return [
+            Persona(
+                "persona-little-money",
+                say("rule.persona_little_money.reason", q.language),
+                consider_used=True,
+            )
+        ]
     return []

@@ -71,7 +71,9 @@ class Made:
 
     @property
     def need(self) -> MemoryNeed:
-        return msgspec.structs.replace(self.job.need, method=self.job.method, assumptions=self.job.assumptions)
+        return msgspec.structs.replace(
+            self.job.need, method=self.job.method, assumptions=self.job.assumptions
+        )
 
 
 def shown(choice: Choice, cheapest: bool) -> tuple[tuple[Configuration, str], ...]:
@@ -83,13 +85,23 @@ def pick(made: Made, c: Configuration, label: str | None, findings: tuple[Findin
     """One configuration as the answer shows it, with every rule's line about it."""
     pricing, measured = made.pricing, made.performance.measured(c.gpu.id)
     return Pick(
-        gpu=c.gpu.id, name=c.gpu.name, vendor=c.gpu.vendor, count=c.count,
-        unit_price=pricing.money(c.offer.unit_usd, c.offer.point), total_price=pricing.money(c.total_usd),
-        relative_performance=c.speed, performance_per_1000=c.speed / (c.total_usd * pricing.per_usd) * 1000,
+        gpu=c.gpu.id,
+        name=c.gpu.name,
+        vendor=c.gpu.vendor,
+        count=c.count,
+        unit_price=pricing.money(c.offer.unit_usd, c.offer.point),
+        total_price=pricing.money(c.total_usd),
+        relative_performance=c.speed,
+        performance_per_1000=c.speed / (c.total_usd * pricing.per_usd) * 1000,
         memory_gb=c.gpu.memory_gb,
         effective_memory_gb=c.fit.effective_gb if c.fit.sharded else c.gpu.memory_gb * made.factor,
-        performance_basis=PerformanceBasis("measured" if measured else "estimated", measured.hosts if measured else 0),
-        findings=findings, tokens_per_second=c.tokens_per_second, form_factor=c.gpu.form_factor, label=label,
+        performance_basis=PerformanceBasis(
+            "measured" if measured else "estimated", measured.hosts if measured else 0
+        ),
+        findings=findings,
+        tokens_per_second=c.tokens_per_second,
+        form_factor=c.gpu.form_factor,
+        label=label,
         condition=c.offer.condition,
     )
 
@@ -99,38 +111,65 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
     order = shown(choice, made.question.objective == "cheapest")
     ranked_count = len(order) - len(choice.alternatives)
     made_picks = [pick(made, c, label, explained.card(i)) for i, (c, label) in enumerate(order)]
-    picks, alternatives = tuple(made_picks[:ranked_count]), dict(zip(choice.alternatives, made_picks[ranked_count:],
-                                                                     strict=True))
-    findings = explained.part("asker") + explained.part("kept") + explained.part("plan") + explained.part("need")
+    picks, alternatives = (
+        tuple(made_picks[:ranked_count]),
+        dict(zip(choice.alternatives, made_picks[ranked_count:], strict=True)),
+    )
+    findings = (
+        explained.part("asker") + explained.part("kept") + explained.part("plan") + explained.part("need")
+    )
     findings += [*choice.notes, *explained.part("choice")]
     said, summary, suggestions = verdict(made, choice, picks)
     summary = fit_first(summary, made.named, made.intent, made.question.card_memory_gb, made.language)
-    warnings = unique([f for p in picks[:1] for f in p.findings if f.verdict == "warning"]
-                      + [f for f in findings if f.verdict == "warning"])
+    warnings = unique(
+        [f for p in picks[:1] for f in p.findings if f.verdict == "warning"]
+        + [f for f in findings if f.verdict == "warning"]
+    )
     left_out = explained.excluded(list(excluded)) if choice.top is not None else list(excluded)
     return Answer(
-        question=made.question, intent=made.intent, verdict=said, summary=summary, as_of=made.as_of.isoformat(),
-        catalog_version=made.catalog_version, currency=made.pricing.describe(), reference_gpu=made.reference.id,
-        workload=made.work, memory_need=made.need, picks=picks, alternatives=dict(alternatives),
-        findings=unique(findings), warnings=warnings,
+        question=made.question,
+        intent=made.intent,
+        verdict=said,
+        summary=summary,
+        as_of=made.as_of.isoformat(),
+        catalog_version=made.catalog_version,
+        currency=made.pricing.describe(),
+        reference_gpu=made.reference.id,
+        workload=made.work,
+        memory_need=made.need,
+        picks=picks,
+        alternatives=dict(alternatives),
+        findings=unique(findings),
+        warnings=warnings,
         excluded=tuple(sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]),
-        rent_vs_buy=made.rent, suggestions=suggestions, named=made.named,
+        rent_vs_buy=made.rent,
+        suggestions=suggestions,
+        named=made.named,
     )
 
 
 def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained: Explained) -> Answer:
     """The named cards side by side: each priced one as a pick, every one in ``named``."""
     lang, pricing = made.language, made.pricing
-    picks = sorted((pick(made, c, status, explained.card(i)) for i, (c, status) in enumerate(configs)),
-                   key=lambda p: (-p.performance_per_1000, p.gpu))
+    picks = sorted(
+        (pick(made, c, status, explained.card(i)) for i, (c, status) in enumerate(configs)),
+        key=lambda p: (-p.performance_per_1000, p.gpu),
+    )
     unpriced = [e for e in made.named if e.status in ("no-current-price", "not-in-catalog", "not-released")]
     if len(picks) >= 2:
         fastest = max(picks, key=lambda p: (p.relative_performance, p.gpu))
         thriftiest = picks[0]
-        summary = say("summary.compare", lang, fastest=fastest.name, workload=term("workload", made.label, lang),
-                      relative=f"{fastest.relative_performance:.2f}", reference=made.reference.name,
-                      thriftiest=thriftiest.name, currency=pricing.currency,
-                      per_1000=f"{thriftiest.performance_per_1000:.2f}")
+        summary = say(
+            "summary.compare",
+            lang,
+            fastest=fastest.name,
+            workload=term("workload", made.label, lang),
+            relative=f"{fastest.relative_performance:.2f}",
+            reference=made.reference.name,
+            thriftiest=thriftiest.name,
+            currency=pricing.currency,
+            per_1000=f"{thriftiest.performance_per_1000:.2f}",
+        )
     elif picks:
         summary = say("summary.compare_one", lang, name=picks[0].name)
     else:
@@ -141,10 +180,20 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
     if rent and not picks and any(o.named for o in rent.options):
         summary = rent.reason
     return Answer(
-        question=made.question, intent="compare", verdict="compare", summary=summary, as_of=made.as_of.isoformat(),
-        catalog_version=made.catalog_version, currency=pricing.describe(), reference_gpu=made.reference.id,
-        workload=made.work, memory_need=made.need, picks=tuple(picks), findings=tuple(explained.named(len(made.named))),
-        named=made.named, rent_vs_buy=rent,
+        question=made.question,
+        intent="compare",
+        verdict="compare",
+        summary=summary,
+        as_of=made.as_of.isoformat(),
+        catalog_version=made.catalog_version,
+        currency=pricing.describe(),
+        reference_gpu=made.reference.id,
+        workload=made.work,
+        memory_need=made.need,
+        picks=tuple(picks),
+        findings=tuple(explained.named(len(made.named))),
+        named=made.named,
+        rent_vs_buy=rent,
     )
 
 
@@ -167,27 +216,50 @@ def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
         said, summary, suggestions = _impossible(made, choice)
         if said == "over-budget" and instead is not None and instead.verdict:
             # almost no money: the seed's CPU and notebooks, what would work named
-            return instead.verdict, summary, ((instead.suggestion,) if instead.suggestion else ()) + suggestions
+            return (
+                instead.verdict,
+                summary,
+                ((instead.suggestion,) if instead.suggestion else ()) + suggestions,
+            )
         return said, summary, suggestions
     top, lang, pricing = picks[0], made.language, made.pricing
     count = f"{top.count} × " if top.count > 1 else "1 × "
-    summary = say("summary.buy", lang, count=count, name=top.name, price=f"{top.unit_price.amount:,.0f}",
-                  currency=pricing.currency, kind=term("price.kind", top.unit_price.kind or "", lang),
-                  date=top.unit_price.seen, relative=f"{top.relative_performance:.2f}", reference=made.reference.name,
-                  workload=term("workload", made.label, lang), per_1000=f"{top.performance_per_1000:.2f}")
+    summary = say(
+        "summary.buy",
+        lang,
+        count=count,
+        name=top.name,
+        price=f"{top.unit_price.amount:,.0f}",
+        currency=pricing.currency,
+        kind=term("price.kind", top.unit_price.kind or "", lang),
+        date=top.unit_price.seen,
+        relative=f"{top.relative_performance:.2f}",
+        reference=made.reference.name,
+        workload=term("workload", made.label, lang),
+        per_1000=f"{top.performance_per_1000:.2f}",
+    )
     if instead is not None and instead.verdict:
         return instead.verdict, summary, (instead.suggestion,) if instead.suggestion else ()
     owned = made.asker.owned
     if owned is not None:
         mine = made.performance.relative(owned, made.work, made.job.compute_precision)
-        summary += say("verdict.owned_ratio", lang, ratio=f"{top.relative_performance / max(mine, 1e-9):.1f}",
-                       name=owned.name)
+        summary += say(
+            "verdict.owned_ratio",
+            lang,
+            ratio=f"{top.relative_performance / max(mine, 1e-9):.1f}",
+            name=owned.name,
+        )
     return "buy", summary, ()
 
 
-def fit_first(summary: str, named: Sequence[NamedCard], intent: str, card_memory_gb: float | None,
-              language: str | None = None) -> str:
-    """"Will X fit on Y" is answered first, in so many words: the job's need once, and one clause for the cards
+def fit_first(
+    summary: str,
+    named: Sequence[NamedCard],
+    intent: str,
+    card_memory_gb: float | None,
+    language: str | None = None,
+) -> str:
+    """ "Will X fit on Y" is answered first, in so many words: the job's need once, and one clause for the cards
     the same verdict holds for ("one 24 GB RTX 3090 or RTX 4090 does not hold it; two do")."""
     entries = [e for e in named if e.owned is not True]
     if entries and (intent == "fit" or card_memory_gb):
@@ -212,7 +284,7 @@ def _said_once(entries: Sequence[NamedCard], language: str | None) -> str:
 
 
 def _either(names: Sequence[str], language: str | None) -> str:
-    """"A", "A or B", "A, B or C" in the asker's language."""
+    """ "A", "A or B", "A, B or C" in the asker's language."""
     if len(names) < 2:
         return names[0] if names else ""
     return say("named.either", language, first=", ".join(names[:-1]), last=names[-1])
@@ -227,23 +299,43 @@ def _impossible(made: Made, choice: Choice) -> Verdict:
     verdict_said: Literal["over-budget", "too-large"]
     if cheapest is not None:
         price = pricing.money(cheapest.total_usd)
-        summary = say("verdict.over_budget", lang, budget=f"{question.budget or 0:,.0f}", currency=pricing.currency,
-                      count=cheapest.count, name=cheapest.gpu.name, price=f"{price.amount:,.0f}")
+        summary = say(
+            "verdict.over_budget",
+            lang,
+            budget=f"{question.budget or 0:,.0f}",
+            currency=pricing.currency,
+            count=cheapest.count,
+            name=cheapest.gpu.name,
+            price=f"{price.amount:,.0f}",
+        )
         if used is not None:
-            summary += say("verdict.used_does", lang, count=used.count, name=used.gpu.name,
-                           price=f"{pricing.money(used.total_usd).amount:,.0f}", currency=pricing.currency)
-        suggestions += [*_second_card(made),
-                        say("verdict.raise_budget", lang, price=f"{price.amount:,.0f}", currency=pricing.currency),
-                        say("verdict.consider_used" if not question.used_ok else "verdict.rent_by_hour", lang)]
+            summary += say(
+                "verdict.used_does",
+                lang,
+                count=used.count,
+                name=used.gpu.name,
+                price=f"{pricing.money(used.total_usd).amount:,.0f}",
+                currency=pricing.currency,
+            )
+        suggestions += [
+            *_second_card(made),
+            say("verdict.raise_budget", lang, price=f"{price.amount:,.0f}", currency=pricing.currency),
+            say("verdict.consider_used" if not question.used_ok else "verdict.rent_by_hour", lang),
+        ]
         verdict_said = "over-budget"
     else:
-        summary = say("verdict.too_large", lang, date=made.as_of.isoformat(), gb=f"{need.gb:.0f}", how=need.how)
+        summary = say(
+            "verdict.too_large", lang, date=made.as_of.isoformat(), gb=f"{need.gb:.0f}", how=need.how
+        )
         verdict_said = "too-large"
         for precision in ("16-bit", "8-bit", "4-bit"):
-            if precision != question.precision \
-                    and PRECISIONS.index(precision) > PRECISIONS.index(question.precision or "16-bit"):
+            if precision != question.precision and PRECISIONS.index(precision) > PRECISIONS.index(
+                question.precision or "16-bit"
+            ):
                 smaller = job_for(question.refined(precision=precision), made.rulebook).need
-                suggestions.append(say("verdict.at_precision", lang, precision=precision, gb=f"{smaller.gb:.0f}"))
+                suggestions.append(
+                    say("verdict.at_precision", lang, precision=precision, gb=f"{smaller.gb:.0f}")
+                )
         if question.gpus == 1:
             suggestions.append(say("verdict.more_gpus", lang))
         suggestions.append(say("verdict.smaller_model", lang))
@@ -263,6 +355,15 @@ def _second_card(made: Made) -> list[str]:
     if point is None or (budget is not None and point.price_usd > budget * BUDGET_SLACK):
         return []
     money = pricing.money(point.price_usd, point)
-    return [say("verdict.second_card", made.language, name=owned.name, price=f"{money.amount:,.0f}",
-                currency=money.currency, kind=term("price.kind", point.kind, made.language), gb=f"{2 * owned.memory_gb:g}",
-                how=term("pooling", POOLING[job.pooling], made.language))]
+    return [
+        say(
+            "verdict.second_card",
+            made.language,
+            name=owned.name,
+            price=f"{money.amount:,.0f}",
+            currency=money.currency,
+            kind=term("price.kind", point.kind, made.language),
+            gb=f"{2 * owned.memory_gb:g}",
+            how=term("pooling", POOLING[job.pooling], made.language),
+        )
+    ]

@@ -33,8 +33,17 @@ if TYPE_CHECKING:
     from rules.money import Pricing
     from rules.terms import Floor
 
-__all__ = ["BUDGET_SLACK", "Choice", "Objective", "alternatives_among", "asked_first", "choice_for", "choose",
-           "ranked", "still_better"]
+__all__ = [
+    "BUDGET_SLACK",
+    "Choice",
+    "Objective",
+    "alternatives_among",
+    "asked_first",
+    "choice_for",
+    "choose",
+    "ranked",
+    "still_better",
+]
 
 BUDGET_SLACK = 1.0001
 Allowed = Callable[[Configuration], bool]
@@ -49,14 +58,18 @@ class Choice:
     top: Configuration | None
     runners_up: tuple[Configuration, ...] = ()
     alternatives: dict[str, Configuration] = field(default_factory=dict)
-    ladder: dict[str, Configuration] = field(default_factory=dict)  # entry / sweet spot / no compromise, without a budget
+    ladder: dict[str, Configuration] = field(
+        default_factory=dict
+    )  # entry / sweet spot / no compromise, without a budget
     price_of_speed: float = 0.0  # λ: dollars of the pick's price worth one unit of speed, inverted
     best_value: Configuration | None = None
     under_floor: Configuration | None = None  # the best card the floor kept from the top
     over_budget: tuple[Configuration, ...] = ()  # the cheapest that would work, for "raise the budget"
     notes: tuple[Finding, ...] = ()  # why the choice is what it is, each under its rule
     asked: bool = False  # the top is the card the question named ("a server with 8 H100")
-    within: tuple[Configuration, ...] = ()  # what could lead, within the budget, best first (for alternatives_among)
+    within: tuple[
+        Configuration, ...
+    ] = ()  # what could lead, within the budget, best first (for alternatives_among)
 
 
 @dataclass(frozen=True)
@@ -131,13 +144,24 @@ def choose(configs: Sequence[Configuration], objective: Objective, allowed: Allo
     """Rank ``configs`` for the question; ``allowed`` carries the persona and upgrade constraints."""
     pool = _pool(configs, objective, allowed)
     floor, limit = objective.floor, objective.limit
-    floored = pool.new_or_used if floor is None else [c for c in pool.new_or_used if c.gpu.memory_gb >= floor.gb]
-    if not pool.new_or_used and pool.usable:  # no new configuration is on sale at any price: the used market is it
-        return _noted(choose(configs, objective.with_used(), allowed), say("choice.used_only", objective.language))
+    floored = (
+        pool.new_or_used if floor is None else [c for c in pool.new_or_used if c.gpu.memory_gb >= floor.gb]
+    )
+    if (
+        not pool.new_or_used and pool.usable
+    ):  # no new configuration is on sale at any price: the used market is it
+        return _noted(
+            choose(configs, objective.with_used(), allowed), say("choice.used_only", objective.language)
+        )
     weighed = floored
-    if floor is not None and not any(c.total_usd <= limit for c in floored) \
-            and any(c.total_usd <= limit for c in pool.new_or_used):
-        weighed = pool.new_or_used  # nothing above the floor fits the budget: the best below it, and the answer says so
+    if (
+        floor is not None
+        and not any(c.total_usd <= limit for c in floored)
+        and any(c.total_usd <= limit for c in pool.new_or_used)
+    ):
+        weighed = (
+            pool.new_or_used
+        )  # nothing above the floor fits the budget: the best below it, and the answer says so
     if not any(c.total_usd <= limit for c in weighed):
         short = _nothing_within(configs, objective, allowed, pool, floored)
         return short
@@ -149,21 +173,28 @@ def _pool(configs: Sequence[Configuration], objective: Objective, allowed: Allow
     heads = {id(c) for c in usable if objective.headline(c)}
     new_or_used = list(usable) if objective.used_ok else [c for c in usable if c.offer.condition == "new"]
     floor_note = None
-    if not objective.used_ok and objective.used_for_floor \
-            and (objective.floor is not None or objective.budget_usd is not None):  # the market, not the budget, decides
+    if (
+        not objective.used_ok
+        and objective.used_for_floor
+        and (objective.floor is not None or objective.budget_usd is not None)
+    ):  # the market, not the budget, decides
         joined, floor_note = _used_for_floor(usable, heads, objective)
         new_or_used += joined
     return _Pool(usable, heads, new_or_used, floor_note)
 
 
-def _used_for_floor(usable: list[Configuration], heads: set[int],
-                    objective: Objective) -> tuple[list[Configuration], Finding | None]:
+def _used_for_floor(
+    usable: list[Configuration], heads: set[int], objective: Objective
+) -> tuple[list[Configuration], Finding | None]:
     """Used cards join when new ones with enough memory cost much more: enough memory is the floor of the date, or,
     where the workload has none, the job held by one card or else by the cards a desk takes (two used RTX 3090s for
     a 70B model); without a budget the ladder stays new."""
     floor, pricing, language = objective.floor, objective.pricing, objective.language
-    tests: list[tuple[str, Allowed]] = [("floor", lambda c: c.gpu.memory_gb >= floor.gb)] if floor is not None else \
-        [("one_card", lambda c: c.count == 1), ("any_count", _every)]
+    tests: list[tuple[str, Allowed]] = (
+        [("floor", lambda c: c.gpu.memory_gb >= floor.gb)]
+        if floor is not None
+        else [("one_card", lambda c: c.count == 1), ("any_count", _every)]
+    )
     for test_name, counts in tests:
         roomy = [c for c in usable if id(c) in heads and counts(c)]
         # judged on CUDA cards where one is sold new: a cheap new card outside CUDA (a $900 RX 7900 XTX) says
@@ -176,9 +207,17 @@ def _used_for_floor(usable: list[Configuration], heads: set[int],
             worth_it = _worth_buying_used(usable, objective.used_saving)
             joined = [c for c in roomy if c.offer.condition == "used" and worth_it(c)]
             new_price = pricing.text(new) if new else say("choice.no_current_price", language)
-            reason = say("choice.used_for_floor", language, gb=f"{min(c.gpu.memory_gb for c in market):g}",
-                         used=pricing.text(used), new=new_price) if floor is not None \
+            reason = (
+                say(
+                    "choice.used_for_floor",
+                    language,
+                    gb=f"{min(c.gpu.memory_gb for c in market):g}",
+                    used=pricing.text(used),
+                    new=new_price,
+                )
+                if floor is not None
                 else say(f"choice.used_for_{test_name}", language, used=pricing.text(used), new=new_price)
+            )
             return joined, Finding("used-cards", "applied", reason)
     return [], None
 
@@ -187,24 +226,42 @@ def _noted(choice: Choice, reason: str) -> Choice:
     return replace(choice, notes=(Finding("used-cards", "applied", reason), *choice.notes))
 
 
-def _nothing_within(configs: Sequence[Configuration], objective: Objective, allowed: Allowed, pool: _Pool,
-                    floored: list[Configuration]) -> Choice:
+def _nothing_within(
+    configs: Sequence[Configuration],
+    objective: Objective,
+    allowed: Allowed,
+    pool: _Pool,
+    floored: list[Configuration],
+) -> Choice:
     """Nothing fits the budget: what would, and a used option when there is one."""
     floor, limit = objective.floor, objective.limit
     least = sorted(floored or pool.new_or_used, key=lambda c: (c.total_usd, c.gpu.id))[:1]
-    used_ones = [c for c in pool.usable if c.offer.condition == "used" and c.total_usd <= limit
-                 and (floor is None or c.gpu.memory_gb >= floor.gb)]
+    used_ones = [
+        c
+        for c in pool.usable
+        if c.offer.condition == "used"
+        and c.total_usd <= limit
+        and (floor is None or c.gpu.memory_gb >= floor.gb)
+    ]
     used_ones = [c for c in used_ones if id(c) in pool.heads] or used_ones
-    if used_ones and not objective.used_ok and objective.used_when_short \
-            and not any(c.total_usd <= limit for c in pool.new_or_used):  # no new card holds the job within the budget
-        return _noted(choose(configs, objective.with_used(), allowed), say("choice.used_within_budget", objective.language))
+    if (
+        used_ones
+        and not objective.used_ok
+        and objective.used_when_short
+        and not any(c.total_usd <= limit for c in pool.new_or_used)
+    ):  # no new card holds the job within the budget
+        return _noted(
+            choose(configs, objective.with_used(), allowed),
+            say("choice.used_within_budget", objective.language),
+        )
     lam = objective.threshold * max((_worth_per_usd(c) for c in used_ones), default=0.0)
     used = {"used": min(used_ones, key=lambda c: _key(c, lam))} if used_ones and not objective.used_ok else {}
     return Choice(None, alternatives=used, over_budget=tuple(least))
 
 
-def _ranked_choice(objective: Objective, pool: _Pool, weighed: list[Configuration],
-                   floored: list[Configuration]) -> Choice:
+def _ranked_choice(
+    objective: Objective, pool: _Pool, weighed: list[Configuration], floored: list[Configuration]
+) -> Choice:
     """The pick within the budget, the configurations ranked behind it and why it sits where it does."""
     floor, limit, cheapest = objective.floor, objective.limit, objective.cheapest
     leading = [c for c in weighed if id(c) in pool.heads] or weighed
@@ -217,18 +274,34 @@ def _ranked_choice(objective: Objective, pool: _Pool, weighed: list[Configuratio
     within = [c for c in ranked_all if id(c) in pool.heads] or ranked_all
     by_price = sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id))
     top = _sourced(by_price[0], by_price, False) if cheapest else _sourced(within[0], within, True)
-    notes = [Finding("cost-efficiency", "applied", say("choice.cheapest", objective.language))] if cheapest else \
-        _explain(top, best_value, within, lam, objective)
+    notes = (
+        [Finding("cost-efficiency", "applied", say("choice.cheapest", objective.language))]
+        if cheapest
+        else _explain(top, best_value, within, lam, objective)
+    )
     top_key = _key(top, lam)
     # ranked above the top, yet not headline: ranked_all is in key order, so only its first can be
     if not cheapest and keyed[0][0] < top_key:
         demoted = ranked_all[0]
-        notes.append(Finding("product-lines", "applied", say("rule.product_lines.demoted", objective.language,
-                                                             count=demoted.count, name=demoted.gpu.name)))
+        notes.append(
+            Finding(
+                "product-lines",
+                "applied",
+                say(
+                    "rule.product_lines.demoted",
+                    objective.language,
+                    count=demoted.count,
+                    name=demoted.gpu.name,
+                ),
+            )
+        )
     under = None
     if weighed is floored and floor is not None:
-        below = [(k, c) for c in pool.new_or_used
-                 if c.total_usd <= limit and c.gpu.memory_gb < floor.gb and (k := _key(c, lam)) < top_key]
+        below = [
+            (k, c)
+            for c in pool.new_or_used
+            if c.total_usd <= limit and c.gpu.memory_gb < floor.gb and (k := _key(c, lam)) < top_key
+        ]
         under = min(below, key=itemgetter(0))[1] if below else None
     ladder = _ladder(top, within) if objective.budget_usd is None and not cheapest else {}
     taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}
@@ -243,26 +316,48 @@ def _ranked_choice(objective: Objective, pool: _Pool, weighed: list[Configuratio
             runners.append(c)
             taken.add(c.gpu.id)
     notes += [pool.floor_note] if pool.floor_note else []
-    return Choice(top, tuple(runners), alternatives, ladder, lam, best_value, under, (), tuple(notes),
-                  within=tuple(within))
+    return Choice(
+        top,
+        tuple(runners),
+        alternatives,
+        ladder,
+        lam,
+        best_value,
+        under,
+        (),
+        tuple(notes),
+        within=tuple(within),
+    )
 
 
-def _better_used(objective: Objective, pool: _Pool, top: Configuration, taken: set[str],
-                 lam: float) -> Configuration | None:
+def _better_used(
+    objective: Objective, pool: _Pool, top: Configuration, taken: set[str], lam: float
+) -> Configuration | None:
     """The used option shown beside a new top: better value (or, where the top misses the floor, roomy enough)."""
     if objective.used_ok or top.offer.condition != "new":  # a used top is the used option already
         return None
     floor, limit = objective.floor, objective.limit
     floor_unmet = floor is not None and top.gpu.memory_gb < floor.gb
     top_value = _worth_per_usd(top)
-    better = [c for c in pool.usable if c.offer.condition == "used" and c.total_usd <= limit and c.gpu.id not in taken
-              and id(c) in pool.heads and (floor is None or c.gpu.memory_gb >= floor.gb)
-              and (floor_unmet or _worth_per_usd(c) > top_value)]
+    better = [
+        c
+        for c in pool.usable
+        if c.offer.condition == "used"
+        and c.total_usd <= limit
+        and c.gpu.id not in taken
+        and id(c) in pool.heads
+        and (floor is None or c.gpu.memory_gb >= floor.gb)
+        and (floor_unmet or _worth_per_usd(c) > top_value)
+    ]
     return min(better, key=lambda c: _key(c, lam)) if better else None
 
 
-def choice_for(configs: Sequence[Configuration], objective: Objective, safe_stack: str, cuda_leads_within: float,
-               ) -> Choice:
+def choice_for(
+    configs: Sequence[Configuration],
+    objective: Objective,
+    safe_stack: str,
+    cuda_leads_within: float,
+) -> Choice:
     """The choice under the rules' terms, then CUDA's place in it (rule ``vendor-nvidia``): the safe stack leads when
     it is close, and a CUDA pick's alternatives come from CUDA too, the best card outside it under its own label."""
     choice = choose(configs, objective)
@@ -272,6 +367,7 @@ def choice_for(configs: Sequence[Configuration], objective: Objective, safe_stac
 
     def is_safe(c: Configuration) -> bool:
         return bool(c.gpu.software == safe_stack)
+
     if is_safe(top):
         if choice.best_value is not None and not is_safe(choice.best_value):
             # the seed weighs a step up against the best value of the stack it recommends (RTX 2070 over RTX 2060):
@@ -282,13 +378,26 @@ def choice_for(configs: Sequence[Configuration], objective: Objective, safe_stac
         return _safe_alternatives(choice, is_safe)
     cuda = choose(configs, objective, is_safe)
     floor = objective.floor
-    if (cuda.top is None or cuda.top.speed < cuda_leads_within * top.speed
-            or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)
-            or cuda.top.memory_value < top.memory_value):  # for memory-bound work, close in speed but holding less is not close
+    if (
+        cuda.top is None
+        or cuda.top.speed < cuda_leads_within * top.speed
+        or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)
+        or cuda.top.memory_value < top.memory_value
+    ):  # for memory-bound work, close in speed but holding less is not close
         return choice
-    note = Finding("vendor-nvidia", "applied", say("rule.vendor_nvidia.leads", objective.language, cuda=cuda.top.gpu.name,
-                                                   count=top.count, name=top.gpu.name, software=top.gpu.software,
-                                                   share=f"{cuda.top.speed / top.speed:.0%}"))
+    note = Finding(
+        "vendor-nvidia",
+        "applied",
+        say(
+            "rule.vendor_nvidia.leads",
+            objective.language,
+            cuda=cuda.top.gpu.name,
+            count=top.count,
+            name=top.gpu.name,
+            software=top.gpu.software,
+            share=f"{cuda.top.speed / top.speed:.0%}",
+        ),
+    )
     return replace(_with_outside(cuda, top), notes=(note, *cuda.notes))
 
 
@@ -321,27 +430,52 @@ def _safe_alternatives(choice: Choice, is_safe: Allowed) -> Choice:
     return _with_outside(replace(choice, alternatives=alternatives), outside)
 
 
-def asked_first(choice: Choice, configs: Sequence[Configuration], objective: Objective, intent: str,
-                named: Sequence[NamedCard]) -> Choice:
+def asked_first(
+    choice: Choice,
+    configs: Sequence[Configuration],
+    objective: Objective,
+    intent: str,
+    named: Sequence[NamedCard],
+) -> Choice:
     """A card the question names ("a server with 8 H100", "will llama 70b fit on a 3090 or a 4090") is the
     configuration answered first, as many of it as hold the job, when it can be placed and fits the budget; the
     engine's own choice follows as the runner-up."""
     ids = {e.gpu for e in named if e.gpu and e.owned is not True}
     if intent not in ("recommend", "fit") or not ids or choice.top is None or choice.top.gpu.id in ids:
         return choice
-    theirs = Objective(objective.budget_usd, None, objective.threshold, True, objective.pricing,
-                       language=objective.language)
+    theirs = Objective(
+        objective.budget_usd, None, objective.threshold, True, objective.pricing, language=objective.language
+    )
     mine = choose(configs, theirs, lambda c: c.gpu.id in ids)
     if mine.top is None:
         return choice
     others = [choice.top, *choice.ladder.values(), *choice.runners_up]
     runners = tuple({c.gpu.id: c for c in others if c.gpu.id not in ids}.values())[:2]
-    alternatives = still_better({k: c for k, c in choice.alternatives.items() if c.gpu.id not in ids}, mine.top)
-    note = Finding("cost-efficiency", "applied", say("choice.as_asked", objective.language, count=mine.top.count,
-                                                     name=mine.top.gpu.name, own_count=choice.top.count,
-                                                     own_name=choice.top.gpu.name))
-    return replace(choice, top=mine.top, runners_up=runners, ladder={}, alternatives=alternatives, asked=True,
-                   under_floor=None, notes=(note, *choice.notes))
+    alternatives = still_better(
+        {k: c for k, c in choice.alternatives.items() if c.gpu.id not in ids}, mine.top
+    )
+    note = Finding(
+        "cost-efficiency",
+        "applied",
+        say(
+            "choice.as_asked",
+            objective.language,
+            count=mine.top.count,
+            name=mine.top.gpu.name,
+            own_count=choice.top.count,
+            own_name=choice.top.gpu.name,
+        ),
+    )
+    return replace(
+        choice,
+        top=mine.top,
+        runners_up=runners,
+        ladder={},
+        alternatives=alternatives,
+        asked=True,
+        under_floor=None,
+        notes=(note, *choice.notes),
+    )
 
 
 def ranked(choice: Choice, cheapest: bool = False) -> list[tuple[Configuration, str]]:
@@ -369,8 +503,15 @@ def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> 
     larger budget never gives a slower pick)."""
     if not _estimated(top):
         return top
-    return next((c for c in within if not _estimated(c)
-                 and (not as_good or (c.speed >= top.speed and c.gpu.memory_gb >= top.gpu.memory_gb))), top)
+    return next(
+        (
+            c
+            for c in within
+            if not _estimated(c)
+            and (not as_good or (c.speed >= top.speed and c.gpu.memory_gb >= top.gpu.memory_gb))
+        ),
+        top,
+    )
 
 
 def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
@@ -398,7 +539,9 @@ def _ladder(top: Configuration, within: list[Configuration]) -> dict[str, Config
         fewest[c.gpu.id] = min(fewest.get(c.gpu.id, c.count), c.count)
     # the fastest card in as few as hold the job: more of them is always faster, never the sensible top rung
     # (8 x H200 NVL for $256,000 to serve a 32B model to ten people)
-    roof = max((c for c in within if c.count == fewest[c.gpu.id]), key=lambda c: (c.speed, -c.total_usd, c.gpu.id))
+    roof = max(
+        (c for c in within if c.count == fewest[c.gpu.id]), key=lambda c: (c.speed, -c.total_usd, c.gpu.id)
+    )
     for label, config in (("entry", entry), ("no compromise", roof)):
         if all(config.gpu.id != c.gpu.id for c in ladder.values()):
             ladder[label] = config
@@ -422,13 +565,18 @@ def still_better(alternatives: dict[str, Configuration], top: Configuration) -> 
     """The alternatives that still beat ``top`` on their own measure, each card once (a new top, such as the card asked for)."""
     kept: dict[str, Configuration] = {}
     for label, c in alternatives.items():
-        if c.gpu.id != top.gpu.id and all(c.gpu.id != k.gpu.id for k in kept.values()) \
-                and (label not in BETTER or BETTER[label](c, top)):
+        if (
+            c.gpu.id != top.gpu.id
+            and all(c.gpu.id != k.gpu.id for k in kept.values())
+            and (label not in BETTER or BETTER[label](c, top))
+        ):
             kept[label] = c
     return kept
 
 
-def _alternatives(top: Configuration, within: list[Configuration], taken: set[str]) -> dict[str, Configuration]:
+def _alternatives(
+    top: Configuration, within: list[Configuration], taken: set[str]
+) -> dict[str, Configuration]:
     """Best value, fastest and roomiest: each a different card, each better than the top on its own measure. Value is
     worth per dollar, the measure the choice steps up from (for memory-bound work, a card that holds more of the job
     is worth more); a shown card that beats every other on it is the best value already, and none is added."""
@@ -438,7 +586,9 @@ def _alternatives(top: Configuration, within: list[Configuration], taken: set[st
         "roomiest": lambda c: (_room(c), c.speed, -c.total_usd),
     }
     found: dict[str, Configuration] = {}
-    value_shown = bool(within) and max(within, key=lambda c: (*measures["best value"](c), c.gpu.id)).gpu.id in taken
+    value_shown = (
+        bool(within) and max(within, key=lambda c: (*measures["best value"](c), c.gpu.id)).gpu.id in taken
+    )
     for label, rank in measures.items():
         if label == "best value" and value_shown:
             continue
@@ -449,8 +599,13 @@ def _alternatives(top: Configuration, within: list[Configuration], taken: set[st
     return found
 
 
-def _explain(top: Configuration, best_value: Configuration, within: list[Configuration], lam: float,
-             objective: Objective) -> list[Finding]:
+def _explain(
+    top: Configuration,
+    best_value: Configuration,
+    within: list[Configuration],
+    lam: float,
+    objective: Objective,
+) -> list[Finding]:
     """Why the pick sits where it does on the price/speed ladder, in the asker's money: amounts as the picks' prices,
     speed for money per the round step of the currency the picks' own figure is given per (:attr:`Pricing.step`)."""
     threshold, pricing, language = objective.threshold, objective.pricing, objective.language
@@ -460,18 +615,56 @@ def _explain(top: Configuration, best_value: Configuration, within: list[Configu
     measure = say("choice.measure.worth" if weighed else "choice.measure.speed", language)
     if top.gpu.id != best_value.gpu.id and top.total_usd > best_value.total_usd:
         gain = pricing.per_step((top.worth - best_value.worth) / (top.total_usd - best_value.total_usd))
-        notes.append(Finding("cost-efficiency", "applied", say("choice.stepped_up", language, name=best_value.gpu.name, gain=f"{gain:.2f}", measure=measure,
-                                                        threshold=f"{threshold:g}", value=f"{pricing.per_step(_worth_per_usd(best_value)):.2f}",
-                                                        step=pricing.step_text())))
+        notes.append(
+            Finding(
+                "cost-efficiency",
+                "applied",
+                say(
+                    "choice.stepped_up",
+                    language,
+                    name=best_value.gpu.name,
+                    gain=f"{gain:.2f}",
+                    measure=measure,
+                    threshold=f"{threshold:g}",
+                    value=f"{pricing.per_step(_worth_per_usd(best_value)):.2f}",
+                    step=pricing.step_text(),
+                ),
+            )
+        )
     if within and within[0] is not top and _estimated(within[0]):
-        notes.append(Finding("cost-efficiency", "applied", say("choice.sourced_first", language, count=within[0].count,
-                                                        name=within[0].gpu.name)))
-    faster = [c for c in within if c.speed > top.speed and c.total_usd > top.total_usd  # the next step up the price ladder
-              and not _estimated(c)]
+        notes.append(
+            Finding(
+                "cost-efficiency",
+                "applied",
+                say("choice.sourced_first", language, count=within[0].count, name=within[0].gpu.name),
+            )
+        )
+    faster = [
+        c
+        for c in within
+        if c.speed > top.speed
+        and c.total_usd > top.total_usd  # the next step up the price ladder
+        and not _estimated(c)
+    ]
     if faster:
         nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
         gain = pricing.per_step((nxt.worth - top.worth) / max(nxt.total_usd - top.total_usd, 1e-9))
-        notes.append(Finding("cost-efficiency", "applied", say("choice.stopped_before", language, count=nxt.count, name=nxt.gpu.name, measure=measure,
-                                                        faster=f"{nxt.speed / top.speed - 1:.0%}", more=pricing.text(nxt.total_usd - top.total_usd),
-                                                        gain=f"{gain:.2f}", worth=f"{pricing.per_step(lam):.2f}", step=pricing.step_text())))
+        notes.append(
+            Finding(
+                "cost-efficiency",
+                "applied",
+                say(
+                    "choice.stopped_before",
+                    language,
+                    count=nxt.count,
+                    name=nxt.gpu.name,
+                    measure=measure,
+                    faster=f"{nxt.speed / top.speed - 1:.0%}",
+                    more=pricing.text(nxt.total_usd - top.total_usd),
+                    gain=f"{gain:.2f}",
+                    worth=f"{pricing.per_step(lam):.2f}",
+                    step=pricing.step_text(),
+                ),
+            )
+        )
     return notes

@@ -34,9 +34,13 @@ class Configuration:
     speed: float  # all cards together, relative to one reference card
     fit: Fit
     tokens_per_second: float | None = None
-    memory_value: float = 1.0  # the share of its speed the configuration is worth for the job (rule memory-value)
+    memory_value: float = (
+        1.0  # the share of its speed the configuration is worth for the job (rule memory-value)
+    )
     gpu: Gpu = field(init=False, repr=False, compare=False)  # the offer's card, kept at hand for the choice
-    value: float = field(init=False, repr=False, compare=False)  # speed per dollar: the seed's cost-efficiency measure
+    value: float = field(
+        init=False, repr=False, compare=False
+    )  # speed per dollar: the seed's cost-efficiency measure
     # the speed, scaled down where the memory holds less of a memory-bound job than it could (rule ``memory-value``);
     # the speed itself for every other job
     worth: float = field(init=False, repr=False, compare=False)
@@ -55,7 +59,9 @@ class Sizing:
     work: str
     performance: PerformanceModel
     terms: Terms
-    asked_gb: float | None  # memory the question asked for: a card must have it (or, in all, several for inference)
+    asked_gb: (
+        float | None
+    )  # memory the question asked for: a card must have it (or, in all, several for inference)
     in_all: bool  # memory asked beyond the largest card placeable can only mean memory in all
     language: str | None
 
@@ -73,8 +79,13 @@ class Sizing:
             return Fit(True, memory_gb, False, Said("fit.asked_holds", lang, values))
         if self.in_all and count > 1 and memory_gb * count >= asked:
             how = Said(f"pooling.{term_key(POOLING['layer-split'])}", lang)
-            return Fit(True, memory_gb * count, True, Said("fit.asked_in_all", lang, (*values, ("count", count),
-                                                                                      ("how", how))), serial=True)
+            return Fit(
+                True,
+                memory_gb * count,
+                True,
+                Said("fit.asked_in_all", lang, (*values, ("count", count), ("how", how))),
+                serial=True,
+            )
         return Fit(False, memory_gb, False, Said("fit.asked_short", lang, values))
 
     def relative(self, gpu: Any) -> float:
@@ -98,8 +109,9 @@ class Sizing:
         return worth.worth(memory_gb, count) if worth is not None else 1.0
 
 
-def sizing_for(question: Question, job: Job, work: str, terms: Terms, performance: PerformanceModel,
-               largest_gb: float) -> Sizing:
+def sizing_for(
+    question: Question, job: Job, work: str, terms: Terms, performance: PerformanceModel, largest_gb: float
+) -> Sizing:
     """How the job meets a card. Memory asked beyond the largest card on offer can only mean memory in all: for
     inference, cards then pool it by splitting the model's layers (``largest_gb``: the largest card placeable)."""
     asked = question.memory_gb
@@ -107,8 +119,9 @@ def sizing_for(question: Question, job: Job, work: str, terms: Terms, performanc
     return Sizing(job, work, performance, terms, asked, in_all, question.language)
 
 
-def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: int,
-              every_count: bool = False) -> tuple[list[Configuration], list[dict[str, str]]]:
+def configure(
+    offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: int, every_count: bool = False
+) -> tuple[list[Configuration], list[dict[str, str]]]:
     """(configurations that hold the job, exclusion records for cards that cannot at any allowed count).
 
     ``every_count``: no count was asked and the cards go in a server, which is built to hold several:
@@ -158,12 +171,24 @@ def configure(offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: in
             scale = 1.0 if fit.serial else speedups[n]
             if (gpu.memory_gb, n) not in worth:
                 worth[(gpu.memory_gb, n)] = sizing.memory_value(gpu.memory_gb, n)
-            made.append(Configuration(offer, n, offer.unit_usd * n, relative, relative * scale, fit,
-                                      sizing.tokens_per_second(gpu, n), worth[(gpu.memory_gb, n)]))
+            made.append(
+                Configuration(
+                    offer,
+                    n,
+                    offer.unit_usd * n,
+                    relative,
+                    relative * scale,
+                    fit,
+                    sizing.tokens_per_second(gpu, n),
+                    worth[(gpu.memory_gb, n)],
+                )
+            )
     return made, excluded
 
 
-def _parallel_above(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], count: int, max_count: int) -> tuple[int, ...]:
+def _parallel_above(
+    gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], count: int, max_count: int
+) -> tuple[int, ...]:
     """The first count up to ``max_count`` above ``count`` whose cards work together, when ``count`` cards hold the
     job only in parts that run one after another; else none."""
     if not (fits[(gpu.memory_gb, count)].serial and fits[(gpu.memory_gb, count)].sharded):
@@ -178,7 +203,9 @@ def _parallel_above(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit]
     return ()
 
 
-def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]) -> dict[str, str]:
+def _left_out(
+    gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]
+) -> dict[str, str]:
     """Why no allowed count of ``gpu`` works: the build rule, when the most cards allowed would hold the job; else
     memory, at the most cards allowed, or, where the build rule refuses none, at the largest count tried for this card
     (``fits`` is shared by the cards of one memory size, so another card may have been tried beyond this one)."""
@@ -189,4 +216,8 @@ def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], coun
             return {"gpu": gpu.id, "rule": "multi-gpu-heat", "reason": f"{gpu.name}: {refusal}"}
         return {"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {widest.reason}"}
     tried = max(n for (memory, n) in fits if memory == gpu.memory_gb)
-    return {"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {fits[(gpu.memory_gb, tried)].reason}"}
+    return {
+        "gpu": gpu.id,
+        "rule": "memory-fit",
+        "reason": f"{gpu.name}: {fits[(gpu.memory_gb, tried)].reason}",
+    }

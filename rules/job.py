@@ -44,11 +44,17 @@ __all__ = [
 ]
 
 LLM_METHODS = ("lora", "qlora", "full")
-POOLING = {"none": "no pooling (each card holds a full copy)", "layer-split": "a layer split (llama.cpp / Ollama)",
-           "tensor-parallel": "tensor parallelism (vLLM / TensorRT-LLM)", "fsdp": "sharding (FSDP / ZeRO-3)",
-           "pipeline-parallel": "pipeline stages (vLLM: tensor parallelism needs a count that divides the attention "
-                                "heads)"}
-SERIAL = frozenset({"layer-split", "pipeline-parallel"})  # the cards' parts run one after another: no speed-up
+POOLING = {
+    "none": "no pooling (each card holds a full copy)",
+    "layer-split": "a layer split (llama.cpp / Ollama)",
+    "tensor-parallel": "tensor parallelism (vLLM / TensorRT-LLM)",
+    "fsdp": "sharding (FSDP / ZeRO-3)",
+    "pipeline-parallel": "pipeline stages (vLLM: tensor parallelism needs a count that divides the attention "
+    "heads)",
+}
+SERIAL = frozenset(
+    {"layer-split", "pipeline-parallel"}
+)  # the cards' parts run one after another: no speed-up
 
 
 @dataclass(frozen=True)
@@ -61,7 +67,9 @@ class Said:
     values: tuple[tuple[str, Any], ...] = ()
 
     def __str__(self) -> str:
-        return say(self.key, self.language, **{k: str(v) if isinstance(v, Said) else v for k, v in self.values})
+        return say(
+            self.key, self.language, **{k: str(v) if isinstance(v, Said) else v for k, v in self.values}
+        )
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,9 @@ class Fit:
     effective_gb: float
     sharded: bool
     said: Said | str  # how, in words
-    headroom: float = float("inf")  # spare share where memory binds: the card, or each card's part of a split job
+    headroom: float = float(
+        "inf"
+    )  # spare share where memory binds: the card, or each card's part of a split job
     serial: bool = False  # the cards hold parts of the model that run one after another: no speed-up
 
     @property
@@ -152,46 +162,87 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     method, method_assumed = _method(q, spec, llm)
     precision, precision_assumed = _precision(q, method, spec, llm)
     inference = method == "inference"
-    work = workload_key(spec.workload if spec and spec.workload and q.workload == "general" else q.workload,
-                        "inference" if inference else "training")
+    work = workload_key(
+        spec.workload if spec and spec.workload and q.workload == "general" else q.workload,
+        "inference" if inference else "training",
+    )
     context = q.context_tokens or _context(rulebook, spec, inference)
     batch = q.batch or (spec.train_batch if spec and not llm and not inference else 1)
     runtime = runtime_for(q, method, llm, batch)
     counter = Counter(rulebook, language, runtime)
-    factor = rulebook.rule_16_bit_memory.effective_memory_factor if method == "train" and precision in ("16-bit", "fp8") \
+    factor = (
+        rulebook.rule_16_bit_memory.effective_memory_factor
+        if method == "train" and precision in ("16-bit", "fp8")
         else 1.0
+    )
     if q.memory_gb:
-        need, shardable = MemoryNeed(q.memory_gb, say("job.as_asked", language, gb=f"{q.memory_gb:g}"),
-                                     spec.id if spec else None), q.memory_gb
+        need, shardable = (
+            MemoryNeed(
+                q.memory_gb, say("job.as_asked", language, gb=f"{q.memory_gb:g}"), spec.id if spec else None
+            ),
+            q.memory_gb,
+        )
     elif spec is None:
         floor = float(rulebook.memory_caveat.min_memory_gb[q.workload])
-        need = MemoryNeed(floor, say("job.typical", language, workload=term("task", q.workload, language),
-                                     gb=f"{floor:g}"))
+        need = MemoryNeed(
+            floor, say("job.typical", language, workload=term("task", q.workload, language), gb=f"{floor:g}")
+        )
         shardable = 0.0
     else:
         need, shardable = counter.need(spec, method, precision, context, batch)
-    others = tuple((m, round(counter.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
-                   for m in LLM_METHODS if m != method) if llm and spec and not inference and not q.memory_gb else ()
+    others = (
+        tuple(
+            (m, round(counter.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
+            for m in LLM_METHODS
+            if m != method
+        )
+        if llm and spec and not inference and not q.memory_gb
+        else ()
+    )
     said = _assumptions(counter, method, method_assumed, precision, context, batch, llm, spec, q)
-    return Job(work, method, method_assumed, precision, precision_assumed, spec, context, batch, need, said, others,
-               _pooling(method, llm, runtime), shardable, factor, counter.bits(spec, precision, method), language)
+    return Job(
+        work,
+        method,
+        method_assumed,
+        precision,
+        precision_assumed,
+        spec,
+        context,
+        batch,
+        need,
+        said,
+        others,
+        _pooling(method, llm, runtime),
+        shardable,
+        factor,
+        counter.bits(spec, precision, method),
+        language,
+    )
 
 
 def raised(job: Job, need: MemoryNeed, shardable_gb: float | None = None) -> Job:
     """``job`` with its need raised (a floor, a persona's memory)."""
-    return replace(job, need=need) if shardable_gb is None else replace(job, need=need, shardable_gb=shardable_gb)
+    return (
+        replace(job, need=need)
+        if shardable_gb is None
+        else replace(job, need=need, shardable_gb=shardable_gb)
+    )
 
 
 def for_personas(job: Job, question: Question, rulebook: Rulebook, personas: tuple[Persona, ...]) -> Job:
     """The job, its need raised to the workload's typical memory and the personas' when no model or size was named."""
-    floor_gb = max([rulebook.memory_caveat.min_memory_gb[question.workload]]
-                   + [p.min_memory_gb for p in personas if p.min_memory_gb])
+    floor_gb = max(
+        [rulebook.memory_caveat.min_memory_gb[question.workload]]
+        + [p.min_memory_gb for p in personas if p.min_memory_gb]
+    )
     if job.model is not None or question.memory_gb or floor_gb <= job.need.gb:
         return job
     key = "job.typical_32_bit" if job.memory_factor != 1.0 else "job.typical"
     language = question.language
-    need = MemoryNeed(float(floor_gb), say(key, language, workload=term("task", question.workload, language),
-                                           gb=f"{floor_gb:g}"))
+    need = MemoryNeed(
+        float(floor_gb),
+        say(key, language, workload=term("task", question.workload, language), gb=f"{floor_gb:g}"),
+    )
     return raised(job, need, shardable_gb=0.0)
 
 
@@ -202,21 +253,53 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
     lang, need = job.language, f"{job.need.gb:.1f}"
     terms: Said | str = Said("job.effective", lang) if job.memory_factor != 1.0 else ""
     if job.need.gb <= card:
-        said = Said("fit.fits", lang, (("need", need), ("card", f"{card:.1f}"), ("terms", terms), ("gib", f"{memory_gb:g}")))
+        said = Said(
+            "fit.fits",
+            lang,
+            (("need", need), ("card", f"{card:.1f}"), ("terms", terms), ("gib", f"{memory_gb:g}")),
+        )
         return Fit(True, card, False, said, card / job.need.gb - 1 if job.need.gb > 0 else float("inf"))
     if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
         per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
         pooling = job.pooling_at(count)
-        values = (("count", count), ("how", Said(f"pooling.{term_key(POOLING[pooling])}", lang)),
-                  ("per_card", f"{per_card:.1f}"), ("card", f"{card:.1f}"))
+        values = (
+            ("count", count),
+            ("how", Said(f"pooling.{term_key(POOLING[pooling])}", lang)),
+            ("per_card", f"{per_card:.1f}"),
+            ("card", f"{card:.1f}"),
+        )
         if per_card <= card:
-            return Fit(True, card * count, True, Said("fit.split", lang, values), card / per_card - 1, pooling in SERIAL)
+            return Fit(
+                True,
+                card * count,
+                True,
+                Said("fit.split", lang, values),
+                card / per_card - 1,
+                pooling in SERIAL,
+            )
         return Fit(False, card * count, True, Said("fit.split_short", lang, values), serial=pooling in SERIAL)
     if count > 1:
-        return Fit(False, card, False, Said("fit.each_short", lang, (
-            ("need", need), ("how", Said(f"pooling.{term_key(POOLING['none'])}", lang)), ("card", f"{card:.1f}"),
-            ("terms", terms))))
-    return Fit(False, card, False, Said("fit.short", lang, (("need", need), ("card", f"{card:.1f}"), ("terms", terms))))
+        return Fit(
+            False,
+            card,
+            False,
+            Said(
+                "fit.each_short",
+                lang,
+                (
+                    ("need", need),
+                    ("how", Said(f"pooling.{term_key(POOLING['none'])}", lang)),
+                    ("card", f"{card:.1f}"),
+                    ("terms", terms),
+                ),
+            ),
+        )
+    return Fit(
+        False,
+        card,
+        False,
+        Said("fit.short", lang, (("need", need), ("card", f"{card:.1f}"), ("terms", terms))),
+    )
 
 
 def term_key(word: str) -> str:
@@ -230,14 +313,26 @@ def _context(rulebook: Rulebook, spec: ModelSpec | None, inference: bool) -> int
     return min(default, spec.seq_len) if spec and spec.seq_len else default
 
 
-def _assumptions(counter: Counter, method: str, method_assumed: bool, precision: str, context: int, batch: int,
-                 llm: bool, spec: ModelSpec | None, q: Question) -> tuple[str, ...]:
+def _assumptions(
+    counter: Counter,
+    method: str,
+    method_assumed: bool,
+    precision: str,
+    context: int,
+    batch: int,
+    llm: bool,
+    spec: ModelSpec | None,
+    q: Question,
+) -> tuple[str, ...]:
     """What the job took for granted because the question did not say, in the asker's words."""
     said = []
     if method in ("lora", "qlora"):
         base = "4-bit NF4" if method == "qlora" else spec.lora_base if spec and spec.lora_base else precision
-        said.append(counter.say("assumed.adapters", method=counter.method(method), rank=counter.p.lora_rank,
-                                precision=base))
+        said.append(
+            counter.say(
+                "assumed.adapters", method=counter.method(method), rank=counter.p.lora_rank, precision=base
+            )
+        )
     elif method == "inference":
         said.append(counter.say("assumed.inference", precision=counter.precision(precision, spec)))
         runtime = counter.runtime
@@ -252,7 +347,9 @@ def _assumptions(counter: Counter, method: str, method_assumed: bool, precision:
         said.append(counter.say("assumed.method", method=counter.method(method), precision=precision))
     if llm:
         said.append(counter.say("assumed.context", context=f"{context:,}"))
-    if llm and method == "inference" and batch > 1:  # users served at once: each sequence keeps its own KV cache
+    if (
+        llm and method == "inference" and batch > 1
+    ):  # users served at once: each sequence keeps its own KV cache
         said.append(counter.say("assumed.concurrent", batch=batch, context=f"{context:,}"))
     else:
         said.append(counter.say("assumed.batch", batch=batch))

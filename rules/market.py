@@ -118,8 +118,12 @@ class Market:
 class Markets:
     """The market of each date asked about, built on first use: the engine's one per-date cache."""
 
-    def __init__(self, catalog: Catalog, rulebook: Rulebook,
-                 rentals: Callable[[Catalog, Rulebook, date], tuple[Rental, ...]]) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        rulebook: Rulebook,
+        rentals: Callable[[Catalog, Rulebook, date], tuple[Rental, ...]],
+    ) -> None:
         self._catalog, self._rulebook, self._rentals = catalog, rulebook, rentals
         self._built: dict[date, Market] = {}
 
@@ -147,15 +151,22 @@ class Markets:
             cheapest = best_any[gpu.id]
             if cheapest is not None and cheapest.kind == "used":
                 offers.append(Offer(gpu, cheapest, "used", cheapest.price_usd))
-        return Market(day, catalog, rulebook, tuple(offers),
-                      desktop=tuple(o for o in offers if fits_setting(o.gpu, "desktop")),
-                      server=tuple(o for o in offers if fits_setting(o.gpu, "server")),
-                      rentals=self._rentals(catalog, rulebook, day),
-                      best_new=MappingProxyType(best_new), best_any=MappingProxyType(best_any))
+        return Market(
+            day,
+            catalog,
+            rulebook,
+            tuple(offers),
+            desktop=tuple(o for o in offers if fits_setting(o.gpu, "desktop")),
+            server=tuple(o for o in offers if fits_setting(o.gpu, "server")),
+            rentals=self._rentals(catalog, rulebook, day),
+            best_new=MappingProxyType(best_new),
+            best_any=MappingProxyType(best_any),
+        )
 
 
-def representative_rentals(catalog: Catalog, rulebook: Rulebook, day: date,
-                            chips: Mapping[str, TpuChip]) -> tuple[Rental, ...]:
+def representative_rentals(
+    catalog: Catalog, rulebook: Rulebook, day: date, chips: Mapping[str, TpuChip]
+) -> tuple[Rental, ...]:
     """The representative on-demand offer of each catalog GPU and Cloud TPU known on ``day``, cheapest first.
 
     Each provider counts once, at its cheapest instance; the rental is the provider at the rule's
@@ -163,7 +174,9 @@ def representative_rentals(catalog: Catalog, rulebook: Rulebook, day: date,
     Prices older than ``offer_max_age_months`` count only where nothing younger is known.
     """
     gpu_ids = {gpu.id for gpu in catalog.gpus}
-    cheapest: dict[str, dict[str, tuple[tuple[float, str, str], CloudOffer]]] = {}  # unit -> provider -> (key, offer)
+    cheapest: dict[
+        str, dict[str, tuple[tuple[float, str, str], CloudOffer]]
+    ] = {}  # unit -> provider -> (key, offer)
     for offer in catalog.offers_at(day):
         unit_id = offer.tpu_id if offer.kind == "tpu" else offer.gpu_id
         if offer.serverless or unit_id is None or (unit_id not in gpu_ids and unit_id not in chips):
@@ -175,7 +188,11 @@ def representative_rentals(catalog: Catalog, rulebook: Rulebook, day: date,
     params = rulebook.rent_vs_buy
     rows = []
     for unit_id, providers in cheapest.items():
-        young = [pair for pair in providers.values() if months_between(pair[1].seen, day) <= params.offer_max_age_months]
+        young = [
+            pair
+            for pair in providers.values()
+            if months_between(pair[1].seen, day) <= params.offer_max_age_months
+        ]
         ranked = sorted(young or providers.values(), key=lambda pair: pair[0])
         key, offer = ranked[int(params.rental_quantile * (len(ranked) - 1) + 0.5)]
         rows.append(Rental(key[0], offer, chips.get(unit_id) or catalog.gpu(unit_id), len(ranked)))

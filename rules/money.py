@@ -44,7 +44,9 @@ class Pricing:
     used_max_age_months: int = 18
     street_over_msrp_months: int = 12
     shop_life_years: tuple[tuple[str, float], ...] = ()  # (line, years): a tuple keeps Pricing hashable
-    remnant_over_used: float = 0.0  # a new price above this many times the card's used price is not the market (0: off)
+    remnant_over_used: float = (
+        0.0  # a new price above this many times the card's used price is not the market (0: off)
+    )
 
     def in_shops(self, gpu: Gpu) -> bool:
         """Still sold new on the as-of date: within its line's shop life since launch (rule ``cost-efficiency``).
@@ -56,13 +58,21 @@ class Pricing:
         return years is None or (self.as_of - gpu.released).days < years * 365.25
 
     @classmethod
-    def for_question(cls, catalog: Catalog, as_of: date, currency: str, used_ok: bool,
-                     rulebook: Rulebook | None = None) -> Pricing:
+    def for_question(
+        cls, catalog: Catalog, as_of: date, currency: str, used_ok: bool, rulebook: Rulebook | None = None
+    ) -> Pricing:
         ages = {}
         if rulebook is not None:
             params = rulebook.cost_efficiency
-            ages = {name: getattr(params, name) for name in ("new_max_age_months", "used_max_age_months",
-                                                             "street_over_msrp_months", "remnant_over_used")}
+            ages = {
+                name: getattr(params, name)
+                for name in (
+                    "new_max_age_months",
+                    "used_max_age_months",
+                    "street_over_msrp_months",
+                    "remnant_over_used",
+                )
+            }
             ages["shop_life_years"] = tuple(params.shop_life_years.items())
         if currency == "USD":
             return cls(catalog, as_of, currency, used_ok, 1.0, as_of, "USD needs no conversion", **ages)
@@ -84,8 +94,16 @@ class Pricing:
             amount, converted = usd * point.price / point.price_usd, None
         else:
             amount, converted = usd * self.per_usd, point.currency
-        return Money(amount, self.currency, usd, point.seen.isoformat(), point.kind, point.source, point.estimate,
-                     converted)
+        return Money(
+            amount,
+            self.currency,
+            usd,
+            point.seen.isoformat(),
+            point.kind,
+            point.source,
+            point.estimate,
+            converted,
+        )
 
     def text(self, usd: float, point: PricePoint | None = None) -> str:
         """``usd`` as the asker reads it, the way the picks show their prices ("48,000 RUB"): what every line of an
@@ -132,8 +150,12 @@ class Pricing:
             return None
         kinds = ("new", "msrp") if kind == "new" else (kind,)
         current = [p for p in gpu.prices if p.kind in kinds and p.seen <= self.as_of and self.is_current(p)]
-        if any(p.kind == "new" and not p.estimate and months_between(p.seen, self.as_of) <= self.street_over_msrp_months
-               for p in current):
+        if any(
+            p.kind == "new"
+            and not p.estimate
+            and months_between(p.seen, self.as_of) <= self.street_over_msrp_months
+            for p in current
+        ):
             current = [p for p in current if p.kind != "msrp"]
         newest = max(current, key=lambda p: (not p.estimate, p.seen, p.kind == "new"), default=None)
         if newest is not None and kind == "new" and self.remnant_over_used:
@@ -147,11 +169,13 @@ class Pricing:
         known = [p for p in gpu.prices if p.seen <= self.as_of]
         return max(known, key=lambda p: (p.seen, p.kind != "msrp")) if known else None
 
-
     def stale(self, gpus: Iterable[Gpu]) -> list[tuple[Gpu, PricePoint]]:
         """(gpu, last known point) for each card that had a price but has no current one."""
-        return [(gpu, last) for gpu in gpus
-                if (last := self.last_known(gpu)) is not None and self.best_price(gpu) is None]
+        return [
+            (gpu, last)
+            for gpu in gpus
+            if (last := self.last_known(gpu)) is not None and self.best_price(gpu) is None
+        ]
 
 
 def months_between(earlier: date, later: date) -> int:

@@ -48,7 +48,7 @@ class NamedContext:
 
 
 def _count_word(count: int | None, language: str | None) -> str:
-    """"two" in English prose; a figure elsewhere."""
+    """ "two" in English prose; a figure elsewhere."""
     english = (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
     return COUNT_WORDS[count] if english and count is not None and count < len(COUNT_WORDS) else str(count)
 
@@ -74,17 +74,45 @@ def _named_one(ctx: NamedContext, asked: str, priced: dict[str, Offer], owned: b
     found = ctx.catalog.resolve(asked)
     gpu, lang, mine = found.gpu, ctx.language, True if owned else UNSET
     if gpu is None and asked in ctx.rentable:
-        return NamedCard(asked=asked, gpu=None, name=asked, status="compared",
-                         reason=say("named.rented_only", lang, name=asked), owned=mine)
+        return NamedCard(
+            asked=asked,
+            gpu=None,
+            name=asked,
+            status="compared",
+            reason=say("named.rented_only", lang, name=asked),
+            owned=mine,
+        )
     if gpu is None:
-        return NamedCard(asked=asked, gpu=None, name=asked, status="not-in-catalog",
-                         reason=say("named.not_in_catalog", lang, name=asked), owned=mine)
-    card: dict[str, Any] = {"asked": asked, "gpu": gpu.id, "name": gpu.name, "memory_gb": gpu.memory_gb,
-                            "form_factor": gpu.form_factor, "relative_performance": round(ctx.sizing.relative(gpu), 3),
-                            "guessed": None if found.exact else found.note, "owned": mine}
+        return NamedCard(
+            asked=asked,
+            gpu=None,
+            name=asked,
+            status="not-in-catalog",
+            reason=say("named.not_in_catalog", lang, name=asked),
+            owned=mine,
+        )
+    card: dict[str, Any] = {
+        "asked": asked,
+        "gpu": gpu.id,
+        "name": gpu.name,
+        "memory_gb": gpu.memory_gb,
+        "form_factor": gpu.form_factor,
+        "relative_performance": round(ctx.sizing.relative(gpu), 3),
+        "guessed": None if found.exact else found.note,
+        "owned": mine,
+    }
     if gpu.released > ctx.market.as_of:
-        return NamedCard(**card, status="not-released", reason=say(
-            "named.not_released", lang, name=gpu.name, released=gpu.released.isoformat(), date=ctx.market.as_of.isoformat()))
+        return NamedCard(
+            **card,
+            status="not-released",
+            reason=say(
+                "named.not_released",
+                lang,
+                name=gpu.name,
+                released=gpu.released.isoformat(),
+                date=ctx.market.as_of.isoformat(),
+            ),
+        )
     return _judged(ctx, gpu, card, priced.get(gpu.id))
 
 
@@ -102,39 +130,75 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     unbuildable = say("named.refused", lang, count=built, name=gpu.name, why=refused) if refused else ""
     if offer is not None:
         card["price"] = NamedPrice(round(offer.unit_usd, 2), offer.point.seen.isoformat(), offer.point.kind)
-    cards = {"need": _need_text(ctx), "count": _count_word(count, lang), "gb": f"{gpu.memory_gb:g}", "name": gpu.name}
+    cards = {
+        "need": _need_text(ctx),
+        "count": _count_word(count, lang),
+        "gb": f"{gpu.memory_gb:g}",
+        "name": gpu.name,
+    }
     if not fit.fits:
-        many = say("named.enough", lang, count=_count_word(enough, lang)) if enough else \
-            (say("named.not_even_eight", lang) if count < 8 and fit.sharded else "")
+        many = (
+            say("named.enough", lang, count=_count_word(enough, lang))
+            if enough
+            else (say("named.not_even_eight", lang) if count < 8 and fit.sharded else "")
+        )
         key = "named.does_not_hold" if count == 1 else "named.do_not_hold"
-        return NamedCard(**card, status="does-not-fit", reason=say(key, lang, many=many, **cards) + unbuildable)
-    speed = say("named.speed", lang, relative=f"{card['relative_performance']:.2f}", reference=ctx.reference.name) \
-        + (", " + say("pick.tokens", lang, tokens=f"{tps:.0f}") if tps else "")
+        return NamedCard(
+            **card, status="does-not-fit", reason=say(key, lang, many=many, **cards) + unbuildable
+        )
+    speed = say(
+        "named.speed", lang, relative=f"{card['relative_performance']:.2f}", reference=ctx.reference.name
+    ) + (", " + say("pick.tokens", lang, tokens=f"{tps:.0f}") if tps else "")
     unpriced = ""
     if offer is None:
         last = ctx.pricing.last_known(gpu)
-        unpriced = say("named.last_seen", lang, date=last.seen.isoformat(), price=ctx.pricing.text(last.price_usd, last),
-                       kind=term("price.kind", last.kind, lang)) if last else say("named.no_price", lang)
+        unpriced = (
+            say(
+                "named.last_seen",
+                lang,
+                date=last.seen.isoformat(),
+                price=ctx.pricing.text(last.price_usd, last),
+                kind=term("price.kind", last.kind, lang),
+            )
+            if last
+            else say("named.no_price", lang)
+        )
     if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
         holds = say("named.holds" if count == 1 else "named.hold", lang, **cards)
-        return NamedCard(**card, status="fits", reason=f"{holds} ({speed}{'; ' + unpriced if unpriced else ''}){unbuildable}")
+        return NamedCard(
+            **card,
+            status="fits",
+            reason=f"{holds} ({speed}{'; ' + unpriced if unpriced else ''}){unbuildable}",
+        )
     room = _room(ctx, gpu.memory_gb, count)
     if offer is None:
-        return NamedCard(**card, status="no-current-price", reason=f"{gpu.name}: {unpriced}; {speed}{room}{unbuildable}")
+        return NamedCard(
+            **card, status="no-current-price", reason=f"{gpu.name}: {unpriced}; {speed}{room}{unbuildable}"
+        )
     reason = f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB{room}{_priced(ctx, offer, count)}{unbuildable}"
     return NamedCard(**card, status="compared", reason=reason)
 
 
 def _priced(ctx: NamedContext, offer: Offer, count: int) -> str:
-    """"; 2,550 USD (new), 50 USD over the budget": a named card's price is half of what the asker weighs."""
+    """ "; 2,550 USD (new), 50 USD over the budget": a named card's price is half of what the asker weighs."""
     question, pricing = ctx.question, ctx.pricing
     total = offer.unit_usd * count
     money = pricing.money(total, offer.point)
-    text = say("named.price", question.language, count=f"{count} × " if count > 1 else "", amount=f"{money.amount:,.0f}",
-               currency=money.currency, kind=term("price.kind", offer.point.kind, question.language))
+    text = say(
+        "named.price",
+        question.language,
+        count=f"{count} × " if count > 1 else "",
+        amount=f"{money.amount:,.0f}",
+        currency=money.currency,
+        kind=term("price.kind", offer.point.kind, question.language),
+    )
     if question.budget and total > pricing.to_usd(question.budget) * BUDGET_SLACK:
-        text += say("named.over_budget", question.language, over=f"{money.amount - question.budget:,.0f}",
-                    currency=money.currency)
+        text += say(
+            "named.over_budget",
+            question.language,
+            over=f"{money.amount - question.budget:,.0f}",
+            currency=money.currency,
+        )
     return text
 
 
@@ -149,12 +213,19 @@ def _room(ctx: NamedContext, memory_gb: float, count: int) -> str:
         return ""
     job = job_for(question.refined(params_b=largest), ctx.rulebook)
     lang = question.language
-    return say("named.room", lang, params=f"{largest:g}", precision=term("precision", job.precision, lang),
-               method=term("method", METHOD_NAMES[job.method], lang), context=f"{job.context_tokens:,}")
+    return say(
+        "named.room",
+        lang,
+        params=f"{largest:g}",
+        precision=term("precision", job.precision, lang),
+        method=term("method", METHOD_NAMES[job.method], lang),
+        context=f"{job.context_tokens:,}",
+    )
 
 
 def _largest_model_b(ctx: NamedContext, memory_gb: float, count: int) -> float | None:
     """Largest dense model size (billions, two significant figures) whose job, as asked, fits: fit grows with size."""
+
     def fits(params_b: float) -> bool:
         return fit_on(job_for(ctx.question.refined(params_b=params_b), ctx.rulebook), memory_gb, count).fits
 
@@ -169,23 +240,43 @@ def _largest_model_b(ctx: NamedContext, memory_gb: float, count: int) -> float |
 
 
 def card_memory(question: Question, sizing: Sizing) -> tuple[NamedCard, ...]:
-    """"Will llama 13b fit on 8 GB": whether a card (or the cards asked for) of that memory holds the job."""
+    """ "Will llama 13b fit on 8 GB": whether a card (or the cards asked for) of that memory holds the job."""
     gb = question.card_memory_gb
     if not gb:
         return ()
     count = max(question.gpus, 1)
     fit = sizing.fit(gb, count)
     lang = question.language
-    cards = say("fit.cards", lang, count=count, gb=f"{gb:g}") if count > 1 else say("fit.one_card", lang, gb=f"{gb:g}")
+    cards = (
+        say("fit.cards", lang, count=count, gb=f"{gb:g}")
+        if count > 1
+        else say("fit.one_card", lang, gb=f"{gb:g}")
+    )
     verdict = say("fit.holds" if fit.fits else "fit.does_not_hold", lang)
-    return (NamedCard(asked=f"{gb:g} GB", gpu=None, name=cards, status="fits" if fit.fits else "does-not-fit",
-                      reason=say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.reason)),)
+    return (
+        NamedCard(
+            asked=f"{gb:g} GB",
+            gpu=None,
+            name=cards,
+            status="fits" if fit.fits else "does-not-fit",
+            reason=say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.reason),
+        ),
+    )
 
 
 def _need_text(ctx: NamedContext) -> str:
     question, lang = ctx.question, ctx.language
     job = job_for(question, ctx.rulebook)
-    what = job.model.name if job.model else (f"{question.params_b:g}B" if question.params_b else say("named.the_job", lang))
-    return say("named.need", lang, what=what, method=term("method", job.method, lang), precision=job.precision,
-               gb=f"{job.need.gb:.0f}")
-
+    what = (
+        job.model.name
+        if job.model
+        else (f"{question.params_b:g}B" if question.params_b else say("named.the_job", lang))
+    )
+    return say(
+        "named.need",
+        lang,
+        what=what,
+        method=term("method", job.method, lang),
+        precision=job.precision,
+        gb=f"{job.need.gb:.0f}",
+    )

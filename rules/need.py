@@ -24,8 +24,14 @@ __all__ = ["GB", "GIB_IN_GB", "METHOD_NAMES", "Counter", "precision_label"]
 
 GB = 1e9
 GIB_IN_GB = 2**30 / 1e9  # card memory is sold in GiB
-METHOD_NAMES = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
-                "pretrain": "pretraining", "train": "training"}
+METHOD_NAMES = {
+    "inference": "inference",
+    "lora": "LoRA",
+    "qlora": "QLoRA",
+    "full": "full fine-tuning",
+    "pretrain": "pretraining",
+    "train": "training",
+}
 
 
 def precision_label(precision: str, spec: ModelSpec | None, runtime: str | None = None) -> str:
@@ -67,7 +73,9 @@ class Counter:
             return float(spec.weights_gb * GB * 8 / (spec.params_b * GB))
         return float(self.p.bits_per_weight[precision])
 
-    def need(self, spec: ModelSpec, method: str, precision: str, context: int, batch: int) -> tuple[MemoryNeed, float]:
+    def need(
+        self, spec: ModelSpec, method: str, precision: str, context: int, batch: int
+    ) -> tuple[MemoryNeed, float]:
         """(memory on one card, the part of it that shards) for a named or sized model."""
         overhead = self.p.context_overhead_gb
         if method == "inference":
@@ -78,8 +86,9 @@ class Counter:
             return self._adapter_training(spec, method, overhead)
         return self._classic_training(spec, overhead)
 
-    def _inference(self, spec: ModelSpec, precision: str, context: int, batch: int,
-                   overhead: float) -> tuple[MemoryNeed, float]:
+    def _inference(
+        self, spec: ModelSpec, precision: str, context: int, batch: int, overhead: float
+    ) -> tuple[MemoryNeed, float]:
         params_b = spec.resident_params_b if spec.kind != "llm" and spec.resident_params_b else spec.params_b
         weights = params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
         if spec.kind == "llm":
@@ -93,16 +102,23 @@ class Counter:
                 part += self.say("job.text_encoders", params=f"{spec.params_b - params_b:.1f}")
             shardable = 0.0
         total = weights + working + overhead
-        how = self.say("job.inference", name=spec.name, weights=f"{weights:.1f}", precision=self.precision(precision, spec),
-                       part=part, overhead=f"{overhead:g}")
+        how = self.say(
+            "job.inference",
+            name=spec.name,
+            weights=f"{weights:.1f}",
+            precision=self.precision(precision, spec),
+            part=part,
+            overhead=f"{overhead:g}",
+        )
         if spec.reference_vram_gb and precision in ("16-bit", "fp32") and spec.reference_vram_gb > total:
             # the model's own code, as published, holds more (whisper keeps fp32 weights and beams): lean runtimes need less
             how += self.say("job.reference_need", gb=f"{spec.reference_vram_gb:g}")
             total = float(spec.reference_vram_gb)
         return MemoryNeed(total, how, spec.id), shardable
 
-    def _llm_training(self, spec: ModelSpec, method: str, precision: str, context: int, batch: int,
-                      overhead: float) -> tuple[MemoryNeed, float]:
+    def _llm_training(
+        self, spec: ModelSpec, method: str, precision: str, context: int, batch: int, overhead: float
+    ) -> tuple[MemoryNeed, float]:
         params = spec.params_b * GB
         if method in ("full", "pretrain"):
             states = params * self.p.full_bytes_per_param / GB
@@ -112,12 +128,25 @@ class Counter:
             adapters = _adapter_params(spec, self.p.lora_rank) * self.p.lora_bytes_per_param / GB
             states = base + adapters
             label = "NF4" if method == "qlora" else precision
-            parts = self.say("job.lora_states", base=f"{base:.1f}", label=label, adapters=f"{adapters:.1f}",
-                             rank=self.p.lora_rank)
+            parts = self.say(
+                "job.lora_states",
+                base=f"{base:.1f}",
+                label=label,
+                adapters=f"{adapters:.1f}",
+                rank=self.p.lora_rank,
+            )
         activations = self._checkpointed_activations(spec, context, batch) * (2 if precision == "fp32" else 1)
         total = states + activations + overhead
-        how = self.say("job.llm_training", name=spec.name, method=self.method(method), parts=parts,
-                       activations=f"{activations:.1f}", context=f"{context:,}", batch=batch, overhead=f"{overhead:g}")
+        how = self.say(
+            "job.llm_training",
+            name=spec.name,
+            method=self.method(method),
+            parts=parts,
+            activations=f"{activations:.1f}",
+            context=f"{context:,}",
+            batch=batch,
+            overhead=f"{overhead:g}",
+        )
         return MemoryNeed(total, how, spec.id), states
 
     def _checkpointed_activations(self, spec: ModelSpec, context: int, batch: int) -> float:
@@ -137,17 +166,29 @@ class Counter:
         adapters = params * self.p.lora_trainable_fraction * self.p.lora_bytes_per_param / GB
         activations = _activation_gb(spec) / 2  # 16-bit activations
         total = base + adapters + activations + overhead
-        how = self.say("job.adapter_training", name=spec.name, method=self.method(method), base=f"{base:.1f}",
-                       adapters=f"{adapters:.1f}", activations=f"{activations:.1f}", batch=spec.train_batch,
-                       overhead=f"{overhead:g}")
+        how = self.say(
+            "job.adapter_training",
+            name=spec.name,
+            method=self.method(method),
+            base=f"{base:.1f}",
+            adapters=f"{adapters:.1f}",
+            activations=f"{activations:.1f}",
+            batch=spec.train_batch,
+            overhead=f"{overhead:g}",
+        )
         return MemoryNeed(total, how, spec.id), 0.0
 
     def _classic_training(self, spec: ModelSpec, overhead: float) -> tuple[MemoryNeed, float]:
         """The 2019 count: weights, gradients and Adam in 32 bit, activations at the usual batch."""
         states = spec.params_b * GB * self.p.adam_bytes_per_param / GB
         activations = _activation_gb(spec)
-        how = self.say("job.classic_training", name=spec.name, states=f"{states:.1f}", activations=f"{activations:.1f}",
-                       batch=spec.train_batch)
+        how = self.say(
+            "job.classic_training",
+            name=spec.name,
+            states=f"{states:.1f}",
+            activations=f"{activations:.1f}",
+            batch=spec.train_batch,
+        )
         return MemoryNeed(states + activations + overhead, how, spec.id), 0.0
 
 

@@ -40,7 +40,11 @@ __all__ = ["Measured", "PerformanceModel", "TrainingStep", "workload_key"]
 
 RULE = "workload-priorities"
 DECODE_WORKLOAD = "llm_inference"
-STEP_NAMES = {"cnn": "CNN", "rnn": "LSTM", "transformer": "transformer"}  # the bench-agent step of each class, in words
+STEP_NAMES = {
+    "cnn": "CNN",
+    "rnn": "LSTM",
+    "transformer": "transformer",
+}  # the bench-agent step of each class, in words
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,9 @@ class Measured:
     hosts: int
     matmul_tflops: Mapping[str, float] = field(default_factory=dict)
     bandwidth_gb_s: float | None = None
-    decode_gb_s: float | None = None  # bandwidth LLM token generation reached at 16 bit (bench-agent llm_decode)
+    decode_gb_s: float | None = (
+        None  # bandwidth LLM token generation reached at 16 bit (bench-agent llm_decode)
+    )
     training: tuple[TrainingStep, ...] = ()
 
 
@@ -94,8 +100,13 @@ def workload_key(workload: str, task: str) -> str:
 class PerformanceModel:
     """Throughput per card and workload, relative to the reference card, cached per snapshot."""
 
-    def __init__(self, rulebook: Rulebook, reference: Accelerator, measurements: Mapping[str, Measured] | None = None,
-                 gpu_of: Callable[[str], Accelerator] | None = None) -> None:
+    def __init__(
+        self,
+        rulebook: Rulebook,
+        reference: Accelerator,
+        measurements: Mapping[str, Measured] | None = None,
+        gpu_of: Callable[[str], Accelerator] | None = None,
+    ) -> None:
         """``gpu_of`` finds a measured card's catalog entry (its training steps need its predicted rate)."""
         params = rulebook.workload_priorities
         self._classes = {name: spec.flops_per_byte for name, spec in params.classes.items()}
@@ -130,7 +141,9 @@ class PerformanceModel:
         software = self._software.get(gpu.software, 1.0)
         if not fast:
             return gpu.fp32_tflops * self._efficiency.shader * software
-        tensor = gpu.tensor_tflops.get(wanted) or gpu.tensor_tflops.get("fp16") or gpu.tensor_tflops.get("bf16")
+        tensor = (
+            gpu.tensor_tflops.get(wanted) or gpu.tensor_tflops.get("fp16") or gpu.tensor_tflops.get("bf16")
+        )
         if tensor:
             return tensor * self._efficiency.tensor * software
         return max(gpu.fp16_tflops, gpu.fp32_tflops) * self._efficiency.shader * software
@@ -144,7 +157,8 @@ class PerformanceModel:
     def _time(self, gpu: Accelerator, workload: str, precision: str, spec_only: bool = False) -> float:
         """Seconds per unit of work (arbitrary unit, the same for every card), corrected by the lab's training steps."""
         return sum(
-            weight * self._class_time(gpu, cls, precision, spec_only)
+            weight
+            * self._class_time(gpu, cls, precision, spec_only)
             / (1.0 if spec_only else self.training_factor(gpu.id, cls, precision))
             for cls, weight in self._mixes[workload].items()
         )
@@ -161,7 +175,9 @@ class PerformanceModel:
         other = "16-bit" if family == "fp32" else "fp32"
         return self._training.get((gpu_id, cls, family)) or self._training.get((gpu_id, cls, other))
 
-    def _training_factors(self, gpu_of: Callable[[str], Accelerator]) -> dict[tuple[str, str, str], tuple[float, int]]:
+    def _training_factors(
+        self, gpu_of: Callable[[str], Accelerator]
+    ) -> dict[tuple[str, str, str], tuple[float, int]]:
         """(card, class, fp32 | 16-bit) -> (bounded factor, hosts) from every group of two or more lab cards."""
         classes = self._lab.benchmarks
         groups: dict[tuple[str, str, str], dict[str, tuple[float, int]]] = defaultdict(dict)
@@ -174,7 +190,10 @@ class PerformanceModel:
                 if step.benchmark in classes and step.per_second > 0:
                     family = "fp32" if step.precision == "fp32" else "16-bit"
                     predicted = 1.0 / self._class_time(gpu, classes[step.benchmark], family)
-                    groups[(step.benchmark, step.tier, step.precision)][gpu_id] = (step.per_second / predicted, step.hosts)
+                    groups[(step.benchmark, step.tier, step.precision)][gpu_id] = (
+                        step.per_second / predicted,
+                        step.hosts,
+                    )
         logs: dict[tuple[str, str, str], list[tuple[float, int]]] = defaultdict(list)
         for (benchmark, _, precision), cards in groups.items():
             if len(cards) < self._lab.min_cards:
@@ -195,9 +214,13 @@ class PerformanceModel:
         """Seconds per unit of one class's work: ``I_c`` over compute plus the bytes over bandwidth (the roofline)."""
         compute = self.compute_tflops(gpu, precision, spec_only) * 1e12
         fast = precision == "fp32" or gpu.fast_16bit
-        return self._classes[cls] / compute + (self._bytes[precision] if fast else 1.0) / (self.memory_gb_s(gpu, spec_only) * 1e9)
+        return self._classes[cls] / compute + (self._bytes[precision] if fast else 1.0) / (
+            self.memory_gb_s(gpu, spec_only) * 1e9
+        )
 
-    def basis(self, gpu_id: str, workload: str, precision: str = "16-bit", language: str | None = None) -> str:
+    def basis(
+        self, gpu_id: str, workload: str, precision: str = "16-bit", language: str | None = None
+    ) -> str:
         """Where a card's figure for the workload comes from: "estimated from specs", or "measured on 2 lab
         hosts" and how far the lab's training steps of the workload's classes moved it at ``precision`` (in ``language``)."""
         measured = self._measured.get(gpu_id)
@@ -208,15 +231,21 @@ class PerformanceModel:
         for cls in self._mixes.get(workload, {}):
             if found := self._training_found(gpu_id, cls, precision):
                 factor, hosts = found
-                said += say("basis.training_step", language, name=STEP_NAMES[cls], factor=f"{factor:.2f}", hosts=hosts)
+                said += say(
+                    "basis.training_step", language, name=STEP_NAMES[cls], factor=f"{factor:.2f}", hosts=hosts
+                )
         return said
 
     def relative(self, gpu: Accelerator, workload: str, precision: str) -> float:
         """Throughput for the workload relative to the reference card in fp32 (1.0 = reference)."""
         key = (gpu.id, workload, precision)
         if key not in self._cache:
-            if workload == DECODE_WORKLOAD:  # token generation: the calibrated decode model, not the roofline mix
-                value = self._decode_rate(gpu, precision) / self._decode_rate(self.reference, "fp32", spec_only=True)
+            if (
+                workload == DECODE_WORKLOAD
+            ):  # token generation: the calibrated decode model, not the roofline mix
+                value = self._decode_rate(gpu, precision) / self._decode_rate(
+                    self.reference, "fp32", spec_only=True
+                )
             else:
                 value = self._reference_time[workload] / self._time(gpu, workload, precision)
             self._cache[key] = value
@@ -263,7 +292,9 @@ class PerformanceModel:
             return 0.0
         return self._decode.per_token_ms.get(gpu.software, 2.6) / 1000
 
-    def decode_bandwidth_gb_s(self, gpu: Accelerator, bits_per_weight: float, spec_only: bool = False) -> float:
+    def decode_bandwidth_gb_s(
+        self, gpu: Accelerator, bits_per_weight: float, spec_only: bool = False
+    ) -> float:
         """Bandwidth one generation stream reaches: datasheet x stack efficiency (x quantised, x wide-HBM factors).
 
         A lab-measured decode bandwidth replaces the whole estimate; else a measured triad bandwidth stands in
@@ -273,13 +304,22 @@ class PerformanceModel:
         measured = None if spec_only else self._measured.get(gpu.id)
         if measured and measured.decode_gb_s:  # the lab's own 16-bit decode: stack and card effects included
             return measured.decode_gb_s * (d.quantized_factor if bits_per_weight < 12 else 1.0)
-        peak = measured.bandwidth_gb_s / self._efficiency.bandwidth if measured and measured.bandwidth_gb_s else gpu.bandwidth_gb_s
+        peak = (
+            measured.bandwidth_gb_s / self._efficiency.bandwidth
+            if measured and measured.bandwidth_gb_s
+            else gpu.bandwidth_gb_s
+        )
         share = d.bandwidth_efficiency.get(gpu.software, min(d.bandwidth_efficiency.values()))
-        share = d.architecture_bandwidth_efficiency.get(getattr(gpu, "architecture", ""), share)  # e.g. Arc A vs B
+        share = d.architecture_bandwidth_efficiency.get(
+            getattr(gpu, "architecture", ""), share
+        )  # e.g. Arc A vs B
         if bits_per_weight < 12:
             share *= d.quantized_factor
-        if (getattr(gpu, "line", None) in d.hbm_lines and gpu.bandwidth_gb_s >= d.hbm_min_bandwidth_gb_s
-                and getattr(gpu, "arch_id", None) not in d.gddr_architectures):
+        if (
+            getattr(gpu, "line", None) in d.hbm_lines
+            and gpu.bandwidth_gb_s >= d.hbm_min_bandwidth_gb_s
+            and getattr(gpu, "arch_id", None) not in d.gddr_architectures
+        ):
             share *= d.hbm_factor
         return peak * share
 

@@ -37,8 +37,9 @@ class Renting:
     rulebook: Rulebook
     electricity: float  # USD per kWh
 
-    def rent_or_buy(self, market: Market, question: Question, pricing: Pricing, sizing: Sizing,
-                    top: Configuration | None) -> RentVsBuy | None:
+    def rent_or_buy(
+        self, market: Market, question: Question, pricing: Pricing, sizing: Sizing, top: Configuration | None
+    ) -> RentVsBuy | None:
         """Rent-vs-buy against ``top`` (None: nothing to buy).
 
         With a card to buy, the rental is the cheapest offer at least ``min_relative_speed`` ×
@@ -63,21 +64,41 @@ class Renting:
         best_tpu = next((r for r in value if isinstance(r.unit, TpuChip)), None)
         shown = [chosen] + [r for r in usable if r.unit.id in named] + [r for r in (best_gpu, best_tpu) if r]
         hours, assumed = self.hours_per_week(question)
-        options = tuple(_line(r, speed[r.unit.id], question.gpus, hours, pricing, r.unit.id in named)
-                        for r in _unique(shown))
+        options = tuple(
+            _line(r, speed[r.unit.id], question.gpus, hours, pricing, r.unit.id in named)
+            for r in _unique(shown)
+        )
         lang = question.language
         if top is None:
             result = _rent_only(self.rulebook, pricing, chosen, question.gpus, hours, options, lang)
         else:
-            result = with_changes(break_even(self.rulebook, pricing, chosen.offer, chosen.per_unit_usd * question.gpus,
-                                             top.gpu, question.gpus, top.total_usd, hours, self.electricity, lang),
-                                  options=options)
+            result = with_changes(
+                break_even(
+                    self.rulebook,
+                    pricing,
+                    chosen.offer,
+                    chosen.per_unit_usd * question.gpus,
+                    top.gpu,
+                    question.gpus,
+                    top.total_usd,
+                    hours,
+                    self.electricity,
+                    lang,
+                ),
+                options=options,
+            )
         offer = with_changes(result.offer, basis=_basis(chosen, None))
-        return with_changes(result, offer=offer, reason=say("rent.reason", lang, reason=result.reason,
-                                                            basis=_basis(chosen, lang), assumed=assumed))
+        return with_changes(
+            result,
+            offer=offer,
+            reason=say(
+                "rent.reason", lang, reason=result.reason, basis=_basis(chosen, lang), assumed=assumed
+            ),
+        )
 
-    def _holding(self, market: Market, question: Question, sizing: Sizing,
-                 named: frozenset[str]) -> tuple[list[Rental], dict[str, float], list[Rental]] | None:
+    def _holding(
+        self, market: Market, question: Question, sizing: Sizing, named: frozenset[str]
+    ) -> tuple[list[Rental], dict[str, float], list[Rental]] | None:
         """(the rentals that hold the job, their speeds, the same by cost per unit of work); None: none does."""
         suits_tpu = question.workload in self.rulebook.tpu_fit.good_for
         holds: dict[float, bool] = {}  # by memory size: many accelerators share one
@@ -94,7 +115,11 @@ class Renting:
             return None
         precision = question.precision or "16-bit"  # the question is settled: it has one
         speed = {r.unit.id: sizing.performance.relative(r.unit, sizing.work, precision) for r in usable}
-        return usable, speed, sorted(usable, key=lambda r: (r.per_unit_usd / max(speed[r.unit.id], 1e-9), r.unit.id))
+        return (
+            usable,
+            speed,
+            sorted(usable, key=lambda r: (r.per_unit_usd / max(speed[r.unit.id], 1e-9), r.unit.id)),
+        )
 
     def hours_per_week(self, question: Question) -> tuple[float, str]:
         """The asker's hours a week, else the rule's default: higher for a server or several cards, and why."""
@@ -102,10 +127,12 @@ class Renting:
         if question.hours_per_week:
             return question.hours_per_week, ""
         if question.setting == "server" or question.gpus > 1:
-            return params.server_hours_per_week, say("rent.server_hours", question.language,
-                                                     hours=f"{params.server_hours_per_week:g}")
-        return params.default_hours_per_week, say("rent.personal_hours", question.language,
-                                                  hours=f"{params.default_hours_per_week:g}")
+            return params.server_hours_per_week, say(
+                "rent.server_hours", question.language, hours=f"{params.server_hours_per_week:g}"
+            )
+        return params.default_hours_per_week, say(
+            "rent.personal_hours", question.language, hours=f"{params.default_hours_per_week:g}"
+        )
 
 
 def _basis(rental: Rental, language: str | None) -> str:
@@ -122,13 +149,20 @@ def tpu_chips(catalog: Catalog) -> dict[str, TpuChip]:
         tensor = {"bf16": spec.bf16_tflops, "fp16": spec.bf16_tflops}
         if spec.int8_tops:
             tensor["int8"] = spec.int8_tops
-        chips[tpu_id] = TpuChip(spec.id, spec.name, spec.hbm_gb, spec.bandwidth_gb_s or 0.0, MappingProxyType(tensor),
-                                spec.bf16_tflops / 3, spec.bf16_tflops)
+        chips[tpu_id] = TpuChip(
+            spec.id,
+            spec.name,
+            spec.hbm_gb,
+            spec.bandwidth_gb_s or 0.0,
+            MappingProxyType(tensor),
+            spec.bf16_tflops / 3,
+            spec.bf16_tflops,
+        )
     return chips
 
 
 def tpu_named(catalog: Catalog, name: str) -> TpuChip | None:
-    """"tpu v5e", "Cloud TPU v6e", "trillium" -> the chip."""
+    """ "tpu v5e", "Cloud TPU v6e", "trillium" -> the chip."""
     key = _key(name).removeprefix("google").removeprefix("cloud")
     for chip in tpu_chips(catalog).values():
         nicknames = {_key(n) for n in re.findall(r"\((\w+)\)", chip.name)}
@@ -155,42 +189,93 @@ def _unique(rentals: list[Rental]) -> list[Rental]:
     return list(first.values())
 
 
-def _line(rental: Rental, relative: float, count: int, hours: float, pricing: Pricing, named: bool) -> RentOption:
+def _line(
+    rental: Rental, relative: float, count: int, hours: float, pricing: Pricing, named: bool
+) -> RentOption:
     """One rental option: what, where, per hour (on demand and spot), speed and a year at ``hours`` a week."""
     offer, per_hour = rental.offer, rental.per_unit_usd * count
     spot = offer.spot_per_hour / offer.count * count if offer.spot_per_hour else None
     return RentOption(
-        kind="tpu" if isinstance(rental.unit, TpuChip) else "gpu", id=rental.unit.id, name=rental.unit.name,
-        provider=offer.provider, instance=offer.instance, accelerator=offer.accelerator, count=count,
-        per_hour=pricing.money(per_hour), spot_per_hour=pricing.money(spot) if spot else None,
-        relative_performance=relative, per_year=pricing.money(per_hour * hours * 52),
-        seen=offer.seen.isoformat(), source=offer.source, basis=_basis(rental, None), named=named,
+        kind="tpu" if isinstance(rental.unit, TpuChip) else "gpu",
+        id=rental.unit.id,
+        name=rental.unit.name,
+        provider=offer.provider,
+        instance=offer.instance,
+        accelerator=offer.accelerator,
+        count=count,
+        per_hour=pricing.money(per_hour),
+        spot_per_hour=pricing.money(spot) if spot else None,
+        relative_performance=relative,
+        per_year=pricing.money(per_hour * hours * 52),
+        seen=offer.seen.isoformat(),
+        source=offer.source,
+        basis=_basis(rental, None),
+        named=named,
     )
 
 
-def _rent_only(rulebook: Rulebook, pricing: Pricing, rental: Rental, count: int, hours: float,
-               options: tuple[RentOption, ...], language: str | None = None) -> RentVsBuy:
+def _rent_only(
+    rulebook: Rulebook,
+    pricing: Pricing,
+    rental: Rental,
+    count: int,
+    hours: float,
+    options: tuple[RentOption, ...],
+    language: str | None = None,
+) -> RentVsBuy:
     """Nothing to buy (none named can be, or none fits the budget): what renting costs over the rule's years."""
     rent_usd = rental.per_unit_usd * count
-    years = tuple(RentYear(y, round(hours * 52 * y), None, pricing.money(rent_usd * hours * 52 * y), "rent")
-                  for y in rulebook.rent_vs_buy.years)
+    years = tuple(
+        RentYear(y, round(hours * 52 * y), None, pricing.money(rent_usd * hours * 52 * y), "rent")
+        for y in rulebook.rent_vs_buy.years
+    )
     per_year = pricing.money(rent_usd * hours * 52)
     return RentVsBuy(
-        offer=_offer(rental.offer, count), rent_per_hour=pricing.money(rent_usd), own_power_per_hour=pricing.money(0.0),
-        break_even_hours=None, hours_per_week=hours, yearly=years, cheaper="rent",
-        reason=say("rent.only", language, count=count, name=rental.unit.name, price=f"{per_year.amount:,.0f}", currency=per_year.currency,
-                   hours=f"{hours:g}"),
+        offer=_offer(rental.offer, count),
+        rent_per_hour=pricing.money(rent_usd),
+        own_power_per_hour=pricing.money(0.0),
+        break_even_hours=None,
+        hours_per_week=hours,
+        yearly=years,
+        cheaper="rent",
+        reason=say(
+            "rent.only",
+            language,
+            count=count,
+            name=rental.unit.name,
+            price=f"{per_year.amount:,.0f}",
+            currency=per_year.currency,
+            hours=f"{hours:g}",
+        ),
         options=options,
     )
 
 
 def _offer(offer: CloudOffer, count: int) -> RentOffer:
-    return RentOffer(provider=offer.provider, instance=offer.instance, accelerator=offer.accelerator,
-                     gpu=offer.gpu_id, tpu=offer.tpu_id, count=count, seen=offer.seen.isoformat(), source=offer.source)
+    return RentOffer(
+        provider=offer.provider,
+        instance=offer.instance,
+        accelerator=offer.accelerator,
+        gpu=offer.gpu_id,
+        tpu=offer.tpu_id,
+        count=count,
+        seen=offer.seen.isoformat(),
+        source=offer.source,
+    )
 
 
-def break_even(rulebook: Rulebook, pricing: Pricing, offer: CloudOffer, rent_usd_per_hour: float, gpu: Gpu, count: int,
-               buy_usd: float, hours_per_week: float | None, electricity_usd_per_kwh: float, language: str | None = None) -> RentVsBuy:
+def break_even(
+    rulebook: Rulebook,
+    pricing: Pricing,
+    offer: CloudOffer,
+    rent_usd_per_hour: float,
+    gpu: Gpu,
+    count: int,
+    buy_usd: float,
+    hours_per_week: float | None,
+    electricity_usd_per_kwh: float,
+    language: str | None = None,
+) -> RentVsBuy:
     """Break-even hours and 1/2-year totals of buying ``count`` × ``gpu`` versus renting ``offer``."""
     params = rulebook.rent_vs_buy
     watts = gpu.tdp_w * count + params.system_power_w
@@ -203,14 +288,29 @@ def break_even(rulebook: Rulebook, pricing: Pricing, offer: CloudOffer, rent_usd
         used_hours = hours * 52 * year
         own = buy_usd + power_usd * used_hours
         rent = rent_usd_per_hour * used_hours
-        years.append(RentYear(year, round(used_hours), pricing.money(own), pricing.money(rent), "buy" if own < rent else "rent"))
+        years.append(
+            RentYear(
+                year,
+                round(used_hours),
+                pricing.money(own),
+                pricing.money(rent),
+                "buy" if own < rent else "rent",
+            )
+        )
     cheaper = years[-1].cheaper
     if hours_at_break_even is None:
         reason = say("rent.rent_is_cheaper", language)
     else:
         weeks = hours_at_break_even / hours
-        reason = say("rent.break_even", language, hours=f"{hours_at_break_even:,.0f}", per_week=f"{hours:g}", years=f"{weeks / 52:.1f}",
-                     horizon=params.years[-1], cheaper=say(f"rent.cheaper.{cheaper}", language))
+        reason = say(
+            "rent.break_even",
+            language,
+            hours=f"{hours_at_break_even:,.0f}",
+            per_week=f"{hours:g}",
+            years=f"{weeks / 52:.1f}",
+            horizon=params.years[-1],
+            cheaper=say(f"rent.cheaper.{cheaper}", language),
+        )
     return RentVsBuy(
         offer=_offer(offer, count),
         rent_per_hour=pricing.money(rent_usd_per_hour),

@@ -22,10 +22,18 @@ from typing import Any
 
 from rules.errors import SettingsError
 
-__all__ = ["EnvSettings", "SettingsError", "api_url_setting", "comma_list", "data_dir_setting", "effective_rows",
-           "non_negative_float", "read_env", "setting", "settings_rows"]
-
-
+__all__ = [
+    "EnvSettings",
+    "SettingsError",
+    "api_url_setting",
+    "comma_list",
+    "data_dir_setting",
+    "effective_rows",
+    "non_negative_float",
+    "read_env",
+    "setting",
+    "settings_rows",
+]
 
 
 def read_env(name: str) -> str | None:
@@ -36,8 +44,14 @@ def read_env(name: str) -> str | None:
     return value if value not in (None, "") else None
 
 
-def setting(env: str, default: Any, doc: str, parse: Callable[[str], Any] = str, secret: bool = False,
-            shown: str | None = None) -> Any:
+def setting(
+    env: str,
+    default: Any,
+    doc: str,
+    parse: Callable[[str], Any] = str,
+    secret: bool = False,
+    shown: str | None = None,
+) -> Any:
     """A dataclass field read from ``env`` when the object is built (``default`` may be a factory)."""
 
     def factory() -> Any:
@@ -49,8 +63,10 @@ def setting(env: str, default: Any, doc: str, parse: Callable[[str], Any] = str,
         except ValueError as exc:
             raise SettingsError(f"{env}={raw!r} is not valid: {exc}") from None
 
-    return field(default_factory=factory,
-                 metadata={"env": env, "doc": doc, "default": default if shown is None else shown, "secret": secret})
+    return field(
+        default_factory=factory,
+        metadata={"env": env, "doc": doc, "default": default if shown is None else shown, "secret": secret},
+    )
 
 
 def non_negative_float(raw: str) -> float:
@@ -71,22 +87,33 @@ def _default_data_dir() -> Path:
 
 # The two variables more than one package reads, defined once so they mean one thing.
 
+
 def data_dir_setting() -> Any:
-    return setting("WHICHGPU_DATA_DIR", _default_data_dir, "Directory for the embedded SQLite database and the agent spool.",
-                   Path, shown="~/.local/share/whichgpu")
+    return setting(
+        "WHICHGPU_DATA_DIR",
+        _default_data_dir,
+        "Directory for the embedded SQLite database and the agent spool.",
+        Path,
+        shown="~/.local/share/whichgpu",
+    )
 
 
 def api_url_setting() -> Any:
-    return setting("WHICHGPU_API_URL", "http://127.0.0.1:8000",
-                   "Base URL of the service, used by the bench agent and by the bot over Socket Mode.")
+    return setting(
+        "WHICHGPU_API_URL",
+        "http://127.0.0.1:8000",
+        "Base URL of the service, used by the bench agent and by the bot over Socket Mode.",
+    )
 
 
 class EnvSettings:
     """Base of the settings dataclasses (declared with ``repr=False``): a repr that never prints secrets."""
 
     def __repr__(self) -> str:
-        shown = {f.name: ("***" if f.metadata.get("secret") and getattr(self, f.name) else getattr(self, f.name))
-                 for f in fields(self)}  # type: ignore[arg-type]
+        shown = {
+            f.name: ("***" if f.metadata.get("secret") and getattr(self, f.name) else getattr(self, f.name))
+            for f in fields(self)
+        }  # type: ignore[arg-type]
         return f"{type(self).__name__}({shown})"
 
 
@@ -100,7 +127,11 @@ def settings_rows(*classes: type) -> list[tuple[str, str, str]]:
     rows: dict[str, tuple[str, str, str]] = {}
     for cls in classes:
         for f in _env_fields(cls):
-            row = (f.metadata["env"], "" if f.metadata["default"] in (None, ()) else str(f.metadata["default"]), f.metadata["doc"])
+            row = (
+                f.metadata["env"],
+                "" if f.metadata["default"] in (None, ()) else str(f.metadata["default"]),
+                f.metadata["doc"],
+            )
             if rows.setdefault(row[0], row) != row:
                 raise SettingsError(f"{row[0]} is defined twice with different defaults or meanings")
     return list(rows.values())

@@ -24,7 +24,19 @@ if TYPE_CHECKING:
     from rules.knowledge import Gpu, Rulebook
     from rules.performance import PerformanceModel
 
-__all__ = ["Floor", "Keep", "MemoryWorth", "Terms", "TermsContext", "UsedCards", "Wait", "build_slots", "kept_configurations", "terms_for", "too_wide_reason"]
+__all__ = [
+    "Floor",
+    "Keep",
+    "MemoryWorth",
+    "Terms",
+    "TermsContext",
+    "UsedCards",
+    "Wait",
+    "build_slots",
+    "kept_configurations",
+    "terms_for",
+    "too_wide_reason",
+]
 
 
 @dataclass(frozen=True)
@@ -106,13 +118,17 @@ class Terms:
     keeps: tuple[Keep, ...]  # in rule order
     floor: Floor | None
     used: UsedCards
-    threshold: float  # rule cost-efficiency: a step up must buy this share of the best value's worth per dollar
+    threshold: (
+        float  # rule cost-efficiency: a step up must buy this share of the best value's worth per dollar
+    )
     avoid_lines: tuple[str, ...]  # rule product-lines: lines that never lead a desktop answer
     server: bool  # a server question: data-centre lines may lead it
     worth: MemoryWorth | None
     wait: Wait | None
     rent: bool  # rule rent-vs-buy: renting is weighed
-    refusal: Callable[[Gpu, int], Said | None]  # rules multi-gpu-heat and power-and-slots: why N of a card cannot go in one box
+    refusal: Callable[
+        [Gpu, int], Said | None
+    ]  # rules multi-gpu-heat and power-and-slots: why N of a card cannot go in one box
 
     def headline(self, c: Configuration) -> bool:
         """What may lead an answer (rule ``product-lines``): no module that needs a whole server, and on a desktop no
@@ -151,17 +167,32 @@ def terms_for(ctx: TermsContext) -> Terms:
     avoid = tuple(rulebook.product_lines.poor_value_lines)
     if q.memory_gb or reference is not None:  # memory asked, or needed beyond consumer cards
         avoid = tuple(line for line in avoid if line not in rulebook.product_lines.memory_bound_lines)
-    floor = None if q.memory_gb else memory_floor(rulebook, ctx.as_of, q.workload, q.task, q.experience, ctx.language)
-    threshold = rulebook.cost_efficiency.step_up_threshold if ctx.asker.budget_usd is not None \
+    floor = (
+        None
+        if q.memory_gb
+        else memory_floor(rulebook, ctx.as_of, q.workload, q.task, q.experience, ctx.language)
+    )
+    threshold = (
+        rulebook.cost_efficiency.step_up_threshold
+        if ctx.asker.budget_usd is not None
         else rulebook.cost_efficiency.no_budget_threshold
+    )
     worth = None
     if reference is not None:
         worth = MemoryWorth(reference[0], reference[1], reference[2], rulebook.memory_value.speed_share)
     owned = ctx.asker.owned
-    return Terms(keeps=_keeps(ctx), floor=floor, used=_used_cards(ctx), threshold=threshold, avoid_lines=avoid,
-                 server=q.setting == "server", worth=worth,
-                 wait=_keep_yours(ctx, owned, floor) if owned is not None else None, rent=q.cloud_ok,
-                 refusal=_refusal(ctx))
+    return Terms(
+        keeps=_keeps(ctx),
+        floor=floor,
+        used=_used_cards(ctx),
+        threshold=threshold,
+        avoid_lines=avoid,
+        server=q.setting == "server",
+        worth=worth,
+        wait=_keep_yours(ctx, owned, floor) if owned is not None else None,
+        rent=q.cloud_ok,
+        refusal=_refusal(ctx),
+    )
 
 
 def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
@@ -169,15 +200,26 @@ def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
     keeps: list[Keep | None] = []
     if q.experience == "hobby":
         max_tdp = rulebook.persona_not_serious.max_tdp_w
-        keeps.append(Keep("persona-not-serious", lambda c: (c.gpu.tdp_w or 0) <= max_tdp,
-                          ctx.say("rule.persona_not_serious.keep", watts=f"{max_tdp:g}")))
+        keeps.append(
+            Keep(
+                "persona-not-serious",
+                lambda c: (c.gpu.tdp_w or 0) <= max_tdp,
+                ctx.say("rule.persona_not_serious.keep", watts=f"{max_tdp:g}"),
+            )
+        )
     keeps += [_software_support(ctx), _training_limits(ctx)]
     if ctx.asker.cuda_only:
         safe = rulebook.vendor_nvidia.safe_stack
-        keeps.append(Keep("vendor-nvidia", lambda c: bool(c.gpu.software == safe), ctx.say("rule.vendor_nvidia.keep")))
+        keeps.append(
+            Keep("vendor-nvidia", lambda c: bool(c.gpu.software == safe), ctx.say("rule.vendor_nvidia.keep"))
+        )
     if q.gpus > rulebook.one_machine.gpus_per_machine and q.setting == "server":
         # the server setting already admits server parts (rules.market); the line says so beside the other filters
-        keeps.append(Keep("one-machine", lambda c: True, ctx.say("rule.one_machine.server", gpus=q.gpus), when="always"))
+        keeps.append(
+            Keep(
+                "one-machine", lambda c: True, ctx.say("rule.one_machine.server", gpus=q.gpus), when="always"
+            )
+        )
     if ctx.asker.owned is not None:
         keeps.append(_upgrade(ctx, ctx.asker.owned))
     return tuple(k for k in keeps if k is not None)
@@ -187,19 +229,36 @@ def _software_support(ctx: TermsContext) -> Keep | None:
     """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet (rows 'limited')."""
     rows, language = ctx.rulebook.software_support, ctx.language
     task = "inference" if ctx.job.method == "inference" else "training"
-    dropped = {(row.software, arch): row for row in rows.dropped if row.from_ <= ctx.as_of for arch in row.architectures}
+    dropped = {
+        (row.software, arch): row
+        for row in rows.dropped
+        if row.from_ <= ctx.as_of
+        for arch in row.architectures
+    }
     limited = _limited_support(ctx, task)
     if not dropped and not limited:
         return None
     reasons = [why for _, why in limited]
     if dropped:
         row = next(iter(dropped.values()))
-        reasons.insert(0, say("rule.software_support.keep", language, architectures=", ".join(row.architectures),
-                              since=row.from_.isoformat()[:7], source=cited(row.source.name, language)))
+        reasons.insert(
+            0,
+            say(
+                "rule.software_support.keep",
+                language,
+                architectures=", ".join(row.architectures),
+                since=row.from_.isoformat()[:7],
+                source=cited(row.source.name, language),
+            ),
+        )
     out = frozenset(stack for stacks, _ in limited for stack in stacks)
     gone = frozenset(dropped)
-    return Keep("software-support", lambda c: (c.gpu.software, c.gpu.architecture) not in gone and c.gpu.software not in out,
-                "; ".join(reasons), when="some-fail")
+    return Keep(
+        "software-support",
+        lambda c: (c.gpu.software, c.gpu.architecture) not in gone and c.gpu.software not in out,
+        "; ".join(reasons),
+        when="some-fail",
+    )
 
 
 def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...], str]]:
@@ -211,13 +270,26 @@ def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...]
     for row in ctx.rulebook.software_support.limited:
         if not row.from_ <= day < row.until:
             continue
-        if (row.task or task) != task or workload not in row.workloads \
-                or (row.precisions is not None and precision not in row.precisions):
+        if (
+            (row.task or task) != task
+            or workload not in row.workloads
+            or (row.precisions is not None and precision not in row.precisions)
+        ):
             continue
         stacks = tuple(row.software)
-        found.append((stacks, say("rule.software_support.limited", language, stacks=", ".join(stacks),
-                                  day=day.isoformat(), what=term("limited", row.what, language),
-                                  source=cited(row.source.name, language))))
+        found.append(
+            (
+                stacks,
+                say(
+                    "rule.software_support.limited",
+                    language,
+                    stacks=", ".join(stacks),
+                    day=day.isoformat(),
+                    what=term("limited", row.what, language),
+                    source=cited(row.source.name, language),
+                ),
+            )
+        )
     return found
 
 
@@ -229,9 +301,15 @@ def _training_limits(ctx: TermsContext) -> Keep | None:
         return None
     adapters = method in ctx.rulebook.training_limits.adapter_methods
     fit = ("full", "adapters") if adapters else ("full",)
-    return Keep("training-limits", lambda c: c.gpu.trains in fit,
-                ctx.say("rule.training_limits.keep_adapters" if adapters else "rule.training_limits.keep",
-                        method=term("method", METHOD_NAMES[method], ctx.language)), when="both")
+    return Keep(
+        "training-limits",
+        lambda c: c.gpu.trains in fit,
+        ctx.say(
+            "rule.training_limits.keep_adapters" if adapters else "rule.training_limits.keep",
+            method=term("method", METHOD_NAMES[method], ctx.language),
+        ),
+        when="both",
+    )
 
 
 def _upgrade(ctx: TermsContext, owned: Gpu) -> Keep:
@@ -243,10 +321,19 @@ def _upgrade(ctx: TermsContext, owned: Gpu) -> Keep:
     def upgrade(c: Configuration) -> bool:
         if c.speed < mine or c.gpu.memory_gb < owned.memory_gb:
             return False
-        return c.gpu.memory_gb > owned.memory_gb if more_memory else c.speed >= gain * mine or c.gpu.memory_gb > owned.memory_gb
-    reason = ctx.say("rule.persona_already_own.keep", name=owned.name, relative=f"{mine:.2f}", gb=f"{owned.memory_gb:g}") \
-        + (ctx.say("rule.persona_already_own.more_memory") if more_memory
-           else ctx.say("rule.persona_already_own.faster", gain=f"{gain:g}"))
+        return (
+            c.gpu.memory_gb > owned.memory_gb
+            if more_memory
+            else c.speed >= gain * mine or c.gpu.memory_gb > owned.memory_gb
+        )
+
+    reason = ctx.say(
+        "rule.persona_already_own.keep", name=owned.name, relative=f"{mine:.2f}", gb=f"{owned.memory_gb:g}"
+    ) + (
+        ctx.say("rule.persona_already_own.more_memory")
+        if more_memory
+        else ctx.say("rule.persona_already_own.faster", gain=f"{gain:g}")
+    )
     return Keep("persona-already-own", upgrade, reason, when="always")
 
 
@@ -258,8 +345,17 @@ def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | No
     if job.method == "inference" and job.model is not None and fit_on(job, owned.memory_gb, 1).fits:
         tps = ctx.performance.tokens_per_second(owned, job, 1) if job.is_llm else None
         speed = ctx.say("rule.persona_already_own.tokens", tokens=f"{tps:.0f}") if tps else ""
-        return Wait(ctx.say("rule.persona_already_own.holds", name=owned.name, model=job.model.name,
-                            gb=f"{job.need.gb:.0f}", precision=job.precision, speed=speed), suggestion)
+        return Wait(
+            ctx.say(
+                "rule.persona_already_own.holds",
+                name=owned.name,
+                model=job.model.name,
+                gb=f"{job.need.gb:.0f}",
+                precision=job.precision,
+                speed=speed,
+            ),
+            suggestion,
+        )
     if ctx.question.workload in params.unless_workloads or (floor is not None and owned.memory_gb < floor.gb):
         return None
     mine = ctx.speed(owned)
@@ -267,9 +363,19 @@ def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | No
     threshold = ctx.speed(ctx.gpu(params.threshold_gpu)) / then
     if mine < threshold * now:
         return None
-    return Wait(ctx.say("rule.persona_already_own.still_good", name=owned.name, relative=f"{mine:.2f}",
-                        reference=ctx.performance.reference.name, workload=term("workload", _label(ctx), ctx.language),
-                        share=f"{mine / now:.0%}", year=ctx.as_of.year, seed_year=params.seed_date.year), suggestion)
+    return Wait(
+        ctx.say(
+            "rule.persona_already_own.still_good",
+            name=owned.name,
+            relative=f"{mine:.2f}",
+            reference=ctx.performance.reference.name,
+            workload=term("workload", _label(ctx), ctx.language),
+            share=f"{mine / now:.0%}",
+            year=ctx.as_of.year,
+            seed_year=params.seed_date.year,
+        ),
+        suggestion,
+    )
 
 
 def _label(ctx: TermsContext) -> str:
@@ -282,8 +388,12 @@ def workload_label(rulebook: Rulebook, work: str) -> str:
     mix = params.workloads[work]
     if len(mix) == 1:
         return params.classes[next(iter(mix))].label
-    return {"general": "general deep learning", "kaggle": "Kaggle work", "rl": "reinforcement learning",
-            "llm_inference": "LLM inference"}.get(work, work)
+    return {
+        "general": "general deep learning",
+        "kaggle": "Kaggle work",
+        "rl": "reinforcement learning",
+        "llm_inference": "LLM inference",
+    }.get(work, work)
 
 
 def _used_cards(ctx: TermsContext) -> UsedCards:
@@ -300,25 +410,46 @@ def _used_cards(ctx: TermsContext) -> UsedCards:
     else:
         why = ctx.say("rule.used_cards.market")
     new_only = several and not q.used_ok
-    return UsedCards(new_only, None if new_only else params.used_when_new_costs_more_than, params.used_min_saving,
-                     why, several)
+    return UsedCards(
+        new_only,
+        None if new_only else params.used_when_new_costs_more_than,
+        params.used_min_saving,
+        why,
+        several,
+    )
 
 
-def memory_floor(rulebook: Rulebook, as_of: date, workload: str, task: str, experience: str | None,
-                 language: str | None) -> Floor | None:
+def memory_floor(
+    rulebook: Rulebook, as_of: date, workload: str, task: str, experience: str | None, language: str | None
+) -> Floor | None:
     """The latest floor row for the workload, task and experience on the date, worded (rule ``memory-floor``)."""
     best = None
     for row in rulebook.memory_floor.floors:
-        if (row.workload == workload and row.task in ("any", task) and row.from_ <= as_of
-                and row.experience in (None, experience)) \
-                and (best is None or (row.from_, row.gb) > (best.from_, best.gb)):
+        if (
+            row.workload == workload
+            and row.task in ("any", task)
+            and row.from_ <= as_of
+            and row.experience in (None, experience)
+        ) and (best is None or (row.from_, row.gb) > (best.from_, best.gb)):
             best = row
     if best is None:
         return None
-    what = say("rule.memory_floor.what_training" if best.task == "training" else "rule.memory_floor.what_work", language,
-               workload=term("task", workload, language))
-    return Floor(best.gb, say("rule.memory_floor.floor", language, gb=f"{best.gb:g}", what=what,
-                              since=best.from_.isoformat()[:7], source=cited(best.source.name, language)))
+    what = say(
+        "rule.memory_floor.what_training" if best.task == "training" else "rule.memory_floor.what_work",
+        language,
+        workload=term("task", workload, language),
+    )
+    return Floor(
+        best.gb,
+        say(
+            "rule.memory_floor.floor",
+            language,
+            gb=f"{best.gb:g}",
+            what=what,
+            since=best.from_.isoformat()[:7],
+            source=cited(best.source.name, language),
+        ),
+    )
 
 
 def memory_reference(ctx: TermsContext) -> tuple[Job, float, str] | None:
@@ -335,8 +466,11 @@ def memory_reference(ctx: TermsContext) -> tuple[Job, float, str] | None:
     reference = job_for(q.refined(model=row.model, params_b=None), ctx.rulebook)
     if reference.model is None:
         return None
-    name = ctx.say("rule.memory_value.class", model=reference.model.name,
-                   method=term("method", METHOD_NAMES[reference.method], ctx.language))
+    name = ctx.say(
+        "rule.memory_value.class",
+        model=reference.model.name,
+        method=term("method", METHOD_NAMES[reference.method], ctx.language),
+    )
     return reference, reference.need.gb, name
 
 
@@ -351,12 +485,21 @@ def too_wide_reason(rulebook: Rulebook, question: Question, gpu: Gpu, count: int
     """Why ``count`` of ``gpu`` take more slots than the box has (rule ``power-and-slots``); None when they fit."""
     power = rulebook.power_and_slots
     server = question.setting in ("server", "cloud")
-    most, message = (power.server_max_slots, "rule.power_and_slots.server_slots") if server \
+    most, message = (
+        (power.server_max_slots, "rule.power_and_slots.server_slots")
+        if server
         else (power.max_slots, "rule.power_and_slots.slots")
+    )
     slots = build_slots(rulebook, gpu, count)
     if slots and slots * count > most:
-        return say(message, question.language, count=count, slots=f"{slots:g}", total=f"{slots * count:g}",
-                   max_slots=most)
+        return say(
+            message,
+            question.language,
+            count=count,
+            slots=f"{slots:g}",
+            total=f"{slots * count:g}",
+            max_slots=most,
+        )
     return None
 
 
@@ -367,7 +510,11 @@ def _refusal(ctx: TermsContext) -> Callable[[Gpu, int], Said | None]:
     heat, language = ctx.rulebook.multi_gpu_heat, ctx.language
     server = ctx.question.setting in ("server", "cloud")
     power = ctx.rulebook.power_and_slots
-    open_air, blower_slots, max_slots = heat.small_card_max_open_air, float(power.blower_slots), power.max_slots
+    open_air, blower_slots, max_slots = (
+        heat.small_card_max_open_air,
+        float(power.blower_slots),
+        power.max_slots,
+    )
 
     def refuse(gpu: Gpu, count: int) -> Said | None:
         if gpu.form_factor == "system" and count > 1:
@@ -381,13 +528,24 @@ def _refusal(ctx: TermsContext) -> Callable[[Gpu, int], Said | None]:
             return Said("rule.multi_gpu_heat.desktop", language, (("count", count),))
         slots = blower_slots if count > open_air and blower else gpu.slots  # build_slots, on the desk
         if slots and slots * count > max_slots:
-            return Said("rule.power_and_slots.slots", language, (("count", count), ("slots", f"{slots:g}"),
-                                                                 ("total", f"{slots * count:g}"), ("max_slots", max_slots)))
+            return Said(
+                "rule.power_and_slots.slots",
+                language,
+                (
+                    ("count", count),
+                    ("slots", f"{slots:g}"),
+                    ("total", f"{slots * count:g}"),
+                    ("max_slots", max_slots),
+                ),
+            )
         return None
+
     return refuse
 
 
-def kept_configurations(configs: Sequence[Configuration], keeps: tuple[Keep, ...]) -> tuple[Configuration, ...]:
+def kept_configurations(
+    configs: Sequence[Configuration], keeps: tuple[Keep, ...]
+) -> tuple[Configuration, ...]:
     """The configurations every filter that applies to them passes."""
     tests = [keep.test for keep in keeps if keep.applies(configs)]
     return tuple(c for c in configs if all(test(c) for test in tests))

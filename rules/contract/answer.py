@@ -119,8 +119,12 @@ class Pick(_Part, kw_only=True, frozen=True):
     condition: Literal["new", "used"] = "new"
 
     def __post_init__(self) -> None:
-        for name, digits in (("relative_performance", 3), ("performance_per_1000", 3), ("memory_gb", 1),
-                             ("effective_memory_gb", 1)):
+        for name, digits in (
+            ("relative_performance", 3),
+            ("performance_per_1000", 3),
+            ("memory_gb", 1),
+            ("effective_memory_gb", 1),
+        ):
             force_setattr(self, name, round(getattr(self, name), digits))
         if self.tokens_per_second is not None:
             force_setattr(self, "tokens_per_second", round(self.tokens_per_second, 1))
@@ -300,11 +304,18 @@ class Answer(_Part, kw_only=True, frozen=True):
 
     def __post_init__(self) -> None:
         if not self.performance_basis:  # said by the picks, unless decoded from an answer that says it
-            hosts = sum(p.performance_basis.hosts for p in self.picks if p.performance_basis.kind == "measured")
-            force_setattr(self, "performance_basis",
-                          f"measured on {hosts} lab host{'s' * (hosts != 1)}" if hosts else "estimated from specs")
+            hosts = sum(
+                p.performance_basis.hosts for p in self.picks if p.performance_basis.kind == "measured"
+            )
+            force_setattr(
+                self,
+                "performance_basis",
+                f"measured on {hosts} lab host{'s' * (hosts != 1)}" if hosts else "estimated from specs",
+            )
         force_setattr(self, "alternatives", dict(sorted(self.alternatives.items())))
-        force_setattr(self, "memory_need", msgspec.structs.replace(self.memory_need, gb=round(self.memory_need.gb, 1)))
+        force_setattr(
+            self, "memory_need", msgspec.structs.replace(self.memory_need, gb=round(self.memory_need.gb, 1))
+        )
 
     @property
     def language(self) -> str:

@@ -41,8 +41,12 @@ __all__ = [
 
 # The values a question's fields take: each Literal is the one list of its field's values (the request
 # type and the published schema are generated from it; the tuples below are read from it).
-Workload = Literal["cnn", "rnn", "transformer", "llm", "image-generation", "speech", "rl", "kaggle", "general"]
-Precision = Literal["fp32", "16-bit", "fp8", "8-bit", "4-bit"]  # widest first: the verdict's fallback steps down it
+Workload = Literal[
+    "cnn", "rnn", "transformer", "llm", "image-generation", "speech", "rl", "kaggle", "general"
+]
+Precision = Literal[
+    "fp32", "16-bit", "fp8", "8-bit", "4-bit"
+]  # widest first: the verdict's fallback steps down it
 Task = Literal["training", "inference"]
 # How the model is used; None lets the engine choose for the job and say so.
 Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
@@ -79,17 +83,30 @@ MAX_NAME_CHARS = 100
 MAX_TEXT_CHARS = 2000
 
 
-
-
 class AskRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     """POST /v1/ask: free text, optionally continuing a conversation; its published JSON Schema is generated from this type."""
 
-    text: Annotated[str, msgspec.Meta(max_length=MAX_TEXT_CHARS, description="The question in plain words, e.g. 'nlp $800'.")]
-    conversation_id: Annotated[str, msgspec.Meta(
-        pattern="^[A-Za-z0-9_-]{1,64}$", description="Continue this conversation: the text refines its last question.")] | None = None
-    start_conversation: Annotated[bool, msgspec.Meta(
-        description="Keep this question so follow-ups sent with the returned conversation_id refine it. Without it (and "
-                    "without conversation_id) the question is answered and nothing is stored.")] = False
+    text: Annotated[
+        str,
+        msgspec.Meta(max_length=MAX_TEXT_CHARS, description="The question in plain words, e.g. 'nlp $800'."),
+    ]
+    conversation_id: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                pattern="^[A-Za-z0-9_-]{1,64}$",
+                description="Continue this conversation: the text refines its last question.",
+            ),
+        ]
+        | None
+    ) = None
+    start_conversation: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Keep this question so follow-ups sent with the returned conversation_id refine it. Without it (and "
+            "without conversation_id) the question is answered and nothing is stored."
+        ),
+    ] = False
 
 
 def _any_case(word: str) -> str:
@@ -103,55 +120,131 @@ def _positive(upper: float, description: str | None = None) -> Any:
 CURRENCY_PATTERN = f"^({'|'.join(_any_case(code) for code in CURRENCIES)})$"
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME_CHARS)]
 # A real date from 2010 on (EARLIEST_AS_OF); that it is not in the future is left to Question.check, which knows today.
-AS_OF_PATTERN = ("^(20[1-9][0-9]-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)"
-                 "|20(1[26]|[2468][048]|[3579][26])-02-29)$")
+AS_OF_PATTERN = (
+    "^(20[1-9][0-9]-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)"
+    "|20(1[26]|[2468][048]|[3579][26])-02-29)$"
+)
 
 
-class RecommendationRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+class RecommendationRequest(
+    msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, omit_defaults=True
+):
     """POST /v1/recommendations: the structured question, every field optional. The one statement of each
     field's values and limits: the published schema is generated from it and :meth:`Question.check` reads it."""
 
     workload: Annotated[Workload, msgspec.Meta(description="What the GPU is for.")] = "general"
     budget: Annotated[float, _positive(MAX_BUDGET, "Total budget for all GPUs, in `currency`.")] | None = None
-    currency: Annotated[str, msgspec.Meta(pattern=CURRENCY_PATTERN, description=f"One of {', '.join(CURRENCIES)} (any case).")] = "USD"
+    currency: Annotated[
+        str, msgspec.Meta(pattern=CURRENCY_PATTERN, description=f"One of {', '.join(CURRENCIES)} (any case).")
+    ] = "USD"
     gpus: Annotated[int, msgspec.Meta(ge=1, le=MAX_GPUS, description="Number of GPUs.")] = 1
-    precision: Annotated[Precision | None, msgspec.Meta(
-        description="Number format of weights (and training); null lets the engine pick the job's usual one and say so.")] = None
+    precision: Annotated[
+        Precision | None,
+        msgspec.Meta(
+            description="Number format of weights (and training); null lets the engine pick the job's usual one and say so."
+        ),
+    ] = None
     model: Annotated[Name | None, msgspec.Meta(description="A named model, e.g. 'llama-13b'.")] = None
     params_b: Annotated[float, _positive(2000, "Model size in billions of parameters.")] | None = None
     memory_gb: Annotated[float, _positive(4096, "Memory the job needs, GB.")] | None = None
-    card_memory_gb: Annotated[float, _positive(4096, "Memory of the card the asker has in mind, GB ('will llama 13b fit "
-                                                     "on 8 GB'); the job's need still comes from the model.")] | None = None
+    card_memory_gb: (
+        Annotated[
+            float,
+            _positive(
+                4096,
+                "Memory of the card the asker has in mind, GB ('will llama 13b fit "
+                "on 8 GB'); the job's need still comes from the model.",
+            ),
+        ]
+        | None
+    ) = None
     task: Task = "training"
-    gpus_fixed: Annotated[bool, msgspec.Meta(
-        description="The count of GPUs was said ('on a single gpu'): no more cards are added to hold the job.")] = False
+    gpus_fixed: Annotated[
+        bool,
+        msgspec.Meta(
+            description="The count of GPUs was said ('on a single gpu'): no more cards are added to hold the job."
+        ),
+    ] = False
     used_ok: Annotated[bool, msgspec.Meta(description="Used cards are fine.")] = False
     cloud_ok: Annotated[bool, msgspec.Meta(description="Renting in the cloud is an option.")] = True
     hours_per_week: Annotated[float, _positive(168)] | None = None
-    as_of: Annotated[str, msgspec.Meta(pattern=AS_OF_PATTERN, description=(
-        "Advice as it stood on this date (2010-01-01 … today): only cards released and prices known by then."))] | None = None
+    as_of: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                pattern=AS_OF_PATTERN,
+                description=(
+                    "Advice as it stood on this date (2010-01-01 … today): only cards released and prices known by then."
+                ),
+            ),
+        ]
+        | None
+    ) = None
     experience: Experience | None = None
     owned_gpu: Annotated[Name | None, msgspec.Meta(description="A GPU you already have.")] = None
-    compare: Annotated[tuple[Name, ...], msgspec.Meta(max_length=MAX_COMPARED,
-                                                      description="GPU names to compare (with intent 'compare').")] = ()
-    intent: Annotated[Intent, msgspec.Meta(description="'compare' ranks the cards in `compare`.")] = "recommend"
-    method: Annotated[Method | None, msgspec.Meta(description=(
-        "How the model is used: inference, LoRA, QLoRA, full fine-tuning or pretraining; null lets the engine choose and say so."))] = None
-    objective: Annotated[Objective | None, msgspec.Meta(description=(
-        "What best means: null is the best within the budget with diminishing returns; cheapest is the least that does the job."))] = None
-    setting: Annotated[Setting | None, msgspec.Meta(
-        description="Where the hardware lives: a desktop PC, a server or rack, or rented in the cloud only.")] = None
-    context_tokens: Annotated[int, msgspec.Meta(ge=1, le=MAX_CONTEXT_TOKENS,
-                                                description="Context length in tokens, for the KV cache and activations.")] | None = None
-    batch: Annotated[int, msgspec.Meta(ge=1, le=MAX_BATCH, description="Batch size (concurrent sequences for inference).")] | None = None
+    compare: Annotated[
+        tuple[Name, ...],
+        msgspec.Meta(max_length=MAX_COMPARED, description="GPU names to compare (with intent 'compare')."),
+    ] = ()
+    intent: Annotated[Intent, msgspec.Meta(description="'compare' ranks the cards in `compare`.")] = (
+        "recommend"
+    )
+    method: Annotated[
+        Method | None,
+        msgspec.Meta(
+            description=(
+                "How the model is used: inference, LoRA, QLoRA, full fine-tuning or pretraining; null lets the engine choose and say so."
+            )
+        ),
+    ] = None
+    objective: Annotated[
+        Objective | None,
+        msgspec.Meta(
+            description=(
+                "What best means: null is the best within the budget with diminishing returns; cheapest is the least that does the job."
+            )
+        ),
+    ] = None
+    setting: Annotated[
+        Setting | None,
+        msgspec.Meta(
+            description="Where the hardware lives: a desktop PC, a server or rack, or rented in the cloud only."
+        ),
+    ] = None
+    context_tokens: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=MAX_CONTEXT_TOKENS,
+                description="Context length in tokens, for the KV cache and activations.",
+            ),
+        ]
+        | None
+    ) = None
+    batch: (
+        Annotated[
+            int,
+            msgspec.Meta(ge=1, le=MAX_BATCH, description="Batch size (concurrent sequences for inference)."),
+        ]
+        | None
+    ) = None
     language: Annotated[Language | None, msgspec.Meta(description="Language of the answer's prose.")] = None
-    runtime: Annotated[Runtime | None, msgspec.Meta(description=(
-        "LLM runtime: llama.cpp (also Ollama, LM Studio: GGUF files, cards split by layers) or vllm (also SGLang, TGI, "
-        "TensorRT-LLM: cards in tensor parallel); null: vllm for several users or a server, else llama.cpp."))] = None
+    runtime: Annotated[
+        Runtime | None,
+        msgspec.Meta(
+            description=(
+                "LLM runtime: llama.cpp (also Ollama, LM Studio: GGUF files, cards split by layers) or vllm (also SGLang, TGI, "
+                "TensorRT-LLM: cards in tensor parallel); null: vllm for several users or a server, else llama.cpp."
+            )
+        ),
+    ] = None
 
     def question(self, today: date) -> Question:
         """The question this body asks, checked as every face's question is."""
-        return Question.from_dict({name: getattr(self, name) for name in self.__struct_fields__ if name != "intent"}, today)
+        return Question.from_dict(
+            {name: getattr(self, name) for name in self.__struct_fields__ if name != "intent"}, today
+        )
 
 
 def check_text(text: Any) -> str:
@@ -169,7 +262,9 @@ def check_text(text: Any) -> str:
 def as_of_refusal(day: date, today: date) -> str | None:
     """Why ``day`` cannot be a question's date, worded to follow the field's name on any face; None if it can."""
     if day < EARLIEST_AS_OF:
-        return f"must be on or after {EARLIEST_AS_OF.isoformat()}: the catalog starts in the deep-learning era"
+        return (
+            f"must be on or after {EARLIEST_AS_OF.isoformat()}: the catalog starts in the deep-learning era"
+        )
     if day > today:
         return f"{day.isoformat()} is in the future; the catalog only knows the past"
     return None
@@ -207,7 +302,9 @@ class Question:
     # The memory of the card the asker has in mind ("will llama 13b fit on 8 GB"): the job's
     # need still comes from the model; the answer says whether it fits in this much.
     card_memory_gb: float | None = None
-    runtime: str | None = None  # "llama.cpp" or "vllm" (:data:`Runtime`); None: by the users served and the setting
+    runtime: str | None = (
+        None  # "llama.cpp" or "vllm" (:data:`Runtime`); None: by the users served and the setting
+    )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], today: date | None = None) -> Question:
@@ -221,7 +318,9 @@ class Question:
             try:
                 values["as_of"] = date.fromisoformat(values["as_of"])
             except ValueError:
-                raise QuestionError("as_of", f"as_of must be a date like 2019-04-03, not {values['as_of']!r}") from None
+                raise QuestionError(
+                    "as_of", f"as_of must be a date like 2019-04-03, not {values['as_of']!r}"
+                ) from None
         if "compare" in values:
             if not isinstance(values["compare"], (list, tuple)):
                 raise QuestionError("compare", "compare must be a list of GPU names")
@@ -243,8 +342,13 @@ class Question:
             _number("budget", self.budget)
             if self.budget <= 0:
                 raise QuestionError("budget", "budget must be positive")
-            if self.budget > MAX_BUDGET_USD_EQUIVALENT * (RUB_PER_USD_AT_MOST if self.currency == "RUB" else 1):
-                raise QuestionError("budget", "budget is beyond anything a GPU purchase needs; give it in the currency's units, e.g. 2000")
+            if self.budget > MAX_BUDGET_USD_EQUIVALENT * (
+                RUB_PER_USD_AT_MOST if self.currency == "RUB" else 1
+            ):
+                raise QuestionError(
+                    "budget",
+                    "budget is beyond anything a GPU purchase needs; give it in the currency's units, e.g. 2000",
+                )
         if self.as_of is not None:
             if not isinstance(self.as_of, date):
                 raise QuestionError("as_of", "as_of must be a date like 2019-04-03")
@@ -276,11 +380,18 @@ def _parts(hint: Any) -> tuple[Any, dict[str, Any], bool]:
     while True:
         if get_origin(hint) is Annotated:
             for meta in hint.__metadata__:
-                limits |= {k: getattr(meta, k) for k in ("gt", "ge", "le", "min_length", "max_length") if getattr(meta, k, None) is not None}
+                limits |= {
+                    k: getattr(meta, k)
+                    for k in ("gt", "ge", "le", "min_length", "max_length")
+                    if getattr(meta, k, None) is not None
+                }
             hint = get_args(hint)[0]
         elif get_origin(hint) in (Union, UnionType):
             kinds = [kind for kind in get_args(hint) if kind is not type(None)]
-            optional, hint = len(kinds) < len(get_args(hint)), (kinds[0] if len(kinds) == 1 else Union[tuple(kinds)])
+            optional, hint = (
+                len(kinds) < len(get_args(hint)),
+                (kinds[0] if len(kinds) == 1 else Union[tuple(kinds)]),
+            )
         else:
             return hint, limits, optional
 
@@ -295,6 +406,7 @@ def _judge(hint: Any) -> Judge:
             if value not in allowed:
                 _one_of(name, value, allowed)
     elif kind is bool:
+
         def judge(name: str, value: Any) -> None:
             if not isinstance(value, bool):
                 raise QuestionError(name, f"{name} must be true or false")
@@ -321,7 +433,9 @@ def _judge(hint: Any) -> Judge:
         most, item = limits["max_length"], _parts(get_args(kind)[0])[1]
 
         def judge(name: str, value: Any) -> None:
-            if len(value) > most or not all(isinstance(v, str) and item["min_length"] <= len(v) <= item["max_length"] for v in value):
+            if len(value) > most or not all(
+                isinstance(v, str) and item["min_length"] <= len(v) <= item["max_length"] for v in value
+            ):
                 raise QuestionError(name, f"{name} takes up to {most} GPU names")
     else:
         raise TypeError(f"no check for a question field of type {kind!r}")
@@ -333,5 +447,7 @@ def _judge(hint: Any) -> Judge:
 # Every field of the request that is a field of the question, but the two whose limits depend on another
 # value (the budget on the currency, the date on today) and the currency, whose pattern takes any case.
 _JUDGES: tuple[tuple[str, Judge], ...] = tuple(
-    (name, _judge(hint)) for name, hint in get_type_hints(RecommendationRequest, include_extras=True).items()
-    if name in {f.name for f in fields(Question)} - {"budget", "as_of", "currency"})
+    (name, _judge(hint))
+    for name, hint in get_type_hints(RecommendationRequest, include_extras=True).items()
+    if name in {f.name for f in fields(Question)} - {"budget", "as_of", "currency"}
+)

@@ -20,15 +20,47 @@ from rules.explain.plan import PLAN
 __all__ = ["ORDER", "REGISTRY", "Evidence", "Explained", "Lines", "explain"]
 
 # The order the rules speak in, within each part of an answer.
-ORDER = ("persona-not-serious", "persona-beginner", "persona-kaggle", "persona-nlp-researcher",
-         "persona-cv-mt-researcher", "persona-almost-no-money", "persona-little-money", "software-support",
-         "training-limits", "workload-priorities", "memory-fit", "multi-gpu-speedup", "separate-experiments",
-         "memory-floor", "used-cards", "memory-value", "cost-efficiency", "16-bit-memory", "16-bit-speed",
-         "vendor-nvidia", "vendor-amd", "vendor-intel", "product-lines", "multi-gpu-heat", "power-and-slots",
-         "geforce-licence", "one-machine", "persona-already-own", "cloud-role", "tpu-fit", "no-unreleased-chips",
-         "memory-caveat", "spec-dimensions", "rent-vs-buy")
-REGISTRY: dict[str, RuleLines] = {rule_id: function for family in (PEOPLE, MEMORY, MONEY, HARDWARE, PLAN)
-                                  for rule_id, function in family.items()}
+ORDER = (
+    "persona-not-serious",
+    "persona-beginner",
+    "persona-kaggle",
+    "persona-nlp-researcher",
+    "persona-cv-mt-researcher",
+    "persona-almost-no-money",
+    "persona-little-money",
+    "software-support",
+    "training-limits",
+    "workload-priorities",
+    "memory-fit",
+    "multi-gpu-speedup",
+    "separate-experiments",
+    "memory-floor",
+    "used-cards",
+    "memory-value",
+    "cost-efficiency",
+    "16-bit-memory",
+    "16-bit-speed",
+    "vendor-nvidia",
+    "vendor-amd",
+    "vendor-intel",
+    "product-lines",
+    "multi-gpu-heat",
+    "power-and-slots",
+    "geforce-licence",
+    "one-machine",
+    "persona-already-own",
+    "cloud-role",
+    "tpu-fit",
+    "no-unreleased-chips",
+    "memory-caveat",
+    "spec-dimensions",
+    "rent-vs-buy",
+)
+REGISTRY: dict[str, RuleLines] = {
+    rule_id: function
+    for family in (PEOPLE, MEMORY, MONEY, HARDWARE, PLAN)
+    for rule_id, function in family.items()
+}
 
 
 class Explained:
@@ -47,8 +79,12 @@ class Explained:
 
     def named(self, count: int) -> list[Finding]:
         """The lines on the ``count`` named cards: card by card, each in rule order."""
-        return [line for index in range(count) for lines in self._lines
-                if lines.named and (line := lines.named[index]) is not None]
+        return [
+            line
+            for index in range(count)
+            for lines in self._lines
+            if lines.named and (line := lines.named[index]) is not None
+        ]
 
     def excluded(self, excluded: list[Excluded]) -> list[Excluded]:
         """The cards left out worth naming, as the rules that speak of them say (rule ``memory-caveat``)."""

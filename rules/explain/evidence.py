@@ -62,18 +62,25 @@ class Lines:
     choice: tuple[Finding, ...] = ()  # the choice made
     cards: tuple[tuple[Finding, ...], ...] = ()  # one entry per configuration shown (empty: nothing to say)
     named: tuple[Finding | None, ...] = ()  # one entry per card named (empty: nothing to say)
-    left_out: tuple[Excluded, ...] | None = None  # the cards left out worth naming, where the rule decides them
+    left_out: tuple[Excluded, ...] | None = (
+        None  # the cards left out worth naming, where the rule decides them
+    )
 
 
 RuleLines = Callable[[Evidence], Lines]
 
 
-def each(evidence: Evidence, card: Callable[[Configuration], Sequence[Finding]]) -> tuple[tuple[Finding, ...], ...]:
+def each(
+    evidence: Evidence, card: Callable[[Configuration], Sequence[Finding]]
+) -> tuple[tuple[Finding, ...], ...]:
     """A rule's lines on every configuration shown."""
     return tuple(tuple(card(c)) for c in evidence.shown)
 
 
 def kept(evidence: Evidence, rule_id: str) -> tuple[Finding, ...]:
     """The line of the rule's filter, where it applies to the configurations."""
-    return tuple(Finding(rule_id, "applied", keep.reason) for keep in evidence.terms.keeps
-                 if keep.rule == rule_id and keep.applies(evidence.configs))
+    return tuple(
+        Finding(rule_id, "applied", keep.reason)
+        for keep in evidence.terms.keeps
+        if keep.rule == rule_id and keep.applies(evidence.configs)
+    )

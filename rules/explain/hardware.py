@@ -18,10 +18,23 @@ def workload_priorities(evidence: Evidence) -> Lines:
     job, language = evidence.job, evidence.language
 
     def card(c: Configuration) -> list[Finding]:
-        return [Finding("workload-priorities", "applied", evidence.say(
-            "rule.workload_priorities.card", relative=f"{c.relative:.2f}", reference=evidence.reference.name,
-            workload=term("workload", evidence.label, language), precision=job.compute_precision,
-            basis=evidence.performance.basis(c.gpu.id, evidence.work, job.compute_precision, language)))]
+        return [
+            Finding(
+                "workload-priorities",
+                "applied",
+                evidence.say(
+                    "rule.workload_priorities.card",
+                    relative=f"{c.relative:.2f}",
+                    reference=evidence.reference.name,
+                    workload=term("workload", evidence.label, language),
+                    precision=job.compute_precision,
+                    basis=evidence.performance.basis(
+                        c.gpu.id, evidence.work, job.compute_precision, language
+                    ),
+                ),
+            )
+        ]
+
     return Lines(cards=each(evidence, card))
 
 
@@ -35,19 +48,41 @@ def vendor_nvidia(evidence: Evidence) -> Lines:
         if c.gpu.software == params.safe_stack:
             return []
         share = efficiency.get(c.gpu.software, 1.0)
-        return [Finding("vendor-nvidia", "applied", evidence.say("rule.vendor_nvidia.card", software=c.gpu.software,
-                                                                 share=f"{share:.0%}"))]
+        return [
+            Finding(
+                "vendor-nvidia",
+                "applied",
+                evidence.say("rule.vendor_nvidia.card", software=c.gpu.software, share=f"{share:.0%}"),
+            )
+        ]
+
     return Lines(kept=kept(evidence, "vendor-nvidia"), cards=each(evidence, card))
 
 
 def vendor_amd(evidence: Evidence) -> Lines:
-    return Lines(cards=each(evidence, lambda c: [Finding("vendor-amd", "warning", evidence.say(
-        "rule.vendor_amd.card", name=c.gpu.name))] if c.gpu.vendor == "amd" else []))
+    return Lines(
+        cards=each(
+            evidence,
+            lambda c: (
+                [Finding("vendor-amd", "warning", evidence.say("rule.vendor_amd.card", name=c.gpu.name))]
+                if c.gpu.vendor == "amd"
+                else []
+            ),
+        )
+    )
 
 
 def vendor_intel(evidence: Evidence) -> Lines:
-    return Lines(cards=each(evidence, lambda c: [Finding("vendor-intel", "warning", evidence.say(
-        "rule.vendor_intel.card", name=c.gpu.name))] if c.gpu.vendor == "intel" else []))
+    return Lines(
+        cards=each(
+            evidence,
+            lambda c: (
+                [Finding("vendor-intel", "warning", evidence.say("rule.vendor_intel.card", name=c.gpu.name))]
+                if c.gpu.vendor == "intel"
+                else []
+            ),
+        )
+    )
 
 
 def product_lines(evidence: Evidence) -> Lines:
@@ -57,11 +92,15 @@ def product_lines(evidence: Evidence) -> Lines:
     def card(c: Configuration) -> list[Finding]:
         found = []
         if c.gpu.line in avoid:
-            found.append(Finding("product-lines", "warning", evidence.say("rule.product_lines.poor_value",
-                                                                          line=c.gpu.line)))
+            found.append(
+                Finding(
+                    "product-lines", "warning", evidence.say("rule.product_lines.poor_value", line=c.gpu.line)
+                )
+            )
         if c.gpu.founders_edition and c.gpu.line == "geforce":
             found.append(Finding("product-lines", "info", evidence.say("rule.product_lines.founders")))
         return found
+
     return Lines(cards=each(evidence, card))
 
 
@@ -71,11 +110,21 @@ def multi_gpu_heat(evidence: Evidence) -> Lines:
 
     def card(c: Configuration) -> list[Finding]:
         gpu, count = c.gpu, c.count
-        limit = heat.big_card_max_open_air if (gpu.tdp_w or 0) >= heat.big_card_tdp_w else heat.small_card_max_open_air
-        if count <= limit or gpu.form_factor != "pcie" or "passive" in gpu.cooling or gpu.cooling == ("blower",):
+        limit = (
+            heat.big_card_max_open_air
+            if (gpu.tdp_w or 0) >= heat.big_card_tdp_w
+            else heat.small_card_max_open_air
+        )
+        if (
+            count <= limit
+            or gpu.form_factor != "pcie"
+            or "passive" in gpu.cooling
+            or gpu.cooling == ("blower",)
+        ):
             return []  # blower-only boards (workstation cards) are made to sit side by side
         key = "rule.multi_gpu_heat.blower" if "blower" in gpu.cooling else "rule.multi_gpu_heat.no_blower"
         return [Finding("multi-gpu-heat", "warning", evidence.say(key, count=count, name=gpu.name))]
+
     return Lines(cards=each(evidence, card))
 
 
@@ -88,29 +137,51 @@ def power_and_slots(evidence: Evidence) -> Lines:
         if c.gpu.tdp_w:
             watts = c.gpu.tdp_w * c.count + power.system_power_w
             psu = int(-(-watts * power.psu_headroom // 50) * 50)
-            found.append(Finding("power-and-slots", "info", evidence.say("rule.power_and_slots.psu", watts=watts, psu=psu)))
+            found.append(
+                Finding(
+                    "power-and-slots", "info", evidence.say("rule.power_and_slots.psu", watts=watts, psu=psu)
+                )
+            )
         if why := too_wide_reason(evidence.rulebook, evidence.question, c.gpu, c.count):
             found.append(Finding("power-and-slots", "warning", why))
         return found
+
     return Lines(cards=each(evidence, card))
 
 
 def geforce_licence(evidence: Evidence) -> Lines:
     """NVIDIA's data-centre licence on GeForce cards, for builds of several."""
     from_gpus = evidence.rulebook.geforce_licence.from_gpus
-    return Lines(cards=each(evidence, lambda c: [Finding("geforce-licence", "warning", evidence.say(
-        "rule.geforce_licence.card"))] if c.gpu.line == "geforce" and c.gpu.vendor == "nvidia" and c.count >= from_gpus
-        else []))
+    return Lines(
+        cards=each(
+            evidence,
+            lambda c: (
+                [Finding("geforce-licence", "warning", evidence.say("rule.geforce_licence.card"))]
+                if c.gpu.line == "geforce" and c.gpu.vendor == "nvidia" and c.count >= from_gpus
+                else []
+            ),
+        )
+    )
 
 
 def spec_dimensions(evidence: Evidence) -> Lines:
     """A name the catalog does not know is said to be unknown."""
-    return Lines(named=tuple(Finding("spec-dimensions", "info", e.reason) if e.status == "not-in-catalog" else None
-                             for e in evidence.named))
+    return Lines(
+        named=tuple(
+            Finding("spec-dimensions", "info", e.reason) if e.status == "not-in-catalog" else None
+            for e in evidence.named
+        )
+    )
 
 
 HARDWARE: dict[str, RuleLines] = {
-    "workload-priorities": workload_priorities, "vendor-nvidia": vendor_nvidia, "vendor-amd": vendor_amd,
-    "vendor-intel": vendor_intel, "product-lines": product_lines, "multi-gpu-heat": multi_gpu_heat,
-    "power-and-slots": power_and_slots, "geforce-licence": geforce_licence, "spec-dimensions": spec_dimensions,
+    "workload-priorities": workload_priorities,
+    "vendor-nvidia": vendor_nvidia,
+    "vendor-amd": vendor_amd,
+    "vendor-intel": vendor_intel,
+    "product-lines": product_lines,
+    "multi-gpu-heat": multi_gpu_heat,
+    "power-and-slots": power_and_slots,
+    "geforce-licence": geforce_licence,
+    "spec-dimensions": spec_dimensions,
 }

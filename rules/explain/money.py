@@ -14,16 +14,26 @@ def cost_efficiency(evidence: Evidence) -> Lines:
     """The choice weighed speed for money; a used pick's price is dated; a named card without a current price."""
     made = evidence.choice
     choice: tuple[Finding, ...] = ()
-    if made is not None and made.top is not None and evidence.question.objective != "cheapest":  # its own note says why
+    if (
+        made is not None and made.top is not None and evidence.question.objective != "cheapest"
+    ):  # its own note says why
         choice = (Finding("cost-efficiency", "applied", evidence.say("rule.cost_efficiency.choice")),)
 
     def card(c: Configuration) -> list[Finding]:
         if c.offer.condition != "used":
             return []
-        return [Finding("cost-efficiency", "info", evidence.say("rule.cost_efficiency.used",
-                                                                date=c.offer.point.seen.isoformat()))]
-    named = tuple(Finding("cost-efficiency", "info", e.reason) if e.status == "no-current-price" else None
-                  for e in evidence.named)
+        return [
+            Finding(
+                "cost-efficiency",
+                "info",
+                evidence.say("rule.cost_efficiency.used", date=c.offer.point.seen.isoformat()),
+            )
+        ]
+
+    named = tuple(
+        Finding("cost-efficiency", "info", e.reason) if e.status == "no-current-price" else None
+        for e in evidence.named
+    )
     return Lines(choice=choice, cards=each(evidence, card), named=named)
 
 
@@ -34,8 +44,17 @@ def used_cards(evidence: Evidence) -> Lines:
         return Lines()
     top = made.top
     if top is not None and top.offer.condition == "used":
-        return Lines(choice=(Finding("used-cards", "applied", evidence.say(
-            "rule.used_cards.picked", count=top.count, name=top.gpu.name, why=used.why or "")),))
+        return Lines(
+            choice=(
+                Finding(
+                    "used-cards",
+                    "applied",
+                    evidence.say(
+                        "rule.used_cards.picked", count=top.count, name=top.gpu.name, why=used.why or ""
+                    ),
+                ),
+            )
+        )
     if used.several and not q.used_ok and "used" in made.alternatives:
         return Lines(choice=(Finding("used-cards", "applied", evidence.say("rule.used_cards.several")),))
     return Lines()
@@ -46,4 +65,8 @@ def rent_vs_buy(evidence: Evidence) -> Lines:
     return Lines()
 
 
-MONEY: dict[str, RuleLines] = {"cost-efficiency": cost_efficiency, "used-cards": used_cards, "rent-vs-buy": rent_vs_buy}
+MONEY: dict[str, RuleLines] = {
+    "cost-efficiency": cost_efficiency,
+    "used-cards": used_cards,
+    "rent-vs-buy": rent_vs_buy,
+}

@@ -58,9 +58,14 @@ def training_limits(evidence: Evidence) -> Lines:
 
 
 PEOPLE: dict[str, RuleLines] = {
-    "persona-not-serious": persona_not_serious, "persona-beginner": persona_beginner,
-    "persona-kaggle": persona_kaggle, "persona-nlp-researcher": persona_nlp_researcher,
-    "persona-cv-mt-researcher": persona_cv_mt_researcher, "persona-almost-no-money": persona_almost_no_money,
-    "persona-little-money": persona_little_money, "persona-already-own": persona_already_own,
-    "software-support": software_support, "training-limits": training_limits,
+    "persona-not-serious": persona_not_serious,
+    "persona-beginner": persona_beginner,
+    "persona-kaggle": persona_kaggle,
+    "persona-nlp-researcher": persona_nlp_researcher,
+    "persona-cv-mt-researcher": persona_cv_mt_researcher,
+    "persona-almost-no-money": persona_almost_no_money,
+    "persona-little-money": persona_little_money,
+    "persona-already-own": persona_already_own,
+    "software-support": software_support,
+    "training-limits": training_limits,
 }

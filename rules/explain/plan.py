@@ -14,23 +14,44 @@ __all__ = ["PLAN"]
 def multi_gpu_speedup(evidence: Evidence) -> Lines:
     """What several cards buy for the workload, and how each configuration of several pools."""
     q = evidence.question
-    plan = (Finding("multi-gpu-speedup", "applied", evidence.say(
-        "rule.multi_gpu_speedup.plan", gpus=q.gpus, speedup=f"{evidence.performance.speedup(evidence.work, q.gpus):.1f}",
-        workload=term("workload", evidence.label, evidence.language))),) if q.gpus > 1 else ()
+    plan = (
+        (
+            Finding(
+                "multi-gpu-speedup",
+                "applied",
+                evidence.say(
+                    "rule.multi_gpu_speedup.plan",
+                    gpus=q.gpus,
+                    speedup=f"{evidence.performance.speedup(evidence.work, q.gpus):.1f}",
+                    workload=term("workload", evidence.label, evidence.language),
+                ),
+            ),
+        )
+        if q.gpus > 1
+        else ()
+    )
 
     def card(c: Configuration) -> list[Finding]:
         if c.count == 1:
             return []
         key = "rule.multi_gpu_speedup.split" if c.fit.serial else "rule.multi_gpu_speedup.card"
-        return [Finding("multi-gpu-speedup", "applied", evidence.say(key, count=c.count,
-                                                                     speedup=f"{c.speed / c.relative:.1f}"))]
+        return [
+            Finding(
+                "multi-gpu-speedup",
+                "applied",
+                evidence.say(key, count=c.count, speedup=f"{c.speed / c.relative:.1f}"),
+            )
+        ]
+
     return Lines(plan=plan, cards=each(evidence, card))
 
 
 def separate_experiments(evidence: Evidence) -> Lines:
     if evidence.question.gpus <= 1:
         return Lines()
-    return Lines(plan=(Finding("separate-experiments", "info", evidence.say("rule.separate_experiments.plan")),))
+    return Lines(
+        plan=(Finding("separate-experiments", "info", evidence.say("rule.separate_experiments.plan")),)
+    )
 
 
 def one_machine(evidence: Evidence) -> Lines:
@@ -39,8 +60,11 @@ def one_machine(evidence: Evidence) -> Lines:
     if q.gpus <= params.gpus_per_machine:
         return Lines()
     fits = params.gpus_per_server if q.setting in ("server", "cloud") else params.gpus_per_machine
-    plan = (Finding("one-machine", "warning", evidence.say("rule.one_machine.plan", per_machine=fits)),) \
-        if q.gpus > fits else ()
+    plan = (
+        (Finding("one-machine", "warning", evidence.say("rule.one_machine.plan", per_machine=fits)),)
+        if q.gpus > fits
+        else ()
+    )
     return Lines(kept=kept(evidence, "one-machine"), plan=plan)
 
 
@@ -64,14 +88,29 @@ def tpu_fit(evidence: Evidence) -> Lines:
 def no_unreleased_chips(evidence: Evidence) -> Lines:
     """The advice stands on its date: only cards released by then, and a named one that was not is said so."""
     q = evidence.question
-    plan = (Finding("no-unreleased-chips", "applied", evidence.say("rule.no_unreleased_chips.plan",
-                                                                   date=q.as_of.isoformat())),) if q.as_of else ()
-    named = tuple(Finding("no-unreleased-chips", "excluded", e.reason) if e.status == "not-released" else None
-                  for e in evidence.named)
+    plan = (
+        (
+            Finding(
+                "no-unreleased-chips",
+                "applied",
+                evidence.say("rule.no_unreleased_chips.plan", date=q.as_of.isoformat()),
+            ),
+        )
+        if q.as_of
+        else ()
+    )
+    named = tuple(
+        Finding("no-unreleased-chips", "excluded", e.reason) if e.status == "not-released" else None
+        for e in evidence.named
+    )
     return Lines(plan=plan, named=named)
 
 
 PLAN: dict[str, RuleLines] = {
-    "multi-gpu-speedup": multi_gpu_speedup, "separate-experiments": separate_experiments, "one-machine": one_machine,
-    "cloud-role": cloud_role, "tpu-fit": tpu_fit, "no-unreleased-chips": no_unreleased_chips,
+    "multi-gpu-speedup": multi_gpu_speedup,
+    "separate-experiments": separate_experiments,
+    "one-machine": one_machine,
+    "cloud-role": cloud_role,
+    "tpu-fit": tpu_fit,
+    "no-unreleased-chips": no_unreleased_chips,
 }

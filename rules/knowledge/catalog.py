@@ -35,13 +35,15 @@ __all__ = [
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "int8", "fp8")
 # the catalog's files in rules/data -> the top-level list of each
-DATA_FILES: Mapping[str, str] = MappingProxyType({
-    "architectures": "architectures",
-    "gpus": "gpus",
-    "prices": "prices",
-    "cloud_offers": "offers",
-    "currencies": "rates",
-})
+DATA_FILES: Mapping[str, str] = MappingProxyType(
+    {
+        "architectures": "architectures",
+        "gpus": "gpus",
+        "prices": "prices",
+        "cloud_offers": "offers",
+        "currencies": "rates",
+    }
+)
 IMPORTED_OFFER_PREFIX = "Full Stack Deep Learning cloud GPU table"
 
 
@@ -118,8 +120,11 @@ class Gpu:
     @property
     def server_only(self) -> bool:
         """Needs a server: an SXM/OAM module, a server-channel part, or a passive card."""
-        return (self.form_factor in ("sxm", "oam") or self.availability == "server"
-                or self.cooling == ("passive",))
+        return (
+            self.form_factor in ("sxm", "oam")
+            or self.availability == "server"
+            or self.cooling == ("passive",)
+        )
 
     def peak_tflops(self, precision: str) -> float:
         """Best dense rate PyTorch can get at ``precision``.
@@ -293,8 +298,9 @@ class Catalog:
         return amount / rate
 
 
-def load_catalog(data_dir: Path | None = None, *, cache_dir: Path | None = None,
-                 use_cache: bool = True) -> Catalog:
+def load_catalog(
+    data_dir: Path | None = None, *, cache_dir: Path | None = None, use_cache: bool = True
+) -> Catalog:
     """The catalog of the loaded knowledge (see :func:`rules.knowledge.store.load_knowledge`)."""
     from rules.knowledge.store import load_knowledge  # the store's knowledge holds this module's types
 

@@ -22,9 +22,25 @@ from typing import Any
 
 from rules.errors import DataFileError
 
-__all__ = ["DATA_DIR", "MAX_ERRORS", "SCHEMA_DIR", "DataFileError", "data_validator", "entry_label",
-           "error_field", "load_data", "load_schema", "locate", "parse_document", "read_bytes",
-           "schema_errors", "schema_names", "schema_problem", "shown", "validator"]
+__all__ = [
+    "DATA_DIR",
+    "MAX_ERRORS",
+    "SCHEMA_DIR",
+    "DataFileError",
+    "data_validator",
+    "entry_label",
+    "error_field",
+    "load_data",
+    "load_schema",
+    "locate",
+    "parse_document",
+    "read_bytes",
+    "schema_errors",
+    "schema_names",
+    "schema_problem",
+    "shown",
+    "validator",
+]
 
 RULES_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = RULES_DIR / "data"
@@ -70,14 +86,19 @@ def error_field(error: Any, root: str = "body") -> str:
     return ".".join(p for p in path if p) or root
 
 
-def schema_errors(checker: Any, document: Any, root: str = "body",
-                  limit: int = MAX_ERRORS) -> list[dict[str, str]]:
+def schema_errors(
+    checker: Any, document: Any, root: str = "body", limit: int = MAX_ERRORS
+) -> list[dict[str, str]]:
     """``[{field, message}]`` for what ``document`` breaks in ``checker``'s schema, by field, at most
     ``limit``."""
     errors = sorted(checker.iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    return [{"field": error_field(e, root),
-             "message": e.message if len(e.message) <= MAX_MESSAGE else e.message[:MAX_MESSAGE - 3] + "..."}
-            for e in errors[:limit]]
+    return [
+        {
+            "field": error_field(e, root),
+            "message": e.message if len(e.message) <= MAX_MESSAGE else e.message[: MAX_MESSAGE - 3] + "...",
+        }
+        for e in errors[:limit]
+    ]
 
 
 def shown(path: Path) -> str:
@@ -134,7 +155,7 @@ def entry_label(document: Any, list_key: str, index: int) -> str:
 
 
 def locate(document: Any, path: Sequence[str | int], message: str) -> str:
-    """"entry 'x' (#3): field 'y.z': message": where in a data file a problem sits, for the schema's
+    """ "entry 'x' (#3): field 'y.z': message": where in a data file a problem sits, for the schema's
     errors and a loader's own checks alike. An entry of a top-level list is named by its id; list
     positions inside an entry are left out of the field."""
     parts = []

@@ -42,9 +42,11 @@ class Messages:
             templates[key, None] = entry[DEFAULT_LANGUAGE]
             for language, template in entry.items():
                 templates[key, language] = template or entry[DEFAULT_LANGUAGE]
-        return cls(tuple(document["languages"]),
-                   MappingProxyType({key: MappingProxyType(dict(entry)) for key, entry in entries.items()}),
-                   MappingProxyType(templates))
+        return cls(
+            tuple(document["languages"]),
+            MappingProxyType({key: MappingProxyType(dict(entry)) for key, entry in entries.items()}),
+            MappingProxyType(templates),
+        )
 
 
 def catalogue() -> Mapping[str, Mapping[str, str]]:

@@ -15,9 +15,22 @@ from typing import Any
 
 __all__ = ["ModelSpec", "find_model", "load_models", "model_table"]
 
-_ARCHITECTURE = ("active_params_b", "heads", "kv_heads", "head_dim", "kv_width", "intermediate", "vocab",
-                 "inference_activation_gb", "weights_gb", "resident_params_b", "sliding_window",
-                 "sliding_layers", "reference_vram_gb", "lora_base")
+_ARCHITECTURE = (
+    "active_params_b",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "kv_width",
+    "intermediate",
+    "vocab",
+    "inference_activation_gb",
+    "weights_gb",
+    "resident_params_b",
+    "sliding_window",
+    "sliding_layers",
+    "reference_vram_gb",
+    "lora_base",
+)
 
 
 @dataclass(frozen=True)
@@ -86,10 +99,20 @@ class ModelSpec:
         """A transformer of the given size with the usual depth/width ratio (hidden ≈ 128 × layers)."""
         hidden = max(256, int(round((params_b * 1e9 * 128 / 12) ** (1 / 3) / 64) * 64))
         layers = max(2, round(params_b * 1e9 / (12 * hidden * hidden)))
-        return cls(f"{params_b:g}b-params", f"{params_b:g}B-parameter transformer",
-                   "llm" if params_b >= 1 else "transformer",
-                   None, params_b, layers, hidden, 1.0, 2048, 1 if params_b >= 1 else 8, None, ())
-
+        return cls(
+            f"{params_b:g}b-params",
+            f"{params_b:g}B-parameter transformer",
+            "llm" if params_b >= 1 else "transformer",
+            None,
+            params_b,
+            layers,
+            hidden,
+            1.0,
+            2048,
+            1 if params_b >= 1 else 8,
+            None,
+            (),
+        )
 
 
 def _slug(text: str) -> str:
@@ -99,10 +122,22 @@ def _slug(text: str) -> str:
 def _spec(raw: Mapping[str, Any]) -> ModelSpec:
     kv_fraction = raw["kv_heads"] / raw["heads"] if raw.get("kv_heads") and raw.get("heads") else 1.0
     shape = {name: raw[name] for name in _ARCHITECTURE if name in raw}
-    return ModelSpec(raw["id"], raw["name"], raw["kind"], raw.get("workload"), raw["params_b"],
-                     raw.get("layers"), raw.get("hidden"), kv_fraction, raw.get("seq_len"),
-                     raw.get("train_batch", 1), raw.get("activation_gb_per_sample"),
-                     tuple(raw.get("aliases", ())), **shape, source=raw["source"])
+    return ModelSpec(
+        raw["id"],
+        raw["name"],
+        raw["kind"],
+        raw.get("workload"),
+        raw["params_b"],
+        raw.get("layers"),
+        raw.get("hidden"),
+        kv_fraction,
+        raw.get("seq_len"),
+        raw.get("train_batch", 1),
+        raw.get("activation_gb_per_sample"),
+        tuple(raw.get("aliases", ())),
+        **shape,
+        source=raw["source"],
+    )
 
 
 def model_table(document: Mapping[str, Any]) -> Mapping[str, ModelSpec]:

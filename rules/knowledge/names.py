@@ -18,8 +18,23 @@ if TYPE_CHECKING:
 
 __all__ = ["NameIndex", "Resolution", "index_names", "resolve"]
 
-_NOISE = frozenset({"nvidia", "geforce", "amd", "intel", "apple", "tesla", "graphics", "gpu", "ati", "r",
-                    "tm", "the", "card"})
+_NOISE = frozenset(
+    {
+        "nvidia",
+        "geforce",
+        "amd",
+        "intel",
+        "apple",
+        "tesla",
+        "graphics",
+        "gpu",
+        "ati",
+        "r",
+        "tm",
+        "the",
+        "card",
+    }
+)
 _IGNORED = re.compile(r"hbm\d*e?|gddr\d*x?|edition|founders")
 _VARIANT = re.compile(r"\d+gb|pcie|sxm\d?|oam|nvl|server|maxq")
 _SHORT_FORM = re.compile(r"(?:rtx|gtx|rx)(.+)")
@@ -91,8 +106,11 @@ def index_names(gpus: tuple[Gpu, ...]) -> NameIndex:
                     bare.setdefault(c, g.id)
         variants[g.id] = frozenset(words)
     return NameIndex(
-        exact=exact, specific=frozenset(specific), families={k: tuple(v) for k, v in families.items()},
-        bare=bare, variants=variants,
+        exact=exact,
+        specific=frozenset(specific),
+        families={k: tuple(v) for k, v in families.items()},
+        bare=bare,
+        variants=variants,
         id_variants={g.id: _split(g.id)[1] for g in gpus},  # ids say plain "sxm"
     )
 

@@ -15,13 +15,44 @@ from collections.abc import Mapping
 import msgspec
 
 __all__ = [
-    "CostEfficiency", "DroppedStack", "Floor", "GeforceLicence", "LabTraining", "LimitedStack",
-    "LlmDecode", "MemoryCaveat", "MemoryFit", "MemoryFloor", "MemoryValue", "MultiGpuHeat",
-    "MultiGpuSpeedup", "OneMachine", "Parameters", "PeakEfficiency", "PersonaAlmostNoMoney",
-    "PersonaAlreadyOwn", "PersonaBeginner", "PersonaCvMtResearcher", "PersonaKaggle",
-    "PersonaLittleMoney", "PersonaNlpResearcher", "PersonaNotSerious", "PowerAndSlots", "ProductLines",
-    "ReferenceModel", "RentVsBuy", "RooflineClass", "Rule16BitMemory", "SoftwareSupport", "Source",
-    "SpecDimensions", "TpuFit", "TrainingLimits", "UsedCards", "VendorNvidia", "WorkloadPriorities",
+    "CostEfficiency",
+    "DroppedStack",
+    "Floor",
+    "GeforceLicence",
+    "LabTraining",
+    "LimitedStack",
+    "LlmDecode",
+    "MemoryCaveat",
+    "MemoryFit",
+    "MemoryFloor",
+    "MemoryValue",
+    "MultiGpuHeat",
+    "MultiGpuSpeedup",
+    "OneMachine",
+    "Parameters",
+    "PeakEfficiency",
+    "PersonaAlmostNoMoney",
+    "PersonaAlreadyOwn",
+    "PersonaBeginner",
+    "PersonaCvMtResearcher",
+    "PersonaKaggle",
+    "PersonaLittleMoney",
+    "PersonaNlpResearcher",
+    "PersonaNotSerious",
+    "PowerAndSlots",
+    "ProductLines",
+    "ReferenceModel",
+    "RentVsBuy",
+    "RooflineClass",
+    "Rule16BitMemory",
+    "SoftwareSupport",
+    "Source",
+    "SpecDimensions",
+    "TpuFit",
+    "TrainingLimits",
+    "UsedCards",
+    "VendorNvidia",
+    "WorkloadPriorities",
 ]
 
 
@@ -40,6 +71,7 @@ class Source(Parameters, frozen=True):
 
 
 # ---- workload-priorities -------------------------------------------------------------------------
+
 
 class RooflineClass(Parameters, frozen=True):
     """A class of work by its arithmetic intensity: where compute and bandwidth trade places."""
@@ -101,6 +133,7 @@ class WorkloadPriorities(Parameters, frozen=True):
 
 
 # ---- prices, memory, cards -----------------------------------------------------------------------
+
 
 class CostEfficiency(Parameters, frozen=True):
     step_up_threshold: float
@@ -220,6 +253,7 @@ class SpecDimensions(Parameters, frozen=True):
 
 # ---- personas ------------------------------------------------------------------------------------
 
+
 class PersonaBeginner(Parameters, frozen=True):
     min_memory_gb: int
     suggest_used: bool
@@ -265,6 +299,7 @@ class PersonaAlreadyOwn(Parameters, frozen=True):
 
 
 # ---- dated rows ----------------------------------------------------------------------------------
+
 
 class DroppedStack(Parameters, frozen=True):
     """A software stack that stopped supporting architectures on a date."""

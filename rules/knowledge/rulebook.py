@@ -70,8 +70,8 @@ def attribute_of(rule_id: str) -> str:
 
 def rule_id_of(attribute: str) -> str:
     """The rule id an attribute of :func:`attribute_of` stands for."""
-    prefixed = attribute.startswith("rule_") and attribute[len("rule_"):][:1].isdigit()
-    return (attribute[len("rule_"):] if prefixed else attribute).replace("_", "-")
+    prefixed = attribute.startswith("rule_") and attribute[len("rule_") :][:1].isdigit()
+    return (attribute[len("rule_") :] if prefixed else attribute).replace("_", "-")
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,13 @@ class Rule:
     parameters: Mapping[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "citation": [dict(c) for c in self.citation],
-                "why": self.why, "parameters": dict(self.parameters)}
+        return {
+            "id": self.id,
+            "title": self.title,
+            "citation": [dict(c) for c in self.citation],
+            "why": self.why,
+            "parameters": dict(self.parameters),
+        }
 
 
 @dataclass(frozen=True)
@@ -126,8 +131,10 @@ class Rulebook:
         typed = typed_parameters()
         for rule in self.rules.values():
             if rule.parameters and attribute_of(rule.id) not in typed:
-                raise DataFileError(f"entry {rule.id!r}: field 'parameters': no typed record for this rule's "
-                                    f"parameters (add one to rules/knowledge/parameters.py)")
+                raise DataFileError(
+                    f"entry {rule.id!r}: field 'parameters': no typed record for this rule's "
+                    f"parameters (add one to rules/knowledge/parameters.py)"
+                )
         for attribute, record in typed.items():
             rule_id = rule_id_of(attribute)
             if rule_id not in self.rules:
@@ -148,8 +155,13 @@ class Rulebook:
     def from_document(cls, document: Mapping[str, Any]) -> Rulebook:
         """The schema-valid ``rules.json``."""
         rules = {
-            raw["id"]: Rule(raw["id"], raw["title"], tuple(MappingProxyType(c) for c in raw["citation"]),
-                            raw["why"], MappingProxyType(raw["parameters"]))
+            raw["id"]: Rule(
+                raw["id"],
+                raw["title"],
+                tuple(MappingProxyType(c) for c in raw["citation"]),
+                raw["why"],
+                MappingProxyType(raw["parameters"]),
+            )
             for raw in document["rules"]
         }
         return cls(MappingProxyType(rules))

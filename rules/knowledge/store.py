@@ -67,8 +67,9 @@ _loaded: Knowledge | None = None
 _loading = threading.Lock()
 
 
-def load_knowledge(data_dir: Path | None = None, *, cache_dir: Path | None = None,
-                   use_cache: bool = True) -> Knowledge:
+def load_knowledge(
+    data_dir: Path | None = None, *, cache_dir: Path | None = None, use_cache: bool = True
+) -> Knowledge:
     """The knowledge of ``rules/data``, loaded once per process; with ``data_dir``, that folder's,
     read through the store on every call. ``cache_dir`` defaults to :func:`default_cache_dir`;
     ``use_cache=False`` builds without reading or writing a snapshot."""
@@ -95,8 +96,10 @@ def default_cache_dir() -> Path:
 
 
 def _load(data_dir: Path, cache_dir: Path | None) -> Knowledge:
-    raws = {name: read_bytes(data_dir / f"{name}.json", CatalogError if name in DATA_FILES else DataFileError)
-            for name in KNOWLEDGE_FILES}
+    raws = {
+        name: read_bytes(data_dir / f"{name}.json", CatalogError if name in DATA_FILES else DataFileError)
+        for name in KNOWLEDGE_FILES
+    }
     if cache_dir is None:
         return _build(data_dir, raws)
     key = snapshot_key(raws)
@@ -155,7 +158,7 @@ def _read(path: Path, key: str) -> Knowledge | None:
     head = _MAGIC + key.encode() + b"\n"
     if not blob.startswith(head) or len(blob) < len(head) + 65:
         return None
-    digest, payload = blob[len(head): len(head) + 64], blob[len(head) + 65:]
+    digest, payload = blob[len(head) : len(head) + 64], blob[len(head) + 65 :]
     if hashlib.sha256(payload).hexdigest().encode() != digest:
         return None
     try:

@@ -13,6 +13,7 @@ from rules.knowledge.messages import basis, say, term
 
 __all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text"]
 
+
 def help_text(language: str | None = None) -> str:
     """What whichgpu understands, with examples, in ``language``."""
     return say("help", language)
@@ -25,8 +26,14 @@ def _price(money: Money, lang: str | None = None) -> str:
     text = money.text
     if money.seen:
         key = "price.dated_converted" if money.converted_from else "price.dated"
-        text = say(key, lang, amount=text, kind=term("price.kind", str(money.kind), lang), date=money.seen,
-                   source_currency=money.converted_from)
+        text = say(
+            key,
+            lang,
+            amount=text,
+            kind=term("price.kind", str(money.kind), lang),
+            date=money.seen,
+            source_currency=money.converted_from,
+        )
     return text
 
 
@@ -35,11 +42,19 @@ def _pick_line(rank: str, pick: Pick, labelled: bool = True, lang: str | None = 
     label = f" ({term('label', pick.label, lang)})" if labelled and pick.label else ""
     used = " " + say("pick.used", lang) if pick.condition == "used" else ""
     total = ", " + say("pick.in_all", lang, price=_price(pick.total_price, lang)) if pick.count > 1 else ""
-    speed = ", " + say("pick.tokens", lang, tokens=f"{pick.tokens_per_second:.0f}") if pick.tokens_per_second else ""
+    speed = (
+        ", " + say("pick.tokens", lang, tokens=f"{pick.tokens_per_second:.0f}")
+        if pick.tokens_per_second
+        else ""
+    )
     relative = say("pick.reference", lang, relative=f"{pick.relative_performance:.2f}")
-    per_1000 = say("pick.per_1000", lang, value=f"{pick.performance_per_1000:.2f}", currency=pick.total_price.currency)
-    return (f"{rank} **{count}{pick.name}**{label} —{used} {_price(pick.unit_price, lang)}{total}; "
-            f"{relative}{speed}, {per_1000}, {pick.memory_gb:g} GB")
+    per_1000 = say(
+        "pick.per_1000", lang, value=f"{pick.performance_per_1000:.2f}", currency=pick.total_price.currency
+    )
+    return (
+        f"{rank} **{count}{pick.name}**{label} —{used} {_price(pick.unit_price, lang)}{total}; "
+        f"{relative}{speed}, {per_1000}, {pick.memory_gb:g} GB"
+    )
 
 
 def _named_lines(answer: Answer, lang: str | None = None) -> list[str]:
@@ -68,7 +83,10 @@ def answer_markdown(answer: Answer) -> str:
     others = [(name, pick) for name, pick in answer.alternatives.items() if pick]
     if others:
         lines += ["", f"**{say('heading.alternatives', lang)}**"]
-        lines += [_pick_line(f"- {term('label', name, lang)}:", pick, labelled=False, lang=lang) for name, pick in others]
+        lines += [
+            _pick_line(f"- {term('label', name, lang)}:", pick, labelled=False, lang=lang)
+            for name, pick in others
+        ]
     if answer.warnings:
         lines += ["", f"**{say('heading.watch_out', lang)}**"]
         lines += [f"- ⚠ {w.reason} (_{w.rule}_)" for w in answer.warnings]
@@ -79,12 +97,35 @@ def answer_markdown(answer: Answer) -> str:
     if notes:
         lines += ["", f"**{say('heading.why', lang)}**"] + [f"- {f.reason} (_{f.rule}_)" for f in notes]
     if answer.excluded:
-        lines += ["", f"**{say('heading.left_out', lang)}**"] + [f"- {e.reason} (_{e.rule}_)" for e in answer.excluded[:4]]
+        lines += ["", f"**{say('heading.left_out', lang)}**"] + [
+            f"- {e.reason} (_{e.rule}_)" for e in answer.excluded[:4]
+        ]
     currency = answer.currency
-    rate = "" if currency.code == "USD" else say("answer.rate", lang, per_usd=f"{currency.per_usd:g}", currency=currency.code,
-                                                 date=currency.rate_date)
-    lines += ["", "_" + say("answer.context", lang, as_of=answer.as_of, catalog=answer.catalog_version,
-                            basis=basis(answer.performance_basis, lang), reference=answer.reference_gpu, rate=rate) + "_"]
+    rate = (
+        ""
+        if currency.code == "USD"
+        else say(
+            "answer.rate",
+            lang,
+            per_usd=f"{currency.per_usd:g}",
+            currency=currency.code,
+            date=currency.rate_date,
+        )
+    )
+    lines += [
+        "",
+        "_"
+        + say(
+            "answer.context",
+            lang,
+            as_of=answer.as_of,
+            catalog=answer.catalog_version,
+            basis=basis(answer.performance_basis, lang),
+            reference=answer.reference_gpu,
+            rate=rate,
+        )
+        + "_",
+    ]
     return "\n".join(lines)
 
 
@@ -96,12 +137,35 @@ def _rent_lines(rent: RentVsBuy | None, lang: str | None) -> list[str]:
 
     def money(m: Money) -> str:  # hourly prices keep their cents
         return f"{m.amount:.2f} {m.currency}"
-    lines = ["", f"**{say('heading.rent_or_buy', lang)}**",
-             "- " + say("rent.offer", lang, where=" ".join(filter(None, (offer.provider, offer.instance))),
-                        accelerator=offer.units, per_hour=money(rent.rent_per_hour), date=offer.seen),
-             f"- {rent.reason} (_rent-vs-buy_)"]
-    lines += ["- " + say("rent.option", lang, count=o.count, name=o.name, provider=o.provider, per_hour=money(o.per_hour),
-                         per_year=f"{o.per_year.amount:,.0f}", date=o.seen) for o in rent.options[1:]]
+
+    lines = [
+        "",
+        f"**{say('heading.rent_or_buy', lang)}**",
+        "- "
+        + say(
+            "rent.offer",
+            lang,
+            where=" ".join(filter(None, (offer.provider, offer.instance))),
+            accelerator=offer.units,
+            per_hour=money(rent.rent_per_hour),
+            date=offer.seen,
+        ),
+        f"- {rent.reason} (_rent-vs-buy_)",
+    ]
+    lines += [
+        "- "
+        + say(
+            "rent.option",
+            lang,
+            count=o.count,
+            name=o.name,
+            provider=o.provider,
+            per_hour=money(o.per_hour),
+            per_year=f"{o.per_year.amount:,.0f}",
+            date=o.seen,
+        )
+        for o in rent.options[1:]
+    ]
     return lines
 
 

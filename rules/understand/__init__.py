@@ -32,8 +32,9 @@ from rules.understand.text import clean
 __all__ = ["ParsedText", "clean", "parse", "text_language"]
 
 
-def parse(text: str, previous: Question | None = None, today: date | None = None,
-          held_gb: HeldGb | None = None) -> ParsedText:
+def parse(
+    text: str, previous: Question | None = None, today: date | None = None, held_gb: HeldGb | None = None
+) -> ParsedText:
     """Read ``text`` (refining ``previous`` when given); raises only :class:`~rules.question.QuestionError`.
 
     ``held_gb``: the memory the previous answer's top configuration holds, asked only when the text wants more

@@ -42,11 +42,18 @@ PASSES: tuple[tuple[Callable[[Scan], None], bool], ...] = (
 )
 
 _FIELD_ORDER = [f.name for f in fields(Question)]
-_LABELS = {"params_b": "parameters (billions)", "memory_gb": "memory the job needs (GB)",
-           "card_memory_gb": "the card's memory (GB)",
-           "hours_per_week": "hours per week", "as_of": "as of", "context_tokens": "context tokens",
-           "used_ok": "used is fine", "cloud_ok": "cloud is fine", "owned_gpu": "already owns",
-           "gpus_fixed": "that many gpus and no more"}
+_LABELS = {
+    "params_b": "parameters (billions)",
+    "memory_gb": "memory the job needs (GB)",
+    "card_memory_gb": "the card's memory (GB)",
+    "hours_per_week": "hours per week",
+    "as_of": "as of",
+    "context_tokens": "context tokens",
+    "used_ok": "used is fine",
+    "cloud_ok": "cloud is fine",
+    "owned_gpu": "already owns",
+    "gpus_fixed": "that many gpus and no more",
+}
 
 
 @dataclass(frozen=True)
@@ -91,24 +98,32 @@ def build(read: Scan, previous: Question | None, today: date, held_gb: HeldGb | 
     except QuestionError as error:
         if error.field == "budget" and "budget" in read.values:  # "$1e12" is no typo for $1: name it
             (amount, currency), phrase = read.values["budget"]
-            raise QuestionError("budget", f"{error.message} (read {amount:,.0f} "
-                                          f"{currency or question.currency} from '{phrase}')") from None
+            raise QuestionError(
+                "budget",
+                f"{error.message} (read {amount:,.0f} {currency or question.currency} from '{phrase}')",
+            ) from None
         raise
     team = read.team
-    if (team is not None and question.task == "inference" and question.batch is None
-            and 1 < team[0] <= MAX_BATCH):
+    if (
+        team is not None
+        and question.task == "inference"
+        and question.batch is None
+        and 1 < team[0] <= MAX_BATCH
+    ):
         question = replace(question, batch=team[0])
         understood.append(f"batch: {team[0]} (from '{team[1]}')")
     if len(read.models) > 1:
         question = models.most_demanding(read, question, understood, today)
     if "card_memory_gb" in changes:
         understood.append(units.fit_note(question))
-    return ParsedText(question, words.intent(read, question, changed), tuple(understood), words.unknown(read),
-                      changed)
+    return ParsedText(
+        question, words.intent(read, question, changed), tuple(understood), words.unknown(read), changed
+    )
 
 
-def _changes(read: Scan, workload: tuple[str, str] | None, base: Question,
-             fresh: bool, language: str | None) -> tuple[dict[str, Any], list[str]]:
+def _changes(
+    read: Scan, workload: tuple[str, str] | None, base: Question, fresh: bool, language: str | None
+) -> tuple[dict[str, Any], list[str]]:
     """The fields the text sets, and the ``understood`` lines naming them in the order the answer shows."""
     changes: dict[str, Any] = {}
     understood: list[str] = []
@@ -124,15 +139,22 @@ def _changes(read: Scan, workload: tuple[str, str] | None, base: Question,
             value, phrase = read.values[name]
             changes[name] = value
             understood.append(note(_LABELS.get(name, name), value, phrase))
-    if (fresh and not workload and "model" not in changes and changes.get("task") == "inference"
-            and (changes.get("params_b") or 0) >= 1):
+    if (
+        fresh
+        and not workload
+        and "model" not in changes
+        and changes.get("task") == "inference"
+        and (changes.get("params_b") or 0) >= 1
+    ):
         changes["workload"] = "llm"  # "serving a 70b model": billions of parameters to run: a language model
-        understood.append(f"workload: llm (a {changes['params_b']:g}B-parameter model to run, "
-                          "no other kind named)")
+        understood.append(
+            f"workload: llm (a {changes['params_b']:g}B-parameter model to run, no other kind named)"
+        )
     if "memory_gb" in changes and units.sizes_a_card(read, changes, base, fresh):
         changes["card_memory_gb"] = changes.pop("memory_gb")
-        understood[-1] = note(_LABELS["card_memory_gb"], changes["card_memory_gb"],
-                              read.values["memory_gb"][1])
+        understood[-1] = note(
+            _LABELS["card_memory_gb"], changes["card_memory_gb"], read.values["memory_gb"][1]
+        )
     if read.cards:
         as_of = changes.get("as_of", base.as_of) or read.today
         changes["compare"], cards_line = hardware.cards_asked(read, as_of)

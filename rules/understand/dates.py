@@ -30,16 +30,19 @@ def _patterns(g: Grammar) -> tuple[re.Pattern[str], ...]:
     year = r"(?P<y>19\d\d|20[0-4]\d)"
     suffix = any_of(g.data["year_suffixes"])
     not_money = rf"(?!\s*(?:{g.cur}|{g.thousands}|[\d.,]))"
-    return tuple(bounded(p) for p in (
-        # any year: the range check names it
-        rf"{pre}?(?P<y>\d{{4}})-(?P<mo>\d\d?)(?:-(?P<d>\d\d?))?(?![\w-])",
-        rf"{pre}?(?P<d>\d\d?)\.(?P<mo>\d\d?)\.(?P<y>\d{{4}})(?!\d)",
-        rf"{pre}?(?:(?P<d>\d\d?)\s+)?(?:{months})\s*(?:of\s+)?(?P<y>(?:19|20)\d\d)(?!\d)(?:\s*{suffix})?",
-        rf"{pre}?{year}\s*{suffix}",
-        rf"{strong}(?P<y>\d{{4}})(?![\w-]){not_money}",  # "as of 2999": a date, refused by the range check
-        # "in 2019"; "on 4090", "на 2080" are cards
-        rf"{weak}(?P<y>19\d\d|20(?![5-9]0)\d\d)(?![\w-]){not_money}",
-    ))
+    return tuple(
+        bounded(p)
+        for p in (
+            # any year: the range check names it
+            rf"{pre}?(?P<y>\d{{4}})-(?P<mo>\d\d?)(?:-(?P<d>\d\d?))?(?![\w-])",
+            rf"{pre}?(?P<d>\d\d?)\.(?P<mo>\d\d?)\.(?P<y>\d{{4}})(?!\d)",
+            rf"{pre}?(?:(?P<d>\d\d?)\s+)?(?:{months})\s*(?:of\s+)?(?P<y>(?:19|20)\d\d)(?!\d)(?:\s*{suffix})?",
+            rf"{pre}?{year}\s*{suffix}",
+            rf"{strong}(?P<y>\d{{4}})(?![\w-]){not_money}",  # "as of 2999": a date, refused by the range check
+            # "in 2019"; "on 4090", "на 2080" are cards
+            rf"{weak}(?P<y>19\d\d|20(?![5-9]0)\d\d)(?![\w-]){not_money}",
+        )
+    )
 
 
 def read_dates(scan: Scan) -> None:

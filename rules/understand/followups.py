@@ -19,8 +19,9 @@ from rules.understand.text import whole
 HeldGb = Callable[[], float | None]
 
 
-def follow_ups(asked: Iterable[str], base: Question, changes: dict[str, Any],
-               held_gb: HeldGb | None) -> list[str]:
+def follow_ups(
+    asked: Iterable[str], base: Question, changes: dict[str, Any], held_gb: HeldGb | None
+) -> list[str]:
     """Apply each follow-up asked (once, in the order said) to ``changes``; returns what it understood."""
     understood = []
     for what in dict.fromkeys(asked):

@@ -59,12 +59,14 @@ class Grammar:
             by_initial.setdefault(_needle(word)[:1], []).append(i)
         # (literal it needs, vocabulary word, meaning), longest phrase first
         self.keywords: tuple[tuple[str, str, dict[str, Any]], ...] = tuple(
-            (_needle(w), w, m) for w, m in pairs)
+            (_needle(w), w, m) for w, m in pairs
+        )
         # first letter of the literal -> keyword positions
         self.keywords_by_initial = {k: tuple(v) for k, v in by_initial.items()}
         self.fillers = re.compile(any_of(data["fillers"]))
-        self.currency = tuple((re.compile(word_pattern(w)), code)
-                              for code, ws in data["currencies"].items() for w in ws)
+        self.currency = tuple(
+            (re.compile(word_pattern(w)), code) for code, ws in data["currencies"].items() for w in ws
+        )
         self.cur = any_of(w for ws in data["currencies"].values() for w in ws)
         self.thousands = any_of(data["thousands"])
         self.number_words: dict[str, int] = {clean(k): v for k, v in data["number_words"].items()}

@@ -24,8 +24,10 @@ from rules.understand.money import after_budget_word
 from rules.understand.text import CardCount, CardSaid, Scan
 from rules.understand.units import count_of
 
-_VARIANT_TAIL = (r"(?:[\s-]*(?:\d{1,3}\s?(?:gb|гб)|pcie|sxm[2-6]?|nvl|oam|ada|blackwell|laptop|mobile|max-q))"
-                 r"{0,3}")
+_VARIANT_TAIL = (
+    r"(?:[\s-]*(?:\d{1,3}\s?(?:gb|гб)|pcie|sxm[2-6]?|nvl|oam|ada|blackwell|laptop|mobile|max-q))"
+    r"{0,3}"
+)
 _COMPARING = re.compile(r"(?<!\w)(?:vs\.?|versus|or|compare\w*|или|сравн\w*|против)(?!\w)")
 _MEMORY_BEFORE = re.compile(r"(?<![\w.,])(?P<n>\d{1,3})\s?(?:gb|гб)[\s-]*$")
 _SIZE_IN_NAME = re.compile(r" (\d+)gb(?!\w)")
@@ -38,22 +40,25 @@ def _gpu_patterns(g: Grammar) -> tuple[re.Pattern[str], ...]:
     start, end = r"(?<![^\Wx×])(?<![$€£₽.])", r"s?(?!\w|[.,]\d)"
     line = r"(?:(?:rtx|quadro|tesla|radeon(?:[\s-]+ai)?(?:[\s-]+pro)?|instinct|arc(?:[\s-]+pro)?)[\s-]+)?"
     code = r"(?!a\d{1,3}b(?!\w)|h26[45](?!\w))(?:gb|gh|mi|[abhlvpkmtwr])\d{2,4}[a-z]?"
-    return tuple(re.compile(start + p + rf"(?P<tail>{_VARIANT_TAIL})" + end) for p in (
-        r"(?P<name>(?:mac[\s-]*(?:studio|mini|pro)|macbook[\s-]*pro)(?:[\s-]*m[1-5](?:[\s-]*(?:ultra|max|pro))?)?"
-        r"|m[1-5][\s-]*(?:ultra|max))",
-        rf"(?P<name>{names})",
-        r"(?P<name>rtx[\s-]*pro[\s-]*\d{4}(?:[\s-]*(?:blackwell|max-q|server))?)",
-        rf"(?P<name>{line}{code})",
-        r"(?:(?P<series>rtx|gtx|gt)[\s-]*)?(?P<num>1[06][5-8]0|[2-5]0[5-9]0)(?P<suf>d?(?:[\s-]*(?:ti|super))*)",
-        r"(?P<series>gtx|gt)[\s-]*(?P<num>[4-9][1-9]0)(?P<suf>(?:[\s-]*ti)?)",
-        r"(?P<num>[6-9][5-8]0)(?P<suf>[\s-]*ti)",
-        # a name the catalog may not know
-        r"(?P<series>rtx|gtx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:ti|super))*)",
-        r"(?P<series>rx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:xtx|xt|gre))?)",
-        r"(?P<num>[5-9]\d[0-9]0)(?P<suf>[\s-]*(?:xtx|xt|gre))",
-        # a bare Radeon number: a card only beside other cards or a compare word
-        r"(?P<amd>(?:5[5-7]|6[4-9]|7[6-9])[05]0|90[1-9]0)",
-    ))
+    return tuple(
+        re.compile(start + p + rf"(?P<tail>{_VARIANT_TAIL})" + end)
+        for p in (
+            r"(?P<name>(?:mac[\s-]*(?:studio|mini|pro)|macbook[\s-]*pro)(?:[\s-]*m[1-5](?:[\s-]*(?:ultra|max|pro))?)?"
+            r"|m[1-5][\s-]*(?:ultra|max))",
+            rf"(?P<name>{names})",
+            r"(?P<name>rtx[\s-]*pro[\s-]*\d{4}(?:[\s-]*(?:blackwell|max-q|server))?)",
+            rf"(?P<name>{line}{code})",
+            r"(?:(?P<series>rtx|gtx|gt)[\s-]*)?(?P<num>1[06][5-8]0|[2-5]0[5-9]0)(?P<suf>d?(?:[\s-]*(?:ti|super))*)",
+            r"(?P<series>gtx|gt)[\s-]*(?P<num>[4-9][1-9]0)(?P<suf>(?:[\s-]*ti)?)",
+            r"(?P<num>[6-9][5-8]0)(?P<suf>[\s-]*ti)",
+            # a name the catalog may not know
+            r"(?P<series>rtx|gtx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:ti|super))*)",
+            r"(?P<series>rx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:xtx|xt|gre))?)",
+            r"(?P<num>[5-9]\d[0-9]0)(?P<suf>[\s-]*(?:xtx|xt|gre))",
+            # a bare Radeon number: a card only beside other cards or a compare word
+            r"(?P<amd>(?:5[5-7]|6[4-9]|7[6-9])[05]0|90[1-9]0)",
+        )
+    )
 
 
 def _before_gpu(g: Grammar) -> tuple[re.Pattern[str], re.Pattern[str]]:
@@ -88,15 +93,17 @@ def _gpu_name(m: re.Match[str]) -> str:
         amd = re.search(r"x|gre", suf)
         gtx = num.startswith("1") or len(num) == 3
         series = groups.get("series") or ("rx" if amd else "gtx" if gtx else "rtx")
-        name = " ".join([series, num + ("d" if suf.startswith("d") else ""),
-                         *re.findall(r"ti|super|xtx|xt|gre", suf)])
+        name = " ".join(
+            [series, num + ("d" if suf.startswith("d") else ""), *re.findall(r"ti|super|xtx|xt|gre", suf)]
+        )
     return f"{name} {tail}" if tail else name
 
 
 def _gpu_found(scan: Scan, m: re.Match[str], g: Grammar) -> tuple[int, int] | bool:
     """A card after 'I have'/'у меня' is owned; '2x 3090' also sets the count."""
-    if m.groupdict().get("amd") and (not (scan.cards or _COMPARING.search(scan.original))
-                                     or after_budget_word(scan.text[:m.start()])):
+    if m.groupdict().get("amd") and (
+        not (scan.cards or _COMPARING.search(scan.original)) or after_budget_word(scan.text[: m.start()])
+    ):
         return False  # "nlp 6800" and "budget 6800 or so" are budgets; "3090 vs 6800" names a Radeon
     name, start = _gpu_name(m), m.start()
     window = max(0, start - 60)

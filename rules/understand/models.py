@@ -37,8 +37,9 @@ _DIGIT = re.compile(r"\d")
 _MAX_NAME_TOKENS = 6
 # Words that name a tuning of the same weights, not another size: "deepseek r1 distill 32b" is the table's
 # "deepseek r1 32b", "llama 3.1 8b instruct" its "llama 3.1 8b".
-_SAME_WEIGHTS = frozenset({"instruct", "chat", "it", "base", "hf", "distill", "preview", "thinking",
-                           "reasoning"})
+_SAME_WEIGHTS = frozenset(
+    {"instruct", "chat", "it", "base", "hf", "distill", "preview", "thinking", "reasoning"}
+)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
     entry = families.by_key[_family_key(m.group())]
     tokens, end = _name_tokens(scan.text, m.end(), families.name_words)
     family = re.sub(r"[\s-]+", " ", m.group())
-    phrase = scan.text[m.start():end]
+    phrase = scan.text[m.start() : end]
     size = next((t for t in tokens if _SIZE.fullmatch(t)), None)
     spec = next(filter(None, map(lookups.model, _candidates(family, tokens, entry))), None)
     if spec is None and size:
@@ -134,8 +135,10 @@ def _sized(scan: Scan, question: Question) -> list[_Sized]:
     # A bare training word ("обучение", "train") and one training method ("lora") name one job: the method's.
     methods = {w.method for w in scan.job_words if w.task == "training" and w.method}
     only = next(iter(methods)) if len(methods) == 1 else None
-    words = [(at, task, only if task == "training" and not method and only else method, p)
-             for at, task, method, p in scan.job_words]
+    words = [
+        (at, task, only if task == "training" and not method and only else method, p)
+        for at, task, method, p in scan.job_words
+    ]
     jobs = {(task, method) for _, task, method, _ in words}
     sized = []
     for at, model, params, phrase in scan.models:
@@ -150,8 +153,13 @@ def _sized(scan: Scan, question: Question) -> list[_Sized]:
             else:
                 options = [nearest] if nearest is not None else sorted(named, key=str)
         for task, method in options:
-            candidate = replace(question, model=model, params_b=params if model is None or params else None,
-                                task=task, method=method)
+            candidate = replace(
+                question,
+                model=model,
+                params_b=params if model is None or params else None,
+                task=task,
+                method=method,
+            )
             job = lookups.job(candidate)
             sized.append((job.need.gb, phrase, candidate, lookups.method_name(job.method)))
     return sized
@@ -181,6 +189,7 @@ def most_demanding(scan: Scan, question: Question, understood: list[str], today:
             shown = METHODS.get(value, value) if name == "method" else value
             understood[i] = f"{label}: {shown} (for '{phrase}', the most demanding job)"
     others = "; ".join(f"'{p}' ({m}) ~{g:.1f} GB" for i, (g, p, _, m) in enumerate(sized) if i != best)
-    understood.append(f"models: '{phrase}' ({method}) ~{gb:.1f} GB sizes the job, the most demanding named; "
-                      f"also {others}")
+    understood.append(
+        f"models: '{phrase}' ({method}) ~{gb:.1f} GB sizes the job, the most demanding named; also {others}"
+    )
     return chosen

@@ -31,8 +31,10 @@ def _money_patterns(g: Grammar) -> tuple[re.Pattern[str], re.Pattern[str]]:
     words = any_of(g.data["budget_words"])
     large = any_of(w for scale in g.data["large_numbers"] for w in scale["words"])
     roubles_k = any_of(g.data["thousand_roubles"])
-    amount = (rf"(?:{num}|(?P<one>an?|one|один|одна)(?=\s+{large}))"
-              rf"\s*(?:(?P<kr>{roubles_k})|(?P<k>{g.thousands})|(?P<large>{large}))?")
+    amount = (
+        rf"(?:{num}|(?P<one>an?|one|один|одна)(?=\s+{large}))"
+        rf"\s*(?:(?P<kr>{roubles_k})|(?P<k>{g.thousands})|(?P<large>{large}))?"
+    )
     body = rf"(?P<pre>[$€£₽])?\s*{amount}\s*(?P<cur>{g.cur})?"
     marked = bounded(rf"(?:{words}\s*[:=]?\s*)?{body}{_NOT_CONTEXT}")
     worded = bounded(rf"{words}\s*[:=]?\s*{num}(?![\d\w])")
@@ -43,12 +45,16 @@ def _range_patterns(g: Grammar) -> tuple[re.Pattern[str], ...]:
     """'$2k-3k', '1000-1500$', '$1000 to $1500', 'от 50 до 80 тысяч', 'between $1000 and $1500'."""
 
     def end(i: int) -> str:
-        return (rf"(?P<pre{i}>[$€£₽])?\s*(?P<n{i}>{MONEY_NUM})\s*(?P<k{i}>{g.thousands})?"
-                rf"\s*(?P<cur{i}>{g.cur})?")
+        return (
+            rf"(?P<pre{i}>[$€£₽])?\s*(?P<n{i}>{MONEY_NUM})\s*(?P<k{i}>{g.thousands})?"
+            rf"\s*(?P<cur{i}>{g.cur})?"
+        )
 
     joined = rf"{end(1)}\s*(?:-|{any_of(g.data['range_words'])})\s*{end(2)}(?![\w.,])"
-    return (bounded(rf"(?:between|между)\s+{end(1)}\s+(?:and|и)\s+{end(2)}(?![\w.,])"),
-            bounded(rf"(?:(?:from|от)\s+)?{joined}"))
+    return (
+        bounded(rf"(?:between|между)\s+{end(1)}\s+(?:and|и)\s+{end(2)}(?![\w.,])"),
+        bounded(rf"(?:(?:from|от)\s+)?{joined}"),
+    )
 
 
 def _currency_word(g: Grammar) -> re.Pattern[str]:
@@ -100,6 +106,7 @@ def read_worded(scan: Scan) -> None:
 def read_currency_words(scan: Scan) -> None:
     """The first currency said on its own: the currency of an amount given without one, or of the prices
     shown."""
+
     def found(m: re.Match[str]) -> bool:
         code = currency(m.group("cur"))
         if code is not None and scan.currency_said is None:
@@ -148,8 +155,9 @@ def _scale(groups: dict[str, str | None]) -> float:
     word = groups.get("large")
     if not word:
         return 1.0
-    return next(float(s["factor"]) for s in grammar().data["large_numbers"]
-                if re.fullmatch(any_of(s["words"]), word))
+    return next(
+        float(s["factor"]) for s in grammar().data["large_numbers"] if re.fullmatch(any_of(s["words"]), word)
+    )
 
 
 def currency(mark: str) -> str | None:
@@ -192,8 +200,9 @@ def _assumed_currency(amount: float, base: Question, fresh: bool, language: str 
     return "RUB" if language == "ru" and amount >= 10_000 else "USD"
 
 
-def budget_changes(scan: Scan, base: Question, fresh: bool, language: str | None,
-                   changes: dict[str, Any]) -> list[str]:
+def budget_changes(
+    scan: Scan, base: Question, fresh: bool, language: str | None, changes: dict[str, Any]
+) -> list[str]:
     """The budget and currency the text gives, into ``changes``; returns what ``understood`` says of them.
 
     A currency said alone never turns an earlier budget into the same number in another currency."""
@@ -205,19 +214,28 @@ def budget_changes(scan: Scan, base: Question, fresh: bool, language: str | None
         named = mark or (said[0] if said else None)
         changes["budget"] = amount
         changes["currency"] = named or _assumed_currency(amount, base, fresh, language)
-        how = (f"' and '{said[1]}" if said and not mark else
-               "" if named else f"; no currency given, {changes['currency']} assumed")
+        how = (
+            f"' and '{said[1]}"
+            if said and not mark
+            else ""
+            if named
+            else f"; no currency given, {changes['currency']} assumed"
+        )
         shown = f"{amount:g}" if amount < 1e6 else f"{amount:,.0f}"
         understood.append(f"budget: {shown} {changes['currency']} (from '{phrase}{how}')")
         if said and said[0] != changes["currency"]:
-            understood.append(f"currency: {changes['currency']}, as the budget says ('{said[1]}' not "
-                              f"applied: give the budget in {said[0]} to see {said[0]} prices)")
+            understood.append(
+                f"currency: {changes['currency']}, as the budget says ('{said[1]}' not "
+                f"applied: give the budget in {said[0]} to see {said[0]} prices)"
+            )
     elif said:
         if base.budget is None or base.currency == said[0]:
             changes["currency"] = said[0]
             understood.append(note("currency", said[0], said[1]))
         else:  # a budget from before is in its own currency: the same number in another is another budget
-            understood.append(f"currency: {base.currency}, as the budget of {base.budget:g} {base.currency} "
-                              f"says ('{said[1]}' not applied: give the budget in {said[0]} to see "
-                              f"{said[0]} prices)")
+            understood.append(
+                f"currency: {base.currency}, as the budget of {base.budget:g} {base.currency} "
+                f"says ('{said[1]}' not applied: give the budget in {said[0]} to see "
+                f"{said[0]} prices)"
+            )
     return understood + prices

@@ -164,8 +164,9 @@ class Scan:
     def __post_init__(self) -> None:
         self.original = self.text
 
-    def take(self, pattern: re.Pattern[str], handle: Callable[[re.Match[str]], Any],
-             needs: tuple[str, ...] = ()) -> None:
+    def take(
+        self, pattern: re.Pattern[str], handle: Callable[[re.Match[str]], Any], needs: tuple[str, ...] = ()
+    ) -> None:
         """Blank each match ``handle`` accepts: it returns True, a (start, end) span, or False.
 
         ``needs``: literals every match holds; a text holding none of them is not searched."""

@@ -70,12 +70,40 @@ _MEMORY_WORDS = ("gb", "gib", "гб", "gigabyte", "гигабайт")
 _QUANT_WORDS = ("q",)
 _CONTEXT_WORDS = ("context", "ctx", "token", "токен", "контекст")
 _BATCH_WORDS = ("batch", "bs", "батч")
-_USERS_WORDS = ("users", "people", "clients", "sessions", "requests", "conversations", "пользовател",
-                "человек", "клиент", "запрос")
-_TEAM_WORDS = ("team", "group", "команд", "colleagues", "researchers", "engineers", "developers", "analysts",
-               "коллег", "сотрудник", "исследовател", "разработчик")
-NEEDED_LITERALS = {_MEMORY: _MEMORY_WORDS, _QUANT: _QUANT_WORDS, _CONTEXT: _CONTEXT_WORDS,
-                   _BATCH: _BATCH_WORDS, _USERS: _USERS_WORDS, _TEAM: _TEAM_WORDS}
+_USERS_WORDS = (
+    "users",
+    "people",
+    "clients",
+    "sessions",
+    "requests",
+    "conversations",
+    "пользовател",
+    "человек",
+    "клиент",
+    "запрос",
+)
+_TEAM_WORDS = (
+    "team",
+    "group",
+    "команд",
+    "colleagues",
+    "researchers",
+    "engineers",
+    "developers",
+    "analysts",
+    "коллег",
+    "сотрудник",
+    "исследовател",
+    "разработчик",
+)
+NEEDED_LITERALS = {
+    _MEMORY: _MEMORY_WORDS,
+    _QUANT: _QUANT_WORDS,
+    _CONTEXT: _CONTEXT_WORDS,
+    _BATCH: _BATCH_WORDS,
+    _USERS: _USERS_WORDS,
+    _TEAM: _TEAM_WORDS,
+}
 
 
 def read_memory(scan: Scan) -> None:
@@ -103,6 +131,7 @@ def read_hours(scan: Scan) -> None:
 
 def read_quantisation(scan: Scan) -> None:
     """A llama.cpp type sets the precision, rounded up: q2-q4 -> 4-bit, q5-q8 -> 8-bit."""
+
     def found(m: re.Match[str]) -> bool:
         bits = int(m.group("bits"))
         precision = "4-bit" if bits <= 4 else "8-bit"
@@ -116,6 +145,7 @@ def read_quantisation(scan: Scan) -> None:
 
 def read_context(scan: Scan) -> None:
     """'32k context', '128k tokens', 'context 8192': k is 1024 tokens, as model cards count."""
+
     def found(m: re.Match[str]) -> bool:
         n = next(g for g in (m.group("n1"), m.group("n2"), m.group("n3")) if g)
         k = m.group("k1") or m.group("k2") or m.group("k3")

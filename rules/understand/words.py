@@ -31,8 +31,13 @@ from rules.contract.question import Question
 from rules.understand.grammar import grammar
 from rules.understand.text import HINT, INFERENCE, TRAINING, JobSaid, JobWord, Scan, WorkloadSaid, note
 
-METHODS = {"inference": "inference", "lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning",
-           "pretrain": "pretraining"}
+METHODS = {
+    "inference": "inference",
+    "lora": "LoRA",
+    "qlora": "QLoRA",
+    "full": "full fine-tuning",
+    "pretrain": "pretraining",
+}
 # A weak word ("use", "local", "chat") means running a model only for jobs people run locally.
 RUN_WORKLOADS = ("llm", "image-generation", "speech")
 _DEMAND = {"qlora": 1, "lora": 2, "full": 3, "pretrain": 4}  # memory each training method takes, in order
@@ -49,6 +54,7 @@ def read_keywords(scan: Scan) -> None:
     for i in sorted(present):
         needle, word, meaning = g.keywords[i]
         if needle in scan.text:
+
             def found(m: re.Match[str], meaning: dict[str, Any] = meaning) -> bool:
                 return _meaning(scan, meaning, m.group(), m.start())
 
@@ -104,8 +110,11 @@ def job_changes(scan: Scan, changes: dict[str, Any], base: Question, fresh: bool
     if job is not None:
         task, method, phrase, method_phrase = job
         changes["task"] = task
-        understood.append(f"task: {task} (from '{phrase}')" if phrase else
-                          "task: inference (a model named without a training word: running it)")
+        understood.append(
+            f"task: {task} (from '{phrase}')"
+            if phrase
+            else "task: inference (a model named without a training word: running it)"
+        )
         if method:
             changes["method"] = method
             if method_phrase:
@@ -113,11 +122,16 @@ def job_changes(scan: Scan, changes: dict[str, Any], base: Question, fresh: bool
         elif task == "training":
             changes["method"] = None
             understood.append("method: not said; the answer picks one for the job and says so")
-    lighter = ({j.phrase for j in scan.jobs if j.method == "qlora"}
-               if changes.get("method") not in (None, "qlora") else set())
+    lighter = (
+        {j.phrase for j in scan.jobs if j.method == "qlora"}
+        if changes.get("method") not in (None, "qlora")
+        else set()
+    )
     if "precision" in scan.values and scan.values["precision"][1] in lighter:
-        understood.append(f"precision: left to the method (the 4-bit of '{scan.values['precision'][1]}' is "
-                          "for the lighter method named)")
+        understood.append(
+            f"precision: left to the method (the 4-bit of '{scan.values['precision'][1]}' is "
+            "for the lighter method named)"
+        )
     elif "precision" in scan.values:
         value, phrase = scan.values["precision"]
         changes["precision"] = value
@@ -129,8 +143,9 @@ def job_changes(scan: Scan, changes: dict[str, Any], base: Question, fresh: bool
     return understood
 
 
-def _task_and_method(scan: Scan, workload: str | None, base: Question,
-                     fresh: bool) -> tuple[str, str | None, str, str] | None:
+def _task_and_method(
+    scan: Scan, workload: str | None, base: Question, fresh: bool
+) -> tuple[str, str | None, str, str] | None:
     """(task, method, task words, method words): training words > inference words > a hint.
 
     A hint ("use", "q4_k_m") counts only for jobs people run; a model of such a job named

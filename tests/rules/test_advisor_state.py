@@ -9,9 +9,20 @@ from rules.advisor import Advisor
 from rules.ask import ask
 from tests.rules.conftest import TODAY
 
-TEXTS = ("nlp ${}", "cv ${} 2 gpus", "llm ${} used ok", "kaggle ${} beginner", "rl ${} in EUR", "learning ${} server",
-         "llama 13b qlora ${}", "transformers ${} i have a rtx 3060", "nlp ${} cheapest", "cv ${} as of 2019",
-         "compare 3090 4090 for nlp ${}", "deep learning ${} 10 hours a week")
+TEXTS = (
+    "nlp ${}",
+    "cv ${} 2 gpus",
+    "llm ${} used ok",
+    "kaggle ${} beginner",
+    "rl ${} in EUR",
+    "learning ${} server",
+    "llama 13b qlora ${}",
+    "transformers ${} i have a rtx 3060",
+    "nlp ${} cheapest",
+    "cv ${} as of 2019",
+    "compare 3090 4090 for nlp ${}",
+    "deep learning ${} 10 hours a week",
+)
 # Each side of the two money personas' limits ($150 and $350, rules.json), and far above them.
 BUDGETS = (90, 140, 160, 300, 340, 360, 800, 2500, 15000)
 

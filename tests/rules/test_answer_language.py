@@ -22,9 +22,45 @@ TODAY = date(2026, 11, 22)
 SEED_DATE = date(2019, 4, 3)
 
 # Technical words an answer in any language writes as they are: stacks, formats, units, libraries.
-TERMS = {"bit", "fp32", "fp16", "bf16", "fp8", "int8", "lora", "qlora", "nf4", "adamw", "adam", "pytorch", "rocm", "hip", "oneapi",
-         "cuda", "colab", "kaggle", "llama.cpp", "ollama", "vllm", "tensorrt", "llm", "geforce", "radeon", "founders", "edition",
-         "mxfp4", "tflop", "gib", "xla", "zero", "fsdp", "xpu", "gpu", "tpu", "nvidia"}
+TERMS = {
+    "bit",
+    "fp32",
+    "fp16",
+    "bf16",
+    "fp8",
+    "int8",
+    "lora",
+    "qlora",
+    "nf4",
+    "adamw",
+    "adam",
+    "pytorch",
+    "rocm",
+    "hip",
+    "oneapi",
+    "cuda",
+    "colab",
+    "kaggle",
+    "llama.cpp",
+    "ollama",
+    "vllm",
+    "tensorrt",
+    "llm",
+    "geforce",
+    "radeon",
+    "founders",
+    "edition",
+    "mxfp4",
+    "tflop",
+    "gib",
+    "xla",
+    "zero",
+    "fsdp",
+    "xpu",
+    "gpu",
+    "tpu",
+    "nvidia",
+}
 PRODUCTS = {"Cloud TPU", "Founders Edition"}
 
 QUESTIONS = [  # as a Russian speaker types them
@@ -38,15 +74,25 @@ QUESTIONS = [  # as a Russian speaker types them
 ]
 
 FIELDS = [  # questions that make the other rules speak, in Russian
-    dict(workload="general", budget=400, experience="hobby"), dict(workload="kaggle", budget=600),
-    dict(workload="transformer", budget=3000, experience="researcher"), dict(workload="cnn", budget=3000, experience="researcher"),
-    dict(workload="cnn", budget=120, used_ok=True), dict(workload="cnn", budget=300), dict(workload="cnn", budget=5),
-    dict(workload="cnn", budget=800, precision="16-bit", as_of=SEED_DATE), dict(workload="cnn", budget=100000, gpus=8),
-    dict(workload="cnn", budget=300, used_ok=True, as_of=date(2026, 6, 1)), dict(workload="cnn", budget=1500, owned_gpu="rtx 4090"),
-    dict(workload="cnn", budget=1500, owned_gpu="gtx 1080 ti", as_of=SEED_DATE), dict(workload="rnn", budget=900),
-    dict(workload="llm", model="llama 3 8b", task="inference", owned_gpu="rtx 4090"), dict(workload="llm", model="llama 3 405b", budget=3000),
-    dict(workload="llm", model="llama 3 8b", method="full", budget=5000), dict(workload="cnn", memory_gb=20, budget=2000),
-    dict(workload="cnn", budget=800, objective="cheapest"), dict(workload="image-generation", model="sdxl", task="inference", budget=800),
+    dict(workload="general", budget=400, experience="hobby"),
+    dict(workload="kaggle", budget=600),
+    dict(workload="transformer", budget=3000, experience="researcher"),
+    dict(workload="cnn", budget=3000, experience="researcher"),
+    dict(workload="cnn", budget=120, used_ok=True),
+    dict(workload="cnn", budget=300),
+    dict(workload="cnn", budget=5),
+    dict(workload="cnn", budget=800, precision="16-bit", as_of=SEED_DATE),
+    dict(workload="cnn", budget=100000, gpus=8),
+    dict(workload="cnn", budget=300, used_ok=True, as_of=date(2026, 6, 1)),
+    dict(workload="cnn", budget=1500, owned_gpu="rtx 4090"),
+    dict(workload="cnn", budget=1500, owned_gpu="gtx 1080 ti", as_of=SEED_DATE),
+    dict(workload="rnn", budget=900),
+    dict(workload="llm", model="llama 3 8b", task="inference", owned_gpu="rtx 4090"),
+    dict(workload="llm", model="llama 3 405b", budget=3000),
+    dict(workload="llm", model="llama 3 8b", method="full", budget=5000),
+    dict(workload="cnn", memory_gb=20, budget=2000),
+    dict(workload="cnn", budget=800, objective="cheapest"),
+    dict(workload="image-generation", model="sdxl", task="inference", budget=800),
 ]
 COMPARED = [("rx 7900 xtx",), ("arc a770",), ("no such card", "4090"), ("tpu v5e", "h100")]
 
@@ -54,8 +100,16 @@ COMPARED = [("rx 7900 xtx",), ("arc a770",), ("no such card", "4090"), ("tpu v5e
 @pytest.fixture(scope="module")
 def names(catalog) -> set[str]:
     """Everything an answer may name as it is: cards, chips, models, providers, ids, cited works."""
-    found = {g.name for g in catalog.gpus} | {t.name for t in catalog.tpus.values()} | {m.name for m in load_models().values()}
-    found |= {g.line for g in catalog.gpus} | {g.software for g in catalog.gpus} | {g.architecture for g in catalog.gpus}
+    found = (
+        {g.name for g in catalog.gpus}
+        | {t.name for t in catalog.tpus.values()}
+        | {m.name for m in load_models().values()}
+    )
+    found |= (
+        {g.line for g in catalog.gpus}
+        | {g.software for g in catalog.gpus}
+        | {g.architecture for g in catalog.gpus}
+    )
     found |= PRODUCTS | {o.provider for o in catalog.offers} | {o.instance for o in catalog.offers}
     found |= {rule.id for rule in load_rulebook()} | {work.split(": ")[0] for work in _cited(load_rulebook())}
     return {name for name in found if name and len(name) > 2}
@@ -71,6 +125,7 @@ def _cited(rulebook) -> Iterator[str]:
         elif isinstance(node, list):
             for value in node:
                 yield from walk(value)
+
     for rule in rulebook:
         yield from walk(rule.to_dict())
 
@@ -84,8 +139,11 @@ def english_words(line: str, names: set[str]) -> list[str]:
 
 def prose(answer: dict[str, Any]) -> list[str]:
     need = answer["memory_need"]
-    return ([f["reason"] for f in answer["findings"] + answer["warnings"]] + [r["reason"] for p in answer["picks"] for r in p["rules"]]
-            + [need["how"], *need["assumptions"], answer["summary"], *answer["suggestions"]])
+    return (
+        [f["reason"] for f in answer["findings"] + answer["warnings"]]
+        + [r["reason"] for p in answer["picks"] for r in p["rules"]]
+        + [need["how"], *need["assumptions"], answer["summary"], *answer["suggestions"]]
+    )
 
 
 def _english_lines(answer: dict[str, Any], names: set[str]) -> list[str]:
@@ -112,7 +170,9 @@ def test_every_rule_speaks_russian(advisor, names, fields: dict[str, Any]) -> No
 
 def test_the_check_finds_english_prose(advisor, names) -> None:
     """The same question in English fails the check, so the check can fail."""
-    answer = wire(advisor.recommend(Question(workload="general", budget=400, experience="hobby"), today=TODAY))
+    answer = wire(
+        advisor.recommend(Question(workload="general", budget=400, experience="hobby"), today=TODAY)
+    )
     assert len(_english_lines(answer, names)) > 5
 
 
@@ -120,9 +180,15 @@ def test_every_message_the_engine_says_is_in_the_catalogue() -> None:
     """A key written in code but missing from messages.json would fail only when its branch runs."""
     from rules.knowledge.messages import catalogue
 
-    source = "\n".join(p.read_text(encoding="utf-8") for p in (Path(__file__).resolve().parents[2] / "rules").glob("*.py"))
+    source = "\n".join(
+        p.read_text(encoding="utf-8") for p in (Path(__file__).resolve().parents[2] / "rules").glob("*.py")
+    )
     keys = set(re.findall(r'\bsay\(\s*"([a-z0-9_.]+)"', source))
-    keys |= {k for pair in re.findall(r'\bsay\(\s*"([a-z0-9_.]+)" if .*? else "([a-z0-9_.]+)"', source) for k in pair}
+    keys |= {
+        k
+        for pair in re.findall(r'\bsay\(\s*"([a-z0-9_.]+)" if .*? else "([a-z0-9_.]+)"', source)
+        for k in pair
+    }
     assert len(keys) > 80 and keys - set(catalogue()) == set()
 
 

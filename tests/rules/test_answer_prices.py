@@ -45,33 +45,43 @@ NOTES = {
         rf"each extra (?P<step>{MONEY}) buys (?P<gain>[\d.]+) {SPEED_EN}, worth it while at least [\d.]+× the (?P<value>[\d.]+) "
         rf"per (?P<step2>{MONEY}) of the best value",
         rf"каждые лишние (?P<step>{MONEY}) дают (?P<gain>[\d.]+) {SPEED_RU} — это оправдано, пока не меньше [\d.]+× от "
-        rf"(?P<value>[\d.]+) на (?P<step2>{MONEY}) у самой выгодной"),
+        rf"(?P<value>[\d.]+) на (?P<step2>{MONEY}) у самой выгодной",
+    ),
     "choice.stopped_before": (
         rf"faster for (?P<more>{MONEY}) more \((?P<gain>[\d.]+) {SPEED_EN} per extra (?P<step>{MONEY}), below the (?P<worth>[\d.]+) ",
-        rf"быстрее за (?P<more>{MONEY}) больше \((?P<gain>[\d.]+) {SPEED_RU} на лишние (?P<step>{MONEY}) — меньше (?P<worth>[\d.]+),"),
+        rf"быстрее за (?P<more>{MONEY}) больше \((?P<gain>[\d.]+) {SPEED_RU} на лишние (?P<step>{MONEY}) — меньше (?P<worth>[\d.]+),",
+    ),
     "choice.used_for_floor": (
         rf"GB or more start at (?P<new>{MONEY}), used ones at (?P<used>{MONEY}): used cards with enough memory are included",
-        rf"GB и больше стоят от (?P<new>{MONEY}), б/у — от (?P<used>{MONEY}): б/у карты с достаточной памятью включены"),
+        rf"GB и больше стоят от (?P<new>{MONEY}), б/у — от (?P<used>{MONEY}): б/у карты с достаточной памятью включены",
+    ),
     "choice.used_for_any_count": (
         rf"the cheapest new cards that hold the job cost (?P<new>{MONEY}), used ones (?P<used>{MONEY}): used cards",
-        rf"самые дешёвые новые карты, которые вмещают задачу, стоят (?P<new>{MONEY}), б/у — (?P<used>{MONEY}): б/у карты"),
+        rf"самые дешёвые новые карты, которые вмещают задачу, стоят (?P<new>{MONEY}), б/у — (?P<used>{MONEY}): б/у карты",
+    ),
     "choice.used_for_one_card": (
         rf"a new card that holds the job on its own starts at (?P<new>{MONEY}), a used one at (?P<used>{MONEY}): used cards",
-        rf"новая карта, которая одна вмещает задачу, стоит от (?P<new>{MONEY}), б/у — от (?P<used>{MONEY}): б/у карты"),
+        rf"новая карта, которая одна вмещает задачу, стоит от (?P<new>{MONEY}), б/у — от (?P<used>{MONEY}): б/у карты",
+    ),
     "named.last_seen": (
         rf"no current price; last seen [\d-]+ at (?P<price>{MONEY}) \(",
-        rf"нет текущей цены; последняя [\d-]+: (?P<price>{MONEY}) \("),
+        rf"нет текущей цены; последняя [\d-]+: (?P<price>{MONEY}) \(",
+    ),
 }
 STEPS = {"USD": "1000 USD", "EUR": "1000 EUR", "GBP": "1000 GBP", "RUB": "100,000 RUB"}
 NOTE_QUESTIONS = [
-    ("choice.stepped_up", "llm fine-tuning 1500 EUR"), ("choice.stepped_up", "нейросети 60000 рублей"),
-    ("choice.stopped_before", "nlp for inference €1220"), ("choice.stopped_before", "инференс трансформеров, бюджет 110000 рублей"),
-    ("choice.used_for_floor", "llm fine-tuning 1500 EUR"), ("choice.used_for_floor", "обучение трансформеров, бюджет 150 000 рублей"),
+    ("choice.stepped_up", "llm fine-tuning 1500 EUR"),
+    ("choice.stepped_up", "нейросети 60000 рублей"),
+    ("choice.stopped_before", "nlp for inference €1220"),
+    ("choice.stopped_before", "инференс трансформеров, бюджет 110000 рублей"),
+    ("choice.used_for_floor", "llm fine-tuning 1500 EUR"),
+    ("choice.used_for_floor", "обучение трансформеров, бюджет 150 000 рублей"),
     ("choice.used_for_any_count", "mac or pc for running llama 70b locally, €4000"),
     ("choice.used_for_any_count", "run llama 70b locally 300000 рублей"),
     ("choice.used_for_one_card", "deepseek r1 distill 32b on a single gpu, €1500"),
     ("choice.used_for_one_card", "deepseek r1 distill 32b на одной видеокарте, 135000 рублей"),
-    ("named.last_seen", "compare titan rtx 3090 €1500"), ("named.last_seen", "влезет ли llama 8b на titan v, 60000 рублей"),
+    ("named.last_seen", "compare titan rtx 3090 €1500"),
+    ("named.last_seen", "влезет ли llama 8b на titan v, 60000 рублей"),
 ]
 
 
@@ -99,11 +109,18 @@ def test_a_choice_note_names_money_in_the_askers_currency(advisor, key: str, tex
     assert question.currency in ("EUR", "RUB")
     per_usd = advisor.markets.on(TODAY).pricing(question.currency, question.used_ok).per_usd
     answer = wire(advisor.recommend(question, intent=parsed.intent, today=TODAY))
-    in_usd = wire(advisor.recommend(question.refined(currency="USD", budget=question.budget / per_usd), intent=parsed.intent,
-                                    today=TODAY))
+    in_usd = wire(
+        advisor.recommend(
+            question.refined(currency="USD", budget=question.budget / per_usd),
+            intent=parsed.intent,
+            today=TODAY,
+        )
+    )
     notes, references = _notes(answer, key), _notes(in_usd, key)
     assert notes and len(notes) == len(references), (answer["findings"], in_usd["findings"])
-    step = 1000 * 10 ** round(math.log10(per_usd))  # units of the asker's currency a speed-for-money figure is per
+    step = 1000 * 10 ** round(
+        math.log10(per_usd)
+    )  # units of the asker's currency a speed-for-money figure is per
     for note, reference in zip(notes, references):
         assert "USD" not in note.string, note.string
         for name, said in note.groupdict().items():
@@ -112,11 +129,17 @@ def test_a_choice_note_names_money_in_the_askers_currency(advisor, key: str, tex
                 assert (said, was) == (STEPS[question.currency], "1000 USD"), note.string
             elif name in ("gain", "value", "worth"):  # speed per step of money
                 factor = step / 1000 / per_usd
-                assert float(said) == pytest.approx(float(was) * factor, abs=0.006 * factor + 0.006), (note.string, reference.string)
+                assert float(said) == pytest.approx(float(was) * factor, abs=0.006 * factor + 0.006), (
+                    note.string,
+                    reference.string,
+                )
             else:
                 (amount, currency), (usd, dollars) = _amount(said), _amount(was)
                 assert (currency, dollars) == (question.currency, "USD"), note.string
-                assert amount == pytest.approx(usd * per_usd, abs=0.5 * per_usd + 1), (note.string, reference.string)
+                assert amount == pytest.approx(usd * per_usd, abs=0.5 * per_usd + 1), (
+                    note.string,
+                    reference.string,
+                )
 
 
 def test_a_choice_note_in_dollars_reads_as_it_did(advisor) -> None:

@@ -34,12 +34,16 @@ def test_the_budget_is_spent_while_the_extra_speed_is_worth_it_2019(recommend):
     8 GB, a cheap GTX 10XX from eBay (General GPU Recommendations (3))."""
     at_500 = recommend(workload="cnn", budget=500, as_of=SEED_DATE)
     assert at_500["picks"][0]["gpu"] == "rtx-2070"
-    assert any(f["rule"] == "cost-efficiency" and "stepped up" in f["reason"] for f in at_500["findings"]) or \
-        at_500["picks"][0]["performance_per_1000"] < 5.0
+    assert (
+        any(f["rule"] == "cost-efficiency" and "stepped up" in f["reason"] for f in at_500["findings"])
+        or at_500["picks"][0]["performance_per_1000"] < 5.0
+    )
     at_400 = recommend(workload="cnn", budget=400, as_of=SEED_DATE)
     top = at_400["picks"][0]
     # a GTX 10XX with 8 GB: used from eBay, or new where the street price had fallen (GTX 1070 Ti at $390, TechSpot Q4 2018)
-    assert top["gpu"] == "rtx-2060" or (top["gpu"].startswith("gtx-10") and top["memory_gb"] >= 8 and top["total_price"]["amount"] <= 400)
+    assert top["gpu"] == "rtx-2060" or (
+        top["gpu"].startswith("gtx-10") and top["memory_gb"] >= 8 and top["total_price"]["amount"] <= 400
+    )
 
 
 def test_as_of_hides_later_cards_and_later_prices(recommend, advisor):
@@ -70,7 +74,9 @@ def test_budget_in_euros_is_converted_with_a_dated_rate(recommend):
 
 def test_budget_below_every_card_says_what_would_work(recommend):
     answer = recommend(workload="cnn", budget=20)
-    assert answer["verdict"] == "cpu-and-cloud" and answer["picks"] == []  # $20 is almost no money: the seed's CPU + notebooks
+    assert (
+        answer["verdict"] == "cpu-and-cloud" and answer["picks"] == []
+    )  # $20 is almost no money: the seed's CPU + notebooks
     assert "cheapest" in answer["summary"] and any("raise the budget" in s for s in answer["suggestions"])
     answer = recommend(workload="cnn", budget=160)  # above almost no money, below every card with 8 GB
     assert answer["verdict"] == "over-budget" and answer["picks"] == []
@@ -95,7 +101,9 @@ def test_rent_vs_buy_break_even_is_price_over_hourly_margin(recommend):
     rent = answer["rent_vs_buy"]
     assert rent is not None
     margin = rent["rent_per_hour"]["usd"] - rent["own_power_per_hour"]["usd"]
-    assert rent["break_even_hours"] == pytest.approx(answer["picks"][0]["total_price"]["usd"] / margin, rel=0.03)  # rounded cents
+    assert rent["break_even_hours"] == pytest.approx(
+        answer["picks"][0]["total_price"]["usd"] / margin, rel=0.03
+    )  # rounded cents
     assert [y["years"] for y in rent["years"]] == [1, 2]
     assert {y["cheaper"] for y in rent["years"]} <= {"buy", "rent"}
 
@@ -139,18 +147,28 @@ def test_every_pick_is_within_budget_and_fits_memory(advisor, question):
         assert pick["total_price"]["amount"] <= question.budget * 1.0001
         fit = next(r for r in pick["rules"] if r["rule"] == "memory-fit")
         assert "needs" not in fit["reason"] or "per card" in fit["reason"]
-    if any(f["rule"] == "training-limits" for f in answer["findings"]):  # a part unfit for the method is never shown
+    if any(
+        f["rule"] == "training-limits" for f in answer["findings"]
+    ):  # a part unfit for the method is never shown
         fit_for = ("full", "adapters") if answer["memory_need"]["method"] in ("lora", "qlora") else ("full",)
         assert all(advisor.catalog.gpu(p["gpu"]).trains in fit_for for p in shown), [p["gpu"] for p in shown]
-    assert json.dumps(answer, sort_keys=True) == json.dumps(wire(advisor.recommend(question, today=TODAY)), sort_keys=True)
+    assert json.dumps(answer, sort_keys=True) == json.dumps(
+        wire(advisor.recommend(question, today=TODAY)), sort_keys=True
+    )
 
 
 def test_question_checks_name_the_field():
     from rules.errors import QuestionError
 
-    for data, field in [({"compare": "3090"}, "compare"), ({"budget": -5}, "budget"), ({"workload": "poetry"}, "workload"),
-                        ({"as_of": "2009-12-31"}, "as_of"), ({"as_of": "2999-01-01"}, "as_of"), ({"gpus": 0}, "gpus"),
-                        ({"colour": "red"}, "colour")]:
+    for data, field in [
+        ({"compare": "3090"}, "compare"),
+        ({"budget": -5}, "budget"),
+        ({"workload": "poetry"}, "workload"),
+        ({"as_of": "2009-12-31"}, "as_of"),
+        ({"as_of": "2999-01-01"}, "as_of"),
+        ({"gpus": 0}, "gpus"),
+        ({"colour": "red"}, "colour"),
+    ]:
         with pytest.raises(QuestionError) as caught:
             Question.from_dict(data, TODAY)
         assert caught.value.field == field, data
@@ -175,8 +193,13 @@ def test_eight_gpus_for_transformers_spend_a_large_budget_on_server_cards(adviso
     answer = _ask(advisor, workload="transformer", gpus=8, budget=100000)
     top = answer["picks"][0]
     assert top["count"] == 8 and top["memory_gb"] >= 24
-    assert 8 * 1000 <= top["total_price"]["usd"] <= 100000  # 24 GB+ blower cards start near $1,000 (R9700, 2025-10)
-    assert top["form_factor"] not in ("sxm", "oam")  # modules come inside a whole server; their prices exclude it
+    assert (
+        8 * 1000 <= top["total_price"]["usd"] <= 100000
+    )  # 24 GB+ blower cards start near $1,000 (R9700, 2025-10)
+    assert top["form_factor"] not in (
+        "sxm",
+        "oam",
+    )  # modules come inside a whole server; their prices exclude it
     assert set(advisor.catalog.gpu(top["gpu"]).cooling) & {"blower", "passive"}
 
 
@@ -193,11 +216,17 @@ def test_training_never_leads_with_or_shows_a_part_built_for_inference(advisor):
     """'computer vision research $2500' showed a Ryzen AI Max+ 395 mini-PC (256 GB/s, ROCm for inference) as its
     'roomiest' alternative: the catalog marks what training each unified-memory computer is fit for, and a CNN
     training answer shows none of them, while an LLM LoRA answer may still take a Mac Studio or a DGX Spark."""
-    for fields in (dict(workload="cnn", budget=2500, experience="researcher"), dict(workload="cnn", budget=6000),
-                   dict(workload="speech", task="training", model="whisper-large-v3", budget=2500)):
+    for fields in (
+        dict(workload="cnn", budget=2500, experience="researcher"),
+        dict(workload="cnn", budget=6000),
+        dict(workload="speech", task="training", model="whisper-large-v3", budget=2500),
+    ):
         answer = _ask(advisor, **fields)
         shown = _shown(answer)
-        assert all(advisor.catalog.gpu(p["gpu"]).trains == "full" for p in shown), (fields, [p["gpu"] for p in shown])
+        assert all(advisor.catalog.gpu(p["gpu"]).trains == "full" for p in shown), (
+            fields,
+            [p["gpu"] for p in shown],
+        )
     answer = _ask(advisor, workload="llm", task="training", method="qlora", model="llama-70b", budget=5000)
     fit = {advisor.catalog.gpu(p["gpu"]).trains for p in _shown(answer)}
     assert "adapters" in fit and "none" not in fit
@@ -207,8 +236,11 @@ def test_a_cuda_pick_labels_its_alternatives_honestly(advisor):
     """'computer vision research $2500' (used RTX 4090) showed an RX 7900 XTX on ROCm as its 'best value' and a
     used RTX 3090 Ti as 'used' beside a used pick: a CUDA pick's best value, fastest and roomiest are CUDA cards (seed
     003: NVIDIA is the safe choice), the best card outside CUDA is labelled so, and a used top needs no used option."""
-    for fields in (dict(workload="cnn", budget=2500, experience="researcher"), dict(workload="cnn", budget=1500),
-                   dict(workload="transformer", budget=4000)):
+    for fields in (
+        dict(workload="cnn", budget=2500, experience="researcher"),
+        dict(workload="cnn", budget=1500),
+        dict(workload="transformer", budget=4000),
+    ):
         answer = _ask(advisor, **fields)
         top = answer["picks"][0]
         if top["vendor"] != "nvidia":
@@ -230,7 +262,9 @@ def test_a_lab_buying_four_gpus_for_llm_fine_tuning_gets_four_roomy_blower_cards
     assert top["count"] == 4 and top["memory_gb"] >= 24 and top["total_price"]["usd"] <= 20000
     assert "blower" in advisor.catalog.gpu(top["gpu"]).cooling
     assert all(p["condition"] == "new" for p in answer["picks"])
-    answer = _ask(advisor, workload="llm", gpus=4, budget=20000, experience="researcher", task="training", used_ok=True)
+    answer = _ask(
+        advisor, workload="llm", gpus=4, budget=20000, experience="researcher", task="training", used_ok=True
+    )
     top = answer["picks"][0]
     assert top["count"] == 4 and top["memory_gb"] * top["count"] >= 128 and top["total_price"]["usd"] <= 20000
     assert "blower" in advisor.catalog.gpu(top["gpu"]).cooling
@@ -256,8 +290,14 @@ def test_a_question_without_a_budget_gets_a_ladder_of_new_cards(advisor):
     sweet spot) though nothing was said about money or used; Dettmers' guide of 2023-01-30 recommends new RTX 40
     cards. Without a budget nobody is short on money (rule used-cards): the ladder is new, the used option beside it."""
     answer = wire(advisor.recommend(Question(workload="general"), today=date(2023, 2, 15)))
-    assert answer["picks"] and all(p["condition"] == "new" for p in answer["picks"]), [(p["gpu"], p["condition"]) for p in answer["picks"]]
-    answer = wire(advisor.recommend(Question(workload="general", budget=300, experience="beginner"), today=date(2023, 2, 15)))
+    assert answer["picks"] and all(p["condition"] == "new" for p in answer["picks"]), [
+        (p["gpu"], p["condition"]) for p in answer["picks"]
+    ]
+    answer = wire(
+        advisor.recommend(
+            Question(workload="general", budget=300, experience="beginner"), today=date(2023, 2, 15)
+        )
+    )
     assert answer["picks"][0]["condition"] == "used"  # a beginner on a budget: used is fine, and said why
 
 
@@ -306,8 +346,15 @@ def test_asking_for_24_gb_means_24_gb_on_a_desktop_card(advisor):
 
 def test_will_llama_70b_fit_on_a_3090_or_a_4090(advisor):
     """70B at 4-bit is about 40 GB of weights: one 24 GB card does not hold it, two do (layer split)."""
-    answer = _ask(advisor, intent="fit", workload="llm", model="llama-70b", precision="4-bit", task="inference",
-                  compare=("rtx 3090", "rtx 4090"))
+    answer = _ask(
+        advisor,
+        intent="fit",
+        workload="llm",
+        model="llama-70b",
+        precision="4-bit",
+        task="inference",
+        compare=("rtx 3090", "rtx 4090"),
+    )
     named = {n["gpu"]: n for n in answer["named"]}
     assert set(named) == {"rtx-3090", "rtx-4090"}
     for entry in named.values():
@@ -318,10 +365,20 @@ def test_will_llama_70b_fit_on_a_3090_or_a_4090(advisor):
 def test_will_it_fit_says_the_need_once_and_answers_with_the_named_cards(advisor):
     """The headline said the whole fit sentence once per card, then recommended 2 x RTX 5090 ($5,100) with no budget
     asked: an adviser says it once for both cards and points out that two of the named 24 GB cards hold it."""
-    for language, joined in (("en", "GeForce RTX 3090 or GeForce RTX 4090 does not hold it; two do"),
-                             ("ru", "GeForce RTX 3090 или GeForce RTX 4090 на 24 GB не вмещает её; вмещают 2")):
-        answer = _ask(advisor, intent="fit", workload="llm", model="llama-70b", precision="4-bit", task="inference",
-                      compare=("rtx 3090", "rtx 4090"), language=language)
+    for language, joined in (
+        ("en", "GeForce RTX 3090 or GeForce RTX 4090 does not hold it; two do"),
+        ("ru", "GeForce RTX 3090 или GeForce RTX 4090 на 24 GB не вмещает её; вмещают 2"),
+    ):
+        answer = _ask(
+            advisor,
+            intent="fit",
+            workload="llm",
+            model="llama-70b",
+            precision="4-bit",
+            task="inference",
+            compare=("rtx 3090", "rtx 4090"),
+            language=language,
+        )
         assert answer["summary"].count("45 GB") == 1 and joined in answer["summary"], answer["summary"]
         top = answer["picks"][0]
         assert top["gpu"] in ("rtx-3090", "rtx-4090") and top["count"] == 2 and top["label"] == "as asked"
@@ -334,7 +391,14 @@ def test_every_named_card_is_answered_even_without_a_price(advisor):
         answer = _ask(advisor, intent="compare", workload="llm", compare=names)
         assert [n["asked"] for n in answer["named"]] == list(names)
         for entry in answer["named"]:
-            assert entry["status"] in ("compared", "fits", "does-not-fit", "not-in-catalog", "no-current-price", "not-released")
+            assert entry["status"] in (
+                "compared",
+                "fits",
+                "does-not-fit",
+                "not-in-catalog",
+                "no-current-price",
+                "not-released",
+            )
             assert entry["reason"]
             if entry["gpu"]:
                 assert entry["relative_performance"] > 0
@@ -344,7 +408,9 @@ def test_an_llm_compare_without_a_model_says_how_large_a_model_each_card_holds(a
     """'dgx spark vs rtx 4090 for llm inference': speed alone hides the trade. Sources: NVIDIA's DGX Spark page
     ("models up to 200 billion parameters" locally, at 4-bit); Qwen2.5 32B Q4_K_M is a 19.9 GB GGUF that runs on
     one 24 GB card, while Llama 3 70B Q4_K_M (42.5 GB) does not fit one."""
-    answer = _ask(advisor, intent="compare", workload="llm", task="inference", compare=("rtx 4090", "dgx spark"))
+    answer = _ask(
+        advisor, intent="compare", workload="llm", task="inference", compare=("rtx 4090", "dgx spark")
+    )
     room = {}
     for entry in answer["named"]:
         found = re.search(r"up to ~(\d+(?:\.\d+)?)B", entry["reason"])
@@ -352,7 +418,14 @@ def test_an_llm_compare_without_a_model_says_how_large_a_model_each_card_holds(a
         room[entry["asked"]] = float(found.group(1))
     assert 32 <= room["rtx 4090"] < 70
     assert 150 <= room["dgx spark"] <= 230
-    sized = _ask(advisor, intent="compare", workload="llm", task="inference", model="llama-3.1-8b", compare=("rtx 4090",))
+    sized = _ask(
+        advisor,
+        intent="compare",
+        workload="llm",
+        task="inference",
+        model="llama-3.1-8b",
+        compare=("rtx 4090",),
+    )
     assert "up to ~" not in sized["named"][0]["reason"]  # a named model is fitted, not sized
 
 
@@ -372,7 +445,11 @@ def test_training_transformers_in_january_2023_is_an_rtx_4090():
     """Dettmers, 'Which GPU(s) to Get for Deep Learning', 2023-01-30: the RTX 4090 for transformers at about $1600."""
     from rules.knowledge.catalog import load_catalog
 
-    answer = wire(Advisor(load_catalog()).recommend(Question(workload="transformer", budget=1600, as_of=date(2023, 1, 30))))
+    answer = wire(
+        Advisor(load_catalog()).recommend(
+            Question(workload="transformer", budget=1600, as_of=date(2023, 1, 30))
+        )
+    )
     assert answer["picks"][0]["gpu"] == "rtx-4090"
 
 
@@ -388,18 +465,28 @@ def test_every_score_adjustment_is_visible(advisor):
     """No hidden multiplier: performance per 1000 is speed over price, and the choice explains its step up or stop."""
     answer = _ask(advisor, workload="cnn", budget=1500)
     for pick in _shown(answer):
-        assert pick["performance_per_1000"] == pytest.approx(pick["relative_performance"] / pick["total_price"]["amount"] * 1000, rel=0.01)
-    assert any(f["rule"] == "cost-efficiency" and ("stepped up" in f["reason"] or "stopped before" in f["reason"])
-               for f in answer["findings"])
+        assert pick["performance_per_1000"] == pytest.approx(
+            pick["relative_performance"] / pick["total_price"]["amount"] * 1000, rel=0.01
+        )
+    assert any(
+        f["rule"] == "cost-efficiency" and ("stepped up" in f["reason"] or "stopped before" in f["reason"])
+        for f in answer["findings"]
+    )
 
 
 def test_a_gain_weighed_by_memory_is_not_called_speed(advisor):
     """For memory-bound fine-tuning the choice weighs speed × the memory's value (rule memory-value): the step-up's gain
     and the best value's figure are of that worth, not of the speed per money the picks show (an RX 7900 XTX at
     '4.70 per 1000 EUR of the best value' beside its own pick line's 8.02 read as a contradiction)."""
+
     def steps(answer):
-        return [f["reason"] for f in answer["findings"] if f["rule"] == "cost-efficiency"
-                and ("stepped up" in f["reason"] or "stopped before" in f["reason"])]
+        return [
+            f["reason"]
+            for f in answer["findings"]
+            if f["rule"] == "cost-efficiency"
+            and ("stepped up" in f["reason"] or "stopped before" in f["reason"])
+        ]
+
     weighed = steps(_ask(advisor, workload="llm", task="training", budget=1750))
     assert weighed and all("weighted by the memory it holds" in r for r in weighed)
     plain = steps(_ask(advisor, workload="cnn", budget=1500))
@@ -429,14 +516,18 @@ def test_a_larger_budget_never_gives_a_worse_top_configuration(advisor, question
     question = question.refined(used_ok=True) if question.budget <= 400 else question
     small = advisor.recommend(question, today=TODAY)
     if small.picks and small.picks[0].condition == "used" and not question.used_ok:
-        question = question.refined(used_ok=True)  # no new card fitted the small budget: the used market is the one compared
+        question = question.refined(
+            used_ok=True
+        )  # no new card fitted the small budget: the used market is the one compared
     large = advisor.recommend(question.refined(budget=question.budget * factor), today=TODAY)
     if small.picks:
         assert large.picks
         if _safe_stack_led(small) or _safe_stack_led(large):
             return  # the stated vendor-nvidia rule chose a CUDA card over a faster one: the answer says so
         if _top_rank(large) < (_top_rank(small)[0], _top_rank(small)[1] - 1e-9):
-            assert _roomier(large.picks[0], small.picks[0]), "a larger budget gave a slower top that holds no more of the job"
+            assert _roomier(large.picks[0], small.picks[0]), (
+                "a larger budget gave a slower top that holds no more of the job"
+            )
 
 
 def _roomier(pick, than) -> bool:
@@ -445,8 +536,27 @@ def _roomier(pick, than) -> bool:
     return pick.memory_gb > than.memory_gb or pick.memory_gb * pick.count > than.memory_gb * than.count
 
 
-names = st.lists(st.sampled_from(["rtx 3090", "4090", "a100 80gb", "h100 pcie", "rx 7900 xtx", "dgx spark", "no such card 9",
-                                  "titan rtx", "b200", "arc b580", "mi300x", "v100"]), min_size=1, max_size=4, unique=True)
+names = st.lists(
+    st.sampled_from(
+        [
+            "rtx 3090",
+            "4090",
+            "a100 80gb",
+            "h100 pcie",
+            "rx 7900 xtx",
+            "dgx spark",
+            "no such card 9",
+            "titan rtx",
+            "b200",
+            "arc b580",
+            "mi300x",
+            "v100",
+        ]
+    ),
+    min_size=1,
+    max_size=4,
+    unique=True,
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -459,7 +569,9 @@ def test_named_cards_always_appear(advisor, question, asked, intent):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(question=questions, setting=st.sampled_from([None, "desktop"]))
 def test_no_desktop_answer_names_a_server_only_part(advisor, question, setting):
-    answer = wire(advisor.recommend(question.refined(setting=setting, gpus=min(question.gpus, 4)), today=TODAY))
+    answer = wire(
+        advisor.recommend(question.refined(setting=setting, gpus=min(question.gpus, 4)), today=TODAY)
+    )
     for pick in _shown(answer):
         assert not _server_only(advisor, pick["gpu"]), pick["gpu"]
 
@@ -469,7 +581,9 @@ def test_cheapest_means_the_least_that_does_the_job(advisor):
     answer = _ask(advisor, memory_gb=24, objective="cheapest")
     top = answer["picks"][0]
     assert top["label"] == "cheapest that does the job" and top["memory_gb"] >= 24
-    cuda = [p for p in _shown(answer) if p["vendor"] == "nvidia"]  # "outside CUDA" is an alternative by name, not a rival
+    cuda = [
+        p for p in _shown(answer) if p["vendor"] == "nvidia"
+    ]  # "outside CUDA" is an alternative by name, not a rival
     assert top["total_price"]["usd"] == min(p["total_price"]["usd"] for p in cuda)
 
 
@@ -477,8 +591,15 @@ def test_a_card_named_in_a_buy_question_is_the_configuration_answered_first(advi
     """'Server with 8 H100 for pretraining': the asker chose the card, so 8 of it lead the answer (named things are
     always answered); the engine's own cheaper choice follows as a runner-up, and a budget too small for the named
     card leaves the engine's choice on top."""
-    asked = dict(workload="general", task="training", gpus=8, method="pretrain", setting="server", compare=("h100",),
-                 as_of=date(2026, 11, 20))
+    asked = dict(
+        workload="general",
+        task="training",
+        gpus=8,
+        method="pretrain",
+        setting="server",
+        compare=("h100",),
+        as_of=date(2026, 11, 20),
+    )
     answer = _ask(advisor, **asked)
     top = answer["picks"][0]
     assert top["gpu"].startswith("h100") and top["count"] == 8 and top["memory_gb"] >= 80
@@ -499,11 +620,21 @@ def test_an_estimated_price_is_never_the_only_basis_of_the_top_pick(advisor):
     assert top["gpu"] in ("rtx-3080", "rtx-3090")
 
 
-@pytest.mark.parametrize("fields", [
-    dict(workload="general", task="training", gpus=8, method="pretrain", setting="server", compare=("h100",)),
-    dict(workload="llm", task="training", budget=3000),
-    dict(workload="image-generation", budget=600, as_of=date(2023, 1, 30)),
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        dict(
+            workload="general",
+            task="training",
+            gpus=8,
+            method="pretrain",
+            setting="server",
+            compare=("h100",),
+        ),
+        dict(workload="llm", task="training", budget=3000),
+        dict(workload="image-generation", budget=600, as_of=date(2023, 1, 30)),
+    ],
+)
 def test_alternatives_name_each_card_once_and_beat_the_top_on_their_measure(advisor, fields):
     """An alternative is a different trade-off: never the top card again, never one card under two labels, and
     'fastest' / 'roomiest' / 'best value' only when faster / roomier / better value than the top (also after the
@@ -529,8 +660,15 @@ def test_a_card_memory_asked_about_is_answered_directly(advisor):
     """'Will llama 13b fit on 8 GB': the answer says first, in so many words, whether a card of that memory holds the
     job (rules.job.fit_on), and only then recommends cards; 24 GB holds a 4-bit 13B model, 8 GB does not."""
     for gb, status in ((8, "does-not-fit"), (24, "fits")):
-        answer = _ask(advisor, intent="fit", workload="llm", task="inference", params_b=13, card_memory_gb=gb,
-                      as_of=date(2026, 11, 20))
+        answer = _ask(
+            advisor,
+            intent="fit",
+            workload="llm",
+            task="inference",
+            params_b=13,
+            card_memory_gb=gb,
+            as_of=date(2026, 11, 20),
+        )
         entry = next(e for e in answer["named"] if e["asked"] == f"{gb} GB")
         assert entry["status"] == status
         assert answer["summary"].startswith(entry["reason"])
@@ -548,18 +686,30 @@ def test_a_comparison_is_summarised_in_the_askers_language(advisor):
 
 def test_a_card_memory_answer_is_in_the_askers_language(advisor):
     """'влезет ли llama 13b в 8 GB': the direct fit answer is said in Russian from the message catalogue."""
-    answer = _ask(advisor, intent="fit", workload="llm", task="inference", params_b=13, card_memory_gb=8, language="ru",
-                  as_of=date(2026, 11, 20))
+    answer = _ask(
+        advisor,
+        intent="fit",
+        workload="llm",
+        task="inference",
+        params_b=13,
+        card_memory_gb=8,
+        language="ru",
+        as_of=date(2026, 11, 20),
+    )
     assert answer["summary"].startswith("Одна карта на 8 GB не справляется")
 
 
 def test_a_stack_the_tools_did_not_run_on_yet_gives_no_pick_and_says_so(recommend):
     """software-support, rows 'limited': Stable Diffusion on Arc in 2023-01 ran only through a basic OpenVINO port
     (Tom's Hardware), 8-bit LLM inference was bitsandbytes on CUDA only until llama.cpp's ROCm port (2023-08)."""
-    sd = recommend(workload="image-generation", model="sd-1.5", task="inference", budget=600, as_of=date(2023, 1, 30))
+    sd = recommend(
+        workload="image-generation", model="sd-1.5", task="inference", budget=600, as_of=date(2023, 1, 30)
+    )
     assert sd["picks"][0]["vendor"] == "nvidia"
     assert any(f["rule"] == "software-support" and "oneapi" in f["reason"] for f in sd["findings"])
-    later = recommend(workload="image-generation", model="sd-1.5", task="inference", budget=600, as_of=date(2024, 6, 1))
+    later = recommend(
+        workload="image-generation", model="sd-1.5", task="inference", budget=600, as_of=date(2024, 6, 1)
+    )
     assert not any(f["rule"] == "software-support" and "oneapi" in f["reason"] for f in later["findings"])
     int8 = recommend(workload="llm", task="inference", precision="8-bit", budget=850, as_of=date(2023, 1, 30))
     assert int8["picks"] and all(p["vendor"] == "nvidia" for p in int8["picks"])
@@ -568,7 +718,9 @@ def test_a_stack_the_tools_did_not_run_on_yet_gives_no_pick_and_says_so(recommen
 
 def test_no_new_card_within_the_budget_picks_a_used_one_and_says_so(recommend):
     """8-bit LLM inference for $850 in 2023-01: no new CUDA card with 16 GB costs that little, a used RTX 3090 does."""
-    answer = recommend(workload="llm", task="inference", precision="8-bit", budget=850, as_of=date(2023, 1, 30))
+    answer = recommend(
+        workload="llm", task="inference", precision="8-bit", budget=850, as_of=date(2023, 1, 30)
+    )
     top = answer["picks"][0]
     assert top["condition"] == "used" and top["total_price"]["amount"] <= 850 and top["memory_gb"] >= 16
     assert any("no new configuration" in f["reason"] for f in answer["findings"])
@@ -577,17 +729,23 @@ def test_no_new_card_within_the_budget_picks_a_used_one_and_says_so(recommend):
 def test_memory_beyond_any_card_is_memory_in_all_for_inference(recommend):
     """'80 GB of VRAM in a workstation' (mid-2024: no desktop card has 80 GB) is met by cards splitting the model by
     layers; memory that one card has stays per card ('a 24 GB card' is never two 12 GB cards)."""
-    answer = recommend(memory_gb=80, task="inference", method="inference", setting="desktop", as_of=date(2024, 6, 15))
+    answer = recommend(
+        memory_gb=80, task="inference", method="inference", setting="desktop", as_of=date(2024, 6, 15)
+    )
     top = answer["picks"][0]
     assert top["count"] > 1 and top["count"] * top["memory_gb"] >= 80
     assert any("in all" in f["reason"] for f in top["rules"] if f["rule"] == "memory-fit")
-    per_card = recommend(memory_gb=24, task="inference", method="inference", budget=3000, as_of=date(2024, 6, 15))
+    per_card = recommend(
+        memory_gb=24, task="inference", method="inference", budget=3000, as_of=date(2024, 6, 15)
+    )
     assert per_card["picks"][0]["count"] == 1 and per_card["picks"][0]["memory_gb"] >= 24
 
 
 def test_a_lab_server_budget_buys_as_many_cards_as_are_worth_it(recommend):
     """A server holds several cards: without a count asked, each count is weighed, so $60,000 is not one card."""
-    answer = recommend(workload="llm", budget=60000, setting="server", experience="researcher", as_of=date(2026, 11, 20))
+    answer = recommend(
+        workload="llm", budget=60000, setting="server", experience="researcher", as_of=date(2026, 11, 20)
+    )
     top = answer["picks"][0]
     assert top["count"] >= 2 and top["total_price"]["amount"] <= 60000
     desktop = recommend(workload="llm", budget=6000, as_of=date(2026, 11, 20))
@@ -596,7 +754,9 @@ def test_a_lab_server_budget_buys_as_many_cards_as_are_worth_it(recommend):
 
 def test_a_single_gpu_said_is_one_card_not_the_fewest_that_fit(recommend):
     """QLoRA paper: a 65B model fine-tunes on one 48 GB GPU. 'On a single gpu' keeps the count at one."""
-    one = recommend(workload="llm", model="llama-65b", method="qlora", gpus_fixed=True, as_of=date(2023, 6, 15))
+    one = recommend(
+        workload="llm", model="llama-65b", method="qlora", gpus_fixed=True, as_of=date(2023, 6, 15)
+    )
     assert one["picks"][0]["count"] == 1 and one["picks"][0]["memory_gb"] >= 48
     free = recommend(workload="llm", model="llama-65b", method="qlora", as_of=date(2023, 6, 15))
     assert free["picks"][0]["count"] == 2  # without the count said, two 24 GB cards hold it for less
@@ -605,18 +765,36 @@ def test_a_single_gpu_said_is_one_card_not_the_fewest_that_fit(recommend):
 def test_a_pick_that_holds_the_job_with_little_to_spare_says_how_to_get_margin(advisor):
     """FLUX.1 dev in bf16 (23.8 GB of weights) on a 24 GB card fits only as counted: the answer names fp8 weights
     and CPU offload (ComfyUI's remedies), under the memory-fit rule; a roomy pick says nothing of the kind."""
-    tight = _ask(advisor, workload="image-generation", task="inference", model="flux-1-dev", budget=1200, as_of=date(2026, 11, 15))
+    tight = _ask(
+        advisor,
+        workload="image-generation",
+        task="inference",
+        model="flux-1-dev",
+        budget=1200,
+        as_of=date(2026, 11, 15),
+    )
     lines = [f for f in tight["picks"][0]["rules"] if f["rule"] == "memory-fit" and f["verdict"] == "warning"]
     assert tight["picks"][0]["memory_gb"] == 24  # $1,200 buys no 32 GB card in 2026
     assert lines and "fp8" in lines[0]["reason"] and "CPU" in lines[0]["reason"]
-    roomy = _ask(advisor, workload="image-generation", task="inference", model="sd-xl", budget=1200, as_of=date(2026, 11, 15))
-    assert not [f for f in roomy["picks"][0]["rules"] if f["rule"] == "memory-fit" and f["verdict"] == "warning"]
+    roomy = _ask(
+        advisor,
+        workload="image-generation",
+        task="inference",
+        model="sd-xl",
+        budget=1200,
+        as_of=date(2026, 11, 15),
+    )
+    assert not [
+        f for f in roomy["picks"][0]["rules"] if f["rule"] == "memory-fit" and f["verdict"] == "warning"
+    ]
 
 
 def test_a_server_answer_names_no_whole_desktop_computer(advisor):
     """'rack server for llm inference $50000': a Mac Studio or DGX Spark cannot go into a rack chassis, so neither the
     pick nor a labelled alternative (the roomiest) may be one (the same setting rule for every configuration shown)."""
-    answer = _ask(advisor, workload="llm", task="inference", budget=50000, setting="server", as_of=date(2026, 11, 15))
+    answer = _ask(
+        advisor, workload="llm", task="inference", budget=50000, setting="server", as_of=date(2026, 11, 15)
+    )
     shown = _shown(answer)
     assert shown and all(p["form_factor"] != "system" for p in shown), [p["gpu"] for p in shown]
 
@@ -650,12 +828,23 @@ def test_tensor_parallel_cards_are_not_said_to_run_one_after_another(advisor):
     over 2, 4 or 8 cards; other counts run as pipeline stages, in turn."""
     from rules.understand import parse
 
-    for text, vllm in (("vllm server for 10 users with qwen3 32b in 16-bit", True), ("will llama 70b fit on two rtx 3090", False)):
+    for text, vllm in (
+        ("vllm server for 10 users with qwen3 32b in 16-bit", True),
+        ("will llama 70b fit on two rtx 3090", False),
+    ):
         parsed = parse(text, today=date(2026, 11, 20))
         answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=date(2026, 11, 20)))
-        lines = [(p["count"], f["reason"]) for p in answer["picks"] if p["count"] > 1 for f in p["rules"] if f["rule"] == "multi-gpu-speedup"]
+        lines = [
+            (p["count"], f["reason"])
+            for p in answer["picks"]
+            if p["count"] > 1
+            for f in p["rules"]
+            if f["rule"] == "multi-gpu-speedup"
+        ]
         assert lines, text
-        assert all(("one after another" in line) is not (vllm and 64 % count == 0) for count, line in lines), (text, lines)
+        assert all(
+            ("one after another" in line) is not (vllm and 64 % count == 0) for count, line in lines
+        ), (text, lines)
         assert not vllm or any(64 % count == 0 for count, _ in lines), lines
 
 
@@ -665,7 +854,9 @@ def test_a_team_server_is_not_built_from_remnant_new_cards(advisor):
     cost-efficiency) a card is sold used only: several cards stay new, so the used 3090s are shown beside the pick."""
     from rules.understand import parse
 
-    answer = wire(advisor.recommend(parse("rag for a team of 20 with qwen 72b, $15000").question, today=TODAY))
+    answer = wire(
+        advisor.recommend(parse("rag for a team of 20 with qwen 72b, $15000").question, today=TODAY)
+    )
     pricing = advisor.markets.on(TODAY).pricing("USD", False)
     for shown in _shown(answer):
         if shown["condition"] == "new":
@@ -699,7 +890,10 @@ def test_a_named_card_in_a_number_one_machine_cannot_take_says_why(advisor):
     assert all(p["gpu"] != "rtx-5090" or p["count"] < 4 for p in _shown(answer))
 
 
-@pytest.mark.parametrize("text", ["deep learning $800", "24 gb of vram", "nlp $1500 used ok", "4 x rtx 5090 for llm fine-tuning $20000"])
+@pytest.mark.parametrize(
+    "text",
+    ["deep learning $800", "24 gb of vram", "nlp $1500 used ok", "4 x rtx 5090 for llm fine-tuning $20000"],
+)
 def test_no_line_of_why_is_said_twice(advisor, text):
     """A persona rule both names the asker and keeps the cards it allows, with one sentence: said once."""
     from rules.understand import parse
@@ -714,7 +908,9 @@ def test_the_cheapest_pick_does_not_blame_a_line_for_what_it_passed_over(advisor
     answer said of a GeForce GTX 1660 Super 'not a pick to lead with: a line the seed advises against'."""
     from rules.understand import parse
 
-    answer = wire(advisor.recommend(parse("cheapest gpu for deep learning, $230").question, today=date(2020, 10, 1)))
+    answer = wire(
+        advisor.recommend(parse("cheapest gpu for deep learning, $230").question, today=date(2020, 10, 1))
+    )
     assert answer["picks"][0]["label"] == "cheapest that does the job"
     assert not [f for f in answer["findings"] if f["rule"] == "product-lines"], answer["findings"]
 
@@ -725,15 +921,33 @@ def test_an_owner_whose_job_splits_across_cards_is_told_a_second_card_adds_memor
     3090 gives 48 GB for a third of the budget. A job that cannot split (a CNN) gets no such line."""
     from rules.understand import parse
 
-    answer = wire(advisor.recommend(parse("i have a 3090, should i upgrade for llm inference? $2500").question, today=TODAY))
+    answer = wire(
+        advisor.recommend(
+            parse("i have a 3090, should i upgrade for llm inference? $2500").question, today=TODAY
+        )
+    )
     assert answer["verdict"] == "over-budget"
-    assert any("second GeForce RTX 3090" in s and "48 GB" in s for s in answer["suggestions"]), answer["suggestions"]
-    cnn = wire(advisor.recommend(parse("i have a 3090, should i upgrade for cnn training? $900").question, today=TODAY))
+    assert any("second GeForce RTX 3090" in s and "48 GB" in s for s in answer["suggestions"]), answer[
+        "suggestions"
+    ]
+    cnn = wire(
+        advisor.recommend(
+            parse("i have a 3090, should i upgrade for cnn training? $900").question, today=TODAY
+        )
+    )
     assert not any("second" in s for s in cnn["suggestions"])
 
 
-@pytest.mark.parametrize("text", ["RAG server for a team of 10 with Qwen3 32B", "which gpu for deep learning", "nlp $1500",
-                                  "lab buying 4 gpus for llm fine-tuning with $20000", "run llama 70b locally $4000"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RAG server for a team of 10 with Qwen3 32B",
+        "which gpu for deep learning",
+        "nlp $1500",
+        "lab buying 4 gpus for llm fine-tuning with $20000",
+        "run llama 70b locally $4000",
+    ],
+)
 def test_stopped_before_names_a_pricier_step_that_was_not_worth_it(advisor, text):
     """'stopped before 8 x RTX A4000: 3% faster for -531 USD more (274989896003.93 of speed per extra 1000 USD, below
     the 0.92 that is worth paying)': the step named must cost more, and its gain must be below the bar it is said to miss."""
@@ -741,9 +955,13 @@ def test_stopped_before_names_a_pricier_step_that_was_not_worth_it(advisor, text
 
     answer = wire(advisor.recommend(parse(text).question, today=TODAY))
     for f in answer["findings"]:
-        m = re.search(r"for ([\d,]+) USD more \((-?[\d.]+) of speed per extra 1000 USD, below the ([\d.]+)", f["reason"])
+        m = re.search(
+            r"for ([\d,]+) USD more \((-?[\d.]+) of speed per extra 1000 USD, below the ([\d.]+)", f["reason"]
+        )
         if m:
-            assert float(m.group(1).replace(",", "")) > 0 and float(m.group(2)) < float(m.group(3)), f["reason"]
+            assert float(m.group(1).replace(",", "")) > 0 and float(m.group(2)) < float(m.group(3)), f[
+                "reason"
+            ]
 
 
 def test_the_no_compromise_rung_is_the_fastest_card_in_as_few_as_hold_the_job(advisor):
@@ -751,7 +969,9 @@ def test_the_no_compromise_rung_is_the_fastest_card_in_as_few_as_hold_the_job(ad
     more cards are always faster, so the rung takes each card in the fewest that hold the job."""
     from rules.understand import parse
 
-    answer = wire(advisor.recommend(parse("RAG server for a team of 10 with Qwen3 32B").question, today=TODAY))
+    answer = wire(
+        advisor.recommend(parse("RAG server for a team of 10 with Qwen3 32B").question, today=TODAY)
+    )
     roof = next(p for p in answer["picks"] if p["label"] == "no compromise")
     assert roof["count"] == 1 and roof["memory_gb"] >= 77
 
@@ -781,9 +1001,11 @@ def test_served_llm_gets_the_next_count_that_works_in_tensor_parallel(recommend)
 
 def test_no_card_is_left_out_with_a_reason_that_says_it_fits(recommend):
     # the configurations share fits by memory size: one card's trials must not become another's reason
-    for fields in (dict(workload="cnn", budget=5000, gpus=4, as_of=SEED_DATE),
-                   dict(workload="llm", model="llama 3 70b", task="inference", budget=2000, used_ok=True),
-                   dict(workload="llm", model="mistral 7b", method="lora", budget=2000)):
+    for fields in (
+        dict(workload="cnn", budget=5000, gpus=4, as_of=SEED_DATE),
+        dict(workload="llm", model="llama 3 70b", task="inference", budget=2000, used_ok=True),
+        dict(workload="llm", model="mistral 7b", method="lora", budget=2000),
+    ):
         for entry in recommend(**fields)["excluded"]:
             assert "fits only split" not in entry["reason"] and " needed, " not in entry["reason"], entry
 
@@ -801,11 +1023,17 @@ def test_the_training_limits_line_says_what_it_keeps_for_adapters(recommend, adv
     assert "are left out" in full_line and "stay" not in full_line
 
 
-@pytest.mark.parametrize("text, today", [
-    ("8 gpus for training transformers, budget $100000", date(2026, 11, 20)),  # best value of the whole market: Arc Pro B60
-    ("qlora fine-tuning a 7b model, $500", date(2024, 6, 15)),  # Arc A750
-    ("£800 budget for stable diffusion", date(2024, 10, 15)),  # Arc A770
-])
+@pytest.mark.parametrize(
+    "text, today",
+    [
+        (
+            "8 gpus for training transformers, budget $100000",
+            date(2026, 11, 20),
+        ),  # best value of the whole market: Arc Pro B60
+        ("qlora fine-tuning a 7b model, $500", date(2024, 6, 15)),  # Arc A750
+        ("£800 budget for stable diffusion", date(2024, 10, 15)),  # Arc A770
+    ],
+)
 def test_a_cuda_pick_steps_up_from_the_best_value_the_answer_shows(advisor, text, today):
     """The seed weighs a step up against the best value of the stack it recommends (the RTX 2070 over the RTX 2060):
     a CUDA pick's 'stepped up from the best-value X' names a CUDA card the answer shows, not a cheap card outside
@@ -816,13 +1044,23 @@ def test_a_cuda_pick_steps_up_from_the_best_value_the_answer_shows(advisor, text
     answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=today))
     assert answer["picks"][0]["vendor"] == "nvidia"
     shown = {p["name"]: p["vendor"] for p in [*answer["picks"], *answer["alternatives"].values()]}
-    named = [m.group(1) for f in answer["findings"] if (m := re.search(r"from the best-value (.+?): ", f["reason"]))]
+    named = [
+        m.group(1)
+        for f in answer["findings"]
+        if (m := re.search(r"from the best-value (.+?): ", f["reason"]))
+    ]
     assert named, answer["findings"]
     assert all(shown.get(name) == "nvidia" for name in named), (named, shown)
 
 
-@pytest.mark.parametrize("first, text", [("learning $1201 server", "and for rnn?"), ("learning $3567 server", "cheaper?"),
-                                         ("I have a gtx 1080 ti and do cnn training", None)])
+@pytest.mark.parametrize(
+    "first, text",
+    [
+        ("learning $1201 server", "and for rnn?"),
+        ("learning $3567 server", "cheaper?"),
+        ("I have a gtx 1080 ti and do cnn training", None),
+    ],
+)
 def test_best_value_is_not_claimed_beside_a_pick_of_better_value(advisor, first, text):
     """'Best value' names the card of most speed per money among those the answer weighs; where a runner-up is that
     card, no other card is labelled 'best value' beside it (the next best was, with a worse figure than the pick's)."""
@@ -833,15 +1071,24 @@ def test_best_value_is_not_claimed_beside_a_pick_of_better_value(advisor, first,
     if text:
         parsed = parse(text, previous=parsed.question, today=today)
     answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=today))
-    assert answer["workload"] in ("rnn", "cnn", "general"), answer["workload"]  # not memory-bound: worth is the speed
+    assert answer["workload"] in ("rnn", "cnn", "general"), answer[
+        "workload"
+    ]  # not memory-bound: worth is the speed
     best = answer["alternatives"].get("best value")
-    assert best is None or all(best["performance_per_1000"] >= p["performance_per_1000"] for p in answer["picks"]), \
-        (best and best["performance_per_1000"], [p["performance_per_1000"] for p in answer["picks"]])
+    assert best is None or all(
+        best["performance_per_1000"] >= p["performance_per_1000"] for p in answer["picks"]
+    ), (best and best["performance_per_1000"], [p["performance_per_1000"] for p in answer["picks"]])
 
 
-@pytest.mark.parametrize("text, today", [("rl $60024", date(2026, 1, 15)), ("qwen 7b inference $60085 for inference", date(2026, 1, 15)),
-                                         ("gpt2 fp16 inference $60075 used ok", date(2026, 1, 15)),
-                                         ("cv $3583 server", date(2026, 1, 15))])
+@pytest.mark.parametrize(
+    "text, today",
+    [
+        ("rl $60024", date(2026, 1, 15)),
+        ("qwen 7b inference $60085 for inference", date(2026, 1, 15)),
+        ("gpt2 fp16 inference $60075 used ok", date(2026, 1, 15)),
+        ("cv $3583 server", date(2026, 1, 15)),
+    ],
+)
 def test_outside_cuda_is_the_card_the_choice_ranks_first_outside_it(advisor, text, today):
     """The card shown 'outside CUDA' is the one the choice itself would lead with there, not whichever card outside
     CUDA happened to win another measure: a $249 Arc B580 beside a $60,000 budget, a $9,499 Mac Studio with 512 GB to
@@ -852,12 +1099,25 @@ def test_outside_cuda_is_the_card_the_choice_ranks_first_outside_it(advisor, tex
     answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=today))
     outside, picks = answer["alternatives"]["outside CUDA"], answer["picks"]
     # in the league of the picks: at most four times the dearest pick's price, at least 40 % of the top's speed
-    assert outside["total_price"]["usd"] <= 4 * max(p["total_price"]["usd"] for p in picks), (outside["name"], outside["total_price"])
-    assert outside["relative_performance"] >= 0.4 * picks[0]["relative_performance"], (outside["name"], picks[0]["name"])
+    assert outside["total_price"]["usd"] <= 4 * max(p["total_price"]["usd"] for p in picks), (
+        outside["name"],
+        outside["total_price"],
+    )
+    assert outside["relative_performance"] >= 0.4 * picks[0]["relative_performance"], (
+        outside["name"],
+        picks[0]["name"],
+    )
 
 
-@pytest.mark.parametrize("first, today", [("rnn $2007 server", date(2026, 1, 15)), ("transformers $6066 beginner", date(2026, 1, 15)),
-                                          ("llama 70b inference $5000", date(2026, 11, 20)), ("nlp $1500", date(2026, 11, 20))])
+@pytest.mark.parametrize(
+    "first, today",
+    [
+        ("rnn $2007 server", date(2026, 1, 15)),
+        ("transformers $6066 beginner", date(2026, 1, 15)),
+        ("llama 70b inference $5000", date(2026, 11, 20)),
+        ("nlp $1500", date(2026, 11, 20)),
+    ],
+)
 def test_more_memory_follow_up_shows_more_memory_than_the_answer_before(advisor, first, today):
     """'more memory?' (offered under every answer) gave back the same card in 5 of 6 follow-ups, and after a 70B
     model sized the job as 16 GB: it now asks for more than the previous answer's top holds (all its cards where
@@ -867,9 +1127,14 @@ def test_more_memory_follow_up_shows_more_memory_than_the_answer_before(advisor,
     before = ask(advisor, first, today=today)
     after = ask(advisor, "more memory?", previous=before.question, today=today).recommendation
     was = before.recommendation.picks[0]
-    assert after.memory_need.gb > was.memory_gb and after.memory_need.gb > before.recommendation.memory_need.gb, after.memory_need
+    assert (
+        after.memory_need.gb > was.memory_gb and after.memory_need.gb > before.recommendation.memory_need.gb
+    ), after.memory_need
     for top in after.picks[:1]:
-        assert top.memory_gb > was.memory_gb or top.memory_gb * top.count > was.memory_gb * was.count, (was.name, top.name)
+        assert top.memory_gb > was.memory_gb or top.memory_gb * top.count > was.memory_gb * was.count, (
+            was.name,
+            top.name,
+        )
 
 
 def test_the_used_cards_line_names_the_memory_the_job_needs_not_only_the_floor(advisor):
@@ -881,6 +1146,10 @@ def test_the_used_cards_line_names_the_memory_the_job_needs_not_only_the_floor(a
     today = date(2026, 11, 15)
     parsed = parse("FLUX dev at home, $1,200", today=today)
     answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=today))
-    line = next(f["reason"] for f in answer["findings"] if f["rule"] == "used-cards" and "new cards with" in f["reason"])
+    line = next(
+        f["reason"]
+        for f in answer["findings"]
+        if f["rule"] == "used-cards" and "new cards with" in f["reason"]
+    )
     stated = float(re.search(r"new cards with ([\d.]+) GB or more", line).group(1))
     assert stated >= 24 and stated <= min(p["memory_gb"] for p in answer["picks"]), line

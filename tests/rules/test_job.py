@@ -84,7 +84,9 @@ def test_full_fine_tuning_is_16_bytes_per_parameter_without_the_16_bit_factor(ru
     found = job(rulebook, workload="llm", model="llama 7b", method="full", precision="16-bit")
     assert 105 <= found.need.gb <= 135
     one = fit_on(found, 80, 1)
-    assert not one.fits and one.effective_gb == pytest.approx(80 * 2**30 / 1e9)  # 80 GiB, no 1.5x stacked on a 16-bit count
+    assert not one.fits and one.effective_gb == pytest.approx(
+        80 * 2**30 / 1e9
+    )  # 80 GiB, no 1.5x stacked on a 16-bit count
     two = fit_on(found, 80, 2)
     assert two.fits and "FSDP" in two.reason
 
@@ -108,7 +110,14 @@ def test_gqa_cache_is_smaller_than_mha_cache(rulebook):
     mha = job(rulebook, workload="llm", model="llama 2 7b", task="inference", context_tokens=4096)
     gqa = job(rulebook, workload="llm", model="llama 3 8b", task="inference", context_tokens=4096)
     assert mha.model.kv_values_per_token == 4 * gqa.model.kv_values_per_token
-    long = job(rulebook, workload="llm", model="llama 3 8b", task="inference", precision="16-bit", context_tokens=131072)
+    long = job(
+        rulebook,
+        workload="llm",
+        model="llama 3 8b",
+        task="inference",
+        precision="16-bit",
+        context_tokens=131072,
+    )
     assert long.need.gb - weights_gb(long) == pytest.approx(17.2 + 0.8, abs=0.3)
 
 
@@ -122,7 +131,9 @@ def test_2019_training_keeps_the_16_bit_rule(rulebook):
     # 003 "Required Memory Size and 16-bit Training": 8 GB behaves like 12 GB in 16-bit training
     found = job(rulebook, workload="transformer", precision="16-bit")
     assert found.method == "train" and found.memory_factor == 1.5
-    assert fit_on(found, 8, 1).fits and fit_on(found, 8, 1).effective_gb == pytest.approx(12.0 * 2**30 / 1e9)  # 8 GiB x 1.5
+    assert fit_on(found, 8, 1).fits and fit_on(found, 8, 1).effective_gb == pytest.approx(
+        12.0 * 2**30 / 1e9
+    )  # 8 GiB x 1.5
     assert not fit_on(job(rulebook, workload="transformer", precision="fp32"), 8, 1).fits
 
 
@@ -141,10 +152,35 @@ def test_asked_memory_and_unknown_models(rulebook):
 
 def test_model_table_covers_the_families_people_name():
     names = set(load_models())
-    for alias in ("llama-2-7b", "llama-3.1-8b", "llama-3.2-1b", "llama-3.3-70b", "llama-405b", "qwen2.5-72b", "qwen3-30b-a3b",
-                  "qwen3-235b-a22b", "deepseek-r1", "deepseek-r1-distill-qwen-32b", "deepseek-r1-distill-llama-70b",
-                  "mistral-7b", "mixtral-8x22b", "gemma-2-27b", "gemma-3-12b", "phi-4", "phi-3-medium", "gpt-oss-20b",
-                  "sd-1.5", "sdxl", "sd3-medium", "flux-1-dev", "whisper-large-v3", "whisper-small", "bert-base", "gpt2", "resnet-50"):
+    for alias in (
+        "llama-2-7b",
+        "llama-3.1-8b",
+        "llama-3.2-1b",
+        "llama-3.3-70b",
+        "llama-405b",
+        "qwen2.5-72b",
+        "qwen3-30b-a3b",
+        "qwen3-235b-a22b",
+        "deepseek-r1",
+        "deepseek-r1-distill-qwen-32b",
+        "deepseek-r1-distill-llama-70b",
+        "mistral-7b",
+        "mixtral-8x22b",
+        "gemma-2-27b",
+        "gemma-3-12b",
+        "phi-4",
+        "phi-3-medium",
+        "gpt-oss-20b",
+        "sd-1.5",
+        "sdxl",
+        "sd3-medium",
+        "flux-1-dev",
+        "whisper-large-v3",
+        "whisper-small",
+        "bert-base",
+        "gpt2",
+        "resnet-50",
+    ):
         assert alias in names, alias
 
 
@@ -164,22 +200,45 @@ def test_the_runtime_named_decides_how_cards_pool_and_how_weights_are_named(rule
     ollama = job(rulebook, workload="llm", model="qwen3 32b", task="inference", runtime="llama.cpp")
     assert vllm.pooling == "tensor-parallel" and ollama.pooling == "layer-split"
     assert "AWQ / GPTQ" in vllm.need.how and "Q4_K_M" not in vllm.need.how and "Q4_K_M" in ollama.need.how
-    assert any("vLLM" in line for line in vllm.assumptions) and any("llama.cpp" in line for line in ollama.assumptions)
+    assert any("vLLM" in line for line in vllm.assumptions) and any(
+        "llama.cpp" in line for line in ollama.assumptions
+    )
     # not named: several users at once or a server mean a batching server; one person's desktop means llama.cpp
-    assert job(rulebook, workload="llm", model="qwen3 32b", task="inference", batch=20).pooling == "tensor-parallel"
-    assert job(rulebook, workload="llm", model="qwen3 32b", task="inference", setting="server").pooling == "tensor-parallel"
+    assert (
+        job(rulebook, workload="llm", model="qwen3 32b", task="inference", batch=20).pooling
+        == "tensor-parallel"
+    )
+    assert (
+        job(rulebook, workload="llm", model="qwen3 32b", task="inference", setting="server").pooling
+        == "tensor-parallel"
+    )
     assert job(rulebook, workload="llm", model="qwen3 32b", task="inference").pooling == "layer-split"
-    assert job(rulebook, workload="llm", model="qwen3 32b", task="inference", batch=20, runtime="llama.cpp").pooling == "layer-split"
+    assert (
+        job(
+            rulebook, workload="llm", model="qwen3 32b", task="inference", batch=20, runtime="llama.cpp"
+        ).pooling
+        == "layer-split"
+    )
     # training pools by sharding whatever runtime is named
-    assert job(rulebook, workload="llm", model="qwen3 32b", method="lora", task="training", runtime="vllm").pooling == "fsdp"
+    assert (
+        job(
+            rulebook, workload="llm", model="qwen3 32b", method="lora", task="training", runtime="vllm"
+        ).pooling
+        == "fsdp"
+    )
 
 
 def test_tensor_parallelism_needs_a_count_that_divides_the_attention_heads(rulebook):
     # vLLM splits each layer's 64 heads evenly (Llama 3 70B): 2, 4 or 8 cards; 3 run as pipeline stages, serially
     served = job(rulebook, workload="llm", model="llama 3 70b", task="inference", batch=20)
     assert served.model.heads == 64
-    assert [served.pooling_at(n) for n in (1, 2, 3, 4, 8)] == ["tensor-parallel", "tensor-parallel", "pipeline-parallel",
-                                                                 "tensor-parallel", "tensor-parallel"]
+    assert [served.pooling_at(n) for n in (1, 2, 3, 4, 8)] == [
+        "tensor-parallel",
+        "tensor-parallel",
+        "pipeline-parallel",
+        "tensor-parallel",
+        "tensor-parallel",
+    ]
     three, four = fit_on(served, 24, 3), fit_on(served, 24, 4)
     assert three.fits and three.serial and "pipeline stages" in three.reason
     assert four.fits and not four.serial and "tensor parallelism" in four.reason

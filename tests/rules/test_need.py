@@ -81,8 +81,20 @@ def test_sizes_without_a_named_model(memory):
 
 def test_model_table_covers_the_common_families():
     names = set(load_models())
-    for model in ("resnet-50", "resnet-101", "vit-b", "bert-base", "bert-large", "gpt2-xl", "t5-3b",
-                  "llama-13b", "mistral-7b", "qwen-72b", "sd-xl", "stable-diffusion"):
+    for model in (
+        "resnet-50",
+        "resnet-101",
+        "vit-b",
+        "bert-base",
+        "bert-large",
+        "gpt2-xl",
+        "t5-3b",
+        "llama-13b",
+        "mistral-7b",
+        "qwen-72b",
+        "sd-xl",
+        "stable-diffusion",
+    ):
         assert model in names, model
 
 
@@ -92,20 +104,30 @@ def test_sliding_window_layers_cache_only_their_window(memory):
     gemma = load_models()["gemma-3-27b"]
     per_layer = 2 * 16 * 128
     assert gemma.kv_values(131072) == per_layer * (10 * 131072 + 52 * 1024)
-    assert gemma.kv_values(1024) == gemma.kv_values_per_token * 1024  # within the window every layer holds it all
-    need = memory.need(Question(workload="llm", model="gemma 3 27b", task="inference", precision="16-bit", context_tokens=131072))
+    assert (
+        gemma.kv_values(1024) == gemma.kv_values_per_token * 1024
+    )  # within the window every layer holds it all
+    need = memory.need(
+        Question(
+            workload="llm", model="gemma 3 27b", task="inference", precision="16-bit", context_tokens=131072
+        )
+    )
     assert "11.2 GB KV cache" in need.how  # not the 66.6 GB of 62 global layers
     # openai/gpt-oss-120b config.json: 36 layers alternate a 128-token band and dense attention, 8 KV heads x 64
     oss = load_models()["gpt-oss-120b"]
     assert oss.kv_values(131072) == 2 * 8 * 64 * (18 * 131072 + 18 * 128)
-    assert load_models()["llama-8b"].kv_values(131072) == load_models()["llama-8b"].kv_values_per_token * 131072
+    assert (
+        load_models()["llama-8b"].kv_values(131072) == load_models()["llama-8b"].kv_values_per_token * 131072
+    )
 
 
 def test_a_flux_lora_is_trained_on_the_transformer_in_8_bit(memory):
     """ostris ai-toolkit (train_lora_flux_24gb.yaml: 'quantize: true', 24 GB) and kohya sd-scripts (--fp8_base,
     --cache_text_encoder_outputs): the 12B transformer in 8 bit, the text encoders' outputs cached. Counted with a
     16-bit base and the encoders on the card, it needed 41 GB and $2,000 bought nothing; SDXL's base stays 16-bit."""
-    flux = memory.need(Question(workload="image-generation", model="flux dev", task="training", method="lora"))
+    flux = memory.need(
+        Question(workload="image-generation", model="flux dev", task="training", method="lora")
+    )
     assert 14 <= flux.gb <= 24
     sdxl = memory.need(Question(workload="image-generation", model="sdxl", task="training", method="lora"))
     assert "6.9 GB base" in sdxl.how  # 3.47B parameters at 16 bit
@@ -113,6 +135,10 @@ def test_a_flux_lora_is_trained_on_the_transformer_in_8_bit(memory):
 
 def test_flux_schnell_is_the_dev_transformer_distilled(memory):
     # black-forest-labs/FLUX.1-schnell model card: the 12B FLUX.1 transformer distilled to 1-4 steps
-    dev = memory.need(Question(workload="image-generation", model="flux dev", task="inference", precision="16-bit"))
-    schnell = memory.need(Question(workload="image-generation", model="flux schnell", task="inference", precision="16-bit"))
+    dev = memory.need(
+        Question(workload="image-generation", model="flux dev", task="inference", precision="16-bit")
+    )
+    schnell = memory.need(
+        Question(workload="image-generation", model="flux schnell", task="inference", precision="16-bit")
+    )
     assert schnell.model == "flux-1-schnell" and schnell.gb == pytest.approx(dev.gb)

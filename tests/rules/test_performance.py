@@ -43,8 +43,16 @@ def test_bandwidth_moves_rnn_more_than_cnn(model, catalog):
 
 def test_tensor_throughput_moves_cnn_more_than_rnn(model, catalog):
     card = catalog.gpu("rtx-3090")
-    more_tensor = replace(card, id="rtx-3090-tc", tensor_tflops=MappingProxyType({k: v * 1.5 for k, v in card.tensor_tflops.items()}))
-    assert _gain(model, card, more_tensor, "cnn") > _gain(model, card, more_tensor, "transformer") > _gain(model, card, more_tensor, "rnn")
+    more_tensor = replace(
+        card,
+        id="rtx-3090-tc",
+        tensor_tflops=MappingProxyType({k: v * 1.5 for k, v in card.tensor_tflops.items()}),
+    )
+    assert (
+        _gain(model, card, more_tensor, "cnn")
+        > _gain(model, card, more_tensor, "transformer")
+        > _gain(model, card, more_tensor, "rnn")
+    )
     cnn_moves = _rank(model, catalog, card, "cnn") - _rank(model, catalog, more_tensor, "cnn")
     rnn_moves = _rank(model, catalog, card, "rnn") - _rank(model, catalog, more_tensor, "rnn")
     assert cnn_moves > rnn_moves
@@ -53,7 +61,14 @@ def test_tensor_throughput_moves_cnn_more_than_rnn(model, catalog):
 def test_rnn_priorities_bandwidth_then_16bit_then_tensor_then_flops(model, catalog):
     card = catalog.gpu("rtx-2080-ti")
     bandwidth = _gain(model, card, replace(card, id="bw", bandwidth_gb_s=card.bandwidth_gb_s * 1.2), "rnn")
-    tensor = _gain(model, card, replace(card, id="tc", tensor_tflops=MappingProxyType({k: v * 1.2 for k, v in card.tensor_tflops.items()})), "rnn")
+    tensor = _gain(
+        model,
+        card,
+        replace(
+            card, id="tc", tensor_tflops=MappingProxyType({k: v * 1.2 for k, v in card.tensor_tflops.items()})
+        ),
+        "rnn",
+    )
     flops = _gain(model, card, replace(card, id="fl", fp32_tflops=card.fp32_tflops * 1.2), "rnn")
     sixteen = model.relative(card, "rnn", "16-bit") / model.relative(card, "rnn", "fp32")
     assert bandwidth > tensor > flops
@@ -62,7 +77,14 @@ def test_rnn_priorities_bandwidth_then_16bit_then_tensor_then_flops(model, catal
 
 def test_cnn_priorities_tensor_cores_before_bandwidth(model, catalog):
     card = catalog.gpu("rtx-2080-ti")
-    tensor = _gain(model, card, replace(card, id="tc", tensor_tflops=MappingProxyType({k: v * 1.2 for k, v in card.tensor_tflops.items()})), "cnn")
+    tensor = _gain(
+        model,
+        card,
+        replace(
+            card, id="tc", tensor_tflops=MappingProxyType({k: v * 1.2 for k, v in card.tensor_tflops.items()})
+        ),
+        "cnn",
+    )
     bandwidth = _gain(model, card, replace(card, id="bw", bandwidth_gb_s=card.bandwidth_gb_s * 1.2), "cnn")
     flops_fp32 = _gain(model, card, replace(card, id="fl", fp32_tflops=card.fp32_tflops * 1.2), "cnn", "fp32")
     assert tensor > bandwidth and flops_fp32 > bandwidth
@@ -84,13 +106,22 @@ def test_multi_gpu_speedups_follow_the_seed(model):
 def test_measured_figures_replace_the_estimate(catalog):
     card = catalog.gpu("rtx-3090")
     estimated = PerformanceModel(load_rulebook(), catalog.gpu("gtx-1080-ti"))
-    slow_lab = PerformanceModel(load_rulebook(), catalog.gpu("gtx-1080-ti"),
-                                {"rtx-3090": Measured(hosts=2, matmul_tflops={"fp16": 10.0, "bf16": 10.0, "fp32": 5.0}, bandwidth_gb_s=400.0)})
+    slow_lab = PerformanceModel(
+        load_rulebook(),
+        catalog.gpu("gtx-1080-ti"),
+        {
+            "rtx-3090": Measured(
+                hosts=2, matmul_tflops={"fp16": 10.0, "bf16": 10.0, "fp32": 5.0}, bandwidth_gb_s=400.0
+            )
+        },
+    )
     assert slow_lab.is_measured("rtx-3090") and not estimated.is_measured("rtx-3090")
     assert slow_lab.relative(card, "cnn", "16-bit") < estimated.relative(card, "cnn", "16-bit")
     # the reference unit stays the spec-sheet reference, so other cards do not move
     other = catalog.gpu("rtx-4090")
-    assert slow_lab.relative(other, "cnn", "16-bit") == pytest.approx(estimated.relative(other, "cnn", "16-bit"))
+    assert slow_lab.relative(other, "cnn", "16-bit") == pytest.approx(
+        estimated.relative(other, "cnn", "16-bit")
+    )
 
 
 def test_training_ratios_between_cards_match_published_throughputs(model, catalog):
@@ -111,13 +142,26 @@ LAB_SPECS = {  # the same measured matmul and bandwidth with and without trainin
 }
 
 
-def _lab(catalog, shares: dict[str, float], hosts: int = 2, tier=lambda gpu_id: "gpu", benchmark="cnn_train", cls="cnn"):
+def _lab(
+    catalog,
+    shares: dict[str, float],
+    hosts: int = 2,
+    tier=lambda gpu_id: "gpu",
+    benchmark="cnn_train",
+    cls="cnn",
+):
     """A lab where each card's CNN training step runs at ``shares[card]`` × what the uncorrected model predicts."""
-    plain = PerformanceModel(load_rulebook(), catalog.gpu("gtx-1080-ti"), {g: Measured(hosts=hosts, **LAB_SPECS[g]) for g in shares},
-                             gpu_of=catalog.gpu)
+    plain = PerformanceModel(
+        load_rulebook(),
+        catalog.gpu("gtx-1080-ti"),
+        {g: Measured(hosts=hosts, **LAB_SPECS[g]) for g in shares},
+        gpu_of=catalog.gpu,
+    )
     measured = {}
     for gpu_id, share in shares.items():
-        predicted = plain.relative(catalog.gpu(gpu_id), cls, "16-bit") * 1000.0  # images/s in some unit: only ratios count
+        predicted = (
+            plain.relative(catalog.gpu(gpu_id), cls, "16-bit") * 1000.0
+        )  # images/s in some unit: only ratios count
         steps = (TrainingStep(benchmark, tier(gpu_id), "fp16", predicted * share, hosts),)
         measured[gpu_id] = Measured(hosts=hosts, training=steps, **LAB_SPECS[gpu_id])
     return plain, PerformanceModel(load_rulebook(), catalog.gpu("gtx-1080-ti"), measured, gpu_of=catalog.gpu)
@@ -132,7 +176,9 @@ def test_a_card_slower_than_predicted_in_the_labs_training_steps_moves_down(cata
     plain, lab = _lab(catalog, {"rtx-3080": 0.8, "rtx-3090": 1.0, "rtx-4090": 1.0})
     assert _moved(plain, lab, catalog.gpu("rtx-3080")) == pytest.approx(0.8)
     assert _moved(plain, lab, catalog.gpu("rtx-3090")) == pytest.approx(1.0)
-    assert _moved(plain, lab, catalog.gpu("rtx-3080"), "rnn") == pytest.approx(1.0)  # no LSTM step: the RNN figure stays
+    assert _moved(plain, lab, catalog.gpu("rtx-3080"), "rnn") == pytest.approx(
+        1.0
+    )  # no LSTM step: the RNN figure stays
     assert 0.8 < _moved(plain, lab, catalog.gpu("rtx-3080"), "general") < 0.95  # CNNs are 40 % of the mix
     assert "CNN training step 0.80× the spec estimate on 2 of them" in lab.basis("rtx-3080", "cnn")
     assert lab.basis("rtx-3080", "rnn") == "measured on 2 lab hosts"
@@ -157,22 +203,43 @@ def test_only_steps_of_one_size_tier_are_compared_and_a_lone_card_is_not_correct
 
 
 def test_lstm_and_transformer_steps_correct_their_own_classes(catalog):
-    plain, lab = _lab(catalog, {"rtx-3080": 1.2, "rtx-3090": 1.0, "rtx-4090": 1.0}, benchmark="lstm_train", cls="rnn")
+    plain, lab = _lab(
+        catalog, {"rtx-3080": 1.2, "rtx-3090": 1.0, "rtx-4090": 1.0}, benchmark="lstm_train", cls="rnn"
+    )
     assert _moved(plain, lab, catalog.gpu("rtx-3080"), "rnn") == pytest.approx(1.2)
     assert _moved(plain, lab, catalog.gpu("rtx-3080"), "cnn") == pytest.approx(1.0)
-    plain, lab = _lab(catalog, {"rtx-3080": 1.0, "rtx-3090": 0.9, "rtx-4090": 1.0}, benchmark="transformer_train", cls="transformer")
+    plain, lab = _lab(
+        catalog,
+        {"rtx-3080": 1.0, "rtx-3090": 0.9, "rtx-4090": 1.0},
+        benchmark="transformer_train",
+        cls="transformer",
+    )
     assert _moved(plain, lab, catalog.gpu("rtx-3090"), "transformer") == pytest.approx(0.9)
     card = catalog.gpu("rtx-3090")  # no fp32 step in this lab: the 16-bit one stands for it
-    assert lab.relative(card, "transformer", "fp32") / plain.relative(card, "transformer", "fp32") == pytest.approx(0.9)
+    assert lab.relative(card, "transformer", "fp32") / plain.relative(
+        card, "transformer", "fp32"
+    ) == pytest.approx(0.9)
 
 
 def test_the_basis_names_the_factor_applied_at_the_precision(catalog):
     rulebook = load_rulebook()
     card = catalog.gpu("rtx-3080")
-    steps = {"rtx-3080": (TrainingStep("cnn_train", "gpu", "fp32", 80.0, 2), TrainingStep("cnn_train", "gpu", "fp16", 100.0, 2)),
-             "rtx-3090": (TrainingStep("cnn_train", "gpu", "fp32", 100.0, 2), TrainingStep("cnn_train", "gpu", "fp16", 100.0, 2))}
-    lab = PerformanceModel(rulebook, catalog.gpu("gtx-1080-ti"),
-                           {g: Measured(hosts=2, training=s, **LAB_SPECS[g]) for g, s in steps.items()}, gpu_of=catalog.gpu)
+    steps = {
+        "rtx-3080": (
+            TrainingStep("cnn_train", "gpu", "fp32", 80.0, 2),
+            TrainingStep("cnn_train", "gpu", "fp16", 100.0, 2),
+        ),
+        "rtx-3090": (
+            TrainingStep("cnn_train", "gpu", "fp32", 100.0, 2),
+            TrainingStep("cnn_train", "gpu", "fp16", 100.0, 2),
+        ),
+    }
+    lab = PerformanceModel(
+        rulebook,
+        catalog.gpu("gtx-1080-ti"),
+        {g: Measured(hosts=2, training=s, **LAB_SPECS[g]) for g, s in steps.items()},
+        gpu_of=catalog.gpu,
+    )
     fp32, half = lab.training_factor(card.id, "cnn", "fp32"), lab.training_factor(card.id, "cnn", "16-bit")
     assert fp32 != pytest.approx(half)
     assert f"CNN training step {fp32:.2f}×" in lab.basis(card.id, "cnn", "fp32")

@@ -20,7 +20,9 @@ def _cheapest(catalog, unit_id: str, kind: str):
 
 
 def test_tpu_versus_gpu_question_gets_a_tpu_rental_line(advisor, catalog):
-    answer = wire(ask(advisor, "tpu v5e vs a100 for bert training, 20 hours a week", today=TODAY))["recommendation"]
+    answer = wire(ask(advisor, "tpu v5e vs a100 for bert training, 20 hours a week", today=TODAY))[
+        "recommendation"
+    ]
     rent = answer["rent_vs_buy"]
     assert rent is not None
     tpu = next(o for o in rent["options"] if o["kind"] == "tpu" and o["id"] == "tpu-v5e")
@@ -29,7 +31,9 @@ def test_tpu_versus_gpu_question_gets_a_tpu_rental_line(advisor, catalog):
     assert tpu["per_year"]["usd"] == pytest.approx(offer.per_unit_per_hour * 20 * 52, rel=1e-3)
     assert tpu["source"] == offer.source and tpu["seen"] == offer.seen.isoformat()
     assert rent["hours_per_week"] == 20
-    assert not any("tpu" in f["reason"].lower() and "not in the catalog" in f["reason"] for f in answer["findings"])
+    assert not any(
+        "tpu" in f["reason"].lower() and "not in the catalog" in f["reason"] for f in answer["findings"]
+    )
 
 
 def test_tpus_are_left_out_where_the_workload_does_not_suit_them(recommend, advisor):
@@ -60,8 +64,10 @@ def test_no_cloud_means_no_rental_in_a_comparison_either(advisor):
     assert answer["rent_vs_buy"] is None
 
 
-@pytest.mark.parametrize("name,tpu_id", [("tpu v5e", "tpu-v5e"), ("Cloud TPU v6e", "tpu-v6e"),
-                                         ("trillium", "tpu-v6e"), ("TPU-v4", "tpu-v4")])
+@pytest.mark.parametrize(
+    "name,tpu_id",
+    [("tpu v5e", "tpu-v5e"), ("Cloud TPU v6e", "tpu-v6e"), ("trillium", "tpu-v6e"), ("TPU-v4", "tpu-v4")],
+)
 def test_tpu_names_resolve(catalog, name, tpu_id):
     assert tpu_named(catalog, name).id == tpu_id
     assert tpu_named(catalog, "rtx 4090") is None
@@ -81,7 +87,9 @@ def test_the_rental_is_a_representative_provider_not_a_marketplace_outlier(advis
     assert h100.providers >= 4 and 1.5 <= h100.per_unit_usd <= 3.5, h100  # ... but mainstream prices decide
     answer = wire(ask(advisor, "rent an h100 for llm training", today=TODAY))["recommendation"]
     h100_line = next(o for o in answer["rent_vs_buy"]["options"] if o["id"] == "h100-sxm")
-    assert h100_line["provider"] == h100.offer.provider and f"{h100.providers} providers" in h100_line["basis"]
+    assert (
+        h100_line["provider"] == h100.offer.provider and f"{h100.providers} providers" in h100_line["basis"]
+    )
 
 
 def test_the_answer_says_which_provider_the_rental_is_and_why(recommend):
@@ -89,11 +97,14 @@ def test_the_answer_says_which_provider_the_rental_is_and_why(recommend):
     assert rent["offer"]["provider"] in rent["offer"]["basis"] and rent["offer"]["basis"] in rent["reason"]
 
 
-@pytest.mark.parametrize("asked, expected_rule", [
-    ({"gpus": 4, "setting": "server"}, "server_hours_per_week"),
-    ({"gpus": 2}, "server_hours_per_week"),
-    ({"gpus": 1}, "default_hours_per_week"),
-])
+@pytest.mark.parametrize(
+    "asked, expected_rule",
+    [
+        ({"gpus": 4, "setting": "server"}, "server_hours_per_week"),
+        ({"gpus": 2}, "server_hours_per_week"),
+        ({"gpus": 1}, "default_hours_per_week"),
+    ],
+)
 def test_a_server_or_several_gpus_assume_more_hours_and_say_so(recommend, advisor, asked, expected_rule):
     hours = getattr(advisor.rulebook.rent_vs_buy, expected_rule)
     rent = recommend(workload="cnn", budget=20000, **asked)["rent_vs_buy"]
@@ -108,7 +119,9 @@ def test_hours_the_asker_gives_win_over_any_assumption(recommend):
 def _offer(provider: str, per_hour: float, seen: date):
     from rules.knowledge.catalog import CloudOffer
 
-    return CloudOffer(provider, "1x", "H100", "h100-sxm", "gpu", 1, per_hour, per_hour, None, 80.0, seen, f"{provider} page")
+    return CloudOffer(
+        provider, "1x", "H100", "h100-sxm", "gpu", 1, per_hour, per_hour, None, 80.0, seen, f"{provider} page"
+    )
 
 
 def test_old_cloud_prices_count_only_where_nothing_younger_is_known(advisor, catalog):
@@ -116,7 +129,11 @@ def test_old_cloud_prices_count_only_where_nothing_younger_is_known(advisor, cat
 
     h100 = catalog.gpu("h100-sxm")
     old, young = date(2023, 1, 1), date(2026, 6, 1)
-    offers = [_offer("Old cloud", 0.5, old), _offer("Another old cloud", 0.6, old), _offer("Young cloud", 2.5, young)]
+    offers = [
+        _offer("Old cloud", 0.5, old),
+        _offer("Another old cloud", 0.6, old),
+        _offer("Young cloud", 2.5, young),
+    ]
     stub = SimpleNamespace(gpus=(h100,), tpus={}, gpu=lambda _: h100, offers_at=lambda day: tuple(offers))
     [rental] = representative_rentals(stub, advisor.rulebook, TODAY, {})
     assert rental.offer.provider == "Young cloud" and rental.providers == 1

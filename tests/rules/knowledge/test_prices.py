@@ -18,12 +18,39 @@ from tests.wire import wire
 
 TODAY = date(2026, 11, 23)
 SOLD_OR_BOUGHT_USED = (
-    "rtx-3060", "rtx-3080", "rtx-3090", "rtx-4060-ti-16gb", "rtx-4070-super", "rtx-4070-ti-super",
-    "rtx-4080-super", "rtx-4090", "rtx-5060-ti-16gb", "rtx-5060-ti-8gb", "rtx-5060", "rtx-5050", "rtx-5070",
-    "rtx-5070-ti", "rtx-5080", "rtx-5090", "rtx-pro-6000-blackwell", "rx-7900-xtx", "rx-9070-xt", "rx-9070",
-    "rx-9060-xt-16gb", "arc-b580", "arc-b570", "arc-a770", "tesla-p40", "v100-sxm2-32gb", "a100-40gb-pcie",
-    "a100-80gb-pcie", "dgx-spark", "mac-studio-m3-ultra-512gb", "mac-studio-m4-max-128gb",
-    "ryzen-ai-max-395-128gb", "radeon-ai-pro-r9700",
+    "rtx-3060",
+    "rtx-3080",
+    "rtx-3090",
+    "rtx-4060-ti-16gb",
+    "rtx-4070-super",
+    "rtx-4070-ti-super",
+    "rtx-4080-super",
+    "rtx-4090",
+    "rtx-5060-ti-16gb",
+    "rtx-5060-ti-8gb",
+    "rtx-5060",
+    "rtx-5050",
+    "rtx-5070",
+    "rtx-5070-ti",
+    "rtx-5080",
+    "rtx-5090",
+    "rtx-pro-6000-blackwell",
+    "rx-7900-xtx",
+    "rx-9070-xt",
+    "rx-9070",
+    "rx-9060-xt-16gb",
+    "arc-b580",
+    "arc-b570",
+    "arc-a770",
+    "tesla-p40",
+    "v100-sxm2-32gb",
+    "a100-40gb-pcie",
+    "a100-80gb-pcie",
+    "dgx-spark",
+    "mac-studio-m3-ultra-512gb",
+    "mac-studio-m4-max-128gb",
+    "ryzen-ai-max-395-128gb",
+    "radeon-ai-pro-r9700",
 )
 
 
@@ -84,8 +111,11 @@ def test_a_sourced_price_wins_over_an_estimate(catalog, rulebook):
     checked = 0
     for gpu in catalog.gpus:
         on_sale = pricing.in_shops(gpu)
-        current = [p for p in gpu.prices
-                   if p.seen <= TODAY and pricing.is_current(p) and (p.kind == "used" or on_sale)]
+        current = [
+            p
+            for p in gpu.prices
+            if p.seen <= TODAY and pricing.is_current(p) and (p.kind == "used" or on_sale)
+        ]
         best = pricing.best_price(gpu)
         if any(not p.estimate for p in current):
             assert best is not None and not best.estimate, gpu.id
@@ -125,8 +155,11 @@ def test_monthly_reference_rates_from_2017(catalog):
     for currency in ("EUR", "GBP"):
         months = {(r.seen.year, r.seen.month) for r in catalog.currencies if r.currency == currency}
         assert all((year, month) in months for year in range(2017, 2025) for month in range(1, 13)), currency
-        assert all(r.source.startswith("ECB") for r in catalog.currencies
-                   if r.currency == currency and r.seen.year < 2025)
+        assert all(
+            r.source.startswith("ECB")
+            for r in catalog.currencies
+            if r.currency == currency and r.seen.year < 2025
+        )
 
 
 def test_the_cheapest_card_for_a_lora_is_a_used_3090_at_a_sourced_2026_price(advisor):
@@ -137,9 +170,23 @@ def test_the_cheapest_card_for_a_lora_is_a_used_3090_at_a_sourced_2026_price(adv
     assert 600 <= price.usd <= 1000 and price.seen >= "2026-01-01" and not price.estimate, price
 
 
-@pytest.mark.parametrize("gpu_id", ["rtx-3090", "rtx-3090-ti", "rtx-4090", "rtx-3080", "rtx-3080-ti",
-                                    "rtx-3060", "rtx-a6000", "rtx-2080-ti", "tesla-p40", "v100-sxm2-32gb",
-                                    "a100-40gb-pcie", "a100-80gb-pcie"])
+@pytest.mark.parametrize(
+    "gpu_id",
+    [
+        "rtx-3090",
+        "rtx-3090-ti",
+        "rtx-4090",
+        "rtx-3080",
+        "rtx-3080-ti",
+        "rtx-3060",
+        "rtx-a6000",
+        "rtx-2080-ti",
+        "tesla-p40",
+        "v100-sxm2-32gb",
+        "a100-40gb-pcie",
+        "a100-80gb-pcie",
+    ],
+)
 def test_cards_commonly_bought_used_have_a_current_used_price(catalog, rulebook, gpu_id):
     point = _pricing(catalog, rulebook, TODAY)._current(catalog.gpu(gpu_id), "used")
     assert point is not None and months_between(point.seen, TODAY) <= 12, (gpu_id, point)
@@ -167,10 +214,13 @@ def test_the_rtx_5090_is_priced_at_its_street_price_not_its_msrp(catalog, rulebo
     assert point.kind == "new" and point.price_usd > 1999 and not point.estimate, point
 
 
-@pytest.mark.parametrize("text, says", [
-    ("видеокарта для llm до 150000 рублей", "пересчёт цены в USD"),
-    ("gpu for llm under 150000 rub", "a USD price converted"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("видеокарта для llm до 150000 рублей", "пересчёт цены в USD"),
+        ("gpu for llm under 150000 rub", "a USD price converted"),
+    ],
+)
 def test_a_ruble_answer_says_its_prices_are_converted_us_prices(advisor, text, says):
     reply = ask(advisor, text, today=TODAY)
     first = next(line for line in reply.text.splitlines() if line.startswith("1. "))

@@ -38,8 +38,9 @@ def _rule(document: dict[str, Any], rule_id: str) -> dict[str, Any]:
 def test_a_typed_parameter_is_the_number_the_data_writes(rulebook: Rulebook) -> None:
     assert isinstance(rulebook.memory_fit, MemoryFit)
     assert rulebook.memory_fit.tight_headroom == rulebook.param("memory-fit", "tight_headroom") == 0.1
-    assert rulebook.rule_16_bit_memory.effective_memory_factor == rulebook.param("16-bit-memory",
-                                                                                 "effective_memory_factor")
+    assert rulebook.rule_16_bit_memory.effective_memory_factor == rulebook.param(
+        "16-bit-memory", "effective_memory_factor"
+    )
     assert rulebook.spec_dimensions.measured_band == (0.2, 1.1)
     assert rulebook.persona_already_own.seed_date == dt.date(2019, 4, 3)
     assert all(isinstance(floor.from_, dt.date) for floor in rulebook.memory_floor.floors)
@@ -56,10 +57,14 @@ def test_every_rule_with_parameters_has_a_record_and_every_record_a_rule(ruleboo
     assert set(typed_parameters()) == with_parameters
 
 
-@pytest.mark.parametrize("rule_id, attribute", [
-    ("memory-fit", "memory_fit"), ("16-bit-memory", "rule_16_bit_memory"),
-    ("persona-cv-mt-researcher", "persona_cv_mt_researcher"),
-])
+@pytest.mark.parametrize(
+    "rule_id, attribute",
+    [
+        ("memory-fit", "memory_fit"),
+        ("16-bit-memory", "rule_16_bit_memory"),
+        ("persona-cv-mt-researcher", "persona_cv_mt_researcher"),
+    ],
+)
 def test_an_attribute_is_the_rule_id_in_python(rule_id: str, attribute: str) -> None:
     assert attribute_of(rule_id) == attribute and rule_id_of(attribute) == rule_id
 
@@ -92,6 +97,7 @@ def test_a_rulebook_made_from_changed_rules_reads_the_change() -> None:
 
 
 # ---- data, schema and records agree ------------------------------------------------------------------------
+
 
 def _resolved(node: Mapping[str, Any]) -> Mapping[str, Any]:
     while "$ref" in node:
@@ -140,8 +146,11 @@ def test_the_schema_describes_each_record(attribute: str) -> None:
 
 def test_the_schema_routes_each_rule_to_its_record_and_others_to_none() -> None:
     branches = SCHEMA["$defs"]["rule"]["allOf"]
-    routed = {b["if"]["properties"]["id"]["const"]: b["then"]["properties"]["parameters"]["$ref"]
-              for b in branches if "then" in b}
+    routed = {
+        b["if"]["properties"]["id"]["const"]: b["then"]["properties"]["parameters"]["$ref"]
+        for b in branches
+        if "then" in b
+    }
     typed = {rule_id_of(a) for a in typed_parameters()}
     assert routed == {rule_id: f"#/$defs/{rule_id}" for rule_id in typed}
     (rest,) = [b for b in branches if "else" in b]
@@ -155,14 +164,18 @@ MISTAKES = [
     ("memory-fit", lambda p: p.pop("lora_rank"), "parameters"),
     ("one-machine", lambda p: p.update(gpus_per_machine=4.5), "parameters.gpus_per_machine"),
     ("memory-floor", lambda p: p["floors"][2].update(gb="8"), "parameters.floors.gb"),
-    ("workload-priorities", lambda p: p["llm_decode"].update(hbm_lines="datacenter"),
-     "parameters.llm_decode.hbm_lines"),
+    (
+        "workload-priorities",
+        lambda p: p["llm_decode"].update(hbm_lines="datacenter"),
+        "parameters.llm_decode.hbm_lines",
+    ),
 ]
 
 
 @pytest.mark.parametrize("rule_id, mistake, field", MISTAKES)
-def test_a_mistaken_parameter_is_refused_by_schema_and_record_alike(rule_id: str, mistake: Any,
-                                                                   field: str) -> None:
+def test_a_mistaken_parameter_is_refused_by_schema_and_record_alike(
+    rule_id: str, mistake: Any, field: str
+) -> None:
     document = copy.deepcopy(DOCUMENT)
     mistake(_rule(document, rule_id)["parameters"])
     problem = schema_problem(data_validator("rules"), document)
@@ -188,4 +201,5 @@ def test_a_record_problem_the_schema_misses_names_the_file(tmp_path: Path) -> No
     with pytest.raises(DataFileError) as raised:
         load_knowledge(data, use_cache=False)
     assert str(raised.value).startswith(
-        f"{data / 'rules.json'}: entry 'persona-already-own': field 'parameters.seed_date': Invalid")
+        f"{data / 'rules.json'}: entry 'persona-already-own': field 'parameters.seed_date': Invalid"
+    )

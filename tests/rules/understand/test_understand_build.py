@@ -18,19 +18,23 @@ from rules.understand.text import Scan
 TODAY = date(2024, 6, 15)
 GOLDEN = Path(__file__).resolve().parents[2] / "quality" / "golden.json"
 
-@pytest.mark.parametrize(("text", "field_name"), [
-    ("as of 2031", "as_of"),
-    ("nlp $800 as of 2999-01-01", "as_of"),
-    ("as of 2999", "as_of"),
-    ("in 1999", "as_of"),
-    ("as of 2019-13", "as_of"),
-    ("as of 2019-02-30", "as_of"),
-    ("30 gpus", "gpus"),
-    ("$0", "budget"),
-    ("$99999999999", "budget"),
-    ("0 gb", "memory_gb"),
-    ("200 hours a week", "hours_per_week"),
-])
+
+@pytest.mark.parametrize(
+    ("text", "field_name"),
+    [
+        ("as of 2031", "as_of"),
+        ("nlp $800 as of 2999-01-01", "as_of"),
+        ("as of 2999", "as_of"),
+        ("in 1999", "as_of"),
+        ("as of 2019-13", "as_of"),
+        ("as of 2019-02-30", "as_of"),
+        ("30 gpus", "gpus"),
+        ("$0", "budget"),
+        ("$99999999999", "budget"),
+        ("0 gb", "memory_gb"),
+        ("200 hours a week", "hours_per_week"),
+    ],
+)
 def test_out_of_range_values_raise_question_error(text: str, field_name: str) -> None:
     with pytest.raises(QuestionError) as caught:
         parse(text, today=TODAY)

@@ -24,16 +24,21 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("as of 2024-06", {"as_of": TODAY}),
 ]
 
+
 @pytest.mark.parametrize(("text", "expected"), PHRASES, ids=[p[0] for p in PHRASES])
 def test_date_forms(text: str, expected: dict[str, Any], sets_only) -> None:
     sets_only(text, expected, TODAY)
 
-@pytest.mark.parametrize(("text", "cards"), [
-    ("run llama 70b on 4090", ("rtx 4090",)),
-    ("генерация картинок на 5090", ("rtx 5090",)),
-    ("fine-tune bert on 2080 ti", ("rtx 2080 ti",)),
-    ("в 3090 влезет?", ("rtx 3090",)),
-])
+
+@pytest.mark.parametrize(
+    ("text", "cards"),
+    [
+        ("run llama 70b on 4090", ("rtx 4090",)),
+        ("генерация картинок на 5090", ("rtx 5090",)),
+        ("fine-tune bert on 2080 ti", ("rtx 2080 ti",)),
+        ("в 3090 влезет?", ("rtx 3090",)),
+    ],
+)
 def test_a_card_after_on_or_na_is_not_a_date(text: str, cards: tuple[str, ...]) -> None:
     parsed = parse(text, today=TODAY)
     assert (parsed.question.compare, parsed.question.as_of) == (cards, None)

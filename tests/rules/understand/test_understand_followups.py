@@ -14,18 +14,21 @@ TODAY = date(2024, 6, 15)
 PREVIOUS = Question(workload="transformer", budget=800.0, currency="USD", used_ok=False, language="en")
 
 
-@pytest.mark.parametrize(("text", "changed", "expected"), [
-    ("what about 2 of them?", ("gpus",), {"gpus": 2}),
-    ("and for rnn?", ("workload",), {"workload": "rnn"}),
-    ("cheaper?", ("budget",), {"budget": 560}),
-    ("дешевле", ("budget",), {"budget": 560, "language": "ru"}),
-    ("more expensive", ("budget",), {"budget": 1200}),
-    ("more memory", ("memory_gb",), {"memory_gb": 16}),
-    ("with used cards", ("used_ok",), {"used_ok": True}),
-    ("as of 2020", ("as_of",), {"as_of": date(2020, 12, 31)}),
-    ("а для rnn?", ("workload",), {"workload": "rnn", "language": "ru"}),
-    ("more gpus", ("gpus",), {"gpus": 2}),
-])
+@pytest.mark.parametrize(
+    ("text", "changed", "expected"),
+    [
+        ("what about 2 of them?", ("gpus",), {"gpus": 2}),
+        ("and for rnn?", ("workload",), {"workload": "rnn"}),
+        ("cheaper?", ("budget",), {"budget": 560}),
+        ("дешевле", ("budget",), {"budget": 560, "language": "ru"}),
+        ("more expensive", ("budget",), {"budget": 1200}),
+        ("more memory", ("memory_gb",), {"memory_gb": 16}),
+        ("with used cards", ("used_ok",), {"used_ok": True}),
+        ("as of 2020", ("as_of",), {"as_of": date(2020, 12, 31)}),
+        ("а для rnn?", ("workload",), {"workload": "rnn", "language": "ru"}),
+        ("more gpus", ("gpus",), {"gpus": 2}),
+    ],
+)
 def test_follow_up_refines_previous(text: str, changed: tuple[str, ...], expected: dict) -> None:
     parsed = parse(text, previous=PREVIOUS, today=TODAY)
     assert parsed.changed == changed
@@ -43,12 +46,14 @@ def test_more_memory_steps_up_from_what_the_previous_answer_showed() -> None:
     parsed = parse("more memory?", previous=PREVIOUS, today=TODAY, held_gb=lambda: 24.0)
     assert parsed.question.memory_gb == 32
     assert "than the 24 GB shown" in parsed.understood[0]
-    asked_more = parse("more memory", previous=PREVIOUS.refined(memory_gb=48), today=TODAY,
-                       held_gb=lambda: 24.0)
+    asked_more = parse(
+        "more memory", previous=PREVIOUS.refined(memory_gb=48), today=TODAY, held_gb=lambda: 24.0
+    )
     assert asked_more.question.memory_gb == 64  # the question's own larger size still counts
 
     def unasked() -> float:
         raise AssertionError("the previous answer was worked out for a follow-up that does not need it")
+
     assert parse("cheaper?", previous=PREVIOUS, today=TODAY, held_gb=unasked).question.budget == 560
 
 

@@ -15,6 +15,7 @@ from rules.understand.grammar import Grammar, grammar
 
 TODAY = date(2024, 6, 15)
 
+
 def test_vocabulary_is_valid_and_matches_the_question_values() -> None:
     schema = json.loads((SCHEMA_DIR / "vocabulary.schema.json").read_text(encoding="utf-8"))
     data = json.loads((DATA_DIR / "vocabulary.json").read_text(encoding="utf-8"))

@@ -32,34 +32,39 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("mixtral 8x7b", {**RUN, "workload": "llm", "model": "mixtral-8x7b"}),
 ]
 
+
 @pytest.mark.parametrize(("text", "expected"), PHRASES, ids=[p[0] for p in PHRASES])
 def test_models_and_sizes(text: str, expected: dict[str, Any], sets_only) -> None:
     sets_only(text, expected, TODAY)
 
-@pytest.mark.parametrize(("text", "model", "workload", "params_b"), [
-    ("run llama 3.1 8b", "llama-8b", "llm", 8),
-    ("llama3.1 8b instruct q4_k_m", "llama-8b", "llm", 8),
-    ("llama 3.3 70b", "llama-70b", "llm", 70),
-    ("qwen3 30b a3b", "qwen3-30b-a3b", "llm", 30),
-    ("qwen 32b", "qwen-32b", "llm", 32),
-    ("qwen2.5 72b", "qwen-72b", "llm", 72),
-    ("deepseek r1 distill qwen 32b", "deepseek-r1-distill-qwen-32b", "llm", 32),
-    ("r1 70b", "deepseek-r1-distill-llama-70b", "llm", 70),
-    ("mixtral 8x7b", "mixtral-8x7b", "llm", None),
-    ("gemma 3 27b", "gemma-3-27b", "llm", 27),
-    ("gemma 2 9b", "gemma-2-9b", "llm", 9),
-    ("phi-4", "phi-4", "llm", None),
-    ("phi-3 mini", "phi-3-mini", "llm", None),
-    ("gpt-oss 20b", "gpt-oss-20b", "llm", 20),
-    ("gpt-oss-120b", "gpt-oss-120b", "llm", 120),
-    ("sd 1.5", "sd-1.5", "image-generation", None),
-    ("sdxl", "sd-xl", "image-generation", None),
-    ("sd3", "sd3-medium", "image-generation", None),
-    ("flux dev", "flux-1-dev", "image-generation", None),
-    ("whisper large-v3", "whisper-large-v3", "speech", None),
-    ("qwen2.5 coder 32b", "qwen-32b", "llm", 32),  # no entry for the coder: the same family's 32b
-    ("qwen 110b", "qwen-110b", "llm", 110),  # no entry at all: the size still counts
-])
+
+@pytest.mark.parametrize(
+    ("text", "model", "workload", "params_b"),
+    [
+        ("run llama 3.1 8b", "llama-8b", "llm", 8),
+        ("llama3.1 8b instruct q4_k_m", "llama-8b", "llm", 8),
+        ("llama 3.3 70b", "llama-70b", "llm", 70),
+        ("qwen3 30b a3b", "qwen3-30b-a3b", "llm", 30),
+        ("qwen 32b", "qwen-32b", "llm", 32),
+        ("qwen2.5 72b", "qwen-72b", "llm", 72),
+        ("deepseek r1 distill qwen 32b", "deepseek-r1-distill-qwen-32b", "llm", 32),
+        ("r1 70b", "deepseek-r1-distill-llama-70b", "llm", 70),
+        ("mixtral 8x7b", "mixtral-8x7b", "llm", None),
+        ("gemma 3 27b", "gemma-3-27b", "llm", 27),
+        ("gemma 2 9b", "gemma-2-9b", "llm", 9),
+        ("phi-4", "phi-4", "llm", None),
+        ("phi-3 mini", "phi-3-mini", "llm", None),
+        ("gpt-oss 20b", "gpt-oss-20b", "llm", 20),
+        ("gpt-oss-120b", "gpt-oss-120b", "llm", 120),
+        ("sd 1.5", "sd-1.5", "image-generation", None),
+        ("sdxl", "sd-xl", "image-generation", None),
+        ("sd3", "sd3-medium", "image-generation", None),
+        ("flux dev", "flux-1-dev", "image-generation", None),
+        ("whisper large-v3", "whisper-large-v3", "speech", None),
+        ("qwen2.5 coder 32b", "qwen-32b", "llm", 32),  # no entry for the coder: the same family's 32b
+        ("qwen 110b", "qwen-110b", "llm", 110),  # no entry at all: the size still counts
+    ],
+)
 def test_model_names(text: str, model: str, workload: str, params_b: float | None) -> None:
     parsed = parse(text, today=TODAY)
     question = parsed.question
@@ -67,27 +72,33 @@ def test_model_names(text: str, model: str, workload: str, params_b: float | Non
     assert parsed.unknown == ()
 
 
-@pytest.mark.parametrize(("text", "gpus", "compare"), [
-    ("llama 70b 2 gpus", 2, ()),
-    ("llama 70b on a 4090", 1, ("rtx 4090",)),
-    ("qwen 32b 2x 3090", 2, ("rtx 3090",)),
-])
+@pytest.mark.parametrize(
+    ("text", "gpus", "compare"),
+    [
+        ("llama 70b 2 gpus", 2, ()),
+        ("llama 70b on a 4090", 1, ("rtx 4090",)),
+        ("qwen 32b 2x 3090", 2, ("rtx 3090",)),
+    ],
+)
 def test_a_model_name_stops_before_counts_and_cards(text: str, gpus: int, compare: tuple[str, ...]) -> None:
     parsed = parse(text, today=TODAY)
     assert (parsed.question.gpus, parsed.question.compare) == (gpus, compare)
 
 
-@pytest.mark.parametrize(("text", "task"), [
-    ("which gpu for gpt-oss 120b", "inference"),
-    ("mixtral 8x7b q4 which gpu", "inference"),
-    ("will llama 70b fit on a 3090 or a 4090", "inference"),
-    ("влезет ли qwen2.5 32b q4 в rtx 4090?", "inference"),
-    ("how fast is llama 3 8b on an rtx 4090", "inference"),
-    ("tokens per second for llama 3 70b on two rtx 3090", "inference"),
-    ("can I qlora fine-tune a 33b model on an rtx 3090", "training"),
-    ("bert large", "training"),  # not a model people run on their own: the 2019 default stays
-    ("resnet50 $800", "training"),
-])
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("which gpu for gpt-oss 120b", "inference"),
+        ("mixtral 8x7b q4 which gpu", "inference"),
+        ("will llama 70b fit on a 3090 or a 4090", "inference"),
+        ("влезет ли qwen2.5 32b q4 в rtx 4090?", "inference"),
+        ("how fast is llama 3 8b on an rtx 4090", "inference"),
+        ("tokens per second for llama 3 70b on two rtx 3090", "inference"),
+        ("can I qlora fine-tune a 33b model on an rtx 3090", "training"),
+        ("bert large", "training"),  # not a model people run on their own: the 2019 default stays
+        ("resnet50 $800", "training"),
+    ],
+)
 def test_a_named_model_without_a_training_word_is_run(text: str, task: str) -> None:
     assert parse(text, today=TODAY).question.task == task
 
@@ -99,12 +110,15 @@ def test_a_follow_up_naming_another_model_keeps_the_job() -> None:
     assert (question.task, question.method, question.model) == ("training", "lora", "llama-70b")
 
 
-@pytest.mark.parametrize(("text", "model", "other"), [
-    ("llama 8b and maybe qwen 14b", "qwen-14b", "'llama 8b'"),
-    ("gpt-oss 120b and llama 70b", "gpt-oss-120b", "'llama 70b'"),
-    ("sdxl + flux schnell", "flux-1-schnell", "'sdxl'"),
-    ("llama 8b или qwen 14b локально", "qwen-14b", "'llama 8b'"),
-])
+@pytest.mark.parametrize(
+    ("text", "model", "other"),
+    [
+        ("llama 8b and maybe qwen 14b", "qwen-14b", "'llama 8b'"),
+        ("gpt-oss 120b and llama 70b", "gpt-oss-120b", "'llama 70b'"),
+        ("sdxl + flux schnell", "flux-1-schnell", "'sdxl'"),
+        ("llama 8b или qwen 14b локально", "qwen-14b", "'llama 8b'"),
+    ],
+)
 def test_the_most_demanding_of_several_models_sizes_the_job(text: str, model: str, other: str) -> None:
     parsed = parse(text, today=date(2026, 11, 23))
     assert parsed.question.model == model
@@ -114,14 +128,18 @@ def test_the_most_demanding_of_several_models_sizes_the_job(text: str, model: st
     assert f"model: {model}" in next(u for u in parsed.understood if u.startswith("model:"))
 
 
-@pytest.mark.parametrize(("text", "task", "method", "params_b", "other"), [
-    ("I want to run 32b models and do lora on 8b", "inference", "inference", 32, "'8b' (LoRA)"),
-    ("хочу запускать модели 32b и делать lora на 8b", "inference", "inference", 32, "'8b' (LoRA)"),
-    ("run llama 8b and full fine-tune llama 8b", "training", "full", 8, "(inference)"),
-    ("lora on qwen 72b and run llama 8b", "training", "lora", 72, "(inference)"),
-])
-def test_two_jobs_on_two_models_keep_the_heavier(text: str, task: str, method: str, params_b: int,
-                                                 other: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "task", "method", "params_b", "other"),
+    [
+        ("I want to run 32b models and do lora on 8b", "inference", "inference", 32, "'8b' (LoRA)"),
+        ("хочу запускать модели 32b и делать lora на 8b", "inference", "inference", 32, "'8b' (LoRA)"),
+        ("run llama 8b and full fine-tune llama 8b", "training", "full", 8, "(inference)"),
+        ("lora on qwen 72b and run llama 8b", "training", "lora", 72, "(inference)"),
+    ],
+)
+def test_two_jobs_on_two_models_keep_the_heavier(
+    text: str, task: str, method: str, params_b: int, other: str
+) -> None:
     parsed = parse(text, today=date(2026, 11, 23))
     q = parsed.question
     assert (q.task, q.method, q.params_b) == (task, method, params_b)
@@ -131,30 +149,41 @@ def test_two_jobs_on_two_models_keep_the_heavier(text: str, task: str, method: s
 
 def test_one_model_named_twice_is_one_job_with_the_method_the_text_gives():
     """'sdxl images and LoRA training for sdxl' is LoRA on SDXL, not full training of a second 'sdxl'."""
-    for text in ("генерация картинок sdxl и обучение lora для sdxl, бюджет 80 тысяч рублей",
-                 "sdxl images and lora training for sdxl, $1000"):
+    for text in (
+        "генерация картинок sdxl и обучение lora для sdxl, бюджет 80 тысяч рублей",
+        "sdxl images and lora training for sdxl, $1000",
+    ):
         q = parse(text, today=TODAY).question
         assert (q.model, q.task, q.method) == ("sd-xl", "training", "lora"), text
 
 
-@pytest.mark.parametrize(("text", "model", "params_b"), [
-    # Ollama's tag: the 32B distill, not the 671B R1
-    ("run deepseek-r1:32b in ollama", "deepseek-r1-distill-qwen-32b", 32),
-    ("run deepseek-r1:70b in ollama", "deepseek-r1-distill-llama-70b", 70),
-    ("run deepseek-r1:671b at home", "deepseek-r1", 671),
-    # 'distill' names the tuning, not a size
-    ("deepseek r1 distill 32b locally", "deepseek-r1-distill-qwen-32b", 32),
-    ("ollama run qwen2.5:32b", "qwen-32b", 32),
-    ("ollama run gemma3:27b", "gemma-3-27b", 27),
-    ("llama 3.1 8b instruct on my laptop", "llama-8b", 8),
-])
+@pytest.mark.parametrize(
+    ("text", "model", "params_b"),
+    [
+        # Ollama's tag: the 32B distill, not the 671B R1
+        ("run deepseek-r1:32b in ollama", "deepseek-r1-distill-qwen-32b", 32),
+        ("run deepseek-r1:70b in ollama", "deepseek-r1-distill-llama-70b", 70),
+        ("run deepseek-r1:671b at home", "deepseek-r1", 671),
+        # 'distill' names the tuning, not a size
+        ("deepseek r1 distill 32b locally", "deepseek-r1-distill-qwen-32b", 32),
+        ("ollama run qwen2.5:32b", "qwen-32b", 32),
+        ("ollama run gemma3:27b", "gemma-3-27b", 27),
+        ("llama 3.1 8b instruct on my laptop", "llama-8b", 8),
+    ],
+)
 def test_ollama_tags_and_tuning_words_name_the_model_of_that_size(text, model, params_b):
     question = parse(text).question
     assert (question.model, question.params_b) == (model, params_b)
 
 
-@pytest.mark.parametrize("text", ["team of 10 serving a 70b model, server, $30000", "run a 70b model at q4",
-                                  "serve a 7b model for my team"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "team of 10 serving a 70b model, server, $30000",
+        "run a 70b model at q4",
+        "serve a 7b model for my team",
+    ],
+)
 def test_a_model_of_billions_of_parameters_to_run_is_a_language_model(text):
     """'serving a 70b model' named no workload, so it was ranked 'for general deep learning' and its asker
     taken for a beginner; a model of billions of parameters to run, with no other kind named, is a language

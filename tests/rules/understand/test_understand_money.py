@@ -34,10 +34,14 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("80 000 ₽", {"budget": 80000, "currency": "RUB"}),
     ("80к рублей", {"budget": 80000, "currency": "RUB"}),
     ("₽80000", {"budget": 80000, "currency": "RUB"}),
-    ("Какую видеокарту купить для нлп до 1000 долларов?",
-     {"workload": "transformer", "budget": 1000, "currency": "USD"}),
-    ("компьютерное зрение, бюджет 150 000 руб, 2 видеокарты",
-     {"workload": "cnn", "budget": 150000, "currency": "RUB", "gpus": 2}),
+    (
+        "Какую видеокарту купить для нлп до 1000 долларов?",
+        {"workload": "transformer", "budget": 1000, "currency": "USD"},
+    ),
+    (
+        "компьютерное зрение, бюджет 150 000 руб, 2 видеокарты",
+        {"workload": "cnn", "budget": 150000, "currency": "RUB", "gpus": 2},
+    ),
     ("nlp 800", {"workload": "transformer", "budget": 800, "currency": "USD"}),
     ("nlp 2000", {"workload": "transformer", "budget": 2000, "currency": "USD"}),
     ("almost no money", {"budget": 100, "currency": "USD"}),
@@ -46,42 +50,50 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("little money", {"budget": 300, "currency": "USD"}),
 ]
 
+
 @pytest.mark.parametrize(("text", "expected"), PHRASES, ids=[p[0] for p in PHRASES])
 def test_budget_forms(text: str, expected: dict[str, Any], sets_only) -> None:
     sets_only(text, expected, TODAY)
+
 
 def test_money_without_currency_says_it_assumed_one() -> None:
     parsed = parse("nlp 800", today=TODAY)
     assert "USD assumed" in parsed.understood[1]
 
 
-@pytest.mark.parametrize(("text", "budget", "currency"), [
-    ("$2.5k", 2500, "USD"),
-    ("€1500", 1500, "EUR"),
-    ("1500 eur", 1500, "EUR"),
-    ("150 000 рублей", 150000, "RUB"),
-    ("50к руб", 50000, "RUB"),
-    ("£900", 900, "GBP"),
-    ("2,5 тыс.", 2500, "USD"),  # 2,500 roubles buys no GPU: a small amount without a currency stays USD
-    ("2,5 тыс. долларов", 2500, "USD"),
-    ("2 million usd", 2000000, "USD"),
-])
+@pytest.mark.parametrize(
+    ("text", "budget", "currency"),
+    [
+        ("$2.5k", 2500, "USD"),
+        ("€1500", 1500, "EUR"),
+        ("1500 eur", 1500, "EUR"),
+        ("150 000 рублей", 150000, "RUB"),
+        ("50к руб", 50000, "RUB"),
+        ("£900", 900, "GBP"),
+        ("2,5 тыс.", 2500, "USD"),  # 2,500 roubles buys no GPU: a small amount without a currency stays USD
+        ("2,5 тыс. долларов", 2500, "USD"),
+        ("2 million usd", 2000000, "USD"),
+    ],
+)
 def test_money_forms(text: str, budget: int, currency: str) -> None:
     parsed = parse(text, today=TODAY)
     assert (parsed.question.budget, parsed.question.currency) == (budget, currency)
 
 
-@pytest.mark.parametrize(("text", "budget", "currency"), [
-    ("nlp 800 in EUR", 800, "EUR"),  # a currency said apart from the amount is the amount's
-    ("gpu for llm in euros, 1500", 1500, "EUR"),
-    ("cv 1200 in GBP", 1200, "GBP"),
-    ("нейросети 500 в долларах", 500, "USD"),  # not the roubles a Russian text's large amount would be
-    ("компьютерное зрение 90000 в рублях", 90000, "RUB"),
-    ("compare 3090 4090 for nlp in eur", None, "EUR"),  # no budget: the prices are shown in it
-    ("fit llama 13b fp16 in pounds", None, "GBP"),
-    ("nlp $800 in EUR", 800, "USD"),  # the amount's own sign wins, and the answer says why
-    ("a european lab, nlp 5000", 5000, "USD"),  # "european" names no currency
-])
+@pytest.mark.parametrize(
+    ("text", "budget", "currency"),
+    [
+        ("nlp 800 in EUR", 800, "EUR"),  # a currency said apart from the amount is the amount's
+        ("gpu for llm in euros, 1500", 1500, "EUR"),
+        ("cv 1200 in GBP", 1200, "GBP"),
+        ("нейросети 500 в долларах", 500, "USD"),  # not the roubles a Russian text's large amount would be
+        ("компьютерное зрение 90000 в рублях", 90000, "RUB"),
+        ("compare 3090 4090 for nlp in eur", None, "EUR"),  # no budget: the prices are shown in it
+        ("fit llama 13b fp16 in pounds", None, "GBP"),
+        ("nlp $800 in EUR", 800, "USD"),  # the amount's own sign wins, and the answer says why
+        ("a european lab, nlp 5000", 5000, "USD"),  # "european" names no currency
+    ],
+)
 def test_a_currency_said_on_its_own(text: str, budget: int | None, currency: str) -> None:
     parsed = parse(text, today=TODAY)
     assert (parsed.question.budget, parsed.question.currency) == (budget, currency)
@@ -100,16 +112,19 @@ def test_a_currency_alone_never_turns_an_earlier_budget_into_another_amount() ->
     assert parsed.question.currency == "EUR" and parsed.changed == ("currency",)
 
 
-@pytest.mark.parametrize(("text", "budget", "currency"), [
-    ("$2k-3k", 3000, "USD"),
-    ("$2-3k", 3000, "USD"),
-    ("1000-1500$", 1500, "USD"),
-    ("between $1000 and $1500", 1500, "USD"),
-    ("$1000 to $1500 for nlp", 1500, "USD"),
-    ("от 50 до 80 тысяч", 80000, "RUB"),
-    ("150 тр", 150000, "RUB"),
-    ("150т.р.", 150000, "RUB"),
-])
+@pytest.mark.parametrize(
+    ("text", "budget", "currency"),
+    [
+        ("$2k-3k", 3000, "USD"),
+        ("$2-3k", 3000, "USD"),
+        ("1000-1500$", 1500, "USD"),
+        ("between $1000 and $1500", 1500, "USD"),
+        ("$1000 to $1500 for nlp", 1500, "USD"),
+        ("от 50 до 80 тысяч", 80000, "RUB"),
+        ("150 тр", 150000, "RUB"),
+        ("150т.р.", 150000, "RUB"),
+    ],
+)
 def test_a_budget_range_is_its_top_end(text: str, budget: int, currency: str) -> None:
     parsed = parse(text, today=TODAY)
     assert (parsed.question.budget, parsed.question.currency) == (budget, currency)
@@ -121,8 +136,9 @@ def test_a_smaller_number_after_an_amount_is_not_a_range() -> None:
     assert (parsed.question.budget, parsed.question.gpus) == (800, 2)
 
 
-@pytest.mark.parametrize("text", ["$1e12", "a trillion dollars", "budget 1e9", "3 billion euros",
-                                  "nlp for $50 million"])
+@pytest.mark.parametrize(
+    "text", ["$1e12", "a trillion dollars", "budget 1e9", "3 billion euros", "nlp for $50 million"]
+)
 def test_absurd_amounts_are_refused_never_read_small(text: str) -> None:
     with pytest.raises(QuestionError) as caught:
         parse(text, today=TODAY)
@@ -151,14 +167,27 @@ def test_a_large_amount_in_russian_without_a_currency_is_roubles() -> None:
     assert parse("nlp 50000", today=TODAY).question.currency == "USD"
 
 
-@pytest.mark.parametrize(("text", "budget", "currency", "prices"), [
-    ("used 3090 for 70k or 5080 for 120k рублей", 120000, "RUB", "rtx 3090 70000 RUB, rtx 5080 120000 RUB"),
-    ("б/у 3090 за 70 тыс или 5080 за 120 тыс рублей", 120000, "RUB",
-     "rtx 3090 70000 RUB, rtx 5080 120000 RUB"),
-    ("4090 for $1800 or 5090 for $2500?", 2500, "USD", "rtx 4090 1800 USD, rtx 5090 2500 USD"),
-])
-def test_the_largest_stated_card_price_is_the_budget(text: str, budget: int, currency: str,
-                                                     prices: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "budget", "currency", "prices"),
+    [
+        (
+            "used 3090 for 70k or 5080 for 120k рублей",
+            120000,
+            "RUB",
+            "rtx 3090 70000 RUB, rtx 5080 120000 RUB",
+        ),
+        (
+            "б/у 3090 за 70 тыс или 5080 за 120 тыс рублей",
+            120000,
+            "RUB",
+            "rtx 3090 70000 RUB, rtx 5080 120000 RUB",
+        ),
+        ("4090 for $1800 or 5090 for $2500?", 2500, "USD", "rtx 4090 1800 USD, rtx 5090 2500 USD"),
+    ],
+)
+def test_the_largest_stated_card_price_is_the_budget(
+    text: str, budget: int, currency: str, prices: str
+) -> None:
     parsed = parse(text, today=date(2026, 11, 23))
     assert (parsed.question.budget, parsed.question.currency) == (budget, currency)
     assert any(prices in u for u in parsed.understood)

@@ -24,9 +24,11 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("**cv**, _$1,200_!!!", {"workload": "cnn", "budget": 1200, "currency": "USD"}),
 ]
 
+
 @pytest.mark.parametrize(("text", "expected"), PHRASES, ids=[p[0] for p in PHRASES])
 def test_markup_is_read_past(text: str, expected: dict[str, Any], sets_only) -> None:
     sets_only(text, expected, TODAY)
+
 
 def test_unknown_words_are_reported_without_fillers() -> None:
     parsed = parse("which gpu for nlp with frobnication please", today=TODAY)
@@ -62,10 +64,46 @@ def test_any_text_parses_or_raises_question_error_and_is_deterministic(text: str
     assert first.intent in ("recommend", "compare", "fit", "help")
 
 
-WORDS = st.sampled_from(["nlp", "$800", "3090", "4090", "llama", "13b", "fp16", "2", "gpus", "as", "of",
-                         "2019", "в", "2019-04", "у", "меня", "1070", "k", "руб", "x", "cheaper", "more",
-                         "memory", "vs", "24gb", "hours", "week", "б/у", "1.5k", "€", "?", "<@U1>", "🚀", "-",
-                         "8x7b", "resnet50"])
+WORDS = st.sampled_from(
+    [
+        "nlp",
+        "$800",
+        "3090",
+        "4090",
+        "llama",
+        "13b",
+        "fp16",
+        "2",
+        "gpus",
+        "as",
+        "of",
+        "2019",
+        "в",
+        "2019-04",
+        "у",
+        "меня",
+        "1070",
+        "k",
+        "руб",
+        "x",
+        "cheaper",
+        "more",
+        "memory",
+        "vs",
+        "24gb",
+        "hours",
+        "week",
+        "б/у",
+        "1.5k",
+        "€",
+        "?",
+        "<@U1>",
+        "🚀",
+        "-",
+        "8x7b",
+        "resnet50",
+    ]
+)
 PREVIOUS = Question(workload="transformer", budget=800.0, currency="USD", used_ok=False, language="en")
 
 
@@ -80,32 +118,36 @@ def test_word_salad_parses_or_raises_question_error(words: list[str], with_previ
     parsed.question.check(TODAY)
 
 
-@pytest.mark.parametrize("text", [
-    "9" * 2000,
-    "a100 " * 400,
-    "$" + "1," * 999,
-    "llama " + "3." * 997,
-    "qwen " + "8b " * 665,
-    "q4_" * 666,
-    "context " * 250,
-    "1 " * 1000,
-    "rtx pro " * 250,
-    "mac studio m3 " * 142,
-    "-" * 2000,
-    "у меня " * 285,
-    "budget 1 000 " * 166,
-    "context " + "длин" * 498,
-    "1" * 1999 + "k",
-    "<http://" + "<" * 1990,
-    "5090" + " ti" * 665,
-    "$1-" * 666,
-    "between 1 and " * 142,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "9" * 2000,
+        "a100 " * 400,
+        "$" + "1," * 999,
+        "llama " + "3." * 997,
+        "qwen " + "8b " * 665,
+        "q4_" * 666,
+        "context " * 250,
+        "1 " * 1000,
+        "rtx pro " * 250,
+        "mac studio m3 " * 142,
+        "-" * 2000,
+        "у меня " * 285,
+        "budget 1 000 " * 166,
+        "context " + "длин" * 498,
+        "1" * 1999 + "k",
+        "<http://" + "<" * 1990,
+        "5090" + " ti" * 665,
+        "$1-" * 666,
+        "between 1 and " * 142,
+    ],
+)
 def test_pathological_text_parses_quickly(text: str) -> None:
     """Linear-time patterns: 2,000 characters of junk take tens of milliseconds, where a pattern that backtracks
     takes seconds (CPU time: the test host is shared; the least of three runs, since a collection or a first-seen
     word's regex can land in any one of them)."""
     import time
+
     parse("a100 llama 8b", today=TODAY)  # the catalog and the model table load once, outside the timing
     text = text[:MAX_TEXT_CHARS]
     spent = []
@@ -133,6 +175,7 @@ def test_a_pass_blanks_what_it_takes_and_leaves_the_rest_for_the_next() -> None:
 
     def never(m: re.Match[str]) -> bool:
         raise AssertionError("a text without the literals a pattern needs is not searched")
+
     scan.take(re.compile(r"8"), never, needs=("gb",))
 
 

@@ -50,33 +50,38 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("40 часов в месяц", {"hours_per_week": 9.2}),
 ]
 
+
 @pytest.mark.parametrize(("text", "expected"), PHRASES, ids=[p[0] for p in PHRASES])
 def test_counts_and_hours(text: str, expected: dict[str, Any], sets_only) -> None:
     sets_only(text, expected, TODAY)
+
 
 def test_billions_without_a_currency_stay_parameters() -> None:
     assert parse("7 billion parameters", today=TODAY).question.params_b == 7
 
 
-@pytest.mark.parametrize(("text", "precision", "source"), [
-    ("q4", "4-bit", "q4"),
-    ("Q4_K_M", "4-bit", "q4_k_m"),
-    ("q5_k_m", "8-bit", "q5_k_m, 5-bit rounded up"),
-    ("q8_0", "8-bit", "q8_0"),
-    ("iq3_xs", "4-bit", "iq3_xs, 3-bit rounded up"),
-    ("int4", "4-bit", "int4"),
-    ("int8", "8-bit", "int8"),
-    ("nf4", "4-bit", "nf4"),
-    ("gguf", "4-bit", "gguf"),
-    ("gguf q8_0", "8-bit", "q8_0"),
-    ("awq", "4-bit", "awq"),
-    ("gptq", "4-bit", "gptq"),
-    ("fp8", "fp8", "fp8"),
-    ("fp16", "16-bit", "fp16"),
-    ("bf16", "16-bit", "bf16"),
-    ("half precision", "16-bit", "half precision"),
-    ("fp32", "fp32", "fp32"),
-])
+@pytest.mark.parametrize(
+    ("text", "precision", "source"),
+    [
+        ("q4", "4-bit", "q4"),
+        ("Q4_K_M", "4-bit", "q4_k_m"),
+        ("q5_k_m", "8-bit", "q5_k_m, 5-bit rounded up"),
+        ("q8_0", "8-bit", "q8_0"),
+        ("iq3_xs", "4-bit", "iq3_xs, 3-bit rounded up"),
+        ("int4", "4-bit", "int4"),
+        ("int8", "8-bit", "int8"),
+        ("nf4", "4-bit", "nf4"),
+        ("gguf", "4-bit", "gguf"),
+        ("gguf q8_0", "8-bit", "q8_0"),
+        ("awq", "4-bit", "awq"),
+        ("gptq", "4-bit", "gptq"),
+        ("fp8", "fp8", "fp8"),
+        ("fp16", "16-bit", "fp16"),
+        ("bf16", "16-bit", "bf16"),
+        ("half precision", "16-bit", "half precision"),
+        ("fp32", "fp32", "fp32"),
+    ],
+)
 def test_quantisation_words_set_the_precision(text: str, precision: str, source: str) -> None:
     parsed = parse(text, today=TODAY)
     assert parsed.question.precision == precision
@@ -89,19 +94,22 @@ def test_a_bit_width_on_the_next_line_is_not_a_gpu_count() -> None:
     assert (parsed.question.precision, parsed.question.gpus) == ("4-bit", 2)
 
 
-@pytest.mark.parametrize(("text", "field_name", "value"), [
-    ("llama 13b on 8 GB", "card_memory_gb", 8),  # a model named: the card's memory, not the need
-    ("24GB card", "memory_gb", 24),
-    ("with 16 gb of vram", "memory_gb", 16),
-    ("cheapest card for 24 GB", "memory_gb", 24),
-    ("32k context", "context_tokens", 32768),
-    ("128k tokens", "context_tokens", 131072),
-    ("context length 8192", "context_tokens", 8192),
-    ("контекст 16к", "context_tokens", 16384),
-    ("batch 8", "batch", 8),
-    ("batch size 32", "batch", 32),
-    ("bs=16", "batch", 16),
-])
+@pytest.mark.parametrize(
+    ("text", "field_name", "value"),
+    [
+        ("llama 13b on 8 GB", "card_memory_gb", 8),  # a model named: the card's memory, not the need
+        ("24GB card", "memory_gb", 24),
+        ("with 16 gb of vram", "memory_gb", 16),
+        ("cheapest card for 24 GB", "memory_gb", 24),
+        ("32k context", "context_tokens", 32768),
+        ("128k tokens", "context_tokens", 131072),
+        ("context length 8192", "context_tokens", 8192),
+        ("контекст 16к", "context_tokens", 16384),
+        ("batch 8", "batch", 8),
+        ("batch size 32", "batch", 32),
+        ("bs=16", "batch", 16),
+    ],
+)
 def test_memory_context_and_batch(text: str, field_name: str, value: int) -> None:
     parsed = parse(text, today=TODAY)
     assert getattr(parsed.question, field_name) == value
@@ -112,13 +120,16 @@ def test_speed_is_not_a_context() -> None:
     assert parse("45 tokens/s on llama 8b", today=TODAY).question.context_tokens is None
 
 
-@pytest.mark.parametrize(("text", "card_gb", "fits"), [
-    ("will llama 13b fit on 8 GB", 8, False),
-    ("does gemma 27b run on a 16gb card", 16, False),
-    ("влезет ли qwen 32b в 24 гб", 24, True),
-    ("запустится ли llama 70b на 8 гб", 8, False),
-    ("will a 13b model fit on 48gb", 48, True),
-])
+@pytest.mark.parametrize(
+    ("text", "card_gb", "fits"),
+    [
+        ("will llama 13b fit on 8 GB", 8, False),
+        ("does gemma 27b run on a 16gb card", 16, False),
+        ("влезет ли qwen 32b в 24 гб", 24, True),
+        ("запустится ли llama 70b на 8 гб", 8, False),
+        ("will a 13b model fit on 48gb", 48, True),
+    ],
+)
 def test_a_memory_size_beside_a_model_is_the_cards(text: str, card_gb: int, fits: bool) -> None:
     parsed = parse(text, today=date(2026, 11, 23))
     assert parsed.question.card_memory_gb == card_gb
@@ -145,23 +156,29 @@ def test_card_memory_is_checked_like_memory() -> None:
     assert error.value.field == "card_memory_gb"
 
 
-@pytest.mark.parametrize("text, users", [
-    ("vllm server to serve llama 3.1 8b for 20 users", 20),
-    ("serve qwen 14b to 50 concurrent requests", 50),
-    ("сервер для 30 пользователей, llama 8b", 30),
-])
+@pytest.mark.parametrize(
+    "text, users",
+    [
+        ("vllm server to serve llama 3.1 8b for 20 users", 20),
+        ("serve qwen 14b to 50 concurrent requests", 50),
+        ("сервер для 30 пользователей, llama 8b", 30),
+    ],
+)
 def test_users_served_at_once_are_concurrent_sequences(text: str, users: int) -> None:
     """Each user served at once keeps a KV cache (vLLM's max_num_seqs): the count sizes the job's batch."""
     assert parse(text, today=TODAY).question.batch == users
 
 
-@pytest.mark.parametrize(("text", "batch"), [
-    ("RAG server for a team of 10 with Qwen3 32B", 10),  # all ten asking at once: ten KV caches
-    ("chat server for 12 colleagues with llama 70b", 12),
-    ("сервер для команды из 8 человек с qwen3 32b", 8),
-    ("team of 4 training cnns, $8000", None),  # a team's size is no training batch
-    ("lab of 5 researchers fine-tuning llama 8b", None),
-])
+@pytest.mark.parametrize(
+    ("text", "batch"),
+    [
+        ("RAG server for a team of 10 with Qwen3 32B", 10),  # all ten asking at once: ten KV caches
+        ("chat server for 12 colleagues with llama 70b", 12),
+        ("сервер для команды из 8 человек с qwen3 32b", 8),
+        ("team of 4 training cnns, $8000", None),  # a team's size is no training batch
+        ("lab of 5 researchers fine-tuning llama 8b", None),
+    ],
+)
 def test_a_team_served_at_once_is_as_many_sequences_for_inference_only(text, batch):
     question = parse(text).question
     assert question.batch == batch
@@ -173,10 +190,25 @@ def test_a_pass_skipped_for_want_of_its_literals_could_not_have_matched() -> Non
     """A pass is skipped when the text holds none of the literals listed for its pattern (NEEDED_LITERALS):
     over this table, the golden questions and rare phrasings, each such pattern matches somewhere, and every
     match holds one of them."""
-    rare = ("llama 3 8b q4_k_m", "qwen 32b iq4_xs gguf", "32k context", "128k tokens of context",
-            "context length 8192", "ctx=4096", "batch size 8", "bs=16", "батч 4", "for 20 users",
-            "50 concurrent requests", "для 10 пользователей", "a team of 10", "12 colleagues",
-            "команда из 5 человек", "16 gib of memory", "48 гигабайт")
+    rare = (
+        "llama 3 8b q4_k_m",
+        "qwen 32b iq4_xs gguf",
+        "32k context",
+        "128k tokens of context",
+        "context length 8192",
+        "ctx=4096",
+        "batch size 8",
+        "bs=16",
+        "батч 4",
+        "for 20 users",
+        "50 concurrent requests",
+        "для 10 пользователей",
+        "a team of 10",
+        "12 colleagues",
+        "команда из 5 человек",
+        "16 gib of memory",
+        "48 гигабайт",
+    )
     golden = json.loads(GOLDEN.read_text(encoding="utf-8"))["questions"]
     texts = [clean(text) for text in [p for p, _ in PHRASES] + [q["text"] for q in golden] + list(rare)]
     for pattern, literals in NEEDED_LITERALS.items():

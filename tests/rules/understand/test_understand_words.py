@@ -32,8 +32,10 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("student course", {"workload": "general", "experience": "beginner"}),
     ("hobby", {"workload": "general", "experience": "hobby"}),
     ("learning nlp", {"workload": "transformer", "experience": "beginner"}),
-    ("phd researcher, transformers, 5000$",
-     {"workload": "transformer", "experience": "researcher", "budget": 5000, "currency": "USD"}),
+    (
+        "phd researcher, transformers, 5000$",
+        {"workload": "transformer", "experience": "researcher", "budget": 5000, "currency": "USD"},
+    ),
     ("not serious, just playing, $300", {"experience": "hobby", "budget": 300, "currency": "USD"}),
     # workloads (RU)
     ("нлп", {"workload": "transformer"}),
@@ -64,12 +66,30 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("inference", {"task": "inference", "method": "inference"}),
     ("deploy", {"task": "inference", "method": "inference"}),
     ("инференс", {"task": "inference", "method": "inference"}),
-    ("want to fine-tune llama 7b with qlora on 2 gpus",
-     {"workload": "llm", "task": "training", "method": "qlora", "precision": "4-bit", "model": "llama-7b",
-      "params_b": 7, "gpus": 2}),
-    ("serving mistral 7b int8 in the cloud",
-     {"workload": "llm", "task": "inference", "method": "inference", "precision": "8-bit",
-      "model": "mistral-7b", "params_b": 7, "cloud_ok": True}),
+    (
+        "want to fine-tune llama 7b with qlora on 2 gpus",
+        {
+            "workload": "llm",
+            "task": "training",
+            "method": "qlora",
+            "precision": "4-bit",
+            "model": "llama-7b",
+            "params_b": 7,
+            "gpus": 2,
+        },
+    ),
+    (
+        "serving mistral 7b int8 in the cloud",
+        {
+            "workload": "llm",
+            "task": "inference",
+            "method": "inference",
+            "precision": "8-bit",
+            "model": "mistral-7b",
+            "params_b": 7,
+            "cloud_ok": True,
+        },
+    ),
     # new / used, cloud
     ("used", {"used_ok": True}),
     ("second hand from ebay", {"used_ok": True}),
@@ -81,9 +101,11 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("аренда", {"cloud_ok": True}),
 ]
 
+
 @pytest.mark.parametrize(("text", "expected"), PHRASES, ids=[p[0] for p in PHRASES])
 def test_keywords(text: str, expected: dict[str, Any], sets_only) -> None:
     sets_only(text, expected, TODAY)
+
 
 def test_understood_names_the_source_words() -> None:
     parsed = parse("nlp $800", today=TODAY)
@@ -92,8 +114,16 @@ def test_understood_names_the_source_words() -> None:
     assert parsed.changed == ("workload", "budget", "currency")
 
 
-@pytest.mark.parametrize("text", ["fit llama 13b fp16", "can I run llama 70b", "will llama 13b fit in 24GB?",
-                                  "does bert-large fit 8 gb", "влезет ли llama 13b в 24 гб"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fit llama 13b fp16",
+        "can I run llama 70b",
+        "will llama 13b fit in 24GB?",
+        "does bert-large fit 8 gb",
+        "влезет ли llama 13b в 24 гб",
+    ],
+)
 def test_fit_intent(text: str) -> None:
     parsed = parse(text, today=TODAY)
     assert parsed.intent == "fit"
@@ -125,48 +155,54 @@ def test_nonsense_needs_clarification(text: str) -> None:
     assert parsed.intent == "recommend" and parsed.needs_clarification and parsed.changed == ()
 
 
-@pytest.mark.parametrize(("text", "task", "method"), [
-    ("fine-tune llama 3 8b with lora", "training", "lora"),
-    ("qlora llama 70b", "training", "qlora"),
-    ("full fine-tune llama 7b", "training", "full"),
-    ("full finetuning of mistral 7b", "training", "full"),
-    ("full-parameter training", "training", "full"),
-    ("pretrain a 1b model", "training", "pretrain"),
-    ("train from scratch", "training", "pretrain"),
-    ("fine-tune llama 8b", "training", None),
-    ("finetune qwen 7b", "training", None),
-    ("дообучение llama 3 8b", "training", None),
-    ("дообучить llama 3 8b с lora", "training", "lora"),
-    ("run llama 8b", "inference", "inference"),
-    ("serve qwen 32b", "inference", "inference"),
-    ("ollama", "inference", "inference"),
-    ("llama.cpp", "inference", "inference"),
-    ("lm studio", "inference", "inference"),
-    ("vllm", "inference", "inference"),
-    ("comfyui", "inference", "inference"),
-    ("automatic1111", "inference", "inference"),
-    ("forge", "inference", "inference"),
-    ("запустить qwen 32b локально", "inference", "inference"),
-    ("fine-tune llama 8b with lora and serve it with vllm", "training", "lora"),  # the heavier job wins
-])
+@pytest.mark.parametrize(
+    ("text", "task", "method"),
+    [
+        ("fine-tune llama 3 8b with lora", "training", "lora"),
+        ("qlora llama 70b", "training", "qlora"),
+        ("full fine-tune llama 7b", "training", "full"),
+        ("full finetuning of mistral 7b", "training", "full"),
+        ("full-parameter training", "training", "full"),
+        ("pretrain a 1b model", "training", "pretrain"),
+        ("train from scratch", "training", "pretrain"),
+        ("fine-tune llama 8b", "training", None),
+        ("finetune qwen 7b", "training", None),
+        ("дообучение llama 3 8b", "training", None),
+        ("дообучить llama 3 8b с lora", "training", "lora"),
+        ("run llama 8b", "inference", "inference"),
+        ("serve qwen 32b", "inference", "inference"),
+        ("ollama", "inference", "inference"),
+        ("llama.cpp", "inference", "inference"),
+        ("lm studio", "inference", "inference"),
+        ("vllm", "inference", "inference"),
+        ("comfyui", "inference", "inference"),
+        ("automatic1111", "inference", "inference"),
+        ("forge", "inference", "inference"),
+        ("запустить qwen 32b локально", "inference", "inference"),
+        ("fine-tune llama 8b with lora and serve it with vllm", "training", "lora"),  # the heavier job wins
+    ],
+)
 def test_method_words(text: str, task: str, method: str | None) -> None:
     parsed = parse(text, today=TODAY)
     assert (parsed.question.task, parsed.question.method) == (task, method), parsed.understood
     assert "method" in parsed.changed
 
 
-@pytest.mark.parametrize("text, runtime", [
-    ("serve qwen3 32b with vllm for 20 users", "vllm"),
-    ("sglang server for llama 70b", "vllm"),
-    ("tensorrt-llm on two h100", "vllm"),
-    ("run llama 3.3 70b with ollama on two gpus", "llama.cpp"),
-    ("llama.cpp on a 3090", "llama.cpp"),
-    ("lm studio on my pc", "llama.cpp"),
-    ("qwen 32b gguf", "llama.cpp"),
-    ("запустить qwen 32b в ollama", "llama.cpp"),
-    ("serve qwen 32b for 20 users", None),  # not named: the job decides (rules.job.runtime_for)
-    ("qwen 32b awq", None),  # AWQ runs in vLLM and elsewhere alike
-])
+@pytest.mark.parametrize(
+    "text, runtime",
+    [
+        ("serve qwen3 32b with vllm for 20 users", "vllm"),
+        ("sglang server for llama 70b", "vllm"),
+        ("tensorrt-llm on two h100", "vllm"),
+        ("run llama 3.3 70b with ollama on two gpus", "llama.cpp"),
+        ("llama.cpp on a 3090", "llama.cpp"),
+        ("lm studio on my pc", "llama.cpp"),
+        ("qwen 32b gguf", "llama.cpp"),
+        ("запустить qwen 32b в ollama", "llama.cpp"),
+        ("serve qwen 32b for 20 users", None),  # not named: the job decides (rules.job.runtime_for)
+        ("qwen 32b awq", None),  # AWQ runs in vLLM and elsewhere alike
+    ],
+)
 def test_a_named_runtime_is_kept(text: str, runtime: str | None) -> None:
     parsed = parse(text, today=TODAY)
     assert parsed.question.runtime == runtime, parsed.understood
@@ -184,14 +220,17 @@ def test_method_is_named_in_understood() -> None:
     assert "method: LoRA (from 'with lora')" in parse("fine-tune llama 8b with lora", today=TODAY).understood
 
 
-@pytest.mark.parametrize(("text", "task"), [
-    ("which gpu to use for llama 8b", "inference"),
-    ("chat with a local llm", "inference"),
-    ("generate images with sdxl", "inference"),
-    # a weak word alone does not turn a 2019 question into inference
-    ("which gpu to use for cnn", "training"),
-    ("use lora to fine-tune llama 8b", "training"),
-])
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("which gpu to use for llama 8b", "inference"),
+        ("chat with a local llm", "inference"),
+        ("generate images with sdxl", "inference"),
+        # a weak word alone does not turn a 2019 question into inference
+        ("which gpu to use for cnn", "training"),
+        ("use lora to fine-tune llama 8b", "training"),
+    ],
+)
 def test_weak_words(text: str, task: str) -> None:
     assert parse(text, today=TODAY).question.task == task
 
@@ -204,62 +243,85 @@ def test_a_weak_word_in_a_follow_up_keeps_the_job() -> None:
     assert parse("and run it with ollama?", previous=first, today=TODAY).question.task == "inference"
 
 
-@pytest.mark.parametrize(("text", "setting", "cloud_ok"), [
-    ("cloud only", "cloud", True),
-    ("только облако", "cloud", True),
-    ("rack server for llm inference", "server", True),
-    ("data center", "server", True),
-    ("datacenter", "server", True),
-    ("сервер для обучения", "server", True),
-    ("desktop", "desktop", True),
-    ("a pc for cnn", "desktop", True),
-    ("workstation", "desktop", True),
-])
+@pytest.mark.parametrize(
+    ("text", "setting", "cloud_ok"),
+    [
+        ("cloud only", "cloud", True),
+        ("только облако", "cloud", True),
+        ("rack server for llm inference", "server", True),
+        ("data center", "server", True),
+        ("datacenter", "server", True),
+        ("сервер для обучения", "server", True),
+        ("desktop", "desktop", True),
+        ("a pc for cnn", "desktop", True),
+        ("workstation", "desktop", True),
+    ],
+)
 def test_setting(text: str, setting: str, cloud_ok: bool) -> None:
     parsed = parse(text, today=TODAY)
     assert (parsed.question.setting, parsed.question.cloud_ok) == (setting, cloud_ok)
 
 
-@pytest.mark.parametrize(("text", "workload"), [
-    ("image generation", "image-generation"),
-    ("generate images", "image-generation"),
-    ("diffusion models", "image-generation"),
-    ("генерация изображений", "image-generation"),
-    ("speech recognition", "speech"),
-    ("tts", "speech"),
-    ("audio transformers", "speech"),
-    ("распознавание речи", "speech"),
-    ("speech with lstm", "rnn"),
-])
+@pytest.mark.parametrize(
+    ("text", "workload"),
+    [
+        ("image generation", "image-generation"),
+        ("generate images", "image-generation"),
+        ("diffusion models", "image-generation"),
+        ("генерация изображений", "image-generation"),
+        ("speech recognition", "speech"),
+        ("tts", "speech"),
+        ("audio transformers", "speech"),
+        ("распознавание речи", "speech"),
+        ("speech with lstm", "rnn"),
+    ],
+)
 def test_image_and_speech_workloads(text: str, workload: str) -> None:
     assert parse(text, today=TODAY).question.workload == workload
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("запустить qwen 32b локально",
-     {"model": "qwen-32b", "task": "inference", "cloud_ok": False, "language": "ru"}),
-    ("дообучить llama 3 8b с lora", {"model": "llama-8b", "method": "lora", "language": "ru"}),
-    ("какую видеокарту купить для нейросетей за 50000 рублей",
-     {"budget": 50000, "currency": "RUB", "language": "ru"}),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "запустить qwen 32b локально",
+            {"model": "qwen-32b", "task": "inference", "cloud_ok": False, "language": "ru"},
+        ),
+        ("дообучить llama 3 8b с lora", {"model": "llama-8b", "method": "lora", "language": "ru"}),
+        (
+            "какую видеокарту купить для нейросетей за 50000 рублей",
+            {"budget": 50000, "currency": "RUB", "language": "ru"},
+        ),
+    ],
+)
 def test_russian_questions(text: str, expected: dict) -> None:
     question = parse(text, today=TODAY).question
     assert {name: getattr(question, name) for name in expected} == expected
 
 
-@pytest.mark.parametrize("text", ["which gpu is best for deep learning?",
-                                  "best gpu for deep learning, price does not matter",
-                                  "what is the best gpu for deep learning right now, money is not an issue",
-                                  "какую видеокарту взять для глубокого обучения?"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "which gpu is best for deep learning?",
+        "best gpu for deep learning, price does not matter",
+        "what is the best gpu for deep learning right now, money is not an issue",
+        "какую видеокарту взять для глубокого обучения?",
+    ],
+)
 def test_a_plain_deep_learning_question_is_answered_not_bounced(text: str) -> None:
     parsed = parse(text, today=TODAY)
     assert parsed.intent == "recommend" and not parsed.needs_clarification
     assert parsed.question.budget is None and parsed.unknown == ()
 
 
-@pytest.mark.parametrize(("text", "memory_gb"), [("cheapest card for 24 GB", 24),
-                                                 ("самая дешёвая карта на 16 гб", 16),
-                                                 ("cheapest gpu to run llama 3 8b with ollama", None)])
+@pytest.mark.parametrize(
+    ("text", "memory_gb"),
+    [
+        ("cheapest card for 24 GB", 24),
+        ("самая дешёвая карта на 16 гб", 16),
+        ("cheapest gpu to run llama 3 8b with ollama", None),
+    ],
+)
 def test_cheapest_asks_for_the_least_that_does_the_job(text: str, memory_gb: int | None) -> None:
     parsed = parse(text, today=TODAY)
     question = parsed.question
@@ -275,8 +337,9 @@ def test_several_methods_named_size_for_the_most_demanding() -> None:
     assert parse("fine-tune llama 8b with qlora", today=TODAY).question.method == "qlora"
 
 
-@pytest.mark.parametrize("text", ["cheapest decent used gpu for deep learning, I can spend $230",
-                                  "cheapest good gpu for llm"])
+@pytest.mark.parametrize(
+    "text", ["cheapest decent used gpu for deep learning, I can spend $230", "cheapest good gpu for llm"]
+)
 def test_cheapest_decent_asks_for_value_not_the_floor(text):
     """'The cheapest decent card' wants good value, not the least card that runs at all (a 4 GB GTX 1650 for
     $230 in 2020, when a 6 GB GTX 1660 Super cost $229); 'the cheapest card for 24 GB' still asks for the
@@ -285,11 +348,14 @@ def test_cheapest_decent_asks_for_value_not_the_floor(text):
     assert parse("cheapest card for 24 GB", today=date(2020, 10, 1)).question.objective == "cheapest"
 
 
-@pytest.mark.parametrize("text, workload", [
-    ("phd student, $1200, training diffusion models from scratch on my own images", "image-generation"),
-    ("grad student doing nlp research $2000", "transformer"),
-    ("аспирант, обучаю диффузионные модели, 100000 рублей", "image-generation"),
-])
+@pytest.mark.parametrize(
+    "text, workload",
+    [
+        ("phd student, $1200, training diffusion models from scratch on my own images", "image-generation"),
+        ("grad student doing nlp research $2000", "transformer"),
+        ("аспирант, обучаю диффузионные модели, 100000 рублей", "image-generation"),
+    ],
+)
 def test_a_doctoral_student_is_a_researcher_not_a_beginner(text, workload):
     """'phd student …' was read as a beginner ('student') and told 'starting out: a modest card'; a PhD or
     graduate student does research. Russian 'диффузионные модели' are diffusion models."""
