@@ -29,6 +29,7 @@ __all__ = [
     "Answer",
     "CardRow",
     "Currency",
+    "Detail",
     "Excluded",
     "Finding",
     "MemoryNeed",
@@ -43,6 +44,10 @@ __all__ = [
     "RentYear",
     "Reply",
 ]
+
+Detail = Literal["short", "full"]
+"""How much of an answer a face shows: the short form (first line, picks, deciding reasons) or the full
+reasoning."""
 
 VERDICTS = ("buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare")
 
