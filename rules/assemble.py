@@ -25,8 +25,10 @@ from rules.contract.answer import (
     PerformanceBasis,
     Pick,
     RentVsBuy,
+    Speed,
 )
 from rules.contract.question import PRECISIONS, Question
+from rules.headline import headline
 from rules.job import POOLING, Job, job_for
 from rules.knowledge.messages import say, term
 
@@ -100,9 +102,20 @@ def pick(made: Made, c: Configuration, label: str | None, findings: tuple[Findin
         ),
         findings=findings,
         tokens_per_second=c.tokens_per_second,
+        speed=speed(c.tokens_per_second, made.rulebook),
         form_factor=c.gpu.form_factor,
         label=label,
         condition=c.offer.condition,
+    )
+
+
+def speed(tokens_per_second: float | None, rulebook: Rulebook) -> Speed | None:
+    """Tokens a second with the band the decode model's held-out error gives (rule workload-priorities)."""
+    if not tokens_per_second:
+        return None
+    error = rulebook.workload_priorities.llm_decode.measured_error
+    return Speed(
+        tokens_per_second, tokens_per_second * (1 - error), tokens_per_second * (1 + error), "tokens/s"
     )
 
 
@@ -126,25 +139,28 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
         + [f for f in findings if f.verdict == "warning"]
     )
     left_out = explained.excluded(list(excluded)) if choice.top is not None else list(excluded)
-    return Answer(
-        question=made.question,
-        intent=made.intent,
-        verdict=said,
-        summary=summary,
-        as_of=made.as_of.isoformat(),
-        catalog_version=made.catalog_version,
-        currency=made.pricing.describe(),
-        reference_gpu=made.reference.id,
-        workload=made.work,
-        memory_need=made.need,
-        picks=picks,
-        alternatives=dict(alternatives),
-        findings=unique(findings),
-        warnings=warnings,
-        excluded=tuple(sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]),
-        rent_vs_buy=made.rent,
-        suggestions=suggestions,
-        named=made.named,
+    return headlined(
+        made,
+        Answer(
+            question=made.question,
+            intent=made.intent,
+            verdict=said,
+            summary=summary,
+            as_of=made.as_of.isoformat(),
+            catalog_version=made.catalog_version,
+            currency=made.pricing.describe(),
+            reference_gpu=made.reference.id,
+            workload=made.work,
+            memory_need=made.need,
+            picks=picks,
+            alternatives=dict(alternatives),
+            findings=unique(findings),
+            warnings=warnings,
+            excluded=tuple(sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]),
+            rent_vs_buy=made.rent,
+            suggestions=suggestions,
+            named=made.named,
+        ),
     )
 
 
@@ -179,22 +195,30 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
     rent = made.rent
     if rent and not picks and any(o.named for o in rent.options):
         summary = rent.reason
-    return Answer(
-        question=made.question,
-        intent="compare",
-        verdict="compare",
-        summary=summary,
-        as_of=made.as_of.isoformat(),
-        catalog_version=made.catalog_version,
-        currency=pricing.describe(),
-        reference_gpu=made.reference.id,
-        workload=made.work,
-        memory_need=made.need,
-        picks=tuple(picks),
-        findings=tuple(explained.named(len(made.named))),
-        named=made.named,
-        rent_vs_buy=rent,
+    return headlined(
+        made,
+        Answer(
+            question=made.question,
+            intent="compare",
+            verdict="compare",
+            summary=summary,
+            as_of=made.as_of.isoformat(),
+            catalog_version=made.catalog_version,
+            currency=pricing.describe(),
+            reference_gpu=made.reference.id,
+            workload=made.work,
+            memory_need=made.need,
+            picks=tuple(picks),
+            findings=tuple(explained.named(len(made.named))),
+            named=made.named,
+            rent_vs_buy=rent,
+        ),
     )
+
+
+def headlined(made: Made, answer: Answer) -> Answer:
+    """The answer with its first line: the answer to the question's intent."""
+    return msgspec.structs.replace(answer, headline=headline(answer, made.reference.name))
 
 
 def unique(findings: list[Finding]) -> tuple[Finding, ...]:
@@ -259,8 +283,8 @@ def fit_first(
     card_memory_gb: float | None,
     language: str | None = None,
 ) -> str:
-    """ "Will X fit on Y" is answered first, in so many words: the job's need once, and one clause for the cards
-    the same verdict holds for ("one 24 GB RTX 3090 or RTX 4090 does not hold it; two do")."""
+    """ "Will X fit on Y" is answered first, in so many words: the job's need once, and one clause for the
+    cards the same verdict holds for ("one 24 GB RTX 3090 or RTX 4090 does not hold it; two do")."""
     entries = [e for e in named if e.owned is not True]
     if entries and (intent == "fit" or card_memory_gb):
         return _said_once(entries, language) + ". " + summary[:1].upper() + summary[1:]
@@ -345,8 +369,8 @@ def _impossible(made: Made, choice: Choice) -> Verdict:
 
 
 def _second_card(made: Made) -> list[str]:
-    """An owner whose card holds a job that splits across cards: a second one of the same doubles the memory for
-    a fraction of any upgrade (a used RTX 3090 beside the one owned: 48 GB for 70B models at 4-bit)."""
+    """An owner whose card holds a job that splits across cards: a second one of the same doubles the memory
+    for a fraction of any upgrade (a used RTX 3090 beside the one owned: 48 GB for 70B models at 4-bit)."""
     owned, job, pricing = made.asker.owned, made.job, made.pricing
     if owned is None or job.pooling == "none" or not owned.purchasable:
         return []

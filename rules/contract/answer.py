@@ -43,6 +43,7 @@ __all__ = [
     "RentVsBuy",
     "RentYear",
     "Reply",
+    "Speed",
 ]
 
 Detail = Literal["short", "full"]
@@ -103,6 +104,19 @@ class PerformanceBasis(_Part, frozen=True):
     hosts: int
 
 
+class Speed(_Part, frozen=True):
+    """What the job gets, in its own units, with the band the calibration's measured error puts around it."""
+
+    value: float
+    low: float
+    high: float
+    unit: Literal["tokens/s"]
+
+    def __post_init__(self) -> None:
+        for name in ("value", "low", "high"):
+            force_setattr(self, name, round(getattr(self, name), 1))
+
+
 class Pick(_Part, kw_only=True, frozen=True):
     """One configuration to buy (``count`` × one card), priced, with the rules behind it."""
 
@@ -119,6 +133,7 @@ class Pick(_Part, kw_only=True, frozen=True):
     performance_basis: PerformanceBasis
     findings: tuple[Finding, ...] = msgspec.field(default=(), name="rules")
     tokens_per_second: float | None = None  # LLM decode at batch 1; None when not an LLM job
+    speed: Speed | None = None  # the job's figure with its band; None where only a relative one exists
     form_factor: str = "pcie"
     label: str | None = None  # "best within budget", "best value", "entry", "sweet spot" …
     condition: Literal["new", "used"] = "new"
@@ -291,6 +306,7 @@ class Answer(_Part, kw_only=True, frozen=True):
     intent: str
     verdict: Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare"]
     summary: str
+    headline: str = ""  # the first line: the answer to the question's intent ("Buy a used RTX 3090 …")
     as_of: str
     catalog_version: str
     currency: Currency
