@@ -33,6 +33,7 @@ __all__ = [
     "Excluded",
     "Finding",
     "MemoryNeed",
+    "MemoryParts",
     "Money",
     "NamedCard",
     "NamedPrice",
@@ -220,6 +221,31 @@ class RentVsBuy(_Part, kw_only=True, frozen=True):
             force_setattr(self, "break_even_hours", round(self.break_even_hours, 1))
 
 
+_NO_PART = 0.0  # one object: msgspec leaves a field out of the JSON when it is its default object
+
+
+class MemoryParts(_Part, omit_defaults=True, frozen=True):
+    """What the memory need is made of, in GB; a part the job does not have is left out of the JSON.
+
+    Full training splits its 16 bytes a parameter as mixed precision stores them: 16-bit weights and
+    gradients, the optimizer's 32-bit master weights and moments (the 2019 count: 32-bit weights, gradients
+    and Adam).
+    """
+
+    weights: float = _NO_PART
+    kv_cache: float = _NO_PART
+    adapters: float = _NO_PART  # LoRA adapters with their optimizer state
+    gradients: float = _NO_PART
+    optimizer: float = _NO_PART
+    activations: float = _NO_PART
+    runtime: float = _NO_PART
+
+    def __post_init__(self) -> None:
+        for name in self.__struct_fields__:  # a part of 0 GB is the default itself, so the JSON leaves it out
+            gb = round(getattr(self, name), 1)
+            force_setattr(self, name, gb or _NO_PART)
+
+
 class MemoryNeed(_Part, frozen=True):
     """Memory the job needs, in GB at the asked precision (per card when sharded).
 
@@ -232,6 +258,7 @@ class MemoryNeed(_Part, frozen=True):
     model: str | None = None
     method: str | None = None  # inference, lora, qlora, full, pretrain, train
     assumptions: tuple[str, ...] = ()  # what the engine chose because the question did not say
+    parts: MemoryParts | None = None  # None: a typical or asked-for figure, not counted part by part
 
 
 class Currency(_Part, frozen=True):

@@ -38,12 +38,14 @@ def short_markdown(answer: Answer) -> str:
     lang = answer.language
     reference = ""  # the headline names the reference card; the lines below say "the reference card"
     lines = [f"**{answer.headline or answer.summary}**"]
-    if answer.memory_need.how:
-        lines += ["", f"{say('short.needs', lang)}: {answer.memory_need.how}"]
+    lines += _memory_line(answer)
     picks = answer.picks[:MAX_PICKS]
     if picks:
         lines.append("")
-        lines += [_pick_line(f"{i}.", p, reference, lang) for i, p in enumerate(picks, 1)]
+        for index, pick in enumerate(picks, 1):
+            lines.append(_pick_line(f"{index}.", pick, reference, lang))
+            if index == 1:
+                lines += [f"   - {f.reason} (_{f.rule}_)" for f in _held_by_several(pick)]
     also = [
         say(
             "short.alternative",
@@ -54,7 +56,7 @@ def short_markdown(answer: Answer) -> str:
             figure=figure(p, reference, lang),
         )
         for label, p in answer.alternatives.items()
-        if p is not None
+        if p is not None and (p.gpu, p.count) not in {(q.gpu, q.count) for q in picks}
     ]
     if also:
         lines += ["", f"**{say('short.also', lang)}:** " + "; ".join(also)]
@@ -68,14 +70,30 @@ def short_markdown(answer: Answer) -> str:
     return "\n".join(lines)
 
 
+def _memory_line(answer: Answer) -> list[str]:
+    """What the job needs, in one line: the total and its parts where they were counted."""
+    need, lang = answer.memory_need, answer.language
+    if not need.how:
+        return []
+    said = say("short.memory_sum", lang, gb=f"{need.gb:g}", how=need.how) if need.parts else need.how
+    return ["", f"**{say('short.memory', lang)}:** {said}"]
+
+
 def deciding(answer: Answer) -> list[Finding]:
-    """At most five lines that decided the answer, one per rule: the warnings first, then the choice's own
-    reasons."""
-    shown: dict[str, Finding] = {}
-    for finding in (*answer.warnings, *answer.findings):
-        if finding.rule not in BACKGROUND_RULES and finding.verdict != "excluded":
+    """At most five lines that decided the answer: every warning first, then one line per rule of the choice's
+    own reasons."""
+    shown: dict[str, Finding] = {f"{w.rule} {w.reason}": w for w in answer.warnings}
+    for finding in answer.findings:
+        if finding.rule not in BACKGROUND_RULES and finding.verdict in ("applied", "info"):
             shown.setdefault(finding.rule, finding)
     return list(shown.values())[:MAX_REASONS]
+
+
+def _held_by_several(pick: Pick) -> list[Finding]:
+    """How several cards hold the job (split by layers or in tensor parallel): a choice the asker acts on."""
+    return [f for f in pick.findings if pick.count > 1 and f.rule == "memory-fit" and f.verdict == "applied"][
+        :1
+    ]
 
 
 def _pick_line(rank: str, pick: Pick, reference: str, lang: str | None) -> str:
