@@ -28,7 +28,7 @@ from rules.contract.answer import (
     Speed,
 )
 from rules.contract.question import PRECISIONS, Question
-from rules.headline import headline
+from rules.headline import headline, said_once
 from rules.job import POOLING, Job, job_for
 from rules.knowledge.messages import say, term
 
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["SHOWN_EXCLUSIONS", "Made", "assembled", "compared", "shown"]
 
 SHOWN_EXCLUSIONS = 8
+HELD_AT_COUNT = "as many as hold it"  # a named card shown at a count other than the one asked
 Verdict = tuple[Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud"], str, tuple[str, ...]]
 
 
@@ -167,8 +168,12 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
 def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained: Explained) -> Answer:
     """The named cards side by side: each priced one as a pick, every one in ``named``."""
     lang, pricing = made.language, made.pricing
+    asked = max(made.question.gpus, 1)
     picks = sorted(
-        (pick(made, c, status, explained.card(i)) for i, (c, status) in enumerate(configs)),
+        (
+            pick(made, c, status if c.count == asked else HELD_AT_COUNT, explained.card(i))
+            for i, (c, status) in enumerate(configs)
+        ),
         key=lambda p: (-p.performance_per_1000, p.gpu),
     )
     unpriced = [e for e in made.named if e.status in ("no-current-price", "not-in-catalog", "not-released")]
@@ -266,14 +271,20 @@ def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
         return instead.verdict, summary, (instead.suggestion,) if instead.suggestion else ()
     owned = made.asker.owned
     if owned is not None:
-        mine = made.performance.relative(owned, made.work, made.job.compute_precision)
-        summary += say(
-            "verdict.owned_ratio",
-            lang,
-            ratio=f"{top.relative_performance / max(mine, 1e-9):.1f}",
-            name=owned.name,
-        )
+        return "buy", summary + _beside_owned(made, owned, top), ()
     return "buy", summary, ()
+
+
+def _beside_owned(made: Made, owned: Gpu, top: Pick) -> str:
+    """How the pick compares with the card the asker has: a multiple only where that card holds the job alone,
+    else that it does not (a speed of a model the card cannot hold means nothing)."""
+    lang = made.language
+    entry = next((e for e in made.named if e.owned is True and e.gpu == owned.id), None)
+    if entry is not None and entry.cards_needed != 1:
+        return say("verdict.owned_short", lang, name=owned.name, gb=f"{owned.memory_gb:g}")
+    mine = made.performance.relative(owned, made.work, made.job.compute_precision)
+    ratio = f"{top.relative_performance / max(mine, 1e-9):.1f}"
+    return say("verdict.owned_ratio", lang, ratio=ratio, name=owned.name)
 
 
 def fit_first(
@@ -287,31 +298,8 @@ def fit_first(
     cards the same verdict holds for ("one 24 GB RTX 3090 or RTX 4090 does not hold it; two do")."""
     entries = [e for e in named if e.owned is not True]
     if entries and (intent == "fit" or card_memory_gb):
-        return _said_once(entries, language) + ". " + summary[:1].upper() + summary[1:]
+        return said_once(entries, language) + ". " + summary[:1].upper() + summary[1:]
     return summary
-
-
-def _said_once(entries: Sequence[NamedCard], language: str | None) -> str:
-    """The named cards' reasons with a shared "{need}: " said once and cards of one verdict named together."""
-    need = {e.reason.split(": ", 1)[0] for e in entries}
-    if len(need) != 1 or any(": " not in e.reason for e in entries):
-        return "; ".join(e.reason for e in entries)
-    clauses: dict[str, list[str]] = {}
-    for e in entries:
-        rest = e.reason.split(": ", 1)[1]
-        key = rest.replace(e.name, "\0") if e.name and e.name in rest else rest
-        names = clauses.setdefault(key, [])
-        if e.name and e.name not in names:
-            names.append(e.name)
-    said = [key.replace("\0", _either(names, language)) for key, names in clauses.items()]
-    return next(iter(need)) + ": " + "; ".join(said)
-
-
-def _either(names: Sequence[str], language: str | None) -> str:
-    """ "A", "A or B", "A, B or C" in the asker's language."""
-    if len(names) < 2:
-        return names[0] if names else ""
-    return say("named.either", language, first=", ".join(names[:-1]), last=names[-1])
 
 
 def _impossible(made: Made, choice: Choice) -> Verdict:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from rules.contract.answer import Answer, Money, NamedCard, Pick
 from rules.knowledge.messages import DEFAULT_LANGUAGE, say
 
-__all__ = ["count_word", "figure", "headline"]
+__all__ = ["count_word", "figure", "headline", "said_once"]
 
 COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
@@ -35,6 +35,8 @@ def _answered(answer: Answer, reference: str) -> str | None:
         said = _fit(answer, lang)
     elif answer.intent == "compare":
         said = _compare(answer.picks, lang)
+        held = _not_held_alone(answer)
+        said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
     elif answer.intent == "rent-or-buy":
         said = _rent_or_buy(answer, lang)
     if said is None and answer.picks:
@@ -109,7 +111,12 @@ def _owned(answer: Answer, top: Pick, lang: str | None) -> str:
 def _fit(answer: Answer, lang: str | None) -> str | None:
     """Yes or no for the one card the question asks about, with the count that holds the job."""
     entries = [e for e in answer.named if e.owned is not True and e.status in ("fits", "does-not-fit")]
-    if len(entries) != 1:
+    if len(entries) > 1:
+        verdicts = {e.status for e in entries}
+        key = {"fits": "headline.yes_all", "does-not-fit": "headline.no_all"}.get(verdicts.pop(), "")
+        said = said_once(entries, lang)
+        return say(key, lang, said=said) if key and not verdicts else said
+    if not entries:
         return None
     entry = entries[0]
     need = entry.reason.split(": ", 1)[0]
@@ -133,6 +140,14 @@ def _named_speed(entry: NamedCard, answer: Answer, lang: str | None) -> str:
         if p.gpu == entry.gpu and p.count == entry.cards_needed and p.speed is not None:
             return figure(p, "", lang)
     return ""
+
+
+def _not_held_alone(answer: Answer) -> str:
+    """For compared cards the count asked does not hold the job: the need, and how many do, said once."""
+    short = [e for e in answer.named if e.status == "does-not-fit"]
+    if not short:
+        return ""
+    return said_once(short, answer.language)
 
 
 def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
@@ -192,3 +207,26 @@ def _name(pick: Pick) -> str:
 
 def _money(money: Money) -> str:
     return money.text
+
+
+def said_once(entries: Sequence[NamedCard], language: str | None) -> str:
+    """The named cards' reasons with a shared "{need}: " said once and cards of one verdict named together."""
+    need = {e.reason.split(": ", 1)[0] for e in entries}
+    if len(need) != 1 or any(": " not in e.reason for e in entries):
+        return "; ".join(e.reason for e in entries)
+    clauses: dict[str, list[str]] = {}
+    for e in entries:
+        rest = e.reason.split(": ", 1)[1]
+        key = rest.replace(e.name, "\0") if e.name and e.name in rest else rest
+        names = clauses.setdefault(key, [])
+        if e.name and e.name not in names:
+            names.append(e.name)
+    said = [key.replace("\0", _either(names, language)) for key, names in clauses.items()]
+    return next(iter(need)) + ": " + "; ".join(said)
+
+
+def _either(names: Sequence[str], language: str | None) -> str:
+    """ "A", "A or B", "A, B or C" in the asker's language."""
+    if len(names) < 2:
+        return names[0] if names else ""
+    return say("named.either", language, first=", ".join(names[:-1]), last=names[-1])
