@@ -115,6 +115,12 @@ class Job:
     def is_llm(self) -> bool:
         return self.model is not None and self.model.kind == "llm"
 
+    @property
+    def runs_on_tpu(self) -> bool:
+        """False for a model run with llama.cpp (Ollama, LM Studio): GGUF files, split by layers, and no TPU
+        backend, so a Cloud TPU is no option for it (llama.cpp docs, supported backends)."""
+        return self.pooling != "layer-split"
+
     def pooling_at(self, count: int) -> str:
         """How ``count`` cards pool for the job: tensor parallelism splits every attention layer's heads evenly, so vLLM
         refuses a count that does not divide them (64 heads: 2, 4 or 8 cards) and such a count runs as pipeline stages."""
