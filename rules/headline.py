@@ -34,7 +34,7 @@ def _answered(answer: Answer, reference: str) -> str | None:
     if answer.intent == "fit" or (answer.question.card_memory_gb and answer.named):
         said = _fit(answer, lang)
     elif answer.intent == "compare":
-        said = _compare(answer.picks, lang)
+        said = _compare(answer.picks, lang) or _compare_unpriced(answer, lang)
         held = _not_held_alone(answer)
         said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
     elif answer.intent == "rent-or-buy":
@@ -98,6 +98,8 @@ def _owned(answer: Answer, top: Pick, lang: str | None) -> str:
     for entry in answer.named:
         if entry.owned is not True or not isinstance(entry.memory_gb, float):
             continue
+        if entry.gpu == answer.reference_gpu:  # the figure before already says it
+            return ""
         if entry.cards_needed != 1:
             return say("headline.owned_short", lang, name=entry.name, gb=f"{entry.memory_gb:g}")
         mine = entry.relative_performance
@@ -185,6 +187,34 @@ def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
         more_or_less=say("headline.more" if difference >= 0 else "headline.less", lang),
         fast_price=_money(fast.total_price),
         slow_price=_money(slow.total_price),
+    )
+
+
+def _compare_unpriced(answer: Answer, lang: str | None) -> str | None:
+    """One compared card priced, another known by its speed only: the speeds compared, the price said of the
+    card that has one (what has no price is said further down, not first)."""
+    if len(answer.picks) != 1:
+        return None
+    priced = answer.picks[0]
+    speeds = [
+        (e.name, e.relative_performance)
+        for e in answer.named
+        if e.gpu != priced.gpu and isinstance(e.relative_performance, float) and e.relative_performance > 0
+    ]
+    if not speeds:
+        return None
+    other, speed = speeds[0]
+    fast, slow, ratio = priced.name, other, priced.relative_performance / speed
+    if ratio < 1:
+        fast, slow, ratio = slow, fast, 1 / ratio
+    return say(
+        "headline.faster_unpriced",
+        lang,
+        fast=fast,
+        slow=slow,
+        ratio=f"{ratio:.1f}",
+        priced=_name(priced),
+        price=_money(priced.total_price),
     )
 
 
