@@ -59,14 +59,14 @@ def short_markdown(answer: Answer) -> str:
         if p is not None and (p.gpu, p.count) not in {(q.gpu, q.count) for q in picks}
     ]
     if also:
-        lines += ["", f"**{say('short.also', lang)}:** " + "; ".join(also)]
+        lines += ["", f"**{say('heading.alternatives', lang)}**: " + "; ".join(also)]
     if answer.rent_vs_buy is not None:
-        lines += ["", f"**{say('short.rent', lang)}:** {_rent_line(answer.rent_vs_buy, lang)}"]
+        lines += ["", f"**{say('heading.rent_or_buy', lang)}**: {_rent_line(answer.rent_vs_buy, lang)}"]
     if answer.suggestions:
         lines += [""] + [f"- {s}" for s in answer.suggestions[:2]]
     reasons = deciding(answer)
     if reasons:
-        lines += ["", f"**{say('short.why', lang)}**"] + [f"- {f.reason} (_{f.rule}_)" for f in reasons]
+        lines += ["", f"**{say('heading.why', lang)}**"] + [f"- {f.reason} (_{f.rule}_)" for f in reasons]
     return "\n".join(lines)
 
 
@@ -76,7 +76,7 @@ def _memory_line(answer: Answer) -> list[str]:
     if not need.how:
         return []
     said = say("short.memory_sum", lang, gb=f"{need.gb:g}", how=need.how) if need.parts else need.how
-    return ["", f"**{say('short.memory', lang)}:** {said}"]
+    return ["", f"**{say('short.memory', lang)}**: {said}"]
 
 
 def deciding(answer: Answer) -> list[Finding]:
