@@ -33,6 +33,8 @@ def _answered(answer: Answer, reference: str) -> str | None:
     said: str | None = None
     if answer.intent == "fit" or (answer.question.card_memory_gb and answer.named):
         said = _fit(answer, lang)
+        if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
+            said = _with_budget(said, answer, reference, lang)
     elif answer.intent == "compare":
         said = _compare(answer.picks, lang) or _compare_unpriced(answer, lang)
         held = _not_held_alone(answer)
@@ -67,8 +69,8 @@ def count_word(count: int | None, language: str | None) -> str:
     return COUNT_WORDS[count] if english and count is not None and count < len(COUNT_WORDS) else str(count)
 
 
-def _buy(answer: Answer, reference: str, lang: str | None) -> str:
-    top = answer.picks[0]
+def _buy(answer: Answer, reference: str, lang: str | None, top: Pick | None = None) -> str:
+    top = top or answer.picks[0]
     used = top.condition == "used"
     if top.count > 1:
         what = say(
@@ -134,6 +136,14 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
     speed = speed and say("headline.at_speed", lang, figure=speed)
     count = count_word(entry.cards_needed, lang)
     return say("headline.no", lang, need=need, name=entry.name, gb=gb, count=count, speed=speed)
+
+
+def _with_budget(fit: str, answer: Answer, reference: str, lang: str | None) -> str:
+    # the card asked about leads the picks; what to buy for the money is the engine's own pick behind it
+    own = answer.picks[1] if answer.picks[0].label == "as asked" and len(answer.picks) > 1 else None
+    buy = _buy(answer, reference, lang, own)
+    budget = Money(answer.question.budget or 0.0, answer.currency.code, 0.0).text
+    return say("headline.with_budget", lang, fit=fit, budget=budget, buy=buy[:1].lower() + buy[1:])
 
 
 def _named_speed(entry: NamedCard, answer: Answer, lang: str | None) -> str:

@@ -186,3 +186,23 @@ def test_an_ollama_answer_has_no_tpu_lines_and_a_vllm_one_may(advisor) -> None:
     assert "TPU" not in ollama.text
     assert ollama.recommendation is not None and ollama.recommendation.rent_vs_buy is not None
     assert all(o.kind == "gpu" for o in ollama.recommendation.rent_vs_buy.options)
+
+
+@pytest.mark.parametrize(
+    ("text", "fit", "buy"),
+    [
+        ("will llama 70b fit on a 3090, and what should I buy for $2000", "No: ", "Within 2,000 USD: buy "),
+        (
+            "will llama 8b fit on a 3060? what to buy for $1500",
+            "Yes: ",
+            "Within 1,500 USD: buy a GeForce RTX",
+        ),
+    ],
+)
+def test_both_parts_of_a_fit_and_buy_question_are_answered_first(
+    advisor, text: str, fit: str, buy: str
+) -> None:
+    answer = ask(advisor, text, today=TODAY).recommendation
+    assert answer is not None and answer.headline.startswith(fit) and buy in answer.headline
+    bought = answer.headline.split(buy, 1)[1]
+    assert "3060" not in bought  # for the money, the engine's own pick, not the card asked about
