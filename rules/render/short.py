@@ -29,6 +29,8 @@ BACKGROUND_RULES = frozenset(
         "power-and-slots",
         "memory-fit",
         "workload-priorities",
+        "software-support",
+        "separate-experiments",
     }
 )
 
@@ -90,10 +92,11 @@ def deciding(answer: Answer) -> list[Finding]:
 
 
 def _held_by_several(pick: Pick) -> list[Finding]:
-    """How several cards hold the job (split by layers or in tensor parallel): a choice the asker acts on."""
-    return [f for f in pick.findings if pick.count > 1 and f.rule == "memory-fit" and f.verdict == "applied"][
-        :1
-    ]
+    """How several cards hold the job when they pool its memory (split by layers or in tensor parallel): a
+    choice the asker acts on."""
+    if pick.count < 2 or pick.effective_memory_gb < pick.memory_gb * pick.count:
+        return []
+    return [f for f in pick.findings if f.rule == "memory-fit" and f.verdict == "applied"][:1]
 
 
 def _pick_line(rank: str, pick: Pick, reference: str, lang: str | None) -> str:

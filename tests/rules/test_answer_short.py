@@ -206,3 +206,11 @@ def test_both_parts_of_a_fit_and_buy_question_are_answered_first(
     assert answer is not None and answer.headline.startswith(fit) and buy in answer.headline
     bought = answer.headline.split(buy, 1)[1]
     assert "3060" not in bought  # for the money, the engine's own pick, not the card asked about
+
+
+def test_a_layer_split_is_not_also_said_to_speed_the_job_up(advisor) -> None:
+    answer = ask(advisor, "run llama 3.3 70b with ollama on two gpus, $2000", today=TODAY).recommendation
+    assert answer is not None and answer.picks[0].count == 2
+    split = [f.reason for f in answer.picks[0].findings if f.rule == "multi-gpu-speedup"]
+    assert split and "1.0× one card" in split[0]
+    assert not [f for f in answer.findings if f.rule == "multi-gpu-speedup"]
