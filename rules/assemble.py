@@ -44,6 +44,8 @@ __all__ = ["SHOWN_EXCLUSIONS", "Made", "assembled", "compared", "shown"]
 
 SHOWN_EXCLUSIONS = 8
 HELD_AT_COUNT = "as many as hold it"  # a named card shown at a count other than the one asked
+SpeedUnit = Literal["tokens/s", "images/s", "sequences/s"]
+TRAINING_UNITS: dict[str, SpeedUnit] = {"images/s": "images/s", "sequences/s": "sequences/s"}
 Verdict = tuple[Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud"], str, tuple[str, ...]]
 
 
@@ -103,21 +105,31 @@ def pick(made: Made, c: Configuration, label: str | None, findings: tuple[Findin
         ),
         findings=findings,
         tokens_per_second=c.tokens_per_second,
-        speed=speed(c.tokens_per_second, made.rulebook),
+        speed=speed(made, c),
         form_factor=c.gpu.form_factor,
         label=label,
         condition=c.offer.condition,
     )
 
 
-def speed(tokens_per_second: float | None, rulebook: Rulebook) -> Speed | None:
-    """Tokens a second with the band the decode model's held-out error gives (rule workload-priorities)."""
-    if not tokens_per_second:
+def speed(made: Made, c: Configuration) -> Speed | None:
+    """What the job gets in its own units, with the band the calibration's measured error gives (rule
+    workload-priorities): tokens a second for LLM inference; images or sequences a second for training a
+    model a published benchmark measured at 16 bit; None where only the relative figure exists."""
+    params = made.rulebook.workload_priorities
+    if c.tokens_per_second:
+        return _banded(c.tokens_per_second, params.llm_decode.measured_error, "tokens/s")
+    job, throughput = made.job, params.training_throughput
+    if throughput is None or job.model is None or job.method != "train" or job.compute_precision != "16-bit":
         return None
-    error = rulebook.workload_priorities.llm_decode.measured_error
-    return Speed(
-        tokens_per_second, tokens_per_second * (1 - error), tokens_per_second * (1 + error), "tokens/s"
-    )
+    scale = throughput.models.get(job.model.id)
+    if scale is None or scale.unit not in TRAINING_UNITS:
+        return None
+    return _banded(c.speed * scale.per_reference, throughput.measured_error, TRAINING_UNITS[scale.unit])
+
+
+def _banded(value: float, error: float, unit: SpeedUnit) -> Speed:
+    return Speed(value, value * (1 - error), value * (1 + error), unit)
 
 
 def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequence[Excluded]) -> Answer:

@@ -47,15 +47,16 @@ def _answered(answer: Answer, reference: str) -> str | None:
 
 
 def figure(pick: Pick, reference: str, lang: str | None) -> str:
-    """What the job gets from a pick: tokens a second with their band, else the multiple of the reference
-    card (named when ``reference`` is given)."""
+    """What the job gets from a pick: tokens (or images, or sequences trained on) a second with their band,
+    else the multiple of the reference card (named when ``reference`` is given)."""
     if pick.speed is not None:
         return say(
-            "headline.tokens",
+            "headline.tokens" if pick.speed.unit == "tokens/s" else "headline.throughput",
             lang,
-            value=f"{pick.speed.value:.0f}",
-            low=f"{pick.speed.low:.0f}",
-            high=f"{pick.speed.high:.0f}",
+            value=f"{pick.speed.value:,.0f}",
+            low=f"{pick.speed.low:,.0f}",
+            high=f"{pick.speed.high:,.0f}",
+            unit=say(f"unit.{pick.speed.unit.replace('/', '_')}", lang),
         )
     relative = f"{pick.relative_performance:.1f}"
     if not reference:  # said once where the answer names it

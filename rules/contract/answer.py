@@ -111,7 +111,7 @@ class Speed(_Part, frozen=True):
     value: float
     low: float
     high: float
-    unit: Literal["tokens/s"]
+    unit: Literal["tokens/s", "images/s", "sequences/s"]  # a second: generated, or trained on
 
     def __post_init__(self) -> None:
         for name in ("value", "low", "high"):

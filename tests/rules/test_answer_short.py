@@ -214,3 +214,43 @@ def test_a_layer_split_is_not_also_said_to_speed_the_job_up(advisor) -> None:
     split = [f.reason for f in answer.picks[0].findings if f.rule == "multi-gpu-speedup"]
     assert split and "1.0× one card" in split[0]
     assert not [f for f in answer.findings if f.rule == "multi-gpu-speedup"]
+
+
+def test_training_a_benchmarked_model_is_said_in_its_throughput(advisor) -> None:
+    params = load_rulebook().workload_priorities.training_throughput
+    assert params is not None
+    answer = ask(advisor, "train resnet50 $2000", today=TODAY).recommendation
+    assert answer is not None
+    top = answer.picks[0]
+    assert top.speed is not None and top.speed.unit == "images/s"
+    assert top.speed.value == pytest.approx(top.relative_performance * 103.7, rel=0.01)
+    assert top.speed.low == pytest.approx(top.speed.value * (1 - params.measured_error), abs=0.1)
+    assert "images/s in training" in answer.headline
+    fp32 = ask(advisor, "train resnet50 fp32 $2000", today=TODAY).recommendation
+    assert fp32 is not None and fp32.picks[0].speed is None  # measured at 16 bit only: relative
+
+
+def test_the_stored_training_scales_and_bands_are_what_the_calibration_gives(catalog) -> None:
+    import math
+    import statistics
+
+    from rules.knowledge.datafile import load_data
+    from rules.performance import PerformanceModel
+
+    rulebook = load_rulebook()
+    params = rulebook.workload_priorities.training_throughput
+    assert params is not None
+    model = PerformanceModel(rulebook, catalog.gpu("gtx-1080-ti"))
+    rows = load_data("calibration")["training"]
+    held: list[float] = []
+    for bench in {r["benchmark"] for r in rows}:
+        measured = [r for r in rows if r["benchmark"] == bench]
+        predicted = [model.relative(catalog.gpu(r["gpu"]), r["workload"], r["precision"]) for r in measured]
+        pairs = list(zip(measured, predicted, strict=True))
+        scale = math.exp(statistics.mean(math.log(r["throughput"] / p) for r, p in pairs))
+        if measured[0]["role"] == "held-out":
+            held += [abs(p * scale / r["throughput"] - 1) for r, p in pairs]
+        for stored in params.models.values():
+            if stored.benchmark == bench:
+                assert stored.per_reference == pytest.approx(scale, rel=0.01)
+    assert params.measured_error == pytest.approx(statistics.quantiles(held, n=10)[7], abs=0.01)
