@@ -254,3 +254,18 @@ def test_the_stored_training_scales_and_bands_are_what_the_calibration_gives(cat
             if stored.benchmark == bench:
                 assert stored.per_reference == pytest.approx(scale, rel=0.01)
     assert params.measured_error == pytest.approx(statistics.quantiles(held, n=10)[7], abs=0.01)
+
+
+def test_the_stored_decode_band_is_the_held_out_rows_error(catalog) -> None:
+    import statistics
+
+    from benchmarks.calibrate import cases, errors
+    from rules.performance import PerformanceModel
+
+    rulebook = load_rulebook()
+    model = PerformanceModel(rulebook, catalog.gpu("gtx-1080-ti"))
+    held = [
+        abs(e) for e in errors(model, [r for r in cases(catalog, rulebook) if r[0]["role"] == "held-out"])
+    ]
+    stored = rulebook.workload_priorities.llm_decode.measured_error
+    assert stored == pytest.approx(statistics.quantiles(held, n=10)[7], abs=0.01)
