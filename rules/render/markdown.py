@@ -109,6 +109,12 @@ def _full_markdown(answer: Answer) -> str:
         lines += ["", f"**{say('heading.left_out', lang)}**"] + [
             f"- {e.reason} (_{e.rule}_)" for e in answer.excluded[:4]
         ]
+    lines += ["", _context_line(answer, lang)]
+    return "\n".join(lines)
+
+
+def _context_line(answer: Answer, lang: str | None) -> str:
+    """The date, catalog, performance basis and exchange rate the answer stands on."""
     currency = answer.currency
     rate = (
         ""
@@ -121,21 +127,16 @@ def _full_markdown(answer: Answer) -> str:
             date=currency.rate_date,
         )
     )
-    lines += [
-        "",
-        "_"
-        + say(
-            "answer.context",
-            lang,
-            as_of=answer.as_of,
-            catalog=answer.catalog_version,
-            basis=basis(answer.performance_basis, lang),
-            reference=answer.reference_gpu,
-            rate=rate,
-        )
-        + "_",
-    ]
-    return "\n".join(lines)
+    context = say(
+        "answer.context",
+        lang,
+        as_of=answer.as_of,
+        catalog=answer.catalog_version,
+        basis=basis(answer.performance_basis, lang),
+        reference=answer.reference_gpu,
+        rate=rate,
+    )
+    return f"_{context}_"
 
 
 def _rent_lines(rent: RentVsBuy | None, lang: str | None) -> list[str]:
