@@ -12,7 +12,7 @@ from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
 from rules.headline import figure
 from rules.knowledge.messages import say, term
 
-__all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "short_markdown"]
+__all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "deciding", "short_markdown"]
 
 MAX_PICKS = 3
 MAX_REASONS = 5
