@@ -1,11 +1,11 @@
 """The first line of an answer: the answer to the question's intent, in so many words.
 
-A question to buy is answered "Buy a used RTX 3090 (24 GB), about 750 USD: about 45 tokens/s (39-51)";
+A question to buy is answered "Buy a used RTX 3090 (24 GB), about 750 USD: about 45 tokens/s, 39-51";
 "will it fit" with yes or no, the need and the card's memory, and the count that holds it; a comparison with
 how much faster one card is and what it costs more or less; rent or buy with the one that is cheaper and when
 buying pays off. Verdicts that buy nothing (wait, over budget, too large) keep the reason the verdict gives.
-The speed is the job's figure where one exists (tokens a second, with its band), else the multiple of the
-reference card.
+The speed is the job's figure where one exists (tokens, images or sequences a second, with its band), else
+the multiple of the reference card.
 """
 
 from __future__ import annotations
@@ -80,9 +80,7 @@ def _buy(answer: Answer, reference: str, lang: str | None, top: Pick | None = No
     else:
         what = say("headline.used" if used else "headline.new", lang, name=top.name)
     price = (
-        _money(top.total_price)
-        if top.count == 1
-        else say("headline.in_all", lang, price=_money(top.total_price))
+        top.total_price.text if top.count == 1 else say("headline.in_all", lang, price=top.total_price.text)
     )
     line = say(
         "headline.buy",
@@ -196,8 +194,8 @@ def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
         speeds=speeds,
         price=money.text,
         more_or_less=say("headline.more" if difference >= 0 else "headline.less", lang),
-        fast_price=_money(fast.total_price),
-        slow_price=_money(slow.total_price),
+        fast_price=fast.total_price.text,
+        slow_price=slow.total_price.text,
     )
 
 
@@ -225,7 +223,7 @@ def _compare_unpriced(answer: Answer, lang: str | None) -> str | None:
         slow=slow,
         ratio=f"{ratio:.1f}",
         priced=_name(priced),
-        price=_money(priced.total_price),
+        price=priced.total_price.text,
     )
 
 
@@ -244,10 +242,6 @@ def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
 
 def _name(pick: Pick) -> str:
     return f"{pick.count} × {pick.name}" if pick.count > 1 else pick.name
-
-
-def _money(money: Money) -> str:
-    return money.text
 
 
 def said_once(entries: Sequence[NamedCard], language: str | None) -> str:
