@@ -3,9 +3,9 @@
 A question to buy is answered "Buy a used RTX 3090 (24 GB), about 750 USD: about 45 tokens/s, 39-51";
 "will it fit" with yes or no, the need and the card's memory, and the count that holds it; a comparison with
 how much faster one card is and what it costs more or less; rent or buy with the one that is cheaper and when
-buying pays off. Verdicts that buy nothing (wait, over budget, too large) keep the reason the verdict gives.
-The speed is the job's figure where one exists (tokens, images or sequences a second, with its band), else
-the multiple of the reference card.
+buying pays off; what runs on a card with what the card named holds. Verdicts that buy nothing (wait, over
+budget, too large) keep the reason the verdict gives. The speed is the job's figure where one exists (tokens,
+images or sequences a second, with its band), else the multiple of the reference card.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ def _answered(answer: Answer, reference: str) -> str | None:
         said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
     elif answer.intent == "rent-or-buy":
         said = _rent_or_buy(answer, lang)
+    elif answer.intent == "what-runs-on" and answer.named:  # what each card named holds, as judged
+        said = said_once(answer.named, lang)
     if said is None and answer.picks:
         said = _buy(answer, reference, lang)
     return said

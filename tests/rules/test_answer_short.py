@@ -269,3 +269,26 @@ def test_the_stored_decode_band_is_the_held_out_rows_error(catalog) -> None:
     ]
     stored = rulebook.workload_priorities.llm_decode.measured_error
     assert stored == pytest.approx(statistics.quantiles(held, n=10)[7], abs=0.01)
+
+
+def test_the_first_line_answers_the_intents_the_parser_adds(advisor) -> None:
+    from rules.contract.question import Question
+
+    runs = advisor.recommend(
+        Question(workload="llm", compare=("rtx 3090",), task="inference"), intent="what-runs-on", today=TODAY
+    )
+    assert (
+        runs.headline.startswith("GeForce RTX 3090: ") and "room for a dense model of up to" in runs.headline
+    )
+    rent = advisor.recommend(
+        Question(workload="llm", model="llama-8b", task="inference", budget=1500),
+        intent="rent-or-buy",
+        today=TODAY,
+    )
+    assert rent.rent_vs_buy is not None
+    assert re.match(r"(Rent|Buy): at 20 h a week the .+ pays off after \d+\.\d years$", rent.headline)
+    assert rent.headline.startswith("Rent" if rent.rent_vs_buy.cheaper == "rent" else "Buy")
+    keep = advisor.recommend(
+        Question(workload="cnn", owned_gpu="rtx 3080", budget=2000), intent="upgrade", today=TODAY
+    )
+    assert keep.verdict == "wait" and keep.headline.startswith("Keep your GeForce RTX 3080")
