@@ -127,6 +127,7 @@ def test_effective_memory_is_said_only_where_the_2019_training_rule_applies(advi
 
 def test_a_card_is_called_by_the_memory_it_is_sold_with(advisor) -> None:
     full = ask(advisor, "llama 8b on an 8 gb card", today=TODAY, detail="full").text
+    assert "6.2 GB needed, the card has 8 GB" in full
     assert "8.6 GB" not in full and "GiB" not in full
 
 
