@@ -293,3 +293,12 @@ def test_the_first_line_answers_the_intents_the_parser_adds(advisor) -> None:
         Question(workload="cnn", owned_gpu="rtx 3080", budget=2000), intent="upgrade", today=TODAY
     )
     assert keep.verdict == "wait" and keep.headline.startswith("Keep your GeForce RTX 3080")
+
+
+def test_the_gib_is_said_only_where_the_need_lies_between_the_two_sizes() -> None:
+    from rules.contract.question import Question
+    from rules.job import fit_on, job_for
+
+    job = job_for(Question(workload="llm", task="inference", memory_gb=24.5), load_rulebook())
+    assert str(fit_on(job, 24, 1).said) == "24.5 GB needed, the card has 24 GB (sold in GiB: 25.8 GB)"
+    assert str(fit_on(job, 32, 1).said) == "24.5 GB needed, the card has 32 GB"
