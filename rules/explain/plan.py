@@ -1,5 +1,6 @@
-"""The plan around the cards: several cards and what they buy, one machine or several, the cloud and TPUs, and the
-date the advice stands on (003 first sections and "Deep Learning in the Cloud"; 002 "Single-GPU vs. multi-GPU")."""
+"""The plan around the cards: several cards and what they buy, one machine or several, the cloud and TPUs, and
+the date the advice stands on (003 first sections and "Deep Learning in the Cloud"; 002 "Single-GPU vs.
+multi-GPU")."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ __all__ = ["PLAN"]
 
 
 def multi_gpu_speedup(evidence: Evidence) -> Lines:
-    """What several cards buy for the workload, and how each configuration of several pools."""
+    """What several cards buy for the workload, and how each configuration of several pools; the general
+    speed-up is left out where the pick splits its layers, so no line contradicts the pick's own."""
     q = evidence.question
     plan = (
         (
@@ -27,9 +29,9 @@ def multi_gpu_speedup(evidence: Evidence) -> Lines:
                 ),
             ),
         )
-        if q.gpus > 1
+        if q.gpus > 1 and not (evidence.shown and evidence.shown[0].fit.serial)
         else ()
-    )
+    )  # a layer split runs the cards one after another: the pick's own line says so, not a general speed-up
 
     def card(c: Configuration) -> list[Finding]:
         if c.count == 1:
@@ -76,7 +78,7 @@ def cloud_role(evidence: Evidence) -> Lines:
 
 def tpu_fit(evidence: Evidence) -> Lines:
     q = evidence.question
-    if not q.cloud_ok:
+    if not q.cloud_ok or not evidence.job.runs_on_tpu:
         return Lines()
     if q.workload in evidence.rulebook.tpu_fit.good_for:
         return Lines(plan=(Finding("tpu-fit", "info", evidence.say("rule.tpu_fit.good")),))

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import msgspec
 
 __all__ = [
+    "BenchmarkScale",
     "CostEfficiency",
     "DroppedStack",
     "Floor",
@@ -50,6 +51,7 @@ __all__ = [
     "SpecDimensions",
     "TpuFit",
     "TrainingLimits",
+    "TrainingThroughput",
     "UsedCards",
     "VendorNvidia",
     "WorkloadPriorities",
@@ -115,7 +117,26 @@ class LlmDecode(Parameters, frozen=True):
     kv_cache_bytes: int
     typical_model_b: int
     prompt_efficiency: float
+    measured_error: float  # share either side of an estimate: the held-out rows' 80th percentile error
+    measured_error_note: str
     note: str
+
+
+class BenchmarkScale(Parameters, frozen=True):
+    """One benchmarked model's training throughput for a relative speed of 1 (the reference card)."""
+
+    benchmark: str
+    unit: str  # "images/s" or "sequences/s"
+    per_reference: float
+
+
+class TrainingThroughput(Parameters, frozen=True):
+    """Absolute 16-bit training throughput for benchmarked models, and the share either side it holds to."""
+
+    measured_error: float
+    note: str
+    source: str
+    models: Mapping[str, BenchmarkScale]  # model id -> its benchmark's scale
 
 
 class WorkloadPriorities(Parameters, frozen=True):
@@ -130,6 +151,7 @@ class WorkloadPriorities(Parameters, frozen=True):
     lab_training: LabTraining
     software_note: str
     llm_decode: LlmDecode
+    training_throughput: TrainingThroughput | None = None
 
 
 # ---- prices, memory, cards -----------------------------------------------------------------------
