@@ -35,6 +35,7 @@ from rules.knowledge.rulebook import Rulebook
 
 if TYPE_CHECKING:
     from rules.job import Job
+    from rules.knowledge.parameters import LlmDecode
 
 __all__ = ["Measured", "PerformanceModel", "TrainingStep", "workload_key"]
 
@@ -124,6 +125,11 @@ class PerformanceModel:
         self._lab = params.lab_training
         self._training = self._training_factors(gpu_of) if gpu_of else {}
         self._reference_time = {w: self._time(reference, w, "fp32", spec_only=True) for w in self._mixes}
+
+    @property
+    def decode(self) -> LlmDecode:
+        """The rule's token-generation parameters (serving reads its shares from them)."""
+        return self._decode
 
     def measured(self, gpu_id: str) -> Measured | None:
         return self._measured.get(gpu_id)
@@ -271,19 +277,32 @@ class PerformanceModel:
         return total
 
     def tokens_per_second(self, gpu: Accelerator, job: Job, count: int = 1) -> float | None:
-        """LLM token generation at batch 1 (None for other jobs): bytes read per token over achievable bandwidth."""
+        """Tokens/s each user gets (None for other jobs): at batch 1 the bytes read per token over the bandwidth
+        reached; serving ``job.batch`` users, the step of :meth:`step_seconds`, one token per user each step."""
+        step = self.step_seconds(gpu, job, count)
+        return None if step is None else 1.0 / step
+
+    def step_seconds(self, gpu: Accelerator, job: Job, count: int = 1) -> float | None:
+        """One decode step for every sequence served at once: the weights are read once, each sequence's KV cache
+        (half-full on average) every step; the arithmetic (2 FLOPs per active parameter and sequence) bounds it
+        when the batch is large; plus the fixed cost of a step."""
         spec = job.model
         if job.method != "inference" or spec is None or spec.kind != "llm":
             return None
         d = self._decode
         weights = spec.active_b * 1e9 * job.bits_per_weight / 8
-        kv = spec.kv_values(job.context_tokens / 2) * d.kv_cache_bytes  # a half-full context on average
+        kv = spec.kv_values(job.context_tokens / 2) * job.kv_cache_bytes * job.batch
         bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight) * 1e9
+        cards = 1.0
         if count > 1 and job.pooling_at(count) == "tensor-parallel":
-            bandwidth *= count * d.tensor_parallel_factor
+            cards = count * d.tensor_parallel_factor
         elif count > 1:
-            bandwidth *= d.layer_split_factor  # one card works at a time; hand-over between them
-        return 1.0 / ((weights + kv) / bandwidth + self._per_token_s(gpu))
+            cards = d.layer_split_factor  # one card works at a time; hand-over between them
+        reading = (weights + kv) / (bandwidth * cards)
+        if job.batch == 1:  # one sequence: the arithmetic hides under the reading
+            return reading + self._per_token_s(gpu)
+        compute = self.compute_tflops(gpu, job.compute_precision) * 1e12 * d.prompt_efficiency * cards
+        return max(reading, 2 * spec.active_b * 1e9 * job.batch / compute) + self._per_token_s(gpu)
 
     def _per_token_s(self, gpu: Accelerator, spec_only: bool = False) -> float:
         """The fixed cost of a token; a measured decode bandwidth already includes it."""

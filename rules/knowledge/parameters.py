@@ -116,6 +116,13 @@ class LlmDecode(Parameters, frozen=True):
     typical_model_b: int
     prompt_efficiency: float
     note: str
+    reading_tokens_per_second: float  # what one user needs when the question does not say
+    reading_note: str
+    fp8_runtimes: tuple[str, ...]  # runtimes that serve FP8 weights and KV cache
+    fp8_note: str
+    fp8_architectures: tuple[str, ...]  # architectures the serving runtime runs FP8 weights and cache on
+    batch_note: str
+    short_of_need_share: float  # where nothing delivers the users' need, what comes this close to the best is kept
 
 
 class WorkloadPriorities(Parameters, frozen=True):
