@@ -303,7 +303,7 @@ def _ranked_choice(
             if c.total_usd <= limit and c.gpu.memory_gb < floor.gb and (k := _key(c, lam)) < top_key
         ]
         under = min(below, key=itemgetter(0))[1] if below else None
-    ladder = _ladder(top, within) if objective.budget_usd is None and not cheapest else {}
+    ladder = _ladder(top, within, ranked_all) if objective.budget_usd is None and not cheapest else {}
     taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}
     alternatives = _alternatives(top, within, taken)
     used = _better_used(objective, pool, top, taken, lam)
@@ -530,17 +530,23 @@ def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
     return min(ratio, fastest / budget_usd) if fastest > 0 else ratio
 
 
-def _ladder(top: Configuration, within: list[Configuration]) -> dict[str, Configuration]:
-    """Without a budget: the least that does the job, the sweet spot, and the fastest."""
+def _ladder(
+    top: Configuration, within: list[Configuration], every: list[Configuration]
+) -> dict[str, Configuration]:
+    """Without a budget: the least that does the job, the sweet spot, and the fastest. ``every``: all configurations
+    within reach, leading or not, for the fewest cards of each that hold the job (a module holds it alone, though it
+    leads only as a board of eight)."""
     ladder = {"sweet spot": top}
     entry = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id))
     fewest: dict[str, int] = {}
-    for c in within:
+    for c in every:
         fewest[c.gpu.id] = min(fewest.get(c.gpu.id, c.count), c.count)
     # the fastest card in as few as hold the job: more of them is always faster, never the sensible top rung
     # (8 x H200 NVL for $256,000 to serve a 32B model to ten people)
     roof = max(
-        (c for c in within if c.count == fewest[c.gpu.id]), key=lambda c: (c.speed, -c.total_usd, c.gpu.id)
+        (c for c in within if c.count == fewest[c.gpu.id]),
+        key=lambda c: (c.speed, -c.total_usd, c.gpu.id),
+        default=top,
     )
     for label, config in (("entry", entry), ("no compromise", roof)):
         if all(config.gpu.id != c.gpu.id for c in ladder.values()):

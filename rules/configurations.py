@@ -120,6 +120,11 @@ class Sizing:
             return None
         return Said("fit.no_fp8", self.language)
 
+    def total_usd(self, offer: Offer, count: int) -> float:
+        """What ``count`` of the offer cost: modules (SXM, OAM) as the system they are sold in (rule product-lines)."""
+        platform = self.terms.platform_usd if offer.gpu.form_factor in self.terms.boards else 0.0
+        return (offer.unit_usd + platform) * count
+
     def build(self, gpu: Gpu, count: int) -> Said | None:
         """Why ``count`` of ``gpu`` cannot go in one box; None when they can."""
         return self.terms.refusal(gpu, count)
@@ -202,7 +207,7 @@ def configure(
                 Configuration(
                     offer,
                     n,
-                    offer.unit_usd * n,
+                    sizing.total_usd(offer, n),
                     relative,
                     relative * scale,
                     fit,

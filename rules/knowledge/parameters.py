@@ -219,6 +219,10 @@ class ProductLines(Parameters, frozen=True):
     poor_value_lines: tuple[str, ...]
     memory_bound_lines: tuple[str, ...]
     memory_bound_note: str
+    system_boards: Mapping[str, tuple[int, ...]]  # module form factor -> the module counts its systems hold
+    system_boards_note: str
+    platform_usd_per_module: float  # the server around a board of modules, per module it holds
+    platform_note: str
 
 
 class GeforceLicence(Parameters, frozen=True):

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from rules.contract.question import Question
 from rules.job import job_for
 from rules.knowledge.rulebook import load_rulebook
+from tests.rules.conftest import TODAY
+from tests.wire import wire
 
 
 def _serving(recommend, **fields):
@@ -67,3 +69,32 @@ def test_the_pick_delivers_what_the_users_need_in_all(recommend, model, users, p
         shown = answer["picks"] + [p for p in answer["alternatives"].values() if p]
         # the pick delivers the need, or nothing shown does
         assert top["tokens_per_second"] >= need * 0.999 or all(p["tokens_per_second"] < need for p in shown)
+
+
+def test_an_eight_gpu_pretraining_server_may_lead_with_an_sxm_system(advisor):
+    """'8 gpu server for pretraining a 7b model, $250k' refused the H100 SXM as 'a module that needs a whole server':
+    eight SXM modules on one HGX board are that server."""
+    from rules.understand import parse
+
+    answer = wire(
+        advisor.recommend(parse("8 gpu server for pretraining a 7b model, $250k").question, today=TODAY)
+    )
+    top = answer["picks"][0]
+    assert top["count"] == 8
+    modules = {g.id for g in advisor.catalog.gpus if g.form_factor in ("sxm", "oam")}
+    refused = [f for f in answer["findings"] if f["rule"] == "product-lines" and "SXM" in f["reason"]]
+    assert top["gpu"] in modules or not refused
+    assert not any(
+        w["rule"] == "product-lines" for w in answer["warnings"]
+    )  # data-centre parts: no poor value here
+
+
+@given(count=st.sampled_from([2, 3, 5, 6]))
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_module_leads_only_as_a_whole_board(recommend, advisor, count):
+    """SXM and OAM modules are sold on 4- or 8-module boards: no answer leads with 3 of them."""
+    answer = recommend(
+        workload="transformer", setting="server", gpus=count, budget=1_000_000, task="training"
+    )
+    modules = {g.id for g in advisor.catalog.gpus if g.form_factor in ("sxm", "oam")}
+    assert answer["picks"][0]["gpu"] not in modules or answer["picks"][0].get("asked")
