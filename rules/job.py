@@ -114,6 +114,9 @@ class Job:
         0.0  # tokens/s each user served at once needs; 0: one user who named none, other jobs
     )
     kv_cache_bytes: float = 2.0  # bytes per cached value: 1 with an FP8 KV cache
+    backend: str | None = (
+        None  # the compute backend asked (cuda, rocm, vulkan, metal, mlx, sycl); None: the card's
+    )
 
     @property
     def serving_need(self) -> float:
@@ -242,6 +245,7 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         language,
         _tokens_per_user(q, rulebook, llm and inference, batch),
         counter.kv_cache_bytes(precision),
+        q.backend,
     )
 
 

@@ -101,9 +101,9 @@ class LabTraining(Parameters, frozen=True):
 class LlmDecode(Parameters, frozen=True):
     """Token generation at batch 1: bandwidth reached per stack, fixed cost per token, multi-card factors."""
 
-    bandwidth_efficiency: Mapping[str, float]  # software stack -> share of the bandwidth reached
+    bandwidth_efficiency: Mapping[str, float]  # backend -> share of the bandwidth reached
     quantized_factor: float
-    per_token_ms: Mapping[str, float]  # software stack -> fixed cost per token
+    per_token_ms: Mapping[str, float]  # backend -> fixed cost per token
     architecture_bandwidth_efficiency: Mapping[str, float]
     hbm_factor: float
     hbm_lines: tuple[str, ...]
@@ -122,6 +122,10 @@ class LlmDecode(Parameters, frozen=True):
     fp8_note: str
     fp8_architectures: tuple[str, ...]  # architectures the serving runtime runs FP8 weights and cache on
     batch_note: str
+    usual_backend: Mapping[str, str]  # software stack of a card -> the backend its runs use unless asked
+    backends: Mapping[str, tuple[str, ...]]  # software stack of a card -> the backends that run on it
+    moe_per_token_ms: float  # routing a mixture of experts: gating and gathering the chosen experts, per token
+    backend_note: str
     short_of_need_share: float  # where nothing delivers the users' need, what comes this close to the best is kept
 
 

@@ -27,7 +27,7 @@ def test_seventy_b_for_a_few_dozen_people_is_not_one_dgx_spark(recommend):
 
 
 def test_a_budget_server_stops_buying_cards_beyond_the_users_need(recommend):
-    """Eight users of an 8B model need 80 tokens/s in all: one card delivers it, a $200k budget buys no more."""
+    """Eight users of an 8B model need 80 tokens/s in all: one card delivers it; $200k buys no more."""
     answer = _serving(recommend, model="llama 3 8b", users=8, setting="server", budget=200_000)
     top = answer["picks"][0]
     assert top["count"] == 1 and top["total_price"]["amount"] < 20_000
@@ -72,8 +72,8 @@ def test_the_pick_delivers_what_the_users_need_in_all(recommend, model, users, p
 
 
 def test_an_eight_gpu_pretraining_server_may_lead_with_an_sxm_system(advisor):
-    """'8 gpu server for pretraining a 7b model, $250k' refused the H100 SXM as 'a module that needs a whole server':
-    eight SXM modules on one HGX board are that server."""
+    """'8 gpu server for pretraining a 7b model, $250k' refused the H100 SXM as 'a module that needs a whole
+    server': eight SXM modules on one HGX board are that server."""
     from rules.understand import parse
 
     answer = wire(
@@ -98,3 +98,32 @@ def test_a_module_leads_only_as_a_whole_board(recommend, advisor, count):
     )
     modules = {g.id for g in advisor.catalog.gpus if g.form_factor in ("sxm", "oam")}
     assert answer["picks"][0]["gpu"] not in modules or answer["picks"][0].get("asked")
+
+
+def test_a_batch_shares_each_step_and_turns_compute_bound(catalog):
+    """Each step reads the weights once for every user: more users get fewer tokens/s each but more in all,
+    until the arithmetic (2 FLOPs per active parameter and user) binds and the total stops growing."""
+    from rules.performance import PerformanceModel
+
+    rulebook = load_rulebook()
+    model = PerformanceModel(rulebook, catalog.gpu("gtx-1080-ti"))
+    card = catalog.gpu("h100-pcie")
+
+    def served(users):
+        job = job_for(
+            Question(
+                workload="llm",
+                model="llama 3 8b",
+                task="inference",
+                runtime="vllm",
+                users=users,
+                context_tokens=16,
+            ),  # caches too small to matter: the weights and the arithmetic
+            rulebook,
+        )
+        return model.tokens_per_second(card, job)
+
+    one, eight, many, most = served(1), served(8), served(2048), served(4096)
+    assert one > eight > many
+    assert 8 * eight > 3 * one
+    assert 4096 * most == pytest.approx(2048 * many, rel=0.25)  # compute-bound: the total barely grows
