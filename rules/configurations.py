@@ -120,6 +120,16 @@ class Sizing:
             return None
         return Said("fit.no_fp8", self.language)
 
+    def configuration(
+        self, offer: Offer, count: int, relative: float, speed: float, fit: Fit, memory_value: float
+    ) -> Configuration:
+        """``count`` of the offer as a configuration: its price in all, each user's tokens/s and the need met."""
+        per_user = self.tokens_per_second(offer.gpu, count)
+        total = self.total_usd(offer, count)
+        return Configuration(
+            offer, count, total, relative, speed, fit, per_user, memory_value, self.need_met(per_user)
+        )
+
     def total_usd(self, offer: Offer, count: int) -> float:
         """What ``count`` of the offer cost: modules (SXM, OAM) as the system they are sold in (rule product-lines)."""
         platform = self.terms.platform_usd if offer.gpu.form_factor in self.terms.boards else 0.0
@@ -165,11 +175,7 @@ def configure(
     for offer in offers:
         gpu = offer.gpu
         fit = None
-        no_fp8 = sizing.format_refusal(gpu)
-        if no_fp8 is not None:
-            if gpu.id not in left_out:
-                left_out.add(gpu.id)
-                excluded.append({"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {no_fp8}"})
+        if _cannot_run(gpu, sizing, left_out, excluded):
             continue
         for count in counts:
             if count > 1 and sizing.build(gpu, count):
@@ -202,19 +208,8 @@ def configure(
             scale = 1.0 if fit.serial else speedups[n]
             if (gpu.memory_gb, n) not in worth:
                 worth[(gpu.memory_gb, n)] = sizing.memory_value(gpu.memory_gb, n)
-            per_user = sizing.tokens_per_second(gpu, n)
             made.append(
-                Configuration(
-                    offer,
-                    n,
-                    sizing.total_usd(offer, n),
-                    relative,
-                    relative * scale,
-                    fit,
-                    per_user,
-                    worth[(gpu.memory_gb, n)],
-                    sizing.need_met(per_user),
-                )
+                sizing.configuration(offer, n, relative, relative * scale, fit, worth[(gpu.memory_gb, n)])
             )
     return _serving_enough(made, excluded, sizing)
 
@@ -251,6 +246,15 @@ def _too_slow(config: Configuration, sizing: Sizing) -> dict[str, str]:
         ),
     )
     return {"gpu": config.gpu.id, "rule": "workload-priorities", "reason": f"{config.gpu.name}: {said}"}
+
+
+def _cannot_run(gpu: Gpu, sizing: Sizing, left_out: set[str], excluded: list[dict[str, str]]) -> bool:
+    """Whether the card cannot run the job's number format at all (FP8 serving on a card without it), recorded once."""
+    refusal = sizing.format_refusal(gpu)
+    if refusal is not None and gpu.id not in left_out:
+        left_out.add(gpu.id)
+        excluded.append({"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {refusal}"})
+    return refusal is not None
 
 
 def _parallel_above(

@@ -201,21 +201,7 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         if method == "train" and precision in ("16-bit", "fp8")
         else 1.0
     )
-    if q.memory_gb:
-        need, shardable = (
-            MemoryNeed(
-                q.memory_gb, say("job.as_asked", language, gb=f"{q.memory_gb:g}"), spec.id if spec else None
-            ),
-            q.memory_gb,
-        )
-    elif spec is None:
-        floor = float(rulebook.memory_caveat.min_memory_gb[q.workload])
-        need = MemoryNeed(
-            floor, say("job.typical", language, workload=term("task", q.workload, language), gb=f"{floor:g}")
-        )
-        shardable = 0.0
-    else:
-        need, shardable = counter.need(spec, method, precision, context, batch)
+    need, shardable = _need(q, rulebook, counter, spec, (method, precision, context, batch))
     others = (
         tuple(
             (m, round(counter.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
@@ -226,6 +212,10 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         else ()
     )
     said = _assumptions(counter, method, method_assumed, precision, context, batch, llm, spec, q)
+    per_user = _tokens_per_user(q, rulebook, llm and inference, batch)
+    if per_user:  # users' speed is at stake: the need, and that the speeds shown are each user's
+        key = "assumed.serving_asked" if q.tokens_per_user else "assumed.serving_reading"
+        said += (counter.say(key, users=batch, per_user=f"{per_user:g}", total=f"{per_user * batch:,.0f}"),)
     return Job(
         work,
         method,
@@ -243,10 +233,26 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         factor,
         counter.bits(spec, precision, method),
         language,
-        _tokens_per_user(q, rulebook, llm and inference, batch),
+        per_user,
         counter.kv_cache_bytes(precision),
         q.backend,
     )
+
+
+def _need(
+    q: Question, rulebook: Rulebook, counter: Counter, spec: ModelSpec | None, how: tuple[str, str, int, int]
+) -> tuple[MemoryNeed, float]:
+    """(memory on one card, the part that shards): as asked, the workload's typical need, or counted for the model
+    by ``how`` (method, precision, context, batch)."""
+    language = q.language
+    if q.memory_gb:
+        said = say("job.as_asked", language, gb=f"{q.memory_gb:g}")
+        return MemoryNeed(q.memory_gb, said, spec.id if spec else None), q.memory_gb
+    if spec is None:
+        floor = float(rulebook.memory_caveat.min_memory_gb[q.workload])
+        said = say("job.typical", language, workload=term("task", q.workload, language), gb=f"{floor:g}")
+        return MemoryNeed(floor, said), 0.0
+    return counter.need(spec, *how)
 
 
 def _tokens_per_user(q: Question, rulebook: Rulebook, llm_inference: bool, batch: int) -> float:
