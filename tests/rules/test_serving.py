@@ -24,6 +24,8 @@ def test_seventy_b_for_a_few_dozen_people_is_not_one_dgx_spark(recommend):
     assert top["gpu"] != "dgx-spark"
     assert top["tokens_per_second"] >= 10  # the reading speed each user needs
     assert any(e["gpu"] == "dgx-spark" and "short of" in e["reason"] for e in answer["excluded"])
+    assert not any(w["rule"] == "product-lines" for w in answer["warnings"])  # no 'poor value' for serving
+    assert any("10 tokens/s each" in line for line in answer["memory_need"]["assumptions"])
 
 
 def test_a_budget_server_stops_buying_cards_beyond_the_users_need(recommend):
