@@ -52,6 +52,14 @@ POOLING = {
     "pipeline-parallel": "pipeline stages (vLLM: tensor parallelism needs a count that divides the attention "
     "heads)",
 }
+BACKEND_NAMES = {
+    "cuda": "CUDA",
+    "rocm": "ROCm",
+    "vulkan": "Vulkan",
+    "metal": "Metal",
+    "mlx": "MLX",
+    "sycl": "SYCL",
+}
 SERIAL = frozenset(
     {"layer-split", "pipeline-parallel"}
 )  # the cards' parts run one after another: no speed-up
@@ -383,6 +391,8 @@ def _assumptions(
         runtime = counter.runtime
         if runtime is not None and (q.runtime or (batch > 1 and q.setting not in ("server", "cloud"))):
             said.append(counter.say(f"assumed.runtime_{'vllm' if runtime == 'vllm' else 'llama_cpp'}"))
+        if q.backend:  # the speeds are that backend's where the card runs it
+            said.append(counter.say("assumed.backend", backend=BACKEND_NAMES[q.backend]))
     elif method == "train" and precision in ("16-bit", "fp8"):
         factor = counter.rulebook.rule_16_bit_memory.effective_memory_factor
         said.append(counter.say("assumed.mixed_training", precision=precision, factor=f"{factor:g}"))

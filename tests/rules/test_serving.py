@@ -129,3 +129,21 @@ def test_a_batch_shares_each_step_and_turns_compute_bound(catalog):
     assert one > eight > many
     assert 8 * eight > 3 * one
     assert 4096 * most == pytest.approx(2048 * many, rel=0.25)  # compute-bound: the total barely grows
+
+
+def test_a_backend_asked_is_said_and_sets_the_speed(recommend):
+    cuda = recommend(
+        workload="llm", task="inference", model="llama 3 8b", compare=("rtx 4090",), intent="compare"
+    )
+    vulkan = recommend(
+        workload="llm",
+        task="inference",
+        model="llama 3 8b",
+        compare=("rtx 4090",),
+        intent="compare",
+        backend="vulkan",
+    )
+    assert any("Vulkan" in line for line in vulkan["memory_need"]["assumptions"])
+    assert not any("Vulkan" in line for line in cuda["memory_need"]["assumptions"])
+    speed = {a["picks"][0]["tokens_per_second"] for a in (cuda, vulkan)}
+    assert len(speed) == 2 and None not in speed
