@@ -278,6 +278,8 @@ def _ranked_choice(
         [Finding("cost-efficiency", "applied", say("choice.cheapest", objective.language))]
         if cheapest
         else _explain(top, best_value, within, lam, objective)
+        if top.need_met is None
+        else _serving_notes(top, objective.language)
     )
     top_key = _key(top, lam)
     # ranked above the top, yet not headline: ranked_all is in key order, so only its first can be
@@ -603,6 +605,14 @@ def _alternatives(
             found[label] = max(rest, key=lambda c: (*rank(c), c.gpu.id))
             taken.add(found[label].gpu.id)
     return found
+
+
+def _serving_notes(top: Configuration, language: str | None) -> list[Finding]:
+    """Why a serving pick sits where it does: the least that delivers the users' need in all (speed beyond it is
+    not paid for), or, where nothing within reach delivers it, the closest for the money."""
+    key = "choice.serving_enough" if top.need_met == 1.0 else "choice.serving_short"
+    said = say(key, language, share=f"{top.need_met or 0:.0%}")
+    return [Finding("cost-efficiency", "applied", said)]
 
 
 def _explain(

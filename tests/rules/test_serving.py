@@ -34,6 +34,7 @@ def test_a_budget_server_stops_buying_cards_beyond_the_users_need(recommend):
     top = answer["picks"][0]
     assert top["count"] == 1 and top["total_price"]["amount"] < 20_000
     assert top["tokens_per_second"] >= 10
+    assert any("the least that serves every user" in f["reason"] for f in answer["findings"])
 
 
 def test_a_speed_asked_per_user_raises_the_configuration(recommend):
