@@ -278,6 +278,8 @@ def _ranked_choice(
         [Finding("cost-efficiency", "applied", say("choice.cheapest", objective.language))]
         if cheapest
         else _explain(top, best_value, within, lam, objective)
+        if top.need_met is None
+        else _serving_notes(top, objective.language)
     )
     top_key = _key(top, lam)
     # ranked above the top, yet not headline: ranked_all is in key order, so only its first can be
@@ -303,7 +305,7 @@ def _ranked_choice(
             if c.total_usd <= limit and c.gpu.memory_gb < floor.gb and (k := _key(c, lam)) < top_key
         ]
         under = min(below, key=itemgetter(0))[1] if below else None
-    ladder = _ladder(top, within) if objective.budget_usd is None and not cheapest else {}
+    ladder = _ladder(top, within, ranked_all) if objective.budget_usd is None and not cheapest else {}
     taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}
     alternatives = _alternatives(top, within, taken)
     used = _better_used(objective, pool, top, taken, lam)
@@ -530,17 +532,23 @@ def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
     return min(ratio, fastest / budget_usd) if fastest > 0 else ratio
 
 
-def _ladder(top: Configuration, within: list[Configuration]) -> dict[str, Configuration]:
-    """Without a budget: the least that does the job, the sweet spot, and the fastest."""
+def _ladder(
+    top: Configuration, within: list[Configuration], every: list[Configuration]
+) -> dict[str, Configuration]:
+    """Without a budget: the least that does the job, the sweet spot, and the fastest. ``every``: all configurations
+    within reach, leading or not, for the fewest cards of each that hold the job (a module holds it alone, though it
+    leads only as a board of eight)."""
     ladder = {"sweet spot": top}
     entry = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id))
     fewest: dict[str, int] = {}
-    for c in within:
+    for c in every:
         fewest[c.gpu.id] = min(fewest.get(c.gpu.id, c.count), c.count)
     # the fastest card in as few as hold the job: more of them is always faster, never the sensible top rung
     # (8 x H200 NVL for $256,000 to serve a 32B model to ten people)
     roof = max(
-        (c for c in within if c.count == fewest[c.gpu.id]), key=lambda c: (c.speed, -c.total_usd, c.gpu.id)
+        (c for c in within if c.count == fewest[c.gpu.id]),
+        key=lambda c: (c.speed, -c.total_usd, c.gpu.id),
+        default=top,
     )
     for label, config in (("entry", entry), ("no compromise", roof)):
         if all(config.gpu.id != c.gpu.id for c in ladder.values()):
@@ -597,6 +605,14 @@ def _alternatives(
             found[label] = max(rest, key=lambda c: (*rank(c), c.gpu.id))
             taken.add(found[label].gpu.id)
     return found
+
+
+def _serving_notes(top: Configuration, language: str | None) -> list[Finding]:
+    """Why a serving pick sits where it does: the least that delivers the users' need in all (speed beyond it is
+    not paid for), or, where nothing within reach delivers it, the closest for the money."""
+    key = "choice.serving_enough" if top.need_met == 1.0 else "choice.serving_short"
+    said = say(key, language, share=f"{top.need_met or 0:.0%}")
+    return [Finding("cost-efficiency", "applied", said)]
 
 
 def _explain(

@@ -37,6 +37,9 @@ class Configuration:
     memory_value: float = (
         1.0  # the share of its speed the configuration is worth for the job (rule memory-value)
     )
+    # serving users at once: the share of their need (users x tokens/s each) the configuration delivers, at most 1,
+    # which is the speed the choice pays for (more than the need is worth nothing); None for every other job
+    need_met: float | None = None
     gpu: Gpu = field(init=False, repr=False, compare=False)  # the offer's card, kept at hand for the choice
     value: float = field(
         init=False, repr=False, compare=False
@@ -48,7 +51,8 @@ class Configuration:
     def __post_init__(self) -> None:
         object.__setattr__(self, "gpu", self.offer.gpu)
         object.__setattr__(self, "value", self.speed / self.total_usd)
-        object.__setattr__(self, "worth", self.speed * self.memory_value)
+        paid = self.speed if self.need_met is None else self.need_met
+        object.__setattr__(self, "worth", paid * self.memory_value)
 
 
 @dataclass(frozen=True)
@@ -96,9 +100,40 @@ class Sizing:
         return self.performance.speedup(self.work, count)
 
     def tokens_per_second(self, gpu: Gpu, count: int) -> float | None:
+        """Tokens/s each user gets (every user served at once shares the cards)."""
         if not (self.job.is_llm and self.job.method == "inference"):
             return None
         return self.performance.tokens_per_second(gpu, self.job, count)
+
+    def need_met(self, per_user: float | None) -> float | None:
+        """The share of the users' need (rule ``workload-priorities``, serving) delivered at ``per_user`` tokens/s
+        each, at most 1; None where nobody's speed is at stake."""
+        need = self.job.serving_need
+        if not need or per_user is None:
+            return None
+        return min(1.0, per_user * self.job.batch / need)
+
+    def format_refusal(self, gpu: Gpu) -> Said | None:
+        """Why the card cannot run the job's FP8 weights and cache in the serving runtime; None when it can."""
+        job, decode = self.job, self.performance.decode
+        if job.precision != "fp8" or job.kv_cache_bytes != 1.0 or gpu.arch_id in decode.fp8_architectures:
+            return None
+        return Said("fit.no_fp8", self.language)
+
+    def configuration(
+        self, offer: Offer, count: int, relative: float, speed: float, fit: Fit, memory_value: float
+    ) -> Configuration:
+        """``count`` of the offer as a configuration: its price in all, each user's tokens/s and the need met."""
+        per_user = self.tokens_per_second(offer.gpu, count)
+        total = self.total_usd(offer, count)
+        return Configuration(
+            offer, count, total, relative, speed, fit, per_user, memory_value, self.need_met(per_user)
+        )
+
+    def total_usd(self, offer: Offer, count: int) -> float:
+        """What ``count`` of the offer cost: modules (SXM, OAM) as the system they are sold in (rule product-lines)."""
+        platform = self.terms.platform_usd if offer.gpu.form_factor in self.terms.boards else 0.0
+        return (offer.unit_usd + platform) * count
 
     def build(self, gpu: Gpu, count: int) -> Said | None:
         """Why ``count`` of ``gpu`` cannot go in one box; None when they can."""
@@ -140,6 +175,8 @@ def configure(
     for offer in offers:
         gpu = offer.gpu
         fit = None
+        if _cannot_run(gpu, sizing, left_out, excluded):
+            continue
         for count in counts:
             if count > 1 and sizing.build(gpu, count):
                 break
@@ -172,18 +209,52 @@ def configure(
             if (gpu.memory_gb, n) not in worth:
                 worth[(gpu.memory_gb, n)] = sizing.memory_value(gpu.memory_gb, n)
             made.append(
-                Configuration(
-                    offer,
-                    n,
-                    offer.unit_usd * n,
-                    relative,
-                    relative * scale,
-                    fit,
-                    sizing.tokens_per_second(gpu, n),
-                    worth[(gpu.memory_gb, n)],
-                )
+                sizing.configuration(offer, n, relative, relative * scale, fit, worth[(gpu.memory_gb, n)])
             )
-    return made, excluded
+    return _serving_enough(made, excluded, sizing)
+
+
+def _serving_enough(
+    made: list[Configuration], excluded: list[dict[str, str]], sizing: Sizing
+) -> tuple[list[Configuration], list[dict[str, str]]]:
+    """Serving users at once, the configurations that deliver their need in all; where none does, those that come
+    within the rule's share of the most any delivers (the answer's per-user speed says how short they fall). A card
+    none of whose counts is kept is left out, saying how fast each user would be served."""
+    if not sizing.job.serving_need or not made:
+        return made, excluded
+    best = max(c.need_met or 0.0 for c in made)
+    enough = best if best >= 1.0 else best * sizing.performance.decode.short_of_need_share
+    kept_configs = [c for c in made if (c.need_met or 0.0) >= enough]
+    kept = {c.gpu.id for c in kept_configs}
+    for config in sorted(made, key=lambda c: -(c.need_met or 0.0)):
+        if config.gpu.id not in kept:
+            kept.add(config.gpu.id)
+            excluded.append(_too_slow(config, sizing))
+    return kept_configs, excluded
+
+
+def _too_slow(config: Configuration, sizing: Sizing) -> dict[str, str]:
+    job = sizing.job
+    said = Said(
+        "fit.serving_short",
+        sizing.language,
+        (
+            ("count", config.count),
+            ("per_user", f"{config.tokens_per_second or 0:.3g}"),
+            ("users", job.batch),
+            ("need", f"{job.tokens_per_user:g}"),
+        ),
+    )
+    return {"gpu": config.gpu.id, "rule": "workload-priorities", "reason": f"{config.gpu.name}: {said}"}
+
+
+def _cannot_run(gpu: Gpu, sizing: Sizing, left_out: set[str], excluded: list[dict[str, str]]) -> bool:
+    """Whether the card cannot run the job's number format at all (FP8 serving on a card without it), recorded once."""
+    refusal = sizing.format_refusal(gpu)
+    if refusal is not None and gpu.id not in left_out:
+        left_out.add(gpu.id)
+        excluded.append({"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {refusal}"})
+    return refusal is not None
 
 
 def _parallel_above(

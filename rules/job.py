@@ -52,6 +52,14 @@ POOLING = {
     "pipeline-parallel": "pipeline stages (vLLM: tensor parallelism needs a count that divides the attention "
     "heads)",
 }
+BACKEND_NAMES = {
+    "cuda": "CUDA",
+    "rocm": "ROCm",
+    "vulkan": "Vulkan",
+    "metal": "Metal",
+    "mlx": "MLX",
+    "sycl": "SYCL",
+}
 SERIAL = frozenset(
     {"layer-split", "pipeline-parallel"}
 )  # the cards' parts run one after another: no speed-up
@@ -110,6 +118,19 @@ class Job:
     memory_factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit-memory)
     bits_per_weight: float = 16.0  # weights as stored, for the bytes read per generated token
     language: str | None = None  # the asker's, for the need and fit texts
+    tokens_per_user: float = (
+        0.0  # tokens/s each user served at once needs; 0: one user who named none, other jobs
+    )
+    kv_cache_bytes: float = 2.0  # bytes per cached value: 1 with an FP8 KV cache
+    backend: str | None = (
+        None  # the compute backend asked (cuda, rocm, vulkan, metal, mlx, sycl); None: the card's
+    )
+
+    @property
+    def serving_need(self) -> float:
+        """Tokens/s the configuration must deliver in all: every user served at once at the speed each needs;
+        0 when nobody's speed is at stake (one user, no speed asked, or not LLM inference)."""
+        return self.batch * self.tokens_per_user
 
     @property
     def is_llm(self) -> bool:
@@ -123,9 +144,10 @@ class Job:
 
     def pooling_at(self, count: int) -> str:
         """How ``count`` cards pool for the job: tensor parallelism splits every attention layer's heads evenly, so vLLM
-        refuses a count that does not divide them (64 heads: 2, 4 or 8 cards) and such a count runs as pipeline stages."""
+        refuses a count that does not divide them (64 heads: 2, 4 or 8 cards) or the KV heads (8 KV heads: 2, 4 or 8
+        cards, or a multiple of 8 that copies them), and such a count runs as pipeline stages."""
         heads = self.model.heads if self.model is not None else None
-        if self.pooling == "tensor-parallel" and count > 1 and heads and heads % count:
+        if self.pooling == "tensor-parallel" and count > 1 and heads and not _splits_heads(self.model, count):
             return "pipeline-parallel"
         return self.pooling
 
@@ -136,6 +158,14 @@ class Job:
         if self.method != "inference" and self.precision in ("8-bit", "4-bit"):
             return "16-bit"
         return self.precision
+
+
+def _splits_heads(spec: ModelSpec | None, count: int) -> bool:
+    """Whether ``count`` cards split the model's attention in tensor parallel (vLLM's check of the head counts)."""
+    if spec is None or not spec.heads or spec.heads % count:
+        return spec is None or not spec.heads
+    kv = spec.kv_heads or spec.heads
+    return kv % count == 0 or count % kv == 0
 
 
 def model_of(question: Question) -> ModelSpec | None:
@@ -166,36 +196,26 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     spec = model_of(q)
     llm = spec.kind == "llm" if spec else q.workload == "llm"
     method, method_assumed = _method(q, spec, llm)
-    precision, precision_assumed = _precision(q, method, spec, llm)
     inference = method == "inference"
+    batch = (
+        q.batch
+        or (q.users if llm and inference else None)
+        or (spec.train_batch if spec and not llm and not inference else 1)
+    )
+    runtime = runtime_for(q, method, llm, batch)
+    precision, precision_assumed = _precision(q, method, spec, llm, runtime, rulebook)
     work = workload_key(
         spec.workload if spec and spec.workload and q.workload == "general" else q.workload,
         "inference" if inference else "training",
     )
     context = q.context_tokens or _context(rulebook, spec, inference)
-    batch = q.batch or (spec.train_batch if spec and not llm and not inference else 1)
-    runtime = runtime_for(q, method, llm, batch)
     counter = Counter(rulebook, language, runtime)
     factor = (
         rulebook.rule_16_bit_memory.effective_memory_factor
         if method == "train" and precision in ("16-bit", "fp8")
         else 1.0
     )
-    if q.memory_gb:
-        need, shardable = (
-            MemoryNeed(
-                q.memory_gb, say("job.as_asked", language, gb=f"{q.memory_gb:g}"), spec.id if spec else None
-            ),
-            q.memory_gb,
-        )
-    elif spec is None:
-        floor = float(rulebook.memory_caveat.min_memory_gb[q.workload])
-        need = MemoryNeed(
-            floor, say("job.typical", language, workload=term("task", q.workload, language), gb=f"{floor:g}")
-        )
-        shardable = 0.0
-    else:
-        need, shardable = counter.need(spec, method, precision, context, batch)
+    need, shardable = _need(q, rulebook, counter, spec, (method, precision, context, batch))
     others = (
         tuple(
             (m, round(counter.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
@@ -206,6 +226,10 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         else ()
     )
     said = _assumptions(counter, method, method_assumed, precision, context, batch, llm, spec, q)
+    per_user = _tokens_per_user(q, rulebook, llm and inference, batch)
+    if per_user:  # users' speed is at stake: the need, and that the speeds shown are each user's
+        key = "assumed.serving_asked" if q.tokens_per_user else "assumed.serving_reading"
+        said += (counter.say(key, users=batch, per_user=f"{per_user:g}", total=f"{per_user * batch:,.0f}"),)
     return Job(
         work,
         method,
@@ -223,7 +247,36 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         factor,
         counter.bits(spec, precision, method),
         language,
+        per_user,
+        counter.kv_cache_bytes(precision),
+        q.backend,
     )
+
+
+def _need(
+    q: Question, rulebook: Rulebook, counter: Counter, spec: ModelSpec | None, how: tuple[str, str, int, int]
+) -> tuple[MemoryNeed, float]:
+    """(memory on one card, the part that shards): as asked, the workload's typical need, or counted for the model
+    by ``how`` (method, precision, context, batch)."""
+    language = q.language
+    if q.memory_gb:
+        said = say("job.as_asked", language, gb=f"{q.memory_gb:g}")
+        return MemoryNeed(q.memory_gb, said, spec.id if spec else None), q.memory_gb
+    if spec is None:
+        floor = float(rulebook.memory_caveat.min_memory_gb[q.workload])
+        said = say("job.typical", language, workload=term("task", q.workload, language), gb=f"{floor:g}")
+        return MemoryNeed(floor, said), 0.0
+    return counter.need(spec, *how)
+
+
+def _tokens_per_user(q: Question, rulebook: Rulebook, llm_inference: bool, batch: int) -> float:
+    """The speed each user needs: the question's, else for several users a reading speed (rule parameter); 0 for
+    one person who named none (the faster the better, as for any other job) and for other jobs."""
+    if not llm_inference:
+        return 0.0
+    if q.tokens_per_user:
+        return float(q.tokens_per_user)
+    return float(rulebook.workload_priorities.llm_decode.reading_tokens_per_second) if batch > 1 else 0.0
 
 
 def raised(job: Job, need: MemoryNeed, shardable_gb: float | None = None) -> Job:
@@ -348,6 +401,8 @@ def _assumptions(
         runtime = counter.runtime
         if runtime is not None and (q.runtime or (batch > 1 and q.setting not in ("server", "cloud"))):
             said.append(counter.say(f"assumed.runtime_{'vllm' if runtime == 'vllm' else 'llama_cpp'}"))
+        if q.backend:  # the speeds are that backend's where the card runs it
+            said.append(counter.say("assumed.backend", backend=BACKEND_NAMES[q.backend]))
     elif method == "train" and precision in ("16-bit", "fp8"):
         factor = counter.rulebook.rule_16_bit_memory.effective_memory_factor
         said.append(counter.say("assumed.mixed_training", precision=precision, factor=f"{factor:g}"))
@@ -385,8 +440,11 @@ def _method(q: Question, spec: ModelSpec | None, llm: bool) -> tuple[str, bool]:
     return "lora", True
 
 
-def _precision(q: Question, method: str, spec: ModelSpec | None, llm: bool) -> tuple[str, bool]:
-    """(precision, assumed): local LLM inference at 4 bit, servers at 16 bit, training at 16-bit mixed."""
+def _precision(
+    q: Question, method: str, spec: ModelSpec | None, llm: bool, runtime: str | None, rulebook: Rulebook
+) -> tuple[str, bool]:
+    """(precision, assumed): local LLM inference at 4 bit; servers at FP8 where the runtime serves it (vLLM class),
+    else 16 bit; training at 16-bit mixed."""
     if method == "qlora":
         return "4-bit", False
     if q.precision:
@@ -394,6 +452,8 @@ def _precision(q: Question, method: str, spec: ModelSpec | None, llm: bool) -> t
     if method == "inference" and llm:
         if spec is not None and spec.weights_gb:
             return "4-bit", True  # ships quantised (gpt-oss: MXFP4)
+        if runtime in rulebook.workload_priorities.llm_decode.fp8_runtimes:
+            return "fp8", True
         return ("16-bit" if q.setting in ("server", "cloud") else "4-bit"), True
     return "16-bit", True
 

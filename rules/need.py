@@ -67,6 +67,11 @@ class Counter:
     def precision(self, precision: str, spec: ModelSpec | None) -> str:
         return term("precision", precision_label(precision, spec, self.runtime), self.language)
 
+    def kv_cache_bytes(self, precision: str) -> float:
+        """Bytes per cached key or value: FP8 where the runtime serves FP8 models with an FP8 cache, else 16 bit."""
+        fp8 = precision == "fp8" and self.runtime in self.rulebook.workload_priorities.llm_decode.fp8_runtimes
+        return 1.0 if fp8 else float(self.p.kv_cache_bytes)
+
     def bits(self, spec: ModelSpec | None, precision: str, method: str) -> float:
         """Bits per stored weight: the released checkpoint's when it ships quantised (gpt-oss)."""
         if method == "qlora":
@@ -94,7 +99,7 @@ class Counter:
         params_b = spec.resident_params_b if spec.kind != "llm" and spec.resident_params_b else spec.params_b
         weights = params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
         if spec.kind == "llm":
-            working = spec.kv_values(context) * batch * self.p.kv_cache_bytes / GB
+            working = spec.kv_values(context) * batch * self.kv_cache_bytes(precision) / GB
             key = "job.kv_cache_users" if batch > 1 else "job.kv_cache"
             part = self.say(key, gb=f"{working:.1f}", context=f"{context:,}", batch=batch)
             shardable = weights + working

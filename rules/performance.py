@@ -35,6 +35,7 @@ from rules.knowledge.rulebook import Rulebook
 
 if TYPE_CHECKING:
     from rules.job import Job
+    from rules.knowledge.parameters import LlmDecode
 
 __all__ = ["Measured", "PerformanceModel", "TrainingStep", "workload_key"]
 
@@ -124,6 +125,11 @@ class PerformanceModel:
         self._lab = params.lab_training
         self._training = self._training_factors(gpu_of) if gpu_of else {}
         self._reference_time = {w: self._time(reference, w, "fp32", spec_only=True) for w in self._mixes}
+
+    @property
+    def decode(self) -> LlmDecode:
+        """The rule's token-generation parameters (serving reads its shares from them)."""
+        return self._decode
 
     def measured(self, gpu_id: str) -> Measured | None:
         return self._measured.get(gpu_id)
@@ -256,7 +262,7 @@ class PerformanceModel:
         bits = self._bits[precision]
         weights = self._decode.typical_model_b * 1e9 * bits / 8
         bandwidth = self.decode_bandwidth_gb_s(gpu, bits, spec_only) * 1e9
-        return 1.0 / (weights / bandwidth + self._per_token_s(gpu, spec_only))
+        return 1.0 / (weights / bandwidth + self._per_token_s(gpu, self.backend(gpu), spec_only))
 
     def speedup(self, workload: str, gpus: int) -> float:
         """Data-parallel speed-up on ``gpus`` cards, weighted over the workload's classes."""
@@ -271,31 +277,55 @@ class PerformanceModel:
         return total
 
     def tokens_per_second(self, gpu: Accelerator, job: Job, count: int = 1) -> float | None:
-        """LLM token generation at batch 1 (None for other jobs): bytes read per token over achievable bandwidth."""
+        """Tokens/s each user gets (None for other jobs): at batch 1 the bytes read per token over the bandwidth
+        reached; serving ``job.batch`` users, the step of :meth:`step_seconds`, one token per user each step."""
+        step = self.step_seconds(gpu, job, count)
+        return None if step is None else 1.0 / step
+
+    def step_seconds(self, gpu: Accelerator, job: Job, count: int = 1) -> float | None:
+        """One decode step for every sequence served at once: the weights are read once, each sequence's KV cache
+        (half-full on average) every step; the arithmetic (2 FLOPs per active parameter and sequence) bounds it
+        when the batch is large; plus the fixed cost of a step."""
         spec = job.model
         if job.method != "inference" or spec is None or spec.kind != "llm":
             return None
         d = self._decode
+        backend = self.backend(gpu, job.backend)
         weights = spec.active_b * 1e9 * job.bits_per_weight / 8
-        kv = spec.kv_values(job.context_tokens / 2) * d.kv_cache_bytes  # a half-full context on average
-        bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight) * 1e9
+        kv = spec.kv_values(job.context_tokens / 2) * job.kv_cache_bytes * job.batch
+        bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight, backend=backend) * 1e9
+        fixed = self._per_token_s(gpu, backend) + (d.moe_per_token_ms / 1000 if spec.active_params_b else 0.0)
+        cards = 1.0
         if count > 1 and job.pooling_at(count) == "tensor-parallel":
-            bandwidth *= count * d.tensor_parallel_factor
+            cards = count * d.tensor_parallel_factor
         elif count > 1:
-            bandwidth *= d.layer_split_factor  # one card works at a time; hand-over between them
-        return 1.0 / ((weights + kv) / bandwidth + self._per_token_s(gpu))
+            cards = d.layer_split_factor  # one card works at a time; hand-over between them
+        reading = (weights + kv) / (bandwidth * cards)
+        if job.batch == 1:  # one sequence: the arithmetic hides under the reading
+            return reading + fixed
+        compute = self.compute_tflops(gpu, job.compute_precision) * 1e12 * d.prompt_efficiency * cards
+        return max(reading, 2 * spec.active_b * 1e9 * job.batch / compute) + fixed
 
-    def _per_token_s(self, gpu: Accelerator, spec_only: bool = False) -> float:
-        """The fixed cost of a token; a measured decode bandwidth already includes it."""
+    def backend(self, gpu: Accelerator, asked: str | None = None) -> str:
+        """The compute backend a run uses: the one asked where the card's stack runs it (Vulkan on NVIDIA, AMD and
+        Intel, MLX on Apple), else the card's usual one (CUDA, ROCm, Metal, SYCL)."""
+        d = self._decode
+        if asked and asked in d.backends.get(gpu.software, ()):
+            return asked
+        return d.usual_backend.get(gpu.software, gpu.software)
+
+    def _per_token_s(self, gpu: Accelerator, backend: str, spec_only: bool = False) -> float:
+        """The fixed cost of a token on the backend; a measured decode bandwidth already includes it."""
         measured = None if spec_only else self._measured.get(gpu.id)
         if measured and measured.decode_gb_s:
             return 0.0
-        return self._decode.per_token_ms.get(gpu.software, 2.6) / 1000
+        return self._decode.per_token_ms.get(backend, max(self._decode.per_token_ms.values())) / 1000
 
     def decode_bandwidth_gb_s(
-        self, gpu: Accelerator, bits_per_weight: float, spec_only: bool = False
+        self, gpu: Accelerator, bits_per_weight: float, spec_only: bool = False, backend: str | None = None
     ) -> float:
-        """Bandwidth one generation stream reaches: datasheet x stack efficiency (x quantised, x wide-HBM factors).
+        """Bandwidth one generation stream reaches: datasheet x the backend's efficiency (x quantised, x wide-HBM
+        factors); ``backend`` None: the card's usual one.
 
         A lab-measured decode bandwidth replaces the whole estimate; else a measured triad bandwidth stands in
         for the datasheet figure (divided by the share triad reaches).
@@ -309,10 +339,10 @@ class PerformanceModel:
             if measured and measured.bandwidth_gb_s
             else gpu.bandwidth_gb_s
         )
-        share = d.bandwidth_efficiency.get(gpu.software, min(d.bandwidth_efficiency.values()))
-        share = d.architecture_bandwidth_efficiency.get(
-            getattr(gpu, "architecture", ""), share
-        )  # e.g. Arc A vs B
+        backend = backend or self.backend(gpu)
+        share = d.bandwidth_efficiency.get(backend, min(d.bandwidth_efficiency.values()))
+        # a generation that reaches less of its bandwidth on any backend (Arc A-series, Apple M1/M2)
+        share = d.architecture_bandwidth_efficiency.get(getattr(gpu, "architecture", ""), share)
         if bits_per_weight < 12:
             share *= d.quantized_factor
         if (

@@ -9,7 +9,7 @@ never a hook called back into this module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -123,6 +123,8 @@ class Terms:
     )
     avoid_lines: tuple[str, ...]  # rule product-lines: lines that never lead a desktop answer
     server: bool  # a server question: data-centre lines may lead it
+    boards: Mapping[str, tuple[int, ...]]  # rule product-lines: module form factor -> counts a system holds
+    platform_usd: float  # rule product-lines: the server around a board, per module
     worth: MemoryWorth | None
     wait: Wait | None
     rent: bool  # rule rent-vs-buy: renting is weighed
@@ -131,9 +133,11 @@ class Terms:
     ]  # rules multi-gpu-heat and power-and-slots: why N of a card cannot go in one box
 
     def headline(self, c: Configuration) -> bool:
-        """What may lead an answer (rule ``product-lines``): no module that needs a whole server, and on a desktop no
-        line the seed advises against."""
-        return c.gpu.form_factor not in ("sxm", "oam") and (self.server or c.gpu.line not in self.avoid_lines)
+        """What may lead an answer (rule ``product-lines``): a module (SXM, OAM) only as the system it is sold in, a
+        whole board of them for a server; on a desktop no line the seed advises against."""
+        if c.gpu.form_factor in self.boards:
+            return self.server and c.count in self.boards[c.gpu.form_factor]
+        return self.server or c.gpu.line not in self.avoid_lines
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,8 @@ def terms_for(ctx: TermsContext) -> Terms:
     avoid = tuple(rulebook.product_lines.poor_value_lines)
     if q.memory_gb or reference is not None:  # memory asked, or needed beyond consumer cards
         avoid = tuple(line for line in avoid if line not in rulebook.product_lines.memory_bound_lines)
+    if q.setting == "server" or ctx.job.serving_need:  # what servers are built from is no poor value there
+        avoid = ()
     floor = (
         None
         if q.memory_gb
@@ -188,6 +194,8 @@ def terms_for(ctx: TermsContext) -> Terms:
         threshold=threshold,
         avoid_lines=avoid,
         server=q.setting == "server",
+        boards=rulebook.product_lines.system_boards,
+        platform_usd=rulebook.product_lines.platform_usd_per_module,
         worth=worth,
         wait=_keep_yours(ctx, owned, floor) if owned is not None else None,
         rent=q.cloud_ok,

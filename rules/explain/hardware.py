@@ -99,6 +99,13 @@ def product_lines(evidence: Evidence) -> Lines:
             )
         if c.gpu.founders_edition and c.gpu.line == "geforce":
             found.append(Finding("product-lines", "info", evidence.say("rule.product_lines.founders")))
+        boards = evidence.terms.boards.get(c.gpu.form_factor)
+        if boards:
+            platform = f"{evidence.terms.platform_usd:,.0f}"
+            said = evidence.say(
+                "rule.product_lines.system", boards=" or ".join(map(str, boards)), platform=platform
+            )
+            found.append(Finding("product-lines", "info", said))
         return found
 
     return Lines(cards=each(evidence, card))

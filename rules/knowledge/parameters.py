@@ -103,9 +103,9 @@ class LabTraining(Parameters, frozen=True):
 class LlmDecode(Parameters, frozen=True):
     """Token generation at batch 1: bandwidth reached per stack, fixed cost per token, multi-card factors."""
 
-    bandwidth_efficiency: Mapping[str, float]  # software stack -> share of the bandwidth reached
+    bandwidth_efficiency: Mapping[str, float]  # backend -> share of the bandwidth reached
     quantized_factor: float
-    per_token_ms: Mapping[str, float]  # software stack -> fixed cost per token
+    per_token_ms: Mapping[str, float]  # backend -> fixed cost per token
     architecture_bandwidth_efficiency: Mapping[str, float]
     hbm_factor: float
     hbm_lines: tuple[str, ...]
@@ -120,6 +120,17 @@ class LlmDecode(Parameters, frozen=True):
     measured_error: float  # share either side of an estimate: the held-out rows' 80th percentile error
     measured_error_note: str
     note: str
+    reading_tokens_per_second: float  # what one user needs when the question does not say
+    reading_note: str
+    fp8_runtimes: tuple[str, ...]  # runtimes that serve FP8 weights and KV cache
+    fp8_note: str
+    fp8_architectures: tuple[str, ...]  # architectures the serving runtime runs FP8 weights and cache on
+    batch_note: str
+    usual_backend: Mapping[str, str]  # software stack of a card -> the backend its runs use unless asked
+    backends: Mapping[str, tuple[str, ...]]  # software stack of a card -> the backends that run on it
+    moe_per_token_ms: float  # routing a mixture of experts: gating and gathering the chosen experts, per token
+    backend_note: str
+    short_of_need_share: float  # where nothing delivers the users' need, what comes this close to the best is kept
 
 
 class BenchmarkScale(Parameters, frozen=True):
@@ -234,6 +245,10 @@ class ProductLines(Parameters, frozen=True):
     poor_value_lines: tuple[str, ...]
     memory_bound_lines: tuple[str, ...]
     memory_bound_note: str
+    system_boards: Mapping[str, tuple[int, ...]]  # module form factor -> the module counts its systems hold
+    system_boards_note: str
+    platform_usd_per_module: float  # the server around a board of modules, per module it holds
+    platform_note: str
 
 
 class GeforceLicence(Parameters, frozen=True):

@@ -145,3 +145,46 @@ def test_a_data_centre_card_on_a_geforce_chip_decodes_like_its_workstation_sibli
         )
     h100 = catalog.gpu("h100-pcie")  # HBM: the factor stays
     assert model.decode_bandwidth_gb_s(h100, 16) < 0.7 * h100.bandwidth_gb_s
+
+
+def test_held_back_error_meets_the_target_per_backend(catalog):
+    """Median error on the rows held back: at most 8 % overall, at most 12 % on each backend with five rows or
+    more, over 2025-2026 llama.cpp, Ollama and MLX runs as well as the 2023-2024 tables."""
+    from benchmarks.calibrate import backend_of
+
+    rulebook = load_rulebook()
+    model = PerformanceModel(rulebook, catalog.gpu("gtx-1080-ti"))
+    held = [r for r in cases(catalog, rulebook) if r[0]["role"] == "held-out"]
+    assert sum(r[0]["date"] >= "2025" for r in held) >= 20
+    errs = errors(model, held)
+    assert statistics.median(abs(e) for e in errs) <= 0.08
+    by: dict[str, list[float]] = {}
+    for (row, card, _), err in zip(held, errs, strict=True):
+        by.setdefault(backend_of(model, row, card), []).append(abs(err))
+    assert {"cuda", "vulkan", "metal"} <= {b for b, found in by.items() if len(found) >= 5}
+    for backend, found in by.items():
+        if len(found) >= 5:
+            assert statistics.median(found) <= 0.12, backend
+
+
+def test_the_backend_is_the_runs_not_the_cards(model, catalog):
+    """Vulkan on an NVIDIA card is its own fit; a backend the card cannot run (MLX on NVIDIA) gives its own."""
+    card = catalog.gpu("rtx-4090")
+    cuda = model.tokens_per_second(card, run(model="llama 3 8b"))
+    vulkan = model.tokens_per_second(card, run(model="llama 3 8b", backend="vulkan"))
+    mlx = model.tokens_per_second(card, run(model="llama 3 8b", backend="mlx"))
+    assert vulkan != cuda and mlx == cuda
+    assert model.backend(card, "mlx") == "cuda" and model.backend(catalog.gpu("arc-b580")) == "sycl"
+
+
+def test_routing_experts_costs_time_per_token(model, catalog):
+    """A mixture of experts reads only its active experts, but gating and gathering them costs a fixed time per
+    token (rule parameter moe_per_token_ms, fitted on MoE rows): slower than a dense model of its active size."""
+    moe = run(model="qwen3 30b a3b")
+    dense = replace(moe, model=replace(moe.model, active_params_b=None, params_b=moe.model.active_b))
+    card = catalog.gpu("rtx-4090")
+    moe_step = 1 / model.tokens_per_second(card, moe)
+    dense_step = 1 / model.tokens_per_second(card, dense)
+    assert moe_step - dense_step == pytest.approx(
+        load_rulebook().workload_priorities.llm_decode.moe_per_token_ms / 1000, rel=0.05
+    )

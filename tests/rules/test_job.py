@@ -50,7 +50,9 @@ def test_local_llm_inference_defaults_to_4_bit_and_says_so(rulebook):
     assert 20 <= found.need.gb <= 24
     assert fit_on(found, 24, 1).fits and not fit_on(found, 16, 1).fits
     served = job(rulebook, workload="llm", model="qwen 32b", task="inference", setting="server")
-    assert served.precision == "16-bit" and served.pooling == "tensor-parallel"
+    # a server runs vLLM-class serving, which serves FP8 weights and an FP8 KV cache (vLLM docs, FP8 W8A8)
+    assert served.precision == "fp8" and served.pooling == "tensor-parallel"
+    assert served.kv_cache_bytes == 1.0
 
 
 def test_lora_on_llama_3_8b_needs_about_20_gb_not_142(rulebook):
@@ -196,9 +198,14 @@ def test_whisper_large_is_counted_at_its_published_10_gb_not_the_lean_estimate(r
 def test_the_runtime_named_decides_how_cards_pool_and_how_weights_are_named(rulebook):
     # vLLM docs (distributed serving): one machine's GPUs run a model in tensor parallel; llama.cpp docs (multi-GPU):
     # --split-mode layer is the default, one GPU working at a time
-    vllm = job(rulebook, workload="llm", model="qwen3 32b", task="inference", runtime="vllm")
+    vllm = job(
+        rulebook, workload="llm", model="qwen3 32b", task="inference", runtime="vllm", precision="4-bit"
+    )
     ollama = job(rulebook, workload="llm", model="qwen3 32b", task="inference", runtime="llama.cpp")
     assert vllm.pooling == "tensor-parallel" and ollama.pooling == "layer-split"
+    # no precision asked: vLLM serves FP8 weights and an FP8 KV cache, llama.cpp a Q4_K_M file
+    served = job(rulebook, workload="llm", model="qwen3 32b", task="inference", runtime="vllm")
+    assert (served.precision, served.kv_cache_bytes, ollama.precision) == ("fp8", 1.0, "4-bit")
     assert "AWQ / GPTQ" in vllm.need.how and "Q4_K_M" not in vllm.need.how and "Q4_K_M" in ollama.need.how
     assert any("vLLM" in line for line in vllm.assumptions) and any(
         "llama.cpp" in line for line in ollama.assumptions
@@ -230,7 +237,7 @@ def test_the_runtime_named_decides_how_cards_pool_and_how_weights_are_named(rule
 
 def test_tensor_parallelism_needs_a_count_that_divides_the_attention_heads(rulebook):
     # vLLM splits each layer's 64 heads evenly (Llama 3 70B): 2, 4 or 8 cards; 3 run as pipeline stages, serially
-    served = job(rulebook, workload="llm", model="llama 3 70b", task="inference", batch=20)
+    served = job(rulebook, workload="llm", model="llama 3 70b", task="inference", batch=20, precision="4-bit")
     assert served.model.heads == 64
     assert [served.pooling_at(n) for n in (1, 2, 3, 4, 8)] == [
         "tensor-parallel",
@@ -244,3 +251,18 @@ def test_tensor_parallelism_needs_a_count_that_divides_the_attention_heads(ruleb
     assert four.fits and not four.serial and "tensor parallelism" in four.reason
     local = job(rulebook, workload="llm", model="llama 3 70b", task="inference")
     assert fit_on(local, 24, 2).serial and local.pooling_at(3) == "layer-split"
+    # 16 cards split 64 heads but copy the 8 KV heads: vLLM allows it
+    assert served.pooling_at(16) == "tensor-parallel"
+
+
+def test_tensor_parallelism_needs_a_count_that_divides_the_kv_heads(rulebook):
+    # Qwen3 14B: 40 attention heads, 8 KV heads (its config.json): 5 cards split the heads, not the KV heads
+    served = job(rulebook, workload="llm", model="qwen3 14b", task="inference", users=20)
+    assert (served.model.heads, served.model.kv_heads) == (40, 8)
+    assert [served.pooling_at(n) for n in (2, 4, 5, 8, 10)] == [
+        "tensor-parallel",
+        "tensor-parallel",
+        "pipeline-parallel",
+        "tensor-parallel",
+        "pipeline-parallel",
+    ]
