@@ -39,9 +39,10 @@ from markupsafe import Markup
 
 from rules.ask import ask
 from rules.contract.answer import CardRow, Reply
-from rules.contract.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, as_of_refusal, check_text
+from rules.contract.question import CURRENCIES, MAX_TEXT_CHARS, as_of_refusal, check_text
 from rules.errors import QuestionError
 from rules.knowledge.messages import basis, say, term
+from rules.understand.workloads import LISTED_WORKLOADS
 from service.api import today
 from service.api.docs import also_served_as, problems
 from service.api.query import known_parameters_only
@@ -66,7 +67,7 @@ __all__ = ["ChartQuery", "chart_query", "markdown_html", "template_config", "web
 log = logging.getLogger("whichgpu.web")
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-CHART_WORKLOADS = (*WORKLOADS, "llm_inference")
+CHART_WORKLOADS = LISTED_WORKLOADS
 VENDORS = ("nvidia", "amd", "intel")
 CACHE_CONTROL = "public, max-age=300"
 TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
