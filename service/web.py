@@ -42,6 +42,7 @@ from rules.contract.answer import CardRow, Reply
 from rules.contract.question import CURRENCIES, MAX_TEXT_CHARS, as_of_refusal, check_text
 from rules.errors import QuestionError
 from rules.knowledge.messages import basis, say, term
+from rules.render.figures import memory_text, price_text, speed_per_money
 from rules.understand.workloads import LISTED_WORKLOADS
 from service.api import today
 from service.api.docs import also_served_as, problems
@@ -418,7 +419,15 @@ def markdown_html(text: str) -> Markup:
 
 def _register(engine: JinjaTemplateEngine) -> None:
     engine.engine.filters["markdown"] = markdown_html
-    engine.engine.globals.update(urlencode=urlencode, say=say, term=term, basis=basis)
+    engine.engine.globals.update(
+        urlencode=urlencode,
+        say=say,
+        term=term,
+        basis=basis,
+        price_text=price_text,
+        speed_per_money=speed_per_money,
+        memory_text=memory_text,
+    )
 
 
 def template_config() -> TemplateConfig:
