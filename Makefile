@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test install install-dev clean
+.PHONY: run test install install-dev install-agent clean
 
 # The API host needs no torch: `make run` installs the base package only.
 $(BIN)/.installed: pyproject.toml
@@ -19,6 +19,13 @@ $(BIN)/.installed-dev: pyproject.toml constraints.txt
 
 install: $(BIN)/.installed
 install-dev: $(BIN)/.installed-dev
+
+# The bench agent: torch only from PyTorch's index (the CPU build for development), then the agent's extra,
+# which finds torch installed. A GPU host names its CUDA: make install-agent TORCH_INDEX=https://download.pytorch.org/whl/cu124
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+install-agent: $(BIN)/.installed
+	$(BIN)/pip install -q torch --index-url $(TORCH_INDEX)
+	$(BIN)/pip install -q -e '.[agent]'
 
 # Listens on WHICHGPU_HOST:WHICHGPU_PORT (default 127.0.0.1:8000), like `whichgpu serve`.
 run: $(BIN)/.installed

@@ -101,7 +101,24 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+# The passwords the deploy examples show: a service started with one runs on a password everyone knows.
+PLACEHOLDER_PASSWORDS = frozenset({"change-me", "changeme"})
+
+
+def _refuse_placeholder_password(database_url: str) -> None:
+    from urllib.parse import unquote, urlsplit
+
+    password = urlsplit(database_url).password
+    if password is not None and unquote(password).lower() in PLACEHOLDER_PASSWORDS:
+        raise CliError(
+            "WHICHGPU_DATABASE_URL still holds the example's placeholder password; "
+            "set a real one for the database role and in the URL",
+            EXIT_BAD_INPUT,
+        )
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    _refuse_placeholder_password(settings.resolved_database_url)
     host, port = args.host or settings.host, args.port if args.port is not None else settings.port
     sock = _listen(host, port)
     import uvicorn

@@ -36,7 +36,7 @@ STANDARD_ENV = frozenset({
     "MPLCONFIGDIR", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
 })
 # Read by the code outside Settings (each must still appear in the package source).
-EXTRA_WHICHGPU_ENV = frozenset({"WHICHGPU_AGENT_CONFIG", "WHICHGPU_DEBUG"})
+EXTRA_WHICHGPU_ENV = frozenset({"WHICHGPU_AGENT_CONFIG", "WHICHGPU_DEBUG", "WHICHGPU_CACHE_DIR"})
 # Knobs of the Slurm script itself (documented in its header).
 SCRIPT_KNOBS = frozenset({"BENCH_AGENT"})
 # Commands the deploy files are designed for but the CLI does not have yet.
