@@ -480,7 +480,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask = sub.add_parser(
         "ask",
-        help='ask a question, e.g. whichgpu ask "nlp $800"',
+        help="ask a question, e.g. whichgpu ask 'nlp $800' (single quotes keep the $ from the shell)",
         description=f"Answer a question in plain words. Exits {EXIT_NOT_UNDERSTOOD} when the question was "
         f"not understood (the reply says what is missing), {EXIT_BAD_INPUT} on an invalid value.",
     )

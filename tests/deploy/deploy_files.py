@@ -41,7 +41,9 @@ EXTRA_WHICHGPU_ENV = frozenset({"WHICHGPU_AGENT_CONFIG", "WHICHGPU_DEBUG", "WHIC
 SCRIPT_KNOBS = frozenset({"BENCH_AGENT"})
 # Commands the deploy files are designed for but the CLI does not have yet.
 # (whichgpu, sub): why — such a command xfails instead of failing while it is missing.
-PENDING: dict[tuple[str, str], str] = {}
+PENDING: dict[tuple[str, str], str] = {
+    ("whichgpu", "slack-test"): "the Slack test command (a signed request to a server) is still to come",
+}
 
 
 def settings_env() -> set[str]:
