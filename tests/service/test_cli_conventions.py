@@ -133,6 +133,8 @@ def test_catalog_and_chart_take_every_listed_workload_and_the_words_ask_reads(tm
         assert result.returncode == 0 and json.loads(result.stdout)["workload"] == workload, result.stderr
     nlp = run("catalog", "--workload", "nlp", tmp_path=tmp_path)
     assert nlp.stdout == run("catalog", "--workload", "transformer", tmp_path=tmp_path).stdout
+    drawn = run("chart", "--workload", "whisper", "-o", str(tmp_path / "speech.svg"), tmp_path=tmp_path)
+    assert drawn.returncode == 0 and "— speech" in (tmp_path / "speech.svg").read_text(), drawn.stderr
     unknown = run("chart", "--workload", "astrology", "-o", str(tmp_path / "c.svg"), tmp_path=tmp_path)
     assert unknown.returncode == 2 and "image-generation" in unknown.stderr
     assert "Traceback" not in unknown.stderr
