@@ -231,8 +231,12 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     interval = settings.agent_interval_s if args.interval is None else args.interval
     logging.getLogger("bench_agent").info("devices %s, every %gs, reporting to %s",
                                           ",".join(devices), interval, settings.api_url)
-    if args.quick:
-        logging.getLogger("bench_agent").warning("--quick: runs are stored but never used for advice")
+    unused = [reason for reason, applies in (("--quick", args.quick), ("cpu", "cpu" in devices)) if applies]
+    if unused:
+        logging.getLogger("bench_agent").warning(
+            "runs with %s are stored but never used for advice (a full run on a GPU counts)",
+            " or ".join(unused),
+        )
     idle_threshold = settings.agent_idle_utilization if args.idle_threshold is None else args.idle_threshold
     try:
         with ServiceClient(settings.api_url, settings.agent_token) as client:
