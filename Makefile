@@ -5,14 +5,20 @@ BIN := $(VENV)/bin
 
 .PHONY: run test install install-dev install-agent clean
 
+# whichgpu needs Python 3.11 or newer; an older python3 is named before pip fails on it.
+NEED_PYTHON = $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	{ echo "whichgpu needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1): run make with PYTHON=python3.11"; exit 1; }
+
 # The API host needs no torch: `make run` installs the base package only.
 $(BIN)/.installed: pyproject.toml
+	@$(NEED_PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -e .
 	touch $@
 
 # Tests exercise the bench agent too: dev + agent extras, torch pinned to the CPU wheel.
 $(BIN)/.installed-dev: pyproject.toml constraints.txt
+	@$(NEED_PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev,agent]'
 	touch $(BIN)/.installed $@

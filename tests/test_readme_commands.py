@@ -126,3 +126,18 @@ def test_the_readme_api_and_chat_recipes_answer(tmp_path: Path):
     assert "USD" in asked.stdout and "$800" not in asked.stderr, asked.stdout[:500]
     assert chatted.returncode == 0, chatted.stderr
     assert "USD" in chatted.stdout and "workload-priorities" in chatted.stdout, chatted.stdout[:500]
+
+
+def test_make_names_a_python_older_than_the_readme_asks(tmp_path: Path):
+    old = tmp_path / "python3"
+    old.write_text('#!/bin/sh\n[ "$1" = -V ] && { echo "Python 3.9.2"; exit 0; }\nexit 1\n')
+    old.chmod(0o755)
+    done = subprocess.run(
+        ["make", "install", f"VENV={tmp_path / 'venv'}", f"PYTHON={old}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0 and not (tmp_path / "venv").exists()
+    assert "whichgpu needs Python 3.11 or newer" in done.stdout and "Python 3.9.2" in done.stdout
