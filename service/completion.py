@@ -11,6 +11,11 @@ import shlex
 
 __all__ = ["completion_script"]
 
+# zsh: compinit (compdef) unless the rc file ran it already, then bash's `complete` through bashcompinit.
+ZSH_PRELUDE = (
+    "(( $+functions[compdef] )) || { autoload -Uz compinit && compinit -u; }\n"
+    "autoload -Uz bashcompinit && bashcompinit"
+)
 # Options whose value is a file name; the others with a free value (dates, ports, names) complete nothing.
 FILE_OPTIONS = frozenset({"-o", "--output"})
 
@@ -85,5 +90,5 @@ def completion_script(parser: argparse.ArgumentParser, shell: str) -> str:
 complete -o default -F _{prog}_complete {prog}
 """
     if shell == "zsh":
-        return f"autoload -Uz bashcompinit && bashcompinit\n{function}"
+        return f"{ZSH_PRELUDE}\n{function}"
     return function

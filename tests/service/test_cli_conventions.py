@@ -171,17 +171,28 @@ def test_bash_completion_offers_commands_options_and_values():
     assert set(actions.split()) >= {"add", "revoke", "list"}
 
 
-def test_zsh_completion_is_the_same_function_behind_bashcompinit(tmp_path):
+ZSH_PROBE = """
+eval "$("$WHICHGPU" completion zsh)"
+setopt ksharrays  # what bashcompinit sets around a bash function: arrays from 0, as in bash
+COMP_WORDS=(whichgpu catalog --workload ""); COMP_CWORD=3; _whichgpu_complete; echo "${COMPREPLY[*]}"
+complete -p
+"""
+
+
+def test_zsh_completion_is_the_bash_function_behind_bashcompinit(tmp_path):
     zsh_script = run("completion", "zsh", tmp_path=tmp_path).stdout
     bash_script = run("completion", "bash", tmp_path=tmp_path).stdout
-    assert zsh_script.startswith("autoload -Uz bashcompinit && bashcompinit\n")
-    assert zsh_script.endswith(bash_script)
+    assert "bashcompinit" in zsh_script and zsh_script.endswith(bash_script)
     zsh = shutil.which("zsh")
-    if zsh:  # where zsh is installed, it loads the script without complaint
-        loaded = subprocess.run(
-            [zsh, "-fc", f"{zsh_script}\nwhence -w _whichgpu_complete"],
+    if zsh:  # where zsh is installed, a bare zsh (no rc file) loads it and completes with it
+        done = subprocess.run(
+            [zsh, "-fc", ZSH_PROBE],
             capture_output=True,
             text=True,
+            env={**os.environ, "WHICHGPU": WHICHGPU},
             timeout=60,
         )
-        assert loaded.returncode == 0 and "function" in loaded.stdout, loaded.stderr
+        assert done.returncode == 0 and not done.stderr, done.stderr
+        workloads, registered = done.stdout.splitlines()[:2]
+        assert workloads.split() == list(LISTED_WORKLOADS)
+        assert registered == "complete -o default -F _whichgpu_complete whichgpu"
