@@ -141,3 +141,10 @@ def test_make_names_a_python_older_than_the_readme_asks(tmp_path: Path):
     )
     assert done.returncode != 0 and not (tmp_path / "venv").exists()
     assert "whichgpu needs Python 3.11 or newer" in done.stdout and "Python 3.9.2" in done.stdout
+
+
+def test_the_readme_counts_the_catalog_it_ships():
+    from rules.knowledge.catalog import load_catalog
+
+    said = re.search(r"The catalog holds (\d+) accelerators", README)
+    assert said and int(said.group(1)) == len(load_catalog().gpus)
