@@ -129,6 +129,26 @@ def _say(message: str) -> None:
     print(f"bench-agent: {message}", file=sys.stderr)
 
 
+def advice_exclusions(payload: dict[str, Any]) -> list[str]:
+    """Why the service keeps a run without letting it into the advice: quick runs understate a GPU, and a
+    CPU has no catalog card whose estimate a measurement could replace."""
+    reasons = []
+    if payload.get("quick"):
+        reasons.append("a --quick run (smaller sizes, shorter timing)")
+    if payload.get("device", {}).get("type") == "cpu":
+        reasons.append("a CPU run (the advice compares GPUs)")
+    return reasons
+
+
+def install_hint() -> str:
+    """How to install the agent's extra here: in a source checkout the make target (CPU torch from PyTorch's
+    index), elsewhere the package extra."""
+    checkout = Path(__file__).resolve().parents[1]
+    if (checkout / "pyproject.toml").is_file() and (checkout / "Makefile").is_file():
+        return f"make -C {checkout} install-agent"
+    return "pip install 'whichgpu[agent]'"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .agent import DeviceBusy, History, benchmark_device
     from .device import DeviceError, available_devices, resolve_device
@@ -164,6 +184,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if payload["run_id"] in report.delivered:
             delivery = "delivered"
             _say(f"run {payload['run_id']} delivered to {settings.api_url}")
+            unused = advice_exclusions(payload)
+            if unused:
+                _say(f"stored, but not used for advice: {'; '.join(unused)} (a full run on a GPU counts)")
         elif payload["run_id"] in report.rejected:
             delivery = "rejected"
             _say(f"the service refused run {payload['run_id']}; kept in {spool.rejected_dir}")
@@ -194,6 +217,9 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     from .spool import Spool
 
     settings = load_settings(args.config)
+    if not settings.agent_token:
+        raise CliError("no agent token: the service would refuse every run, so the daemon does not start. "
+                       "Set WHICHGPU_AGENT_TOKEN (`whichgpu agents add NAME` prints one)", EXIT_USAGE)
     config = _suite_config(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s bench-agent %(levelname)s %(message)s",
                         stream=sys.stderr)
@@ -205,6 +231,12 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     interval = settings.agent_interval_s if args.interval is None else args.interval
     logging.getLogger("bench_agent").info("devices %s, every %gs, reporting to %s",
                                           ",".join(devices), interval, settings.api_url)
+    unused = [reason for reason, applies in (("--quick", args.quick), ("cpu", "cpu" in devices)) if applies]
+    if unused:
+        logging.getLogger("bench_agent").warning(
+            "runs with %s are stored but never used for advice (a full run on a GPU counts)",
+            " or ".join(unused),
+        )
     idle_threshold = settings.agent_idle_utilization if args.idle_threshold is None else args.idle_threshold
     try:
         with ServiceClient(settings.api_url, settings.agent_token) as client:
@@ -354,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say("interrupted")
         return EXIT_INTERRUPTED
     except ModuleNotFoundError as exc:
-        _say(f"error: {exc.name} is not installed; install the agent extra: pip install 'whichgpu[agent]'")
+        _say(f"error: {exc.name} is not installed; install the agent's extra: {install_hint()}")
         return EXIT_FAILED
     except Exception as exc:  # never a traceback for the user; the message says what failed
         if os.environ.get("WHICHGPU_DEBUG"):

@@ -34,6 +34,7 @@ from rules.contract.answer import Answer, Finding, Money, Pick, RentVsBuy, Reply
 from rules.contract.question import MAX_TEXT_CHARS
 from rules.knowledge.messages import basis, say, term
 from rules.render import HELP_TEXT
+from rules.render.figures import memory_text, price_text, speed_per_money
 
 __all__ = [
     "ACTION_CHEAPER",
@@ -149,8 +150,8 @@ def _suggestions(suggestions: Iterable[str], lang: str | None = None) -> Section
     return _headed("heading.what_would_work", (f"• {escape(s)}" for s in suggestions), lang)
 
 
-def _money(money: Money) -> str:
-    return money.text
+def _money(money: Money, lang: str | None = None) -> str:
+    return price_text(money, lang)
 
 
 def _pick_name(pick: Pick) -> str:
@@ -164,9 +165,10 @@ def _pick_line(pick: Pick, lang: str | None = None) -> str:
     kind = escape(term("price.kind", str(price.kind or "price"), lang))
     dated = f" ({kind}, {price.seen})" if price.seen else ""
     relative = say("pick.reference", lang, relative=f"{pick.relative_performance:.2f}")
-    per_1000 = say("pick.per_1000", lang, value=f"{pick.performance_per_1000:.2f}", currency=price.currency)
+    per_money = speed_per_money(pick, lang)
     name = escape(_pick_name(pick))
-    return f"*{name}* — {_money(price)}{each}{dated}; {relative}, {per_1000}, {pick.memory_gb:g} GB"
+    memory = memory_text(pick.memory_gb, lang)
+    return f"*{name}* — {_money(price, lang)}{each}{dated}; {relative}, {per_money}, {memory}"
 
 
 def _rule_line(finding: Finding, mark: str = "•") -> str:

@@ -201,7 +201,8 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
             reference=made.reference.name,
             thriftiest=thriftiest.name,
             currency=pricing.currency,
-            per_1000=f"{thriftiest.performance_per_1000:.2f}",
+            per_step=f"{thriftiest.performance_per_1000 * pricing.step / 1000:.2f}",
+            step=pricing.step_text(),
         )
     elif picks:
         summary = say("summary.compare_one", lang, name=picks[0].name)
@@ -277,7 +278,8 @@ def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
         relative=f"{top.relative_performance:.2f}",
         reference=made.reference.name,
         workload=term("workload", made.label, lang),
-        per_1000=f"{top.performance_per_1000:.2f}",
+        per_step=f"{top.performance_per_1000 * pricing.step / 1000:.2f}",
+        step=pricing.step_text(),
     )
     if instead is not None and instead.verdict:
         return instead.verdict, summary, (instead.suggestion,) if instead.suggestion else ()

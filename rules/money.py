@@ -24,6 +24,19 @@ __all__ = ["Pricing", "months_between"]
 RULE = "cost-efficiency"
 
 
+def money_step(per_usd: float) -> float:
+    """The amount of a currency a speed-for-money figure is given per: 1000 units times the power of ten nearest
+    its rate to the dollar, so that the figure reads as one per 1000 USD would (per 1000 RUB a step up the price
+    ladder buys 0.05 of speed; per 100,000 RUB, 4.74)."""
+    return float(1000 * 10 ** round(math.log10(per_usd)))
+
+
+def money_step_text(per_usd: float, currency: str) -> str:
+    """:func:`money_step` with its currency: "1000 USD", "1000 EUR", "100,000 RUB" (digits grouped from five on)."""
+    step = money_step(per_usd)
+    return f"{step:,.0f} {currency}" if step >= 10_000 else f"{step:.0f} {currency}"
+
+
 @dataclass(frozen=True)
 class Pricing:
     """Price lookups and currency conversion for one question.
@@ -112,15 +125,10 @@ class Pricing:
 
     @property
     def step(self) -> float:
-        """The amount of the asker's currency a speed-for-money figure is given per: 1000 units, as the picks' own
-        figure, times the power of ten nearest the rate, so that the figure reads as one per 1000 USD would
-        (per 1000 RUB a step up the price ladder buys 0.05 of speed; per 100,000 RUB, 4.74)."""
-        return float(1000 * 10 ** round(math.log10(self.per_usd)))
+        return money_step(self.per_usd)
 
     def step_text(self) -> str:
-        """:attr:`step` with its currency: "1000 USD", "1000 EUR", "100,000 RUB" (digits grouped from five on)."""
-        step = self.step
-        return f"{step:,.0f} {self.currency}" if step >= 10_000 else f"{step:.0f} {self.currency}"
+        return money_step_text(self.per_usd, self.currency)
 
     def per_step(self, per_usd: float) -> float:
         """A figure per US dollar (speed per dollar) as one per :attr:`step` of the asker's currency."""

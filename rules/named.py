@@ -16,7 +16,8 @@ from rules.choose import BUDGET_SLACK
 from rules.contract.answer import NamedCard, NamedPrice
 from rules.headline import count_word
 from rules.job import METHOD_NAMES, fit_on, job_for
-from rules.knowledge.messages import say, term
+from rules.knowledge.messages import DEFAULT_LANGUAGE, say, term
+from rules.render.figures import memory_text
 
 if TYPE_CHECKING:
     from rules.configurations import Sizing
@@ -169,7 +170,8 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
         return NamedCard(
             **card, status="no-current-price", reason=f"{gpu.name}: {unpriced}; {speed}{room}{unbuildable}"
         )
-    reason = f"{gpu.name}: {speed}, {gpu.memory_gb:g} GB{room}{_priced(ctx, offer, count)}{unbuildable}"
+    memory = memory_text(gpu.memory_gb, lang)
+    reason = f"{gpu.name}: {speed}, {memory}{room}{_priced(ctx, offer, count)}{unbuildable}"
     return NamedCard(**card, status="compared", reason=reason)
 
 

@@ -60,6 +60,17 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _workload(text: str) -> str:
+    """A listed workload, or words that name one ("nlp"): the vocabulary `ask` reads."""
+    from rules.errors import QuestionError
+    from rules.understand.workloads import workload_named
+
+    try:
+        return workload_named(text)
+    except QuestionError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+
+
 def _load_advisor(settings: Settings):
     """The engine over the shipped catalog, with the lab's measurements when a database has any."""
     from rules.advisor import Advisor
@@ -90,7 +101,24 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+# The passwords the deploy examples show: a service started with one runs on a password everyone knows.
+PLACEHOLDER_PASSWORDS = frozenset({"change-me", "changeme"})
+
+
+def _refuse_placeholder_password(database_url: str) -> None:
+    from urllib.parse import unquote, urlsplit
+
+    password = urlsplit(database_url).password
+    if password is not None and unquote(password).lower() in PLACEHOLDER_PASSWORDS:
+        raise CliError(
+            "WHICHGPU_DATABASE_URL still holds the example's placeholder password; "
+            "set a real one for the database role and in the URL",
+            EXIT_BAD_INPUT,
+        )
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    _refuse_placeholder_password(settings.resolved_database_url)
     host, port = args.host or settings.host, args.port if args.port is not None else settings.port
     sock = _listen(host, port)
     import uvicorn
@@ -111,8 +139,15 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         proxy_headers=True,
         server_header=False,
     )
+    print(f"listening on {_url(sock)}", flush=True)
     uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+def _url(sock: socket.socket) -> str:
+    """The address a browser opens, with the port actually bound (``--port 0`` picks one)."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
@@ -168,21 +203,23 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
     as_of = args.as_of or date.today()
     if args.stale:
         return _print_stale(advisor, as_of, args.json)
-    rows = advisor.card_rows(args.workload or "general", as_of, args.currency, used_ok=args.used)
+    workload = args.workload or "general"
+    rows = advisor.card_rows(workload, as_of, args.currency, used_ok=args.used)
     if args.vendor:
         rows = tuple(r for r in rows if r.vendor == args.vendor.lower())
         if not rows:
             raise CliError(
                 f"no cards from vendor {args.vendor!r}; vendors: nvidia, amd, intel", EXIT_BAD_INPUT
             )
-    if args.json:
+    output = "json" if args.json else args.format or ("table" if sys.stdout.isatty() else "tsv")
+    if output == "json":
         import msgspec
 
         print(
             json.dumps(
                 {
                     "as_of": as_of.isoformat(),
-                    "workload": args.workload or "general",
+                    "workload": workload,
                     "catalog_version": advisor.catalog.version,
                     "reference_gpu": advisor.reference.id,
                     "gpus": msgspec.to_builtins(rows),
@@ -191,38 +228,88 @@ def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
                 ensure_ascii=False,
             )
         )
-        return 0
+    elif output == "table":
+        _print_catalog_table(
+            rows,
+            f"{len(rows)} cards as of {as_of.isoformat()}, {workload} speed "
+            f"relative to the {advisor.reference.name}",
+        )
+    else:
+        _print_delimited(rows, "," if output == "csv" else "\t")
+    return 0
+
+
+CATALOG_FIELDS = (
+    "gpu",
+    "name",
+    "vendor",
+    "memory_gb",
+    "relative_performance",
+    "performance_basis",
+    "price",
+    "currency",
+    "price_kind",
+    "price_date",
+    "price_estimate",
+    "performance_per_1000",
+)
+
+
+def _print_delimited(rows: Sequence[Any], delimiter: str) -> None:
+    """One header line, then one line per card: every figure in its own column, for a spreadsheet or awk."""
+    import csv
+
+    writer = csv.writer(sys.stdout, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(CATALOG_FIELDS)
+    for row in rows:
+        price = row.price
+        priced = (price.amount, price.currency, price.kind, price.seen, price.estimate) if price else [""] * 5
+        per_1000 = row.performance_per_1000 if row.performance_per_1000 is not None else ""
+        writer.writerow(
+            (
+                row.gpu,
+                row.name,
+                row.vendor,
+                row.memory_gb,
+                row.relative_performance,
+                row.performance_basis,
+                *priced,
+                per_1000,
+            )
+        )
+
+
+def _print_catalog_table(rows: Sequence[Any], title: str) -> None:
+    """A terminal table that fits 80 columns: ids never cut, the name and price details left to the other
+    formats."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
     table = Table(
-        title=f"whichgpu catalog as of {as_of.isoformat()} — {len(rows)} cards, "
-        f"performance for {args.workload or 'general'} relative to {advisor.reference.name}"
+        title=title,
+        caption="~ estimated price, u used; --format csv|tsv|json gives every field",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
     )
-    for column in ("id", "name", "vendor", "memory", "rel. perf", "basis", "price", "perf/1000"):
-        table.add_column(
-            column, justify="right" if column in ("memory", "rel. perf", "price", "perf/1000") else "left"
-        )
+    table.add_column("id", no_wrap=True, min_width=max((len(r.gpu) for r in rows), default=2))
+    for column in ("memory", "speed", "price", "/1000"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("basis", no_wrap=True)
     for row in rows:
         price = row.price
         table.add_row(
             row.gpu,
-            row.name,
-            row.vendor,
             f"{row.memory_gb:g} GB",
             f"{row.relative_performance:.2f}",
-            row.performance_basis,
-            f"{price.amount:,.0f} {price.currency} ({price.kind} {price.seen}"
-            f"{', estimate' if price.estimate else ''})"
+            f"{'~' if price.estimate else ''}{price.amount:,.0f} {price.currency}"
+            f"{' u' if price.kind == 'used' else ''}"
             if price
             else "—",
             f"{row.performance_per_1000:.2f}" if row.performance_per_1000 is not None else "—",
+            "meas" if row.performance_basis == "measured" else "est",
         )
-    console = Console()
-    if not console.is_terminal:  # piped: do not squeeze the table into 80 columns
-        console = Console(width=200)
-    console.print(table)
-    return 0
+    Console().print(table)
 
 
 def _print_stale(advisor, as_of: date, as_json: bool) -> int:
@@ -321,14 +408,23 @@ def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _workload_help() -> str:
+    from rules.understand.workloads import LISTED_WORKLOADS
+
+    return f"{', '.join(LISTED_WORKLOADS)}, or words that name one ('nlp')"
+
+
 def _add_catalog(sub: Any) -> None:
     catalog = sub.add_parser("catalog", help="list the GPU catalog with prices and relative performance")
-    catalog.add_argument("--json", action="store_true")
+    catalog.add_argument(
+        "--format",
+        choices=("table", "csv", "tsv", "json"),
+        help="default: a table on a terminal, tab-separated values when piped",
+    )
+    catalog.add_argument("--json", action="store_true", help="the same as --format json")
     catalog.add_argument("--as-of", type=_date, help="cards released and prices known by this date")
     catalog.add_argument("--vendor", help="nvidia, amd or intel")
-    catalog.add_argument(
-        "--workload", choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general")
-    )
+    catalog.add_argument("--workload", type=_workload, help=_workload_help())
     catalog.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
     catalog.add_argument("--used", action="store_true", help="include used prices")
     catalog.add_argument(
@@ -354,11 +450,7 @@ def _add_chart(sub: Any) -> None:
     chart.add_argument(
         "--kind", default="perf-per-dollar", choices=("perf-per-dollar", "relative-performance")
     )
-    chart.add_argument(
-        "--workload",
-        default="transformer",
-        choices=("cnn", "rnn", "transformer", "llm", "rl", "kaggle", "general"),
-    )
+    chart.add_argument("--workload", default="transformer", type=_workload, help=_workload_help())
     chart.add_argument("--as-of", type=_date)
     chart.add_argument("--currency", default="USD", choices=("USD", "EUR", "GBP", "RUB"))
     chart.add_argument("--used", action="store_true")
@@ -374,6 +466,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"exit codes:\n{codes}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the API (and Slack endpoint when configured)")
@@ -387,7 +480,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask = sub.add_parser(
         "ask",
-        help='ask a question, e.g. whichgpu ask "nlp $800"',
+        help="ask a question, e.g. whichgpu ask 'nlp $800' (single quotes keep the $ from the shell)",
         description=f"Answer a question in plain words. Exits {EXIT_NOT_UNDERSTOOD} when the question was "
         f"not understood (the reply says what is missing), {EXIT_BAD_INPUT} on an invalid value.",
     )
@@ -411,7 +504,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--defaults", action="store_true", help="print each variable's default and meaning instead"
     )
     settings_cmd.set_defaults(run=cmd_settings)
+
+    completion = sub.add_parser(
+        "completion",
+        help="print a shell completion script",
+        description='bash: eval "$(whichgpu completion bash)" in ~/.bashrc; '
+        'zsh: eval "$(whichgpu completion zsh)" in ~/.zshrc',
+    )
+    completion.add_argument("shell", choices=("bash", "zsh"))
+    completion.set_defaults(run=cmd_completion)
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("whichgpu")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def cmd_completion(args: argparse.Namespace, settings: Settings) -> int:
+    from service.completion import completion_script
+
+    print(completion_script(build_parser(), args.shell))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

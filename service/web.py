@@ -39,9 +39,11 @@ from markupsafe import Markup
 
 from rules.ask import ask
 from rules.contract.answer import CardRow, Reply
-from rules.contract.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, as_of_refusal, check_text
+from rules.contract.question import CURRENCIES, MAX_TEXT_CHARS, as_of_refusal, check_text
 from rules.errors import QuestionError
 from rules.knowledge.messages import basis, say, term
+from rules.render.figures import memory_text, price_text, speed_per_money
+from rules.understand.workloads import LISTED_WORKLOADS
 from service.api import today
 from service.api.docs import also_served_as, problems
 from service.api.query import known_parameters_only
@@ -66,7 +68,7 @@ __all__ = ["ChartQuery", "chart_query", "markdown_html", "template_config", "web
 log = logging.getLogger("whichgpu.web")
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-CHART_WORKLOADS = (*WORKLOADS, "llm_inference")
+CHART_WORKLOADS = LISTED_WORKLOADS
 VENDORS = ("nvidia", "amd", "intel")
 CACHE_CONTROL = "public, max-age=300"
 TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
@@ -417,7 +419,15 @@ def markdown_html(text: str) -> Markup:
 
 def _register(engine: JinjaTemplateEngine) -> None:
     engine.engine.filters["markdown"] = markdown_html
-    engine.engine.globals.update(urlencode=urlencode, say=say, term=term, basis=basis)
+    engine.engine.globals.update(
+        urlencode=urlencode,
+        say=say,
+        term=term,
+        basis=basis,
+        price_text=price_text,
+        speed_per_money=speed_per_money,
+        memory_text=memory_text,
+    )
 
 
 def template_config() -> TemplateConfig:

@@ -17,11 +17,22 @@ from typing import Any
 
 from rules.knowledge.store import load_knowledge
 
-__all__ = ["DEFAULT_LANGUAGE", "Messages", "basis", "catalogue", "cited", "languages", "say", "term"]
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "Messages",
+    "basis",
+    "catalogue",
+    "cited",
+    "grouped",
+    "languages",
+    "say",
+    "term",
+]
 
 DEFAULT_LANGUAGE = "en"
 _NOT_A_KEY = re.compile(r"[^a-z0-9]+")
 _MEASURED = re.compile(r"measured on (\d+) lab host")
+_GROUPED_DIGITS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma between digit groups, not in "4.5, 8"
 
 
 @dataclass(frozen=True)
@@ -64,7 +75,13 @@ def say(key: str, language: str | None = None, /, **values: Any) -> str:
     template = messages.templates.get((key, language))
     if template is None:  # a language the catalogue lacks reads English; an unknown key raises
         template = messages.catalogue[key][DEFAULT_LANGUAGE]
-    return template.format(**values) if values else template
+    return grouped(template.format(**values) if values else template, language)
+
+
+def grouped(text: str, language: str | None = None) -> str:
+    """Digit groups as ``language`` writes them: "58,422 RUB" in English, "58 422 RUB" in Russian."""
+    separator = load_knowledge().messages.templates.get(("number.group_separator", language), ",")
+    return text if separator == "," else _GROUPED_DIGITS.sub(separator, text)
 
 
 def term(group: str, word: str, language: str | None = None) -> str:

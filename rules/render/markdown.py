@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rules.contract.answer import Answer, Detail, Money, Pick, RentVsBuy
 from rules.knowledge.messages import basis, say, term
+from rules.render.figures import memory_text, price_text, speed_per_money
 from rules.render.short import short_markdown
 
 __all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text"]
@@ -24,7 +25,7 @@ HELP_TEXT = help_text()  # English, for faces that show help before any question
 
 
 def _price(money: Money, lang: str | None = None) -> str:
-    text = money.text
+    text = price_text(money, lang)
     if money.seen:
         key = "price.dated_converted" if money.converted_from else "price.dated"
         text = say(
@@ -49,12 +50,10 @@ def _pick_line(rank: str, pick: Pick, labelled: bool = True, lang: str | None = 
         else ""
     )
     relative = say("pick.reference", lang, relative=f"{pick.relative_performance:.2f}")
-    per_1000 = say(
-        "pick.per_1000", lang, value=f"{pick.performance_per_1000:.2f}", currency=pick.total_price.currency
-    )
+    per_money = speed_per_money(pick, lang)
     return (
         f"{rank} **{count}{pick.name}**{label} —{used} {_price(pick.unit_price, lang)}{total}; "
-        f"{relative}{speed}, {per_1000}, {pick.memory_gb:g} GB"
+        f"{relative}{speed}, {per_money}, {memory_text(pick.memory_gb, lang)}"
     )
 
 

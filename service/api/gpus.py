@@ -13,7 +13,7 @@ from litestar.params import FromPath, QueryParameter
 
 from rules.contract.answer import CardRow
 from rules.contract.question import WORKLOADS, Question
-from rules.contract.question import Workload as QuestionWorkload
+from rules.understand.workloads import LISTED_WORKLOADS
 from service.api import today
 from service.api.docs import problems
 from service.api.inputs import schema
@@ -26,7 +26,7 @@ __all__ = ["GpuController"]
 
 # the published schema of this query: the parameters take their bounds from it
 QUERY = schema("gpu-query") or {}
-Workload = Enum("Workload", {w: w for w in WORKLOADS}, type=str)  # type: ignore[misc]
+Workload = Enum("Workload", {w: w for w in LISTED_WORKLOADS}, type=str)  # type: ignore[misc]
 
 
 def _row(gpu: Any, row: CardRow, with_performance: bool) -> GpuRow:
@@ -127,8 +127,8 @@ class GpuController(Controller):
     ) -> GpuList:
         """Cards released by `as_of` (default today), with their price then; `workload` adds relative
         performance and performance per 1000 units of `currency`, sorted fastest first."""
-        chosen: QuestionWorkload | None = workload.value if workload else None
-        named = {"as_of": as_of, "currency": currency, "workload": chosen}
+        chosen: str | None = workload.value if workload else None
+        named = {"as_of": as_of, "currency": currency}
         question = Question.from_dict({k: v for k, v in named.items() if v is not None}, today())
         day = question.as_of or today()
         rows = snapshot.card_rows(chosen or "general", day, question.currency, used_ok)

@@ -8,14 +8,20 @@ the cloud offers of the day, and the performance per workload, measured or estim
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from rules.contract.answer import Money
 from rules.contract.question import AS_OF_PATTERN, CURRENCY_PATTERN, MAX_BUDGET
-from rules.contract.question import Workload as QuestionWorkload
+from rules.understand.workloads import LISTED_WORKLOADS
+
+# A workload the catalog views take: every listed one, LLM serving included (an enum in the schema).
+if TYPE_CHECKING:
+    ListedWorkload = str
+else:
+    ListedWorkload = Literal[LISTED_WORKLOADS]
 
 __all__ = [
     "Basis",
@@ -67,7 +73,7 @@ class GpuQuery(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=
     currency: Annotated[str, msgspec.Meta(pattern=CURRENCY_PATTERN)] | None = None
     used_ok: Literal["true", "false", "1", "0"] | None = None
     as_of: Annotated[str, msgspec.Meta(pattern=AS_OF_PATTERN)] | None = None
-    workload: QuestionWorkload | None = None
+    workload: ListedWorkload | None = None
     limit: Annotated[int, msgspec.Meta(ge=1, le=200)] = 50
     offset: Annotated[int, msgspec.Meta(ge=0, le=100_000)] = 0
 
@@ -103,7 +109,7 @@ class GpuList(msgspec.Struct, kw_only=True, frozen=True):
     offset: int
     as_of: date
     catalog_version: str
-    workload: QuestionWorkload | None
+    workload: ListedWorkload | None
     currency: str
     items: list[GpuRow]
 

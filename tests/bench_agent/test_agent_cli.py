@@ -113,6 +113,7 @@ def test_daemon_runs_max_rounds_and_spools(agent_env: dict[str, str]) -> None:
     (payload_file,) = [p for p in spool.glob("*.json") if not p.name.endswith(".state.json")]
     assert payload_errors(json.loads(payload_file.read_text())) == []
     assert "stopped after 1 round" in proc.stderr
+    assert "runs with --quick or cpu are stored but never used for advice" in proc.stderr
 
 
 def test_daemon_skips_a_busy_device(agent_env: dict[str, str]) -> None:

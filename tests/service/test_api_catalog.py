@@ -8,6 +8,7 @@ import pytest
 
 from rules.contract import question
 from rules.knowledge.datafile import schema_names as data_schema_names
+from rules.understand.workloads import LISTED_WORKLOADS
 from service.api import inputs
 from service.api.inputs import schema_errors
 from tests.app_client import app_client
@@ -164,7 +165,8 @@ def test_request_schema_enums_match_the_engine():
     assert props["method"]["enum"] == [*sorted(question.METHODS), None]
     assert props["task"]["enum"] == sorted(question.TASKS)
     assert set(props) - {"intent"} == set(question.Question.__dataclass_fields__)
-    assert inputs.schema("gpu-query")["properties"]["workload"]["enum"] == [*sorted(question.WORKLOADS), None]
+    listed = inputs.schema("gpu-query")["properties"]["workload"]["enum"]
+    assert listed == [*sorted(LISTED_WORKLOADS), None]  # the question's workloads and LLM serving
 
 
 def test_healthz(client):

@@ -130,14 +130,14 @@ def test_serve_with_an_impossible_address_exits_2(tmp_path, args):
     assert len(result.stderr.strip().splitlines()) <= 3  # argparse: usage + one line; ours: one line
 
 
-def test_help_and_readme_document_the_exit_codes(tmp_path):
+def test_help_and_the_usage_guide_document_the_exit_codes(tmp_path):
     from service.cli import EXIT_CODES
 
     help_text = run("--help", tmp_path=tmp_path).stdout
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text(encoding="utf-8")
     for code, meaning in EXIT_CODES.items():
         assert f"{code:<4} {meaning}" in help_text
-        assert f"| {code} | {meaning} |" in readme, f"README lacks exit code {code}"
+        assert f"| {code} | {meaning} |" in guide, f"docs/usage.md lacks exit code {code}"
 
 
 def test_a_reader_that_leaves_early_is_no_error(tmp_path):

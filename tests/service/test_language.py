@@ -4,6 +4,7 @@ names and numbers stay as they are, and an English question stays English."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,10 +44,10 @@ def test_the_api_answer_has_russian_headings_and_the_same_names_and_numbers(repl
     text, top = reply["answer"], reply["recommendation"]["picks"][0]
     assert all(f"**{heading}**" in text for heading in RUSSIAN_HEADINGS)
     assert not any(f"**{heading}**" in text for heading in ENGLISH_HEADINGS)
-    assert (
-        top["name"] in text and f"{top['unit_price']['amount']:,.0f} {top['unit_price']['currency']}" in text
-    )
-    assert "эталона" in text and "RUB" in text
+    amount = f"{top['unit_price']['amount']:,.0f}".replace(",", " ")  # Russian groups digits with a space
+    assert top["name"] in text and f"{amount} {top['unit_price']['currency']}" in text
+    assert "эталона" in text and "на 100 000 RUB" in text and f", {top['memory_gb']:g} ГБ" in text
+    assert not re.search(r"\d,\d{3}\b", text)  # no English digit groups left anywhere
 
 
 def test_an_english_question_stays_english(replies) -> None:

@@ -29,8 +29,8 @@ def test_each_language_fills_the_same_fields(key: str) -> None:
 
 
 def test_say_fills_names_and_numbers_unchanged() -> None:
-    assert say("pick.per_1000", "ru", value="0.14", currency="RUB") == "0.14 на 1000 RUB"
-    assert say("pick.per_1000", None, value="0.14", currency="RUB") == "0.14 per 1000 RUB"
+    assert say("pick.per_step", "ru", value="0.14", step="1000 EUR") == "0.14 на 1000 EUR"
+    assert say("pick.per_step", None, value="0.14", step="1000 EUR") == "0.14 per 1000 EUR"
     assert say("heading.why", "en") == "Why" and say("heading.why", "ru") == "Почему"
 
 
@@ -69,3 +69,12 @@ def test_a_message_missing_a_language_breaks_the_schema(tmp_path) -> None:
     (tmp_path / "messages.json").write_text(json.dumps(broken), encoding="utf-8")
     with pytest.raises(DataFileError, match="ru"):
         load_data("messages", tmp_path)
+
+
+def test_digits_are_grouped_as_the_language_writes_them() -> None:
+    """Russian groups digits with a space ("58 422 RUB"), English with a comma; decimals and lists stay."""
+    assert say("pick.per_step", "ru", value="7.70", step="100,000 RUB") == "7.70 на 100 000 RUB"
+    assert say("pick.per_step", "en", value="7.70", step="100,000 RUB") == "7.70 per 100,000 RUB"
+    assert say("pick.in_all", "ru", price="1,234,567 RUB") == "1 234 567 RUB всего"
+    assert say("pick.in_all", "ru", price="4.5, 8 and 12,5") == "4.5, 8 and 12,5 всего"
+    assert say("pick.memory", "ru", gb="24") == "24 ГБ" and say("pick.memory", "en", gb="24") == "24 GB"
