@@ -31,6 +31,8 @@ __all__ = [
     "Currency",
     "Excluded",
     "Finding",
+    "JobCost",
+    "JobOption",
     "MemoryNeed",
     "Money",
     "NamedCard",
@@ -42,6 +44,7 @@ __all__ = [
     "RentVsBuy",
     "RentYear",
     "Reply",
+    "Way",
 ]
 
 VERDICTS = ("buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare")
@@ -265,6 +268,45 @@ class NamedCard(_Part, kw_only=True, frozen=True):
         return tuple(msgspec.convert(entry, cls) for entry in entries)
 
 
+Way = Literal["own", "buy", "rent", "tpu"]
+
+
+class JobOption(_Part, kw_only=True, frozen=True, omit_defaults=True):
+    """One way to run a whole training job: ``count`` × one accelerator, how long it takes and what it costs.
+
+    ``hours_low``/``hours_high`` and ``cost_low``/``cost_high`` are the band from the utilisation's spread
+    (rule ``job-cost``); a purchase's cost is its price plus the electricity for the run, a rental's its
+    on-demand price (``spot_cost`` where the provider lists spot), the lab's own cards their price spread
+    over their years of use plus electricity."""
+
+    way: Way
+    gpu: str
+    name: str
+    count: int
+    hours: float
+    hours_low: float
+    hours_high: float
+    cost: Money
+    cost_low: Money
+    cost_high: Money
+    per_hour: Money
+    spot_cost: Money | None = None
+    provider: str | None = None
+    seen: str | None = msgspec.field(default=None, name="date")
+
+
+class JobCost(_Part, kw_only=True, frozen=True):
+    """A training run's work (model FLOPs) and each way to get it done, cheapest first."""
+
+    method: str
+    params_b: float
+    tokens_b: float
+    flops: float
+    utilisation: float  # of the dense 16-bit tensor peak
+    utilisation_band: tuple[float, float]
+    options: tuple[JobOption, ...]
+
+
 class CardRow(_Part, kw_only=True, frozen=True):
     """One released card for a workload on a date: its speed, price and speed per 1000 units (the catalog's
     table and charts)."""
@@ -301,6 +343,7 @@ class Answer(_Part, kw_only=True, frozen=True):
     rent_vs_buy: RentVsBuy | None = None
     suggestions: tuple[str, ...] = ()
     named: tuple[NamedCard, ...] = ()  # every card the question named: compared, fitted, or why not
+    job_cost: JobCost | None = None  # a training run with its tokens: time and money on each way to run it
 
     def __post_init__(self) -> None:
         if not self.performance_basis:  # said by the picks, unless decoded from an answer that says it

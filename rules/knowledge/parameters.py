@@ -19,6 +19,7 @@ __all__ = [
     "DroppedStack",
     "Floor",
     "GeforceLicence",
+    "JobCostParameters",
     "LabTraining",
     "LimitedStack",
     "LlmDecode",
@@ -220,6 +221,21 @@ class GeforceLicence(Parameters, frozen=True):
 
 class TpuFit(Parameters, frozen=True):
     good_for: tuple[str, ...]
+
+
+class JobCostParameters(Parameters, frozen=True):
+    flops_per_param_token: float
+    attention_flops_factor: float
+    adapter_speedup: float
+    utilisation: float
+    utilisation_band: tuple[float, float]
+    utilisation_note: str
+    longest_wall_hours: float
+    longest_wall_note: str
+    rentals_shown: int
+    training_context: int
+    training_context_note: str
+    sources: tuple[Source, ...]
 
 
 class RentVsBuy(Parameters, frozen=True):
