@@ -17,15 +17,17 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from msgspec.structs import replace as with_changes
 
 from rules.asker import Asker, asker_for
 from rules.assemble import Made, assembled, compared, shown
 from rules.choose import Choice, Objective, asked_first, choice_for
 from rules.configurations import Configuration, Sizing, configure, sizing_for
-from rules.contract.answer import Answer, CardRow, Excluded, Finding
+from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost
 from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.job import Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
+from rules.jobcost import JobAsked, priced_job
 from rules.knowledge.messages import say
 from rules.knowledge.rulebook import Rulebook, load_rulebook
 from rules.market import Market, Markets, representative_rentals
@@ -37,6 +39,7 @@ from rules.terms import Terms, TermsContext, kept_configurations, terms_for, wor
 if TYPE_CHECKING:
     from rules.contract.answer import MemoryNeed
     from rules.knowledge import Catalog
+    from rules.money import Pricing
 
 __all__ = ["Advisor"]
 
@@ -116,7 +119,39 @@ class Advisor:
                 lambda gpu_id: top is not None and self._cheaper(market, pricing.used_ok, gpu_id, top),
             )
         )
-        return assembled(made, choice, explained, stages.excluded)
+        answer = assembled(made, choice, explained, stages.excluded)
+        job_cost = self._priced_job(stages, choice.top, pricing)
+        return answer if job_cost is None else with_changes(answer, job_cost=job_cost)
+
+    def _priced_job(self, stages: _Stages, top: Configuration | None, pricing: Pricing) -> JobCost | None:
+        """A training run with its tokens: its hours and cost on the pick, the asker's cards and the rentals."""
+        question, job = stages.question, stages.job
+        params_b = job.model.params_b if job.model is not None else question.params_b
+        if not question.training_tokens_b or not params_b or job.method == "inference":
+            return None
+        owned = self.catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
+        point = None if owned is None else stages.market.best_price(owned, used_ok=True)
+        asked = JobAsked(
+            params_b=params_b,
+            tokens_b=question.training_tokens_b,
+            method=job.method,
+            model=job.model,
+            top=None if top is None else (top.gpu, top.count, top.total_usd),
+            owned=owned,
+            owned_count=question.gpus if owned is not None else 1,
+            owned_price_usd=None if point is None else point.price_usd,
+            hours_per_week=self.renting.hours_per_week(question)[0],
+        )
+        sizing = stages.sizing
+        return priced_job(
+            asked,
+            rulebook=self.rulebook,
+            pricing=pricing,
+            rentals=stages.market.rentals,
+            fit=lambda memory_gb, count: sizing.fit(memory_gb, count).fits,
+            electricity_usd_per_kwh=self.electricity,
+            tpu_suits=question.workload in self.rulebook.tpu_fit.good_for,
+        )
 
     def _configured(self, question: Question, as_of: date) -> _Stages:
         """The stages up to the configurations: who asks, the job, the market, the rules' terms, what holds the job."""

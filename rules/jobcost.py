@@ -19,17 +19,19 @@ from rules.contract.answer import JobCost, JobOption, Money, Way
 from rules.market import Rental, TpuChip
 
 if TYPE_CHECKING:
-    from rules.knowledge import CloudOffer, Gpu, ModelSpec
+    from rules.knowledge import CloudOffer, Gpu, ModelSpec, Rulebook
     from rules.knowledge.parameters import JobCostParameters
     from rules.money import Pricing
 
 __all__ = [
     "Costing",
+    "JobAsked",
     "Work",
     "amortised_per_hour",
     "hours_on",
     "job_cost",
     "peak_tflops",
+    "priced_job",
     "serving_cost_per_million",
     "training_work",
 ]
@@ -207,3 +209,46 @@ def job_cost(
         utilisation_band=costing.params.utilisation_band,
         options=tuple(options),
     )
+
+
+@dataclass(frozen=True)
+class JobAsked:
+    """What the engine knows of a training job when it prices it: the run and the cards around it."""
+
+    params_b: float
+    tokens_b: float
+    method: str
+    model: ModelSpec | None
+    top: tuple[Gpu, int, float] | None  # the pick: card, count, total price in USD
+    owned: Gpu | None  # the card the asker has
+    owned_count: int
+    owned_price_usd: float | None  # one of them at today's price, new or used: what the lab's card is worth
+    hours_per_week: float
+
+
+def priced_job(
+    asked: JobAsked,
+    *,
+    rulebook: Rulebook,
+    pricing: Pricing,
+    rentals: Sequence[Rental],
+    fit: Callable[[float, int], bool],
+    electricity_usd_per_kwh: float,
+    tpu_suits: bool,
+) -> JobCost:
+    """The engine's stage: the run's work, and each way to run it priced (see :func:`job_cost`)."""
+    params = rulebook.job_cost
+    costing = Costing(
+        work=training_work(asked.params_b, asked.tokens_b, asked.method, asked.model, params),
+        params=params,
+        pricing=pricing,
+        electricity_usd_per_kwh=electricity_usd_per_kwh,
+        system_power_w=rulebook.rent_vs_buy.system_power_w,
+        holds=lambda unit, count: fit(unit.memory_gb, count),
+    )
+    owned = None
+    if asked.owned is not None and asked.owned_price_usd is not None:
+        years = max(rulebook.rent_vs_buy.years)
+        per_hour = amortised_per_hour(asked.owned_price_usd * asked.owned_count, years, asked.hours_per_week)
+        owned = (asked.owned, asked.owned_count, per_hour)
+    return job_cost(costing, rentals, bought=asked.top, owned=owned, tpu_suits=tpu_suits)

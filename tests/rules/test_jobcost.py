@@ -198,3 +198,52 @@ def test_tpus_only_where_the_job_suits_them() -> None:
 
 def test_serving_cost_per_million_tokens() -> None:
     assert serving_cost_per_million(2.0, 1000) == pytest.approx(2.0 / 3.6)
+
+
+def _answer(**fields: object):  # type: ignore[no-untyped-def]
+    from rules.contract.question import Question
+
+    return ADVISOR.recommend(Question(**fields), today=dt.date(2026, 11, 26))  # type: ignore[arg-type]
+
+
+def test_a_training_run_with_its_tokens_is_timed_and_priced_on_the_pick_and_the_askers_cards() -> None:
+    answer = _answer(
+        params_b=1.0,
+        method="pretrain",
+        training_tokens_b=20,
+        workload="llm",
+        budget=5000,
+        owned_gpu="rtx 3090",
+        gpus=2,
+    )
+    job = answer.job_cost
+    assert job is not None and job.tokens_b == 20 and job.method == "pretrain"
+    ways = {o.way: o for o in job.options}
+    assert ways["buy"].gpu == answer.picks[0].gpu and ways["buy"].count == answer.picks[0].count
+    assert ways["own"].gpu == "rtx-3090" and ways["own"].count == 2
+    assert "rent" in ways
+
+
+def test_no_job_cost_without_tokens_or_for_inference() -> None:
+    assert _answer(params_b=1.0, method="pretrain", workload="llm", budget=5000).job_cost is None
+    assert (
+        _answer(
+            params_b=8.0, method="inference", task="inference", training_tokens_b=1, workload="llm"
+        ).job_cost
+        is None
+    )
+
+
+def test_the_section_names_each_option_with_its_time_and_cost() -> None:
+    from rules.render.job import job_lines
+
+    answer = _answer(params_b=1.0, method="pretrain", training_tokens_b=20, workload="llm", budget=5000)
+    assert answer.job_cost is not None
+    lines = job_lines(answer.job_cost, "en")
+    assert lines[1] == "**The whole job**"
+    assert "20B tokens" in lines[2] and "_job-cost_" in lines[2]
+    assert len(lines) == 3 + len(answer.job_cost.options)
+    for option, line in zip(answer.job_cost.options, lines[3:], strict=True):
+        assert option.name in line and option.cost.text in line
+    russian = job_lines(answer.job_cost, "ru")
+    assert russian[1] == "**Вся задача целиком**"
