@@ -1,4 +1,4 @@
-"""`whichgpu ask ... --skypilot FILE`: the rent path of a training run as a SkyPilot task, or a clear refusal."""
+"""`whichgpu ask ... --skypilot FILE`: a training run's rent path as a SkyPilot task, or a clear refusal."""
 
 from __future__ import annotations
 
