@@ -34,6 +34,7 @@ __all__ = [
     "JobCost",
     "JobOption",
     "MemoryNeed",
+    "ModelRun",
     "Money",
     "NamedCard",
     "NamedPrice",
@@ -44,6 +45,7 @@ __all__ = [
     "RentVsBuy",
     "RentYear",
     "Reply",
+    "RunsOn",
     "Way",
 ]
 
@@ -307,6 +309,28 @@ class JobCost(_Part, kw_only=True, frozen=True):
     options: tuple[JobOption, ...]
 
 
+class ModelRun(_Part, kw_only=True, frozen=True, omit_defaults=True):
+    """One model on the cards asked about: the widest weights it runs at, its speed, how it can be tuned."""
+
+    model: str
+    name: str
+    kind: str  # "llm" | "diffusion" | "speech"
+    params_b: float
+    inference: str | None = None  # "16-bit" | "8-bit" | "4-bit"; None: it does not run
+    tokens_per_second: float | None = None  # LLM decode at batch 1 at those weights
+    fine_tune: str | None = None  # "full" | "lora" | "qlora"; None: no fine-tuning fits
+
+
+class RunsOn(_Part, kw_only=True, frozen=True):
+    """What runs on ``count`` × one card: the models of the table that run or tune on it, largest first."""
+
+    gpu: str
+    name: str
+    count: int
+    memory_gb: float
+    models: tuple[ModelRun, ...]
+
+
 class CardRow(_Part, kw_only=True, frozen=True):
     """One released card for a workload on a date: its speed, price and speed per 1000 units (the catalog's
     table and charts)."""
@@ -344,6 +368,7 @@ class Answer(_Part, kw_only=True, frozen=True):
     suggestions: tuple[str, ...] = ()
     named: tuple[NamedCard, ...] = ()  # every card the question named: compared, fitted, or why not
     job_cost: JobCost | None = None  # a training run with its tokens: time and money on each way to run it
+    runs_on: tuple[RunsOn, ...] = ()  # "what can I run on …": the models each asked card (or lab card) runs
 
     def __post_init__(self) -> None:
         if not self.performance_basis:  # said by the picks, unless decoded from an answer that says it

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rules.contract.answer import Answer, Money, Pick, RentVsBuy
 from rules.knowledge.messages import basis, say, term
 from rules.render.job import job_lines
+from rules.render.runs_on import runs_on_lines
 
 __all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text"]
 
@@ -93,6 +94,7 @@ def answer_markdown(answer: Answer) -> str:
         lines += [f"- ⚠ {w.reason} (_{w.rule}_)" for w in answer.warnings]
     lines += _rent_lines(answer.rent_vs_buy, lang)
     lines += job_lines(answer.job_cost, lang)
+    lines += runs_on_lines(answer.runs_on, lang)
     if answer.suggestions:
         lines += ["", f"**{say('heading.what_would_work', lang)}**"] + [f"- {s}" for s in answer.suggestions]
     notes = [f for f in answer.findings if f.verdict in ("applied", "info")]
