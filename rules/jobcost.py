@@ -96,10 +96,11 @@ class Costing:
     def band(self, unit: Gpu | TpuChip, count: int) -> tuple[float, float, float]:
         """Hours at the central utilisation, and at the band's high and low (fastest first)."""
         low, high = self.params.utilisation_band
+        stack = self.params.stack_share.get(unit.software, 1.0)
         return (
-            hours_on(self.work, unit, count, self.params.utilisation),
-            hours_on(self.work, unit, count, high),
-            hours_on(self.work, unit, count, low),
+            hours_on(self.work, unit, count, self.params.utilisation * stack),
+            hours_on(self.work, unit, count, high * stack),
+            hours_on(self.work, unit, count, low * stack),
         )
 
     def power_usd_per_hour(self, unit: Gpu | TpuChip, count: int) -> float:

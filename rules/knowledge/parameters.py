@@ -233,6 +233,8 @@ class JobCostParameters(Parameters, frozen=True):
     longest_wall_hours: float
     longest_wall_note: str
     rentals_shown: int
+    stack_share: Mapping[str, float]  # software stack -> its share of the CUDA utilisation
+    stack_note: str
     training_context: int
     training_context_note: str
     sources: tuple[Source, ...]

@@ -78,7 +78,7 @@ def skypilot_task(job: JobCost, title: str, resumable: bool = True, cluster: Clu
     if not entries:
         raise ValueError("none of the job's rentals has a SkyPilot name")
     lines = [
-        f"# {title}: {job.tokens_b:g}B tokens, about {job.flops:.2g} FLOPs.",
+        f"# {title}: {job.tokens_b:g}B tokens, about {job.flops:.2g} FLOPs.".replace("e+", "e"),
         "# Resources in the order of what the whole job costs on each (spot first where it resumes).",
         f"name: {_slug(title)}",
         "resources:",
