@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
-import sky
 
 from rules.contract.answer import JobCost
 from rules.jobcost import amortised_per_hour, job_cost
@@ -15,7 +15,10 @@ from rules.render.skypilot import skypilot_task
 from tests.rules.test_jobcost import CATALOG, _costing, _rentals
 
 
-def _task(tmp_path: Path, text: str) -> sky.Task:
+def _task(tmp_path: Path, text: str) -> Any:
+    """The task as SkyPilot reads it (imported here: SkyPilot is heavy and only these tests need it)."""
+    import sky
+
     path = tmp_path / "task.yaml"
     path.write_text(text, encoding="utf-8")
     return sky.Task.from_yaml(str(path))
