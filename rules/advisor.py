@@ -157,6 +157,9 @@ class Advisor:
             owned_count=question.gpus if owned is not None else 1,
             owned_price_usd=None if point is None else point.price_usd,
             hours_per_week=self.renting.hours_per_week(question)[0],
+            named=tuple(
+                (gpu, question.gpus) for name in question.compare if (gpu := self.catalog.find(name)) is not None
+            ),
         )
         sizing = stages.sizing
         return priced_job(

@@ -154,9 +154,9 @@ class Costing:
             seen=None if offer is None else offer.seen.isoformat(),
         )
 
-    def rented(self, rental: Rental) -> JobOption | None:
-        """The rental on as many units as hold the job; spot priced where the provider lists it."""
-        count = self.count_for(rental.unit)
+    def rented(self, rental: Rental, asked: int | None = None) -> JobOption | None:
+        """The rental on ``asked`` units, else on as many as hold the job; spot priced where listed."""
+        count = asked or self.count_for(rental.unit)
         if count is None:
             return None
         offer = rental.offer
@@ -179,11 +179,13 @@ def job_cost(
     *,
     bought: tuple[Gpu, int, float] | None = None,
     owned: tuple[Gpu, int, float] | None = None,
+    named: Sequence[tuple[Gpu, int]] = (),
     tpu_suits: bool = False,
 ) -> JobCost:
     """The job on each way to get the compute, cheapest first: the lab's own cards (``owned``: card,
     count, USD per hour of use, see :func:`amortised_per_hour`), buying ``bought`` (card, count, total
-    price in USD), and the cheapest rentals that hold it (TPUs where ``tpu_suits``)."""
+    price in USD), the cards the question ``named`` at the count it named (rented where a provider lists
+    them, else bought), and the cheapest rentals that hold it (TPUs where ``tpu_suits``)."""
     options: list[JobOption] = []
     if owned is not None:
         gpu, count, per_hour = owned
@@ -191,10 +193,17 @@ def job_cost(
     if bought is not None:
         gpu, count, price = bought
         options.append(costing.option("buy", gpu, count, up_front_usd=price))
+    asked_ids = {gpu.id for gpu, _ in named}
+    for gpu, count in named:  # the cards the question names, at the count it names: rented where listed
+        rental = next((r for r in rentals if r.unit.id == gpu.id), None)
+        if rental is not None:
+            options.append(costing.rented(rental, count))
+        elif (price := costing.pricing.best_price(gpu)) is not None:
+            options.append(costing.option("buy", gpu, count, up_front_usd=price.price_usd * count))
     rented = [
         option
         for rental in rentals
-        if tpu_suits or not isinstance(rental.unit, TpuChip)
+        if (tpu_suits or not isinstance(rental.unit, TpuChip)) and rental.unit.id not in asked_ids
         if (option := costing.rented(rental)) is not None
     ]
     rented.sort(key=lambda o: (o.cost.usd, o.hours))
@@ -225,6 +234,7 @@ class JobAsked:
     owned_count: int
     owned_price_usd: float | None  # one of them at today's price, new or used: what the lab's card is worth
     hours_per_week: float
+    named: tuple[tuple[Gpu, int], ...] = ()  # the cards the question names, at the count it names
 
 
 def priced_job(
@@ -252,4 +262,4 @@ def priced_job(
         years = max(rulebook.rent_vs_buy.years)
         per_hour = amortised_per_hour(asked.owned_price_usd * asked.owned_count, years, asked.hours_per_week)
         owned = (asked.owned, asked.owned_count, per_hour)
-    return job_cost(costing, rentals, bought=asked.top, owned=owned, tpu_suits=tpu_suits)
+    return job_cost(costing, rentals, bought=asked.top, owned=owned, named=asked.named, tpu_suits=tpu_suits)

@@ -247,3 +247,15 @@ def test_the_section_names_each_option_with_its_time_and_cost() -> None:
         assert option.name in line and option.cost.text in line
     russian = job_lines(answer.job_cost, "ru")
     assert russian[1] == "**Вся задача целиком**"
+
+
+def test_a_named_card_is_timed_at_the_count_asked() -> None:
+    """'pretrain gpt-2 on 10b tokens on 8 a100 80gb': the card asked, at eight, against the published 90 minutes."""
+    answer = _answer(
+        model="gpt2", method="pretrain", training_tokens_b=10, compare=("a100 80gb sxm",), gpus=8
+    )
+    assert answer.job_cost is not None
+    asked = next(o for o in answer.job_cost.options if o.gpu == "a100-80gb-sxm")
+    assert asked.count == 8
+    assert abs(asked.hours / 1.5 - 1) <= 0.25
+    assert sum(o.gpu == "a100-80gb-sxm" for o in answer.job_cost.options) == 1
