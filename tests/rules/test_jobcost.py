@@ -250,7 +250,7 @@ def test_the_section_names_each_option_with_its_time_and_cost() -> None:
 
 
 def test_a_named_card_is_timed_at_the_count_asked() -> None:
-    """'pretrain gpt-2 on 10b tokens on 8 a100 80gb': the card asked, at eight, against the published 90 minutes."""
+    """'pretrain gpt-2 on 10b tokens on 8 a100 80gb': the card asked, at eight, against the 90 min."""
     answer = _answer(
         model="gpt2", method="pretrain", training_tokens_b=10, compare=("a100 80gb sxm",), gpus=8
     )
