@@ -17,26 +17,31 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from msgspec.structs import replace as with_changes
 
 from rules.asker import Asker, asker_for
 from rules.assemble import Made, assembled, compared, shown
 from rules.choose import Choice, Objective, asked_first, choice_for
 from rules.configurations import Configuration, Sizing, configure, sizing_for
-from rules.contract.answer import Answer, CardRow, Excluded, Finding
+from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, RunsOn
 from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.job import Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
+from rules.jobcost import JobAsked, priced_job
 from rules.knowledge.messages import say
+from rules.knowledge.models import load_models
 from rules.knowledge.rulebook import Rulebook, load_rulebook
 from rules.market import Market, Markets, representative_rentals
 from rules.named import NamedContext, card_memory, named_cards
 from rules.performance import Measured, PerformanceModel
 from rules.rent import Renting, tpu_chips, tpu_named
+from rules.runs_on import runs_on
 from rules.terms import Terms, TermsContext, kept_configurations, terms_for, workload_label
 
 if TYPE_CHECKING:
     from rules.contract.answer import MemoryNeed
     from rules.knowledge import Catalog
+    from rules.money import Pricing
 
 __all__ = ["Advisor"]
 
@@ -70,6 +75,7 @@ class Advisor:
         self.electricity = electricity_usd_per_kwh
         self.reference = catalog.gpu(self.rulebook.workload_priorities.reference_gpu)
         self.performance = PerformanceModel(self.rulebook, self.reference, measurements, gpu_of=catalog.gpu)
+        self.lab_gpus = tuple(sorted(measurements or ()))  # the cards the lab's hosts measured
         self.renting = Renting(self.rulebook, electricity_usd_per_kwh)
         chips = tpu_chips(catalog)
         self.markets = Markets(
@@ -81,6 +87,8 @@ class Advisor:
         """The best configuration within the budget, its alternatives and every named card; never raises
         for an impossible question, says so instead."""
         answer = self._answer(question, intent, question.as_of or today or date.today())
+        if intent == "what-runs-on":
+            answer = with_changes(answer, runs_on=self._runs_on(question))
         return self._with_adapters(question, intent, today, answer)
 
     def _answer(self, question: Question, intent: str, as_of: date) -> Answer:
@@ -116,7 +124,53 @@ class Advisor:
                 lambda gpu_id: top is not None and self._cheaper(market, pricing.used_ok, gpu_id, top),
             )
         )
-        return assembled(made, choice, explained, stages.excluded)
+        answer = assembled(made, choice, explained, stages.excluded)
+        job_cost = self._priced_job(stages, choice.top, pricing)
+        return answer if job_cost is None else with_changes(answer, job_cost=job_cost)
+
+    def _runs_on(self, question: Question) -> tuple[RunsOn, ...]:
+        """What runs on the cards asked about (named, or the asker's own), else on the lab's measured cards."""
+        names = question.compare or ((question.owned_gpu,) if question.owned_gpu else ())
+        cards = [gpu for name in names if (gpu := self.catalog.find(name)) is not None]
+        count = question.gpus if len(cards) == 1 else 1
+        if not cards:
+            cards = [self.catalog.gpu(gpu_id) for gpu_id in self.lab_gpus]
+        models = {spec.id: spec for spec in load_models().values()}.values()
+        base = Question(language=question.language, as_of=question.as_of)
+        return tuple(runs_on(gpu, count, models, self.rulebook, self.performance, base) for gpu in cards)
+
+    def _priced_job(self, stages: _Stages, top: Configuration | None, pricing: Pricing) -> JobCost | None:
+        """A training run with its tokens: its hours and cost on the pick, the asker's cards and the rentals."""
+        question, job = stages.question, stages.job
+        params_b = job.model.params_b if job.model is not None else question.params_b
+        if not question.training_tokens_b or not params_b or job.method == "inference":
+            return None
+        owned = self.catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
+        point = None if owned is None else stages.market.best_price(owned, used_ok=True)
+        asked = JobAsked(
+            params_b=params_b,
+            tokens_b=question.training_tokens_b,
+            method=job.method,
+            model=job.model,
+            top=None if top is None else (top.gpu, top.count, top.total_usd),
+            owned=owned,
+            owned_count=question.gpus if owned is not None else 1,
+            owned_price_usd=None if point is None else point.price_usd,
+            hours_per_week=self.renting.hours_per_week(question)[0],
+            named=tuple(
+                (gpu, question.gpus) for name in question.compare if (gpu := self.catalog.find(name)) is not None
+            ),
+        )
+        sizing = stages.sizing
+        return priced_job(
+            asked,
+            rulebook=self.rulebook,
+            pricing=pricing,
+            rentals=stages.market.rentals,
+            fit=lambda memory_gb, count: sizing.fit(memory_gb, count).fits,
+            electricity_usd_per_kwh=self.electricity,
+            tpu_suits=question.workload in self.rulebook.tpu_fit.good_for,
+        )
 
     def _configured(self, question: Question, as_of: date) -> _Stages:
         """The stages up to the configurations: who asks, the job, the market, the rules' terms, what holds the job."""

@@ -15,10 +15,15 @@ import socket
 import sys
 from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rules.settings import SettingsError
 from service.settings import Settings, effective_settings, get_settings, settings_table
+
+if TYPE_CHECKING:
+    from rules.contract.answer import Reply
+    from rules.render.skypilot import Cluster
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CODES", "EXIT_FAILED", "EXIT_NOT_UNDERSTOOD", "main"]
 
@@ -174,11 +179,33 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         reply = ask(_load_advisor(settings), text)
     except QuestionError as exc:
         raise CliError(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT) from None
+    if args.skypilot:
+        _write_skypilot(args.skypilot, reply, text, args.cluster)
     if args.json:
         print(json.dumps(msgspec.to_builtins(reply), indent=2, ensure_ascii=False))
     else:
         _print_markdown(reply.text)
     return EXIT_NOT_UNDERSTOOD if reply.intent == "clarify" else 0
+
+
+def _write_skypilot(path: Path, reply: Reply, title: str, cluster: Cluster | None) -> None:
+    """The rent path of a priced training job as a SkyPilot task, written before the answer is shown."""
+    from rules.render.skypilot import skypilot_task
+
+    job = reply.recommendation.job_cost if reply.recommendation is not None else None
+    if job is None:
+        raise CliError(
+            "--skypilot: the answer has no training run to launch; ask for one with its size and tokens, "
+            "e.g. 'pretrain a 1b model on 20b tokens'",
+            EXIT_BAD_INPUT,
+        )
+    try:
+        path.write_text(skypilot_task(job, title, cluster=cluster), encoding="utf-8")
+    except ValueError as exc:
+        raise CliError(f"--skypilot: {exc}", EXIT_BAD_INPUT) from None
+    except OSError as exc:
+        raise CliError(f"--skypilot: cannot write {path}: {exc.strerror}", EXIT_BAD_INPUT) from None
+    print(f"SkyPilot task written to {path} (sky launch {path})", file=sys.stderr)
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -487,6 +514,18 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("text", nargs="+", help="the question in plain words")
     ask.add_argument("--json", action="store_true", help="print the structured answer")
     ask.add_argument("--as-of", type=_date, help="answer as on this date (YYYY-MM-DD)")
+    ask.add_argument(
+        "--skypilot",
+        type=Path,
+        metavar="FILE",
+        help="for a training run with its tokens: write a SkyPilot task whose resources are the rentals in "
+        "order of what the whole job costs",
+    )
+    ask.add_argument(
+        "--cluster",
+        choices=("k8s", "slurm"),
+        help="with --skypilot: the lab's Kubernetes or Slurm cluster holds the asker's cards: list it first",
+    )
     ask.set_defaults(run=cmd_ask)
 
     _add_catalog(sub)

@@ -32,8 +32,11 @@ __all__ = [
     "Detail",
     "Excluded",
     "Finding",
+    "JobCost",
+    "JobOption",
     "MemoryNeed",
     "MemoryParts",
+    "ModelRun",
     "Money",
     "NamedCard",
     "NamedPrice",
@@ -45,6 +48,8 @@ __all__ = [
     "RentYear",
     "Reply",
     "Speed",
+    "RunsOn",
+    "Way",
 ]
 
 Detail = Literal["short", "full"]
@@ -312,6 +317,67 @@ class NamedCard(_Part, kw_only=True, frozen=True):
         return tuple(msgspec.convert(entry, cls) for entry in entries)
 
 
+Way = Literal["own", "buy", "rent", "tpu"]
+
+
+class JobOption(_Part, kw_only=True, frozen=True, omit_defaults=True):
+    """One way to run a whole training job: ``count`` × one accelerator, how long it takes and what it costs.
+
+    ``hours_low``/``hours_high`` and ``cost_low``/``cost_high`` are the band from the utilisation's spread
+    (rule ``job-cost``); a purchase's cost is its price plus the electricity for the run, a rental's its
+    on-demand price (``spot_cost`` where the provider lists spot), the lab's own cards their price spread
+    over their years of use plus electricity."""
+
+    way: Way
+    gpu: str
+    name: str
+    count: int
+    hours: float
+    hours_low: float
+    hours_high: float
+    cost: Money
+    cost_low: Money
+    cost_high: Money
+    per_hour: Money
+    spot_cost: Money | None = None
+    provider: str | None = None
+    seen: str | None = msgspec.field(default=None, name="date")
+
+
+class JobCost(_Part, kw_only=True, frozen=True):
+    """A training run's work (model FLOPs) and each way to get it done, cheapest first."""
+
+    method: str
+    params_b: float
+    tokens_b: float
+    flops: float
+    utilisation: float  # of the dense 16-bit tensor peak
+    utilisation_band: tuple[float, float]
+    options: tuple[JobOption, ...]
+
+
+class ModelRun(_Part, kw_only=True, frozen=True, omit_defaults=True):
+    """One model on the cards asked about: the widest weights it runs at, its speed, how it can be tuned."""
+
+    model: str
+    name: str
+    kind: str  # "llm" | "diffusion" | "speech"
+    params_b: float
+    inference: str | None = None  # "16-bit" | "8-bit" | "4-bit"; None: it does not run
+    tokens_per_second: float | None = None  # LLM decode at batch 1 at those weights
+    fine_tune: str | None = None  # "full" | "lora" | "qlora"; None: no fine-tuning fits
+
+
+class RunsOn(_Part, kw_only=True, frozen=True):
+    """What runs on ``count`` × one card: the models of the table that run or tune on it, largest first."""
+
+    gpu: str
+    name: str
+    count: int
+    memory_gb: float
+    models: tuple[ModelRun, ...]
+
+
 class CardRow(_Part, kw_only=True, frozen=True):
     """One released card for a workload on a date: its speed, price and speed per 1000 units (the catalog's
     table and charts)."""
@@ -349,6 +415,8 @@ class Answer(_Part, kw_only=True, frozen=True):
     rent_vs_buy: RentVsBuy | None = None
     suggestions: tuple[str, ...] = ()
     named: tuple[NamedCard, ...] = ()  # every card the question named: compared, fitted, or why not
+    job_cost: JobCost | None = None  # a training run with its tokens: time and money on each way to run it
+    runs_on: tuple[RunsOn, ...] = ()  # "what can I run on …": the models each asked card (or lab card) runs
 
     def __post_init__(self) -> None:
         if not self.performance_basis:  # said by the picks, unless decoded from an answer that says it

@@ -237,6 +237,17 @@ class RecommendationRequest(
         | None
     ) = None
     language: Annotated[Language | None, msgspec.Meta(description="Language of the answer's prose.")] = None
+    training_tokens_b: (
+        Annotated[
+            float,
+            _positive(
+                1_000_000,
+                "Tokens a training run reads in all, in billions ('on 20B tokens'); with it the answer times "
+                "and prices the whole run on each way to get the compute.",
+            ),
+        ]
+        | None
+    ) = None
     runtime: Annotated[
         Runtime | None,
         msgspec.Meta(
@@ -346,6 +357,7 @@ class Question:
     users: int | None = None  # people served at once; None: one, or the batch where one is given
     tokens_per_user: float | None = None  # tok/s each user needs; None: the reading-speed rule parameter
     backend: str | None = None  # :data:`Backend`; None: the card's usual backend
+    training_tokens_b: float | None = None  # tokens a training run reads in all, billions: the whole job is priced
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], today: date | None = None) -> Question:

@@ -55,6 +55,7 @@ ORDER = (
     "memory-caveat",
     "spec-dimensions",
     "rent-vs-buy",
+    "job-cost",
 )
 REGISTRY: dict[str, RuleLines] = {
     rule_id: function

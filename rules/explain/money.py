@@ -65,8 +65,14 @@ def rent_vs_buy(evidence: Evidence) -> Lines:
     return Lines()
 
 
+def job_cost(evidence: Evidence) -> Lines:
+    """A training run is timed and priced in its own part of the answer (rules.jobcost does the sums)."""
+    return Lines()
+
+
 MONEY: dict[str, RuleLines] = {
     "cost-efficiency": cost_efficiency,
     "used-cards": used_cards,
     "rent-vs-buy": rent_vs_buy,
+    "job-cost": job_cost,
 }

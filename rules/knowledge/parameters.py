@@ -20,6 +20,7 @@ __all__ = [
     "DroppedStack",
     "Floor",
     "GeforceLicence",
+    "JobCostParameters",
     "LabTraining",
     "LimitedStack",
     "LlmDecode",
@@ -257,6 +258,23 @@ class GeforceLicence(Parameters, frozen=True):
 
 class TpuFit(Parameters, frozen=True):
     good_for: tuple[str, ...]
+
+
+class JobCostParameters(Parameters, frozen=True):
+    flops_per_param_token: float
+    attention_flops_factor: float
+    adapter_speedup: float
+    utilisation: float
+    utilisation_band: tuple[float, float]
+    utilisation_note: str
+    longest_wall_hours: float
+    longest_wall_note: str
+    rentals_shown: int
+    stack_share: Mapping[str, float]  # software stack -> its share of the CUDA utilisation
+    stack_note: str
+    training_context: int
+    training_context_note: str
+    sources: tuple[Source, ...]
 
 
 class RentVsBuy(Parameters, frozen=True):

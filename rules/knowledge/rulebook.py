@@ -27,6 +27,7 @@ from rules.knowledge.datafile import DataFileError
 from rules.knowledge.parameters import (
     CostEfficiency,
     GeforceLicence,
+    JobCostParameters,
     MemoryCaveat,
     MemoryFit,
     MemoryFloor,
@@ -111,6 +112,7 @@ class Rulebook:
     geforce_licence: GeforceLicence = field(init=False, repr=False, compare=False)
     tpu_fit: TpuFit = field(init=False, repr=False, compare=False)
     rent_vs_buy: RentVsBuy = field(init=False, repr=False, compare=False)
+    job_cost: JobCostParameters = field(init=False, repr=False, compare=False)
     power_and_slots: PowerAndSlots = field(init=False, repr=False, compare=False)
     spec_dimensions: SpecDimensions = field(init=False, repr=False, compare=False)
     persona_beginner: PersonaBeginner = field(init=False, repr=False, compare=False)

@@ -12,6 +12,8 @@ from rules.contract.answer import Answer, Detail, Money, Pick, RentVsBuy
 from rules.knowledge.messages import basis, say, term
 from rules.render.figures import memory_text, price_text, speed_per_money
 from rules.render.short import short_markdown
+from rules.render.job import job_lines
+from rules.render.runs_on import runs_on_lines
 
 __all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text"]
 
@@ -99,6 +101,8 @@ def _full_markdown(answer: Answer) -> str:
         lines += ["", f"**{say('heading.watch_out', lang)}**"]
         lines += [f"- ⚠ {w.reason} (_{w.rule}_)" for w in answer.warnings]
     lines += _rent_lines(answer.rent_vs_buy, lang)
+    lines += job_lines(answer.job_cost, lang)
+    lines += runs_on_lines(answer.runs_on, lang)
     if answer.suggestions:
         lines += ["", f"**{say('heading.what_would_work', lang)}**"] + [f"- {s}" for s in answer.suggestions]
     notes = [f for f in answer.findings if f.verdict in ("applied", "info")]

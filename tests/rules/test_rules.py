@@ -136,6 +136,7 @@ CASES = {
         dict(workload="llm", task="training", budget=3000),
         dict(workload="llm", task="inference", budget=3000),
     ),
+    "job-cost": (None, None),  # not a finding: the answer's job_cost section (tests/rules/test_jobcost.py)
 }
 
 

@@ -1,0 +1,265 @@
+"""The whole job, timed and priced on each way to get the compute: own cards, buying, renting, a TPU.
+
+People ask about jobs ("pretrain a 1B model on 20B tokens"), not cards. A training run's work is
+its model FLOPs: about 6 × parameters per token for forward and backward, plus the attention over
+the context (rule ``job-cost``, the accounting training reports use for their FLOPs utilisation).
+A card delivers its dense 16-bit tensor peak times the utilisation that tuned open training code
+reaches; the band around it comes from the spread of published runs. Time follows, and from it
+money: buying (the price and the electricity), renting (on demand and spot, provider and date
+named), the lab's own cards (their price spread over the hours they are used, and electricity).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rules.contract.answer import JobCost, JobOption, Money, Way
+from rules.market import Rental, TpuChip
+
+if TYPE_CHECKING:
+    from rules.knowledge import CloudOffer, Gpu, ModelSpec, Rulebook
+    from rules.knowledge.parameters import JobCostParameters
+    from rules.money import Pricing
+
+__all__ = [
+    "Costing",
+    "JobAsked",
+    "Work",
+    "amortised_per_hour",
+    "hours_on",
+    "job_cost",
+    "peak_tflops",
+    "priced_job",
+    "serving_cost_per_million",
+    "training_work",
+]
+
+COUNTS = (1, 2, 4, 8)  # one node: beyond eight cards a run spans machines, which this estimate leaves out
+
+
+@dataclass(frozen=True)
+class Work:
+    """A training run's model FLOPs, and the words that name it."""
+
+    flops: float
+    tokens: float
+    params_b: float
+    method: str
+
+
+def training_work(
+    params_b: float, tokens_b: float, method: str, spec: ModelSpec | None, params: JobCostParameters
+) -> Work:
+    """The run's FLOPs: ``flops_per_param_token`` × N per token, plus 12 × layers × context × width
+    for attention when the model's shape is known (at the context runs train at, not the longest the
+    model reads). Adapters skip the frozen weights' gradients
+    (``adapter_speedup``, the LoRA paper's measured 25 %)."""
+    per_token = params.flops_per_param_token * params_b * 1e9
+    if spec is not None and spec.layers and spec.hidden and spec.seq_len:
+        context = min(spec.seq_len, params.training_context)
+        per_token += params.attention_flops_factor * spec.layers * context * spec.hidden
+    if method in ("lora", "qlora"):
+        per_token /= params.adapter_speedup
+    tokens = tokens_b * 1e9
+    return Work(per_token * tokens, tokens, params_b, method)
+
+
+def peak_tflops(unit: Gpu | TpuChip) -> float:
+    """The dense 16-bit tensor peak the utilisation is measured against (shader FP16 without matrix units)."""
+    tensor = unit.tensor_tflops
+    return tensor.get("bf16") or tensor.get("fp16") or unit.fp16_tflops
+
+
+def hours_on(work: Work, unit: Gpu | TpuChip, count: int, utilisation: float) -> float:
+    """Wall-clock hours of ``work`` on ``count`` × ``unit`` at ``utilisation`` of the tensor peak."""
+    return work.flops / (peak_tflops(unit) * 1e12 * count * utilisation) / 3600
+
+
+def serving_cost_per_million(hourly_usd: float, tokens_per_second: float) -> float:
+    """USD per million tokens generated when the configuration serves ``tokens_per_second`` in all."""
+    return hourly_usd / (tokens_per_second * 3600) * 1e6
+
+
+@dataclass(frozen=True)
+class Costing:
+    """What the job costs on one question's terms: its work, prices, electricity and hours of use."""
+
+    work: Work
+    params: JobCostParameters
+    pricing: Pricing
+    electricity_usd_per_kwh: float
+    system_power_w: float
+    holds: Callable[[Gpu | TpuChip, int], bool]  # the job's memory fits on this many of these
+
+    def band(self, unit: Gpu | TpuChip, count: int) -> tuple[float, float, float]:
+        """Hours at the central utilisation, and at the band's high and low (fastest first)."""
+        low, high = self.params.utilisation_band
+        stack = self.params.stack_share.get(unit.software, 1.0)
+        return (
+            hours_on(self.work, unit, count, self.params.utilisation * stack),
+            hours_on(self.work, unit, count, high * stack),
+            hours_on(self.work, unit, count, low * stack),
+        )
+
+    def power_usd_per_hour(self, unit: Gpu | TpuChip, count: int) -> float:
+        """Electricity of ``count`` cards and the machine around them, per hour of the run."""
+        return (unit.tdp_w * count + self.system_power_w) / 1000 * self.electricity_usd_per_kwh
+
+    def count_for(self, unit: Gpu | TpuChip) -> int | None:
+        """The fewest cards (of one node) that hold the job, doubled while the run outlasts
+        ``longest_wall_hours``."""
+        holding = [n for n in COUNTS if self.holds(unit, n)]
+        if not holding:
+            return None
+        count = holding[0]
+        while count < COUNTS[-1] and self.band(unit, count)[0] > self.params.longest_wall_hours:
+            count *= 2
+        return count
+
+    def option(
+        self,
+        way: Way,
+        unit: Gpu | TpuChip,
+        count: int,
+        *,
+        up_front_usd: float = 0.0,
+        hourly_usd: float = 0.0,
+        spot_hourly_usd: float | None = None,
+        offer: CloudOffer | None = None,
+    ) -> JobOption:
+        """One way to run the job: ``up_front_usd`` (a purchase) and ``hourly_usd`` while it runs; a card
+        the lab runs itself also pays its electricity, a rental's is in its price."""
+        hours, fast, slow = self.band(unit, count)
+        rate = hourly_usd + (0.0 if offer is not None else self.power_usd_per_hour(unit, count))
+
+        def cost(h: float) -> Money:
+            return self.pricing.money(up_front_usd + rate * h)
+
+        return JobOption(
+            way=way,
+            gpu=unit.id,
+            name=unit.name,
+            count=count,
+            hours=round(hours, 2),
+            hours_low=round(fast, 2),
+            hours_high=round(slow, 2),
+            cost=cost(hours),
+            cost_low=cost(fast),
+            cost_high=cost(slow),
+            per_hour=self.pricing.money(rate),
+            spot_cost=None if spot_hourly_usd is None else self.pricing.money(spot_hourly_usd * hours),
+            provider=None if offer is None else offer.provider,
+            seen=None if offer is None else offer.seen.isoformat(),
+        )
+
+    def rented(self, rental: Rental, asked: int | None = None) -> JobOption | None:
+        """The rental on ``asked`` units, else on as many as hold the job; spot priced where listed."""
+        count = asked or self.count_for(rental.unit)
+        if count is None:
+            return None
+        offer = rental.offer
+        spot = offer.spot_per_hour / offer.count * count if offer.spot_per_hour else None
+        way: Way = "tpu" if isinstance(rental.unit, TpuChip) else "rent"
+        return self.option(
+            way, rental.unit, count, hourly_usd=rental.per_unit_usd * count, spot_hourly_usd=spot, offer=offer
+        )
+
+
+def amortised_per_hour(price_usd: float, years: int, hours_per_week: float) -> float:
+    """A card the lab owns costs its price spread over the hours it is used in ``years`` (rule
+    ``rent-vs-buy``)."""
+    return price_usd / (years * 52 * hours_per_week)
+
+
+def job_cost(
+    costing: Costing,
+    rentals: Sequence[Rental],
+    *,
+    bought: tuple[Gpu, int, float] | None = None,
+    owned: tuple[Gpu, int, float] | None = None,
+    named: Sequence[tuple[Gpu, int]] = (),
+    tpu_suits: bool = False,
+) -> JobCost:
+    """The job on each way to get the compute, cheapest first: the lab's own cards (``owned``: card,
+    count, USD per hour of use, see :func:`amortised_per_hour`), buying ``bought`` (card, count, total
+    price in USD), the cards the question ``named`` at the count it named (rented where a provider lists
+    them, else bought), and the cheapest rentals that hold it (TPUs where ``tpu_suits``)."""
+    options: list[JobOption] = []
+    if owned is not None:
+        gpu, count, per_hour = owned
+        options.append(costing.option("own", gpu, count, hourly_usd=per_hour))
+    if bought is not None:
+        gpu, count, price = bought
+        options.append(costing.option("buy", gpu, count, up_front_usd=price))
+    asked_ids = {gpu.id for gpu, _ in named}
+    for gpu, count in named:  # the cards the question names, at the count it names: rented where listed
+        rental = next((r for r in rentals if r.unit.id == gpu.id), None)
+        if rental is not None:
+            options.append(costing.rented(rental, count))
+        elif (price := costing.pricing.best_price(gpu)) is not None:
+            options.append(costing.option("buy", gpu, count, up_front_usd=price.price_usd * count))
+    rented = [
+        option
+        for rental in rentals
+        if (tpu_suits or not isinstance(rental.unit, TpuChip)) and rental.unit.id not in asked_ids
+        if (option := costing.rented(rental)) is not None
+    ]
+    rented.sort(key=lambda o: (o.cost.usd, o.hours))
+    options.extend(rented[: costing.params.rentals_shown])
+    options.sort(key=lambda o: (o.cost.usd, o.hours))
+    work = costing.work
+    return JobCost(
+        method=work.method,
+        params_b=work.params_b,
+        tokens_b=round(work.tokens / 1e9, 3),
+        flops=float(f"{work.flops:.3g}"),
+        utilisation=costing.params.utilisation,
+        utilisation_band=costing.params.utilisation_band,
+        options=tuple(options),
+    )
+
+
+@dataclass(frozen=True)
+class JobAsked:
+    """What the engine knows of a training job when it prices it: the run and the cards around it."""
+
+    params_b: float
+    tokens_b: float
+    method: str
+    model: ModelSpec | None
+    top: tuple[Gpu, int, float] | None  # the pick: card, count, total price in USD
+    owned: Gpu | None  # the card the asker has
+    owned_count: int
+    owned_price_usd: float | None  # one of them at today's price, new or used: what the lab's card is worth
+    hours_per_week: float
+    named: tuple[tuple[Gpu, int], ...] = ()  # the cards the question names, at the count it names
+
+
+def priced_job(
+    asked: JobAsked,
+    *,
+    rulebook: Rulebook,
+    pricing: Pricing,
+    rentals: Sequence[Rental],
+    fit: Callable[[float, int], bool],
+    electricity_usd_per_kwh: float,
+    tpu_suits: bool,
+) -> JobCost:
+    """The engine's stage: the run's work, and each way to run it priced (see :func:`job_cost`)."""
+    params = rulebook.job_cost
+    costing = Costing(
+        work=training_work(asked.params_b, asked.tokens_b, asked.method, asked.model, params),
+        params=params,
+        pricing=pricing,
+        electricity_usd_per_kwh=electricity_usd_per_kwh,
+        system_power_w=rulebook.rent_vs_buy.system_power_w,
+        holds=lambda unit, count: fit(unit.memory_gb, count),
+    )
+    owned = None
+    if asked.owned is not None and asked.owned_price_usd is not None:
+        years = max(rulebook.rent_vs_buy.years)
+        per_hour = amortised_per_hour(asked.owned_price_usd * asked.owned_count, years, asked.hours_per_week)
+        owned = (asked.owned, asked.owned_count, per_hour)
+    return job_cost(costing, rentals, bought=asked.top, owned=owned, named=asked.named, tpu_suits=tpu_suits)

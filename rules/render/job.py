@@ -1,0 +1,67 @@
+"""The whole job in words: its work, then each way to run it with its time and cost, cheapest first."""
+
+from __future__ import annotations
+
+from rules.contract.answer import JobCost, JobOption, Money
+from rules.knowledge.messages import say
+
+__all__ = ["job_lines"]
+
+DAYS_FROM_HOURS = 72  # a run longer than three days reads better in days
+
+
+def _time(option: JobOption, lang: str | None) -> str:
+    if option.hours >= DAYS_FROM_HOURS:
+        low, value, high = (f"{h / 24:,.0f}" for h in (option.hours_low, option.hours, option.hours_high))
+        return say("job.time.days", lang, value=value, low=low, high=high)
+    digits = 1 if option.hours < 10 else 0
+    low, value, high = (f"{h:,.{digits}f}" for h in (option.hours_low, option.hours, option.hours_high))
+    return say("job.time.hours", lang, value=value, low=low, high=high)
+
+
+def _money(money: Money) -> str:
+    return money.text
+
+
+def _line(option: JobOption, lang: str | None) -> str:
+    values = {
+        "count": option.count,
+        "name": option.name,
+        "time": _time(option, lang),
+        "cost": _money(option.cost),
+    }
+    if option.way in ("rent", "tpu"):
+        spot = "" if option.spot_cost is None else say("job.spot", lang, cost=_money(option.spot_cost))
+        return say(
+            "job.rent",
+            lang,
+            **values,
+            provider=option.provider or "",
+            cost_low=f"{option.cost_low.amount:,.0f}",
+            cost_high=f"{option.cost_high.amount:,.0f}",
+            per_hour=f"{option.per_hour.amount:.2f} {option.per_hour.currency}",
+            spot=spot,
+            date=option.seen or "",
+        )
+    return say(f"job.{option.way}", lang, **values)
+
+
+def job_lines(job: JobCost | None, lang: str | None) -> list[str]:
+    """The section of the answer that times and prices the whole run (rule ``job-cost``)."""
+    if job is None or not job.options:
+        return []
+    low, high = job.utilisation_band
+    work = say(
+        "job.work",
+        lang,
+        method=say(f"job.method.{job.method}", lang),
+        params=f"{job.params_b:g}",
+        tokens=f"{job.tokens_b:g}",
+        flops=f"{job.flops:.2g}".replace("e+", "e"),
+        utilisation=f"{job.utilisation * 100:.0f}",
+        low=f"{low * 100:.0f}",
+        high=f"{high * 100:.0f}",
+    )
+    lines = ["", f"**{say('heading.whole_job', lang)}**", f"- {work} (_job-cost_)"]
+    lines += [f"- {_line(option, lang)}" for option in job.options]
+    return lines

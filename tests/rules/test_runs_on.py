@@ -1,0 +1,86 @@
+"""The inverse question, "what can I run on …": each model sized on the cards asked, the widest weights
+that fit, the heaviest tuning that fits, and the same answer for the lab's own measured cards."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from rules.advisor import Advisor
+from rules.contract.answer import RunsOn
+from rules.contract.question import Question
+from rules.job import fit_on, job_for
+from rules.knowledge import load_knowledge
+from rules.knowledge.models import load_models
+from rules.render.runs_on import runs_on_lines
+
+KNOWLEDGE = load_knowledge()
+ADVISOR = Advisor(KNOWLEDGE.catalog, rulebook=KNOWLEDGE.rulebook)
+TODAY = dt.date(2026, 11, 26)
+WIDER = {"4-bit": "8-bit", "8-bit": "16-bit"}
+
+
+def _runs(card: str, count: int = 1) -> RunsOn:
+    answer = ADVISOR.recommend(Question(compare=(card,), gpus=count), intent="what-runs-on", today=TODAY)
+    (runs,) = answer.runs_on
+    return runs
+
+
+@pytest.mark.parametrize(
+    ("card", "count"), [("rtx 4060", 1), ("rtx 3090", 1), ("rtx 3090", 2), ("h100 sxm", 1)]
+)
+def test_each_model_runs_at_the_widest_weights_that_fit(card: str, count: int) -> None:
+    runs = _runs(card, count)
+    gpu = KNOWLEDGE.catalog.gpu(runs.gpu)
+    models = load_models()
+    assert runs.count == count and runs.models
+    for row in runs.models:
+        if row.inference is None:
+            continue
+        asked = Question(model=row.model, task="inference", method="inference", precision=row.inference)
+        assert fit_on(job_for(asked, KNOWLEDGE.rulebook), gpu.memory_gb, count).fits, row
+        wider = WIDER.get(row.inference)
+        if wider is not None:
+            asked = Question(model=row.model, task="inference", method="inference", precision=wider)
+            assert not fit_on(job_for(asked, KNOWLEDGE.rulebook), gpu.memory_gb, count).fits, row
+        assert row.model in {spec.id for spec in models.values()}
+    sizes = [row.params_b for row in runs.models]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_more_cards_run_larger_models() -> None:
+    one, two = _runs("rtx 3090", 1), _runs("rtx 3090", 2)
+    largest = max(r.params_b for r in one.models if r.inference)
+    assert max(r.params_b for r in two.models if r.inference) > largest
+
+
+def test_tuning_is_the_heaviest_method_that_fits() -> None:
+    runs = _runs("rtx 4090")
+    by_method = {row.fine_tune for row in runs.models if row.fine_tune}
+    assert {"qlora", "lora", "full"} <= by_method
+    for row in runs.models:
+        if row.fine_tune == "qlora":
+            lora = Question(model=row.model, task="training", method="lora", precision="16-bit")
+            assert not fit_on(job_for(lora, KNOWLEDGE.rulebook), 24, 1).fits, row
+
+
+def test_the_labs_measured_cards_answer_when_no_card_is_named() -> None:
+    from rules.performance import Measured
+
+    lab = Advisor(
+        KNOWLEDGE.catalog,
+        measurements={"rtx-4090": Measured(hosts=1), "a100-80gb-sxm": Measured(hosts=2)},
+        rulebook=KNOWLEDGE.rulebook,
+    )
+    answer = lab.recommend(Question(workload="llm"), intent="what-runs-on", today=TODAY)
+    assert {r.gpu for r in answer.runs_on} == {"rtx-4090", "a100-80gb-sxm"}
+
+
+def test_the_section_names_the_largest_models_in_both_languages() -> None:
+    runs = _runs("rtx 3090", 2)
+    lines = runs_on_lines((runs,), "en")
+    assert lines[1] == "**What runs on it**" and "2 × GeForce RTX 3090 (48 GB in all)" in lines[2]
+    largest = next(r for r in runs.models if r.kind == "llm" and r.inference)
+    assert largest.name in lines[3] and "tokens/s" in lines[3]
+    assert runs_on_lines((runs,), "ru")[1] == "**Что на этом запустится**"
