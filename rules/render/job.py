@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rules.contract.answer import JobCost, JobOption, Money
 from rules.knowledge.messages import say
+from rules.render.figures import price_text
 
 __all__ = ["job_lines"]
 
@@ -19,8 +20,8 @@ def _time(option: JobOption, lang: str | None) -> str:
     return say("job.time.hours", lang, value=value, low=low, high=high)
 
 
-def _money(money: Money) -> str:
-    return money.text
+def _money(money: Money, lang: str | None) -> str:
+    return price_text(money, lang)
 
 
 def _line(option: JobOption, lang: str | None) -> str:
@@ -28,10 +29,10 @@ def _line(option: JobOption, lang: str | None) -> str:
         "count": option.count,
         "name": option.name,
         "time": _time(option, lang),
-        "cost": _money(option.cost),
+        "cost": _money(option.cost, lang),
     }
     if option.way in ("rent", "tpu"):
-        spot = "" if option.spot_cost is None else say("job.spot", lang, cost=_money(option.spot_cost))
+        spot = "" if option.spot_cost is None else say("job.spot", lang, cost=_money(option.spot_cost, lang))
         return say(
             "job.rent",
             lang,

@@ -11,9 +11,9 @@ from __future__ import annotations
 from rules.contract.answer import Answer, Detail, Money, Pick, RentVsBuy
 from rules.knowledge.messages import basis, say, term
 from rules.render.figures import memory_text, price_text, speed_per_money
-from rules.render.short import short_markdown
 from rules.render.job import job_lines
 from rules.render.runs_on import runs_on_lines
+from rules.render.short import short_markdown
 
 __all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text"]
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
 from rules.headline import figure
 from rules.knowledge.messages import say, term
+from rules.render.figures import price_text
+from rules.render.job import job_lines
+from rules.render.runs_on import runs_on_lines
 
 __all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "deciding", "short_markdown"]
 
@@ -54,7 +57,7 @@ def short_markdown(answer: Answer) -> str:
             lang,
             label=term("label", label, lang),
             name=_name(p),
-            price=p.total_price.text,
+            price=price_text(p.total_price, lang),
             figure=figure(p, reference, lang),
         )
         for label, p in answer.alternatives.items()
@@ -62,6 +65,8 @@ def short_markdown(answer: Answer) -> str:
     ]
     if also:
         lines += ["", f"**{say('heading.alternatives', lang)}**: " + "; ".join(also)]
+    lines += runs_on_lines(answer.runs_on, lang)
+    lines += job_lines(answer.job_cost, lang)
     if answer.rent_vs_buy is not None:
         lines += ["", f"**{say('heading.rent_or_buy', lang)}**: {_rent_line(answer.rent_vs_buy, lang)}"]
     if answer.suggestions:
@@ -109,7 +114,7 @@ def _pick_line(rank: str, pick: Pick, reference: str, lang: str | None) -> str:
         gb=f"{pick.memory_gb:g}",
         each=say("headline.each", lang) if pick.count > 1 else "",
         label=(say("short.used", lang) if pick.condition == "used" else "") + label,
-        price=pick.total_price.text,
+        price=price_text(pick.total_price, lang),
         figure=figure(pick, reference, lang),
     )
 
