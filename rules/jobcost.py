@@ -196,8 +196,8 @@ def job_cost(
     asked_ids = {gpu.id for gpu, _ in named}
     for gpu, count in named:  # the cards the question names, at the count it names: rented where listed
         rental = next((r for r in rentals if r.unit.id == gpu.id), None)
-        if rental is not None:
-            options.append(costing.rented(rental, count))
+        if rental is not None and (option := costing.rented(rental, count)) is not None:
+            options.append(option)
         elif (price := costing.pricing.best_price(gpu)) is not None:
             options.append(costing.option("buy", gpu, count, up_front_usd=price.price_usd * count))
     rented = [

@@ -43,7 +43,7 @@ def test_a_fit_question_is_answered_no_with_the_need_the_card_and_the_count_that
     assert first.startswith(
         "**No: Llama 3.3 70B (inference at 4-bit) needs ~45 GB, and one GeForce RTX 3090 has 24 GB;"
     )
-    assert "two hold it at about 17 tokens/s" in first
+    assert re.search(r"two hold it at about 1[5-9] tokens/s", first), first
 
 
 def test_a_fit_question_about_a_card_that_holds_it_is_answered_yes(advisor) -> None:
