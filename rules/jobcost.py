@@ -198,8 +198,8 @@ def job_cost(
         rental = next((r for r in rentals if r.unit.id == gpu.id), None)
         if rental is not None and (option := costing.rented(rental, count)) is not None:
             options.append(option)
-        elif (price := costing.pricing.best_price(gpu)) is not None:
-            options.append(costing.option("buy", gpu, count, up_front_usd=price.price_usd * count))
+        elif (point := costing.pricing.best_price(gpu)) is not None:
+            options.append(costing.option("buy", gpu, count, up_front_usd=point.price_usd * count))
     rented = [
         option
         for rental in rentals

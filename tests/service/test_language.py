@@ -13,7 +13,8 @@ import msgspec
 import pytest
 
 from bot.blocks import Conversation, answer_blocks
-from rules.contract.answer import Reply
+from rules.contract.answer import Answer, Reply
+from rules.render import answer_markdown
 from tests.app_client import app_client
 from tests.fake_slack import block_text
 
@@ -46,8 +47,11 @@ def test_the_api_answer_has_russian_headings_and_the_same_names_and_numbers(repl
     assert not any(f"**{heading}**" in text for heading in ENGLISH_HEADINGS)
     amount = f"{top['unit_price']['amount']:,.0f}".replace(",", " ")  # Russian groups digits with a space
     assert top["name"] in text and f"{amount} {top['unit_price']['currency']}" in text
-    assert "эталона" in text and "на 100 000 RUB" in text and f", {top['memory_gb']:g} ГБ" in text
-    assert not re.search(r"\d,\d{3}\b", text)  # no English digit groups left anywhere
+    assert f"({top['memory_gb']:g} ГБ" in text
+    full = answer_markdown(msgspec.convert(reply["recommendation"], Answer), "full")
+    assert "эталона" in full and "на 100 000 RUB" in full and f", {top['memory_gb']:g} ГБ" in full
+    for shown in (text, full):
+        assert not re.search(r"\d,\d{3}\b", shown)  # no English digit groups left anywhere
 
 
 def test_an_english_question_stays_english(replies) -> None:
