@@ -26,6 +26,7 @@ from rules.configurations import Configuration, Sizing, configure, sizing_for
 from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, RunsOn
 from rules.contract.question import Question
 from rules.explain import Evidence, explain
+from rules.headline import headline
 from rules.job import Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
 from rules.jobcost import JobAsked, priced_job
 from rules.knowledge.messages import say
@@ -89,6 +90,7 @@ class Advisor:
         answer = self._answer(question, intent, question.as_of or today or date.today())
         if intent == "what-runs-on":
             answer = with_changes(answer, runs_on=self._runs_on(question))
+            answer = with_changes(answer, headline=headline(answer, self.reference.name))
         return self._with_adapters(question, intent, today, answer)
 
     def _answer(self, question: Question, intent: str, as_of: date) -> Answer:
@@ -126,7 +128,10 @@ class Advisor:
         )
         answer = assembled(made, choice, explained, stages.excluded)
         job_cost = self._priced_job(stages, choice.top, pricing)
-        return answer if job_cost is None else with_changes(answer, job_cost=job_cost)
+        if job_cost is None:
+            return answer
+        answer = with_changes(answer, job_cost=job_cost)
+        return with_changes(answer, headline=headline(answer, self.reference.name))
 
     def _runs_on(self, question: Question) -> tuple[RunsOn, ...]:
         """What runs on the cards asked about (named, or the asker's own), else on the lab's measured cards."""

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.contract.answer import Answer, Money, NamedCard, Pick
+from rules.contract.answer import Answer, JobCost, JobOption, Money, NamedCard, Pick, RunsOn
 from rules.knowledge.messages import DEFAULT_LANGUAGE, say
 
-__all__ = ["count_word", "figure", "headline", "said_once"]
+__all__ = ["DAYS_FROM_HOURS", "TUNING_NAMES", "count_word", "figure", "headline", "job_time", "said_once"]
 
+DAYS_FROM_HOURS = 72  # a run longer than three days reads better in days
+TUNING_NAMES = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
 COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
@@ -41,11 +43,78 @@ def _answered(answer: Answer, reference: str) -> str | None:
         said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
     elif answer.intent == "rent-or-buy":
         said = _rent_or_buy(answer, lang)
+    elif answer.intent == "what-runs-on" and answer.runs_on:
+        said = _runs_on(answer.runs_on[0], lang)
     elif answer.intent == "what-runs-on" and answer.named:  # what each card named holds, as judged
         said = said_once(answer.named, lang)
+    if said is None and answer.job_cost is not None and answer.job_cost.options:
+        said = _job(answer.job_cost, lang)
     if said is None and answer.picks:
         said = _buy(answer, reference, lang)
     return said
+
+
+def _runs_on(card: RunsOn, lang: str | None) -> str | None:
+    """The largest model the cards run (with its speed) and the largest they fine-tune."""
+    runs = next((m for m in card.models if m.kind == "llm" and m.inference), None)
+    if runs is None:
+        return None
+    speed = (
+        ""
+        if runs.tokens_per_second is None
+        else say("headline.runs_speed", lang, tps=f"{runs.tokens_per_second:.0f}")
+    )
+    tuned = next((m for m in card.models if m.fine_tune), None)
+    tunes = (
+        ""
+        if tuned is None
+        else say("headline.runs_tunes", lang, name=tuned.name, method=TUNING_NAMES[tuned.fine_tune or ""])
+    )
+    return say(
+        "headline.runs_on",
+        lang,
+        count=card.count,
+        name=card.name,
+        model=runs.name,
+        precision=runs.inference or "",
+        speed=speed,
+        tunes=tunes,
+    )
+
+
+def _job(job: JobCost, lang: str | None) -> str:
+    """The cheapest way to run the whole job, its time and cost; and buying, when buying is not it."""
+    first = job.options[0]
+    said = say(
+        "headline.job", lang, way=_way(first, lang, True), time=job_time(first, lang), cost=first.cost.text
+    )
+    bought = next((o for o in job.options if o.way == "buy"), None)
+    if bought is not None and bought is not first:
+        said += say(
+            "headline.job_buy",
+            lang,
+            way=_way(bought, lang),
+            time=job_time(bought, lang),
+            cost=bought.cost.text,
+        )
+    return said
+
+
+def _way(option: JobOption, lang: str | None, lead: bool = False) -> str:
+    """How the option gets the compute, in words: rent it, your own cards, or the cards bought."""
+    key = {"rent": "headline.way_rent", "tpu": "headline.way_rent", "own": "headline.way_own"}.get(
+        option.way, "headline.way_buy_lead" if lead else "headline.way_buy"
+    )
+    return say(key, lang, count=option.count, name=option.name, provider=option.provider or "")
+
+
+def job_time(option: JobOption, lang: str | None) -> str:
+    if option.hours >= DAYS_FROM_HOURS:
+        low, value, high = (f"{h / 24:,.0f}" for h in (option.hours_low, option.hours, option.hours_high))
+        return say("job.time.days", lang, value=value, low=low, high=high)
+    digits = 1 if option.hours < 10 else 0
+    low, value, high = (f"{h:,.{digits}f}" for h in (option.hours_low, option.hours, option.hours_high))
+    return say("job.time.hours", lang, value=value, low=low, high=high)
 
 
 def figure(pick: Pick, reference: str, lang: str | None) -> str:

@@ -3,21 +3,11 @@
 from __future__ import annotations
 
 from rules.contract.answer import JobCost, JobOption, Money
+from rules.headline import job_time
 from rules.knowledge.messages import say
 from rules.render.figures import price_text
 
 __all__ = ["job_lines"]
-
-DAYS_FROM_HOURS = 72  # a run longer than three days reads better in days
-
-
-def _time(option: JobOption, lang: str | None) -> str:
-    if option.hours >= DAYS_FROM_HOURS:
-        low, value, high = (f"{h / 24:,.0f}" for h in (option.hours_low, option.hours, option.hours_high))
-        return say("job.time.days", lang, value=value, low=low, high=high)
-    digits = 1 if option.hours < 10 else 0
-    low, value, high = (f"{h:,.{digits}f}" for h in (option.hours_low, option.hours, option.hours_high))
-    return say("job.time.hours", lang, value=value, low=low, high=high)
 
 
 def _money(money: Money, lang: str | None) -> str:
@@ -28,7 +18,7 @@ def _line(option: JobOption, lang: str | None) -> str:
     values = {
         "count": option.count,
         "name": option.name,
-        "time": _time(option, lang),
+        "time": job_time(option, lang),
         "cost": _money(option.cost, lang),
     }
     if option.way in ("rent", "tpu"):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from rules.contract.answer import ModelRun, RunsOn
+from rules.headline import TUNING_NAMES
 from rules.knowledge.messages import say
 
 __all__ = ["runs_on_lines"]
 
 SHOWN = 5  # models named per line: the largest ones answer "how far do my cards go"
-TUNING_NAMES = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
 
 
 def _inference(row: ModelRun, lang: str | None) -> str:

@@ -278,9 +278,9 @@ def test_the_first_line_answers_the_intents_the_parser_adds(advisor) -> None:
     runs = advisor.recommend(
         Question(workload="llm", compare=("rtx 3090",), task="inference"), intent="what-runs-on", today=TODAY
     )
-    assert (
-        runs.headline.startswith("GeForce RTX 3090: ") and "room for a dense model of up to" in runs.headline
-    )
+    largest = next(m for m in runs.runs_on[0].models if m.kind == "llm" and m.inference)
+    assert runs.headline.startswith("On 1 × GeForce RTX 3090 the largest model that runs is ")
+    assert largest.name in runs.headline
     rent = advisor.recommend(
         Question(workload="llm", model="llama-8b", task="inference", budget=1500),
         intent="rent-or-buy",

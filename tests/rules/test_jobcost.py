@@ -259,3 +259,15 @@ def test_a_named_card_is_timed_at_the_count_asked() -> None:
     assert asked.count == 8
     assert abs(asked.hours / 1.5 - 1) <= 0.25
     assert sum(o.gpu == "a100-80gb-sxm" for o in answer.job_cost.options) == 1
+
+
+def test_the_first_line_answers_the_job_with_its_cheapest_way_and_buying_beside_it() -> None:
+    answer = _answer(params_b=1.0, method="pretrain", training_tokens_b=20, workload="llm", budget=3000)
+    job = answer.job_cost
+    assert job is not None
+    first = job.options[0]
+    assert first.name in answer.headline and first.cost.text in answer.headline
+    bought = next(o for o in job.options if o.way == "buy")
+    if bought is not first:
+        assert f"buying {bought.count} × {bought.name}" in answer.headline
+    assert answer.headline.split(":")[0].startswith(("Rent", "Buy", "On your"))

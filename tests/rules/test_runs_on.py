@@ -84,3 +84,12 @@ def test_the_section_names_the_largest_models_in_both_languages() -> None:
     largest = next(r for r in runs.models if r.kind == "llm" and r.inference)
     assert largest.name in lines[3] and "tokens/s" in lines[3]
     assert runs_on_lines((runs,), "ru")[1] == "**Что на этом запустится**"
+
+
+def test_the_first_line_names_the_largest_model_that_runs_and_the_largest_that_tunes() -> None:
+    answer = ADVISOR.recommend(Question(compare=("rtx 3090",), gpus=2), intent="what-runs-on", today=TODAY)
+    (runs,) = answer.runs_on
+    largest = next(r for r in runs.models if r.kind == "llm" and r.inference)
+    tuned = next(r for r in runs.models if r.fine_tune)
+    assert answer.headline.startswith("On 2 × GeForce RTX 3090")
+    assert largest.name in answer.headline and tuned.name in answer.headline
