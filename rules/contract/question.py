@@ -20,6 +20,7 @@ import msgspec
 from rules.errors import QuestionError
 
 __all__ = [
+    "BACKENDS",
     "CURRENCIES",
     "EARLIEST_AS_OF",
     "EXPERIENCE",
@@ -56,6 +57,9 @@ Language = Literal["en", "ru"]
 # The family of runtime an LLM is run with, where the asker names one: llama.cpp (also Ollama, LM Studio) loads
 # GGUF files and splits a model by layers; vllm (also SGLang, TGI, TensorRT-LLM) serves batches in tensor parallel.
 Runtime = Literal["llama.cpp", "vllm"]
+# The compute backend the runtime is built for; None: the card's usual one (CUDA on NVIDIA, ROCm on AMD
+# Instinct/Radeon, Metal on Apple, SYCL on Intel).
+Backend = Literal["cuda", "rocm", "vulkan", "metal", "mlx", "sycl"]
 # What "best" means when the asker says: None = the best within the budget, with diminishing returns.
 Objective = Literal["cheapest"]
 Experience = Literal["beginner", "hobby", "researcher"]
@@ -68,9 +72,12 @@ SETTINGS: tuple[str, ...] = get_args(Setting)
 LANGUAGES: tuple[str, ...] = get_args(Language)
 OBJECTIVES: tuple[str, ...] = get_args(Objective)
 EXPERIENCE: tuple[str, ...] = get_args(Experience)
+BACKENDS: tuple[str, ...] = get_args(Backend)
 CURRENCIES = ("USD", "EUR", "GBP", "RUB")
 MAX_CONTEXT_TOKENS = 2_000_000
 MAX_BATCH = 4096
+MAX_USERS = 100_000
+MAX_TOKENS_PER_USER = 1000.0
 EARLIEST_AS_OF = date(2010, 1, 1)
 MAX_BUDGET_USD_EQUIVALENT = 10_000_000
 RUB_PER_USD_AT_MOST = 120  # the budget limit in roubles: a rouble budget is read in far smaller units
@@ -239,6 +246,37 @@ class RecommendationRequest(
             )
         ),
     ] = None
+    users: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=MAX_USERS,
+                description="People (or streams) served at once; null: one, or the batch where one is given.",
+            ),
+        ]
+        | None
+    ) = None
+    tokens_per_user: (
+        Annotated[
+            float,
+            _positive(
+                MAX_TOKENS_PER_USER,
+                "Tokens a second each user needs while generating; null: a reading speed (a rule parameter, "
+                "stated in the answer).",
+            ),
+        ]
+        | None
+    ) = None
+    backend: Annotated[
+        Backend | None,
+        msgspec.Meta(
+            description=(
+                "Compute backend of the runtime: cuda, rocm, vulkan, metal, mlx or sycl; "
+                "null: the card's usual one."
+            )
+        ),
+    ] = None
 
     def question(self, today: date) -> Question:
         """The question this body asks, checked as every face's question is."""
@@ -305,6 +343,9 @@ class Question:
     runtime: str | None = (
         None  # "llama.cpp" or "vllm" (:data:`Runtime`); None: by the users served and the setting
     )
+    users: int | None = None  # people served at once; None: one, or the batch where one is given
+    tokens_per_user: float | None = None  # tok/s each user needs; None: the reading-speed rule parameter
+    backend: str | None = None  # :data:`Backend`; None: the card's usual backend
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], today: date | None = None) -> Question:
