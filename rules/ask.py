@@ -16,6 +16,7 @@ from rules.advisor import Advisor
 from rules.contract.answer import Answer, Reply
 from rules.contract.question import Question
 from rules.render import answer_markdown, clarification_markdown, help_text
+from rules.render.markdown import not_understood_line
 from rules.understand import parse, text_language
 
 Intent = Literal[
@@ -78,6 +79,7 @@ def ask(
             question=previous,
             recommendation=None,
             understood=parsed.understood,
+            not_understood=parsed.unknown,
             follow_up=("nlp $800", "fit llama 13b fp16", "compare 3090 4090"),
         )
     if parsed.needs_clarification:
@@ -87,14 +89,17 @@ def ask(
             question=previous,
             recommendation=None,
             understood=parsed.understood,
+            not_understood=parsed.unknown,
             follow_up=("nlp $800", "cv 2 gpus 3000", "help"),
         )
     answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today)
+    unread = not_understood_line(parsed.unknown, language)
     return Reply(
-        text=answer_markdown(answer),
+        text=answer_markdown(answer) + (f"\n\n{unread}" if unread else ""),
         intent=cast(Intent, parsed.intent),
         question=parsed.question,
         recommendation=answer,
         understood=parsed.understood,
+        not_understood=parsed.unknown,
         follow_up=follow_ups(parsed.question),
     )

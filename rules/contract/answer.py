@@ -330,6 +330,7 @@ class Reply(_Part, kw_only=True, frozen=True):
     intent: Literal["recommend", "compare", "fit", "help", "clarify"]
     question: Question | None = msgspec.field(name="query")  # the question understood so far
     understood: tuple[str, ...]
+    not_understood: tuple[str, ...] = ()  # words of the question no reading took, named in the text too
     recommendation: Answer | None
     follow_up: tuple[str, ...]
     # The conversation this turn belongs to: null for a one-shot question (nothing is stored);

@@ -173,6 +173,12 @@ class RecommendationRequest(
         ),
     ] = False
     used_ok: Annotated[bool, msgspec.Meta(description="Used cards are fine.")] = False
+    new_only: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Only new cards: no used pick, even on a tight budget (neither this nor used_ok: not said)."
+        ),
+    ] = False
     cloud_ok: Annotated[bool, msgspec.Meta(description="Renting in the cloud is an option.")] = True
     hours_per_week: Annotated[float, _positive(168)] | None = None
     as_of: (
@@ -324,6 +330,8 @@ class Question:
     params_b: float | None = None
     memory_gb: float | None = None
     task: str = "training"
+    # Used or new, three ways: used_ok (used is fine), new_only (never a used pick), neither (not said: the
+    # engine may lead with a used card for a tight budget and says so).
     used_ok: bool = False
     cloud_ok: bool = True
     hours_per_week: float | None = None
@@ -343,6 +351,7 @@ class Question:
     runtime: str | None = (
         None  # "llama.cpp" or "vllm" (:data:`Runtime`); None: by the users served and the setting
     )
+    new_only: bool = False  # only new cards: see used_ok
     users: int | None = None  # people served at once; None: one, or the batch where one is given
     tokens_per_user: float | None = None  # tok/s each user needs; None: the reading-speed rule parameter
     backend: str | None = None  # :data:`Backend`; None: the card's usual backend
@@ -379,6 +388,8 @@ class Question:
         for name, judge in _JUDGES:
             judge(name, getattr(self, name))
         _one_of("currency", self.currency, CURRENCIES)
+        if self.new_only and self.used_ok:
+            raise QuestionError("new_only", "new_only and used_ok contradict each other; set one of them")
         if self.budget is not None:
             _number("budget", self.budget)
             if self.budget <= 0:

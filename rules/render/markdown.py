@@ -11,7 +11,7 @@ from __future__ import annotations
 from rules.contract.answer import Answer, Money, Pick, RentVsBuy
 from rules.knowledge.messages import basis, say, term
 
-__all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text"]
+__all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text", "not_understood_line"]
 
 
 def help_text(language: str | None = None) -> str:
@@ -167,6 +167,17 @@ def _rent_lines(rent: RentVsBuy | None, lang: str | None) -> list[str]:
         for o in rent.options[1:]
     ]
     return lines
+
+
+def not_understood_line(words: tuple[str, ...], language: str | None = None) -> str:
+    """The words no reading took, named back so the asker can rephrase; a lone "00" or "$" is what a shell
+    leaves of "$800" in double quotes, so those get a hint about quoting. Empty when every word was read."""
+    if not words:
+        return ""
+    line = say("understand.not_understood", language, items=", ".join(f"'{w}'" for w in words))
+    if any(w.strip("0") == "" or w in ("$", "€", "£", "₽") for w in words):
+        line += " " + say("understand.shell_quoting", language)
+    return line
 
 
 def clarification_markdown(understood: list[str], unknown: list[str], language: str | None = None) -> str:

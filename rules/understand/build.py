@@ -50,6 +50,7 @@ _LABELS = {
     "as_of": "as of",
     "context_tokens": "context tokens",
     "used_ok": "used is fine",
+    "new_only": "new cards only",
     "cloud_ok": "cloud is fine",
     "owned_gpu": "already owns",
     "gpus_fixed": "that many gpus and no more",
@@ -133,6 +134,8 @@ def _changes(
     understood += money.budget_changes(read, base, fresh, language, changes)
     if read.cards and read.used_said:  # a used card among those compared: used prices count
         read.values["used_ok"] = (True, read.used_said)
+    if "used_ok" in read.values and "new_only" in read.values:  # "new or used": either will do
+        del read.values["new_only"]
     understood += words.job_changes(read, changes, base, fresh)
     for name in _FIELD_ORDER:
         if name in read.values and name not in ("budget", "precision"):
@@ -150,6 +153,10 @@ def _changes(
         understood.append(
             f"workload: llm (a {changes['params_b']:g}B-parameter model to run, no other kind named)"
         )
+    if changes.get("new_only") and base.used_ok:  # used, new only or not said: one of the three at a time
+        changes["used_ok"] = False
+    elif changes.get("used_ok") and base.new_only:
+        changes["new_only"] = False
     if "memory_gb" in changes and units.sizes_a_card(read, changes, base, fresh):
         changes["card_memory_gb"] = changes.pop("memory_gb")
         understood[-1] = note(

@@ -43,6 +43,7 @@ RUN_WORKLOADS = ("llm", "image-generation", "speech")
 _DEMAND = {"qlora": 1, "lora": 2, "full": 3, "pretrain": 4}  # memory each training method takes, in order
 _WORD_START = re.compile(r"(?<![\w$€£₽])[^\s\x00]")
 _WORD_CHAR = re.compile(r"\w")
+_LONE_SIGNS = ("$", "€", "£", "₽")
 
 
 def read_keywords(scan: Scan) -> None:
@@ -179,7 +180,12 @@ def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
 
 
 def unknown(scan: Scan) -> tuple[str, ...]:
-    """The words no pass took, less filler words, each once."""
+    """The words no pass took, less filler words, each once; a currency sign with no amount is one of them
+    (what a shell leaves of "$800" in double quotes)."""
     fillers = grammar().fillers
-    words = [w for w in scan.leftovers() if w and _WORD_CHAR.search(w) and not fillers.fullmatch(w)]
+    words = [
+        w
+        for w in scan.leftovers()
+        if (w and _WORD_CHAR.search(w) and not fillers.fullmatch(w)) or w in _LONE_SIGNS
+    ]
     return tuple(dict.fromkeys(words))
