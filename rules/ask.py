@@ -16,11 +16,11 @@ from rules.advisor import Advisor
 from rules.contract.answer import Answer, Reply
 from rules.contract.question import Question
 from rules.render import answer_markdown, clarification_markdown, help_text
-from rules.render.markdown import not_understood_line
-from rules.understand import parse, text_language
+from rules.render.markdown import model_notes, not_understood_line
+from rules.understand import ParsedText, parse, text_language
 
 Intent = Literal[
-    "recommend", "compare", "fit", "help", "clarify"
+    "recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on", "help", "clarify"
 ]  # the parser's intents, as a reply carries them
 
 __all__ = ["Reply", "ask", "follow_ups", "held_by"]
@@ -37,6 +37,14 @@ def follow_ups(question: Question) -> tuple[str, ...]:
     if not question.used_ok:
         options.append("with used cards?")
     return tuple(options)
+
+
+def reading_notes(parsed: ParsedText, language: str | None) -> str:
+    """What the reading could not use, said under the answer: models it does not know or cannot download, and
+    words it did not understand."""
+    lines = [*model_notes(parsed.unknown_models, parsed.closed_models, language)]
+    lines.append(not_understood_line(parsed.unknown, language))
+    return "\n\n".join(line for line in lines if line)
 
 
 def held_by(answer: Answer) -> float | None:
@@ -93,7 +101,7 @@ def ask(
             follow_up=("nlp $800", "cv 2 gpus 3000", "help"),
         )
     answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today)
-    unread = not_understood_line(parsed.unknown, language)
+    unread = reading_notes(parsed, language)
     return Reply(
         text=answer_markdown(answer) + (f"\n\n{unread}" if unread else ""),
         intent=cast(Intent, parsed.intent),

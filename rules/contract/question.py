@@ -63,7 +63,7 @@ Backend = Literal["cuda", "rocm", "vulkan", "metal", "mlx", "sycl"]
 # What "best" means when the asker says: None = the best within the budget, with diminishing returns.
 Objective = Literal["cheapest"]
 Experience = Literal["beginner", "hobby", "researcher"]
-Intent = Literal["recommend", "compare", "fit"]
+Intent = Literal["recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on"]
 WORKLOADS: tuple[str, ...] = get_args(Workload)
 PRECISIONS: tuple[str, ...] = get_args(Precision)
 TASKS: tuple[str, ...] = get_args(Task)
@@ -176,7 +176,9 @@ class RecommendationRequest(
     new_only: Annotated[
         bool,
         msgspec.Meta(
-            description="Only new cards: no used pick, even on a tight budget (neither this nor used_ok: not said)."
+            description=(
+                "Only new cards: no used pick, even on a tight budget (neither this nor used_ok: not said)."
+            )
         ),
     ] = False
     cloud_ok: Annotated[bool, msgspec.Meta(description="Renting in the cloud is an option.")] = True

@@ -11,7 +11,7 @@ from __future__ import annotations
 from rules.contract.answer import Answer, Money, Pick, RentVsBuy
 from rules.knowledge.messages import basis, say, term
 
-__all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text", "not_understood_line"]
+__all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text", "model_notes", "not_understood_line"]
 
 
 def help_text(language: str | None = None) -> str:
@@ -165,6 +165,19 @@ def _rent_lines(rent: RentVsBuy | None, lang: str | None) -> list[str]:
             date=o.seen,
         )
         for o in rent.options[1:]
+    ]
+    return lines
+
+
+def model_notes(
+    unknown: tuple[str, ...], closed: tuple[tuple[str, str, str], ...], language: str | None = None
+) -> list[str]:
+    """A line per model the reading could not size as named: one the model table lacks (asking for its size)
+    and one with no weights to download (naming the open model sized in its place)."""
+    lines = [say("understand.unknown_model", language, name=name) for name in unknown]
+    lines += [
+        say("understand.closed_model", language, name=name, maker=maker, open_model=open_model)
+        for name, maker, open_model in closed
     ]
     return lines
 

@@ -23,10 +23,12 @@ from rules.understand.text import Scan, note
 # holds a digit, skipped cheaply for a text without one.
 PASSES: tuple[tuple[Callable[[Scan], None], bool], ...] = (
     (dates.read_dates, True),
+    (units.read_work_amounts, True),
     (units.read_quantisation, True),
     (units.read_context, True),
     (units.read_batch, True),
     (units.read_users, True),
+    (models.read_closed_models, False),
     (models.read_models, False),
     (money.read_ranges, True),
     (money.read_marked, False),
@@ -66,6 +68,8 @@ class ParsedText:
     understood: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
+    unknown_models: tuple[str, ...] = ()  # named, but not in the model table and no size said
+    closed_models: tuple[tuple[str, str, str], ...] = ()  # (name, maker, the open model sized instead)
 
     @property
     def needs_clarification(self) -> bool:
@@ -89,6 +93,8 @@ def build(read: Scan, previous: Question | None, today: date, held_gb: HeldGb | 
     base = previous if previous is not None and not fresh else Question()
     language = text_language(read.original)
     changes, understood = _changes(read, workload, base, fresh, language)
+    if "rent-or-buy" in read.intents and "cheaper" in read.adjust:  # "is renting cheaper": not a follow-up
+        read.adjust.remove("cheaper")
     understood += follow_ups(read.adjust, base, changes, held_gb)
     changed = tuple(name for name in _FIELD_ORDER if name in changes)
     if changes and language:  # the language of a question, kept through follow-ups; not a change asked for
@@ -118,7 +124,13 @@ def build(read: Scan, previous: Question | None, today: date, held_gb: HeldGb | 
     if "card_memory_gb" in changes:
         understood.append(units.fit_note(question))
     return ParsedText(
-        question, words.intent(read, question, changed), tuple(understood), words.unknown(read), changed
+        question,
+        words.intent(read, question, changed),
+        tuple(understood + read.amounts_of_work),
+        words.unknown(read),
+        changed,
+        tuple(dict.fromkeys(read.unknown_models)),
+        tuple(dict.fromkeys(read.closed_models)),
     )
 
 
@@ -157,7 +169,9 @@ def _changes(
         changes["used_ok"] = False
     elif changes.get("used_ok") and base.new_only:
         changes["new_only"] = False
-    if "memory_gb" in changes and units.sizes_a_card(read, changes, base, fresh):
+    if "memory_gb" in changes and (
+        "what-runs-on" in read.intents or units.sizes_a_card(read, changes, base, fresh)
+    ):  # "what can I run on 24 GB": the card's memory, the job is what the answer finds
         changes["card_memory_gb"] = changes.pop("memory_gb")
         understood[-1] = note(
             _LABELS["card_memory_gb"], changes["card_memory_gb"], read.values["memory_gb"][1]

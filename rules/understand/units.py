@@ -106,6 +106,36 @@ NEEDED_LITERALS = {
 }
 
 
+# "on 100b tokens", "2t tokens of data": how much the job trains on, never the model's size or a context.
+_TRAINING_TOKENS = bounded(
+    rf"(?P<n>{NUM})\s*(?P<u>b|bn|billion|t|trillion|млрд|трлн)\s+(?:training\s+)?(?:tokens?|токен\w*)(?!\w)"
+)
+# "200 hours of audio", "300 часов аудио": how much media to process, never a budget or a weekly use.
+_MEDIA_HOURS = bounded(
+    rf"(?P<n>{NUM})\s*(?:h|hrs?|hours?|час\w*)\s+(?:of\s+)?(?P<what>audio|video|speech|recordings?|podcasts?"
+    r"|meetings?|calls?|аудио|видео|записей|записи|речи)(?!\w)"
+)
+
+
+def read_work_amounts(scan: Scan) -> None:
+    """Amounts of work the job processes: training tokens and hours of audio or video. Read first, so "100b"
+    is never a model size and "200 hours" never a budget; they size no card, and ``understood`` says so."""
+
+    def tokens(m: re.Match[str]) -> bool:
+        scale = "T" if m.group("u") in ("t", "trillion", "трлн") else "B"
+        scan.amounts_of_work.append(f"training data: {whole(number(m.group('n')))}{scale} tokens (from "
+                                    f"'{m.group().strip()}'; the model's size is said apart)")
+        return True
+
+    def media(m: re.Match[str]) -> bool:
+        scan.amounts_of_work.append(f"to process: {whole(number(m.group('n')))} hours of {m.group('what')} "
+                                    f"(from '{m.group().strip()}'; an amount of work, not a budget)")
+        return True
+
+    scan.take(_TRAINING_TOKENS, tokens)
+    scan.take(_MEDIA_HOURS, media)
+
+
 def read_memory(scan: Scan) -> None:
     scan.take(_MEMORY, lambda m: scan.put("memory_gb", whole(number(m.group("n"))), m.group()), _MEMORY_WORDS)
 

@@ -17,8 +17,10 @@ The keyword pass runs after every grammar with numbers, longest phrase first ("r
 * Workload: the first specific one wins over "general" ("learning nlp" is transformer for a beginner); a
   model's workload is used only when no workload word is present; an RNN word wins over speech ("speech with
   lstm").
-* Intent: "help" for empty text, bare "?" or a help word with nothing else; "fit" when a fit phrase is present
-  (it wins over compare); "compare" with two or more cards, or a compare word and one card; else "recommend".
+* Intent: "help" for empty text, bare "?" or a help word with nothing else; then, the first said of
+  "what-runs-on" ("what can I run on a 3090"), "fit" and "rent-or-buy" ("is renting cheaper"); "compare" with
+  two or more cards (a family word such as "mac" names its cards), or a compare word and one card; "upgrade"
+  with an upgrade word or a card already owned ("I have a 3060"); else "recommend".
   "fit" is read from this text only: a follow-up to a fit question is "recommend" unless it says "fit" again.
 """
 
@@ -29,7 +31,17 @@ from typing import Any
 
 from rules.contract.question import Question
 from rules.understand.grammar import grammar
-from rules.understand.text import HINT, INFERENCE, TRAINING, JobSaid, JobWord, Scan, WorkloadSaid, note
+from rules.understand.text import (
+    HINT,
+    INFERENCE,
+    TRAINING,
+    CardSaid,
+    JobSaid,
+    JobWord,
+    Scan,
+    WorkloadSaid,
+    note,
+)
 
 METHODS = {
     "inference": "inference",
@@ -78,6 +90,8 @@ def _meaning(scan: Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> b
             scan.workloads.append(WorkloadSaid(value, phrase, at))
         elif name == "intent":
             scan.intents.append(value)
+        elif name == "family":  # "mac": the catalog's cards of that family, compared
+            scan.cards += [CardSaid(at, gpu_id) for gpu_id in value]
         elif name == "adjust":
             scan.adjust.append(value)
         elif name == "budget_usd":
@@ -168,14 +182,17 @@ def _task_and_method(
 
 
 def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
-    """help, fit, compare or recommend (see the module's docstring)."""
+    """help, what-runs-on, fit, rent-or-buy, compare, upgrade or recommend (see the module's docstring)."""
     asked_help = not _WORD_CHAR.search(scan.original) or set(scan.intents) == {"help"}
     if asked_help and not changed:
         return "help"
-    if "fit" in scan.intents:
-        return "fit"
+    for said in ("what-runs-on", "fit", "rent-or-buy"):
+        if said in scan.intents:
+            return said
     if len(question.compare) >= 2 or ("compare" in scan.intents and question.compare):
         return "compare"
+    if "upgrade" in scan.intents or "owned_gpu" in changed:
+        return "upgrade"
     return "recommend"
 
 
