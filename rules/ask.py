@@ -71,6 +71,22 @@ def _shown(
     return held
 
 
+def _shown_cards(
+    advisor: Advisor, previous: Question | None, today: date | None, shown: Answer | None
+) -> Callable[[], tuple[tuple[str, float], ...]]:
+    """The cards the answer before showed, in its order with their prices, for "2 of them" or "the cheaper one":
+    from the answer the face kept, else answered again from the question before."""
+
+    def cards() -> tuple[tuple[str, float], ...]:
+        answer = shown or (advisor.recommend(previous, today=today) if previous is not None else None)
+        if answer is None:
+            return ()
+        picks = [*answer.picks, *(p for p in answer.alternatives.values() if p is not None)]
+        return tuple(dict.fromkeys((p.gpu, p.unit_price.amount) for p in picks))
+
+    return cards
+
+
 def ask(
     advisor: Advisor,
     text: str,
@@ -78,7 +94,13 @@ def ask(
     today: date | None = None,
     shown: Answer | None = None,
 ) -> Reply:
-    parsed = parse(text, previous=previous, today=today, held_gb=_shown(advisor, previous, today, shown))
+    parsed = parse(
+        text,
+        previous=previous,
+        today=today,
+        held_gb=_shown(advisor, previous, today, shown),
+        shown_cards=_shown_cards(advisor, previous, today, shown),
+    )
     language = parsed.question.language or text_language(text)
     if parsed.intent == "help":
         return Reply(

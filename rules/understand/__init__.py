@@ -25,7 +25,7 @@ from datetime import date
 
 from rules.contract.question import Question, check_text
 from rules.understand.build import ParsedText, build, scan
-from rules.understand.followups import HeldGb
+from rules.understand.followups import HeldGb, ShownCards
 from rules.understand.language import text_language
 from rules.understand.text import clean
 
@@ -33,11 +33,17 @@ __all__ = ["ParsedText", "clean", "parse", "text_language"]
 
 
 def parse(
-    text: str, previous: Question | None = None, today: date | None = None, held_gb: HeldGb | None = None
+    text: str,
+    previous: Question | None = None,
+    today: date | None = None,
+    held_gb: HeldGb | None = None,
+    shown_cards: ShownCards | None = None,
 ) -> ParsedText:
     """Read ``text`` (refining ``previous`` when given); raises only :class:`~rules.question.QuestionError`.
 
+    ``shown_cards``: the cards the previous answer showed, asked only when the text refers to one ("2 of them",
+    "the cheaper one").
     ``held_gb``: the memory the previous answer's top configuration holds, asked only when the text wants more
     memory, so that "more memory?" means more than the asker was shown (:func:`rules.ask.held_by`)."""
     today = today or date.today()
-    return build(scan(clean(check_text(text)), today), previous, today, held_gb)
+    return build(scan(clean(check_text(text)), today), previous, today, held_gb, shown_cards)

@@ -15,7 +15,7 @@ from typing import Any
 from rules.contract.question import MAX_BATCH, Question
 from rules.errors import QuestionError
 from rules.understand import dates, hardware, models, money, units, words
-from rules.understand.followups import HeldGb, follow_ups
+from rules.understand.followups import HeldGb, ShownCards, follow_ups, referred_cards
 from rules.understand.language import text_language
 from rules.understand.text import Scan, note
 
@@ -86,13 +86,21 @@ def scan(text: str, today: date) -> Scan:
     return read
 
 
-def build(read: Scan, previous: Question | None, today: date, held_gb: HeldGb | None = None) -> ParsedText:
+def build(
+    read: Scan,
+    previous: Question | None,
+    today: date,
+    held_gb: HeldGb | None = None,
+    shown_cards: ShownCards | None = None,
+) -> ParsedText:
     """The question the scan describes, refining ``previous`` unless the text is a whole new question."""
     workload = words.pick_workload(read)
     fresh = previous is None or (workload is not None and "budget" in read.values)
     base = previous if previous is not None and not fresh else Question()
     language = text_language(read.original)
+    referred = referred_cards(read, shown_cards if previous is not None else None)
     changes, understood = _changes(read, workload, base, fresh, language)
+    understood += referred
     if "rent-or-buy" in read.intents and "cheaper" in read.adjust:  # "is renting cheaper": not a follow-up
         read.adjust.remove("cheaper")
     understood += follow_ups(read.adjust, base, changes, held_gb)

@@ -163,6 +163,7 @@ class Scan:
     amounts_of_work: list[str] = field(default_factory=list)  # "100b tokens", "200 hours of audio": understood
     unknown_models: list[str] = field(default_factory=list)  # a family named with a version the table lacks
     closed_models: list[tuple[str, str, str]] = field(default_factory=list)  # (name, maker, open model id)
+    references: list[tuple[str, str]] = field(default_factory=list)  # ("first"/"second"/"cheaper", the words)
 
     def __post_init__(self) -> None:
         self.original = self.text

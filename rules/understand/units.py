@@ -226,8 +226,14 @@ def count_of(m: re.Match[str]) -> int:
     return grammar().number_words[clean(m.group("w"))]
 
 
+_OF_THEM = re.compile(r"of (?:them|those|these|it)|таких|такие")
+
+
 def _count_said(scan: Scan, count: int, phrase: str) -> bool:
-    """A count in so many words; "a single gpu" also says no more cards are wanted."""
+    """A count in so many words; "a single gpu" also says no more cards are wanted; "2 of them" counts the
+    card the answer before led with."""
+    if _OF_THEM.search(phrase):
+        scan.references.append(("first", phrase.strip()))
     if count == 1 and "gpus" not in scan.values:
         scan.put("gpus_fixed", True, phrase)
     return scan.put("gpus", count, phrase)

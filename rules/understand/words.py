@@ -90,6 +90,8 @@ def _meaning(scan: Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> b
             scan.workloads.append(WorkloadSaid(value, phrase, at))
         elif name == "intent":
             scan.intents.append(value)
+        elif name == "refers":
+            scan.references.append((value, phrase))
         elif name == "family":  # "mac": the catalog's cards of that family, compared
             scan.cards += [CardSaid(at, gpu_id) for gpu_id in value]
         elif name == "adjust":
