@@ -162,16 +162,19 @@ def _changes(
             value, phrase = read.values[name]
             changes[name] = value
             understood.append(note(_LABELS.get(name, name), value, phrase))
-    if (
-        fresh
-        and not workload
-        and "model" not in changes
-        and changes.get("task") == "inference"
-        and (changes.get("params_b") or 0) >= 1
-    ):
-        changes["workload"] = "llm"  # "serving a 70b model": billions of parameters to run: a language model
+    job = (
+        "run"
+        if changes.get("task") == "inference"
+        else "pretrain"
+        if changes.get("method") == "pretrain"
+        else ""
+    )
+    if fresh and job and not workload and "model" not in changes and (changes.get("params_b") or 0) >= 1:
+        # "serving a 70b model", "pretraining a 7b model": billions of parameters from scratch or to run: a
+        # language model (a fine-tune of a bare size keeps the general job's sizing)
+        changes["workload"] = "llm"
         understood.append(
-            f"workload: llm (a {changes['params_b']:g}B-parameter model to run, no other kind named)"
+            f"workload: llm (a {changes['params_b']:g}B-parameter model to {job}, no other kind named)"
         )
     if changes.get("new_only") and base.used_ok:  # used, new only or not said: one of the three at a time
         changes["used_ok"] = False

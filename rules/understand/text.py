@@ -160,7 +160,9 @@ class Scan:
     team: tuple[int, str] | None = None  # "a team of 10": as many sequences at once, for inference
     amounts: list[AmountSaid] = field(default_factory=list)
     currency_said: tuple[str, str] | None = None  # named on its own, "prices in euros": (code, phrase)
-    amounts_of_work: list[str] = field(default_factory=list)  # "100b tokens", "200 hours of audio": understood
+    amounts_of_work: list[str] = field(
+        default_factory=list
+    )  # "100b tokens", "200 hours of audio": understood
     unknown_models: list[str] = field(default_factory=list)  # a family named with a version the table lacks
     closed_models: list[tuple[str, str, str]] = field(default_factory=list)  # (name, maker, open model id)
     references: list[tuple[str, str]] = field(default_factory=list)  # ("first"/"second"/"cheaper", the words)

@@ -123,13 +123,17 @@ def read_work_amounts(scan: Scan) -> None:
 
     def tokens(m: re.Match[str]) -> bool:
         scale = "T" if m.group("u") in ("t", "trillion", "трлн") else "B"
-        scan.amounts_of_work.append(f"training data: {whole(number(m.group('n')))}{scale} tokens (from "
-                                    f"'{m.group().strip()}'; the model's size is said apart)")
+        scan.amounts_of_work.append(
+            f"training data: {whole(number(m.group('n')))}{scale} tokens (from "
+            f"'{m.group().strip()}'; the model's size is said apart)"
+        )
         return True
 
     def media(m: re.Match[str]) -> bool:
-        scan.amounts_of_work.append(f"to process: {whole(number(m.group('n')))} hours of {m.group('what')} "
-                                    f"(from '{m.group().strip()}'; an amount of work, not a budget)")
+        scan.amounts_of_work.append(
+            f"to process: {whole(number(m.group('n')))} hours of {m.group('what')} "
+            f"(from '{m.group().strip()}'; an amount of work, not a budget)"
+        )
         return True
 
     scan.take(_TRAINING_TOKENS, tokens)
