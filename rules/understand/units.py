@@ -213,7 +213,7 @@ def _count_patterns(g: Grammar) -> tuple[re.Pattern[str], ...]:
         # "8 gpus", "2x cards", "8-gpu server"
         bounded(rf"{n}(?:\s*[x×]?\s*|-)(?:{any_of(g.data['count_nouns'])})"),
         bounded(r"(?P<n>\d{1,2})\s*[x×](?![a-zа-я])"),
-        re.compile(r"(?<![\w.])[x×]\s*(?P<n>\d{1,2})(?![\w.])"),
+        re.compile(r"(?<![\w.])[x×]\s*(?P<n>\d{1,2})(?!\w|[.,]\d)"),  # "x3..." ends; "x3.5" is no count
     )
 
 
