@@ -39,12 +39,12 @@ def follow_ups(question: Question) -> tuple[str, ...]:
     return tuple(options)
 
 
-def reading_notes(parsed: ParsedText, language: str | None) -> str:
+def reading_notes(parsed: ParsedText, language: str | None) -> tuple[str, ...]:
     """What the reading could not use, said under the answer: models it does not know or cannot download, and
     words it did not understand."""
     lines = [*model_notes(parsed.unknown_models, parsed.closed_models, language)]
     lines.append(not_understood_line(parsed.unknown, language))
-    return "\n\n".join(line for line in lines if line)
+    return tuple(line for line in lines if line)
 
 
 def held_by(answer: Answer) -> float | None:
@@ -123,13 +123,14 @@ def ask(
             follow_up=("nlp $800", "cv 2 gpus 3000", "help"),
         )
     answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today)
-    unread = reading_notes(parsed, language)
+    notes = reading_notes(parsed, language)
     return Reply(
-        text=answer_markdown(answer) + (f"\n\n{unread}" if unread else ""),
+        text="\n\n".join([answer_markdown(answer), *notes]),
         intent=cast(Intent, parsed.intent),
         question=parsed.question,
         recommendation=answer,
         understood=parsed.understood,
         not_understood=parsed.unknown,
+        reading_notes=notes,
         follow_up=follow_ups(parsed.question),
     )

@@ -142,7 +142,7 @@ def test_the_cards_memory_is_not_the_jobs_need(text, card_gb, need_gb) -> None:
 )
 def test_a_count_stays_with_its_card(text: str) -> None:
     question = parse(text, today=TODAY).question
-    assert question.compare == ("rtx-3090",) or question.compare == ("rtx 3090",)
+    assert question.compare in (("rtx-3090",), ("rtx 3090",))
     assert question.gpus == (4 if "4-gpu" in text else 2)
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from rules.knowledge.catalog import load_catalog
 from rules.errors import QuestionError
+from rules.knowledge.catalog import load_catalog
 from rules.understand import parse
 
 TODAY = date(2026, 11, 26)
