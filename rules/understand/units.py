@@ -57,6 +57,8 @@ _BATCH = bounded(
 _USERS = bounded(
     r"(?P<n>\d{1,4})\s+(?:concurrent\s+|simultaneous\s+|active\s+|parallel\s+|одновременн\w*\s+)?"
     r"(?:users|people|clients|sessions|requests|conversations|пользовател\w*|человек|клиент\w*|запрос\w*)(?!\w)"
+    r"(?:\s*(?:at\s+once|at\s+the\s+same\s+time|concurrently|simultaneously|одновременно"
+    r"|/\s*s(?:ec)?|per\s+second|a\s+second|в\s+секунду)(?!\w))?"
 )
 _TEAM = bounded(
     r"(?:(?:team|group)\s+of\s+(?P<team>\d{1,4})(?!\d)|команд\w*\s+из\s+(?P<komanda>\d{1,4})(?!\d)"
@@ -197,7 +199,11 @@ def read_users(scan: Scan) -> None:
     """'for 20 users', '50 concurrent requests': sequences served at once, each with its KV cache. 'A team
     of 10', '12 colleagues': the same when the job is inference (a server sized for all of them asking at
     once); for training a team's size says nothing of the batch, so the build decides."""
-    scan.take(_USERS, lambda m: scan.put("batch", int(m.group("n")), m.group()), _USERS_WORDS)
+    def served(m: re.Match[str]) -> bool:
+        scan.put("users", int(m.group("n")), m.group())  # the serving field; batch sizes the KV cache today
+        return scan.put("batch", int(m.group("n")), m.group())
+
+    scan.take(_USERS, served, _USERS_WORDS)
 
     def team(m: re.Match[str]) -> tuple[int, int]:
         said = next(g for g in ("n", "team", "komanda") if m.group(g))

@@ -1,5 +1,6 @@
 """A word the question's reading could not use reaches the Slack user: the real service answers a signed
-slash command in process, and the reply names the word (and, for what a shell leaves of "$800", how to quote)."""
+slash command in process, and the reply names the word (and, for what a shell leaves of "$800", how to
+quote)."""
 
 from __future__ import annotations
 

@@ -289,3 +289,17 @@ def test_the_words_of_2026(text: str, workload: str, task: str) -> None:
     parsed = parse(text, today=TODAY)
     assert (parsed.question.workload, parsed.question.task) == (workload, task), parsed.understood
     assert not parsed.unknown
+
+
+@pytest.mark.parametrize(
+    ("text", "users"),
+    [
+        ("serve llama 8b for 30 users", 30),
+        ("20 people at once on qwen3 32b", 20),
+        ("10 requests/s with vllm", 10),
+        ("сервер для 50 пользователей одновременно", 50),
+    ],
+)
+def test_users_served_at_once(text: str, users: int) -> None:
+    parsed = parse(text, today=TODAY)
+    assert parsed.question.users == users and parsed.question.batch == users and not parsed.unknown
