@@ -32,7 +32,7 @@ from rules.understand.words import METHODS
 _TAIL = re.compile(r"[\s_.:-]*([a-z0-9]+(?:\.\d+)*\+?)")  # ":" as in Ollama's tags, "deepseek-r1:32b"
 _NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
 _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
-_NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час)")
+_NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час|-?\s*bits?\b|бит)")
 _DIGIT = re.compile(r"\d")
 _MAX_NAME_TOKENS = 6
 # Words that name a tuning of the same weights, not another size: "deepseek r1 distill 32b" is the table's

@@ -165,6 +165,9 @@ class Scan:
     )  # "100b tokens", "200 hours of audio": understood
     unknown_models: list[str] = field(default_factory=list)  # a family named with a version the table lacks
     closed_models: list[tuple[str, str, str]] = field(default_factory=list)  # (name, maker, open model id)
+    family_said: bool = (
+        False  # a family word ("mac") named cards: compared unless beside other kinds ("or pc")
+    )
     references: list[tuple[str, str]] = field(default_factory=list)  # ("first"/"second"/"cheaper", the words)
 
     def __post_init__(self) -> None:

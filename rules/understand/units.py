@@ -199,6 +199,7 @@ def read_users(scan: Scan) -> None:
     """'for 20 users', '50 concurrent requests': sequences served at once, each with its KV cache. 'A team
     of 10', '12 colleagues': the same when the job is inference (a server sized for all of them asking at
     once); for training a team's size says nothing of the batch, so the build decides."""
+
     def served(m: re.Match[str]) -> bool:
         scan.put("users", int(m.group("n")), m.group())  # the serving field; batch sizes the KV cache today
         return scan.put("batch", int(m.group("n")), m.group())

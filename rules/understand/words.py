@@ -94,6 +94,7 @@ def _meaning(scan: Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> b
             scan.references.append((value, phrase))
         elif name == "family":  # "mac": the catalog's cards of that family, compared
             scan.cards += [CardSaid(at, gpu_id) for gpu_id in value]
+            scan.family_said = True
         elif name == "adjust":
             scan.adjust.append(value)
         elif name == "budget_usd":
@@ -191,6 +192,11 @@ def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
     for said in ("what-runs-on", "fit", "rent-or-buy"):
         if said in scan.intents:
             return said
+    family_only = scan.family_said and len(scan.cards) == len(question.compare)
+    if (
+        family_only and "compare" in scan.intents
+    ):  # "mac or pc": the family named beside the rest, not instead
+        return "recommend"
     if len(question.compare) >= 2 or ("compare" in scan.intents and question.compare):
         return "compare"
     if "upgrade" in scan.intents or "owned_gpu" in changed:

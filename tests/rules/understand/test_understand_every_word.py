@@ -303,3 +303,19 @@ def test_the_words_of_2026(text: str, workload: str, task: str) -> None:
 def test_users_served_at_once(text: str, users: int) -> None:
     parsed = parse(text, today=TODAY)
     assert parsed.question.users == users and parsed.question.batch == users and not parsed.unknown
+
+
+def test_a_family_beside_another_kind_is_named_not_compared_alone(advisor: Advisor) -> None:
+    reply = ask(advisor, "mac or pc for running llama 70b locally, $4000", today=TODAY)
+    assert reply.intent == "recommend" and reply.recommendation is not None
+    vendors = {p.vendor for p in reply.recommendation.picks} | {
+        p.vendor for p in reply.recommendation.alternatives.values() if p
+    }
+    assert "apple" in vendors and vendors - {"apple"}, vendors
+
+
+@pytest.mark.parametrize(
+    "text", ["sdxl 4-bit inference $1500", "fit flux 8-bit as of 2019", "llama 3 8b 4 bit"]
+)
+def test_a_bit_width_is_no_model_version(text: str) -> None:
+    assert parse(text, today=TODAY).unknown_models == ()
