@@ -56,6 +56,7 @@ def test_when_nothing_new_fits_the_answer_says_so_and_names_the_cheapest_new(adv
     assert answer is not None and answer.verdict == "over-budget" and not answer.picks
     assert "cheapest that does" in reply.text.splitlines()[0]
     assert "(used" not in reply.text
+    assert "consider used cards" not in reply.text and "used cards are left out" in reply.text
 
 
 def test_used_and_new_only_are_one_at_a_time() -> None:
