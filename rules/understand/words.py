@@ -176,12 +176,21 @@ def _task_and_method(
     if strength is None or (strength == HINT and not (runs and fresh)):
         if strength is None and fresh and "model" in scan.values and workload in RUN_WORKLOADS:
             return "inference", "inference", "", ""
+        if strength is None and fresh and workload in (None, "llm") and (_said_size(scan) or 0) >= 1:
+            # "upgrade for 32b models": billions of parameters and no job word: models people run
+            return "inference", "inference", "", ""
         return None
     said = [job for job in scan.jobs if job.strength == strength]
     methods = [(job.method, job.phrase) for job in said if job.method]
     # several methods named ("with LoRA and QLoRA"): the machine must run the most demanding of them
     method, method_phrase = max(methods, key=lambda m: _DEMAND.get(m[0], 0)) if methods else (None, "")
     return said[0].task, method, said[0].phrase, method_phrase
+
+
+def _said_size(scan: Scan) -> float | None:
+    """Billions of parameters said ("32b models"), or None."""
+    value = scan.values.get("params_b")
+    return float(value[0]) if value else None
 
 
 def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
