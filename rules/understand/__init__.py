@@ -24,10 +24,12 @@ from __future__ import annotations
 from datetime import date
 
 from rules.contract.question import Question, check_text
+from rules.understand import spelling
 from rules.understand.build import ParsedText, build, scan
 from rules.understand.followups import HeldGb, ShownCards
 from rules.understand.language import text_language
 from rules.understand.text import clean
+from rules.understand.words import unknown
 
 __all__ = ["ParsedText", "clean", "parse", "text_language"]
 
@@ -41,9 +43,20 @@ def parse(
 ) -> ParsedText:
     """Read ``text`` (refining ``previous`` when given); raises only :class:`~rules.question.QuestionError`.
 
-    ``shown_cards``: the cards the previous answer showed, asked only when the text refers to one ("2 of them",
-    "the cheaper one").
+    ``shown_cards``: the cards the previous answer showed, asked only when the text refers to one ("2 of
+    them", "the cheaper one"). A word one slip from a vocabulary word is read as that word
+    (:mod:`.spelling`).
     ``held_gb``: the memory the previous answer's top configuration holds, asked only when the text wants more
     memory, so that "more memory?" means more than the asker was shown (:func:`rules.ask.held_by`)."""
     today = today or date.today()
-    return build(scan(clean(check_text(text)), today), previous, today, held_gb, shown_cards)
+    cleaned = clean(check_text(text))
+    read = scan(cleaned, today)
+    fixes = spelling.corrections(unknown(read))
+    if fixes:  # a slip of one letter: read again as typed right, and say so
+        again = scan(spelling.corrected(cleaned, fixes), today)
+        kept = {typed: word for typed, word in fixes.items() if word not in unknown(again)}
+        if kept != fixes:  # a correction no grammar reads alone ("моделий") is no reading: left as typed
+            again = scan(spelling.corrected(cleaned, kept), today)
+        if kept:
+            read, read.original, read.spelled = again, cleaned, kept
+    return build(read, previous, today, held_gb, shown_cards)

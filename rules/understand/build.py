@@ -101,6 +101,7 @@ def build(
     referred = referred_cards(read, shown_cards if previous is not None else None)
     changes, understood = _changes(read, workload, base, fresh, language)
     understood += referred
+    understood += [f"read '{typed}' as '{word}'" for typed, word in read.spelled.items()]
     if "rent-or-buy" in read.intents and "cheaper" in read.adjust:  # "is renting cheaper": not a follow-up
         read.adjust.remove("cheaper")
     understood += follow_ups(read.adjust, base, changes, held_gb)

@@ -142,10 +142,29 @@ def _count_and_card(rng: random.Random, a: Asked) -> list[str]:
     return [rng.choice(forms)]
 
 
+def _slip(rng: random.Random, words: str) -> str:
+    """A common typo in the longest word of ``words`` (seven letters or more): two neighbours swapped, a
+    letter left out or doubled."""
+    longest = max(words.split(" "), key=len)
+    if len(longest) < 7:
+        return words
+    i = rng.randrange(1, len(longest) - 2)
+    slips = (
+        longest[:i] + longest[i + 1] + longest[i] + longest[i + 2 :],
+        longest[:i] + longest[i + 1 :],
+        longest[:i] + longest[i] + longest[i:],
+    )
+    return words.replace(longest, rng.choice(slips), 1)
+
+
 def render(rng: random.Random, a: Asked) -> str:
     """One phrasing of ``a``: its parts in words of its language, in a random order, with typing noise."""
     ru = int(a.language == "ru")
-    parts = [rng.choice(WORKLOADS[a.workload][ru])]
+    parts = [
+        _slip(rng, rng.choice(WORKLOADS[a.workload][ru]))
+        if rng.random() < 0.15
+        else rng.choice(WORKLOADS[a.workload][ru])
+    ]
     if a.budget is not None:
         parts.append(_money(rng, a))
     parts += _count_and_card(rng, a)
