@@ -6,15 +6,19 @@ getting a silent guess.
 
 How: the text is cleaned (Slack markup, emoji and markdown dropped, lower case, ``ё`` -> ``е``: :mod:`.text`),
 then passes run from the most specific grammar to the least (the order is :data:`.build.PASSES`): dates
-(:mod:`.dates`), llama.cpp types, context, batch and users (:mod:`.units`), model names (:mod:`.models`),
+(:mod:`.dates`), amounts of work ("100b tokens", "200 hours of audio"), llama.cpp types, context, batch and
+users (:mod:`.units`), models with no weights to download and model names (:mod:`.models`),
 money ranges and money with a currency (:mod:`.money`), hardware names (:mod:`.hardware`), memory, parameters,
 hours and counts (:mod:`.units`), money after a budget word and currencies said alone (:mod:`.money`),
 keywords (longest phrase first: :mod:`.words`), and last a bare number (:mod:`.money`). Each pass blanks what
 it took, so a number is read once: "3090" is a card and never a budget, "13b" a model size. What remains,
-minus filler words, is ``unknown``. :mod:`.build` turns what the passes recorded into the question, applying
-follow-ups (:mod:`.followups`) and the text's language (:mod:`.language`). Each module's docstring gives its
-decisions for ambiguous text, each pinned by a test. The words themselves are data (:mod:`.grammar`); what
-understanding asks of the catalog, the model table and the job count goes through :mod:`.lookups`.
+minus filler words, is ``unknown``: every token is bound to a field, known as filler, or reported (the reply
+names it: "Not understood: '00', 'zxqv'"); a word one slip from a vocabulary word is read again as that word
+(:mod:`.spelling`). :mod:`.build` turns what the passes recorded into the question, applying follow-ups and
+references to the answer before ("2 of them": :mod:`.followups`) and the text's language (:mod:`.language`).
+Each module's docstring gives its decisions for ambiguous text, each pinned by a test. The words themselves
+are data (:mod:`.grammar`); what understanding asks of the catalog, the model table and the job count goes
+through :mod:`.lookups`.
 
 ``needs_clarification``: the intent is not "help" and the text changed no field.
 """
