@@ -173,14 +173,7 @@ class RecommendationRequest(
         ),
     ] = False
     used_ok: Annotated[bool, msgspec.Meta(description="Used cards are fine.")] = False
-    new_only: Annotated[
-        bool,
-        msgspec.Meta(
-            description=(
-                "Only new cards: no used pick, even on a tight budget (neither this nor used_ok: not said)."
-            )
-        ),
-    ] = False
+    new_only: Annotated[bool, msgspec.Meta(description="New cards only: never a used pick.")] = False
     cloud_ok: Annotated[bool, msgspec.Meta(description="Renting in the cloud is an option.")] = True
     hours_per_week: Annotated[float, _positive(168)] | None = None
     as_of: (
@@ -332,8 +325,7 @@ class Question:
     params_b: float | None = None
     memory_gb: float | None = None
     task: str = "training"
-    # Used or new, three ways: used_ok (used is fine), new_only (never a used pick), neither (not said: the
-    # engine may lead with a used card for a tight budget and says so).
+    # used_ok: used is fine; new_only: never a used pick; neither: not said (a used lead on a tight budget)
     used_ok: bool = False
     cloud_ok: bool = True
     hours_per_week: float | None = None
