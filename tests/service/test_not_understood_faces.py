@@ -64,3 +64,21 @@ def test_the_chat_says_them(base_url: str) -> None:
     )
     text = completion.choices[0].message.content
     assert "Not understood: 'qwerty', 'zxqv'" in text
+
+
+def test_the_cli_answers_ai_questions_it_used_to_refuse(tmp_path: Path) -> None:
+    """'ai' was not a word it knew: the question got exit 3 and no answer."""
+    env = {
+        **os.environ,
+        "WHICHGPU_DATA_DIR": str(tmp_path),
+        "WHICHGPU_DATABASE_URL": f"sqlite:///{tmp_path / 'c.db'}",
+    }
+    shown = subprocess.run(
+        [WHICHGPU, "ask", "what's the best graphics card for ai stuff"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "Not understood" not in shown.stdout and "×" in shown.stdout
