@@ -353,7 +353,8 @@ def report(rows: list[tuple[dict[str, Any], list[str], str]], floor: float) -> s
         if reasons:
             causes[cause(reasons)] = causes.get(cause(reasons), 0) + 1
     by_cause = ", ".join(f"{name} {n}" for name, n in sorted(causes.items(), key=lambda c: -c[1]))
-    lines = ["# Golden questions", "", f"Hit rate: {hits}/{len(rows)} = {rate:.1%} (floor {floor:.1%})", "",
+    lines = ["# Golden questions", "", f"Hit rate, all batches: {hits}/{len(rows)} = {rate:.1%} (the first set's floor {floor:.1%}; each batch "
+             "is gated by its own, below)", "",
              f"Misses by likely cause: {by_cause or 'none'}", "",
              "| id | as of | result | likely cause | engine said | why |", "|---|---|---|---|---|---|"]
     for question, reasons, said in rows:
