@@ -192,6 +192,7 @@ def answer_blocks(reply: Reply, conversation: Conversation, *, ephemeral: bool =
         asked = escape(conversation.questions[-1])
         blocks.append(_context(f"Shared by <@{escape(shared_by)}> · asked: “{asked}”"))
     blocks.append(_section(escape(answer.summary)))
+    blocks += [_context(mrkdwn(note)) for note in reply.reading_notes]  # what the reading could not use
     blocks += _picks(answer, lang)
     blocks += _alternatives(answer, lang)
     blocks += _warnings(answer, lang)

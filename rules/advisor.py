@@ -180,6 +180,8 @@ class Advisor:
     def _configured(self, question: Question, as_of: date) -> _Stages:
         """The stages up to the configurations: who asks, the job, the market, the rules' terms, what holds the job."""
         market = self.markets.on(as_of)
+        if question.new_only:
+            market = market.new_only()
         pricing = market.pricing(question.currency, question.used_ok)
         owned = self.catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
         asker = asker_for(question, pricing, self.rulebook, owned)

@@ -16,10 +16,11 @@ from rules.advisor import Advisor
 from rules.contract.answer import Answer, Detail, Reply
 from rules.contract.question import Question
 from rules.render import answer_markdown, clarification_markdown, help_text
-from rules.understand import parse, text_language
+from rules.render.markdown import model_notes, not_understood_line
+from rules.understand import ParsedText, parse, text_language
 
 Intent = Literal[
-    "recommend", "compare", "fit", "help", "clarify"
+    "recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on", "help", "clarify"
 ]  # the parser's intents, as a reply carries them
 
 __all__ = ["Detail", "Reply", "ask", "follow_ups", "held_by"]
@@ -36,6 +37,14 @@ def follow_ups(question: Question) -> tuple[str, ...]:
     if not question.used_ok:
         options.append("with used cards?")
     return tuple(options)
+
+
+def reading_notes(parsed: ParsedText, language: str | None) -> tuple[str, ...]:
+    """What the reading could not use, said under the answer: models it does not know or cannot download, and
+    words it did not understand."""
+    lines = [*model_notes(parsed.unknown_models, parsed.closed_models, language)]
+    lines.append(not_understood_line(parsed.unknown, language))
+    return tuple(line for line in lines if line)
 
 
 def held_by(answer: Answer) -> float | None:
@@ -63,6 +72,22 @@ def _shown(
     return held
 
 
+def _shown_cards(
+    advisor: Advisor, previous: Question | None, today: date | None, shown: Answer | None
+) -> Callable[[], tuple[tuple[str, float], ...]]:
+    """The cards the answer before showed, in its order with their prices, for "2 of them" or "the cheaper one":
+    from the answer the face kept, else answered again from the question before."""
+
+    def cards() -> tuple[tuple[str, float], ...]:
+        answer = shown or (advisor.recommend(previous, today=today) if previous is not None else None)
+        if answer is None:
+            return ()
+        picks = [*answer.picks, *(p for p in answer.alternatives.values() if p is not None)]
+        return tuple(dict.fromkeys((p.gpu, p.unit_price.amount) for p in picks))
+
+    return cards
+
+
 def ask(
     advisor: Advisor,
     text: str,
@@ -72,7 +97,13 @@ def ask(
     detail: Detail = "short",
 ) -> Reply:
     """Answer ``text``; the reply's Markdown is the short answer unless ``detail`` asks for the full one."""
-    parsed = parse(text, previous=previous, today=today, held_gb=_shown(advisor, previous, today, shown))
+    parsed = parse(
+        text,
+        previous=previous,
+        today=today,
+        held_gb=_shown(advisor, previous, today, shown),
+        shown_cards=_shown_cards(advisor, previous, today, shown),
+    )
     language = parsed.question.language or text_language(text)
     if parsed.intent == "help":
         return Reply(
@@ -81,6 +112,7 @@ def ask(
             question=previous,
             recommendation=None,
             understood=parsed.understood,
+            not_understood=parsed.unknown,
             follow_up=("nlp $800", "fit llama 13b fp16", "compare 3090 4090"),
         )
     if parsed.needs_clarification:
@@ -90,14 +122,18 @@ def ask(
             question=previous,
             recommendation=None,
             understood=parsed.understood,
+            not_understood=parsed.unknown,
             follow_up=("nlp $800", "cv 2 gpus 3000", "help"),
         )
     answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today)
+    notes = reading_notes(parsed, language)
     return Reply(
-        text=answer_markdown(answer, detail),
+        text="\n\n".join([answer_markdown(answer, detail), *notes]),
         intent=cast(Intent, parsed.intent),
         question=parsed.question,
         recommendation=answer,
         understood=parsed.understood,
+        not_understood=parsed.unknown,
+        reading_notes=notes,
         follow_up=follow_ups(parsed.question),
     )

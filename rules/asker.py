@@ -158,8 +158,13 @@ def _money(q: Question, budget: float | None, rulebook: Rulebook) -> list[Person
         return [
             Persona(
                 "persona-little-money",
-                say("rule.persona_little_money.reason", q.language),
-                consider_used=True,
+                say(
+                    "rule.persona_little_money.new_only"
+                    if q.new_only
+                    else "rule.persona_little_money.reason",
+                    q.language,
+                ),
+                consider_used=not q.new_only,  # "new only" is the asker's call, budget or not
             )
         ]
     return []

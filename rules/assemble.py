@@ -346,7 +346,10 @@ def _impossible(made: Made, choice: Choice) -> Verdict:
         suggestions += [
             *_second_card(made),
             say("verdict.raise_budget", lang, price=f"{price.amount:,.0f}", currency=pricing.currency),
-            say("verdict.consider_used" if not question.used_ok else "verdict.rent_by_hour", lang),
+            say(
+                "verdict.rent_by_hour" if question.used_ok or question.new_only else "verdict.consider_used",
+                lang,
+            ),
         ]
         verdict_said = "over-budget"
     else:

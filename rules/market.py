@@ -9,7 +9,7 @@ server vendors): they cannot go in a PC; a server takes any card or module sold,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
@@ -113,6 +113,17 @@ class Market:
     def best_price(self, gpu: Gpu, used_ok: bool) -> PricePoint | None:
         """The cheapest current price of ``gpu`` (new, or also used): ``Pricing.best_price`` looked up once a day."""
         return (self.best_any if used_ok else self.best_new)[gpu.id]
+
+    def new_only(self) -> Market:
+        """This market without its used offers, for an asker who buys only new: no used card can be picked,
+        named as a way to save, or priced, so when nothing new fits the answer says so with new cards."""
+        return replace(
+            self,
+            offers=tuple(o for o in self.offers if o.condition == "new"),
+            desktop=tuple(o for o in self.desktop if o.condition == "new"),
+            server=tuple(o for o in self.server if o.condition == "new"),
+            best_any=self.best_new,
+        )
 
 
 class Markets:

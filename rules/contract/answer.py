@@ -443,9 +443,13 @@ class Reply(_Part, kw_only=True, frozen=True):
     """Free text answered (``POST /v1/ask``): the Markdown, what was understood, and the answer behind it."""
 
     text: str = msgspec.field(name="answer")  # Markdown answer, or a clarifying question
-    intent: Literal["recommend", "compare", "fit", "help", "clarify"]
+    intent: Literal["recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on", "help", "clarify"]
     question: Question | None = msgspec.field(name="query")  # the question understood so far
     understood: tuple[str, ...]
+    not_understood: tuple[str, ...] = ()  # words of the question no reading took, named in the text too
+    # What the reading adds under the answer (models unknown or not downloadable, the words not understood),
+    # as lines the text ends with, for a face that lays out its own answer (Slack blocks)
+    reading_notes: tuple[str, ...] = ()
     recommendation: Answer | None
     follow_up: tuple[str, ...]
     # The conversation this turn belongs to: null for a one-shot question (nothing is stored);

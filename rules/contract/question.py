@@ -63,7 +63,7 @@ Backend = Literal["cuda", "rocm", "vulkan", "metal", "mlx", "sycl"]
 # What "best" means when the asker says: None = the best within the budget, with diminishing returns.
 Objective = Literal["cheapest"]
 Experience = Literal["beginner", "hobby", "researcher"]
-Intent = Literal["recommend", "compare", "fit"]
+Intent = Literal["recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on"]
 WORKLOADS: tuple[str, ...] = get_args(Workload)
 PRECISIONS: tuple[str, ...] = get_args(Precision)
 TASKS: tuple[str, ...] = get_args(Task)
@@ -173,6 +173,7 @@ class RecommendationRequest(
         ),
     ] = False
     used_ok: Annotated[bool, msgspec.Meta(description="Used cards are fine.")] = False
+    new_only: Annotated[bool, msgspec.Meta(description="New cards only: never a used pick.")] = False
     cloud_ok: Annotated[bool, msgspec.Meta(description="Renting in the cloud is an option.")] = True
     hours_per_week: Annotated[float, _positive(168)] | None = None
     as_of: (
@@ -335,6 +336,7 @@ class Question:
     params_b: float | None = None
     memory_gb: float | None = None
     task: str = "training"
+    # used_ok: used is fine; new_only: never a used pick; neither: not said (a used lead on a tight budget)
     used_ok: bool = False
     cloud_ok: bool = True
     hours_per_week: float | None = None
@@ -354,6 +356,7 @@ class Question:
     runtime: str | None = (
         None  # "llama.cpp" or "vllm" (:data:`Runtime`); None: by the users served and the setting
     )
+    new_only: bool = False  # only new cards: see used_ok
     users: int | None = None  # people served at once; None: one, or the batch where one is given
     tokens_per_user: float | None = None  # tok/s each user needs; None: the reading-speed rule parameter
     backend: str | None = None  # :data:`Backend`; None: the card's usual backend
@@ -391,6 +394,8 @@ class Question:
         for name, judge in _JUDGES:
             judge(name, getattr(self, name))
         _one_of("currency", self.currency, CURRENCIES)
+        if self.new_only and self.used_ok:
+            raise QuestionError("new_only", "new_only and used_ok contradict each other; set one of them")
         if self.budget is not None:
             _number("budget", self.budget)
             if self.budget <= 0:

@@ -15,7 +15,7 @@ from rules.render.job import job_lines
 from rules.render.runs_on import runs_on_lines
 from rules.render.short import short_markdown
 
-__all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text"]
+__all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text", "model_notes", "not_understood_line"]
 
 
 def help_text(language: str | None = None) -> str:
@@ -180,6 +180,30 @@ def _rent_lines(rent: RentVsBuy | None, lang: str | None) -> list[str]:
         for o in rent.options[1:]
     ]
     return lines
+
+
+def model_notes(
+    unknown: tuple[str, ...], closed: tuple[tuple[str, str, str], ...], language: str | None = None
+) -> list[str]:
+    """A line per model the reading could not size as named: one the model table lacks (asking for its size)
+    and one with no weights to download (naming the open model sized in its place)."""
+    lines = [say("understand.unknown_model", language, name=name) for name in unknown]
+    lines += [
+        say("understand.closed_model", language, name=name, maker=maker, open_model=open_model)
+        for name, maker, open_model in closed
+    ]
+    return lines
+
+
+def not_understood_line(words: tuple[str, ...], language: str | None = None) -> str:
+    """The words no reading took, named back so the asker can rephrase; a lone "00" or "$" is what a shell
+    leaves of "$800" in double quotes, so those get a hint about quoting. Empty when every word was read."""
+    if not words:
+        return ""
+    line = say("understand.not_understood", language, items=", ".join(f"'{w}'" for w in words))
+    if any(w.strip("0") == "" or w in ("$", "€", "£", "₽") for w in words):
+        line += " " + say("understand.shell_quoting", language)
+    return line
 
 
 def clarification_markdown(understood: list[str], unknown: list[str], language: str | None = None) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from rules.contract.question import MAX_BATCH, Question
 from rules.errors import QuestionError
 from rules.understand import dates, hardware, models, money, units, words
-from rules.understand.followups import HeldGb, follow_ups
+from rules.understand.followups import HeldGb, ShownCards, follow_ups, referred_cards
 from rules.understand.language import text_language
 from rules.understand.text import Scan, note
 
@@ -23,10 +23,12 @@ from rules.understand.text import Scan, note
 # holds a digit, skipped cheaply for a text without one.
 PASSES: tuple[tuple[Callable[[Scan], None], bool], ...] = (
     (dates.read_dates, True),
+    (units.read_work_amounts, True),
     (units.read_quantisation, True),
     (units.read_context, True),
     (units.read_batch, True),
     (units.read_users, True),
+    (models.read_closed_models, False),
     (models.read_models, False),
     (money.read_ranges, True),
     (money.read_marked, False),
@@ -50,6 +52,7 @@ _LABELS = {
     "as_of": "as of",
     "context_tokens": "context tokens",
     "used_ok": "used is fine",
+    "new_only": "new cards only",
     "cloud_ok": "cloud is fine",
     "owned_gpu": "already owns",
     "gpus_fixed": "that many gpus and no more",
@@ -65,6 +68,8 @@ class ParsedText:
     understood: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
+    unknown_models: tuple[str, ...] = ()  # named, but not in the model table and no size said
+    closed_models: tuple[tuple[str, str, str], ...] = ()  # (name, maker, the open model sized instead)
 
     @property
     def needs_clarification(self) -> bool:
@@ -81,13 +86,24 @@ def scan(text: str, today: date) -> Scan:
     return read
 
 
-def build(read: Scan, previous: Question | None, today: date, held_gb: HeldGb | None = None) -> ParsedText:
+def build(
+    read: Scan,
+    previous: Question | None,
+    today: date,
+    held_gb: HeldGb | None = None,
+    shown_cards: ShownCards | None = None,
+) -> ParsedText:
     """The question the scan describes, refining ``previous`` unless the text is a whole new question."""
     workload = words.pick_workload(read)
     fresh = previous is None or (workload is not None and "budget" in read.values)
     base = previous if previous is not None and not fresh else Question()
     language = text_language(read.original)
+    referred = referred_cards(read, shown_cards if previous is not None else None)
     changes, understood = _changes(read, workload, base, fresh, language)
+    understood += referred
+    understood += [f"read '{typed}' as '{word}'" for typed, word in read.spelled.items()]
+    if "rent-or-buy" in read.intents and "cheaper" in read.adjust:  # "is renting cheaper": not a follow-up
+        read.adjust.remove("cheaper")
     understood += follow_ups(read.adjust, base, changes, held_gb)
     changed = tuple(name for name in _FIELD_ORDER if name in changes)
     if changes and language:  # the language of a question, kept through follow-ups; not a change asked for
@@ -117,7 +133,13 @@ def build(read: Scan, previous: Question | None, today: date, held_gb: HeldGb | 
     if "card_memory_gb" in changes:
         understood.append(units.fit_note(question))
     return ParsedText(
-        question, words.intent(read, question, changed), tuple(understood), words.unknown(read), changed
+        question,
+        words.intent(read, question, changed),
+        tuple(understood + read.amounts_of_work),
+        words.unknown(read),
+        changed,
+        tuple(dict.fromkeys(read.unknown_models)),
+        tuple(dict.fromkeys(read.closed_models)),
     )
 
 
@@ -133,24 +155,35 @@ def _changes(
     understood += money.budget_changes(read, base, fresh, language, changes)
     if read.cards and read.used_said:  # a used card among those compared: used prices count
         read.values["used_ok"] = (True, read.used_said)
+    if "used_ok" in read.values and "new_only" in read.values:  # "new or used": either will do
+        del read.values["new_only"]
     understood += words.job_changes(read, changes, base, fresh)
     for name in _FIELD_ORDER:
         if name in read.values and name not in ("budget", "precision"):
             value, phrase = read.values[name]
             changes[name] = value
             understood.append(note(_LABELS.get(name, name), value, phrase))
-    if (
-        fresh
-        and not workload
-        and "model" not in changes
-        and changes.get("task") == "inference"
-        and (changes.get("params_b") or 0) >= 1
-    ):
-        changes["workload"] = "llm"  # "serving a 70b model": billions of parameters to run: a language model
+    job = (
+        "run"
+        if changes.get("task") == "inference"
+        else "pretrain"
+        if changes.get("method") == "pretrain"
+        else ""
+    )
+    if fresh and job and not workload and "model" not in changes and (changes.get("params_b") or 0) >= 1:
+        # "serving a 70b model", "pretraining a 7b model": billions of parameters from scratch or to run: a
+        # language model (a fine-tune of a bare size keeps the general job's sizing)
+        changes["workload"] = "llm"
         understood.append(
-            f"workload: llm (a {changes['params_b']:g}B-parameter model to run, no other kind named)"
+            f"workload: llm (a {changes['params_b']:g}B-parameter model to {job}, no other kind named)"
         )
-    if "memory_gb" in changes and units.sizes_a_card(read, changes, base, fresh):
+    if changes.get("new_only") and base.used_ok:  # used, new only or not said: one of the three at a time
+        changes["used_ok"] = False
+    elif changes.get("used_ok") and base.new_only:
+        changes["new_only"] = False
+    if "memory_gb" in changes and (
+        "what-runs-on" in read.intents or units.sizes_a_card(read, changes, base, fresh)
+    ):  # "what can I run on 24 GB": the card's memory, the job is what the answer finds
         changes["card_memory_gb"] = changes.pop("memory_gb")
         understood[-1] = note(
             _LABELS["card_memory_gb"], changes["card_memory_gb"], read.values["memory_gb"][1]

@@ -13,10 +13,33 @@ from typing import Any
 
 from rules.contract.question import Question
 from rules.understand.grammar import grammar
-from rules.understand.text import whole
+from rules.understand.text import CardSaid, Scan, whole
 
 # The memory the previous answer's top configuration holds, asked only when a follow-up wants more memory.
 HeldGb = Callable[[], float | None]
+# The cards the answer before showed, in its order, each with its price: what "them", "that card", "the second
+# one" and "the cheaper one" refer to. Called only when the text refers to one.
+ShownCards = Callable[[], tuple[tuple[str, float], ...]]
+
+
+def referred_cards(read: Scan, shown: ShownCards | None) -> list[str]:
+    """Each card the text refers to ("2 of them", "the cheaper one") added to the cards said, as the answer
+    before showed it; returns what ``understood`` says of them (or that there was no answer to refer to)."""
+    if not read.references:
+        return []
+    cards = shown() if shown is not None else ()
+    understood = []
+    for which, phrase in dict.fromkeys(read.references):
+        if not cards:
+            understood.append(f"'{phrase}': no earlier answer's cards to refer to")
+            continue
+        if which == "cheaper":
+            gpu = min(cards, key=lambda card: card[1])[0]
+        else:
+            gpu = cards[min(1 if which == "second" else 0, len(cards) - 1)][0]
+        read.cards.append(CardSaid(len(read.original), gpu))
+        understood.append(f"'{phrase}': {gpu}, from the answer before")
+    return understood
 
 
 def follow_ups(

@@ -64,7 +64,8 @@ def _gpu_patterns(g: Grammar) -> tuple[re.Pattern[str], ...]:
 def _before_gpu(g: Grammar) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """What may stand right before a card: an owner ('i have', 'у меня') or a count ('2x', 'two')."""
     own = rf"(?<!\w){any_of(g.data['ownership'])}(?:\s+{any_of(g.data['ownership_fillers'])})*\s*$"
-    count = rf"(?<!\w)(?:(?P<n>\d{{1,2}})\s*[x×]?|(?P<w>{any_of(g.number_words)}))\s*$"
+    brand = r"(?:(?:nvidia|geforce|amd|radeon|intel)\s+)*"  # "4× geforce rtx 4090": the count is the card's
+    count = rf"(?<!\w)(?:(?P<n>\d{{1,2}})\s*[x×]?|(?P<w>{any_of(g.number_words)}))\s*{brand}$"
     return re.compile(own), re.compile(count)
 
 

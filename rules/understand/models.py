@@ -32,7 +32,7 @@ from rules.understand.words import METHODS
 _TAIL = re.compile(r"[\s_.:-]*([a-z0-9]+(?:\.\d+)*\+?)")  # ":" as in Ollama's tags, "deepseek-r1:32b"
 _NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
 _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
-_NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час)")
+_NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час|-?\s*bits?\b|бит)")
 _DIGIT = re.compile(r"\d")
 _MAX_NAME_TOKENS = 6
 # Words that name a tuning of the same weights, not another size: "deepseek r1 distill 32b" is the table's
@@ -99,6 +99,8 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
         spec = lookups.model(f"{(inner or [entry])[-1]['slug']} {size}")  # "qwen 2.5 32b coder": its 32b
     elif spec is None and tokens and not any(_DIGIT.search(t) for t in tokens):
         spec = lookups.model(family)  # "flux schnell": a variant word the table lacks, same model size
+    if spec is None and not size and tokens:  # "llama 4 scout": a version the table lacks and no size
+        scan.unknown_models.append(phrase.strip())
     workload = spec.workload if spec and spec.workload else entry["workload"]
     scan.workloads.append(WorkloadSaid(workload, phrase, m.start(), by_model=True))
     params = None
@@ -110,6 +112,27 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
         scan.put("model", model, phrase)
         scan.models.append(ModelSaid(m.start(), model, params, phrase))
     return m.start(), end
+
+
+def _closed_pattern(g: Grammar) -> tuple[tuple[re.Pattern[str], dict[str, Any]], ...]:
+    return tuple((bounded(any_of(entry["words"])), entry) for entry in g.data["closed_models"]["models"])
+
+
+def read_closed_models(scan: Scan) -> None:
+    """A model with no weights to download ("gpt-5", "claude"): the open model of a comparable class is sized
+    in its place, and the reply says so (:data:`vocabulary.json` ``closed_models``)."""
+    for pattern, entry in grammar().patterns(_closed_pattern):
+
+        def found(m: re.Match[str], entry: dict[str, Any] = entry) -> bool:
+            scan.closed_models.append((entry["name"], entry["maker"], entry["open_model"]))
+            scan.put("model", entry["open_model"], m.group())
+            spec = lookups.model(entry["open_model"])
+            workload = spec.workload if spec and spec.workload else "llm"
+            scan.workloads.append(WorkloadSaid(workload, m.group(), m.start(), by_model=True))
+            scan.models.append(ModelSaid(m.start(), entry["open_model"], None, m.group()))
+            return True
+
+        scan.take(pattern, found)
 
 
 def _candidates(family: str, tokens: list[str], entry: dict[str, Any]) -> Iterable[str]:

@@ -160,6 +160,14 @@ class Scan:
     team: tuple[int, str] | None = None  # "a team of 10": as many sequences at once, for inference
     amounts: list[AmountSaid] = field(default_factory=list)
     currency_said: tuple[str, str] | None = None  # named on its own, "prices in euros": (code, phrase)
+    # "100b tokens", "200 hours of audio": amounts of work, said in ``understood``
+    amounts_of_work: list[str] = field(default_factory=list)
+    unknown_models: list[str] = field(default_factory=list)  # a family named with a version the table lacks
+    closed_models: list[tuple[str, str, str]] = field(default_factory=list)  # (name, maker, open model id)
+    # a family word ("mac") named cards: compared unless beside other kinds ("or pc")
+    family_said: bool = False
+    references: list[tuple[str, str]] = field(default_factory=list)  # ("first"/"second"/"cheaper", the words)
+    spelled: dict[str, str] = field(default_factory=dict)  # a typo -> the vocabulary word it was read as
 
     def __post_init__(self) -> None:
         self.original = self.text

@@ -57,6 +57,8 @@ _BATCH = bounded(
 _USERS = bounded(
     r"(?P<n>\d{1,4})\s+(?:concurrent\s+|simultaneous\s+|active\s+|parallel\s+|одновременн\w*\s+)?"
     r"(?:users|people|clients|sessions|requests|conversations|пользовател\w*|человек|клиент\w*|запрос\w*)(?!\w)"
+    r"(?:\s*(?:at\s+once|at\s+the\s+same\s+time|concurrently|simultaneously|одновременно"
+    r"|/\s*s(?:ec)?|per\s+second|a\s+second|в\s+секунду)(?!\w))?"
 )
 _TEAM = bounded(
     r"(?:(?:team|group)\s+of\s+(?P<team>\d{1,4})(?!\d)|команд\w*\s+из\s+(?P<komanda>\d{1,4})(?!\d)"
@@ -104,6 +106,40 @@ NEEDED_LITERALS = {
     _USERS: _USERS_WORDS,
     _TEAM: _TEAM_WORDS,
 }
+
+
+# "on 100b tokens", "2t tokens of data": how much the job trains on, never the model's size or a context.
+_TRAINING_TOKENS = bounded(
+    rf"(?P<n>{NUM})\s*(?P<u>b|bn|billion|t|trillion|млрд|трлн)\s+(?:training\s+)?(?:tokens?|токен\w*)(?!\w)"
+)
+# "200 hours of audio", "300 часов аудио": how much media to process, never a budget or a weekly use.
+_MEDIA_HOURS = bounded(
+    rf"(?P<n>{NUM})\s*(?:h|hrs?|hours?|час\w*)\s+(?:of\s+)?(?P<what>audio|video|speech|recordings?|podcasts?"
+    r"|meetings?|calls?|аудио|видео|записей|записи|речи)(?!\w)"
+)
+
+
+def read_work_amounts(scan: Scan) -> None:
+    """Amounts of work the job processes: training tokens and hours of audio or video. Read first, so "100b"
+    is never a model size and "200 hours" never a budget; they size no card, and ``understood`` says so."""
+
+    def tokens(m: re.Match[str]) -> bool:
+        scale = "T" if m.group("u") in ("t", "trillion", "трлн") else "B"
+        scan.amounts_of_work.append(
+            f"training data: {whole(number(m.group('n')))}{scale} tokens (from "
+            f"'{m.group().strip()}'; the model's size is said apart)"
+        )
+        return True
+
+    def media(m: re.Match[str]) -> bool:
+        scan.amounts_of_work.append(
+            f"to process: {whole(number(m.group('n')))} hours of {m.group('what')} "
+            f"(from '{m.group().strip()}'; an amount of work, not a budget)"
+        )
+        return True
+
+    scan.take(_TRAINING_TOKENS, tokens)
+    scan.take(_MEDIA_HOURS, media)
 
 
 def read_memory(scan: Scan) -> None:
@@ -163,7 +199,12 @@ def read_users(scan: Scan) -> None:
     """'for 20 users', '50 concurrent requests': sequences served at once, each with its KV cache. 'A team
     of 10', '12 colleagues': the same when the job is inference (a server sized for all of them asking at
     once); for training a team's size says nothing of the batch, so the build decides."""
-    scan.take(_USERS, lambda m: scan.put("batch", int(m.group("n")), m.group()), _USERS_WORDS)
+
+    def served(m: re.Match[str]) -> bool:
+        scan.put("users", int(m.group("n")), m.group())  # the serving field; batch sizes the KV cache today
+        return scan.put("batch", int(m.group("n")), m.group())
+
+    scan.take(_USERS, served, _USERS_WORDS)
 
     def team(m: re.Match[str]) -> tuple[int, int]:
         said = next(g for g in ("n", "team", "komanda") if m.group(g))
@@ -179,7 +220,7 @@ def _count_patterns(g: Grammar) -> tuple[re.Pattern[str], ...]:
         # "8 gpus", "2x cards", "8-gpu server"
         bounded(rf"{n}(?:\s*[x×]?\s*|-)(?:{any_of(g.data['count_nouns'])})"),
         bounded(r"(?P<n>\d{1,2})\s*[x×](?![a-zа-я])"),
-        re.compile(r"(?<![\w.])[x×]\s*(?P<n>\d{1,2})(?![\w.])"),
+        re.compile(r"(?<![\w.])[x×]\s*(?P<n>\d{1,2})(?!\w|[.,]\d)"),  # "x3..." ends; "x3.5" is no count
     )
 
 
@@ -196,8 +237,14 @@ def count_of(m: re.Match[str]) -> int:
     return grammar().number_words[clean(m.group("w"))]
 
 
+_OF_THEM = re.compile(r"of (?:them|those|these|it)|таких|такие")
+
+
 def _count_said(scan: Scan, count: int, phrase: str) -> bool:
-    """A count in so many words; "a single gpu" also says no more cards are wanted."""
+    """A count in so many words; "a single gpu" also says no more cards are wanted; "2 of them" counts the
+    card the answer before led with."""
+    if _OF_THEM.search(phrase):
+        scan.references.append(("first", phrase.strip()))
     if count == 1 and "gpus" not in scan.values:
         scan.put("gpus_fixed", True, phrase)
     return scan.put("gpus", count, phrase)

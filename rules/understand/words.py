@@ -17,8 +17,10 @@ The keyword pass runs after every grammar with numbers, longest phrase first ("r
 * Workload: the first specific one wins over "general" ("learning nlp" is transformer for a beginner); a
   model's workload is used only when no workload word is present; an RNN word wins over speech ("speech with
   lstm").
-* Intent: "help" for empty text, bare "?" or a help word with nothing else; "fit" when a fit phrase is present
-  (it wins over compare); "compare" with two or more cards, or a compare word and one card; else "recommend".
+* Intent: "help" for empty text, bare "?" or a help word with nothing else; then, the first said of
+  "what-runs-on" ("what can I run on a 3090"), "fit" and "rent-or-buy" ("is renting cheaper"); "compare" with
+  two or more cards (a family word such as "mac" names its cards), or a compare word and one card; "upgrade"
+  with an upgrade word or a card already owned ("I have a 3060"); else "recommend".
   "fit" is read from this text only: a follow-up to a fit question is "recommend" unless it says "fit" again.
 """
 
@@ -29,7 +31,17 @@ from typing import Any
 
 from rules.contract.question import Question
 from rules.understand.grammar import grammar
-from rules.understand.text import HINT, INFERENCE, TRAINING, JobSaid, JobWord, Scan, WorkloadSaid, note
+from rules.understand.text import (
+    HINT,
+    INFERENCE,
+    TRAINING,
+    CardSaid,
+    JobSaid,
+    JobWord,
+    Scan,
+    WorkloadSaid,
+    note,
+)
 
 METHODS = {
     "inference": "inference",
@@ -43,6 +55,7 @@ RUN_WORKLOADS = ("llm", "image-generation", "speech")
 _DEMAND = {"qlora": 1, "lora": 2, "full": 3, "pretrain": 4}  # memory each training method takes, in order
 _WORD_START = re.compile(r"(?<![\w$€£₽])[^\s\x00]")
 _WORD_CHAR = re.compile(r"\w")
+_LONE_SIGNS = ("$", "€", "£", "₽")
 
 
 def read_keywords(scan: Scan) -> None:
@@ -77,6 +90,11 @@ def _meaning(scan: Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> b
             scan.workloads.append(WorkloadSaid(value, phrase, at))
         elif name == "intent":
             scan.intents.append(value)
+        elif name == "refers":
+            scan.references.append((value, phrase))
+        elif name == "family":  # "mac": the catalog's cards of that family, compared
+            scan.cards += [CardSaid(at, gpu_id) for gpu_id in value]
+            scan.family_said = True
         elif name == "adjust":
             scan.adjust.append(value)
         elif name == "budget_usd":
@@ -158,6 +176,9 @@ def _task_and_method(
     if strength is None or (strength == HINT and not (runs and fresh)):
         if strength is None and fresh and "model" in scan.values and workload in RUN_WORKLOADS:
             return "inference", "inference", "", ""
+        if strength is None and fresh and workload in (None, "llm") and (_said_size(scan) or 0) >= 1:
+            # "upgrade for 32b models": billions of parameters and no job word: models people run
+            return "inference", "inference", "", ""
         return None
     said = [job for job in scan.jobs if job.strength == strength]
     methods = [(job.method, job.phrase) for job in said if job.method]
@@ -166,20 +187,39 @@ def _task_and_method(
     return said[0].task, method, said[0].phrase, method_phrase
 
 
+def _said_size(scan: Scan) -> float | None:
+    """Billions of parameters said ("32b models"), or None."""
+    value = scan.values.get("params_b")
+    return float(value[0]) if value else None
+
+
 def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
-    """help, fit, compare or recommend (see the module's docstring)."""
+    """help, what-runs-on, fit, rent-or-buy, compare, upgrade or recommend (see the module's docstring)."""
     asked_help = not _WORD_CHAR.search(scan.original) or set(scan.intents) == {"help"}
     if asked_help and not changed:
         return "help"
-    if "fit" in scan.intents:
-        return "fit"
+    for said in ("what-runs-on", "fit", "rent-or-buy"):
+        if said in scan.intents:
+            return said
+    family_only = scan.family_said and len(scan.cards) == len(question.compare)
+    if (
+        family_only and "compare" in scan.intents
+    ):  # "mac or pc": the family named beside the rest, not instead
+        return "recommend"
     if len(question.compare) >= 2 or ("compare" in scan.intents and question.compare):
         return "compare"
+    if "upgrade" in scan.intents or "owned_gpu" in changed:
+        return "upgrade"
     return "recommend"
 
 
 def unknown(scan: Scan) -> tuple[str, ...]:
-    """The words no pass took, less filler words, each once."""
+    """The words no pass took, less filler words, each once; a currency sign with no amount is one of them
+    (what a shell leaves of "$800" in double quotes)."""
     fillers = grammar().fillers
-    words = [w for w in scan.leftovers() if w and _WORD_CHAR.search(w) and not fillers.fullmatch(w)]
+    words = [
+        w
+        for w in scan.leftovers()
+        if (w and _WORD_CHAR.search(w) and not fillers.fullmatch(w)) or w in _LONE_SIGNS
+    ]
     return tuple(dict.fromkeys(words))

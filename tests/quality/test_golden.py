@@ -244,6 +244,18 @@ def _check_answer_language(language, answer, text, catalog):
     return None if russian == (language == "ru") else f"the answer is not in {language}"
 
 
+def _check_top_condition(conditions, answer, text, catalog):
+    condition = _top(answer).get("condition", "new")
+    return None if condition in conditions else f"top pick is {condition}, expected {' or '.join(conditions)}"
+
+
+def _check_lead_mentions_any(words, answer, text, catalog):
+    lead = next((line for line in text.splitlines() if line.strip()), "").lower()
+    if any(w.lower() in lead for w in words):
+        return None
+    return f"the first line ({lead[:80]!r}) mentions none of {', '.join(words)}"
+
+
 def _check_any_of(alternatives, answer, text, catalog):
     reasons = [check(alternative, answer, text, catalog) for alternative in alternatives]
     return None if any(not r for r in reasons) else "none of the acceptable answers: " + " | ".join(
@@ -267,6 +279,8 @@ CHECKS = {
     "text_mentions_any": _check_text_mentions_any,
     "text_mentions_none_of": _check_text_mentions_none_of,
     "answer_language": _check_answer_language,
+    "top_condition": _check_top_condition,
+    "lead_mentions_any": _check_lead_mentions_any,
     "any_of": _check_any_of,
 }
 
@@ -339,7 +353,8 @@ def report(rows: list[tuple[dict[str, Any], list[str], str]], floor: float) -> s
         if reasons:
             causes[cause(reasons)] = causes.get(cause(reasons), 0) + 1
     by_cause = ", ".join(f"{name} {n}" for name, n in sorted(causes.items(), key=lambda c: -c[1]))
-    lines = ["# Golden questions", "", f"Hit rate: {hits}/{len(rows)} = {rate:.1%} (floor {floor:.1%})", "",
+    lines = ["# Golden questions", "", f"Hit rate, all batches: {hits}/{len(rows)} = {rate:.1%} (the first set's floor {floor:.1%}; each batch "
+             "is gated by its own, below)", "",
              f"Misses by likely cause: {by_cause or 'none'}", "",
              "| id | as of | result | likely cause | engine said | why |", "|---|---|---|---|---|---|"]
     for question, reasons, said in rows:
@@ -358,17 +373,33 @@ def advisor():
 
 
 def test_golden_questions(advisor, golden_summary):
+    """Each batch is gated by its own floor: a fresh batch starts low (its first-sight rate) and its floor
+    rises as the advice improves, without letting it drag down or hide behind the first set."""
     golden = load_golden()
     rows = [(q, *run_question(advisor, q)) for q in golden["questions"]]
     text = report(rows, golden["minimum_hit_rate"])
+    batches = golden.get("batches", {})
+    failures = []
+    for batch, floor in [(None, golden["minimum_hit_rate"])] + [
+        (name, spec["minimum_hit_rate"]) for name, spec in batches.items()
+    ]:
+        share = [r for r in rows if r[0].get("batch") == batch]
+        hits = sum(1 for _, reasons, _ in share if not reasons)
+        seen = [q for q, _, _ in share if "first_sight" in q]
+        first = sum(1 for q in seen if q["first_sight"]["hit"])
+        line = f"{batch or 'first set'}: {hits}/{len(share)} = {hits / len(share):.1%} (floor {floor:.1%})"
+        if seen:
+            line += f"; at first sight {first}/{len(seen)} = {first / len(seen):.1%}"
+        text += f"\n{line}\n"
+        golden_summary.append(line)
+        if hits / len(share) < floor:
+            failures.append(line)
     print("\n" + text)
     REPORT.parent.mkdir(exist_ok=True)
     REPORT.write_text(text, encoding="utf-8")
     lines = text.splitlines()
     golden_summary += [lines[2] + f"; per-question report in {REPORT.relative_to(HERE.parents[1])}", lines[4]]
-    rate = sum(1 for _, reasons, _ in rows if not reasons) / len(rows)
-    minimum = golden["minimum_hit_rate"]
-    assert rate >= minimum, f"golden hit rate {rate:.1%} fell below {minimum:.1%}"
+    assert not failures, "golden hit rate fell below its floor: " + "; ".join(failures)
 
 
 # ---- the file itself and the checker --------------------------------------------------------
@@ -391,6 +422,7 @@ def test_golden_file_is_sound(advisor):
     questions = golden["questions"]
     ids = [q["id"] for q in questions]
     assert len(ids) == len(set(ids)), "duplicate question ids"
+    assert {q["batch"] for q in questions if "batch" in q} <= golden.get("batches", {}).keys()
     cited = {q["source"]["ref"] for q in questions}
     assert cited <= golden["sources"].keys(), "a question cites an unlisted source"
     known = {g.id for g in advisor.catalog.gpus} | set(golden["announced_ids"])

@@ -61,7 +61,7 @@ def test_any_text_parses_or_raises_question_error_and_is_deterministic(text: str
     assert isinstance(first, ParsedText)
     assert parse(text, today=TODAY) == first
     first.question.check(TODAY)
-    assert first.intent in ("recommend", "compare", "fit", "help")
+    assert first.intent in ("recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on", "help")
 
 
 WORDS = st.sampled_from(

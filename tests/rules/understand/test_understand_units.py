@@ -33,8 +33,12 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("2 видеокарты", {"gpus": 2}),
     ("2x 3090 for cv", {"gpus": 2, "workload": "cnn", "compare": ("rtx 3090",)}),
     # sizes
-    ("7B params", {"params_b": 7}),
-    ("1.3 billion parameters", {"params_b": 1.3}),
+    # a size in billions with no job word: a language model to run
+    ("7B params", {"params_b": 7, "workload": "llm", "task": "inference", "method": "inference"}),
+    (
+        "1.3 billion parameters",
+        {"params_b": 1.3, "workload": "llm", "task": "inference", "method": "inference"},
+    ),
     ("350m", {"params_b": 0.35}),
     ("24GB", {"memory_gb": 24}),
     ("24 gb", {"memory_gb": 24}),
