@@ -83,11 +83,21 @@ def _runs_on(card: RunsOn, lang: str | None) -> str | None:
 
 
 def _job(job: JobCost, lang: str | None) -> str:
-    """The cheapest way to run the whole job, its time and cost; and buying, when buying is not it."""
-    first = job.options[0]
+    """The card asked (else the cheapest way) for the whole run, its time and cost; then the cheapest way
+    where it is another, or buying."""
+    cheapest = job.options[0]
+    first = next((o for o in job.options if o.asked), cheapest)
     said = say(
         "headline.job", lang, way=_way(first, lang, True), time=job_time(first, lang), cost=first.cost.text
     )
+    if first is not cheapest:
+        return said + say(
+            "headline.job_cheapest",
+            lang,
+            way=_way(cheapest, lang),
+            time=job_time(cheapest, lang),
+            cost=cheapest.cost.text,
+        )
     bought = next((o for o in job.options if o.way == "buy"), None)
     if bought is not None and bought is not first:
         said += say(
@@ -102,7 +112,8 @@ def _job(job: JobCost, lang: str | None) -> str:
 
 def _way(option: JobOption, lang: str | None, lead: bool = False) -> str:
     """How the option gets the compute, in words: rent it, your own cards, or the cards bought."""
-    key = {"rent": "headline.way_rent", "tpu": "headline.way_rent", "own": "headline.way_own"}.get(
+    rent = "headline.way_rent_lead" if lead else "headline.way_rent"
+    key = {"rent": rent, "tpu": rent, "own": "headline.way_own"}.get(
         option.way, "headline.way_buy_lead" if lead else "headline.way_buy"
     )
     return say(key, lang, count=option.count, name=option.name, provider=option.provider or "")

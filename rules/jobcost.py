@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from msgspec.structs import replace as with_changes
+
 from rules.contract.answer import JobCost, JobOption, Money, Way
 from rules.market import Rental, TpuChip
 
@@ -197,9 +199,10 @@ def job_cost(
     for gpu, count in named:  # the cards the question names, at the count it names: rented where listed
         rental = next((r for r in rentals if r.unit.id == gpu.id), None)
         if rental is not None and (option := costing.rented(rental, count)) is not None:
-            options.append(option)
+            options.append(with_changes(option, asked=True))
         elif (point := costing.pricing.best_price(gpu)) is not None:
-            options.append(costing.option("buy", gpu, count, up_front_usd=point.price_usd * count))
+            option = costing.option("buy", gpu, count, up_front_usd=point.price_usd * count)
+            options.append(with_changes(option, asked=True))
     rented = [
         option
         for rental in rentals

@@ -342,6 +342,7 @@ class JobOption(_Part, kw_only=True, frozen=True, omit_defaults=True):
     spot_cost: Money | None = None
     provider: str | None = None
     seen: str | None = msgspec.field(default=None, name="date")
+    asked: bool = False  # the card the question named, at the count it named
 
 
 class JobCost(_Part, kw_only=True, frozen=True):

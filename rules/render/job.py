@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules.contract.answer import JobCost, JobOption, Money
 from rules.headline import job_time
-from rules.knowledge.messages import say
+from rules.knowledge.messages import say, term
 from rules.render.figures import price_text
 
 __all__ = ["job_lines"]
@@ -45,7 +45,7 @@ def job_lines(job: JobCost | None, lang: str | None) -> list[str]:
     work = say(
         "job.work",
         lang,
-        method=say(f"job.method.{job.method}", lang),
+        method=term("job.method", job.method, lang),
         params=f"{job.params_b:g}",
         tokens=f"{job.tokens_b:g}",
         flops=f"{job.flops:.2g}".replace("e+", "e"),

@@ -41,6 +41,8 @@ BACKGROUND_RULES = frozenset(
 def short_markdown(answer: Answer) -> str:
     """The short answer as Markdown."""
     lang = answer.language
+    if answer.intent == "what-runs-on" and answer.runs_on:  # the models are the answer; buying is not asked
+        return "\n".join([f"**{answer.headline or answer.summary}**", *runs_on_lines(answer.runs_on, lang)])
     reference = ""  # the headline names the reference card; the lines below say "the reference card"
     lines = [f"**{answer.headline or answer.summary}**"]
     lines += _memory_line(answer)
@@ -65,7 +67,6 @@ def short_markdown(answer: Answer) -> str:
     ]
     if also:
         lines += ["", f"**{say('heading.alternatives', lang)}**: " + "; ".join(also)]
-    lines += runs_on_lines(answer.runs_on, lang)
     lines += job_lines(answer.job_cost, lang)
     if answer.rent_vs_buy is not None:
         lines += ["", f"**{say('heading.rent_or_buy', lang)}**: {_rent_line(answer.rent_vs_buy, lang)}"]

@@ -51,6 +51,7 @@ _LABELS = {
     "hours_per_week": "hours per week",
     "as_of": "as of",
     "context_tokens": "context tokens",
+    "training_tokens_b": "training tokens (billions)",
     "used_ok": "used is fine",
     "new_only": "new cards only",
     "cloud_ok": "cloud is fine",

@@ -120,16 +120,12 @@ _MEDIA_HOURS = bounded(
 
 
 def read_work_amounts(scan: Scan) -> None:
-    """Amounts of work the job processes: training tokens and hours of audio or video. Read first, so "100b"
-    is never a model size and "200 hours" never a budget; they size no card, and ``understood`` says so."""
+    """Amounts of work the job processes: training tokens (the run is timed and priced on them) and hours of
+    audio or video. Read first, so "100b" is never a model size and "200 hours" never a budget."""
 
     def tokens(m: re.Match[str]) -> bool:
-        scale = "T" if m.group("u") in ("t", "trillion", "трлн") else "B"
-        scan.amounts_of_work.append(
-            f"training data: {whole(number(m.group('n')))}{scale} tokens (from "
-            f"'{m.group().strip()}'; the model's size is said apart)"
-        )
-        return True
+        billions = number(m.group("n")) * (1000 if m.group("u") in ("t", "trillion", "трлн") else 1)
+        return scan.put("training_tokens_b", whole(billions), m.group())
 
     def media(m: re.Match[str]) -> bool:
         scan.amounts_of_work.append(

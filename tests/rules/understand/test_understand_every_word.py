@@ -105,8 +105,8 @@ def test_ai_is_a_job(advisor: Advisor, text: str) -> None:
     [
         ("I need to transcribe 200 hours of audio with whisper large", None, None, "200 hours of audio"),
         ("расшифровать 300 часов аудио через whisper", None, None, "300 hours of аудио"),
-        ("continue pretraining an 8b model on 100b tokens", None, 8, "100B tokens"),
-        ("pretrain a 1b model on 2t tokens, $5000", 5000, 1, "2T tokens"),
+        ("continue pretraining an 8b model on 100b tokens", None, 8, "training tokens (billions): 100"),
+        ("pretrain a 1b model on 2t tokens, $5000", 5000, 1, "training tokens (billions): 2000"),
     ],
 )
 def test_amounts_of_work_are_neither_budgets_nor_sizes(text, budget, params_b, notes) -> None:
