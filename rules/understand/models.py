@@ -49,6 +49,9 @@ class _Families:
     name_words: frozenset[str]  # words that may continue a name: 'instruct', 'distill', and family words
 
 
+SAME_SIZE = 0.1  # a size said within a tenth of the table model's is that model ("gpt-2 124m")
+
+
 def _families(g: Grammar) -> _Families:
     by_key = {_family_key(alias): entry for entry in g.data["models"] for alias in entry["aliases"]}
     aliases = [alias for entry in g.data["models"] for alias in entry["aliases"]]
@@ -99,6 +102,10 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
         spec = lookups.model(f"{(inner or [entry])[-1]['slug']} {size}")  # "qwen 2.5 32b coder": its 32b
     elif spec is None and tokens and not any(_DIGIT.search(t) for t in tokens):
         spec = lookups.model(family)  # "flux schnell": a variant word the table lacks, same model size
+    if spec is None and size and "x" not in size:  # "gpt-2 124m": the family's model when it is that size
+        bare = lookups.model(family)
+        said_b = float(size[:-1]) / (1000 if size.endswith("m") else 1)
+        spec = bare if bare is not None and abs(bare.params_b / said_b - 1) <= SAME_SIZE else None
     if spec is None and not size and tokens:  # "llama 4 scout": a version the table lacks and no size
         scan.unknown_models.append(phrase.strip())
     workload = spec.workload if spec and spec.workload else entry["workload"]

@@ -195,6 +195,15 @@ def _check_tokens_per_second(bounds, answer, text, catalog):
     return f"{pick.get('gpu')}: {speed:.1f} tokens/s, expected {_shown(bounds)}"
 
 
+def _check_job_hours(bounds, answer, text, catalog):
+    options = _get(answer, "job_cost", "options")
+    option = next((o for o in options if o.get("gpu") == bounds["gpu"] and o.get("count") == bounds["count"]), None)
+    if option is None:
+        return f"no job option on {bounds['count']} x {bounds['gpu']}"
+    hours = option.get("hours")
+    return None if _in_range(hours, bounds) else f"{hours:g} h on {bounds['count']} x {bounds['gpu']}, expected {_shown(bounds)}"
+
+
 def _check_memory_need_gb(bounds, answer, text, catalog):
     need = _get(answer, "memory_need", "gb")
     return None if _in_range(need, bounds) else f"memory need {need:g} GB, expected {_shown(bounds)}"
@@ -274,6 +283,7 @@ CHECKS = {
     "top_max_price": _check_top_max_price,
     "tokens_per_second": _check_tokens_per_second,
     "memory_need_gb": _check_memory_need_gb,
+    "job_hours": _check_job_hours,
     "verdict_any_of": _check_verdict_any_of,
     "named": _check_named,
     "text_mentions_any": _check_text_mentions_any,
