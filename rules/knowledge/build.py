@@ -368,6 +368,7 @@ def _make_gpu(
         power_connectors=power,
         unified_memory=bool(e.get("unified_memory", False)),
         trains=e.get("trains", "full"),
+        withdrawn=date.fromisoformat(e["withdrawn"]["date"]) if "withdrawn" in e else None,
         founders_edition=e["founders_edition"],
         purchasable=e["purchasable"],
         aliases=tuple(e["aliases"]),
@@ -414,6 +415,8 @@ def _sources(e: Mapping[str, Any], arch: Architecture, ov: _Overlay) -> dict[str
     }
     if ov.figures and not ov.own_specs:
         sources["overrides"] = f"{', '.join(sorted(ov.figures))}: {ov.source}"
+    if "withdrawn" in e:
+        sources["withdrawn"] = e["withdrawn"]["source"]
     return sources
 
 

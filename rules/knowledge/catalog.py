@@ -109,6 +109,7 @@ class Gpu:
     boost_clock_mhz: float = 0.0
     tensor_units: int = 0
     trains: str = "full"  # training it fits: "full" | "adapters" (LoRA/QLoRA only) | "none" (inference only)
+    withdrawn: date | None = None  # the maker stopped selling it new: offered used only from this day
 
     @property
     def desktop(self) -> bool:

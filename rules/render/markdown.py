@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rules.contract.answer import Answer, Money, Pick, RentVsBuy
 from rules.knowledge.messages import basis, say, term
+from rules.money import dated_words
 
 __all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text"]
 
@@ -26,14 +27,8 @@ def _price(money: Money, lang: str | None = None) -> str:
     text = money.text
     if money.seen:
         key = "price.dated_converted" if money.converted_from else "price.dated"
-        text = say(
-            key,
-            lang,
-            amount=text,
-            kind=term("price.kind", str(money.kind), lang),
-            date=money.seen,
-            source_currency=money.converted_from,
-        )
+        kind, seen = dated_words(money, lang)  # an aged price says what it was and how old
+        text = say(key, lang, amount=text, kind=kind, date=seen, source_currency=money.converted_from)
     return text
 
 
