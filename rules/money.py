@@ -163,6 +163,9 @@ class Pricing:
         A list price (MSRP) stands in only while no sourced street price of the last
         ``street_over_msrp_months`` is known: cards often sell well above a launch MSRP.
         """
+        quote = self._quote(gpu) if kind == "new" else None
+        if quote is not None:
+            return quote  # the deployment's own price for the card is what its buyer pays
         withdrawn = getattr(gpu, "withdrawn", None)
         if kind == "new" and not (self.in_shops(gpu) and (withdrawn is None or self.as_of < withdrawn)):
             return None
@@ -181,6 +184,11 @@ class Pricing:
             if used is not None and newest.price_usd > self.remnant_over_used * used.price_usd:
                 return None  # remnant or scalped stock: the used market says what the card is worth
         return newest
+
+    def _quote(self, gpu: Gpu) -> PricePoint | None:
+        """The newest of the deployment's own quotes for ``gpu`` within the new-price age limit."""
+        quotes = [p for p in gpu.prices if p.kind == "quote" and p.seen <= self.as_of and self.is_current(p)]
+        return max(quotes, key=lambda p: (p.seen, -p.price_usd), default=None)
 
     def last_known(self, gpu: Gpu) -> PricePoint | None:
         """The newest price point of any age and kind known on the as-of date (for "last seen …")."""
