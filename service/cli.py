@@ -65,7 +65,7 @@ def _load_advisor(settings: Settings):
     """The engine over the shipped catalog, with the lab's measurements when a database has any."""
     from rules.advisor import Advisor
     from rules.knowledge.catalog import load_catalog
-    from service.lab_prices import quoted_catalog
+    from service.lab_quotes import quoted_catalog
     from service.measurements import lab_measurements
 
     url = settings.resolved_database_url
@@ -297,8 +297,9 @@ def cmd_prices(args: argparse.Namespace, settings: Settings) -> int:
     today = date.today()
     if args.action in ("add", "import"):
         if args.action == "add":
+            seen = args.date or today.isoformat()
             given = dict(gpu=args.gpu, price=args.price, currency=args.currency, source=args.source)
-            new = [lab_prices.validate(load_catalog(), **given, seen=args.date or today.isoformat(), today=today)]
+            new = [lab_prices.validate(load_catalog(), **given, seen=seen, today=today)]
         else:
             try:
                 text = Path(args.file).read_text(encoding="utf-8")
@@ -316,9 +317,9 @@ def cmd_prices(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             print(json.dumps([lab_prices.row_json(r) for r in rows], indent=2))
         elif not rows:
-            print("No prices of your own yet: `whichgpu prices add GPU PRICE --source TEXT`.")
+            print("No prices of your own yet: `whichgpu prices add GPU PRICE --source TEXT`")
         for row in rows if not args.json else ():
-            print(f"#{row.id:<4} {row.gpu_id:24} {row.price:>12,.2f} {row.currency}  {row.seen}  {row.source}")
+            print(f"#{row.id:<4} {row.gpu_id:24} {row.price:>12,.2f} {row.currency} {row.seen}  {row.source}")
     return 0
 
 

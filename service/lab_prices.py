@@ -15,13 +15,12 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlmodel import Session, col, func, select
 
 from service.db import session_scope
+from service.lab_quotes import quotes_from_rows
 from service.models import LabPrice
 
 if TYPE_CHECKING:
@@ -36,7 +35,6 @@ __all__ = [
     "list_prices",
     "parse_csv",
     "prices_version",
-    "quoted_catalog",
     "remove_price",
     "row_json",
     "validate",
@@ -179,31 +177,9 @@ def prices_version(session: Session) -> str:
 
 def lab_quotes(session: Session, catalog: Catalog) -> Mapping[str, tuple[PricePoint, ...]]:
     """The stored prices as the engine's dated price points, by card (cards the catalog lost are skipped)."""
-    from rules.knowledge.catalog import PricePoint
-
-    quotes: dict[str, list[PricePoint]] = {}
-    known = {g.id for g in catalog.gpus}
-    for row in session.exec(select(LabPrice)):
-        if row.gpu_id not in known:
-            continue
-        usd = catalog.to_usd(row.price, row.currency, row.seen)
-        point = PricePoint(row.seen, "quote", usd, row.price, row.currency, f"your quote: {row.source}")
-        quotes.setdefault(row.gpu_id, []).append(point)
-    return {gpu: tuple(points) for gpu, points in quotes.items()}
-
-
-def quoted_catalog(database_url: str, catalog: Catalog) -> Catalog:
-    """``catalog`` with the deployment's prices; unchanged where there is no database or no price table yet
-    (``whichgpu ask`` before the first ``migrate``)."""
-    sqlite = database_url.removeprefix("sqlite:///")
-    if sqlite != database_url and not Path(sqlite).expanduser().is_file():
-        return catalog
-    try:
-        with session_scope(database_url) as session:
-            version = prices_version(session)
-            return catalog.with_quotes(lab_quotes(session, catalog), version) if version else catalog
-    except (OperationalError, ProgrammingError):
-        return catalog
+    rows = session.exec(select(LabPrice).order_by(col(LabPrice.id))).all()
+    plain = [(r.id, r.gpu_id, r.price, r.currency, r.seen, r.source) for r in rows]
+    return quotes_from_rows(plain, catalog)[0]
 
 
 def row_json(row: LabPrice) -> dict[str, object]:

@@ -17,7 +17,8 @@ from sqlalchemy import inspect
 
 from service.app import create_app
 from service.db import alembic_config, make_engine, migrate
-from service.lab_prices import LabPriceError, add_prices, list_prices, parse_csv, quoted_catalog, validate
+from service.lab_prices import LabPriceError, add_prices, list_prices, parse_csv, validate
+from service.lab_quotes import quoted_catalog
 from service.settings import Settings
 
 WHICHGPU = str(Path(sys.executable).with_name("whichgpu"))
