@@ -140,3 +140,30 @@ def test_every_imported_street_price_keeps_its_source_and_date(catalog):
         assert "https://" in point.source and "reliability" in point.source, (gpu.id, point)
         assert date(2025, 11, 1) <= point.seen <= date(2026, 12, 31)
         assert "reliability low" not in point.source
+
+
+QUESTIONS = [
+    "best gpu for llm inference under $1000",
+    "gpu for stable diffusion, $600",
+    "cheapest card for LoRA on llama 3 8B",
+    "workstation for fine-tuning a 70b model, $12000",
+    "gpu for kaggle competitions, budget $300",
+    "mac studio or dgx spark for llama 3 70b inference",
+]
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_no_answer_shows_a_price_older_than_its_window_as_todays(advisor, rulebook, question):
+    reply = ask(advisor, question, today=TODAY)
+    rec = reply.recommendation
+    if rec is None:
+        pytest.skip("not a recommendation")
+    fresh = rulebook.param("cost-efficiency", "fresh_months")
+    shown = [p.unit_price for p in rec.picks] + [a.unit_price for a in rec.alternatives.values() if a]
+    for money in shown:
+        age = months_between(date.fromisoformat(money.seen), TODAY) if money.seen else 0
+        if age > fresh or money.estimate:
+            assert money.age_months == age, money
+            assert f"{dated_words(money)[1]}" in reply.text, (money, reply.text[:400])
+        else:
+            assert money.age_months is None
