@@ -19,6 +19,7 @@ from litestar.params import HeaderParameter, PathParameter, RawBody
 from service.agents import is_admin
 from service.api.docs import problems
 from service.api.inputs import parse_json
+from service.contract.lab_prices import LabPriceList, LabPriceRow
 from service.lab_prices import (
     LabPriceError,
     NewPrice,
@@ -28,25 +29,19 @@ from service.lab_prices import (
     row_json,
     validate,
 )
+from service.models import LabPrice
 from service.problems import InvalidInput, NotFound, Unauthorized
 from service.settings import Settings
 from service.snapshot import SnapshotHolder
 
-__all__ = ["LabPriceController", "LabPriceRow"]
+__all__ = ["LabPriceController"]
 
 MAX_PRICES = 500  # one request's prices: a price list, not a data dump
 FIELDS = ("gpu", "price", "currency", "date", "source")
 
 
-class LabPriceRow(msgspec.Struct, frozen=True):
-    """One stored price."""
-
-    id: int
-    gpu: str
-    price: float
-    currency: str
-    date: str
-    source: str
+def _listing(rows: list[LabPrice]) -> LabPriceList:
+    return LabPriceList(tuple(msgspec.convert(row_json(r), LabPriceRow) for r in rows))
 
 
 def _admin(settings: Settings, authorization: str | None) -> None:
@@ -106,12 +101,10 @@ class LabPriceController(Controller):
         authorization: Annotated[
             str | None, HeaderParameter(name="authorization", include_in_schema=False)
         ] = None,
-    ) -> list[LabPriceRow]:
+    ) -> LabPriceList:
         """Every stored price, by card and date."""
         _admin(settings, authorization)
-        return [
-            msgspec.convert(row_json(r), LabPriceRow) for r in list_prices(settings.resolved_database_url)
-        ]
+        return _listing(list_prices(settings.resolved_database_url))
 
     @post(
         "",
@@ -127,14 +120,14 @@ class LabPriceController(Controller):
         body: RawBody,
         settings: NamedDependency[Settings],
         holder: NamedDependency[SnapshotHolder],
-    ) -> list[LabPriceRow]:
+    ) -> LabPriceList:
         """Store one price (a JSON object) or several (a list); the answers price those cards at them,
         shown as "your quote"."""
         _admin(settings, request.headers.get("authorization"))
         document = parse_json(request.headers.get("content-type"), body, settings.max_body_bytes)
         stored = add_prices(settings.resolved_database_url, _checked(document, holder))
         holder.invalidate()
-        return [msgspec.convert(row_json(r), LabPriceRow) for r in stored]
+        return _listing(stored)
 
     @delete(
         "/{price_id:int}",

@@ -166,10 +166,10 @@ def test_the_admin_route_manages_prices_and_the_answers_use_them_at_once(client)
         client.post("/v1/lab-prices", json=[body, {**body, "price": 0}], headers=auth), 422, "body[1].price"
     )
     _problem(client.post("/v1/lab-prices", json={**body, "colour": "red"}, headers=auth), 422, "body.colour")
-    assert client.get("/v1/lab-prices", headers=auth).json() == []  # nothing of a refused body was stored
+    assert client.get("/v1/lab-prices", headers=auth).json() == {"prices": []}  # nothing refused was stored
     created = client.post("/v1/lab-prices", json=body, headers=auth)
     assert created.status_code == 201, created.text
-    [row] = created.json()
+    [row] = created.json()["prices"]
     assert row["gpu"] == "rtx-5070-ti" and row["currency"] == "USD" and row["date"] == "2026-11-20"
     asked = client.post("/v1/ask", json={"text": QUESTION}).json()
     price = asked["recommendation"]["picks"][0]["unit_price"]
