@@ -42,6 +42,7 @@ from rules.contract.answer import CardRow, Reply
 from rules.contract.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, as_of_refusal, check_text
 from rules.errors import QuestionError
 from rules.knowledge.messages import basis, say, term
+from rules.money import dated_words
 from service.api import today
 from service.api.docs import also_served_as, problems
 from service.api.query import known_parameters_only
@@ -417,7 +418,8 @@ def markdown_html(text: str) -> Markup:
 
 def _register(engine: JinjaTemplateEngine) -> None:
     engine.engine.filters["markdown"] = markdown_html
-    engine.engine.globals.update(urlencode=urlencode, say=say, term=term, basis=basis)
+    words = {"say": say, "term": term, "basis": basis, "dated_words": dated_words}
+    engine.engine.globals.update(urlencode=urlencode, **words)
 
 
 def template_config() -> TemplateConfig:
