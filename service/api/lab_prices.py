@@ -1,7 +1,7 @@
 """``/v1/lab-prices``: this deployment's own prices (vendor quotes, trusted price lists), admin token only.
 
-The same as ``whichgpu prices``: GET lists them, POST adds one or several (a JSON object or a list of
-them: ``gpu``, ``price``, ``currency`` (default USD), ``date`` (default today), ``source``), DELETE
+The same as ``whichgpu prices``: GET lists them, POST adds one or several (``{"prices": [...]}``, each
+``gpu``, ``price``, ``currency`` (default USD), ``date`` (default today), ``source``), DELETE
 ``/v1/lab-prices/{id}`` removes one. Every failure is a problem+json: 401 without the admin token, 422
 naming the field that cannot be a price, 404 for an unknown id. The answers use a change at once.
 """
@@ -12,14 +12,14 @@ from datetime import date
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, Request, delete, get, post
+from litestar import Controller, HttpMethod, Request, Response, delete, get, post, route
 from litestar.di import NamedDependency
-from litestar.params import HeaderParameter, PathParameter, RawBody
+from litestar.enums import MediaType
+from litestar.params import Body, HeaderParameter, PathParameter
 
 from service.agents import is_admin
 from service.api.docs import problems
-from service.api.inputs import parse_json
-from service.contract.lab_prices import LabPriceList, LabPriceRow
+from service.contract.lab_prices import LabPriceList, LabPriceRequest, LabPriceRow
 from service.lab_prices import (
     LabPriceError,
     NewPrice,
@@ -34,10 +34,7 @@ from service.problems import InvalidInput, NotFound, Unauthorized
 from service.settings import Settings
 from service.snapshot import SnapshotHolder
 
-__all__ = ["LabPriceController"]
-
-MAX_PRICES = 500  # one request's prices: a price list, not a data dump
-FIELDS = ("gpu", "price", "currency", "date", "source")
+__all__ = ["LabPriceController", "LabPriceItemController"]
 
 
 def _listing(rows: list[LabPrice]) -> LabPriceList:
@@ -52,35 +49,25 @@ def _admin(settings: Settings, authorization: str | None) -> None:
         raise Unauthorized(detail, [{"field": "authorization", "message": detail}])
 
 
-def _checked(document: Any, holder: SnapshotHolder) -> list[NewPrice]:
-    """Each price of the body validated, or a 422 naming the item and field that is wrong."""
-    items = document if isinstance(document, list) else [document]
-    if not items or len(items) > MAX_PRICES or not all(isinstance(i, dict) for i in items):
-        detail = f"the body is one price object or a list of 1 to {MAX_PRICES} of them"
-        raise InvalidInput(detail, [{"field": "body", "message": detail}])
+def _checked(request: LabPriceRequest, holder: SnapshotHolder) -> list[NewPrice]:
+    """Each price validated, or a 422 naming the item and field that is wrong."""
     catalog, today, checked = holder.get().catalog, date.today(), []
-    for n, item in enumerate(items):
-        unknown = sorted(set(item) - set(FIELDS))
-        where = f"[{n}]" if isinstance(document, list) else ""
-        if unknown:
-            detail = f"unknown field {unknown[0]!r}; a price has {', '.join(FIELDS)}"
-            raise InvalidInput(detail, [{"field": f"body{where}.{unknown[0]}", "message": detail}])
+    for n, item in enumerate(request.prices):
         try:
             checked.append(
                 validate(
                     catalog,
-                    gpu=str(item.get("gpu") or ""),
-                    price=item.get("price", ""),
-                    currency=str(item.get("currency") or "USD"),
-                    seen=str(item.get("date") or today.isoformat()),
-                    source=str(item.get("source") or ""),
+                    gpu=item.gpu,
+                    price=item.price,
+                    currency=item.currency,
+                    seen=item.date or today.isoformat(),
+                    source=item.source,
                     today=today,
                 )
             )
         except LabPriceError as err:
-            raise InvalidInput(
-                str(err), [{"field": f"body{where}.{err.field}", "message": str(err)}]
-            ) from None
+            field = f"prices[{n}].{err.field}"
+            raise InvalidInput(str(err), [{"field": field, "message": str(err)}]) from None
     return checked
 
 
@@ -114,23 +101,35 @@ class LabPriceController(Controller):
         status_code=201,
         responses=problems(400, 401, 413, 415, 422),
     )
-    def add(
+    def store(
         self,
         request: Request[Any, Any, Any],
-        body: RawBody,
+        data: Annotated[LabPriceRequest, Body(media_type=MediaType.JSON, description="the prices to store")],
         settings: NamedDependency[Settings],
         holder: NamedDependency[SnapshotHolder],
     ) -> LabPriceList:
-        """Store one price (a JSON object) or several (a list); the answers price those cards at them,
-        shown as "your quote"."""
+        """Store one price or several, all or none; the answers price those cards at them, shown as
+        "your quote"."""
         _admin(settings, request.headers.get("authorization"))
-        document = parse_json(request.headers.get("content-type"), body, settings.max_body_bytes)
-        stored = add_prices(settings.resolved_database_url, _checked(document, holder))
+        stored = add_prices(settings.resolved_database_url, _checked(data, holder))
         holder.invalidate()
         return _listing(stored)
 
+    @route("", http_method=[HttpMethod.OPTIONS], include_in_schema=False, sync_to_thread=False)
+    def allowed_methods(self) -> Response[None]:
+        """The methods of this path: GET lists, POST adds (the automatic answer forgets one). Litestar takes
+        a controller's handlers by name, and the first of a path decides its OPTIONS: this one sorts first."""
+        return Response(None, status_code=204, headers={"Allow": "GET, OPTIONS, POST"})
+
+
+class LabPriceItemController(Controller):
+    """One stored price (a controller of its own: the list's OPTIONS answer stays its own)."""
+
+    path = "/v1/lab-prices/{price_id:str}"
+    tags = ("lab prices",)
+
     @delete(
-        "/{price_id:int}",
+        "",
         operation_id="removeLabPrice",
         summary="Remove one of this deployment's prices",
         sync_to_thread=True,
@@ -139,7 +138,7 @@ class LabPriceController(Controller):
     )
     def remove(
         self,
-        price_id: Annotated[int, PathParameter(description="the number the listing shows")],
+        price_id: Annotated[str, PathParameter(description="the number the listing shows")],
         settings: NamedDependency[Settings],
         holder: NamedDependency[SnapshotHolder],
         authorization: Annotated[
@@ -148,7 +147,9 @@ class LabPriceController(Controller):
     ) -> None:
         """Remove the price with this number."""
         _admin(settings, authorization)
-        if not remove_price(settings.resolved_database_url, price_id):
+        if not (price_id.isdigit() and len(price_id) < 10) or not remove_price(
+            settings.resolved_database_url, int(price_id)
+        ):
             detail = f"no price #{price_id}"
             raise NotFound(detail, [{"field": "price_id", "message": detail}])
         holder.invalidate()

@@ -2,9 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
-__all__ = ["LabPriceList", "LabPriceRow"]
+__all__ = ["LabPriceInput", "LabPriceList", "LabPriceRequest", "LabPriceRow"]
+
+
+class LabPriceInput(msgspec.Struct, frozen=True):
+    """One price to store: the card as people name it, the amount for one card, its currency (default USD),
+    the date it was given (default today, YYYY-MM-DD) and where it comes from."""
+
+    # no field is required here: a missing one is refused with its name, as a wrong one is (422)
+    gpu: Annotated[str, msgspec.Meta(max_length=200)] = ""
+    price: float = 0.0
+    source: Annotated[str, msgspec.Meta(max_length=500)] = ""
+    currency: Annotated[str, msgspec.Meta(max_length=8)] = "USD"
+    date: Annotated[str, msgspec.Meta(max_length=40)] | None = None
+
+
+class LabPriceRequest(msgspec.Struct):
+    """POST /v1/lab-prices: one or more prices, stored together or not at all."""
+
+    prices: Annotated[list[LabPriceInput], msgspec.Meta(min_length=1, max_length=500)]
 
 
 class LabPriceRow(msgspec.Struct, frozen=True):

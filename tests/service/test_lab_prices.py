@@ -154,18 +154,17 @@ def _problem(response, status: int, field: str) -> None:
 
 def test_the_admin_route_manages_prices_and_the_answers_use_them_at_once(client) -> None:
     auth = {"Authorization": f"Bearer {ADMIN}"}
-    body = {"gpu": "rtx 5070 ti", "price": 699, "date": "2026-11-20", "source": "Vendor X quote"}
+    price = {"gpu": "rtx 5070 ti", "price": 699, "date": "2026-11-20", "source": "Vendor X quote"}
+    body = {"prices": [price]}
     _problem(client.post("/v1/lab-prices", json=body), 401, "authorization")
-    _problem(
-        client.post("/v1/lab-prices", json=body, headers={"Authorization": "Bearer wrong"}),
-        401,
-        "authorization",
-    )
-    _problem(client.post("/v1/lab-prices", json={**body, "gpu": "rtx 9999"}, headers=auth), 422, "body.gpu")
-    _problem(
-        client.post("/v1/lab-prices", json=[body, {**body, "price": 0}], headers=auth), 422, "body[1].price"
-    )
-    _problem(client.post("/v1/lab-prices", json={**body, "colour": "red"}, headers=auth), 422, "body.colour")
+    wrong = {"Authorization": "Bearer wrong"}
+    _problem(client.post("/v1/lab-prices", json=body, headers=wrong), 401, "authorization")
+    unknown_card = {"prices": [{**price, "gpu": "rtx 9999"}]}
+    _problem(client.post("/v1/lab-prices", json=unknown_card, headers=auth), 422, "prices[0].gpu")
+    second_bad = {"prices": [price, {**price, "price": 0}]}
+    _problem(client.post("/v1/lab-prices", json=second_bad, headers=auth), 422, "prices[1].price")
+    missing = client.post("/v1/lab-prices", json={"prices": [{"gpu": "rtx 4090"}]}, headers=auth)
+    _problem(missing, 422, "prices[0].price")
     assert client.get("/v1/lab-prices", headers=auth).json() == {"prices": []}  # nothing refused was stored
     created = client.post("/v1/lab-prices", json=body, headers=auth)
     assert created.status_code == 201, created.text
