@@ -33,6 +33,7 @@ from slack_sdk.models.views import View
 from rules.contract.answer import Answer, Finding, Money, Pick, RentVsBuy, Reply
 from rules.contract.question import MAX_TEXT_CHARS
 from rules.knowledge.messages import basis, say, term
+from rules.money import dated_words
 from rules.render import HELP_TEXT
 from rules.render.figures import memory_text, price_text, speed_per_money
 
@@ -162,8 +163,8 @@ def _pick_name(pick: Pick) -> str:
 def _pick_line(pick: Pick, lang: str | None = None) -> str:
     price = pick.unit_price
     each = " " + say("pick.each", lang) if pick.count > 1 else ""
-    kind = escape(term("price.kind", str(price.kind or "price"), lang))
-    dated = f" ({kind}, {price.seen})" if price.seen else ""
+    kind_words, when = dated_words(price, lang)  # an aged price says what it was and how old
+    dated = f" ({escape(kind_words)}, {when})" if price.seen else ""
     relative = say("pick.reference", lang, relative=f"{pick.relative_performance:.2f}")
     per_money = speed_per_money(pick, lang)
     name = escape(_pick_name(pick))

@@ -31,6 +31,7 @@ from rules.contract.question import PRECISIONS, Question
 from rules.headline import headline, said_once
 from rules.job import POOLING, Job, job_for
 from rules.knowledge.messages import say, term
+from rules.money import dated_words
 
 if TYPE_CHECKING:
     from rules.asker import Asker
@@ -273,8 +274,8 @@ def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
         name=top.name,
         price=f"{top.unit_price.amount:,.0f}",
         currency=pricing.currency,
-        kind=term("price.kind", top.unit_price.kind or "", lang),
-        date=top.unit_price.seen,
+        kind=dated_words(top.unit_price, lang)[0],
+        date=dated_words(top.unit_price, lang)[1],
         relative=f"{top.relative_performance:.2f}",
         reference=made.reference.name,
         workload=term("workload", made.label, lang),

@@ -14,12 +14,13 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from rules.contract.answer import Currency, Money
+from rules.knowledge.messages import say, term
 from rules.knowledge.rulebook import Rulebook
 
 if TYPE_CHECKING:
     from rules.knowledge import Catalog, Gpu, PricePoint
 
-__all__ = ["Pricing", "months_between"]
+__all__ = ["Pricing", "dated_words", "months_between"]
 
 RULE = "cost-efficiency"
 
@@ -60,6 +61,8 @@ class Pricing:
     remnant_over_used: float = (
         0.0  # a new price above this many times the card's used price is not the market (0: off)
     )
+    fresh_months: int = 10_000  # a price older than this is named with its age (rule parameter)
+    stale_weight: float = 1.0  # an aged price counts as price / stale_weight against fresher ones
 
     def in_shops(self, gpu: Gpu) -> bool:
         """Still sold new on the as-of date: within its line's shop life since launch (rule ``cost-efficiency``).
@@ -84,6 +87,8 @@ class Pricing:
                     "used_max_age_months",
                     "street_over_msrp_months",
                     "remnant_over_used",
+                    "fresh_months",
+                    "stale_weight",
                 )
             }
             ages["shop_life_years"] = tuple(params.shop_life_years.items())
@@ -116,6 +121,7 @@ class Pricing:
             point.source,
             point.estimate,
             converted,
+            None if self.is_fresh(point) and not point.estimate else months_between(point.seen, self.as_of),
         )
 
     def text(self, usd: float, point: PricePoint | None = None) -> str:
@@ -139,22 +145,37 @@ class Pricing:
         limit = self.used_max_age_months if point.kind == "used" else self.new_max_age_months
         return months_between(point.seen, self.as_of) <= limit
 
+    def is_fresh(self, point: PricePoint) -> bool:
+        """Within the freshness window (rule ``cost-efficiency``): a price the answer may give as today's."""
+        return months_between(point.seen, self.as_of) <= self.fresh_months
+
+    def weighed_usd(self, point: PricePoint) -> float:
+        """The price as it counts against fresher ones: an aged price or an estimate counts as if dearer."""
+        fresh = self.is_fresh(point) and not point.estimate
+        return point.price_usd if fresh else point.price_usd / self.stale_weight
+
     def best_price(self, gpu: Gpu) -> PricePoint | None:
         """The cheapest current price point (new, or used when allowed); None: no current price.
 
-        A sourced point wins over an estimate, which counts only where nothing sourced is current.
+        A sourced point wins over an estimate, which counts only where nothing sourced is current; an aged
+        point counts as if dearer (:meth:`weighed_usd`), so a fresh one of the other kind wins a near tie.
         """
         kinds = ("new", "used") if self.used_ok else ("new",)
         points = [p for kind in kinds if (p := self._current(gpu, kind)) is not None]
-        return min(points, key=lambda p: (p.estimate, p.price_usd, p.kind)) if points else None
+        return min(points, key=lambda p: (p.estimate, self.weighed_usd(p), p.kind)) if points else None
 
     def _current(self, gpu: Gpu, kind: str) -> PricePoint | None:
-        """The newest current point of ``kind`` (for new: a street price, else the list price), sourced first.
+        """The newest current point of ``kind``, sourced first (new: a street price, else the list price; none
+        for a card withdrawn from sale).
 
         A list price (MSRP) stands in only while no sourced street price of the last
         ``street_over_msrp_months`` is known: cards often sell well above a launch MSRP.
         """
-        if kind == "new" and not self.in_shops(gpu):
+        quote = self._quote(gpu) if kind == "new" else None
+        if quote is not None:
+            return quote  # the deployment's own price for the card is what its buyer pays
+        withdrawn = getattr(gpu, "withdrawn", None)
+        if kind == "new" and not (self.in_shops(gpu) and (withdrawn is None or self.as_of < withdrawn)):
             return None
         kinds = ("new", "msrp") if kind == "new" else (kind,)
         current = [p for p in gpu.prices if p.kind in kinds and p.seen <= self.as_of and self.is_current(p)]
@@ -172,6 +193,11 @@ class Pricing:
                 return None  # remnant or scalped stock: the used market says what the card is worth
         return newest
 
+    def _quote(self, gpu: Gpu) -> PricePoint | None:
+        """The newest of the deployment's own quotes for ``gpu`` within the new-price age limit."""
+        quotes = [p for p in gpu.prices if p.kind == "quote" and p.seen <= self.as_of and self.is_current(p)]
+        return max(quotes, key=lambda p: (p.seen, -p.price_usd), default=None)
+
     def last_known(self, gpu: Gpu) -> PricePoint | None:
         """The newest price point of any age and kind known on the as-of date (for "last seen …")."""
         known = [p for p in gpu.prices if p.seen <= self.as_of]
@@ -184,6 +210,19 @@ class Pricing:
             for gpu in gpus
             if (last := self.last_known(gpu)) is not None and self.best_price(gpu) is None
         ]
+
+
+def dated_words(money: Money, language: str | None = None) -> tuple[str, str]:
+    """(kind, date) as an answer names a price: ("new", "2026-08-15") while fresh; an aged one by what it
+    was and how old ("launch price", "February 2025, 21 months old"), never as today's price."""
+    kind = "estimate" if money.estimate else str(money.kind)
+    if money.seen is None or money.age_months is None:
+        return term("price.kind", kind, language), str(money.seen)
+    seen = date.fromisoformat(money.seen)
+    month = say(f"price.month.{seen.month}", language)
+    key = "price.age" if money.age_months else "price.this_month"
+    when = say(key, language, month=month, year=seen.year, months=money.age_months)
+    return term("price.aged", kind, language), when
 
 
 def months_between(earlier: date, later: date) -> int:

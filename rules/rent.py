@@ -42,9 +42,10 @@ class Renting:
     ) -> RentVsBuy | None:
         """Rent-vs-buy against ``top`` (None: nothing to buy).
 
-        With a card to buy, the rental is the cheapest offer at least ``min_relative_speed`` ×
-        as fast that holds the job on as many accelerators as the asker wants cards; without
-        one, the rental that costs least per unit of work. TPUs count where rule ``tpu-fit``
+        With a card to buy, the rental is that same card's offer: buying is weighed only against renting
+        what is bought. Where no provider lists it, the answer says so and prices renting the cheapest
+        offer at least ``min_relative_speed`` × as fast instead, with no break-even; without a card to
+        buy, the rental that costs least per unit of work. TPUs count where rule ``tpu-fit``
         says the workload suits them, or when the asker names one. ``options`` lists the
         named accelerators and the best GPU and TPU rentals, so both sides can be weighed.
         """
@@ -53,11 +54,15 @@ class Renting:
         if found is None:
             return None
         usable, speed, value = found
+        unlisted = None  # the card to buy, when no provider lists it
         if top is not None:
-            ratio = self.rulebook.rent_vs_buy.min_relative_speed
-            chosen = next((r for r in usable if speed[r.unit.id] >= ratio * top.relative), None)
+            chosen = next((r for r in usable if r.unit.id == top.gpu.id), None)
             if chosen is None:
-                return None
+                unlisted = top.gpu
+                ratio = self.rulebook.rent_vs_buy.min_relative_speed
+                chosen = next((r for r in usable if speed[r.unit.id] >= ratio * top.relative), None)
+                if chosen is None:
+                    return None
         else:
             chosen = next((r for r in value if r.unit.id in named), value[0])
         best_gpu = next((r for r in value if not isinstance(r.unit, TpuChip)), None)
@@ -69,8 +74,11 @@ class Renting:
             for r in _unique(shown)
         )
         lang = question.language
-        if top is None:
+        if top is None or unlisted is not None:
             result = _rent_only(self.rulebook, pricing, chosen, question.gpus, hours, options, lang)
+            if unlisted is not None:  # never a break-even against another card's listing
+                reason = say("rent.unlisted", lang, name=unlisted.name, instead=result.reason)
+                result = with_changes(result, reason=reason)
         else:
             result = with_changes(
                 break_even(

@@ -14,6 +14,10 @@ Reads ``DATA_DIR/ebay-gpu-prices/monthly-2021-2023.csv``,
   point per GPU and month: what one listing asked, which may sit above MSRP) and
   ``Epoch AI`` (one ``msrp`` point per GPU at its release, credited to Epoch AI under
   CC BY 4.0 with Epoch's own price source);
+- ``prices.json``: the rows whose source starts with ``Street price seen``: the
+  dated 2026 (and late 2025) street prices of ``street-prices-2026/``, US rows of
+  reliability "higher" or "medium" with a month, the cheapest per card, condition
+  and date, each with its source title, address, retailer and date;
 - ``cloud_offers.json``: the rows whose source starts with ``Full Stack Deep
   Learning cloud GPU table`` (every row of every snapshot, serverless included).
 
@@ -41,6 +45,29 @@ EBAY_PREFIX = "Tom's Hardware eBay sold-price survey"
 FSDL_PREFIX = "Full Stack Deep Learning cloud GPU table"
 TRACKER_PREFIX = "Amazon.com buy-box price"
 EPOCH_PREFIX = "Epoch AI, 'Data on Machine Learning Hardware'"
+STREET_PREFIX = "Street price seen"
+# street-prices-2026 card names -> catalog id; a name not here is not imported (a different product or
+# configuration than any catalog entry: AMD's own Ryzen AI Halo box is not the Framework Desktop the
+# catalog's 128 GB Ryzen AI Max+ 395 entry prices)
+STREET_CARDS: dict[str, str] = {
+    "GeForce RTX 5090": "rtx-5090",
+    "GeForce RTX 5080": "rtx-5080",
+    "GeForce RTX 5070 Ti": "rtx-5070-ti",
+    "GeForce RTX 5070": "rtx-5070",
+    "GeForce RTX 5060 Ti 16GB": "rtx-5060-ti-16gb",
+    "GeForce RTX 5060": "rtx-5060",
+    "GeForce RTX 4090": "rtx-4090",
+    "GeForce RTX 3090": "rtx-3090",
+    "GeForce RTX 3060 12GB": "rtx-3060",
+    "RTX PRO 6000 Blackwell (Workstation Edition)": "rtx-pro-6000-blackwell",
+    "NVIDIA DGX Spark (GB10, 128GB)": "dgx-spark",
+    "Framework Desktop (Ryzen AI Max+ 395, 128GB)": "ryzen-ai-max-395-128gb",
+    "Mac Studio M3 Ultra (base config)": "mac-studio-m3-ultra-96gb",
+    "Radeon RX 9070 XT": "rx-9070-xt",
+    "Radeon RX 9060 XT 16GB": "rx-9060-xt-16gb",
+    "Intel Arc B580": "arc-b580",
+}
+STREET_RELIABLE = ("higher", "medium")  # "low" rows stand only beside a better one: not imported
 TRACKER_MIN_OBSERVATIONS = 3  # fewer daily observations in a month: too weak to keep
 TRACKER_MAX_OVER_MEDIAN = 2.5  # a month this far above the listing's median is a marketplace outlier
 
@@ -184,10 +211,20 @@ def import_tracker(data_dir: Path, catalog: Catalog) -> tuple[list[dict], set[st
             price = float(m["median_usd"])
             if price > typical * TRACKER_MAX_OVER_MEDIAN:
                 continue
-            source = (f"{TRACKER_PREFIX} (Keepa history, United-Compute/gpu-price-tracker), {m['month']} "
-                      f"median of {m['observations']} daily observations of one listing; may sit above MSRP")
-            rows.append({"gpu": gid, "seen": f"{m['month']}-15", "kind": "new", "price": round(price, 2),
-                         "currency": "USD", "source": source})
+            source = (
+                f"{TRACKER_PREFIX} (Keepa history, United-Compute/gpu-price-tracker), {m['month']} "
+                f"median of {m['observations']} daily observations of one listing; may sit above MSRP"
+            )
+            rows.append(
+                {
+                    "gpu": gid,
+                    "seen": f"{m['month']}-15",
+                    "kind": "new",
+                    "price": round(price, 2),
+                    "currency": "USD",
+                    "source": source,
+                }
+            )
     return rows, skipped
 
 
@@ -201,8 +238,11 @@ def import_epoch(data_dir: Path, catalog: Catalog) -> list[dict]:
     released = {gpu.id: gpu.released.isoformat() for gpu in catalog.gpus}
     doc = json.loads((OUT_DIR / "prices.json").read_text(encoding="utf-8"))
     imported = (EBAY_PREFIX, TRACKER_PREFIX, EPOCH_PREFIX)
-    known = {(r["gpu"], float(r["price"])) for r in doc["prices"]
-             if r["kind"] == "msrp" and not r["source"].startswith(imported)}
+    known = {
+        (r["gpu"], float(r["price"]))
+        for r in doc["prices"]
+        if r["kind"] == "msrp" and not r["source"].startswith(imported)
+    }
     path = data_dir / "epoch-ml-hardware" / "ml_hardware.csv"
     rows = []
     with path.open(newline="", encoding="utf-8") as f:
@@ -214,9 +254,59 @@ def import_epoch(data_dir: Path, catalog: Catalog) -> list[dict]:
             source = f"{EPOCH_PREFIX}, epoch.ai/data/machine-learning-hardware (CC BY 4.0), release price"
             if cited:
                 source += f"; Epoch's source: {cited}"
-            rows.append({"gpu": gid, "seen": max(row["Release date"], released[gid]), "kind": "msrp",
-                         "price": price, "currency": "USD", "source": source})
+            rows.append(
+                {
+                    "gpu": gid,
+                    "seen": max(row["Release date"], released[gid]),
+                    "kind": "msrp",
+                    "price": price,
+                    "currency": "USD",
+                    "source": source,
+                }
+            )
     return sorted(rows, key=lambda r: (r["gpu"], r["seen"]))
+
+
+def street_seen(observed: str) -> str | None:
+    """The observation's date as the catalog dates points: a day as given, a month at its 15th, "2026-01/02"
+    (a source dated to two months) at the first day of the later one; None without a month."""
+    day = re.fullmatch(r"(\d{4}-\d{2}-\d{2})", observed)
+    if day:
+        return day.group(1)
+    months = re.fullmatch(r"(\d{4})-(\d{2})/(\d{2})", observed)
+    if months:
+        return f"{months.group(1)}-{months.group(3)}-01"
+    month = re.match(r"(\d{4}-\d{2})(?: \(before \d{2}-\d{2}\))?$", observed)
+    return f"{month.group(1)}-15" if month else None
+
+
+def import_street(data_dir: Path) -> list[dict]:
+    """The cheapest US street price per card, condition and date from ``street-prices-2026/``."""
+    cheapest: dict[tuple[str, str, str], dict] = {}
+    with (data_dir / "street-prices-2026" / "street-prices-2026.csv").open(encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            gpu, seen = STREET_CARDS.get(row["card"]), street_seen(row["observed"])
+            if gpu is None or seen is None or row["region"] != "US" or row["currency"] != "USD":
+                continue
+            if row["reliability"] not in STREET_RELIABLE:
+                continue
+            price = float(row["price_low"])
+            source = (
+                f"{STREET_PREFIX} {row['observed']} ({row['retailer']}): {row['source_title']}, "
+                f"{row['source_url']} (reliability {row['reliability']})"
+            )
+            point = {
+                "gpu": gpu,
+                "seen": seen,
+                "kind": "used" if row["condition"] == "used" else "new",
+                "price": price,
+                "currency": "USD",
+                "source": source,
+            }
+            key = (gpu, point["kind"], seen)
+            if key not in cheapest or price < cheapest[key]["price"]:
+                cheapest[key] = point
+    return sorted(cheapest.values(), key=lambda p: (p["gpu"], p["seen"], p["kind"]))
 
 
 def import_cloud(data_dir: Path) -> tuple[list[dict], set[str]]:
@@ -264,7 +354,7 @@ def import_cloud(data_dir: Path) -> tuple[list[dict], set[str]]:
                         "serverless": serverless,
                         "seen": seen,
                         "source": f"{FSDL_PREFIX}, snapshot {seen} (MIT)"
-                                  + (", serverless" if serverless else ""),
+                        + (", serverless" if serverless else ""),
                     }
                 )
     return rows, unmapped
@@ -297,8 +387,9 @@ def replace_imported(file_name: str, key: str, prefix: str, imported: list, noun
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("data_dir", nargs="?", default="../shared/data",
-                    help="shared data folder (relative to the repo root)")
+    ap.add_argument(
+        "data_dir", nargs="?", default="../shared/data", help="shared data folder (relative to the repo root)"
+    )
     args = ap.parse_args(argv)
     data_dir = Path(args.data_dir)
     if not data_dir.is_absolute():
@@ -317,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     if skipped:
         print(f"  price-tracker GPUs without a catalog entry (skipped): {', '.join(sorted(skipped))}")
     replace_imported("prices.json", "prices", EPOCH_PREFIX, import_epoch(data_dir, catalog), "points")
+    replace_imported("prices.json", "prices", STREET_PREFIX, import_street(data_dir), "points")
     cloud, unmapped = import_cloud(data_dir)
     replace_imported("cloud_offers.json", "offers", FSDL_PREFIX, cloud, "offers")
     if unmapped:

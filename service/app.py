@@ -30,6 +30,7 @@ from service.api.docs import (
 )
 from service.api.gpus import GpuController
 from service.api.health import HealthController
+from service.api.lab_prices import LabPriceController, LabPriceItemController
 from service.api.recommendations import RecommendationController
 from service.api.rules import RuleController
 from service.api.schemas import SchemaController
@@ -94,6 +95,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
             SchemaController,
             HealthController,
             BenchmarkController,
+            LabPriceController,
+            LabPriceItemController,
             docs_assets(),
             *_extra_routes(settings, holder, metrics),
         ],

@@ -80,11 +80,11 @@ def _load_advisor(settings: Settings):
     """The engine over the shipped catalog, with the lab's measurements when a database has any."""
     from rules.advisor import Advisor
     from rules.knowledge.catalog import load_catalog
+    from service.lab_quotes import quoted_catalog
     from service.measurements import lab_measurements
 
-    return Advisor(
-        load_catalog(), lab_measurements(settings.resolved_database_url), settings.electricity_price
-    )
+    url = settings.resolved_database_url
+    return Advisor(quoted_catalog(url, load_catalog()), lab_measurements(url), settings.electricity_price)
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -399,6 +399,43 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_prices(args: argparse.Namespace, settings: Settings) -> int:
+    """The deployment's own prices (vendor quotes, trusted price lists): its answers use them."""
+    from rules.knowledge.catalog import load_catalog
+    from service import lab_prices
+    from service.db import migrate
+
+    url = settings.resolved_database_url
+    migrate(url)
+    today = date.today()
+    if args.action in ("add", "import"):
+        if args.action == "add":
+            seen = args.date or today.isoformat()
+            given = dict(gpu=args.gpu, price=args.price, currency=args.currency, source=args.source)
+            new = [lab_prices.validate(load_catalog(), **given, seen=seen, today=today)]
+        else:
+            try:
+                text = Path(args.file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise CliError(f"cannot read {args.file}: {exc}", EXIT_BAD_INPUT) from None
+            new = lab_prices.parse_csv(text, load_catalog(), today)
+        for row in lab_prices.add_prices(url, new):
+            print(f"added #{row.id}: {row.gpu_id} {row.price:,.2f} {row.currency} ({row.seen}; {row.source})")
+    elif args.action == "remove":
+        if not lab_prices.remove_price(url, args.id):
+            raise CliError(f"no price #{args.id}: `whichgpu prices list` shows their numbers", EXIT_BAD_INPUT)
+        print(f"removed #{args.id}")
+    else:
+        rows = lab_prices.list_prices(url)
+        if args.json:
+            print(json.dumps([lab_prices.row_json(r) for r in rows], indent=2))
+        elif not rows:
+            print("No prices of your own yet: `whichgpu prices add GPU PRICE --source TEXT`")
+        for row in rows if not args.json else ():
+            print(f"#{row.id:<4} {row.gpu_id:24} {row.price:>12,.2f} {row.currency} {row.seen}  {row.source}")
+    return 0
+
+
 def cmd_bot(args: argparse.Namespace, settings: Settings) -> int:
     from bot.socket import run
 
@@ -458,6 +495,24 @@ def _add_catalog(sub: Any) -> None:
         "--stale", action="store_true", help="list the cards whose prices aged out, with the last one seen"
     )
     catalog.set_defaults(run=cmd_catalog)
+
+
+def _add_prices(sub: Any) -> None:
+    prices = sub.add_parser("prices", help="manage this deployment's own prices (vendor quotes, price lists)")
+    prices_sub = prices.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = prices_sub.add_parser("add", help="add a price: prices add 'rtx 4090' 1850 --source 'Vendor quote'")
+    add.add_argument("gpu", help="the card, as the catalog names it ('rtx 4090', 'h100 sxm')")
+    add.add_argument("price", help="the amount for one card")
+    add.add_argument("--currency", default="USD", help="currency of the amount (default USD)")
+    add.add_argument("--date", help="when the price was given, YYYY-MM-DD (default today)")
+    add.add_argument("--source", required=True, help="where it comes from: 'Vendor X quote 2026-11-20'")
+    imported = prices_sub.add_parser("import", help="add every row of a CSV: gpu,price,currency,date,source")
+    imported.add_argument("file", help="the CSV file")
+    listing = prices_sub.add_parser("list", help="list the prices")
+    listing.add_argument("--json", action="store_true", help="as JSON")
+    remove = prices_sub.add_parser("remove", help="remove a price by its number")
+    remove.add_argument("id", type=int, help="the number `prices list` shows")
+    prices.set_defaults(run=cmd_prices)
 
 
 def _add_agents(sub: Any) -> None:
@@ -530,6 +585,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_catalog(sub)
     _add_agents(sub)
+    _add_prices(sub)
 
     bot = sub.add_parser("bot", help="run the Slack bot over Socket Mode")
     bot.set_defaults(run=cmd_bot)

@@ -6,10 +6,10 @@ conversations. The catalog is the shipped data files (``rules/data``), read into
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, CheckConstraint, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "BenchmarkResult",
     "BenchmarkRun",
     "Conversation",
+    "LabPrice",
 ]
 
 
@@ -83,3 +84,18 @@ class Conversation(SQLModel, table=True):
     turns: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class LabPrice(SQLModel, table=True):
+    """A price this deployment trusts for a card (a vendor's quote, a price list), dated and sourced;
+    its answers price the card at it, shown as "your quote"."""
+
+    __tablename__ = "lab_price"
+    __table_args__ = (CheckConstraint("price > 0", name="ck_lab_price_positive"),)
+    id: int | None = Field(default=None, primary_key=True)
+    gpu_id: str = Field(max_length=80, index=True)
+    price: float
+    currency: str = Field(max_length=3)
+    seen: date
+    source: str = Field(max_length=500)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -28,6 +28,7 @@ from rules.knowledge.catalog import Catalog, load_catalog
 from rules.knowledge.rulebook import Rulebook, load_rulebook
 from service.benchmarks import load_measurements, measurements_version
 from service.db import session_scope
+from service.lab_prices import lab_quotes, prices_version
 
 __all__ = ["ANSWER_CACHE_SIZE", "Asked", "Snapshot", "SnapshotHolder"]
 
@@ -138,12 +139,15 @@ class SnapshotHolder:
         catalog = self._load_catalog()
         with session_scope(self.database_url) as session:
             version = measurements_version(session)
+            quoted = prices_version(session)  # the deployment's own prices change its catalog
+            expected = f"{catalog.version}+{quoted}" if quoted else catalog.version
             current = self._snapshot
             if (
                 current is None
-                or current.catalog_version != catalog.version
+                or current.catalog_version != expected
                 or current.measurements_version != version
             ):
+                catalog = catalog.with_quotes(lab_quotes(session, catalog), quoted)
                 rulebook = load_rulebook()
                 advisor = Advisor(catalog, load_measurements(session), self.electricity, rulebook=rulebook)
                 current = self._snapshot = Snapshot(catalog, rulebook, advisor, version)

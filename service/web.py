@@ -42,6 +42,7 @@ from rules.contract.answer import CardRow, Reply
 from rules.contract.question import CURRENCIES, MAX_TEXT_CHARS, as_of_refusal, check_text
 from rules.errors import QuestionError
 from rules.knowledge.messages import basis, say, term
+from rules.money import dated_words
 from rules.render.figures import memory_text, price_text, speed_per_money
 from rules.understand.workloads import LISTED_WORKLOADS
 from service.api import today
@@ -424,6 +425,7 @@ def _register(engine: JinjaTemplateEngine) -> None:
         say=say,
         term=term,
         basis=basis,
+        dated_words=dated_words,
         price_text=price_text,
         speed_per_money=speed_per_money,
         memory_text=memory_text,

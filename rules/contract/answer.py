@@ -92,6 +92,7 @@ class Money(_Part, omit_defaults=True, frozen=True):
     source: str | None = None
     estimate: bool = False  # the price has no public source
     converted_from: str | None = None  # the currency the figure was given in, when not ``currency``
+    age_months: int | None = None  # set when the price is older than its freshness window: never today's
 
     def __post_init__(self) -> None:
         force_setattr(self, "amount", round(self.amount, 2))

@@ -46,7 +46,7 @@ from rules.knowledge.catalog import (
 )
 from rules.knowledge.datafile import DataFileError, locate, parse_document, shown
 from rules.knowledge.messages import Messages
-from rules.knowledge.models import model_table
+from rules.knowledge.models import format_table, model_table
 from rules.knowledge.names import index_names
 from rules.knowledge.rulebook import Rulebook
 from rules.knowledge.store import KNOWLEDGE_FILES, Knowledge
@@ -82,6 +82,7 @@ def build_knowledge(data_dir: Path, raws: Mapping[str, bytes]) -> Knowledge:
         catalog=catalog,
         rulebook=rulebook,
         models=model_table(docs["models"]),
+        formats=format_table(docs["models"]),
         messages=Messages.from_document(docs["messages"]),
         vocabulary=freeze(docs["vocabulary"]),
     )
@@ -368,6 +369,7 @@ def _make_gpu(
         power_connectors=power,
         unified_memory=bool(e.get("unified_memory", False)),
         trains=e.get("trains", "full"),
+        withdrawn=date.fromisoformat(e["withdrawn"]["date"]) if "withdrawn" in e else None,
         founders_edition=e["founders_edition"],
         purchasable=e["purchasable"],
         aliases=tuple(e["aliases"]),
@@ -414,6 +416,8 @@ def _sources(e: Mapping[str, Any], arch: Architecture, ov: _Overlay) -> dict[str
     }
     if ov.figures and not ov.own_specs:
         sources["overrides"] = f"{', '.join(sorted(ov.figures))}: {ov.source}"
+    if "withdrawn" in e:
+        sources["withdrawn"] = e["withdrawn"]["source"]
     return sources
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from types import MappingProxyType
@@ -50,7 +50,7 @@ IMPORTED_OFFER_PREFIX = "Full Stack Deep Learning cloud GPU table"
 @dataclass(frozen=True)
 class PricePoint:
     seen: date
-    kind: str  # "msrp" | "new" | "used"
+    kind: str  # "msrp" (launch) | "new" (street) | "used" | "quote" (the deployment's own, from its database)
     price_usd: float
     price: float
     currency: str
@@ -109,6 +109,7 @@ class Gpu:
     boost_clock_mhz: float = 0.0
     tensor_units: int = 0
     trains: str = "full"  # training it fits: "full" | "adapters" (LoRA/QLoRA only) | "none" (inference only)
+    withdrawn: date | None = None  # the maker stopped selling it new: offered used only from this day
 
     @property
     def desktop(self) -> bool:
@@ -204,6 +205,20 @@ class Catalog:
     _names: NameIndex | None = field(repr=False, compare=False, default=None)
 
     # ---- GPUs -------------------------------------------------------------
+    def with_quotes(self, quotes: Mapping[str, tuple[PricePoint, ...]], version: str) -> Catalog:
+        """This catalog with a deployment's own prices (a lab's vendor quotes) added to its cards' dated
+        prices; ``version`` names them, so that answers made with them are told apart."""
+        if not quotes:
+            return self
+        gpus = tuple(
+            replace(g, prices=tuple(sorted((*g.prices, *quotes[g.id]), key=lambda p: p.seen)))
+            if g.id in quotes
+            else g
+            for g in self.gpus
+        )
+        by_id = MappingProxyType({g.id: g for g in gpus})  # the name index holds ids: it still serves
+        return replace(self, version=f"{self.version}+{version}", gpus=gpus, _by_id=by_id)
+
     def gpu(self, gpu_id: str) -> Gpu:
         try:
             return self._by_id[gpu_id]

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["ModelSpec", "find_model", "load_models", "model_table"]
+__all__ = [
+    "DownloadFormat",
+    "ModelSpec",
+    "find_format",
+    "find_model",
+    "format_table",
+    "load_models",
+    "model_table",
+]
 
 _ARCHITECTURE = (
     "active_params_b",
@@ -113,6 +121,36 @@ class ModelSpec:
             None,
             (),
         )
+
+
+@dataclass(frozen=True)
+class DownloadFormat:
+    """A weight format people download (GGUF Q4_K_M, AWQ, MXFP4 …): what one weight costs in memory."""
+
+    id: str
+    bits_per_weight: float
+    source: str
+
+    @property
+    def bytes_per_weight(self) -> float:
+        return self.bits_per_weight / 8
+
+
+def format_table(document: Mapping[str, Any]) -> Mapping[str, DownloadFormat]:
+    """The ``formats`` of ``models.json`` keyed by id and every alias (as slugs)."""
+    table: dict[str, DownloadFormat] = {}
+    for raw in document.get("formats", ()):
+        fmt = DownloadFormat(raw["id"], raw["bits_per_weight"], raw["source"])
+        for key in (fmt.id, *raw.get("aliases", ())):
+            table[_slug(key)] = fmt
+    return MappingProxyType(table)
+
+
+def find_format(name: str | None) -> DownloadFormat | None:
+    """The download format a name means ('q4_k_m', 'GGUF Q8_0', 'mxfp4'), or None."""
+    from rules.knowledge.store import load_knowledge
+
+    return load_knowledge().formats.get(_slug(name)) if name else None
 
 
 def _slug(text: str) -> str:

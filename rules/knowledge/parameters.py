@@ -184,6 +184,9 @@ class CostEfficiency(Parameters, frozen=True):
     remnant_over_used: float
     remnant_note: str
     shop_life_note: str
+    fresh_months: int  # a price older than this is named with its age and weighs less
+    stale_weight: float  # an aged price counts as if it were price / stale_weight against fresh ones
+    fresh_note: str
 
 
 class MemoryCaveat(Parameters, frozen=True):

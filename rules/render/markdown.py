@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rules.contract.answer import Answer, Detail, Money, Pick, RentVsBuy
 from rules.knowledge.messages import basis, say, term
+from rules.money import dated_words
 from rules.render.figures import memory_text, price_text, speed_per_money
 from rules.render.job import job_lines
 from rules.render.runs_on import runs_on_lines
@@ -30,14 +31,8 @@ def _price(money: Money, lang: str | None = None) -> str:
     text = price_text(money, lang)
     if money.seen:
         key = "price.dated_converted" if money.converted_from else "price.dated"
-        text = say(
-            key,
-            lang,
-            amount=text,
-            kind=term("price.kind", str(money.kind), lang),
-            date=money.seen,
-            source_currency=money.converted_from,
-        )
+        kind, seen = dated_words(money, lang)  # an aged price says what it was and how old
+        text = say(key, lang, amount=text, kind=kind, date=seen, source_currency=money.converted_from)
     return text
 
 

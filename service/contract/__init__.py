@@ -18,6 +18,7 @@ from rules.contract.question import AskRequest, RecommendationRequest
 from service.contract.benchmarks import BenchmarkReceipt, RunListing
 from service.contract.catalog import GpuDetail, GpuList, GpuQuery, RuleList
 from service.contract.chat import MODEL, ChatCompletion, ChatCompletionChunk, ChatRequest, ModelList
+from service.contract.lab_prices import LabPriceList
 from service.contract.operations import Health, SchemaList
 from service.contract.problem import Problem
 
@@ -94,6 +95,11 @@ PUBLISHED: dict[str, Published] = {
     ),
     "benchmark-receipt": Published(
         BenchmarkReceipt, "Benchmark receipt", "POST /v1/benchmarks: stored, or stored before."
+    ),
+    "lab-price-list": Published(
+        LabPriceList,
+        "Lab price list",
+        "GET and POST /v1/lab-prices (admin token): this deployment's own prices, which its answers use.",
     ),
     "schema-list": Published(SchemaList, "Schema list", "GET /v1/schemas: the published JSON Schemas."),
     "health": Published(Health, "Health", "GET /healthz."),

@@ -140,3 +140,41 @@ def test_old_cloud_prices_count_only_where_nothing_younger_is_known(advisor, cat
     offers[2:] = []
     [fallback] = representative_rentals(stub, advisor.rulebook, TODAY, {})
     assert fallback.offer.seen == old  # nothing younger: the old price still counts, with its date
+
+
+ASKED_CARDS = ["h100", "a100 80gb", "rtx 4090", "rtx 5090", "rtx 5070 ti", "rtx 3090", "l40s", "rtx pro 6000"]
+
+
+@pytest.mark.parametrize("card", ASKED_CARDS)
+def test_rent_or_buy_weighs_the_card_asked_against_its_own_listing_only(advisor, card):
+    answer = wire(ask(advisor, f"{card} for llm training", today=TODAY))["recommendation"]
+    rent = answer["rent_vs_buy"]
+    if rent is None or not answer["picks"]:
+        pytest.skip(f"{card}: no pick or no rental to weigh")
+    bought = answer["picks"][0]["gpu"]
+    listed = {r.unit.id for r in advisor.markets.on(TODAY).rentals}
+    if bought in listed:
+        assert rent["offer"]["gpu"] == bought, rent["offer"]
+        assert rent["break_even_hours"] is not None or "electricity" in rent["reason"]
+    else:
+        assert rent["break_even_hours"] is None and all(y["buy"] is None for y in rent["years"])
+        assert rent["reason"].startswith("no provider lists the "), rent["reason"]
+
+
+def test_an_h100_is_priced_on_an_h100_listing_never_an_mi300x(advisor):
+    answer = wire(ask(advisor, "rent or buy an h100 for llm training, 8 hours a day", today=TODAY))
+    rent = answer["recommendation"]["rent_vs_buy"]
+    assert rent["offer"]["gpu"] == "h100-sxm" and "MI300X" not in rent["reason"]
+    h100 = next(r for r in advisor.markets.on(TODAY).rentals if r.unit.id == "h100-sxm")
+    assert rent["rent_per_hour"]["usd"] == pytest.approx(h100.per_unit_usd)
+    assert rent["offer"]["seen"] == h100.offer.seen.isoformat() and h100.offer.provider in rent["reason"]
+
+
+def test_a_card_no_provider_lists_says_so_and_names_no_break_even(advisor):
+    listed = {r.unit.id for r in advisor.markets.on(TODAY).rentals}
+    assert "rtx-5070-ti" not in listed  # the catalog's cloud offers do not list it
+    rent = wire(ask(advisor, "is the rtx 5070 ti good for llm inference, 7b model", today=TODAY))[
+        "recommendation"
+    ]["rent_vs_buy"]
+    assert rent["reason"].startswith("no provider lists the GeForce RTX 5070 Ti")
+    assert rent["break_even_hours"] is None

@@ -30,6 +30,8 @@ OPERATIONS = {
     ("/healthz", "get"): (None, "health"),
     ("/v1/benchmarks", "get"): (None, "benchmark-list"),
     ("/v1/benchmarks", "post"): (None, "benchmark-receipt"),
+    ("/v1/lab-prices", "get"): (None, "lab-price-list"),
+    ("/v1/lab-prices", "post"): (None, "lab-price-list"),
 }
 
 

@@ -28,7 +28,11 @@ pytestmark = pytest.mark.e2e
 def test_every_schemathesis_check_passes_against_a_real_server(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'whichgpu.db'}"
     migrate(url)
-    env = {**os.environ, "WHICHGPU_FUZZ_AGENT_TOKEN": add_agent(url, "fuzz-node")}
+    env = {
+        **os.environ,
+        "WHICHGPU_FUZZ_AGENT_TOKEN": add_agent(url, "fuzz-node"),
+        "WHICHGPU_FUZZ_ADMIN_TOKEN": "fuzz-admin-token",
+    }
     with running_server(url, tmp_path, WHICHGPU_ADMIN_TOKEN="fuzz-admin-token") as base:
         done = subprocess.run(
             [

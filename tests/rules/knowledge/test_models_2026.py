@@ -1,0 +1,81 @@
+"""The models people run in 2026 are known by name, each shaped from its published configuration, and the
+weight formats people download are known as bits per weight."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from rules.ask import ask
+from rules.knowledge.models import find_format, find_model
+from tests.wire import wire
+
+TODAY = date(2026, 11, 26)
+
+
+@pytest.mark.parametrize(
+    "name, model_id",
+    [
+        ("llama 4 maverick", "llama-4-maverick"),
+        ("Llama 4 Scout", "llama-4-scout"),
+        ("mistral small 3.2", "mistral-small-3"),
+        ("kimi k2", "kimi-k2"),
+        ("GLM-4.5", "glm-4.5"),
+        ("glm 4.5 air", "glm-4.5-air"),
+        ("flux kontext", "flux-1-kontext-dev"),
+        ("stable diffusion 3.5", "sd-3.5-large"),
+        ("sd 3.5 medium", "sd-3.5-medium"),
+        ("ltx-video", "ltx-video-13b"),
+        ("wan 2.1", "wan-2.1-14b"),
+        ("wan 2.2", "wan-2.1-14b"),
+        ("hunyuanvideo", "hunyuanvideo"),
+        ("whisper large-v3-turbo", "whisper-large-v3-turbo"),
+        ("qwen2.5-vl-7b", "qwen2.5-vl-7b"),
+        ("deepseek v3", "deepseek-r1"),
+        ("gpt-oss-120b", "gpt-oss-120b"),
+        ("phi-4", "phi-4"),
+        ("gemma 3 27b", "gemma-3-27b"),
+    ],
+)
+def test_a_2026_model_is_known_by_the_name_people_use(name, model_id):
+    spec = find_model(name)
+    assert spec is not None and spec.id == model_id, (name, spec)
+    assert spec.source and spec.params_b > 0
+
+
+def test_every_mixture_of_experts_names_experts_in_all_and_per_token(catalog):
+    from rules.knowledge.store import load_knowledge
+
+    specs = {s.id: s for s in load_knowledge().models.values()}
+    moe = [s for s in specs.values() if s.active_params_b]
+    assert {"llama-4-maverick", "kimi-k2", "glm-4.5", "qwen3-235b-a22b", "gpt-oss-120b"} <= {
+        s.id for s in moe
+    }
+    for spec in moe:
+        assert spec.active_params_b < spec.params_b, spec.id
+
+
+@pytest.mark.parametrize(
+    "name, bits",
+    [
+        ("q4_k_m", 4.84),
+        ("GGUF Q5_K_M", 5.68),
+        ("q8_0", 8.5),
+        ("awq", 4.16),
+        ("gptq", 4.16),
+        ("fp8", 8.0),
+        ("mxfp4", 4.25),
+        ("nvfp4", 4.5),
+    ],
+)
+def test_download_formats_are_known_as_bits_per_weight(name, bits):
+    fmt = find_format(name)
+    assert fmt is not None and fmt.bits_per_weight == bits and fmt.source
+    assert fmt.bytes_per_weight == pytest.approx(bits / 8)
+
+
+def test_a_fit_question_about_a_2026_model_sizes_that_model_not_a_generic_one(advisor):
+    answer = wire(ask(advisor, "fit llama 4 maverick on an rtx pro 6000", today=TODAY))["recommendation"]
+    assert "Llama 4 Maverick" in answer["memory_need"]["how"], answer["memory_need"]
+    assert answer["memory_need"]["gb"] > 200  # 400B parameters at 4-bit
