@@ -13,7 +13,7 @@ from datetime import date
 from typing import Literal, cast
 
 from rules.advisor import Advisor
-from rules.contract.answer import Answer, Reply
+from rules.contract.answer import Answer, Detail, Reply
 from rules.contract.question import Question
 from rules.render import answer_markdown, clarification_markdown, help_text
 from rules.understand import parse, text_language
@@ -22,7 +22,7 @@ Intent = Literal[
     "recommend", "compare", "fit", "help", "clarify"
 ]  # the parser's intents, as a reply carries them
 
-__all__ = ["Reply", "ask", "follow_ups", "held_by"]
+__all__ = ["Detail", "Reply", "ask", "follow_ups", "held_by"]
 
 
 def follow_ups(question: Question) -> tuple[str, ...]:
@@ -39,8 +39,8 @@ def follow_ups(question: Question) -> tuple[str, ...]:
 
 
 def held_by(answer: Answer) -> float | None:
-    """What an answer led with holds, in GB: all its cards where they pool one job's memory (their effective memory
-    covers every card), else one card; None when it led with nothing."""
+    """What an answer led with holds, in GB: all its cards where they pool one job's memory (their effective
+    memory covers every card), else one card; None when it led with nothing."""
     if not answer.picks:
         return None
     top = answer.picks[0]
@@ -51,8 +51,9 @@ def held_by(answer: Answer) -> float | None:
 def _shown(
     advisor: Advisor, previous: Question | None, today: date | None, shown: Answer | None
 ) -> Callable[[], float | None]:
-    """The memory the answer before held, read when a follow-up asks for more: from the answer the face kept, or,
-    for a face that keeps only the question (a chat client sends its history as text), answered again from it."""
+    """The memory the answer before held, read when a follow-up asks for more: from the answer the face kept,
+    or, for a face that keeps only the question (a chat client sends its history as text), answered again
+    from it."""
 
     def held() -> float | None:
         if shown is not None:
@@ -68,7 +69,9 @@ def ask(
     previous: Question | None = None,
     today: date | None = None,
     shown: Answer | None = None,
+    detail: Detail = "short",
 ) -> Reply:
+    """Answer ``text``; the reply's Markdown is the short answer unless ``detail`` asks for the full one."""
     parsed = parse(text, previous=previous, today=today, held_gb=_shown(advisor, previous, today, shown))
     language = parsed.question.language or text_language(text)
     if parsed.intent == "help":
@@ -91,7 +94,7 @@ def ask(
         )
     answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today)
     return Reply(
-        text=answer_markdown(answer),
+        text=answer_markdown(answer, detail),
         intent=cast(Intent, parsed.intent),
         question=parsed.question,
         recommendation=answer,

@@ -25,8 +25,10 @@ from rules.contract.answer import (
     PerformanceBasis,
     Pick,
     RentVsBuy,
+    Speed,
 )
 from rules.contract.question import PRECISIONS, Question
+from rules.headline import headline, said_once
 from rules.job import POOLING, Job, job_for
 from rules.knowledge.messages import say, term
 
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["SHOWN_EXCLUSIONS", "Made", "assembled", "compared", "shown"]
 
 SHOWN_EXCLUSIONS = 8
+HELD_AT_COUNT = "as many as hold it"  # a named card shown at a count other than the one asked
 Verdict = tuple[Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud"], str, tuple[str, ...]]
 
 
@@ -100,9 +103,20 @@ def pick(made: Made, c: Configuration, label: str | None, findings: tuple[Findin
         ),
         findings=findings,
         tokens_per_second=c.tokens_per_second,
+        speed=speed(c.tokens_per_second, made.rulebook),
         form_factor=c.gpu.form_factor,
         label=label,
         condition=c.offer.condition,
+    )
+
+
+def speed(tokens_per_second: float | None, rulebook: Rulebook) -> Speed | None:
+    """Tokens a second with the band the decode model's held-out error gives (rule workload-priorities)."""
+    if not tokens_per_second:
+        return None
+    error = rulebook.workload_priorities.llm_decode.measured_error
+    return Speed(
+        tokens_per_second, tokens_per_second * (1 - error), tokens_per_second * (1 + error), "tokens/s"
     )
 
 
@@ -126,33 +140,40 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
         + [f for f in findings if f.verdict == "warning"]
     )
     left_out = explained.excluded(list(excluded)) if choice.top is not None else list(excluded)
-    return Answer(
-        question=made.question,
-        intent=made.intent,
-        verdict=said,
-        summary=summary,
-        as_of=made.as_of.isoformat(),
-        catalog_version=made.catalog_version,
-        currency=made.pricing.describe(),
-        reference_gpu=made.reference.id,
-        workload=made.work,
-        memory_need=made.need,
-        picks=picks,
-        alternatives=dict(alternatives),
-        findings=unique(findings),
-        warnings=warnings,
-        excluded=tuple(sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]),
-        rent_vs_buy=made.rent,
-        suggestions=suggestions,
-        named=made.named,
+    return headlined(
+        made,
+        Answer(
+            question=made.question,
+            intent=made.intent,
+            verdict=said,
+            summary=summary,
+            as_of=made.as_of.isoformat(),
+            catalog_version=made.catalog_version,
+            currency=made.pricing.describe(),
+            reference_gpu=made.reference.id,
+            workload=made.work,
+            memory_need=made.need,
+            picks=picks,
+            alternatives=dict(alternatives),
+            findings=unique(findings),
+            warnings=warnings,
+            excluded=tuple(sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]),
+            rent_vs_buy=made.rent,
+            suggestions=suggestions,
+            named=made.named,
+        ),
     )
 
 
 def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained: Explained) -> Answer:
     """The named cards side by side: each priced one as a pick, every one in ``named``."""
     lang, pricing = made.language, made.pricing
+    asked = max(made.question.gpus, 1)
     picks = sorted(
-        (pick(made, c, status, explained.card(i)) for i, (c, status) in enumerate(configs)),
+        (
+            pick(made, c, status if c.count == asked else HELD_AT_COUNT, explained.card(i))
+            for i, (c, status) in enumerate(configs)
+        ),
         key=lambda p: (-p.performance_per_1000, p.gpu),
     )
     unpriced = [e for e in made.named if e.status in ("no-current-price", "not-in-catalog", "not-released")]
@@ -179,22 +200,30 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
     rent = made.rent
     if rent and not picks and any(o.named for o in rent.options):
         summary = rent.reason
-    return Answer(
-        question=made.question,
-        intent="compare",
-        verdict="compare",
-        summary=summary,
-        as_of=made.as_of.isoformat(),
-        catalog_version=made.catalog_version,
-        currency=pricing.describe(),
-        reference_gpu=made.reference.id,
-        workload=made.work,
-        memory_need=made.need,
-        picks=tuple(picks),
-        findings=tuple(explained.named(len(made.named))),
-        named=made.named,
-        rent_vs_buy=rent,
+    return headlined(
+        made,
+        Answer(
+            question=made.question,
+            intent="compare",
+            verdict="compare",
+            summary=summary,
+            as_of=made.as_of.isoformat(),
+            catalog_version=made.catalog_version,
+            currency=pricing.describe(),
+            reference_gpu=made.reference.id,
+            workload=made.work,
+            memory_need=made.need,
+            picks=tuple(picks),
+            findings=tuple(explained.named(len(made.named))),
+            named=made.named,
+            rent_vs_buy=rent,
+        ),
     )
+
+
+def headlined(made: Made, answer: Answer) -> Answer:
+    """The answer with its first line: the answer to the question's intent."""
+    return msgspec.structs.replace(answer, headline=headline(answer, made.reference.name))
 
 
 def unique(findings: list[Finding]) -> tuple[Finding, ...]:
@@ -242,14 +271,20 @@ def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
         return instead.verdict, summary, (instead.suggestion,) if instead.suggestion else ()
     owned = made.asker.owned
     if owned is not None:
-        mine = made.performance.relative(owned, made.work, made.job.compute_precision)
-        summary += say(
-            "verdict.owned_ratio",
-            lang,
-            ratio=f"{top.relative_performance / max(mine, 1e-9):.1f}",
-            name=owned.name,
-        )
+        return "buy", summary + _beside_owned(made, owned, top), ()
     return "buy", summary, ()
+
+
+def _beside_owned(made: Made, owned: Gpu, top: Pick) -> str:
+    """How the pick compares with the card the asker has: a multiple only where that card holds the job alone,
+    else that it does not (a speed of a model the card cannot hold means nothing)."""
+    lang = made.language
+    entry = next((e for e in made.named if e.owned is True and e.gpu == owned.id), None)
+    if entry is not None and entry.cards_needed != 1:
+        return say("verdict.owned_short", lang, name=owned.name, gb=f"{owned.memory_gb:g}")
+    mine = made.performance.relative(owned, made.work, made.job.compute_precision)
+    ratio = f"{top.relative_performance / max(mine, 1e-9):.1f}"
+    return say("verdict.owned_ratio", lang, ratio=ratio, name=owned.name)
 
 
 def fit_first(
@@ -259,35 +294,12 @@ def fit_first(
     card_memory_gb: float | None,
     language: str | None = None,
 ) -> str:
-    """ "Will X fit on Y" is answered first, in so many words: the job's need once, and one clause for the cards
-    the same verdict holds for ("one 24 GB RTX 3090 or RTX 4090 does not hold it; two do")."""
+    """ "Will X fit on Y" is answered first, in so many words: the job's need once, and one clause for the
+    cards the same verdict holds for ("one 24 GB RTX 3090 or RTX 4090 does not hold it; two do")."""
     entries = [e for e in named if e.owned is not True]
     if entries and (intent == "fit" or card_memory_gb):
-        return _said_once(entries, language) + ". " + summary[:1].upper() + summary[1:]
+        return said_once(entries, language) + ". " + summary[:1].upper() + summary[1:]
     return summary
-
-
-def _said_once(entries: Sequence[NamedCard], language: str | None) -> str:
-    """The named cards' reasons with a shared "{need}: " said once and cards of one verdict named together."""
-    need = {e.reason.split(": ", 1)[0] for e in entries}
-    if len(need) != 1 or any(": " not in e.reason for e in entries):
-        return "; ".join(e.reason for e in entries)
-    clauses: dict[str, list[str]] = {}
-    for e in entries:
-        rest = e.reason.split(": ", 1)[1]
-        key = rest.replace(e.name, "\0") if e.name and e.name in rest else rest
-        names = clauses.setdefault(key, [])
-        if e.name and e.name not in names:
-            names.append(e.name)
-    said = [key.replace("\0", _either(names, language)) for key, names in clauses.items()]
-    return next(iter(need)) + ": " + "; ".join(said)
-
-
-def _either(names: Sequence[str], language: str | None) -> str:
-    """ "A", "A or B", "A, B or C" in the asker's language."""
-    if len(names) < 2:
-        return names[0] if names else ""
-    return say("named.either", language, first=", ".join(names[:-1]), last=names[-1])
 
 
 def _impossible(made: Made, choice: Choice) -> Verdict:
@@ -345,8 +357,8 @@ def _impossible(made: Made, choice: Choice) -> Verdict:
 
 
 def _second_card(made: Made) -> list[str]:
-    """An owner whose card holds a job that splits across cards: a second one of the same doubles the memory for
-    a fraction of any upgrade (a used RTX 3090 beside the one owned: 48 GB for 70B models at 4-bit)."""
+    """An owner whose card holds a job that splits across cards: a second one of the same doubles the memory
+    for a fraction of any upgrade (a used RTX 3090 beside the one owned: 48 GB for 70B models at 4-bit)."""
     owned, job, pricing = made.asker.owned, made.job, made.pricing
     if owned is None or job.pooling == "none" or not owned.purchasable:
         return []

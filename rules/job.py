@@ -115,6 +115,12 @@ class Job:
     def is_llm(self) -> bool:
         return self.model is not None and self.model.kind == "llm"
 
+    @property
+    def runs_on_tpu(self) -> bool:
+        """False for a model run with llama.cpp (Ollama, LM Studio): GGUF files, split by layers, and no TPU
+        backend, so a Cloud TPU is no option for it (llama.cpp docs, supported backends)."""
+        return self.pooling != "layer-split"
+
     def pooling_at(self, count: int) -> str:
         """How ``count`` cards pool for the job: tensor parallelism splits every attention layer's heads evenly, so vLLM
         refuses a count that does not divide them (64 heads: 2, 4 or 8 cards) and such a count runs as pipeline stages."""
@@ -248,15 +254,19 @@ def for_personas(job: Job, question: Question, rulebook: Rulebook, personas: tup
 
 def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
     """Does ``count`` cards of ``memory_gb`` each hold the job, and how?"""
-    # A card's "24 GB" is 24 GiB; needs are counted in GB (10^9 bytes), as model files are.
+    # A card's "24 GB" is 24 GiB; needs are counted in GB (10^9 bytes), as model files are. The words name the
+    # card as sold (times 1.5 in the 2019 rule's 32-bit terms), and say the GiB only where the need lies between.
     card = memory_gb * GIB_IN_GB * job.memory_factor
+    sold = memory_gb * job.memory_factor
     lang, need = job.language, f"{job.need.gb:.1f}"
     terms: Said | str = Said("job.effective", lang) if job.memory_factor != 1.0 else ""
+    shown = f"{sold:g}"
     if job.need.gb <= card:
+        as_sold = Said("fit.as_sold", lang, (("card", f"{card:.1f}"),)) if job.need.gb > sold else ""
         said = Said(
             "fit.fits",
             lang,
-            (("need", need), ("card", f"{card:.1f}"), ("terms", terms), ("gib", f"{memory_gb:g}")),
+            (("need", need), ("card", shown), ("terms", terms), ("as_sold", as_sold)),
         )
         return Fit(True, card, False, said, card / job.need.gb - 1 if job.need.gb > 0 else float("inf"))
     if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
@@ -266,7 +276,7 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
             ("count", count),
             ("how", Said(f"pooling.{term_key(POOLING[pooling])}", lang)),
             ("per_card", f"{per_card:.1f}"),
-            ("card", f"{card:.1f}"),
+            ("card", shown),
         )
         if per_card <= card:
             return Fit(
@@ -289,7 +299,7 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
                 (
                     ("need", need),
                     ("how", Said(f"pooling.{term_key(POOLING['none'])}", lang)),
-                    ("card", f"{card:.1f}"),
+                    ("card", shown),
                     ("terms", terms),
                 ),
             ),
@@ -298,7 +308,7 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
         False,
         card,
         False,
-        Said("fit.short", lang, (("need", need), ("card", f"{card:.1f}"), ("terms", terms))),
+        Said("fit.short", lang, (("need", need), ("card", shown), ("terms", terms))),
     )
 
 

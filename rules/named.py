@@ -1,8 +1,8 @@
 """The cards a question names, each answered: compared, fitted, or why it cannot be.
 
-"compare 3090 4090", "will llama 70b fit on a 3090 or a 4090", "I have a 3060": every card named is judged by the
-same sizing as the configurations (its memory under the method's pooling, its speed, the build rules) and comes
-back as a :class:`~rules.answer.NamedCard` whose ``reason`` says what became of it.
+"compare 3090 4090", "will llama 70b fit on a 3090 or a 4090", "I have a 3060": every card named is judged by
+the same sizing as the configurations (its memory under the method's pooling, its speed, the build rules) and
+comes back as a :class:`~rules.answer.NamedCard` whose ``reason`` says what became of it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from msgspec import UNSET
 
 from rules.choose import BUDGET_SLACK
 from rules.contract.answer import NamedCard, NamedPrice
+from rules.headline import count_word
 from rules.job import METHOD_NAMES, fit_on, job_for
-from rules.knowledge.messages import DEFAULT_LANGUAGE, say, term
+from rules.knowledge.messages import say, term
 
 if TYPE_CHECKING:
     from rules.configurations import Sizing
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
     from rules.money import Pricing
 
 __all__ = ["NamedContext", "card_memory", "named_cards"]
-
-COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
 @dataclass(frozen=True)
@@ -45,12 +44,6 @@ class NamedContext:
     @property
     def language(self) -> str | None:
         return self.question.language
-
-
-def _count_word(count: int | None, language: str | None) -> str:
-    """ "two" in English prose; a figure elsewhere."""
-    english = (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
-    return COUNT_WORDS[count] if english and count is not None and count < len(COUNT_WORDS) else str(count)
 
 
 def named_cards(ctx: NamedContext) -> tuple[NamedCard, ...]:
@@ -117,7 +110,8 @@ def _named_one(ctx: NamedContext, asked: str, priced: dict[str, Offer], owned: b
 
 
 def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | None) -> NamedCard:
-    """A released card: does it hold the job at the count asked (else how many would), how fast, at what price."""
+    """A released card: does it hold the job at the count asked (else how many would), how fast, at what
+    price."""
     question, sizing, lang = ctx.question, ctx.sizing, ctx.language
     count = max(question.gpus, 1)
     fit = sizing.fit(gpu.memory_gb, count)
@@ -132,13 +126,13 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
         card["price"] = NamedPrice(round(offer.unit_usd, 2), offer.point.seen.isoformat(), offer.point.kind)
     cards = {
         "need": _need_text(ctx),
-        "count": _count_word(count, lang),
+        "count": count_word(count, lang),
         "gb": f"{gpu.memory_gb:g}",
         "name": gpu.name,
     }
     if not fit.fits:
         many = (
-            say("named.enough", lang, count=_count_word(enough, lang))
+            say("named.enough", lang, count=count_word(enough, lang))
             if enough
             else (say("named.not_even_eight", lang) if count < 8 and fit.sharded else "")
         )
@@ -203,8 +197,8 @@ def _priced(ctx: NamedContext, offer: Offer, count: int) -> str:
 
 
 def _room(ctx: NamedContext, memory_gb: float, count: int) -> str:
-    """For an LLM compare with no model named, the largest dense model the cards hold: speed alone hides the trade
-    people weigh (an RTX 5090 is faster; a 128 GB DGX Spark holds models the 5090 cannot)."""
+    """For an LLM compare with no model named, the largest dense model the cards hold: speed alone hides the
+    trade people weigh (an RTX 5090 is faster; a 128 GB DGX Spark holds models the 5090 cannot)."""
     question = ctx.question
     if question.workload != "llm" or question.model or question.params_b or question.memory_gb:
         return ""
@@ -224,7 +218,8 @@ def _room(ctx: NamedContext, memory_gb: float, count: int) -> str:
 
 
 def _largest_model_b(ctx: NamedContext, memory_gb: float, count: int) -> float | None:
-    """Largest dense model size (billions, two significant figures) whose job, as asked, fits: fit grows with size."""
+    """Largest dense model size (billions, two significant figures) whose job, as asked, fits: fit grows with
+    size."""
 
     def fits(params_b: float) -> bool:
         return fit_on(job_for(ctx.question.refined(params_b=params_b), ctx.rulebook), memory_gb, count).fits

@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rules.contract.answer import MemoryNeed
+import msgspec
+
+from rules.contract.answer import MemoryNeed, MemoryParts
 from rules.knowledge.messages import say, term
 
 if TYPE_CHECKING:
@@ -93,11 +95,14 @@ class Counter:
         weights = params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
         if spec.kind == "llm":
             working = spec.kv_values(context) * batch * self.p.kv_cache_bytes / GB
-            part = self.say("job.kv_cache", gb=f"{working:.1f}", context=f"{context:,}", batch=batch)
+            key = "job.kv_cache_users" if batch > 1 else "job.kv_cache"
+            part = self.say(key, gb=f"{working:.1f}", context=f"{context:,}", batch=batch)
             shardable = weights + working
+            parts = MemoryParts(weights=weights, kv_cache=working, runtime=overhead)
         else:
             working = (spec.inference_activation_gb or (spec.activation_gb_per_sample or 0.4) / 4) * batch
             part = self.say("job.activations", gb=f"{working:.1f}")
+            parts = MemoryParts(weights=weights, activations=working, runtime=overhead)
             if params_b != spec.params_b:
                 part += self.say("job.text_encoders", params=f"{spec.params_b - params_b:.1f}")
             shardable = 0.0
@@ -113,8 +118,8 @@ class Counter:
         if spec.reference_vram_gb and precision in ("16-bit", "fp32") and spec.reference_vram_gb > total:
             # the model's own code, as published, holds more (whisper keeps fp32 weights and beams): lean runtimes need less
             how += self.say("job.reference_need", gb=f"{spec.reference_vram_gb:g}")
-            total = float(spec.reference_vram_gb)
-        return MemoryNeed(total, how, spec.id), shardable
+            return MemoryNeed(float(spec.reference_vram_gb), how, spec.id), shardable
+        return MemoryNeed(total, how, spec.id, parts=parts), shardable
 
     def _llm_training(
         self, spec: ModelSpec, method: str, precision: str, context: int, batch: int, overhead: float
@@ -123,6 +128,7 @@ class Counter:
         if method in ("full", "pretrain"):
             states = params * self.p.full_bytes_per_param / GB
             parts = self.say("job.full_states", gb=f"{states:.1f}", bytes=f"{self.p.full_bytes_per_param:g}")
+            typed = _states(params, states, 2, overhead)
         else:
             base = params * self.bits(spec, precision, method) / 8 / GB
             adapters = _adapter_params(spec, self.p.lora_rank) * self.p.lora_bytes_per_param / GB
@@ -135,6 +141,7 @@ class Counter:
                 adapters=f"{adapters:.1f}",
                 rank=self.p.lora_rank,
             )
+            typed = MemoryParts(weights=base, adapters=adapters, runtime=overhead)
         activations = self._checkpointed_activations(spec, context, batch) * (2 if precision == "fp32" else 1)
         total = states + activations + overhead
         how = self.say(
@@ -147,7 +154,8 @@ class Counter:
             batch=batch,
             overhead=f"{overhead:g}",
         )
-        return MemoryNeed(total, how, spec.id), states
+        typed = msgspec.structs.replace(typed, activations=round(activations, 1))
+        return MemoryNeed(total, how, spec.id, parts=typed), states
 
     def _checkpointed_activations(self, spec: ModelSpec, context: int, batch: int) -> float:
         tokens = context * batch
@@ -176,7 +184,8 @@ class Counter:
             batch=spec.train_batch,
             overhead=f"{overhead:g}",
         )
-        return MemoryNeed(total, how, spec.id), 0.0
+        parts = MemoryParts(weights=base, adapters=adapters, activations=activations, runtime=overhead)
+        return MemoryNeed(total, how, spec.id, parts=parts), 0.0
 
     def _classic_training(self, spec: ModelSpec, overhead: float) -> tuple[MemoryNeed, float]:
         """The 2019 count: weights, gradients and Adam in 32 bit, activations at the usual batch."""
@@ -189,7 +198,16 @@ class Counter:
             activations=f"{activations:.1f}",
             batch=spec.train_batch,
         )
-        return MemoryNeed(states + activations + overhead, how, spec.id), 0.0
+        parts = msgspec.structs.replace(
+            _states(spec.params_b * GB, states, 4, overhead), activations=round(activations, 1)
+        )
+        return MemoryNeed(states + activations + overhead, how, spec.id, parts=parts), 0.0
+
+
+def _states(params: float, states_gb: float, bytes_each: int, runtime: float) -> MemoryParts:
+    """Weights and gradients at ``bytes_each`` a parameter; the rest of the states is the optimizer's."""
+    weights = params * bytes_each / GB
+    return MemoryParts(weights=weights, gradients=weights, optimizer=states_gb - 2 * weights, runtime=runtime)
 
 
 def _adapter_params(spec: ModelSpec, rank: int) -> float:

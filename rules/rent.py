@@ -100,7 +100,7 @@ class Renting:
         self, market: Market, question: Question, sizing: Sizing, named: frozenset[str]
     ) -> tuple[list[Rental], dict[str, float], list[Rental]] | None:
         """(the rentals that hold the job, their speeds, the same by cost per unit of work); None: none does."""
-        suits_tpu = question.workload in self.rulebook.tpu_fit.good_for
+        suits_tpu = question.workload in self.rulebook.tpu_fit.good_for and sizing.job.runs_on_tpu
         holds: dict[float, bool] = {}  # by memory size: many accelerators share one
         usable = []
         for rental in market.rentals:

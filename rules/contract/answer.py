@@ -29,9 +29,11 @@ __all__ = [
     "Answer",
     "CardRow",
     "Currency",
+    "Detail",
     "Excluded",
     "Finding",
     "MemoryNeed",
+    "MemoryParts",
     "Money",
     "NamedCard",
     "NamedPrice",
@@ -42,7 +44,12 @@ __all__ = [
     "RentVsBuy",
     "RentYear",
     "Reply",
+    "Speed",
 ]
+
+Detail = Literal["short", "full"]
+"""How much of an answer a face shows: the short form (first line, picks, deciding reasons) or the full
+reasoning."""
 
 VERDICTS = ("buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare")
 
@@ -98,6 +105,19 @@ class PerformanceBasis(_Part, frozen=True):
     hosts: int
 
 
+class Speed(_Part, frozen=True):
+    """What the job gets, in its own units, with the band the calibration's measured error puts around it."""
+
+    value: float
+    low: float
+    high: float
+    unit: Literal["tokens/s"]
+
+    def __post_init__(self) -> None:
+        for name in ("value", "low", "high"):
+            force_setattr(self, name, round(getattr(self, name), 1))
+
+
 class Pick(_Part, kw_only=True, frozen=True):
     """One configuration to buy (``count`` × one card), priced, with the rules behind it."""
 
@@ -114,6 +134,7 @@ class Pick(_Part, kw_only=True, frozen=True):
     performance_basis: PerformanceBasis
     findings: tuple[Finding, ...] = msgspec.field(default=(), name="rules")
     tokens_per_second: float | None = None  # LLM decode at batch 1; None when not an LLM job
+    speed: Speed | None = None  # the job's figure with its band; None where only a relative one exists
     form_factor: str = "pcie"
     label: str | None = None  # "best within budget", "best value", "entry", "sweet spot" …
     condition: Literal["new", "used"] = "new"
@@ -200,6 +221,31 @@ class RentVsBuy(_Part, kw_only=True, frozen=True):
             force_setattr(self, "break_even_hours", round(self.break_even_hours, 1))
 
 
+_NO_PART = 0.0  # one object: msgspec leaves a field out of the JSON when it is its default object
+
+
+class MemoryParts(_Part, omit_defaults=True, frozen=True):
+    """What the memory need is made of, in GB; a part the job does not have is left out of the JSON.
+
+    Full training splits its 16 bytes a parameter as mixed precision stores them: 16-bit weights and
+    gradients, the optimizer's 32-bit master weights and moments (the 2019 count: 32-bit weights, gradients
+    and Adam).
+    """
+
+    weights: float = _NO_PART
+    kv_cache: float = _NO_PART
+    adapters: float = _NO_PART  # LoRA adapters with their optimizer state
+    gradients: float = _NO_PART
+    optimizer: float = _NO_PART
+    activations: float = _NO_PART
+    runtime: float = _NO_PART
+
+    def __post_init__(self) -> None:
+        for name in self.__struct_fields__:  # a part of 0 GB is the default itself, so the JSON leaves it out
+            gb = round(getattr(self, name), 1)
+            force_setattr(self, name, gb or _NO_PART)
+
+
 class MemoryNeed(_Part, frozen=True):
     """Memory the job needs, in GB at the asked precision (per card when sharded).
 
@@ -212,6 +258,7 @@ class MemoryNeed(_Part, frozen=True):
     model: str | None = None
     method: str | None = None  # inference, lora, qlora, full, pretrain, train
     assumptions: tuple[str, ...] = ()  # what the engine chose because the question did not say
+    parts: MemoryParts | None = None  # None: a typical or asked-for figure, not counted part by part
 
 
 class Currency(_Part, frozen=True):
@@ -286,6 +333,7 @@ class Answer(_Part, kw_only=True, frozen=True):
     intent: str
     verdict: Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare"]
     summary: str
+    headline: str = ""  # the first line: the answer to the question's intent ("Buy a used RTX 3090 …")
     as_of: str
     catalog_version: str
     currency: Currency

@@ -76,7 +76,7 @@ def cloud_role(evidence: Evidence) -> Lines:
 
 def tpu_fit(evidence: Evidence) -> Lines:
     q = evidence.question
-    if not q.cloud_ok:
+    if not q.cloud_ok or not evidence.job.runs_on_tpu:
         return Lines()
     if q.workload in evidence.rulebook.tpu_fit.good_for:
         return Lines(plan=(Finding("tpu-fit", "info", evidence.say("rule.tpu_fit.good")),))

@@ -115,6 +115,8 @@ class LlmDecode(Parameters, frozen=True):
     kv_cache_bytes: int
     typical_model_b: int
     prompt_efficiency: float
+    measured_error: float  # share either side of an estimate: the held-out rows' 80th percentile error
+    measured_error_note: str
     note: str
 
 

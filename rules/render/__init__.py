@@ -1,5 +1,5 @@
-"""Answers rendered for people: Markdown for the terminal, `/v1/ask` and chat (Block Kit, HTML and SVG live with
-their faces in bot/ and service/)."""
+"""Answers rendered for people: Markdown for the terminal, `/v1/ask` and chat, short or full (Block Kit,
+HTML and SVG live with their faces in bot/ and service/)."""
 
 from rules.render.markdown import HELP_TEXT, answer_markdown, clarification_markdown, help_text
 

@@ -8,8 +8,9 @@ question's language.
 
 from __future__ import annotations
 
-from rules.contract.answer import Answer, Money, Pick, RentVsBuy
+from rules.contract.answer import Answer, Detail, Money, Pick, RentVsBuy
 from rules.knowledge.messages import basis, say, term
+from rules.render.short import short_markdown
 
 __all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text"]
 
@@ -63,13 +64,21 @@ def _named_lines(answer: Answer, lang: str | None = None) -> list[str]:
     for entry in answer.named:
         guessed = f" (read “{entry.asked}” as {entry.name})" if entry.guessed else ""
         lines.append(f"- {entry.reason}{guessed}")
-    return ["", f"**{say('heading.named', lang)}**"] + lines if lines else []
+    return ["", f"**{say('heading.named', lang)}**", *lines] if lines else []
 
 
-def answer_markdown(answer: Answer) -> str:
+def answer_markdown(answer: Answer, detail: Detail = "short") -> str:
+    """The answer in ``detail``: "full" holds every finding (summary, picks with their rules, warnings, rent
+    vs buy, context); "short" is what a person reads first."""
+    return short_markdown(answer) if detail == "short" else _full_markdown(answer)
+
+
+def _full_markdown(answer: Answer) -> str:
     """The whole answer: summary, picks with their rules, warnings, rent vs buy, context."""
     lang = answer.language
-    lines = [f"**{answer.summary}**"]
+    lines = [f"**{answer.headline or answer.summary}**"]
+    if answer.headline and answer.headline != answer.summary:
+        lines += ["", answer.summary]
     need = answer.memory_need
     if need.how:
         said = "; ".join([need.how, *need.assumptions])

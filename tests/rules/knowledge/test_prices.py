@@ -222,7 +222,7 @@ def test_the_rtx_5090_is_priced_at_its_street_price_not_its_msrp(catalog, rulebo
     ],
 )
 def test_a_ruble_answer_says_its_prices_are_converted_us_prices(advisor, text, says):
-    reply = ask(advisor, text, today=TODAY)
+    reply = ask(advisor, text, today=TODAY, detail="full")
     first = next(line for line in reply.text.splitlines() if line.startswith("1. "))
     assert "RUB" in first and says in first, first
     assert reply.recommendation.picks[0].unit_price.converted_from == "USD"

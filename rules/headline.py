@@ -1,0 +1,262 @@
+"""The first line of an answer: the answer to the question's intent, in so many words.
+
+A question to buy is answered "Buy a used RTX 3090 (24 GB), about 750 USD: about 45 tokens/s (39-51)";
+"will it fit" with yes or no, the need and the card's memory, and the count that holds it; a comparison with
+how much faster one card is and what it costs more or less; rent or buy with the one that is cheaper and when
+buying pays off. Verdicts that buy nothing (wait, over budget, too large) keep the reason the verdict gives.
+The speed is the job's figure where one exists (tokens a second, with its band), else the multiple of the
+reference card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rules.contract.answer import Answer, Money, NamedCard, Pick
+from rules.knowledge.messages import DEFAULT_LANGUAGE, say
+
+__all__ = ["count_word", "figure", "headline", "said_once"]
+
+COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+
+
+def headline(answer: Answer, reference: str) -> str:
+    """The line that answers the question's intent; the verdict's own sentence where nothing is bought."""
+    said = _answered(answer, reference) or answer.summary
+    return said[:1].upper() + said[1:]
+
+
+def _answered(answer: Answer, reference: str) -> str | None:
+    if answer.verdict in ("wait", "over-budget", "too-large", "cpu-and-cloud"):
+        return None
+    lang = answer.language
+    said: str | None = None
+    if answer.intent == "fit" or (answer.question.card_memory_gb and answer.named):
+        said = _fit(answer, lang)
+    elif answer.intent == "compare":
+        said = _compare(answer.picks, lang) or _compare_unpriced(answer, lang)
+        held = _not_held_alone(answer)
+        said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
+    elif answer.intent == "rent-or-buy":
+        said = _rent_or_buy(answer, lang)
+    if said is None and answer.picks:
+        said = _buy(answer, reference, lang)
+    return said
+
+
+def figure(pick: Pick, reference: str, lang: str | None) -> str:
+    """What the job gets from a pick: tokens a second with their band, else the multiple of the reference
+    card (named when ``reference`` is given)."""
+    if pick.speed is not None:
+        return say(
+            "headline.tokens",
+            lang,
+            value=f"{pick.speed.value:.0f}",
+            low=f"{pick.speed.low:.0f}",
+            high=f"{pick.speed.high:.0f}",
+        )
+    relative = f"{pick.relative_performance:.1f}"
+    if not reference:  # said once where the answer names it
+        return say("headline.relative_short", lang, relative=relative)
+    return say("headline.relative", lang, relative=relative, reference=reference)
+
+
+def count_word(count: int | None, language: str | None) -> str:
+    """ "two" in English prose; a figure elsewhere."""
+    english = (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
+    return COUNT_WORDS[count] if english and count is not None and count < len(COUNT_WORDS) else str(count)
+
+
+def _buy(answer: Answer, reference: str, lang: str | None) -> str:
+    top = answer.picks[0]
+    used = top.condition == "used"
+    if top.count > 1:
+        what = say(
+            "headline.used_many" if used else "headline.new_many", lang, count=top.count, name=top.name
+        )
+    else:
+        what = say("headline.used" if used else "headline.new", lang, name=top.name)
+    price = (
+        _money(top.total_price)
+        if top.count == 1
+        else say("headline.in_all", lang, price=_money(top.total_price))
+    )
+    line = say(
+        "headline.buy",
+        lang,
+        what=what,
+        gb=f"{top.memory_gb:g}",
+        each=say("headline.each", lang) if top.count > 1 else "",
+        price=price,
+        figure=figure(top, reference, lang),
+    )
+    return line + _owned(answer, top, lang)
+
+
+def _owned(answer: Answer, top: Pick, lang: str | None) -> str:
+    """How the pick compares with the card the asker has: a multiple only where that card holds the job."""
+    for entry in answer.named:
+        if entry.owned is not True or not isinstance(entry.memory_gb, float):
+            continue
+        if entry.gpu == answer.reference_gpu:  # the figure before already says it
+            return ""
+        if entry.cards_needed != 1:
+            return say("headline.owned_short", lang, name=entry.name, gb=f"{entry.memory_gb:g}")
+        mine = entry.relative_performance
+        if isinstance(mine, float) and mine > 0:
+            return say(
+                "headline.owned_faster", lang, ratio=f"{top.relative_performance / mine:.1f}", name=entry.name
+            )
+    return ""
+
+
+def _fit(answer: Answer, lang: str | None) -> str | None:
+    """Yes or no for the one card the question asks about, with the count that holds the job."""
+    entries = [e for e in answer.named if e.owned is not True and e.status in ("fits", "does-not-fit")]
+    if len(entries) > 1:
+        verdicts = {e.status for e in entries}
+        key = {"fits": "headline.yes_all", "does-not-fit": "headline.no_all"}.get(verdicts.pop(), "")
+        said = said_once(entries, lang)
+        return say(key, lang, said=said) if key and not verdicts else said
+    if not entries:
+        return None
+    entry = entries[0]
+    need = entry.reason.split(": ", 1)[0]
+    if not isinstance(entry.memory_gb, float) or need == entry.reason:
+        return None
+    gb = f"{entry.memory_gb:g}"
+    speed = _named_speed(entry, answer, lang)
+    if entry.status == "fits":
+        speed = speed and say("headline.then_speed", lang, figure=speed)
+        return say("headline.yes", lang, need=need, name=entry.name, gb=gb, speed=speed)
+    if not isinstance(entry.cards_needed, int):  # None: not even eight hold it
+        return say("headline.no_count", lang, need=need, name=entry.name, gb=gb)
+    speed = speed and say("headline.at_speed", lang, figure=speed)
+    count = count_word(entry.cards_needed, lang)
+    return say("headline.no", lang, need=need, name=entry.name, gb=gb, count=count, speed=speed)
+
+
+def _named_speed(entry: NamedCard, answer: Answer, lang: str | None) -> str:
+    """The speed at the count that holds the job, from the pick built at that count where there is one."""
+    for p in (*answer.picks, *(a for a in answer.alternatives.values() if a)):
+        if p.gpu == entry.gpu and p.count == entry.cards_needed and p.speed is not None:
+            return figure(p, "", lang)
+    return ""
+
+
+def _not_held_alone(answer: Answer) -> str:
+    """For compared cards the count asked does not hold the job: the need, and how many do, said once."""
+    short = [e for e in answer.named if e.status == "does-not-fit"]
+    if not short:
+        return ""
+    return said_once(short, answer.language)
+
+
+def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
+    """How much faster the fastest card is than the next, and what it costs more or less."""
+    if len(picks) < 2:
+        return None
+    fast, slow = sorted(picks, key=lambda p: (-p.relative_performance, p.gpu))[:2]
+    ratio = fast.relative_performance / max(slow.relative_performance, 1e-9)
+    difference = fast.total_price.amount - slow.total_price.amount
+    speeds = (
+        say("headline.speeds", lang, fast=f"{fast.speed.value:.0f}", slow=f"{slow.speed.value:.0f}")
+        if fast.speed and slow.speed
+        else ""
+    )
+    money = Money(abs(difference), fast.total_price.currency, 0.0)
+    if ratio < 1.05:
+        cheaper = fast if difference < 0 else slow
+        return say(
+            "headline.as_fast",
+            lang,
+            fast=_name(fast),
+            slow=_name(slow),
+            speeds=speeds,
+            cheaper=_name(cheaper),
+            price=money.text,
+        )
+    return say(
+        "headline.faster",
+        lang,
+        fast=_name(fast),
+        slow=_name(slow),
+        ratio=f"{ratio:.1f}",
+        speeds=speeds,
+        price=money.text,
+        more_or_less=say("headline.more" if difference >= 0 else "headline.less", lang),
+        fast_price=_money(fast.total_price),
+        slow_price=_money(slow.total_price),
+    )
+
+
+def _compare_unpriced(answer: Answer, lang: str | None) -> str | None:
+    """One compared card priced, another known by its speed only: the speeds compared, the price said of the
+    card that has one (what has no price is said further down, not first)."""
+    if len(answer.picks) != 1:
+        return None
+    priced = answer.picks[0]
+    speeds = [
+        (e.name, e.relative_performance)
+        for e in answer.named
+        if e.gpu != priced.gpu and isinstance(e.relative_performance, float) and e.relative_performance > 0
+    ]
+    if not speeds:
+        return None
+    other, speed = speeds[0]
+    fast, slow, ratio = priced.name, other, priced.relative_performance / speed
+    if ratio < 1:
+        fast, slow, ratio = slow, fast, 1 / ratio
+    return say(
+        "headline.faster_unpriced",
+        lang,
+        fast=fast,
+        slow=slow,
+        ratio=f"{ratio:.1f}",
+        priced=_name(priced),
+        price=_money(priced.total_price),
+    )
+
+
+def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
+    """Rent or buy, and after how long buying pays off at the hours assumed."""
+    rent = answer.rent_vs_buy
+    if rent is None or not answer.picks:
+        return None
+    name, hours = answer.picks[0].name, f"{rent.hours_per_week:g}"
+    if rent.break_even_hours is None:
+        return say("headline.rent_never", lang, hours=hours, name=name)
+    years = f"{rent.break_even_hours / (rent.hours_per_week * 52):.1f}"
+    key = "headline.rent" if rent.cheaper == "rent" else "headline.buy_pays"
+    return say(key, lang, hours=hours, name=name, years=years)
+
+
+def _name(pick: Pick) -> str:
+    return f"{pick.count} × {pick.name}" if pick.count > 1 else pick.name
+
+
+def _money(money: Money) -> str:
+    return money.text
+
+
+def said_once(entries: Sequence[NamedCard], language: str | None) -> str:
+    """The named cards' reasons with a shared "{need}: " said once and cards of one verdict named together."""
+    need = {e.reason.split(": ", 1)[0] for e in entries}
+    if len(need) != 1 or any(": " not in e.reason for e in entries):
+        return "; ".join(e.reason for e in entries)
+    clauses: dict[str, list[str]] = {}
+    for e in entries:
+        rest = e.reason.split(": ", 1)[1]
+        key = rest.replace(e.name, "\0") if e.name and e.name in rest else rest
+        names = clauses.setdefault(key, [])
+        if e.name and e.name not in names:
+            names.append(e.name)
+    said = [key.replace("\0", _either(names, language)) for key, names in clauses.items()]
+    return next(iter(need)) + ": " + "; ".join(said)
+
+
+def _either(names: Sequence[str], language: str | None) -> str:
+    """ "A", "A or B", "A, B or C" in the asker's language."""
+    if len(names) < 2:
+        return names[0] if names else ""
+    return say("named.either", language, first=", ".join(names[:-1]), last=names[-1])

@@ -1,0 +1,134 @@
+"""The short answer: what a person reads first, with the full reasoning a request away.
+
+The first line answers the question's intent; then what the job needs, at most three picks each with the
+figure that matters for the job, the alternatives in one line, rent or buy in one line, and at most five
+reasons that decided the answer, each with the rule behind it. Lines that hold whatever the pick (advice on
+renting for big runs, loss scaling, power supplies) stay in the full answer.
+"""
+
+from __future__ import annotations
+
+from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
+from rules.headline import figure
+from rules.knowledge.messages import say, term
+
+__all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "short_markdown"]
+
+MAX_PICKS = 3
+MAX_REASONS = 5
+# Rules whose lines hold for any pick of the answer, or that another short line already says (the need): the
+# full answer keeps them, the short one leaves them out.
+BACKGROUND_RULES = frozenset(
+    {
+        "cloud-role",
+        "tpu-fit",
+        "training-limits",
+        "16-bit-speed",
+        "16-bit-memory",
+        "product-lines",
+        "power-and-slots",
+        "memory-fit",
+        "workload-priorities",
+    }
+)
+
+
+def short_markdown(answer: Answer) -> str:
+    """The short answer as Markdown."""
+    lang = answer.language
+    reference = ""  # the headline names the reference card; the lines below say "the reference card"
+    lines = [f"**{answer.headline or answer.summary}**"]
+    lines += _memory_line(answer)
+    picks = answer.picks[:MAX_PICKS]
+    if picks:
+        lines.append("")
+        for index, pick in enumerate(picks, 1):
+            lines.append(_pick_line(f"{index}.", pick, reference, lang))
+            if index == 1:
+                lines += [f"   - {f.reason} (_{f.rule}_)" for f in _held_by_several(pick)]
+    also = [
+        say(
+            "short.alternative",
+            lang,
+            label=term("label", label, lang),
+            name=_name(p),
+            price=p.total_price.text,
+            figure=figure(p, reference, lang),
+        )
+        for label, p in answer.alternatives.items()
+        if p is not None and (p.gpu, p.count) not in {(q.gpu, q.count) for q in picks}
+    ]
+    if also:
+        lines += ["", f"**{say('short.also', lang)}:** " + "; ".join(also)]
+    if answer.rent_vs_buy is not None:
+        lines += ["", f"**{say('short.rent', lang)}:** {_rent_line(answer.rent_vs_buy, lang)}"]
+    if answer.suggestions:
+        lines += [""] + [f"- {s}" for s in answer.suggestions[:2]]
+    reasons = deciding(answer)
+    if reasons:
+        lines += ["", f"**{say('short.why', lang)}**"] + [f"- {f.reason} (_{f.rule}_)" for f in reasons]
+    return "\n".join(lines)
+
+
+def _memory_line(answer: Answer) -> list[str]:
+    """What the job needs, in one line: the total and its parts where they were counted."""
+    need, lang = answer.memory_need, answer.language
+    if not need.how:
+        return []
+    said = say("short.memory_sum", lang, gb=f"{need.gb:g}", how=need.how) if need.parts else need.how
+    return ["", f"**{say('short.memory', lang)}:** {said}"]
+
+
+def deciding(answer: Answer) -> list[Finding]:
+    """At most five lines that decided the answer: every warning first, then one line per rule of the choice's
+    own reasons."""
+    shown: dict[str, Finding] = {f"{w.rule} {w.reason}": w for w in answer.warnings}
+    for finding in answer.findings:
+        if finding.rule not in BACKGROUND_RULES and finding.verdict in ("applied", "info"):
+            shown.setdefault(finding.rule, finding)
+    return list(shown.values())[:MAX_REASONS]
+
+
+def _held_by_several(pick: Pick) -> list[Finding]:
+    """How several cards hold the job (split by layers or in tensor parallel): a choice the asker acts on."""
+    return [f for f in pick.findings if pick.count > 1 and f.rule == "memory-fit" and f.verdict == "applied"][
+        :1
+    ]
+
+
+def _pick_line(rank: str, pick: Pick, reference: str, lang: str | None) -> str:
+    label = f", {term('label', pick.label, lang)}" if pick.label else ""
+    return say(
+        "short.pick",
+        lang,
+        rank=rank,
+        what=_name(pick),
+        gb=f"{pick.memory_gb:g}",
+        each=say("headline.each", lang) if pick.count > 1 else "",
+        label=(say("short.used", lang) if pick.condition == "used" else "") + label,
+        price=pick.total_price.text,
+        figure=figure(pick, reference, lang),
+    )
+
+
+def _rent_line(rent: RentVsBuy, lang: str | None) -> str:
+    """Rent or buy in one line: which is cheaper over the rule's years, the offer, when buying pays off."""
+    offer, years = rent.offer, rent.yearly[-1].years if rent.yearly else 2
+    fields = {
+        "cheaper": say("short.rent_cheaper" if rent.cheaper == "rent" else "short.buy_cheaper", lang),
+        "years": years,
+        "units": offer.units,
+        "provider": offer.provider,
+        "per_hour": f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}",
+        "hours": f"{rent.hours_per_week:g}",
+    }
+    if rent.break_even_hours is None or rent.hours_per_week <= 0:
+        line = say("short.rent_line_never", lang, **fields)
+    else:
+        pays_off = f"{rent.break_even_hours / (rent.hours_per_week * 52):.1f}"
+        line = say("short.rent_line", lang, pays_off=pays_off, **fields)
+    return line[:1].upper() + line[1:]
+
+
+def _name(pick: Pick) -> str:
+    return f"{pick.count} × {pick.name}" if pick.count > 1 else pick.name
