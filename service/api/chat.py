@@ -4,7 +4,8 @@ The last user message is answered; the user messages before it are read in order
 each refining the question so far, so a chat client's history acts as the
 conversation. ``max_tokens`` (or ``max_completion_tokens``) caps the answer: the short
 answer comes first, so a cap keeps it, cut at a line or a word, with ``finish_reason``
-``length``. Other OpenAI parameters (temperature, tools …) are accepted and ignored.
+``length``; "why?" (or "почему?") gets the full form of the answer before it. Other
+OpenAI parameters (temperature, tools …) are accepted and ignored.
 ``"stream": true`` answers with server-sent ``chat.completion.chunk`` events and a final
 ``data: [DONE]``; ``stream_options.include_usage`` adds a last chunk with the token counts.
 Refusals on these routes are in OpenAI's error shape (:func:`service.problems.openai_error`).
@@ -181,6 +182,15 @@ def _refine(text: str, previous: Question | None, today: date, advisor: Advisor)
 
 
 HISTORY = History()
+# A turn that asks for the whole reasoning behind the answer before it (English and Russian, as answered).
+WHY_WORDS = frozenset(
+    {"why", "why so", "explain", "details", "full answer", "почему", "объясни", "подробнее", "полный ответ"}
+)
+
+
+def asks_why(text: str) -> bool:
+    """Whether the turn asks "why?" of the previous answer: it then gets that answer's full form."""
+    return " ".join(text.lower().replace("?", " ").replace("!", " ").split()).strip(" .…") in WHY_WORDS
 
 
 def complete(
@@ -194,10 +204,14 @@ def complete(
             [{"field": "messages", "message": "needs at least one message with role 'user'"}],
         )
     _check_size(messages, users)
-    previous = HISTORY.question([t for _, t in users[:-1]], today, snapshot)
-    index, text = users[-1]
+    answered, detail = len(users) - 1, "short"
+    if asks_why(users[-1][1]):  # the full form of the answer before, if there was one
+        earlier = [n for n, (_, t) in enumerate(users[:-1]) if not asks_why(t)]
+        answered, detail = (earlier[-1], "full") if earlier else (answered, detail)
+    previous = HISTORY.question([t for _, t in users[:answered]], today, snapshot)
+    index, text = users[answered]
     try:
-        reply = snapshot.asked(text, previous, today)
+        reply = snapshot.asked(text, previous, today, detail)
     except QuestionError as exc:
         raise InvalidInput(
             exc.message, [{"field": f"messages.{index}.content", "message": f"{exc.field}: {exc.message}"}]
