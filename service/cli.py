@@ -10,7 +10,6 @@ import argparse
 import gc
 import json
 import os
-import re
 import socket
 import sys
 from collections.abc import Callable, Sequence
@@ -142,7 +141,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         check_text(text)  # the asker's words; --as-of adds to them
         if args.as_of:
             text += f" as of {args.as_of.isoformat()}"
-        reply = ask(_load_advisor(settings), text)
+        reply = ask(_load_advisor(settings), text, detail="full" if args.why else "short")
     except QuestionError as exc:
         raise CliError(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT) from None
     if args.json:
@@ -152,21 +151,17 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_NOT_UNDERSTOOD if reply.intent == "clarify" else 0
 
 
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
-_ITALIC = re.compile(r"(?<![\w*])_(?!_)(.+?)(?<!_)_(?![\w*])")
-_CODE = re.compile(r"`([^`]+)`")
-
-
 def _print_markdown(text: str) -> None:
-    """Piped or redirected: the Markdown itself (the Slack answer's text). On a terminal: the same lines with
-    bold, italics and code as ANSI styles (no colour with NO_COLOR) — the answers use only those three marks,
-    and a full Markdown renderer cost a third of the command's time."""
-    if not sys.stdout.isatty() or os.environ.get("NO_COLOR"):
+    """Piped or redirected: the Markdown itself. On a terminal: wrapped to its width with hanging indents,
+    bold, italics and code as ANSI styles (the marks themselves with NO_COLOR)."""
+    if not sys.stdout.isatty():
         print(text)
         return
-    styled = _BOLD.sub("\x1b[1m\\1\x1b[22m", text)
-    styled = _ITALIC.sub("\x1b[3m\\1\x1b[23m", styled)
-    print(_CODE.sub("\x1b[36m\\1\x1b[39m", styled))
+    from service.terminal import styled, terminal_width, wrapped
+
+    plain = bool(os.environ.get("NO_COLOR"))
+    shown = wrapped(text, terminal_width(), marked=not plain)
+    print(shown if plain else styled(shown))
 
 
 def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
@@ -497,6 +492,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument("text", nargs="+", help="the question in plain words")
     ask.add_argument("--json", action="store_true", help="print the structured answer")
+    ask.add_argument(
+        "--why", action="store_true", help="the full answer: every finding and the rule behind it"
+    )
     ask.add_argument("--as-of", type=_date, help="answer as on this date (YYYY-MM-DD)")
     ask.set_defaults(run=cmd_ask)
 
