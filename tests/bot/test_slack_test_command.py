@@ -56,6 +56,15 @@ def test_a_signed_command_prints_the_answer_and_a_pressed_button(slack_server, t
     assert "Top pick:" in pressed and done.stderr == ""
 
 
+def test_why_gives_the_full_answer_in_slack(slack_server, tmp_path) -> None:
+    url, port = slack_server
+    done = slack_test(tmp_path, "nlp $800", "--url", url, "--slack-port", str(port), "--press", "why")
+    assert done.returncode == 0, done.stderr
+    short, _, full = done.stdout.partition("\npressed [Why?]:\n")
+    assert "`workload-priorities`" not in short and "`workload-priorities`" in full
+    assert "[Why?]" in short and "[Why?]" not in full
+
+
 def test_json_prints_the_blocks_slack_would_render(slack_server, tmp_path) -> None:
     import json
 
