@@ -42,6 +42,7 @@ from rules.contract.answer import CardRow, Reply
 from rules.contract.question import CURRENCIES, MAX_TEXT_CHARS, WORKLOADS, as_of_refusal, check_text
 from rules.errors import QuestionError
 from rules.knowledge.messages import basis, say, term
+from rules.render.short import deciding
 from service.api import today
 from service.api.docs import also_served_as, problems
 from service.api.query import known_parameters_only
@@ -512,6 +513,7 @@ def _page_context(
         "errors": errors,
         "reply": reply,
         "answer": answer,
+        "deciding": deciding(answer) if answer else [],  # the reasons shown first; all under Why?
         "question_error": question_error,
         "rulebook": snapshot.rulebook,
         "workload": workload,

@@ -1,5 +1,6 @@
-"""The page on a phone (390 CSS pixels wide) in headless Chromium: nothing scrolls sideways, and the
-catalog keeps its price and speed-per-money columns in view (vendor and basis may hide).
+"""The page on a phone (390 CSS pixels wide) in headless Chromium: nothing scrolls sideways, the
+catalog keeps its price and speed-per-money columns in view (vendor and basis may hide), and the full
+reasoning opens under "Why?".
 
 Needs Chromium like tests/web/test_web_browser.py: skipped without it locally, failed under CI=true.
 The screenshot is kept in artifacts/web-390-*.png.
@@ -35,6 +36,16 @@ LAYOUT = """(() => {
 })()"""
 
 
+WHY = """(() => {
+  const why = document.querySelector("details.why");
+  const closed = !why.open;
+  const hidden = [...why.querySelectorAll("li")].filter((li) => li.checkVisibility()).length;
+  why.querySelector("summary").click();
+  return {closed, hidden, opened: why.open,
+          shown: [...why.querySelectorAll("li")].filter((li) => li.checkVisibility()).length};
+})()"""
+
+
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = tmp_path_factory.mktemp("narrow")
@@ -47,6 +58,7 @@ def test_the_catalog_keeps_price_and_speed_per_money_in_view_at_390px(base_url, 
     with Browser(_chromium(), tmp_path / "profile") as browser:
         browser.open(f"{base_url}/?q={quote_plus(question)}", WIDTH, HEIGHT)
         layout = browser.evaluate(LAYOUT)
+        why = browser.evaluate(WHY)
         browser.evaluate('document.querySelector("#catalog").scrollIntoView()')
         ARTIFACTS.mkdir(exist_ok=True)
         shot = browser.screenshot(ARTIFACTS / f"web-390-{name}.png")
@@ -59,6 +71,7 @@ def test_the_catalog_keeps_price_and_speed_per_money_in_view_at_390px(base_url, 
     for column in KEPT:
         assert heads[column]["shown"] and 0 <= heads[column]["left"] < heads[column]["right"] <= WIDTH, column
     assert layout["answer"] == 0, "the answer scrolls sideways"
+    assert why == {"closed": True, "hidden": 0, "opened": True, "shown": why["shown"]} and why["shown"] > 5
     assert png_size(shot) == (WIDTH, HEIGHT)
     from matplotlib.image import imread
 
