@@ -208,7 +208,9 @@ def answer_blocks(reply: Reply, conversation: Conversation, *, ephemeral: bool =
     if shared_by:
         asked = escape(conversation.questions[-1])
         blocks.append(_context(f"Shared by <@{escape(shared_by)}> · asked: “{asked}”"))
-    blocks.append(_section(escape(answer.summary)))
+    blocks.append(_section(escape(answer.headline or answer.summary)))  # the first line answers the question
+    if full and answer.headline and answer.headline != answer.summary:
+        blocks.append(_section(escape(answer.summary)))
     blocks += _picks(answer, lang, full)
     blocks += _alternatives(answer, lang)
     blocks += _warnings(answer, lang)

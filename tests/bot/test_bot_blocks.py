@@ -173,7 +173,7 @@ def test_clarifying_reply_shows_the_text_and_examples(replies):
 def test_user_and_catalog_text_is_escaped(replies):
     reply = replies["nlp $800"]
     reply["recommendation"]["summary"] = "<!channel> & friends"
-    text = block_text(render(reply))
+    text = block_text(render(reply, full=True))
     assert "&lt;!channel&gt; &amp; friends" in text and "<!channel>" not in text
     assert "&lt;@here&gt;" in block_text(problem_blocks("<@here>", "bad"))
 
@@ -244,6 +244,8 @@ def test_short_by_default_and_why_gives_every_finding_within_slacks_limits(repli
     short_why = [text for text in texts if text.startswith("*Why*")]
     assert len(short_why[0].splitlines()) - 1 <= 5 and len(block_text(short)) < len(block_text(full))
     answer = reply["recommendation"]
+    assert answer["headline"] and answer["headline"] in block_text(short)  # the first line answers
+    assert answer["summary"] in block_text(full) and answer["summary"] not in block_text(short)
     for finding in [*answer["findings"], *answer["picks"][0]["rules"]]:
         if finding["verdict"] in ("applied", "info"):
             assert finding["reason"] in block_text(full), finding

@@ -19,6 +19,7 @@ def test_the_reasons_shown_first_are_few_and_why_holds_them_all(client, question
     shown = _section(page, '<ul class="reasons">', "</ul>")
     why = _section(page, '<details class="why" id="why">', "</details>")
     assert 0 < shown.count("<li>") <= 5
+    assert f'<p class="summary"><strong>{full["headline"]}</strong></p>' in page, "the first line answers"
     assert re.search(r"<summary>(Why|Почему)\?</summary>", why)
     findings = [*full["picks"][0]["rules"], *full["findings"]]
     for finding in findings:
