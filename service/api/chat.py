@@ -84,22 +84,31 @@ def _tokens(text: str) -> int:
 
 
 def within_tokens(answer: str, limit: int | None) -> tuple[str, FinishReason]:
-    """The answer as far as ``limit`` tokens reach, and why it ends: cut after the last whole line that
-    fits, or after the last whole word when that keeps more than half again as much; a first word longer
-    than the limit is cut where the limit falls. Answers lead with the short form, so it survives a cap."""
+    """The answer as far as ``limit`` tokens reach, and why it ends. Answers lead with the short form, so it
+    survives a cap; a bold phrase cut open is closed within the cap, so a client renders it as bold."""
     room = limit * CHARS_PER_TOKEN if limit is not None else len(answer)
     if len(answer) <= room:
         return answer, "stop"
-    head = answer[: room + 1]  # one more: a break just past the limit still ends a whole word or line
+    cut = _cut(answer, room)
+    if cut.count("**") % 2:
+        cut = _cut(answer, room - 2)
+        if cut.count("**") % 2:  # open: close it, or leave out a mark that opens nothing
+            cut = cut[:-2].rstrip() if cut.endswith("**") else cut + "**"
+    return cut, "length"
+
+
+def _cut(text: str, room: int) -> str:
+    """At most ``room`` characters of ``text``: after the last whole line that fits, or after the last whole
+    word when that keeps more than half again as much; a first word longer than the room is cut where the
+    room ends."""
+    head = text[: room + 1]  # one more: a break just past the room still ends a whole word or line
     line_end = head.rfind("\n")
     word_end = max(head.rfind(" "), line_end)
     if line_end > 0 and line_end * 3 >= word_end * 2:
-        cut = line_end
-    elif word_end > 0:
-        cut = word_end
-    else:
-        cut = room
-    return answer[:cut].rstrip(), "length"
+        return text[:line_end].rstrip()
+    if word_end > 0:
+        return text[:word_end].rstrip()
+    return text[: max(room, 0)]
 
 
 def _too_long(detail: str, message: str) -> PayloadTooLarge:

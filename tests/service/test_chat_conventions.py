@@ -27,23 +27,23 @@ def client(tmp_path_factory: pytest.TempPathFactory):
         yield c
 
 
-words = st.text(alphabet=st.sampled_from("ab×é \n"), max_size=300)
+words = st.text(alphabet=st.sampled_from("ab×é* \n"), max_size=300)
 
 
 @given(text=words, limit=st.integers(1, 80))
 def test_a_cut_answer_is_a_prefix_within_the_limit_ending_at_a_word(text: str, limit: int) -> None:
     cut, finish = within_tokens(text, limit)
     room = limit * CHARS_PER_TOKEN
-    assert text.startswith(cut) and len(cut) <= room
+    assert len(cut) <= room
     if len(text) <= room:
         assert (cut, finish) == (text, "stop")
         return
-    assert finish == "length"
-    breaks = [i for i, ch in enumerate(text[: room + 1]) if ch in " \n" and i > 0]
-    if breaks:  # whole words or lines are kept: the cut falls on a break
-        assert cut == "" or text[len(cut)] in " \n"
-    else:
-        assert cut == text[:room]
+    assert finish == "length" and cut.count("**") % 2 == 0, "bold marks come in pairs"
+    kept = cut.removesuffix("**") if not text.startswith(cut) else cut  # a closing mark may be added
+    assert text.startswith(kept)
+    breaks = [i for i, ch in enumerate(text[: room - 1]) if ch in " \n" and i > 0]
+    if breaks and kept == cut:  # whole words or lines are kept: the cut falls on a break
+        assert cut == "" or text[len(cut)] in " \n" or len(cut) == room
 
 
 def test_a_line_is_kept_whole_when_it_keeps_most_of_the_room() -> None:
@@ -52,6 +52,10 @@ def test_a_line_is_kept_whole_when_it_keeps_most_of_the_room() -> None:
     assert within_tokens(answer, 4) == ("Buy a used RTX", "length")
     assert within_tokens("Unbreakable" * 3, 1) == ("Unbr", "length")
     assert within_tokens(answer, None) == (answer, "stop")
+    bold = "**Buy a used RTX 3090, about $750** and more words"
+    assert within_tokens(bold, 5) == ("**Buy a used RTX**", "length")
+    assert within_tokens("One. **Bold words here**", 2) == ("One.", "length")
+    assert within_tokens("**Bold** then **more bold words**", 5) == ("**Bold** then", "length")
 
 
 def test_max_tokens_keeps_the_first_line_and_says_length(client) -> None:
