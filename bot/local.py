@@ -16,6 +16,7 @@ import hmac
 import json
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,6 +39,11 @@ AUTH_TEST = {
     "user_id": "U0WHICHGPU",
     "bot_id": "B0WHICHGPU",
 }
+
+
+def _trigger_id() -> str:
+    """Unique per request, as Slack's are: two identical commands in one second are not one replayed."""
+    return f"local.{uuid.uuid4().hex}"
 
 
 def signed_headers(secret: str, body: str, now: float | None = None) -> dict[str, str]:
@@ -150,7 +156,7 @@ class SlackTrial:
                     "text": text,
                     "api_app_id": APP_ID,
                     "response_url": self.slack.response_url(1),
-                    "trigger_id": "0.0.local",
+                    "trigger_id": _trigger_id(),
                 }
             )
         )
@@ -171,7 +177,7 @@ class SlackTrial:
             "user": {"id": USER_ID, "username": "you", "team_id": TEAM_ID},
             "api_app_id": APP_ID,
             "token": "local",
-            "trigger_id": "0.0.local",
+            "trigger_id": _trigger_id(),
             "response_url": self.slack.response_url(reply_number),
             "container": {"type": "message", "channel_id": CHANNEL_ID, "is_ephemeral": True},
             "channel": {"id": CHANNEL_ID, "name": "local"},

@@ -350,7 +350,8 @@ def _check_slack_ack(trial: SlackTrial, ack: httpx.Response) -> None:
             "SLACK_SIGNING_SECRET set (docs/slack.md)"
         )
     if ack.status_code == 401:
-        raise CliError(f"the server refused the request ({ack.text}): use the server's SLACK_SIGNING_SECRET")
+        hint = ": use the server's SLACK_SIGNING_SECRET" if "signature" in ack.text else ""
+        raise CliError(f"the server refused the request ({ack.text}){hint}")
     if ack.status_code != 200:
         raise CliError(f"the server answered {ack.status_code}: {ack.text[:300]}")
 

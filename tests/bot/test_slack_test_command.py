@@ -89,6 +89,13 @@ def test_refusals_say_what_to_fix(slack_server, tmp_path) -> None:
     assert unset.returncode == 2 and "SLACK_SIGNING_SECRET" in unset.stderr
 
 
+def test_the_same_command_twice_is_not_taken_for_a_replay(slack_server, tmp_path) -> None:
+    url, port = slack_server
+    runs = [slack_test(tmp_path, "help", "--url", url, "--slack-port", str(port)) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr
+    assert all("whichgpu" in r.stdout for r in runs)
+
+
 def test_signed_headers_match_slacks_scheme() -> None:
     from slack_sdk.signature import SignatureVerifier
 
