@@ -13,6 +13,7 @@ Flows:
 - refinement buttons: the next question of the conversation, replacing the message;
 - "Share in channel": the answer on screen posted for everyone (not asked again), the
   private one deleted;
+- "Why?": the full form of the answer on screen (every finding), replacing it;
 - ``app_home_opened``: ``views.publish`` of the home tab.
 """
 
@@ -33,6 +34,7 @@ from bot.answers import AnswerSource, ServiceAnswers, ShownAnswers
 from bot.api import QuestionRejected, Reply, ServiceUnavailable, WhichgpuAPI
 from bot.blocks import (
     ACTION_SHARE,
+    ACTION_WHY,
     REFINEMENTS,
     Conversation,
     answer_blocks,
@@ -93,13 +95,22 @@ class Answerer:
 
     async def share(self, conversation: Conversation, user: str | None) -> Rendered:
         """The answer on screen, for everyone: the one this process showed, else answered again."""
+        on_screen = await self._on_screen(conversation)
+        if isinstance(on_screen, Unanswered):
+            return on_screen.blocks, on_screen.text, None
+        return self._render(*on_screen, ephemeral=False, shared_by=user)
+
+    async def explain(self, conversation: Conversation, *, ephemeral: bool) -> Rendered:
+        """The full form of the answer on screen: every finding, within Slack's limits."""
+        on_screen = await self._on_screen(conversation)
+        if isinstance(on_screen, Unanswered):
+            return on_screen.blocks, on_screen.text, None
+        return self._render(*on_screen, ephemeral=ephemeral, full=True)
+
+    async def _on_screen(self, conversation: Conversation) -> tuple[Reply, Conversation] | Unanswered:
+        """The reply this process showed for ``conversation``, else its last question answered again."""
         reply = self.shown.get(conversation)
-        if reply is None:
-            asked = await self._ask(conversation, None)
-            if isinstance(asked, Unanswered):
-                return asked.blocks, asked.text, None
-            reply, conversation = asked
-        return self._render(reply, conversation, ephemeral=False, shared_by=user)
+        return (reply, conversation) if reply is not None else await self._ask(conversation, None)
 
     async def _ask(self, conversation: Conversation,
                    ask: str | None) -> tuple[Reply, Conversation] | Unanswered:
@@ -120,10 +131,10 @@ class Answerer:
         return reply, shown
 
     def _render(self, reply: Reply, shown: Conversation, *, ephemeral: bool,
-                shared_by: str | None = None) -> Rendered:
+                shared_by: str | None = None, full: bool = False) -> Rendered:
         try:
             blocks = answer_blocks(reply, shown, ephemeral=ephemeral, public_url=self.public_url,
-                                   shared_by=shared_by)
+                                   shared_by=shared_by, full=full)
         except (KeyError, TypeError, ValueError, AttributeError):  # an answer shape this bot does not know
             log.exception("could not render the answer (intent %s)", reply.intent)
             return failed_blocks(shown.questions[-1]), OUR_FAULT, None
@@ -289,6 +300,15 @@ def _register_buttons(app: AsyncApp, answerer: Answerer) -> None:
 
     refinements = re.compile("^(" + "|".join(re.escape(a) for a in REFINEMENTS) + ")$")
     app.action(refinements)(ack=_ack_only, lazy=[refine])
+
+    async def why(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
+        if (decoded := await _from_button(action, respond)) is None:
+            return
+        ephemeral = bool((body.get("container") or {}).get("is_ephemeral", True))
+        blocks, fallback, shown = await answerer.explain(decoded[0], ephemeral=ephemeral)
+        await respond(blocks=_dicts(blocks), text=fallback, replace_original=shown is not None)
+
+    app.action(ACTION_WHY)(ack=_ack_only, lazy=[why])
 
     async def share(body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond) -> None:
         if (decoded := await _from_button(action, respond)) is None:

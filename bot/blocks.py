@@ -5,6 +5,8 @@ that price, why (each rule on its own line with its id), the other picks and the
 alternatives, warnings, rent vs buy, a context line (catalog, date, measured or
 estimated), and buttons that refine the answer or share it. The buttons carry a
 :class:`Conversation` in their value, so a click needs no state in the bot.
+Short by default (the reasons that decided the answer, three picks) with a *Why?*
+button; the full form holds every finding, split over sections within Slack's limits.
 """
 
 from __future__ import annotations
@@ -36,12 +38,15 @@ from rules.knowledge.messages import basis, say, term
 from rules.money import dated_words
 from rules.render import HELP_TEXT
 from rules.render.figures import memory_text, price_text, speed_per_money
+from rules.render.short import MAX_PICKS, deciding
 
 __all__ = [
     "ACTION_CHEAPER",
     "ACTION_MORE_GPUS",
     "ACTION_MORE_MEMORY",
     "ACTION_SHARE",
+    "ACTION_WHY",
+    "MAX_BLOCKS",
     "REFINEMENTS",
     "Conversation",
     "answer_blocks",
@@ -59,11 +64,13 @@ SECTION_LIMIT = 3000   # Slack: text of a section block
 HEADER_LIMIT = 150     # Slack: plain text of a header block
 VALUE_LIMIT = 2000     # Slack: value of a button
 MAX_TURNS = 6          # questions a conversation keeps in a button value
+MAX_BLOCKS = 50        # Slack: blocks in one message
 
 ACTION_CHEAPER = "whichgpu.cheaper"
 ACTION_MORE_MEMORY = "whichgpu.more_memory"
 ACTION_MORE_GPUS = "whichgpu.more_gpus"
 ACTION_SHARE = "whichgpu.share"
+ACTION_WHY = "whichgpu.why"
 REFINEMENTS = (ACTION_CHEAPER, ACTION_MORE_MEMORY, ACTION_MORE_GPUS)
 
 EXAMPLES = (
@@ -147,6 +154,17 @@ def _headed(heading: str, lines: Iterable[str], lang: str | None = None) -> Sect
     return _section(f"*{say(heading, lang)}*\n" + "\n".join(lines))
 
 
+def _headed_sections(heading: str, lines: Iterable[str], lang: str | None = None) -> list[Block]:
+    """Lines under a bold heading, in as many sections as Slack's 3000 characters a section need: no line
+    is cut off (a single line longer than a section is, with an ellipsis)."""
+    sections: list[list[str]] = [[f"*{say(heading, lang)}*"]]
+    for line in lines:
+        if len("\n".join([*sections[-1], line])) > SECTION_LIMIT:
+            sections.append([])
+        sections[-1].append(line)
+    return [_section("\n".join(part)) for part in sections if part]
+
+
 def _suggestions(suggestions: Iterable[str], lang: str | None = None) -> SectionBlock:
     return _headed("heading.what_would_work", (f"• {escape(s)}" for s in suggestions), lang)
 
@@ -179,8 +197,9 @@ def _rule_line(finding: Finding, mark: str = "•") -> str:
 # --- answers ---------------------------------------------------------------
 
 def answer_blocks(reply: Reply, conversation: Conversation, *, ephemeral: bool = True,
-                  public_url: str | None = None, shared_by: str | None = None) -> list[Block]:
-    """The reply as blocks; help and clarifying replies get their own short forms."""
+                  public_url: str | None = None, shared_by: str | None = None,
+                  full: bool = False) -> list[Block]:
+    """The reply as blocks, short unless ``full``; help and clarifying replies get their own short forms."""
     if reply.intent == "help":
         return help_blocks(help_markdown=reply.text or HELP_TEXT)  # the service's, in the asker's language
     answer = reply.recommendation
@@ -192,9 +211,11 @@ def answer_blocks(reply: Reply, conversation: Conversation, *, ephemeral: bool =
     if shared_by:
         asked = escape(conversation.questions[-1])
         blocks.append(_context(f"Shared by <@{escape(shared_by)}> · asked: “{asked}”"))
-    blocks.append(_section(escape(answer.summary)))
+    blocks.append(_section(escape(answer.headline or answer.summary)))  # the first line answers the question
     blocks += [_context(mrkdwn(note)) for note in reply.reading_notes]  # what the reading could not use
-    blocks += _picks(answer, lang)
+    if full and answer.headline and answer.headline != answer.summary:
+        blocks.append(_section(escape(answer.summary)))
+    blocks += _picks(answer, lang, full)
     blocks += _alternatives(answer, lang)
     blocks += _warnings(answer, lang)
     blocks += _rent_vs_buy(answer.rent_vs_buy, lang)
@@ -203,7 +224,9 @@ def answer_blocks(reply: Reply, conversation: Conversation, *, ephemeral: bool =
     if public_url:
         blocks += _chart(public_url, answer, conversation, lang)
     blocks.append(_context(_basis_line(answer, lang)))
-    buttons = [] if shared_by else _buttons(answer, conversation, ephemeral)  # a shared answer stays shared
+    buttons = [] if shared_by else _buttons(answer, conversation, ephemeral, full)  # shared stays shared
+    if len(blocks) > MAX_BLOCKS - 2:  # Slack refuses a message of more blocks: the page has the rest
+        blocks = [*blocks[: MAX_BLOCKS - 3], _context(_basis_line(answer, lang))]
     if buttons:
         blocks.append(ActionsBlock(block_id="whichgpu.actions", elements=buttons))
     return blocks
@@ -218,15 +241,21 @@ def _headline(intent: str, answer: Answer, lang: str | None = None) -> str:
     return say("slack.top_pick", lang, name=_pick_name(picks[0]))
 
 
-def _picks(answer: Answer, lang: str | None = None) -> list[Block]:
+def _picks(answer: Answer, lang: str | None = None, full: bool = True) -> list[Block]:
+    """The top pick and why: every finding in full, else the ones that decided it; the other picks."""
     top, *others = answer.picks
     blocks: list[Block] = [_section(_pick_line(top, lang))]
-    rules = [r for r in top.findings if r.verdict != "warning"]
-    seen = {r.rule for r in rules}
-    rules += [f for f in answer.findings if f.verdict in ("applied", "info") and f.rule not in seen]
+    if full:
+        rules = [r for r in top.findings if r.verdict != "warning"]
+        seen = {(r.rule, r.reason) for r in rules}
+        rules += [f for f in answer.findings
+                  if f.verdict in ("applied", "info") and (f.rule, f.reason) not in seen]
+    else:
+        rules = [f for f in deciding(answer) if f.verdict != "warning"]  # the warnings have their own block
+        others = others[: MAX_PICKS - 1]
     why = [_rule_line(r) for r in rules]
     if why:
-        blocks.append(_headed("heading.why", why, lang))
+        blocks += _headed_sections("heading.why", why, lang)
     if others:
         lines = [f"{index}. {_pick_line(pick, lang)}" for index, pick in enumerate(others, 2)]
         blocks.append(_headed("heading.also_good", lines, lang))
@@ -285,7 +314,8 @@ def _chart(public_url: str, answer: Answer, conversation: Conversation,
             _context(say("slack.open_on_web", lang, url=page))]
 
 
-def _buttons(answer: Answer, conversation: Conversation, shareable: bool) -> list[ButtonElement]:
+def _buttons(answer: Answer, conversation: Conversation, shareable: bool,
+             full: bool = False) -> list[ButtonElement]:
     if not conversation.fits_in_button:
         return []
     gpus = answer.question.gpus
@@ -295,6 +325,8 @@ def _buttons(answer: Answer, conversation: Conversation, shareable: bool) -> lis
                    (f"{more} GPUs", ACTION_MORE_GPUS, f"{more} gpus"))
     buttons = [ButtonElement(text=text, action_id=action, value=conversation.to_value(ask))
                for text, action, ask in refinements]
+    if not full:  # the full form of this same answer
+        buttons.append(ButtonElement(text="Why?", action_id=ACTION_WHY, value=conversation.to_value()))
     if shareable:
         buttons.append(ButtonElement(text="Share in channel", action_id=ACTION_SHARE,
                                      value=conversation.to_value(), style="primary"))

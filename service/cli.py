@@ -10,10 +10,10 @@ import argparse
 import gc
 import json
 import os
-import re
 import socket
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,10 @@ from typing import TYPE_CHECKING, Any
 from rules.settings import SettingsError
 from service.settings import Settings, effective_settings, get_settings, settings_table
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loaded by the commands that use them, so every command starts fast
+    import httpx
+
+    from bot.local import SlackTrial
     from rules.contract.answer import Reply
     from rules.render.skypilot import Cluster
 
@@ -176,7 +179,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         check_text(text)  # the asker's words; --as-of adds to them
         if args.as_of:
             text += f" as of {args.as_of.isoformat()}"
-        reply = ask(_load_advisor(settings), text)
+        reply = ask(_load_advisor(settings), text, detail="full" if args.why else "short")
     except QuestionError as exc:
         raise CliError(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT) from None
     if args.skypilot:
@@ -208,21 +211,17 @@ def _write_skypilot(path: Path, reply: Reply, title: str, cluster: Cluster | Non
     print(f"SkyPilot task written to {path} (sky launch {path})", file=sys.stderr)
 
 
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
-_ITALIC = re.compile(r"(?<![\w*])_(?!_)(.+?)(?<!_)_(?![\w*])")
-_CODE = re.compile(r"`([^`]+)`")
-
-
 def _print_markdown(text: str) -> None:
-    """Piped or redirected: the Markdown itself (the Slack answer's text). On a terminal: the same lines with
-    bold, italics and code as ANSI styles (no colour with NO_COLOR) — the answers use only those three marks,
-    and a full Markdown renderer cost a third of the command's time."""
-    if not sys.stdout.isatty() or os.environ.get("NO_COLOR"):
+    """Piped or redirected: the Markdown itself. On a terminal: wrapped to its width with hanging indents,
+    bold, italics and code as ANSI styles (the marks themselves with NO_COLOR)."""
+    if not sys.stdout.isatty():
         print(text)
         return
-    styled = _BOLD.sub("\x1b[1m\\1\x1b[22m", text)
-    styled = _ITALIC.sub("\x1b[3m\\1\x1b[23m", styled)
-    print(_CODE.sub("\x1b[36m\\1\x1b[39m", styled))
+    from service.terminal import styled, terminal_width, wrapped
+
+    plain = bool(os.environ.get("NO_COLOR"))
+    shown = wrapped(text, terminal_width(), marked=not plain)
+    print(shown if plain else styled(shown))
 
 
 def cmd_catalog(args: argparse.Namespace, settings: Settings) -> int:
@@ -443,6 +442,85 @@ def cmd_bot(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_slack_test(args: argparse.Namespace, settings: Settings) -> int:
+    """Play Slack against a running server: a signed /whichgpu command, then the answer it posts back."""
+    from bot.local import SlackTrial, local_slack
+
+    secret = args.secret or settings.bot.slack_signing_secret
+    if not secret:
+        raise CliError("no signing secret: set SLACK_SIGNING_SECRET to the server's, or pass --secret", 2)
+    server = args.url or f"http://127.0.0.1:{settings.port}"
+    with ExitStack() as stack:
+        try:
+            slack = stack.enter_context(local_slack(args.slack_port))
+        except OSError as exc:
+            raise CliError(
+                f"cannot listen on 127.0.0.1:{args.slack_port} for Slack's side: {exc.strerror}"
+            ) from None
+        return _slack_conversation(SlackTrial(server, secret, slack, args.wait), " ".join(args.text), args)
+
+
+def _slack_conversation(trial: SlackTrial, text: str, args: argparse.Namespace) -> int:
+    """The command, its acknowledgement and answer printed; then the pressed button's answer, if any."""
+    import httpx
+
+    from bot.local import find_button
+
+    try:
+        ack = trial.command(text)
+    except httpx.HTTPError as exc:
+        raise CliError(
+            f"cannot reach {trial.server} ({exc}): is `whichgpu serve` running? --url says where"
+        ) from None
+    _check_slack_ack(trial, ack)
+    acked = ack.json() if ack.headers.get("content-type", "").startswith("application/json") else {}
+    print(f"ack: {acked.get('text') or ack.text or '(empty)'}")
+    if acked.get("blocks"):  # help and refusals are answered in the acknowledgement itself
+        _print_blocks(acked["blocks"], args.json)
+        return 0
+    reply = _slack_reply(trial, 1)
+    _print_blocks(reply.get("blocks") or [], args.json, reply.get("text", ""))
+    if args.press:
+        button = find_button(reply.get("blocks") or [], args.press)
+        if button is None:
+            raise CliError(f"the answer has no button {args.press!r}", EXIT_BAD_INPUT)
+        _check_slack_ack(trial, trial.press(button, 2))
+        print(f"\npressed [{(button.get('text') or {}).get('text', args.press)}]:")
+        pressed = _slack_reply(trial, 2)
+        _print_blocks(pressed.get("blocks") or [], args.json, pressed.get("text", ""))
+    return 0
+
+
+def _check_slack_ack(trial: SlackTrial, ack: httpx.Response) -> None:
+    """A refused request as the reason a person can act on."""
+    if ack.status_code == 404:
+        raise CliError(
+            f"{trial.server} serves no Slack endpoint: start it with SLACK_BOT_TOKEN and "
+            "SLACK_SIGNING_SECRET set (docs/slack.md)"
+        )
+    if ack.status_code == 401:
+        hint = ": use the server's SLACK_SIGNING_SECRET" if "signature" in ack.text else ""
+        raise CliError(f"the server refused the request ({ack.text}){hint}")
+    if ack.status_code != 200:
+        raise CliError(f"the server answered {ack.status_code}: {ack.text[:300]}")
+
+
+def _slack_reply(trial: SlackTrial, number: int) -> dict[str, Any]:
+    reply: dict[str, Any] | None = trial.slack.wait_reply(number, trial.timeout_s)
+    if reply is None:
+        raise CliError(
+            f"no answer reached the response URL within {trial.timeout_s:g} s; the server must be started "
+            f"with WHICHGPU_SLACK_API_URL={trial.slack.api_url} (docs/slack.md)"
+        )
+    return reply
+
+
+def _print_blocks(blocks: list[dict[str, Any]], as_json: bool, fallback: str = "") -> None:
+    from bot.local import blocks_as_text
+
+    print(json.dumps(blocks, ensure_ascii=False, indent=2) if as_json else blocks_as_text(blocks) or fallback)
+
+
 def cmd_chart(args: argparse.Namespace, settings: Settings) -> int:
     from service.charts import write_chart
 
@@ -540,6 +618,26 @@ def _add_chart(sub: Any) -> None:
     chart.set_defaults(run=cmd_chart)
 
 
+def _add_slack_test(sub: Any) -> None:
+    slack_test = sub.add_parser(
+        "slack-test",
+        help="try the Slack bot without a workspace: whichgpu slack-test 'nlp $800'",
+        description="Send a signed /whichgpu command to a running server, as Slack would, and print the "
+        "blocks it answers. The server needs SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET and "
+        "WHICHGPU_SLACK_API_URL=http://127.0.0.1:PORT/api/ (PORT: --slack-port); see docs/slack.md.",
+    )
+    slack_test.add_argument("text", nargs="+", help="what follows /whichgpu, e.g. 'nlp $800'")
+    slack_test.add_argument("--url", help="the server (default http://127.0.0.1:WHICHGPU_PORT)")
+    slack_test.add_argument("--secret", help="the signing secret (default SLACK_SIGNING_SECRET)")
+    slack_test.add_argument(
+        "--slack-port", type=_port, default=3011, help="where Slack's side listens (default 3011)"
+    )
+    slack_test.add_argument("--press", metavar="BUTTON", help="then press this button of the answer")
+    slack_test.add_argument("--wait", type=float, default=30.0, help="seconds to wait for each answer")
+    slack_test.add_argument("--json", action="store_true", help="print the blocks as JSON")
+    slack_test.set_defaults(run=cmd_slack_test)
+
+
 def build_parser() -> argparse.ArgumentParser:
     codes = "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES.items())
     parser = argparse.ArgumentParser(
@@ -568,6 +666,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument("text", nargs="+", help="the question in plain words")
     ask.add_argument("--json", action="store_true", help="print the structured answer")
+    ask.add_argument(
+        "--why", action="store_true", help="the full answer: every finding and the rule behind it"
+    )
     ask.add_argument("--as-of", type=_date, help="answer as on this date (YYYY-MM-DD)")
     ask.add_argument(
         "--skypilot",
@@ -589,6 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bot = sub.add_parser("bot", help="run the Slack bot over Socket Mode")
     bot.set_defaults(run=cmd_bot)
+    _add_slack_test(sub)
 
     _add_chart(sub)
 

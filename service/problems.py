@@ -17,7 +17,8 @@ Errors raised by others are translated here too: :class:`rules.question.Question
 413, 400; 422 for a typed query or path parameter it could not take), a client that disconnected mid-upload
 (400, one warning line) and, last, any other exception (500, logged, no internals shown).
 Every problem has ``type``, ``title``, ``status``, ``detail``, ``instance`` and an
-``errors`` list of ``{field, message}``.
+``errors`` list of ``{field, message}``. The OpenAI-compatible routes (``/v1/chat/*``, ``/v1/models``) answer
+the same refusals in OpenAI's shape, ``{"error": {message, type, code, param}}``, which its clients read.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from litestar.types import ExceptionHandlersMap
 
 from rules.errors import QuestionError
 from service.benchmarks import BenchmarkError, InvalidPayload
+from service.contract.chat import ErrorDetail, OpenAIError
 from service.contract.problem import FieldError, Problem
 from service.conversations import ConversationNotFound
 
@@ -46,13 +48,18 @@ __all__ = [
     "PayloadTooLarge",
     "Unauthorized",
     "UnsupportedMediaType",
+    "error_body",
     "exception_handlers",
+    "openai_error",
     "problem_body",
+    "speaks_openai",
 ]
 
 PROBLEM_JSON = "application/problem+json"
 PARAMETER_SOURCES = ("query", "path")
 TYPE_BASE = "https://whichgpu.dev/problems/"
+OPENAI_ROUTES = ("/v1/chat", "/v1/models")  # and what lies under them
+NOT_PARAMETERS = frozenset({"body", "path", "method", "content-type", "request"})  # fields no request names
 log = logging.getLogger("whichgpu.api")
 
 
@@ -71,6 +78,11 @@ class ApiError(Exception):
         self.detail = detail
         self.errors = errors if errors is not None else []
         self.schema = schema
+
+    @property
+    def code(self) -> str:
+        """The refusal as one stable word, for OpenAI's ``error.code``."""
+        return self.slug.replace("-", "_")
 
 
 class MalformedBody(ApiError):
@@ -129,11 +141,37 @@ def problem_body(error: ApiError, instance: str) -> Problem:
     )
 
 
-def _respond(request: Request, error: ApiError, headers: dict[str, str] | None = None) -> Response[Problem]:
+def speaks_openai(path: str) -> bool:
+    """Whether ``path`` is one of the OpenAI-compatible routes, whose clients read OpenAI's error shape."""
+    return any(path == route or path.startswith(route + "/") for route in OPENAI_ROUTES)
+
+
+def openai_error(error: ApiError) -> OpenAIError:
+    """``error`` in OpenAI's shape: its detail, a type by status, its code, the first field it names."""
+    if error.status >= 500:
+        kind = "server_error"
+    elif error.status == 429:
+        kind = "rate_limit_error"
+    else:
+        kind = "invalid_request_error"
+    field = error.errors[0]["field"] if error.errors else None
+    param = None if field in NOT_PARAMETERS else field
+    return OpenAIError(ErrorDetail(message=error.detail, type=kind, code=error.code, param=param))
+
+
+def error_body(error: ApiError, path: str) -> tuple[bytes, str]:
+    """The encoded refusal at ``path`` and its media type: OpenAI's shape on its routes, else a problem."""
+    if speaks_openai(path):
+        return msgspec.json.encode(openai_error(error)), "application/json"
+    return msgspec.json.encode(problem_body(error, path)), PROBLEM_JSON
+
+
+def _respond(request: Request, error: ApiError, headers: dict[str, str] | None = None) -> Response[bytes]:
+    body, media_type = error_body(error, request.url.path)
     return Response(
-        problem_body(error, request.url.path),
+        body,
         status_code=error.status,
-        media_type=PROBLEM_JSON,
+        media_type=media_type,
         headers=headers or error.headers or None,
     )
 

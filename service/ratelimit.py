@@ -3,8 +3,8 @@
 Each client address has a token bucket: it holds up to ``per_minute`` requests and refills
 at ``per_minute / 60`` a second, so a client may burst a page's worth of requests and then
 keeps to its rate. A request over it is answered before its body is read, with 429 and
-``Retry-After`` (problem+json). IPv6 clients are counted per /64, the block one host
-usually gets, so rotating addresses inside it gains nothing. The address is the one the
+``Retry-After`` (problem+json; OpenAI's error shape on its routes). IPv6 clients are counted per /64,
+the block one host usually gets, so rotating addresses inside it gains nothing. The address is the one the
 server reports: behind a reverse proxy, let uvicorn trust it (``FORWARDED_ALLOW_IPS``) so
 ``X-Forwarded-For`` names the client, or every client shares the proxy's bucket.
 
@@ -21,10 +21,9 @@ import math
 import time
 from collections.abc import Callable
 
-import msgspec
 from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 
-from service.problems import PROBLEM_JSON, ApiError, problem_body
+from service.problems import ApiError, error_body
 
 __all__ = ["EXEMPT_PATHS", "RateLimiter", "TooManyRequests", "client_key", "limits", "rate_limit_middleware"]
 
@@ -106,9 +105,9 @@ def _limited(scope: Scope) -> bool:
 
 async def _refuse(scope: Scope, send: Send, error: TooManyRequests) -> None:
     """Answer 429 here: an exception raised in app middleware would pass the metrics as a 500."""
-    body = msgspec.json.encode(problem_body(error, scope.get("path", "")))
+    body, media_type = error_body(error, scope.get("path", ""))
     headers: list[tuple[bytes, bytes]] = [
-        (b"content-type", PROBLEM_JSON.encode()),
+        (b"content-type", media_type.encode()),
         (b"content-length", str(len(body)).encode()),
         *((name.lower().encode(), value.encode()) for name, value in error.headers.items()),
     ]

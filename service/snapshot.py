@@ -22,17 +22,29 @@ import msgspec
 
 from rules.advisor import Advisor
 from rules.ask import ask
-from rules.contract.answer import CardRow
+from rules.contract.answer import Answer, CardRow, Detail
 from rules.contract.question import Question
 from rules.knowledge.catalog import Catalog, load_catalog
 from rules.knowledge.rulebook import Rulebook, load_rulebook
+from rules.render.short import MAX_PICKS, deciding
 from service.benchmarks import load_measurements, measurements_version
 from service.db import session_scope
 from service.lab_prices import lab_quotes, prices_version
 
-__all__ = ["ANSWER_CACHE_SIZE", "Asked", "Snapshot", "SnapshotHolder"]
+__all__ = ["ANSWER_CACHE_SIZE", "Asked", "Snapshot", "SnapshotHolder", "short_answer"]
 
 ANSWER_CACHE_SIZE = 4096
+
+
+def short_answer(answer: Answer) -> Answer:
+    """The structured answer cut as the short Markdown answer is: at most three picks, the findings that
+    decided it, no list of cards left out; warnings, alternatives and rent or buy kept whole."""
+    return msgspec.structs.replace(
+        answer,
+        picks=answer.picks[:MAX_PICKS],
+        findings=tuple(f for f in deciding(answer) if f in answer.findings),
+        excluded=(),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,13 +80,16 @@ class Snapshot:
         self.asked = lru_cache(maxsize=ANSWER_CACHE_SIZE)(self._asked)
         self.card_rows = lru_cache(maxsize=256)(self._card_rows)  # the table behind /v1/gpus, per snapshot
 
-    def _answer_json(self, question: Question, intent: str, today: date) -> tuple[bytes, str]:
-        """The encoded answer and the workload it was ranked for."""
+    def _answer_json(
+        self, question: Question, intent: str, today: date, detail: Detail = "full"
+    ) -> tuple[bytes, str]:
+        """The encoded answer in ``detail`` and the workload it was ranked for."""
         answer = self.advisor.recommend(question, intent=intent, today=today)
-        return msgspec.json.encode(answer), answer.question.workload
+        shown = answer if detail == "full" else short_answer(answer)
+        return msgspec.json.encode(shown), answer.question.workload
 
-    def _asked(self, text: str, previous: Question | None, today: date) -> Asked:
-        reply = ask(self.advisor, text, previous=previous, today=today)
+    def _asked(self, text: str, previous: Question | None, today: date, detail: Detail = "short") -> Asked:
+        reply = ask(self.advisor, text, previous=previous, today=today, detail=detail)
         workload = (
             reply.question.workload
             if reply.recommendation is not None and reply.question is not None

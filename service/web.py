@@ -44,6 +44,7 @@ from rules.errors import QuestionError
 from rules.knowledge.messages import basis, say, term
 from rules.money import dated_words
 from rules.render.figures import memory_text, price_text, speed_per_money
+from rules.render.short import deciding
 from rules.understand.workloads import LISTED_WORKLOADS
 from service.api import today
 from service.api.docs import also_served_as, problems
@@ -524,6 +525,7 @@ def _page_context(
         "errors": errors,
         "reply": reply,
         "answer": answer,
+        "deciding": deciding(answer) if answer else [],  # the reasons shown first; all under Why?
         "question_error": question_error,
         "rulebook": snapshot.rulebook,
         "workload": workload,

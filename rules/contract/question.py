@@ -64,6 +64,8 @@ Backend = Literal["cuda", "rocm", "vulkan", "metal", "mlx", "sycl"]
 Objective = Literal["cheapest"]
 Experience = Literal["beginner", "hobby", "researcher"]
 Intent = Literal["recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on"]
+AnswerDetail = Literal["short", "full"]  # what a person reads first, or the whole reasoning
+DETAIL_TEXT = "'short': what a person reads first; 'full': the whole reasoning, every finding."
 WORKLOADS: tuple[str, ...] = get_args(Workload)
 PRECISIONS: tuple[str, ...] = get_args(Precision)
 TASKS: tuple[str, ...] = get_args(Task)
@@ -114,6 +116,9 @@ class AskRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_field
             "without conversation_id) the question is answered and nothing is stored."
         ),
     ] = False
+    detail: Annotated[AnswerDetail, msgspec.Meta(description=f"The answer's Markdown: {DETAIL_TEXT}")] = (
+        "short"
+    )
 
 
 def _any_case(word: str) -> str:
@@ -290,11 +295,16 @@ class RecommendationRequest(
         ),
     ] = None
 
+    detail: Annotated[AnswerDetail, msgspec.Meta(description=f"The answer's findings: {DETAIL_TEXT}")] = (
+        "short"
+    )
+
     def question(self, today: date) -> Question:
         """The question this body asks, checked as every face's question is."""
-        return Question.from_dict(
-            {name: getattr(self, name) for name in self.__struct_fields__ if name != "intent"}, today
-        )
+        asked = {
+            name: getattr(self, name) for name in self.__struct_fields__ if name not in ("intent", "detail")
+        }
+        return Question.from_dict(asked, today)
 
 
 def check_text(text: Any) -> str:

@@ -57,7 +57,7 @@ class AskController(Controller):
             previous = load_question(database_url, conversation_id, today())
         elif conversation_id:
             previous = await to_thread.run_sync(load_question, database_url, conversation_id, today())
-        reply = await off_loop(len(text), snapshot.asked, text, previous, today())
+        reply = await off_loop(len(text), snapshot.asked, text, previous, today(), data.detail)
         if conversation_id or data.start_conversation:
             turn = {"text": text, "intent": reply.intent}
             conversation_id = await conversations.save(conversation_id, reply.question, turn)

@@ -2,9 +2,13 @@
 
 The last user message is answered; the user messages before it are read in order,
 each refining the question so far, so a chat client's history acts as the
-conversation. Other OpenAI parameters (temperature, max_tokens, tools …) are
-accepted and ignored. ``"stream": true`` answers with server-sent
-``chat.completion.chunk`` events and a final ``data: [DONE]``.
+conversation. ``max_tokens`` (or ``max_completion_tokens``) caps the answer: the short
+answer comes first, so a cap keeps it, cut at a line or a word, with ``finish_reason``
+``length``; "why?" (or "почему?") gets the full form of the answer before it. Other
+OpenAI parameters (temperature, tools …) are accepted and ignored.
+``"stream": true`` answers with server-sent ``chat.completion.chunk`` events and a final
+``data: [DONE]``; ``stream_options.include_usage`` adds a last chunk with the token counts.
+Refusals on these routes are in OpenAI's error shape (:func:`service.problems.openai_error`).
 """
 
 from __future__ import annotations
@@ -17,13 +21,14 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Schema
+from litestar.params import FromPath
 from litestar.response import Stream
 
 from rules.advisor import Advisor
@@ -32,7 +37,7 @@ from rules.contract.question import MAX_TEXT_CHARS, Question, check_text
 from rules.errors import QuestionError
 from rules.understand import parse
 from service.api import off_loop, today
-from service.api.docs import also_served_as, described_body, problems
+from service.api.docs import also_served_as, described_body, openai_errors
 from service.api.inputs import checked_body
 from service.contract.chat import (
     MODEL,
@@ -44,6 +49,7 @@ from service.contract.chat import (
     ChunkChoice,
     CompletionChoice,
     Delta,
+    FinishReason,
     Model,
     ModelList,
     Usage,
@@ -52,10 +58,11 @@ from service.metrics import ApiMetrics
 from service.problems import InvalidInput, NotFound, PayloadTooLarge
 from service.snapshot import Snapshot
 
-__all__ = ["MODEL", "ChatController", "complete"]
+__all__ = ["MODEL", "ChatController", "complete", "within_tokens"]
 
 CREATED = 1_735_689_600  # 2025-01-01, when the model id was first published
 CHUNK_CHARS = 160
+CHARS_PER_TOKEN = 4  # the estimate behind ``usage`` and ``max_tokens``
 MAX_CONVERSATION_CHARS = 60_000  # every message's content together
 MAX_USER_CHARS = 8_000  # the user text parsed per request, at most (four full-length questions)
 EVENT_STREAM = Schema(
@@ -73,7 +80,35 @@ Body = Annotated[ChatRequest, described_body("chat-completion-request")]
 
 def _tokens(text: str) -> int:
     """A rough token count (about four characters a token), for the usage block."""
-    return max(1, (len(text) + 3) // 4) if text else 0
+    return max(1, -(-len(text) // CHARS_PER_TOKEN)) if text else 0
+
+
+def within_tokens(answer: str, limit: int | None) -> tuple[str, FinishReason]:
+    """The answer as far as ``limit`` tokens reach, and why it ends. Answers lead with the short form, so it
+    survives a cap; a bold phrase cut open is closed within the cap, so a client renders it as bold."""
+    room = limit * CHARS_PER_TOKEN if limit is not None else len(answer)
+    if len(answer) <= room:
+        return answer, "stop"
+    cut = _cut(answer, room)
+    if cut.count("**") % 2:
+        cut = _cut(answer, room - 2)
+        if cut.count("**") % 2:  # open: close it, or leave out a mark that opens nothing
+            cut = cut[:-2].rstrip() if cut.endswith("**") else cut + "**"
+    return cut, "length"
+
+
+def _cut(text: str, room: int) -> str:
+    """At most ``room`` characters of ``text``: after the last whole line that fits, or after the last whole
+    word when that keeps more than half again as much; a first word longer than the room is cut where the
+    room ends."""
+    head = text[: room + 1]  # one more: a break just past the room still ends a whole word or line
+    line_end = head.rfind("\n")
+    word_end = max(head.rfind(" "), line_end)
+    if line_end > 0 and line_end * 3 >= word_end * 2:
+        return text[:line_end].rstrip()
+    if word_end > 0:
+        return text[:word_end].rstrip()
+    return text[: max(room, 0)]
 
 
 def _too_long(detail: str, message: str) -> PayloadTooLarge:
@@ -156,6 +191,15 @@ def _refine(text: str, previous: Question | None, today: date, advisor: Advisor)
 
 
 HISTORY = History()
+# A turn that asks for the whole reasoning behind the answer before it (English and Russian, as answered).
+WHY_WORDS = frozenset(
+    {"why", "why so", "explain", "details", "full answer", "почему", "объясни", "подробнее", "полный ответ"}
+)
+
+
+def asks_why(text: str) -> bool:
+    """Whether the turn asks "why?" of the previous answer: it then gets that answer's full form."""
+    return " ".join(text.lower().replace("?", " ").replace("!", " ").split()).strip(" .…") in WHY_WORDS
 
 
 def complete(
@@ -169,10 +213,14 @@ def complete(
             [{"field": "messages", "message": "needs at least one message with role 'user'"}],
         )
     _check_size(messages, users)
-    previous = HISTORY.question([t for _, t in users[:-1]], today, snapshot)
-    index, text = users[-1]
+    answered, detail = len(users) - 1, "short"
+    if asks_why(users[-1][1]):  # the full form of the answer before, if there was one
+        earlier = [n for n, (_, t) in enumerate(users[:-1]) if not asks_why(t)]
+        answered, detail = (earlier[-1], "full") if earlier else (answered, detail)
+    previous = HISTORY.question([t for _, t in users[:answered]], today, snapshot)
+    index, text = users[answered]
     try:
-        reply = snapshot.asked(text, previous, today)
+        reply = snapshot.asked(text, previous, today, detail)
     except QuestionError as exc:
         raise InvalidInput(
             exc.message, [{"field": f"messages.{index}.content", "message": f"{exc.field}: {exc.message}"}]
@@ -182,24 +230,49 @@ def complete(
     return reply.markdown, sum(_tokens(t) for _, t in users)
 
 
-def _chunk(completion_id: str, created: int, delta: Delta, finish: Literal["stop"] | None) -> bytes:
-    """One server-sent event; its JSON written as chat clients have always read it from this service."""
-    chunk = ChatCompletionChunk(
-        id=completion_id,
-        object="chat.completion.chunk",
-        created=created,
-        model=MODEL,
-        choices=[ChunkChoice(0, delta, finish)],
+class Streamed:
+    """The chunks of one streamed completion; with ``usage`` set, each carries ``usage: null`` and a last
+    chunk without choices carries the counts (OpenAI's ``stream_options.include_usage``)."""
+
+    def __init__(self, completion_id: str, created: int, usage: Usage | None) -> None:
+        self.completion_id, self.created, self.usage = completion_id, created, usage
+
+    def chunk(self, choices: list[ChunkChoice], usage: Usage | None = None) -> bytes:
+        """One server-sent event; its JSON written as chat clients have always read it from this service."""
+        chunk = ChatCompletionChunk(
+            id=self.completion_id,
+            object="chat.completion.chunk",
+            created=self.created,
+            model=MODEL,
+            choices=choices,
+            usage=msgspec.UNSET if self.usage is None else usage,
+        )
+        return b"data: " + json.dumps(msgspec.to_builtins(chunk), ensure_ascii=False).encode() + b"\n\n"
+
+    def events(self, answer: str, finish: FinishReason) -> Iterator[bytes]:
+        yield self.chunk([ChunkChoice(0, Delta(role="assistant", content=""), None)])
+        for start in range(0, len(answer), CHUNK_CHARS):
+            yield self.chunk([ChunkChoice(0, Delta(content=answer[start : start + CHUNK_CHARS]), None)])
+        yield self.chunk([ChunkChoice(0, Delta(), finish)])
+        if self.usage is not None:
+            yield self.chunk([], self.usage)
+        yield b"data: [DONE]\n\n"
+
+
+class ModelNotFound(NotFound):
+    """A model other than ``whichgpu`` (OpenAI's code for it: ``model_not_found``)."""
+
+    slug = "model-not-found"
+
+
+def _unknown_model(name: str) -> ModelNotFound:
+    return ModelNotFound(
+        f"model {name!r} does not exist; use {MODEL!r}",
+        [{"field": "model", "message": f"only {MODEL!r} is served"}],
     )
-    return b"data: " + json.dumps(msgspec.to_builtins(chunk), ensure_ascii=False).encode() + b"\n\n"
 
 
-def _events(completion_id: str, created: int, answer: str) -> Iterator[bytes]:
-    yield _chunk(completion_id, created, Delta(role="assistant", content=""), None)
-    for start in range(0, len(answer), CHUNK_CHARS):
-        yield _chunk(completion_id, created, Delta(content=answer[start : start + CHUNK_CHARS]), None)
-    yield _chunk(completion_id, created, Delta(), "stop")
-    yield b"data: [DONE]\n\n"
+THE_MODEL = Model(id=MODEL, object="model", created=CREATED, owned_by="whichgpu")
 
 
 class ChatController(Controller):
@@ -209,28 +282,39 @@ class ChatController(Controller):
     @get("/models", operation_id="listModels", summary="Models (OpenAI-compatible)", sync_to_thread=False)
     def models(self) -> ModelList:
         """The one model, `whichgpu`."""
-        return ModelList("list", [Model(id=MODEL, object="model", created=CREATED, owned_by="whichgpu")])
+        return ModelList("list", [THE_MODEL])
+
+    @get(
+        "/models/{model_id:str}",
+        operation_id="retrieveModel",
+        summary="One model (OpenAI-compatible)",
+        sync_to_thread=False,
+        responses=openai_errors(400, 404),
+    )
+    def model(self, model_id: FromPath[str]) -> Model:
+        """`whichgpu`; any other id is a 404 with code `model_not_found`."""
+        if model_id != MODEL:
+            raise _unknown_model(model_id)
+        return THE_MODEL
 
     @post(
         "/chat/completions",
         operation_id="createChatCompletion",
         status_code=200,
         summary="Chat completion (OpenAI-compatible)",
-        responses={**problems(400, 404, 413, 415, 422), 200: COMPLETION},
+        responses={**openai_errors(400, 404, 413, 415, 422), 200: COMPLETION},
         operation_class=also_served_as({"text/event-stream": EVENT_STREAM}),
         before_request=checked_body("chat-completion-request"),
     )
     async def completions(
         self, data: Body, snapshot: NamedDependency[Snapshot], metrics: NamedDependency[ApiMetrics]
     ) -> Response[ChatCompletion] | Stream:
-        """Answers the last user message as Markdown; `stream: true` gives `chat.completion.chunk` events."""
+        """Answers the last user message as Markdown, within `max_tokens`; `stream: true` gives
+        `chat.completion.chunk` events."""
         if data.model != MODEL:
-            raise NotFound(
-                f"model {data.model!r} does not exist; use {MODEL!r}",
-                [{"field": "model", "message": f"only {MODEL!r} is served"}],
-            )
+            raise _unknown_model(data.model)
         messages = data.messages
-        answer, prompt_tokens = await off_loop(
+        full, prompt_tokens = await off_loop(
             sum(len(m.text) for m in messages if m.role == "user"),
             complete,
             snapshot,
@@ -238,22 +322,25 @@ class ChatController(Controller):
             messages,
             today(),
         )
+        answer, finish = within_tokens(full, data.token_limit)
+        completion_tokens = _tokens(answer)
+        usage = Usage(prompt_tokens, completion_tokens, prompt_tokens + completion_tokens)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
         if data.stream:
+            streamed = Streamed(completion_id, created, usage if data.wants_usage else None)
             return Stream(
-                _events(completion_id, created, answer),
+                streamed.events(answer, finish),
                 media_type="text/event-stream",
                 headers={"cache-control": "no-cache"},
             )
-        completion_tokens = _tokens(answer)
         return Response(
             ChatCompletion(
                 id=completion_id,
                 object="chat.completion",
                 created=created,
                 model=MODEL,
-                choices=[CompletionChoice(0, AssistantMessage("assistant", answer), "stop")],
-                usage=Usage(prompt_tokens, completion_tokens, prompt_tokens + completion_tokens),
+                choices=[CompletionChoice(0, AssistantMessage("assistant", answer), finish)],
+                usage=usage,
             )
         )

@@ -3,7 +3,8 @@
 Every handler takes and returns types of :mod:`service.contract` (or the engine's), so the
 document's schemas come from the code. This module adds what no return type says:
 
-- :func:`problems`: the problem+json refusals a handler answers, with an example;
+- :func:`problems`: the problem+json refusals a handler answers, with an example; :func:`openai_errors` the
+  same in OpenAI's error shape, for the OpenAI-compatible routes;
 - :func:`described_body`: a request body's link to its published schema, and its examples;
 - :class:`EncodedSchemas`: an :class:`~service.contract.Encoded` answer is documented as the type it encodes;
 - :func:`also_served_as`: a success response that may be a stream or an image instead of JSON;
@@ -47,8 +48,9 @@ from litestar.typing import FieldDefinition
 
 from service import contract
 from service.api import inputs
+from service.contract.chat import OpenAIError
 from service.contract.problem import Problem
-from service.problems import PROBLEM_JSON, problem_body
+from service.problems import PROBLEM_JSON, openai_error, problem_body, speaks_openai
 from service.ratelimit import TooManyRequests, limits
 
 __all__ = [
@@ -61,6 +63,7 @@ __all__ = [
     "document_rate_limit",
     "document_types",
     "judged_by",
+    "openai_errors",
     "openapi_config",
     "problems",
 ]
@@ -77,6 +80,7 @@ DESCRIPTION = (
     "(RFC 9457) with an `errors` list naming each field; the JSON Schemas enforced are at /v1/schemas."
 )
 PROBLEM_REF = Reference("#/components/schemas/Problem")  # the component every problem response refers to
+OPENAI_ERROR_REF = Reference("#/components/schemas/OpenAIError")
 PROBLEM_EXAMPLE = {
     "type": "https://whichgpu.dev/problems/invalid-input",
     "title": "Invalid input",
@@ -105,6 +109,18 @@ def problems(*statuses: int) -> dict[int, ResponseSpec]:
             description=ERROR_TEXT.get(status, "Problem"),
             generate_examples=False,
             examples=[Example(summary="problem", value={**PROBLEM_EXAMPLE, "status": status})],
+        )
+        for status in statuses
+    }
+
+
+def openai_errors(*statuses: int) -> dict[int, ResponseSpec]:
+    """The refusals of an OpenAI-compatible handler, by status, in OpenAI's error shape."""
+    return {
+        status: ResponseSpec(
+            OpenAIError,
+            description=ERROR_TEXT.get(status, "Refused") + " (OpenAI's error shape)",
+            generate_examples=False,
         )
         for status in statuses
     }
@@ -212,8 +228,13 @@ def document_rate_limit(openapi: OpenAPI) -> None:
     """429 with ``Retry-After`` on every operation the per-client limit counts
     (:func:`service.ratelimit.limits`):
     the document says what the server can answer, whether or not this one has ``WHICHGPU_RATE_LIMIT`` set."""
-    example = problem_body(TooManyRequests(1.0, 120), "/v1/ask")
+    refusal = TooManyRequests(1.0, 120)
+    shapes = {
+        False: (PROBLEM_JSON, PROBLEM_REF, msgspec.to_builtins(problem_body(refusal, "/v1/ask"))),
+        True: ("application/json", OPENAI_ERROR_REF, msgspec.to_builtins(openai_error(refusal))),
+    }
     for path, item in (openapi.paths or {}).items():
+        media, reference, example = shapes[speaks_openai(path)]
         for method in ("get", "put", "post", "delete", "options", "head", "patch", "trace"):
             operation = getattr(item, method, None)
             if operation is None or not limits(method, path):
@@ -231,8 +252,8 @@ def document_rate_limit(openapi: OpenAPI) -> None:
                         )
                     },
                     content={
-                        PROBLEM_JSON: OpenAPIMediaType(
-                            schema=PROBLEM_REF, examples={"problem": Example(value=example)}
+                        media: OpenAPIMediaType(
+                            schema=reference, examples={"refusal": Example(value=example)}
                         )
                     },
                 ),

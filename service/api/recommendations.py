@@ -36,8 +36,9 @@ class RecommendationController(Controller):
     async def recommend(
         self, data: Body, snapshot: NamedDependency[Snapshot], metrics: NamedDependency[ApiMetrics]
     ) -> Encoded[Answer]:
-        """Ranked picks within the budget, the rules behind each, warnings, and rent-vs-buy."""
+        """Ranked picks within the budget, the rules behind each, warnings, and rent-vs-buy; `detail: "full"`
+        for every finding and every card left out, else what decided the answer."""
         question = data.question(today())
-        encoded, workload = snapshot.answer_json(question, data.intent, today())
+        encoded, workload = snapshot.answer_json(question, data.intent, today(), data.detail)
         metrics.recommendations.labels(workload, "recommendations").inc()
         return Encoded(encoded)

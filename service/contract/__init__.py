@@ -17,7 +17,15 @@ from rules.contract.answer import Answer, Reply
 from rules.contract.question import AskRequest, RecommendationRequest
 from service.contract.benchmarks import BenchmarkReceipt, RunListing
 from service.contract.catalog import GpuDetail, GpuList, GpuQuery, RuleList
-from service.contract.chat import MODEL, ChatCompletion, ChatCompletionChunk, ChatRequest, ModelList
+from service.contract.chat import (
+    MODEL,
+    ChatCompletion,
+    ChatCompletionChunk,
+    ChatRequest,
+    Model,
+    ModelList,
+    OpenAIError,
+)
 from service.contract.lab_prices import LabPriceList
 from service.contract.operations import Health, SchemaList
 from service.contract.problem import Problem
@@ -73,9 +81,9 @@ PUBLISHED: dict[str, Published] = {
         ChatRequest,
         "Chat completion request",
         "POST /v1/chat/completions (OpenAI-compatible). The last user message is answered; earlier user "
-        "messages refine it in order. Other OpenAI parameters are accepted and ignored. The whole "
-        "conversation is capped (all contents together, and the user text read): over the cap is a 413 "
-        "problem.",
+        "messages refine it in order; max_tokens (or max_completion_tokens) caps the answer. Other OpenAI "
+        "parameters are accepted and ignored. The whole conversation is capped (all contents together, and "
+        "the user text read): over the cap is a 413.",
         ({"model": MODEL, "messages": [{"role": "user", "content": "nlp $800"}]},),
     ),
     "chat-completion-response": Published(
@@ -85,6 +93,13 @@ PUBLISHED: dict[str, Published] = {
         ChatCompletionChunk, "Chat completion chunk", "One server-sent event of a streamed chat completion."
     ),
     "model-list": Published(ModelList, "Model list", "GET /v1/models (OpenAI-compatible)."),
+    "model": Published(Model, "Model", "GET /v1/models/{model} (OpenAI-compatible)."),
+    "openai-error": Published(
+        OpenAIError,
+        "OpenAI error",
+        "A refusal on the OpenAI-compatible routes (/v1/chat/*, /v1/models): OpenAI's error shape; "
+        "problem+json everywhere else.",
+    ),
     "gpu-list": Published(GpuList, "GPU list", "GET /v1/gpus: one page of the catalog, filtered."),
     "gpu": Published(GpuDetail, "GPU", "GET /v1/gpus/{id}: a catalog entry in full."),
     "rule-list": Published(

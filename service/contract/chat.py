@@ -24,8 +24,12 @@ __all__ = [
     "CompletionChoice",
     "ContentPart",
     "Delta",
+    "ErrorDetail",
+    "FinishReason",
     "Model",
     "ModelList",
+    "OpenAIError",
+    "StreamOptions",
     "Usage",
 ]
 
@@ -33,6 +37,8 @@ MODEL: Final = "whichgpu"
 Served = Literal["whichgpu"]  # the one model: MODEL
 MAX_MESSAGES = 100
 MAX_PARTS = 20
+MAX_TOKENS_LIMIT = 1_000_000  # far above any answer; bounds the number a client may send
+FinishReason = Literal["stop", "length"]  # "length": the answer was cut at the client's max_tokens
 
 
 class ContentPart(msgspec.Struct, frozen=True):
@@ -75,6 +81,23 @@ AT_LEAST_ONE_USER = {
 }
 
 
+class StreamOptions(msgspec.Struct, frozen=True):
+    """OpenAI's ``stream_options``: ``include_usage`` adds a last chunk with the token counts."""
+
+    include_usage: bool | None = None
+
+
+TokenLimit = Annotated[
+    int,
+    msgspec.Meta(
+        ge=1,
+        le=MAX_TOKENS_LIMIT,
+        description="At most this many tokens (about four characters each) of the answer; the short "
+        "answer comes first, and a longer one is cut at a line or word with finish_reason `length`.",
+    ),
+]
+
+
 class ChatRequest(msgspec.Struct, frozen=True):
     """What this service reads of an OpenAI chat request; the other parameters are accepted and ignored."""
 
@@ -86,6 +109,19 @@ class ChatRequest(msgspec.Struct, frozen=True):
         ),
     ]
     stream: bool | None = None
+    stream_options: StreamOptions | None = None
+    max_tokens: TokenLimit | None = None
+    max_completion_tokens: TokenLimit | None = None
+
+    @property
+    def token_limit(self) -> int | None:
+        """The cap on the answer: ``max_completion_tokens`` (OpenAI's newer name) or ``max_tokens``."""
+        return self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens
+
+    @property
+    def wants_usage(self) -> bool:
+        """A streamed answer ends with a usage chunk only when the client asks for one."""
+        return bool(self.stream_options and self.stream_options.include_usage)
 
 
 class AssistantMessage(msgspec.Struct, frozen=True):
@@ -98,7 +134,7 @@ class AssistantMessage(msgspec.Struct, frozen=True):
 class CompletionChoice(msgspec.Struct, frozen=True):
     index: int
     message: AssistantMessage
-    finish_reason: Literal["stop"]
+    finish_reason: FinishReason
 
 
 class Usage(msgspec.Struct, frozen=True):
@@ -130,17 +166,19 @@ class Delta(msgspec.Struct, frozen=True):
 class ChunkChoice(msgspec.Struct, frozen=True):
     index: int
     delta: Delta
-    finish_reason: Literal["stop"] | None
+    finish_reason: FinishReason | None
 
 
 class ChatCompletionChunk(msgspec.Struct, kw_only=True, frozen=True):
-    """One server-sent event of a streamed chat completion."""
+    """One server-sent event of a streamed chat completion; with ``stream_options.include_usage`` every
+    chunk has ``usage`` (null) and one last chunk, with no choices, carries the counts."""
 
     id: str
     object: Literal["chat.completion.chunk"]
     created: int
     model: Served
     choices: list[ChunkChoice]
+    usage: Usage | UnsetType | None = UNSET
 
 
 class Model(msgspec.Struct, kw_only=True, frozen=True):
@@ -155,3 +193,18 @@ class ModelList(msgspec.Struct, frozen=True):
 
     object: Literal["list"]
     data: list[Model]
+
+
+class ErrorDetail(msgspec.Struct, frozen=True):
+    """What went wrong, as OpenAI's clients read it: ``code`` a stable word, ``param`` the field."""
+
+    message: str
+    type: str
+    code: str | None
+    param: str | None
+
+
+class OpenAIError(msgspec.Struct, frozen=True):
+    """A refusal on the OpenAI-compatible routes (``/v1/chat/*``, ``/v1/models``): OpenAI's error shape."""
+
+    error: ErrorDetail

@@ -13,7 +13,10 @@ from bot.blocks import (
     ACTION_MORE_GPUS,
     ACTION_MORE_MEMORY,
     ACTION_SHARE,
+    ACTION_WHY,
+    MAX_BLOCKS,
     MAX_TURNS,
+    SECTION_LIMIT,
     Conversation,
     answer_blocks,
     fallback_text,
@@ -53,9 +56,10 @@ def test_why_lists_each_rule_on_its_own_line_with_its_id(replies):
     reply = replies["cv 2 gpus 3000"]
     answer = reply["recommendation"]
     rules = [r for r in answer["picks"][0]["rules"] if r["verdict"] != "warning"]
-    seen = {r["rule"] for r in rules}
-    rules += [f for f in answer["findings"] if f["verdict"] in ("applied", "info") and f["rule"] not in seen]
-    sections = [b["text"]["text"] for b in of_type(blocks_of(reply), "section")]
+    seen = {(r["rule"], r["reason"]) for r in rules}
+    rules += [f for f in answer["findings"]
+              if f["verdict"] in ("applied", "info") and (f["rule"], f["reason"]) not in seen]
+    sections = [b["text"]["text"] for b in of_type(render(reply, full=True), "section")]
     why = next(text for text in sections if text.startswith("*Why*"))
     lines = why.splitlines()[1:]
     assert len(lines) == len(rules)
@@ -104,7 +108,9 @@ def test_foreign_currency_context_gives_the_rate(replies):
 def test_ephemeral_answer_has_refine_and_share_buttons_carrying_the_conversation(replies):
     reply = replies["cv 2 gpus 3000"]
     found = buttons(render(reply, ("cv 2 gpus 3000",)))
-    assert set(found) == {ACTION_CHEAPER, ACTION_MORE_MEMORY, ACTION_MORE_GPUS, ACTION_SHARE}
+    assert set(found) == {ACTION_CHEAPER, ACTION_MORE_MEMORY, ACTION_MORE_GPUS, ACTION_WHY, ACTION_SHARE}
+    why, share = (Conversation.from_value(found[a]["value"]) for a in (ACTION_WHY, ACTION_SHARE))
+    assert why == share, "Why? explains the answer on screen"
     assert found[ACTION_MORE_GPUS]["text"]["text"] == "4 GPUs"  # already 2: the button doubles
     conversation, ask = Conversation.from_value(found[ACTION_CHEAPER]["value"])
     assert conversation == Conversation(reply["conversation_id"], ("cv 2 gpus 3000",)) and ask == "cheaper"
@@ -167,7 +173,7 @@ def test_clarifying_reply_shows_the_text_and_examples(replies):
 def test_user_and_catalog_text_is_escaped(replies):
     reply = replies["nlp $800"]
     reply["recommendation"]["summary"] = "<!channel> & friends"
-    text = block_text(render(reply))
+    text = block_text(render(reply, full=True))
     assert "&lt;!channel&gt; &amp; friends" in text and "<!channel>" not in text
     assert "&lt;@here&gt;" in block_text(problem_blocks("<@here>", "bad"))
 
@@ -228,3 +234,22 @@ def test_a_rental_of_several_cards_says_how_many_the_hourly_price_is_for(replies
     units = f"4 × {offer['accelerator']}"
     assert units in block_text(render(reply, ("cv 4 gpus 3000",)))
     assert units in reply["answer"]
+
+
+@pytest.mark.parametrize("question", ["nlp $800", "cv 2 gpus 3000"])
+def test_short_by_default_and_why_gives_every_finding_within_slacks_limits(replies, question):
+    reply = replies[question]
+    short, full = render(reply, (question,)), render(reply, (question,), full=True)
+    texts = [b["text"]["text"] for b in of_type(short, "section")]
+    short_why = [text for text in texts if text.startswith("*Why*")]
+    assert len(short_why[0].splitlines()) - 1 <= 5 and len(block_text(short)) < len(block_text(full))
+    answer = reply["recommendation"]
+    assert answer["headline"] and answer["headline"] in block_text(short)  # the first line answers
+    assert answer["summary"] in block_text(full) and answer["summary"] not in block_text(short)
+    for finding in [*answer["findings"], *answer["picks"][0]["rules"]]:
+        if finding["verdict"] in ("applied", "info"):
+            assert finding["reason"] in block_text(full), finding
+    assert ACTION_WHY in buttons(short) and ACTION_WHY not in buttons(full)
+    for blocks in (short, full):
+        assert len(blocks) <= MAX_BLOCKS
+        assert all(len(b["text"]["text"]) <= SECTION_LIMIT for b in of_type(blocks, "section"))

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.blocks import ACTION_MORE_GPUS, ACTION_SHARE
+from bot.blocks import ACTION_MORE_GPUS, ACTION_SHARE, ACTION_WHY
 from bot.settings import BotSettings
 from service.app import create_app
 from service.settings import Settings
@@ -81,18 +81,23 @@ def test_slash_command_refine_and_share_are_answered_in_process_without_conversa
     [answer] = fake_slack.wait_for("response_url", timeout=30)
     text = block_text(answer.data["blocks"])
     assert answer.data["blocks"][0]["text"]["text"].startswith("Top pick: 2 × ")
-    assert "`workload-priorities`" in text and "catalog" in text
+    assert "catalog" in text and "`workload-priorities`" not in text  # short: the reasons that decided it
+    why = buttons(answer.data["blocks"])[ACTION_WHY]["value"]
+    assert post(service, action_body(ACTION_WHY, why, fake_slack.response_url("q1"))).status_code == 200
+    _, explained = fake_slack.wait_for("response_url", 2, timeout=30)
+    assert explained.data["replace_original"] is True
+    assert "`workload-priorities`" in block_text(explained.data["blocks"])  # the full form: every finding
 
     more = buttons(answer.data["blocks"])[ACTION_MORE_GPUS]["value"]
     clicked = post(service, action_body(ACTION_MORE_GPUS, more, fake_slack.response_url("q1")))
     assert clicked.status_code == 200
-    _, refined = fake_slack.wait_for("response_url", 2, timeout=30)
+    _, _, refined = fake_slack.wait_for("response_url", 3, timeout=30)
     assert refined.data["replace_original"] is True
     assert refined.data["blocks"][0]["text"]["text"].startswith("Top pick: 4 × ")
 
     share = buttons(refined.data["blocks"])[ACTION_SHARE]["value"]
     assert post(service, action_body(ACTION_SHARE, share, fake_slack.response_url("q1"))).status_code == 200
-    _, _, shared, removed = fake_slack.wait_for("response_url", 4, timeout=30)
+    _, _, _, shared, removed = fake_slack.wait_for("response_url", 5, timeout=30)
     assert shared.data["response_type"] == "in_channel"
     assert shared.data["blocks"][0] == refined.data["blocks"][0]
     assert removed.data["delete_original"] is True
@@ -101,7 +106,7 @@ def test_slash_command_refine_and_share_are_answered_in_process_without_conversa
     asked_over_http = metric(service, "whichgpu_http_requests_total", route="/v1/ask")
     assert asked_over_http == 0, "no HTTP call back into the service"
     answered = metric(service, "whichgpu_recommendations_total", face="slack")
-    assert answered == 2, "asked, refined; the share reused the answer"
+    assert answered == 2, "asked, refined; Why? and the share reused the answer on screen"
 
 
 def test_a_value_the_engine_refuses_is_explained_in_process(service, fake_slack):

@@ -43,7 +43,7 @@ def test_openai_client_plain(base_url):
     assert completion.usage.total_tokens > 0
 
 
-def test_openai_client_lasts_six_turns_with_long_answers(base_url):
+def test_openai_client_lasts_seven_turns_with_long_answers(base_url):
     from openai import OpenAI
 
     client = OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0)
@@ -52,6 +52,7 @@ def test_openai_client_lasts_six_turns_with_long_answers(base_url):
     for question in (
         "fit llama 13b fp16",
         "nlp $800",
+        "why?",  # the full answer: long, and it travels back in the history
         "what about 2 of them?",
         "cheaper?",
         "with used cards?",
@@ -66,7 +67,7 @@ def test_openai_client_lasts_six_turns_with_long_answers(base_url):
     assert sum(len(a) for a in answers) > 5000, (
         "over 5000 characters of earlier answers travel back in the history"
     )
-    assert "2 ×" in answers[2] and len(set(answers)) == 6
+    assert "2 ×" in answers[3] and len(set(answers)) == 7
 
 
 def test_openai_client_streaming(base_url):
@@ -86,11 +87,43 @@ def test_openai_client_streaming(base_url):
 
 
 def test_openai_client_sees_errors(base_url):
-    from openai import NotFoundError, OpenAI
+    from openai import NotFoundError, OpenAI, UnprocessableEntityError
 
     client = OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0)
-    with pytest.raises(NotFoundError):
+    with pytest.raises(NotFoundError) as missing:
         client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "nlp"}])
+    assert missing.value.code == "model_not_found" and missing.value.param == "model"
+    assert "gpt-4o" in missing.value.message
+    with pytest.raises(UnprocessableEntityError) as refused:
+        client.chat.completions.create(model="whichgpu", messages=[{"role": "user", "content": "x" * 3000}])
+    assert refused.value.code == "invalid_input" and refused.value.param == "messages.0.content"
+    with pytest.raises(NotFoundError):
+        client.models.retrieve("gpt-4o")
+    assert client.models.retrieve("whichgpu").id == "whichgpu"
+
+
+def test_openai_client_max_tokens_and_streamed_usage(base_url):
+    from openai import OpenAI
+
+    client = OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0)
+    question = [{"role": "user", "content": "nlp $800"}]
+    full = client.chat.completions.create(model="whichgpu", messages=question).choices[0].message.content
+    cut = client.chat.completions.create(model="whichgpu", messages=question, max_tokens=50)
+    assert len(full) > 50 * 4 and cut.choices[0].finish_reason == "length"
+    assert full.startswith(cut.choices[0].message.content) and cut.usage.completion_tokens <= 50
+    assert full[len(cut.choices[0].message.content)] in " \n", "cut at a word or a line"
+    chunks = list(
+        client.chat.completions.create(
+            model="whichgpu",
+            messages=question,
+            stream=True,
+            max_tokens=50,
+            stream_options={"include_usage": True},
+        )
+    )
+    streamed = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert streamed == cut.choices[0].message.content
+    assert chunks[-1].choices == [] and chunks[-1].usage.completion_tokens == cut.usage.completion_tokens
 
 
 def test_bad_input_over_tcp_is_a_problem(base_url):

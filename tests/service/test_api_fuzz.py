@@ -1,4 +1,5 @@
-"""Property: no input makes the API fail with a 500; every refusal is a schema-valid problem+json."""
+"""Property: no input makes the API fail with a 500; every refusal is a schema-valid problem+json (OpenAI's
+error shape on the OpenAI-compatible routes)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.api.inputs import schema, schema_errors
+from service.problems import speaks_openai
 from tests.app_client import app_client
 
 FUZZ = settings(
@@ -62,7 +64,11 @@ def client(tmp_path_factory: pytest.TempPathFactory):
 
 def judged(response, path: str) -> None:
     assert response.status_code < 500, response.text
-    if response.status_code >= 400:
+    if response.status_code >= 400 and speaks_openai(path):  # OpenAI's clients read OpenAI's error shape
+        assert response.headers["content-type"].startswith("application/json")
+        body = response.json()
+        assert schema_errors("openai-error", body) == [] and body["error"]["message"], body
+    elif response.status_code >= 400:
         assert response.headers["content-type"].startswith("application/problem+json")
         body = response.json()
         assert schema_errors("problem", body) == [] and body["errors"], body

@@ -126,25 +126,23 @@ def test_earlier_turns_may_be_long_only_the_new_question_is_limited(client):
     )
     assert ok.status_code == 200, ok.text and "2 ×" in ok.json()["choices"][0]["message"]["content"]
     too_long = _chat(client, [{"role": "user", "content": "y" * (MAX_TEXT_CHARS + 1)}])
-    assert too_long.status_code == 422 and too_long.json()["errors"][0]["field"] == "messages.0.content"
+    assert too_long.status_code == 422 and too_long.json()["error"]["param"] == "messages.0.content"
 
 
 def test_a_conversation_over_its_cap_is_a_clear_413(client):
     turns = [{"role": "assistant", "content": "z" * 20_000}] * (MAX_CONVERSATION_CHARS // 20_000 + 1)
     response = _chat(client, [*turns, {"role": "user", "content": "nlp"}])
-    assert response.status_code == 413 and response.headers["content-type"].startswith(
-        "application/problem+json"
-    )
-    assert response.json()["errors"][0]["field"] == "messages", response.text
+    assert response.status_code == 413 and response.headers["content-type"].startswith("application/json")
+    assert response.json()["error"]["param"] == "messages", response.text  # OpenAI's error shape
     many = [{"role": "user", "content": pathological("1 ", MAX_TEXT_CHARS)}] * (
         MAX_USER_CHARS // MAX_TEXT_CHARS + 1
     )
     response = _chat(client, many)
     assert response.status_code == 413, response.text
-    assert response.json()["errors"] == [
-        {"field": "messages", "message": f"at most {MAX_USER_CHARS} characters in all user messages together"}
-    ]
-    assert "start a new conversation" in response.json()["detail"]
+    error = response.json()["error"]
+    assert error["param"] == "messages" and error["code"] == "payload_too_large"
+    assert f"at most {MAX_USER_CHARS} are read" in error["message"]
+    assert "start a new conversation" in error["message"]
 
 
 def test_chat_history_is_parsed_once_per_content(client, monkeypatch):

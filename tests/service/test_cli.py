@@ -25,7 +25,9 @@ def run(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
 def test_ask_prints_the_answer_with_its_rules(tmp_path):
     result = run("ask", "nlp $800", tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "(_cost-efficiency_)" in result.stdout and "USD" in result.stdout
+    assert "used-cards" in result.stdout and "USD" in result.stdout  # the rules that decided it
+    full = run("ask", "nlp $800", "--why", tmp_path=tmp_path)
+    assert "workload-priorities" in full.stdout and "workload-priorities" not in result.stdout
 
 
 def test_ask_json_as_of_a_date(tmp_path):

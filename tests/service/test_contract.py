@@ -23,6 +23,7 @@ OPERATIONS = {
     ("/v1/ask", "post"): ("ask-request", "ask-response"),
     ("/v1/chat/completions", "post"): ("chat-completion-request", "chat-completion-response"),
     ("/v1/models", "get"): (None, "model-list"),
+    ("/v1/models/{model_id}", "get"): (None, "model"),
     ("/v1/gpus", "get"): (None, "gpu-list"),
     ("/v1/gpus/{gpu_id}", "get"): (None, "gpu"),
     ("/v1/rules", "get"): (None, "rule-list"),
@@ -74,6 +75,13 @@ def test_the_document_and_the_published_schemas_describe_the_same_types(client, 
         if "application/problem+json" in r.get("content", {})
     ]
     assert all(_component(media) == PUBLISHED["problem"].type.__name__ for media in problems)
+    refusals = [r for status, r in documented["responses"].items() if status[0] in "45"]
+    if path.startswith(("/v1/chat/", "/v1/models")):  # OpenAI's clients read OpenAI's error shape there
+        assert refusals and not problems
+        assert all(
+            _component(r["content"]["application/json"]) == PUBLISHED["openai-error"].type.__name__
+            for r in refusals
+        )
 
 
 def _without_null_members(node):
