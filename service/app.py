@@ -42,6 +42,7 @@ from service.problems import exception_handlers
 from service.ratelimit import rate_limit_middleware
 from service.settings import Settings, get_settings
 from service.snapshot import SnapshotHolder
+from service.storage import StorageWatch
 from service.web import web_routes
 
 __all__ = ["create_app"]
@@ -81,9 +82,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
     purge_expired(url, settings.conversation_days)
     holder = SnapshotHolder(url, settings.electricity_price)
     holder.get()
+    holder.start()  # from now on the data are looked at off the event loop
     metrics = ApiMetrics()
     writer = ConversationWriter(url, keep_days=settings.conversation_days)
-    api = ApiState(settings, url, holder, metrics, writer, ChartCache())
+    api = ApiState(settings, url, holder, metrics, writer, ChartCache(), StorageWatch(settings.data_dir))
     app = Litestar(
         route_handlers=[
             RecommendationController,
@@ -101,7 +103,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         exception_handlers=exception_handlers(),
         middleware=[metrics.middleware, *rate_limit_middleware(settings.rate_limit)],
         request_max_body_size=settings.max_body_bytes,
-        on_shutdown=[writer.close],
+        on_shutdown=[writer.close, holder.stop],
         state=State({"api": api}),  # what the app is made of, for its operators; handlers get it by Provide
         openapi_config=openapi_config(),
         plugins=[EncodedSchemas()],

@@ -10,6 +10,7 @@ stored once: 201 the first time, 200 ``already stored`` for a re-send of the sam
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Annotated, Any
 
@@ -32,6 +33,7 @@ from service.snapshot import SnapshotHolder
 
 __all__ = ["BenchmarkController"]
 
+log = logging.getLogger("whichgpu.api")
 MAX_LIMIT = 200
 MAX_OFFSET = 2**31 - 1  # inside every database's integer range
 STORED_BEFORE = ResponseSpec(
@@ -61,6 +63,17 @@ def _since(raw: str) -> datetime:
             f"since={raw[:40]!r} is not a date or date-time that exists in UTC",
             [{"field": "since", "message": "use YYYY-MM-DD or an ISO 8601 date-time"}],
         ) from None
+
+
+def _swap_in(holder: SnapshotHolder) -> None:
+    """Rebuild the snapshot on this worker thread before the agent is answered, so its figures are in the
+    advice when it reads again; other requests keep the old snapshot meanwhile. The run is stored already:
+    a failed rebuild is left to the refresher."""
+    try:
+        holder.refresh()
+    except Exception as exc:
+        log.warning("snapshot rebuild after a report failed; the refresher will retry: %s", exc)
+        holder.invalidate()
 
 
 class BenchmarkController(Controller):
@@ -95,7 +108,7 @@ class BenchmarkController(Controller):
                 "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)"
             )
             raise Unauthorized(detail, [{"field": "authorization", "message": detail}])
-        snapshot = holder.current or holder.get()  # no snapshot rebuild per report
+        snapshot = holder.get()  # the snapshot in memory: a report never waits for a rebuild
         host = document.get("host") if isinstance(document, dict) else None
         if isinstance(host, str) and (refused := bind_host(db_session, agent, host)) is not None:
             raise InvalidInput(refused, [{"field": "host", "message": refused}])
@@ -104,7 +117,7 @@ class BenchmarkController(Controller):
         )
         db_session.commit()  # stored before the snapshot looks for new measurements
         if status == CREATED:
-            holder.invalidate()
+            _swap_in(holder)
             return Response(
                 BenchmarkReceipt(run_id, "created"),
                 status_code=201,
