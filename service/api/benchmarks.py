@@ -44,10 +44,10 @@ STORED_BEFORE = ResponseSpec(
 
 
 def _checks(rulebook: Any) -> dict[str, Any]:
-    """The plausibility band and clock skew of rule spec-dimensions, as ingest takes them."""
-    low, high = rulebook.param("spec-dimensions", "measured_band")
+    """The plausibility bands and clock skew of rule spec-dimensions, as ingest takes them."""
+    bands = rulebook.param("spec-dimensions", "measured_bands")
     return {
-        "band": (float(low), float(high)),
+        "bands": {kind: (float(low), float(high)) for kind, (low, high) in bands.items()},
         "skew": timedelta(minutes=rulebook.param("spec-dimensions", "clock_skew_minutes")),
     }
 
