@@ -315,11 +315,11 @@ def test_a_flood_of_excluded_runs_costs_a_rebuild_a_bounded_number_of_queries(
         store(sqlite_url, catalog, run)
     with sqlite3.connect(sqlite_url.removeprefix("sqlite:///")) as db:
         columns = "run_id, agent, host, device_name, gpu_id, started_at, received_at, flags, environ"
+        copies = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100) "
         db.execute(
-            f"INSERT INTO benchmark_run ({columns}) SELECT 'flood-' || n.value || '-' || run_id, agent, host, "
-            f"device_name, gpu_id, started_at, received_at, flags, environ FROM benchmark_run, "
-            f"json_each('[' || (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100) "
-            f"SELECT group_concat(x) FROM c) || ']') AS n WHERE host = 'flood'"
+            f"INSERT INTO benchmark_run ({columns}) {copies}"
+            "SELECT 'flood-' || c.n || '-' || run_id, agent, host, device_name, gpu_id, started_at, "
+            "received_at, flags, environ FROM benchmark_run, c WHERE host = 'flood'"
         )
         assert db.execute("SELECT count(*) FROM benchmark_run WHERE host = 'flood'").fetchone()[0] >= 3000
         statements: list[str] = []
