@@ -35,7 +35,7 @@ from service.api.rules import RuleController
 from service.api.schemas import SchemaController
 from service.charts import ChartCache
 from service.contract import Encoded
-from service.conversations import ConversationWriter, purge_expired
+from service.conversations import ConversationWriter, Quota, purge_expired
 from service.db import migrate
 from service.metrics import ApiMetrics
 from service.problems import exception_handlers
@@ -84,7 +84,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
     holder.get()
     holder.start()  # from now on the data are looked at off the event loop
     metrics = ApiMetrics()
-    writer = ConversationWriter(url, keep_days=settings.conversation_days)
+    quota = Quota(per_client=settings.conversations_per_client, total=settings.max_conversations)
+    writer = ConversationWriter(url, keep_days=settings.conversation_days, quota=quota)
     api = ApiState(settings, url, holder, metrics, writer, ChartCache(), StorageWatch(settings.data_dir))
     app = Litestar(
         route_handlers=[

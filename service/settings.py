@@ -56,6 +56,31 @@ class Settings(EnvSettings):
         "one-shot questions are never stored.",
         non_negative_float,
     )
+    conversations_per_client: int = setting(
+        "WHICHGPU_CONVERSATIONS_PER_CLIENT",
+        200,
+        "Conversations of `/v1/ask` one client address (IPv6: its /64) keeps; starting one more drops "
+        "its oldest.",
+        int,
+    )
+    max_conversations: int = setting(
+        "WHICHGPU_MAX_CONVERSATIONS",
+        50_000,
+        "Conversations kept in all; starting one more drops the oldest (a conversation is a few KB).",
+        int,
+    )
+    agent_runs_per_hour: int = setting(
+        "WHICHGPU_AGENT_RUNS_PER_HOUR",
+        120,
+        "Runs one agent token may report an hour (an agent sends one per GPU per round); more get 429.",
+        int,
+    )
+    max_environ_bytes: int = setting(
+        "WHICHGPU_MAX_ENVIRON_BYTES",
+        16_384,
+        "Largest `environ` of a reported run, in bytes of JSON; larger gets 413.",
+        int,
+    )
     rate_limit: float = setting(
         "WHICHGPU_RATE_LIMIT",
         600.0,
