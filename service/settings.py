@@ -72,7 +72,8 @@ class Settings(EnvSettings):
     agent_runs_per_hour: int = setting(
         "WHICHGPU_AGENT_RUNS_PER_HOUR",
         120,
-        "Runs one agent token may report an hour (an agent sends one per GPU per round); more get 429.",
+        "Runs one agent token may report an hour (an agent sends one per GPU per round); more get 429. "
+        "0: no limit.",
         int,
     )
     max_environ_bytes: int = setting(

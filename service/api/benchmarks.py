@@ -21,13 +21,14 @@ from litestar.openapi import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter, RawBody
 from sqlmodel import Session
 
-from service.agents import authenticate, bind_host, is_admin
+from service.agents import authenticate, bind_host, is_admin, runs_in_last_hour
 from service.api.docs import judged_by, problems
 from service.api.inputs import parse_json
 from service.api.query import known_parameters_only
 from service.benchmarks import CREATED, gpu_summary, ingest, public_view, query
 from service.contract.benchmarks import BenchmarkReceipt, RunListing
-from service.problems import InvalidInput, Unauthorized
+from service.models import AgentToken
+from service.problems import InvalidInput, PayloadTooLarge, QuotaExceeded, Unauthorized
 from service.settings import Settings
 from service.snapshot import SnapshotHolder
 
@@ -65,6 +66,26 @@ def _since(raw: str) -> datetime:
         ) from None
 
 
+def _within_quota(session: Session, agent: AgentToken, document: Any, settings: Settings) -> None:
+    """An agent token's quotas: runs an hour (429, Retry-After) and the size of a run's environ (413)."""
+    environ = document.get("environ") if isinstance(document, dict) else None
+    size = len(msgspec.json.encode(environ)) if environ is not None else 0
+    if size > settings.max_environ_bytes:
+        raise PayloadTooLarge(
+            f"the run's environ is {size} bytes of JSON; at most {settings.max_environ_bytes} are stored",
+            [{"field": "environ", "message": f"larger than {settings.max_environ_bytes} bytes"}],
+        )
+    limit = settings.agent_runs_per_hour
+    if limit > 0 and runs_in_last_hour(session, agent) >= limit:
+        error = QuotaExceeded(
+            f"agent {agent.name!r} reported {settings.agent_runs_per_hour} runs in the last hour, its quota; "
+            "retry later",
+            [{"field": "authorization", "message": f"{settings.agent_runs_per_hour} runs an hour per agent"}],
+        )
+        error.headers = {"Retry-After": "300"}
+        raise error
+
+
 def _swap_in(holder: SnapshotHolder) -> None:
     """Rebuild the snapshot on this worker thread before the agent is answered, so its figures are in the
     advice when it reads again; other requests keep the old snapshot meanwhile. The run is stored already:
@@ -87,7 +108,7 @@ class BenchmarkController(Controller):
         sync_to_thread=True,
         status_code=201,
         operation_class=judged_by("benchmark-run"),
-        responses={**problems(400, 401, 413, 415, 422), 200: STORED_BEFORE},
+        responses={**problems(400, 401, 413, 415, 422, 429, 507), 200: STORED_BEFORE},
     )
     def report(
         self,
@@ -108,6 +129,7 @@ class BenchmarkController(Controller):
                 "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)"
             )
             raise Unauthorized(detail, [{"field": "authorization", "message": detail}])
+        _within_quota(db_session, agent, document, settings)
         snapshot = holder.get()  # the snapshot in memory: a report never waits for a rebuild
         host = document.get("host") if isinstance(document, dict) else None
         if isinstance(host, str) and (refused := bind_host(db_session, agent, host)) is not None:
