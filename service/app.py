@@ -56,9 +56,13 @@ def _extra_routes(settings: Settings, holder: SnapshotHolder, metrics: ApiMetric
     routes: list[Any] = []
     if settings.bot.http_enabled:
         from bot.http import slack_routes
-        from service.slack import EngineAnswers
+        from service.slack import DatabaseReplays, EngineAnswers
 
-        routes += slack_routes(settings.bot, answers=EngineAnswers(holder, metrics))  # answered in-process
+        routes += slack_routes(  # answered in-process; replays refused across replicas
+            settings.bot,
+            answers=EngineAnswers(holder, metrics),
+            replays=DatabaseReplays(settings.resolved_database_url),
+        )
     return routes + web_routes()
 
 

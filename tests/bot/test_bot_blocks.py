@@ -228,3 +228,17 @@ def test_a_rental_of_several_cards_says_how_many_the_hourly_price_is_for(replies
     units = f"4 × {offer['accelerator']}"
     assert units in block_text(render(reply, ("cv 4 gpus 3000",)))
     assert units in reply["answer"]
+
+
+def test_thread_memory_keeps_a_threads_first_and_newest_questions():
+    """A thread's memory grew with every follow-up; it keeps its first question and the newest ones."""
+    from bot.app import THREAD_QUESTIONS, ThreadMemory
+
+    memory = ThreadMemory(size=2)
+    conversation = Conversation(None, ("nlp $800",))
+    for i in range(500):
+        conversation = conversation.then(f"cheaper {i}?", None)
+        memory.put("C1", "t1", conversation)
+        conversation = memory.get("C1", "t1")
+    assert len(conversation.questions) == THREAD_QUESTIONS
+    assert conversation.questions[0] == "nlp $800" and conversation.questions[-1] == "cheaper 499?"
