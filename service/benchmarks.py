@@ -18,6 +18,7 @@ Errors::
 from __future__ import annotations
 
 import math
+import threading
 from collections import defaultdict
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
@@ -52,6 +53,7 @@ __all__ = [
     "MARGIN",
     "OUT_OF_BAND",
     "BenchmarkError",
+    "GpuSummaries",
     "ImplausibleFigure",
     "InvalidPayload",
     "gpu_summary",
@@ -519,6 +521,27 @@ def gpu_summary(session: Session) -> list[dict[str, Any]]:
         ),
         key=lambda row: (row["gpu"] == "unmatched", row["gpu"]),
     )
+
+
+class GpuSummaries:
+    """:func:`gpu_summary` computed once per measurements version (``GET /v1/benchmarks`` asked for it on
+    every request, and its medians read every recent result); one per app."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._latest: tuple[str, list[dict[str, Any]]] | None = None
+        self.computed = 0
+
+    def get(self, session: Session) -> list[dict[str, Any]]:
+        version = measurements_version(session)
+        latest = self._latest
+        if latest is not None and latest[0] == version:
+            return latest[1]
+        with self._lock:
+            if self._latest is None or self._latest[0] != version:
+                self._latest = (version, gpu_summary(session))
+                self.computed += 1
+            return self._latest[1]
 
 
 def unmatched_devices(session: Session) -> list[dict[str, Any]]:

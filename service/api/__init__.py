@@ -7,7 +7,8 @@ A handler names what it needs as a parameter and Litestar provides it (:meth:`Ap
 - ``holder``: the :class:`~service.snapshot.SnapshotHolder` itself, for a handler that must not wait for a
   rebuild (health) or that changes the data (a benchmark report);
 - ``settings``, ``metrics``, ``conversations`` (the conversation writer), ``charts`` (the chart cache),
-  ``storage`` (whether writes still fit, for health);
+  ``storage`` (whether writes still fit, for health), ``summaries`` (per-GPU benchmark aggregates, computed
+  once per measurements version);
 - ``db_session``: a SQLModel session in one transaction, committed when the handler returns, rolled back
   when it raises.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -26,6 +27,7 @@ from anyio import CapacityLimiter, to_thread
 from litestar.di import Provide
 from sqlmodel import Session
 
+from service.benchmarks import GpuSummaries
 from service.conversations import ConversationWriter
 from service.db import make_engine
 from service.metrics import ApiMetrics
@@ -55,6 +57,7 @@ class ApiState:
     conversations: ConversationWriter
     charts: ChartCache
     storage: StorageWatch
+    summaries: GpuSummaries = field(default_factory=GpuSummaries)
 
     def dependencies(self) -> dict[str, Provide]:
         """What handlers may ask for by parameter name (see the module's docstring)."""
@@ -70,6 +73,7 @@ class ApiState:
                     ("conversations", self.conversations),
                     ("charts", self.charts),
                     ("storage", self.storage),
+                    ("summaries", self.summaries),
                 )
             },
         }

@@ -25,7 +25,7 @@ from service.agents import authenticate, bind_host, is_admin, runs_in_last_hour
 from service.api.docs import judged_by, problems
 from service.api.inputs import parse_json
 from service.api.query import known_parameters_only
-from service.benchmarks import CREATED, gpu_summary, ingest, public_view, query
+from service.benchmarks import CREATED, GpuSummaries, ingest, public_view, query
 from service.contract.benchmarks import BenchmarkReceipt, RunListing
 from service.models import AgentToken
 from service.problems import InvalidInput, PayloadTooLarge, QuotaExceeded, Unauthorized
@@ -160,6 +160,7 @@ class BenchmarkController(Controller):
         *,
         settings: NamedDependency[Settings],
         db_session: NamedDependency[Session],
+        summaries: NamedDependency[GpuSummaries],
         authorization: Annotated[
             str | None, HeaderParameter(name="authorization", include_in_schema=False)
         ] = None,
@@ -204,7 +205,7 @@ class BenchmarkController(Controller):
             offset=offset,
             run_id=run_id or None,
         )
-        listing["gpus"] = gpu_summary(db_session)
+        listing["gpus"] = summaries.get(db_session)
         shown = listing if admin else public_view(listing)
         return msgspec.convert({**shown, "view": "admin" if admin else "public"}, RunListing)
 
