@@ -110,6 +110,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         body_timeout_s=settings.body_timeout,
         keep_alive_s=settings.keep_alive,
         max_connections=raise_file_limit(settings.max_connections),
+        max_connections_per_client=settings.max_connections_per_client,
+        trusted_proxies=frozenset(p.strip() for p in settings.trusted_proxies.split(",") if p.strip()),
     )
     config = uvicorn.Config(
         app,

@@ -9,9 +9,11 @@ is uvicorn's httptools protocol with the limits it lacks, each a setting (``Conn
 - a connection must send a complete request head within ``header_timeout_s`` of opening (or of
   its first byte after an idle keep-alive) and its body within ``body_timeout_s`` after the head;
   an idle keep-alive connection is closed after ``keep_alive_s`` (uvicorn's own timer);
-- beyond ``max_connections`` open connections a new one gets 503 problem+json at once and is
-  closed; the limit is kept under the process's open-file limit, which is raised to its hard
-  limit at start (systemd's ``LimitNOFILE``), so the database and files always have descriptors.
+- beyond ``max_connections`` open connections, or ``max_connections_per_client`` from one address
+  (IPv6: its /64; reverse proxies in ``trusted_proxies`` are exempt), a new one gets 503
+  problem+json at once and is closed, so one client's idle sockets cannot take every slot; the
+  total is kept under the process's open-file limit, raised to its hard limit at start
+  (systemd's ``LimitNOFILE``), so the database and files always have descriptors.
 
 Internet-facing installs still put a reverse proxy in front (deploy/README.md): it buffers slow
 clients and terminates TLS; these limits are what the server does without one.
@@ -20,6 +22,7 @@ clients and terminates TLS; these limits are what the server does without one.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import resource
 from dataclasses import dataclass
@@ -29,11 +32,13 @@ import msgspec
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from service.problems import PROBLEM_JSON
+from service.ratelimit import client_key
 
 __all__ = ["FILES_KEPT_FREE", "BoundedProtocol", "ConnectionLimits", "bounded_protocol", "raise_file_limit"]
 
 log = logging.getLogger("whichgpu.server")
 FILES_KEPT_FREE = 64  # descriptors left for the database pool, logs, data files
+_PER_CLIENT: dict[str, int] = {}  # open connections per client key (the event loop is the one writer)
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,8 @@ class ConnectionLimits:
     body_timeout_s: float = 30.0
     keep_alive_s: float = 5.0
     max_connections: int = 1000
+    max_connections_per_client: int = 64
+    trusted_proxies: frozenset[str] = frozenset()  # peers exempt from the per-client cap
 
 
 def raise_file_limit(wanted_connections: int) -> int:
@@ -88,6 +95,15 @@ def _problem_response(status: int, reason: str, title: str, detail: str, field: 
     return head.encode("ascii") + body
 
 
+def _listed(peer: str, networks: frozenset[str]) -> bool:
+    """Whether ``peer`` is one of ``networks`` (addresses or CIDR networks)."""
+    try:
+        address = ipaddress.ip_address(peer)
+        return any(address in ipaddress.ip_network(n, strict=False) for n in networks)
+    except ValueError:
+        return peer in networks
+
+
 class _HeadTooLarge(Exception):
     """Raised from a parser callback: httptools stops parsing and uvicorn calls send_400_response."""
 
@@ -102,21 +118,37 @@ class BoundedProtocol(HttpToolsProtocol):
         self._head_bytes = 0
         self._refusal: bytes | None = None
         self._deadline: asyncio.TimerHandle | None = None
+        self._peer: str | None = None  # the client key this connection counts against
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        peer = self.client[0] if self.client else ""
+        self._peer = None if _listed(peer, self.limits.trusted_proxies) else client_key(peer)
+        held = 0
+        if self._peer is not None:
+            held = _PER_CLIENT[self._peer] = _PER_CLIENT.get(self._peer, 0) + 1
         if len(self.connections) > self.limits.max_connections:
-            log.warning("%d connections open: refusing a new one with 503", len(self.connections))
             detail = f"the server holds {self.limits.max_connections} connections already; retry shortly"
-            transport.write(
-                _problem_response(503, "Service Unavailable", "Too many connections", detail, "connection")
-            )
-            transport.close()
+        elif held > self.limits.max_connections_per_client:
+            detail = f"this address holds {self.limits.max_connections_per_client} connections already"
+        else:
+            self._arm(self.limits.header_timeout_s, "no complete request head")
             return
-        self._arm(self.limits.header_timeout_s, "no complete request head")
+        log.warning("refusing a connection from %s with 503: %s", peer, detail)
+        transport.write(
+            _problem_response(503, "Service Unavailable", "Too many connections", detail, "connection")
+        )
+        transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._peer is not None:
+            left = _PER_CLIENT.get(self._peer, 1) - 1
+            if left > 0:
+                _PER_CLIENT[self._peer] = left
+            else:
+                _PER_CLIENT.pop(self._peer, None)
+            self._peer = None
         super().connection_lost(exc)
 
     def on_message_begin(self) -> None:

@@ -126,6 +126,13 @@ class Settings(EnvSettings):
         "(raised to its hard limit at start: systemd `LimitNOFILE`).",
         int,
     )
+    max_connections_per_client: int = setting(
+        "WHICHGPU_MAX_CONNECTIONS_PER_CLIENT",
+        64,
+        "Most open connections from one client address (IPv6: its /64); a new one beyond it gets 503. "
+        "Proxies in WHICHGPU_TRUSTED_PROXIES are not counted.",
+        int,
+    )
     trusted_proxies: str = setting(
         "WHICHGPU_TRUSTED_PROXIES",
         "",

@@ -17,6 +17,7 @@ LIMITS = {
     "WHICHGPU_HEADER_TIMEOUT": "1",
     "WHICHGPU_BODY_TIMEOUT": "1",
     "WHICHGPU_MAX_CONNECTIONS": "12",
+    "WHICHGPU_MAX_CONNECTIONS_PER_CLIENT": "6",
     "WHICHGPU_RATE_LIMIT": "0",
 }
 
@@ -29,8 +30,8 @@ def server(tmp_path_factory):
     process.stop()
 
 
-def _open(server) -> socket.socket:
-    sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+def _open(server, source: str = "127.0.0.1") -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=(source, 0))
     sock.settimeout(5)
     return sock
 
@@ -100,14 +101,27 @@ def test_a_slow_body_is_closed(server):
 
 
 def test_beyond_the_connection_limit_new_ones_get_503_until_the_idle_ones_go(server):
-    held = [_open(server) for _ in range(12)]
+    """1,100 idle connections once took every file descriptor, and every normal request failed, silently."""
+    held = [_open(server, f"127.0.2.{n}") for n in range(1, 13)]
     time.sleep(0.2)
-    refused = _open(server)
-    status, problem = _answer(refused)
+    status, problem = _answer(_open(server, "127.0.2.13"))
     assert status == 503 and problem["errors"][0]["field"] == "connection"
+    assert "12 connections" in problem["detail"]
     for sock in held:
         assert _closed_within(sock, 3)  # the head timeout frees them
     assert httpx.get(f"{server.url}/healthz").status_code == 200
+
+
+def test_one_address_cannot_take_every_connection(server):
+    held = [_open(server, "127.0.3.1") for _ in range(6)]
+    time.sleep(0.2)
+    status, problem = _answer(_open(server, "127.0.3.1"))
+    assert status == 503 and "this address" in problem["detail"]
+    other = _open(server, "127.0.3.2")
+    other.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+    assert _answer(other)[0] == 200
+    for sock in held:
+        sock.close()
 
 
 def test_forwarded_for_is_ignored_unless_the_peer_is_a_listed_proxy(tmp_path):

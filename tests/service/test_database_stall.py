@@ -1,6 +1,6 @@
 """A stalled database never stalls the answers: the request path reads the snapshot in memory.
 
-A real server process talks to the real PostgreSQL through :class:`tests.stall_proxy.StallProxy`;
+A real server process talks to the real PostgreSQL through :class:`benchmarks.stall_proxy.StallProxy`;
 for 15 s the proxy holds every byte. One-shot questions, the catalog and `/healthz` keep answering
 within a second (health says `degraded` while the database does not answer), and all is `ok` again
 once it does.
@@ -14,7 +14,7 @@ import httpx
 
 from service.db import migrate
 from tests.server_process import ServerProcess
-from tests.stall_proxy import StallProxy
+from benchmarks.stall_proxy import StallProxy
 
 STALL_S = 15.0
 ANSWER_WITHIN_S = 1.0
