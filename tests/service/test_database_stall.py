@@ -12,9 +12,9 @@ import time
 
 import httpx
 
+from benchmarks.stall_proxy import StallProxy
 from service.db import migrate
 from tests.server_process import ServerProcess
-from benchmarks.stall_proxy import StallProxy
 
 STALL_S = 15.0
 ANSWER_WITHIN_S = 1.0
