@@ -110,10 +110,9 @@ class EnvSettings:
     """Base of the settings dataclasses (declared with ``repr=False``): a repr that never prints secrets."""
 
     def __repr__(self) -> str:
-        shown = {
-            f.name: ("***" if f.metadata.get("secret") and getattr(self, f.name) else getattr(self, f.name))
-            for f in fields(self)
-        }  # type: ignore[arg-type]
+        described = fields(self)  # type: ignore[arg-type]
+        shown = {f.name: getattr(self, f.name) for f in described}
+        shown |= {f.name: "***" for f in described if f.metadata.get("secret") and shown[f.name]}
         return f"{type(self).__name__}({shown})"
 
 
