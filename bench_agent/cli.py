@@ -285,7 +285,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         svc = f"NOT reachable ({service.get('error') or 'HTTP ' + str(service.get('status'))})"
     print(f"service {service['url']}: {svc}; agent token {'set' if settings.agent_token else 'NOT set'}")
     s = status["spool"]
-    print(f"spool: {s['pending']} run(s) waiting ({s['pending_bytes']} bytes), {s['rejected']} rejected")
+    print(f"spool: {s['pending']} run(s) waiting ({s['pending_bytes']} bytes), {s['rejected']} rejected, "
+          f"{s['unusable']} unusable (set aside on the next round)")
     for r in s["rejected_runs"]:
         print(f"  rejected {r['run_id']}: {r.get('reason')}")
     print(f"last {len(status['last_runs'])} run(s):")

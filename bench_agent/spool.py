@@ -133,8 +133,9 @@ class Spool:
             path.unlink(missing_ok=True)
         self._state_path(stem).unlink(missing_ok=True)
 
-    def pending(self) -> list[SpoolEntry]:
-        """Every deliverable payload, oldest first; anything else is set aside in ``rejected/``."""
+    def pending(self, set_aside: bool = True) -> list[SpoolEntry]:
+        """Every deliverable payload, oldest first; anything else is set aside in ``rejected/`` (only
+        skipped with ``set_aside=False``: ``bench-agent status`` reads and never moves a file)."""
         if not self.root.is_dir():
             return []
         paths = []
@@ -142,7 +143,8 @@ class Spool:
             if p.name.endswith(".state.json") or p.name.startswith(TMP_PREFIX):
                 continue
             if (reason := self._unusable(p)) is not None:
-                self._set_aside(p, reason)
+                if set_aside:
+                    self._set_aside(p, reason)
                 continue
             paths.append(p)
         return [self._entry(p) for p in sorted(paths, key=lambda p: (p.stat().st_mtime, p.name))]
@@ -199,11 +201,17 @@ class Spool:
         return found
 
     def size(self) -> dict[str, Any]:
-        """Counts and bytes, for ``bench-agent status``."""
-        pending = self.pending()
+        """Counts and bytes, for ``bench-agent status``: read only, nothing is moved."""
+        pending = self.pending(set_aside=False)
+        payloads = [
+            p
+            for p in (self.root.glob("*.json") if self.root.is_dir() else [])
+            if not p.name.endswith(".state.json") and not p.name.startswith(TMP_PREFIX)
+        ]
         return {
             "pending": len(pending),
             "pending_bytes": sum(e.path.stat().st_size for e in pending),
+            "unusable": len(payloads) - len(pending),  # the daemon sets these aside on its next round
             "rejected": len(self.rejected()),
             "next_attempt_at": min((e.next_attempt_at for e in pending), default=None),
         }

@@ -12,9 +12,16 @@ Starts a real `whichgpu serve` on a fresh SQLite database, then:
      characters);
    - ask-pathological: POST /v1/ask with 2,000 characters of the same runs;
    - ask-varied: POST /v1/ask with a new short question every time (engine work, no cache hit);
-   - junk: bodies over the size limit, broken JSON, the wrong media type, unknown routes.
+   - junk: bodies over the size limit, broken JSON, the wrong media type, unknown routes;
+   - header-flood: a request head of endless 1 KB header lines on one socket, again on a new
+     socket once the server refuses it (431) and closes;
+   - idle-connections: 1,100 connections that never send a byte, each reopened when the server
+     closes it (the per-address connection cap answers 503, the head timeout closes the rest).
 Each abusive client has its own loopback address (127.0.0.2 …), so `--rate-limit N`
 (WHICHGPU_RATE_LIMIT, N ≥ 75 so normal users stay under it) shows what the per-client limit adds.
+3. stalled (with `--stall-db SECONDS` and a PostgreSQL WHICHGPU_DATABASE_URL): the server reaches
+   the database through a proxy that holds every byte for SECONDS; the normal users' one-shot
+   questions and /v1/models must keep answering from the snapshot in memory.
 Prints the normal requests' p50 / p99 / max per phase and the abusers' answers by status;
 the target is a normal p99 under 100 ms while abused. Exit status 1 when it is missed.
 """
@@ -27,15 +34,22 @@ import json
 import multiprocessing
 import os
 import random
+import resource
+import select
+import socket
 import time
 from collections import Counter
+
+from stall_proxy import StallProxy
 
 from served import cpu_seconds, whichgpu_serve
 
 TARGET_P99_MS = 100.0
 NORMAL_EVERY_S = 0.05
 NORMAL_USERS = 16  # the normal traffic comes from 16 addresses taking turns: 75 requests a minute each
-KINDS = ("chat-history", "ask-pathological", "ask-varied", "junk")
+KINDS = ("chat-history", "ask-pathological", "ask-varied", "junk", "header-flood", "idle-connections")
+IDLE_CONNECTIONS = 1100
+HEADER_LINE = b"x-filler: " + b"a" * 1000 + b"\r\n"
 WORDS = ("cv", "rnn", "nlp", "llm", "kaggle", "learning", "transformer")
 
 
@@ -82,7 +96,65 @@ def _abusive_request(kind: str, rng: random.Random) -> tuple[str, str, bytes, st
     return "GET", f"/v1/gpus/{_nonce(rng)}", None, ""  # type: ignore[return-value]
 
 
+def _status_of(sock: socket.socket) -> int:
+    """The status of the response the server sent before closing, 0 when it just closed."""
+    try:
+        data = sock.recv(4096)
+    except OSError:
+        return 0
+    return int(data.split()[1]) if data.startswith(b"HTTP/1.1 ") else 0
+
+
+def _header_flood(port: int, source: str, until: float) -> Counter[int]:
+    """Endless header lines on one socket; a new socket each time the server refuses and closes."""
+    statuses: Counter[int] = Counter()
+    while time.time() < until:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+        try:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\n")
+            while time.time() < until:
+                sock.sendall(HEADER_LINE)
+        except OSError:
+            pass
+        statuses[_status_of(sock)] += 1
+        sock.close()
+    return statuses
+
+
+def _idle_connections(port: int, source: str, until: float) -> Counter[int]:
+    """Keep IDLE_CONNECTIONS open without sending a byte; reopen each one the server closes."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, IDLE_CONNECTIONS + 64)), hard))
+    statuses: Counter[int] = Counter()
+    held: list[socket.socket] = []
+    while time.time() < until:
+        for _ in range(min(100, IDLE_CONNECTIONS - len(held))):  # 100 opened a round at most
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=1, source_address=(source, 0))
+                held.append(sock)
+            except OSError:
+                statuses[-1] += 1  # not even accepted
+                break
+        poller = select.poll()  # select() cannot watch descriptors over 1,023
+        by_fd = {sock.fileno(): sock for sock in held}
+        for fd in by_fd:
+            poller.register(fd, select.POLLIN)
+        for fd, _ in poller.poll(50):  # the server answered (503) or closed it
+            sock = by_fd[fd]
+            statuses[_status_of(sock)] += 1
+            sock.close()
+            held.remove(sock)
+        time.sleep(0.2)  # a round of at most 100 new connections every 0.2 s
+    for sock in held:
+        sock.close()
+    return statuses
+
+
 def _abuser(kind: str, port: int, source: str, until: float, out: multiprocessing.Queue) -> None:
+    if kind in ("header-flood", "idle-connections"):
+        flood = _header_flood if kind == "header-flood" else _idle_connections
+        out.put((kind, dict(flood(port, source, until))))
+        return
     rng = random.Random(hash((kind, source)))
     statuses: Counter[int] = Counter()
     conn = _connection(port, source)
@@ -145,9 +217,17 @@ def main() -> int:
                         help=f"which abusive clients, comma-separated (default: all of {', '.join(KINDS)})")
     parser.add_argument("--rate-limit", type=float, default=0.0,
                         help="WHICHGPU_RATE_LIMIT for the server (0: off)")
+    parser.add_argument("--stall-db", type=float, default=0.0,
+                        help="seconds the PostgreSQL of WHICHGPU_DATABASE_URL stalls after abuse (0: none)")
     args = parser.parse_args()
-
-    with whichgpu_serve(WHICHGPU_RATE_LIMIT=str(args.rate_limit)) as server:
+    database = os.environ.get("WHICHGPU_DATABASE_URL", "")
+    if args.stall_db and not database.startswith("postgres"):
+        raise SystemExit("--stall-db needs a PostgreSQL WHICHGPU_DATABASE_URL (the proxy stalls its TCP)")
+    proxy = StallProxy(database) if args.stall_db else None
+    settings = {"WHICHGPU_RATE_LIMIT": str(args.rate_limit)}
+    if proxy is not None:
+        settings["WHICHGPU_DATABASE_URL"] = proxy.url
+    with whichgpu_serve(**settings) as server:
         print(f"server: whichgpu serve, pid {server.pid}; rate limit: {args.rate_limit:g}/min; "
               f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.2f}")
         _normal(server.port, 2.0)  # warm-up, not counted: the first answers fill the engine's per-date caches
@@ -172,6 +252,12 @@ def main() -> int:
         for process in abusers:
             process.join()
         print(f"load average after: {os.getloadavg()[0]:.2f}")
+        if proxy is not None:
+            time.sleep(max(0.0, until - time.time()) + 2.0)  # the abusers gone, their sockets closed
+            proxy.stall()
+            stalled = _phase("stalled", server.port, args.stall_db, server.pid)
+            proxy.resume()
+            p99 = max(p99, stalled)
         met = p99 < TARGET_P99_MS
         print(f"normal p99 under abuse {p99:.1f} ms (< {TARGET_P99_MS:g} ms: {'met' if met else 'NOT met'})")
         return 0 if met else 1

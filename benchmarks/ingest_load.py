@@ -114,7 +114,8 @@ def spawn(database_url: str | None, workers: int, workdir: Path) -> tuple[subpro
     """Start a service of our own and create its agent token; returns (process, url, token)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("WHICHGPU_")}
     env.update(WHICHGPU_DATA_DIR=str(workdir), PYTHONPATH=str(ROOT),
-               WHICHGPU_DATABASE_URL=database_url or f"sqlite:///{workdir / 'whichgpu.db'}")
+               WHICHGPU_DATABASE_URL=database_url or f"sqlite:///{workdir / 'whichgpu.db'}",
+               WHICHGPU_AGENT_RUNS_PER_HOUR="0")  # throughput, not the per-token quota, is measured
     add_agent = [sys.executable, "-m", "service.cli", "agents", "add", f"load-{uuid.uuid4().hex[:8]}"]
     add = subprocess.run(add_agent, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     token = next(word for word in add.stdout.split() if word.startswith("wgat_"))

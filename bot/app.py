@@ -141,10 +141,14 @@ class Answerer:
         return blocks, fallback_text(reply), shown
 
 
+THREAD_QUESTIONS = 20  # questions a thread keeps: its first and the newest
+
+
 class ThreadMemory:
     """The conversation of each thread the bot answered in, so "cheaper?" in a thread refines it.
 
-    In-process and bounded: after a restart a follow-up in an old thread starts afresh.
+    In-process and bounded, in threads and in questions per thread: after a restart a follow-up in
+    an old thread starts afresh.
     """
 
     def __init__(self, size: int = 2000) -> None:
@@ -155,6 +159,9 @@ class ThreadMemory:
         return self._threads.get((channel, thread_ts))
 
     def put(self, channel: str, thread_ts: str, conversation: Conversation) -> None:
+        if len(conversation.questions) > THREAD_QUESTIONS:  # the first question and the newest ones
+            kept = (conversation.questions[0], *conversation.questions[1 - THREAD_QUESTIONS :])
+            conversation = Conversation(conversation.conversation_id, kept)
         self._threads[(channel, thread_ts)] = conversation
         self._threads.move_to_end((channel, thread_ts))
         while len(self._threads) > self.size:

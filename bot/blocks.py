@@ -115,6 +115,8 @@ class Conversation:
             raise ValueError(f"not a whichgpu button value: {exc}") from None
         if not questions:
             raise ValueError("not a whichgpu button value: no questions")
+        if len(questions) > MAX_TURNS:  # the bot never makes one: forged, and each question costs an answer
+            raise ValueError(f"not a whichgpu button value: {len(questions)} questions, at most {MAX_TURNS}")
         return cls(data.get("c"), questions), (str(data["a"]) if data.get("a") else None)
 
     @property

@@ -22,6 +22,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 from litestar import Request, Response, post
@@ -35,10 +36,29 @@ from bot.app import create_bolt_app
 from bot.settings import BotSettings
 from rules.settings import SettingsError
 
-__all__ = ["SlackGate", "slack_routes", "to_bolt_request", "to_litestar_response"]
+__all__ = [
+    "ReplayStore",
+    "SlackGate",
+    "body_problem",
+    "interaction_problem",
+    "slack_routes",
+    "to_bolt_request",
+    "to_litestar_response",
+]
 
 WINDOW_S = 300  # Slack's own limit on a request's age
+MAX_ACTIONS = 25  # Slack sends the one action clicked; a block holds at most 25 elements
+ACTION_ID_LIMIT = 255  # Slack's limits on a block element's action_id and value
+VALUE_LIMIT = 2000
 log = logging.getLogger("whichgpu.bot")
+
+
+class ReplayStore(Protocol):
+    """Signatures already answered, shared by every replica (the service keeps them in its database)."""
+
+    async def first_time(self, signature: str, stamp: int) -> bool:
+        """Remember ``signature``; False when it was remembered before (a replay)."""
+        ...
 
 
 class SlackGate:
@@ -94,6 +114,27 @@ def body_problem(content_type: str, body: bytes) -> str | None:
             return "the payload field is not valid JSON"
         if not isinstance(payload, dict):
             return "the payload field is not a JSON object"
+        return interaction_problem(payload)
+    return None
+
+
+def interaction_problem(payload: dict[str, Any]) -> str | None:
+    """Why an interaction payload is not one Slack sends for a block button, else None: a
+    ``block_actions`` payload has one or more actions, each an object whose ``action_id`` and
+    ``value`` are strings within Slack's limits (255 and 2,000 characters)."""
+    if payload.get("type") != "block_actions":
+        return None
+    actions = payload.get("actions")
+    if not isinstance(actions, list) or not actions or len(actions) > MAX_ACTIONS:
+        return f"block_actions needs 1 to {MAX_ACTIONS} actions"
+    for i, action in enumerate(actions):
+        if not isinstance(action, dict) or not isinstance(action.get("action_id"), str):
+            return f"actions[{i}] has no action_id"
+        if len(action["action_id"]) > ACTION_ID_LIMIT:
+            return f"actions[{i}].action_id is over {ACTION_ID_LIMIT} characters"
+        value = action.get("value")
+        if value is not None and (not isinstance(value, str) or len(value) > VALUE_LIMIT):
+            return f"actions[{i}].value is not a string of at most {VALUE_LIMIT} characters"
     return None
 
 
@@ -116,9 +157,10 @@ def to_litestar_response(bolt_response: BoltResponse) -> Response[bytes]:
 
 
 def slack_routes(settings: BotSettings, *, answers: AnswerSource | None = None, app: AsyncApp | None = None,
-                 ) -> list[HTTPRouteHandler]:
+                 replays: ReplayStore | None = None) -> list[HTTPRouteHandler]:
     """Route handlers for Slack's slash commands, events and interactivity; the service passes ``answers``
-    from its own engine, so the bot never calls back into its own process over HTTP."""
+    from its own engine, so the bot never calls back into its own process over HTTP, and ``replays``, so a
+    request answered by one replica is refused by every other."""
     if not settings.slack_signing_secret and app is None:
         raise SettingsError("SLACK_SIGNING_SECRET is not set: Slack's HTTP requests cannot be verified")
     bolt = app or create_bolt_app(settings, answers=answers)
@@ -137,6 +179,11 @@ def slack_routes(settings: BotSettings, *, answers: AnswerSource | None = None, 
         if gate is not None and (reason := gate.refusal(request.headers, body)) is not None:
             log.info("slack request refused: %s", reason)
             return _plain(401, reason)
+        signature, stamp = request.headers.get("x-slack-signature", ""), request.headers.get(
+            "x-slack-request-timestamp", "0")
+        if gate is not None and replays is not None and not await replays.first_time(signature, int(stamp)):
+            log.info("slack request refused: already answered by another replica")
+            return _plain(401, "this signed request was already received (a replay)")
         if (problem := body_problem(request.headers.get("content-type", ""), body)) is not None:
             return _plain(400, problem)
         return to_litestar_response(await bolt.async_dispatch(to_bolt_request(request, body)))

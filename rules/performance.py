@@ -10,7 +10,9 @@ The workload priorities of the rule are not sorted in by hand: they come out of
 this model, because a faster term matters in proportion to its share of the time.
 
 Lab measurements replace the spec-sheet inputs: a measured matmul rate stands in
-for ``peak × efficiency`` and a measured triad bandwidth for ``bandwidth × efficiency``.
+for ``peak × efficiency`` and a measured triad bandwidth for ``bandwidth × efficiency``;
+a figure only one host measured moves the spec estimate by the one-host bound of the
+lab's training correction at most, until a second host confirms it.
 The lab's CNN / LSTM / transformer training steps then correct what those two miss
 (kernels, cuDNN, launch overheads): per class *c* a card's factor is
 
@@ -70,6 +72,11 @@ class Measured:
         None  # bandwidth LLM token generation reached at 16 bit (bench-agent llm_decode)
     )
     training: tuple[TrainingStep, ...] = ()
+    # hosts behind each figure ("matmul/fp16", "bandwidth", "decode"); a figure not named here has ``hosts``
+    figure_hosts: Mapping[str, int] = field(default_factory=dict)
+
+    def hosts_of(self, figure: str) -> int:
+        return self.figure_hosts.get(figure, self.hosts)
 
 
 class Accelerator(Protocol):
@@ -141,9 +148,14 @@ class PerformanceModel:
         measured = None if spec_only else self._measured.get(gpu.id)
         if measured:
             keys = ("fp16", "bf16") if fast else ("fp32",)
-            rates = [measured.matmul_tflops[k] for k in keys if measured.matmul_tflops.get(k)]
+            rates = [
+                (measured.matmul_tflops[k], measured.hosts_of(f"matmul/{k}"))
+                for k in keys
+                if measured.matmul_tflops.get(k)
+            ]
             if rates:
-                return max(rates)
+                rate, hosts = max(rates)
+                return self._believed(rate, self.compute_tflops(gpu, precision, spec_only=True), hosts)
         software = self._software.get(gpu.software, 1.0)
         if not fast:
             return gpu.fp32_tflops * self._efficiency.shader * software
@@ -155,10 +167,18 @@ class PerformanceModel:
         return max(gpu.fp16_tflops, gpu.fp32_tflops) * self._efficiency.shader * software
 
     def memory_gb_s(self, gpu: Accelerator, spec_only: bool = False) -> float:
+        estimate = gpu.bandwidth_gb_s * self._efficiency.bandwidth
         measured = None if spec_only else self._measured.get(gpu.id)
         if measured and measured.bandwidth_gb_s:
-            return measured.bandwidth_gb_s
-        return gpu.bandwidth_gb_s * self._efficiency.bandwidth
+            return self._believed(measured.bandwidth_gb_s, estimate, measured.hosts_of("bandwidth"))
+        return estimate
+
+    def _believed(self, figure: float, estimate: float, hosts: int) -> float:
+        """A lab figure; one host alone moves the spec estimate by at most the one-host bound (1.15×)."""
+        if hosts >= 2:
+            return figure
+        bound = 1 + self._lab.max_shift_one_host
+        return min(estimate * bound, max(estimate / bound, figure))
 
     def _time(self, gpu: Accelerator, workload: str, precision: str, spec_only: bool = False) -> float:
         """Seconds per unit of work (arbitrary unit, the same for every card), corrected by the lab's training steps."""
@@ -333,9 +353,11 @@ class PerformanceModel:
         d = self._decode
         measured = None if spec_only else self._measured.get(gpu.id)
         if measured and measured.decode_gb_s:  # the lab's own 16-bit decode: stack and card effects included
-            return measured.decode_gb_s * (d.quantized_factor if bits_per_weight < 12 else 1.0)
+            estimate = self.decode_bandwidth_gb_s(gpu, 16, spec_only=True)
+            believed = self._believed(measured.decode_gb_s, estimate, measured.hosts_of("decode"))
+            return believed * (d.quantized_factor if bits_per_weight < 12 else 1.0)
         peak = (
-            measured.bandwidth_gb_s / self._efficiency.bandwidth
+            self.memory_gb_s(gpu) / self._efficiency.bandwidth
             if measured and measured.bandwidth_gb_s
             else gpu.bandwidth_gb_s
         )

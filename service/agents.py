@@ -21,11 +21,12 @@ import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from .db import session_scope
-from .models import AgentToken
+from .models import AgentToken, BenchmarkRun
 
 __all__ = [
     "TOKEN_PREFIX",
@@ -40,6 +41,7 @@ __all__ = [
     "is_admin",
     "list_agents",
     "revoke_agent",
+    "runs_in_last_hour",
 ]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,120}")
@@ -187,3 +189,13 @@ def bind_host(session: Session, agent: AgentToken, host: str) -> str | None:
             f"(`whichgpu agents add NAME`)"
         )
     return None
+
+
+def runs_in_last_hour(session: Session, agent: AgentToken, now: datetime | None = None) -> int:
+    """Runs this agent reported in the hour before ``now`` (its quota counts them)."""
+    since = (now or _now()) - timedelta(hours=1)
+    return session.exec(
+        select(func.count(col(BenchmarkRun.id))).where(
+            BenchmarkRun.agent == agent.name, col(BenchmarkRun.received_at) >= since
+        )
+    ).one()

@@ -36,13 +36,14 @@ from service.api.rules import RuleController
 from service.api.schemas import SchemaController
 from service.charts import ChartCache
 from service.contract import Encoded
-from service.conversations import ConversationWriter, purge_expired
+from service.conversations import ConversationWriter, Quota, purge_expired
 from service.db import migrate
 from service.metrics import ApiMetrics
 from service.problems import exception_handlers
 from service.ratelimit import rate_limit_middleware
 from service.settings import Settings, get_settings
 from service.snapshot import SnapshotHolder
+from service.storage import StorageWatch
 from service.web import web_routes
 
 __all__ = ["create_app"]
@@ -56,9 +57,13 @@ def _extra_routes(settings: Settings, holder: SnapshotHolder, metrics: ApiMetric
     routes: list[Any] = []
     if settings.bot.http_enabled:
         from bot.http import slack_routes
-        from service.slack import EngineAnswers
+        from service.slack import DatabaseReplays, EngineAnswers
 
-        routes += slack_routes(settings.bot, answers=EngineAnswers(holder, metrics))  # answered in-process
+        routes += slack_routes(  # answered in-process; replays refused across replicas
+            settings.bot,
+            answers=EngineAnswers(holder, metrics),
+            replays=DatabaseReplays(settings.resolved_database_url),
+        )
     return routes + web_routes()
 
 
@@ -82,9 +87,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
     purge_expired(url, settings.conversation_days)
     holder = SnapshotHolder(url, settings.electricity_price)
     holder.get()
+    holder.start()  # from now on the data are looked at off the event loop
     metrics = ApiMetrics()
-    writer = ConversationWriter(url, keep_days=settings.conversation_days)
-    api = ApiState(settings, url, holder, metrics, writer, ChartCache())
+    quota = Quota(per_client=settings.conversations_per_client, total=settings.max_conversations)
+    writer = ConversationWriter(url, keep_days=settings.conversation_days, quota=quota)
+    api = ApiState(settings, url, holder, metrics, writer, ChartCache(), StorageWatch(settings.data_dir))
     app = Litestar(
         route_handlers=[
             RecommendationController,
@@ -104,7 +111,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         exception_handlers=exception_handlers(),
         middleware=[metrics.middleware, *rate_limit_middleware(settings.rate_limit)],
         request_max_body_size=settings.max_body_bytes,
-        on_shutdown=[writer.close],
+        on_shutdown=[writer.close, holder.stop],
         state=State({"api": api}),  # what the app is made of, for its operators; handlers get it by Provide
         openapi_config=openapi_config(),
         plugins=[EncodedSchemas()],

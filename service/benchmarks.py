@@ -18,8 +18,11 @@ Errors::
 from __future__ import annotations
 
 import math
+import threading
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy import ColumnElement, func
@@ -32,8 +35,9 @@ from rules.performance import Measured
 
 from .measurements import (
     BANDWIDTH_BENCHMARKS,
+    DECODE_BENCHMARK,
     EXCLUDING_FLAGS,
-    MAX_RUNS,
+    MAX_RUNS_PER_HOST,
     OUT_OF_BAND,
     QUICK_FLAG,
     WINDOW,
@@ -43,12 +47,13 @@ from .models import AgentToken, BenchmarkResult, BenchmarkRun
 
 __all__ = [
     "ALREADY_STORED",
-    "BAND",
+    "BANDS",
     "CREATED",
     "EXCLUDING_FLAGS",
     "MARGIN",
     "OUT_OF_BAND",
     "BenchmarkError",
+    "GpuSummaries",
     "ImplausibleFigure",
     "InvalidPayload",
     "gpu_summary",
@@ -63,7 +68,15 @@ __all__ = [
 CREATED = "created"
 ALREADY_STORED = "already stored"
 MARGIN = 0.10  # a measured figure may exceed the datasheet by this much (boost clocks, rounding)
-BAND = (0.2, 1 + MARGIN)  # default of rule spec-dimensions' measured_band: believable shares of the datasheet
+# default of rule spec-dimensions' measured_bands: believable shares of the datasheet, per benchmark kind
+BANDS: Mapping[str, tuple[float, float]] = MappingProxyType(
+    {
+        "matmul": (0.2, 1 + MARGIN),
+        "triad": (0.2, 1 + MARGIN),
+        "copy": (0.2, 1 + MARGIN),
+        "llm_decode": (0.1, 1 + MARGIN),
+    }
+)
 CLOCK_SKEW = timedelta(minutes=10)  # default of rule spec-dimensions' clock_skew_minutes
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # no run of a device outside the catalog is older
 # Per-result details the tables have no column for; kept with the run so nothing is lost.
@@ -158,47 +171,55 @@ def payload_errors(payload: Any) -> list[dict[str, str]]:
     return found
 
 
-def _limit(gpu: Any, benchmark: str, precision: str) -> tuple[float, str] | None:
-    """The datasheet ceiling of a figure and its wording, or None when nothing bounds it."""
+def _figure(gpu: Any, r: dict[str, Any]) -> tuple[float, float, str] | None:
+    """(figure, datasheet ceiling, wording) of one result, or None when nothing bounds it: matmul against
+    the precision's peak, triad and copy against the memory bandwidth, LLM decode by the bandwidth it read
+    (weights and cache per token x tokens/s) against the memory bandwidth."""
+    benchmark, precision = r["benchmark"], r["precision"]
+    figure = r.get("achieved_gb_s") if benchmark == DECODE_BENCHMARK else r["value"]
+    if not isinstance(figure, (int, float)) or isinstance(figure, bool):
+        return None
     if benchmark == "matmul":
         peak = gpu.peak_tflops(precision)
-        return peak, f"the datasheet {precision} peak of {gpu.name} ({peak:.4g} TFLOP/s)"
-    if benchmark in BANDWIDTH_BENCHMARKS and gpu.bandwidth_gb_s:
-        return (
-            gpu.bandwidth_gb_s,
-            f"the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)",
-        )
+        return figure, peak, f"the datasheet {precision} peak of {gpu.name} ({peak:.4g} TFLOP/s)"
+    if (benchmark in BANDWIDTH_BENCHMARKS or benchmark == DECODE_BENCHMARK) and gpu.bandwidth_gb_s:
+        wording = f"the datasheet memory bandwidth of {gpu.name} ({gpu.bandwidth_gb_s:.4g} GB/s)"
+        return figure, gpu.bandwidth_gb_s, wording
     return None
 
 
-def implausible(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = BAND) -> list[str]:
-    """Why figures of ``payload`` cannot be true on ``gpu``: above the band's top share of the datasheet."""
+def implausible(
+    payload: dict[str, Any], gpu: Any, bands: Mapping[str, tuple[float, float]] = BANDS
+) -> list[str]:
+    """Why figures of ``payload`` cannot be true on ``gpu``: above their kind's top share of the datasheet."""
     reasons = []
     for i, r in enumerate(payload["results"]):
-        limit = _limit(gpu, r["benchmark"], r["precision"]) if r["value"] is not None else None
-        if limit and r["value"] > limit[0] * band[1]:
-            reasons.append(
-                f"results/{i} ({r['benchmark']} {r['precision']}): {r['value']:.4g} {r['unit']} is more than "
-                f"{band[1] - 1:.0%} above {limit[1]}"
-            )
-        reached = r.get("achieved_gb_s")  # LLM decode: weights and cache read per token x tokens/s
-        if reached and gpu.bandwidth_gb_s and reached > gpu.bandwidth_gb_s * (1 + MARGIN):
-            reasons.append(
-                f"results/{i} ({r['benchmark']} {r['precision']}): decode read {reached:.4g} GB/s, more than "
-                f"{MARGIN:.0%} above the datasheet memory bandwidth of {gpu.name} "
-                f"({gpu.bandwidth_gb_s:.4g} GB/s)"
-            )
+        found, band = _figure(gpu, r), bands.get(r["benchmark"])
+        if found is None or band is None or found[0] <= found[1] * band[1]:
+            continue
+        figure, _, wording = found
+        said = (
+            f"decode read {figure:.4g} GB/s"
+            if r["benchmark"] == DECODE_BENCHMARK
+            else f"{figure:.4g} {r['unit']}"
+        )
+        reasons.append(
+            f"results/{i} ({r['benchmark']} {r['precision']}): {said} "
+            f"is more than {band[1] - 1:.0%} above {wording}"
+        )
     return reasons
 
 
-def below_band(payload: dict[str, Any], gpu: Any, band: tuple[float, float] = BAND) -> set[int]:
-    """Indexes of results under the band's bottom share of the datasheet (broken, throttled, misreported)."""
+def below_band(
+    payload: dict[str, Any], gpu: Any, bands: Mapping[str, tuple[float, float]] = BANDS
+) -> set[int]:
+    """Indexes of results under their kind's lowest share of the datasheet (broken, throttled, misread)."""
     return {
         i
         for i, r in enumerate(payload["results"])
-        if r["value"] is not None
-        and (limit := _limit(gpu, r["benchmark"], r["precision"]))
-        and r["value"] < limit[0] * band[0]
+        if (found := _figure(gpu, r)) is not None
+        and (band := bands.get(r["benchmark"])) is not None
+        and found[0] < found[1] * band[0]
     }
 
 
@@ -273,15 +294,15 @@ def ingest(
     agent_name: str,
     payload: Any,
     *,
-    band: tuple[float, float] = BAND,
+    bands: Mapping[str, tuple[float, float]] = BANDS,
     skew: timedelta = CLOCK_SKEW,
     now: datetime | None = None,
 ) -> tuple[str, str]:
     """Store one run; returns ``(CREATED | ALREADY_STORED, run_id)``.
 
     Raises :class:`InvalidPayload` (schema, non-finite numbers, impossible dates) or
-    :class:`ImplausibleFigure` (above the band); nothing is stored then. A figure
-    under the band is stored and flagged ``out_of_band``. The caller's session commits.
+    :class:`ImplausibleFigure` (above its kind's band); nothing is stored then. A figure
+    under the band is stored and flagged ``out_of_band`` (never used). The caller's session commits.
     """
     errors = payload_errors(payload)
     if errors:
@@ -294,9 +315,9 @@ def ingest(
     now = now or datetime.now(UTC)
     if errors := _when_errors(payload, gpu, now, skew):
         raise InvalidPayload(errors)
-    if gpu is not None and (reasons := implausible(payload, gpu, band)):
+    if gpu is not None and (reasons := implausible(payload, gpu, bands)):
         raise ImplausibleFigure(reasons)
-    low = below_band(payload, gpu, band) if gpu is not None else set()
+    low = below_band(payload, gpu, bands) if gpu is not None else set()
     try:  # the run first: its results refer to it (no ORM relationship orders the inserts)
         session.add(
             BenchmarkRun(
@@ -502,6 +523,27 @@ def gpu_summary(session: Session) -> list[dict[str, Any]]:
     )
 
 
+class GpuSummaries:
+    """:func:`gpu_summary` computed once per measurements version (``GET /v1/benchmarks`` asked for it on
+    every request, and its medians read every recent result); one per app."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._latest: tuple[str, list[dict[str, Any]]] | None = None
+        self.computed = 0
+
+    def get(self, session: Session) -> list[dict[str, Any]]:
+        version = measurements_version(session)
+        latest = self._latest
+        if latest is not None and latest[0] == version:
+            return latest[1]
+        with self._lock:
+            if self._latest is None or self._latest[0] != version:
+                self._latest = (version, gpu_summary(session))
+                self.computed += 1
+            return self._latest[1]
+
+
 def unmatched_devices(session: Session) -> list[dict[str, Any]]:
     """Devices no catalog GPU matched (CPUs included): name, runs, hosts, last run."""
     rows = session.exec(
@@ -525,7 +567,11 @@ def unmatched_devices(session: Session) -> list[dict[str, Any]]:
 
 
 def load_measurements(
-    session: Session, *, now: datetime | None = None, window: timedelta = WINDOW, max_runs: int = MAX_RUNS
+    session: Session,
+    *,
+    now: datetime | None = None,
+    window: timedelta = WINDOW,
+    max_runs: int = MAX_RUNS_PER_HOST,
 ) -> dict[str, Measured]:
     """The engine's measurements (:func:`service.measurements.read_measurements`), read
     over this session's own driver connection and transaction."""

@@ -132,19 +132,33 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from service.app import create_app
+    from service.server import ConnectionLimits, bounded_protocol, raise_file_limit
 
     app = create_app(settings)
     gc.collect()
     # the catalog and snapshot live for the whole process: keep them out of full collections (p99)
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)  # fewer young-generation passes over per-request garbage
+    limits = ConnectionLimits(
+        max_header_bytes=settings.max_header_bytes,
+        max_headers=settings.max_headers,
+        header_timeout_s=settings.header_timeout,
+        body_timeout_s=settings.body_timeout,
+        keep_alive_s=settings.keep_alive,
+        max_connections=raise_file_limit(settings.max_connections),
+        max_connections_per_client=settings.max_connections_per_client,
+        trusted_proxies=frozenset(p.strip() for p in settings.trusted_proxies.split(",") if p.strip()),
+    )
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level="info",
         access_log=args.access_log,
-        proxy_headers=True,
+        http=bounded_protocol(limits),
+        timeout_keep_alive=max(1, round(limits.keep_alive_s)),
+        proxy_headers=bool(settings.trusted_proxies.strip()),
+        forwarded_allow_ips=settings.trusted_proxies.strip() or None,
         server_header=False,
     )
     print(f"listening on {_url(sock)}", flush=True)

@@ -11,6 +11,11 @@ Conversations expire: one untouched for ``keep_days`` is deleted by
 :func:`purge_expired`, which the service runs at start and the writer thread every
 tenth of ``keep_days``, at most every ``PURGE_EVERY_S`` seconds (``0`` days keeps them
 forever), so the table holds about ``keep_days`` of conversations however busy the service.
+
+Conversations are bounded in number too (:class:`Quota`): each knows the client that started it
+(its address key, IPv6 per /64), one client keeps at most ``per_client`` and the table at most
+``total``; starting one beyond either drops the oldest first (of that client, then of all). A
+person never keeps hundreds going; a script filling the disk only turns over its own.
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ import queue
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import msgspec
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlmodel import SQLModel
 
 from rules.contract.question import Question
@@ -36,6 +42,7 @@ __all__ = [
     "MAX_TURNS",
     "ConversationNotFound",
     "ConversationWriter",
+    "Quota",
     "load_question",
     "purge_expired",
     "purge_interval_s",
@@ -46,6 +53,14 @@ MAX_TURNS = 50
 PURGE_EVERY_S = 3600.0
 TABLE = SQLModel.metadata.tables[Conversation.__tablename__]
 log = logging.getLogger("whichgpu.conversations")
+
+
+@dataclass(frozen=True)
+class Quota:
+    """How many conversations one client, and all together, may keep (the oldest go first)."""
+
+    per_client: int = 200
+    total: int = 50_000
 
 
 class ConversationNotFound(LookupError):
@@ -95,9 +110,15 @@ class ConversationWriter:
     between batches the same thread deletes expired conversations every ``purge_every_s``."""
 
     def __init__(
-        self, url: str, max_batch: int = 256, keep_days: float = 0.0, purge_every_s: float | None = None
+        self,
+        url: str,
+        max_batch: int = 256,
+        keep_days: float = 0.0,
+        purge_every_s: float | None = None,
+        quota: Quota | None = None,
     ) -> None:
         self.url = url
+        self.quota = quota or Quota()
         self.max_batch = max_batch
         self.keep_days = keep_days
         self.purge_every_s = purge_interval_s(keep_days) if purge_every_s is None else purge_every_s
@@ -107,14 +128,20 @@ class ConversationWriter:
         self._start_lock = threading.Lock()
         self.batches = 0
 
-    async def save(self, conversation_id: str | None, question: Question | None, turn: dict[str, Any]) -> str:
-        """Queue the turn and wait until it is committed; returns the conversation id."""
+    async def save(
+        self,
+        conversation_id: str | None,
+        question: Question | None,
+        turn: dict[str, Any],
+        client: str | None = None,
+    ) -> str:
+        """Queue the turn and wait until it is committed; returns the conversation id. ``client`` (the
+        address key that starts a conversation) is counted against the quota."""
         self._ensure_thread()
         loop = asyncio.get_running_loop()
         done: asyncio.Future = loop.create_future()
-        self._queue.put(
-            (conversation_id or uuid.uuid4().hex, conversation_id is None, question, turn, loop, done)
-        )
+        new_id = conversation_id or uuid.uuid4().hex
+        self._queue.put((new_id, conversation_id is None, question, turn, client, loop, done))
         return await done
 
     def _ensure_thread(self) -> None:
@@ -166,23 +193,48 @@ class ConversationWriter:
     def _commit(self, batch: list[tuple]) -> None:
         try:
             with make_engine(self.url).begin() as connection:
-                for conversation_id, new, question, turn, _, _ in batch:
-                    _write(connection, conversation_id, question, turn, new)
+                for conversation_id, new, question, turn, client, _, _ in batch:
+                    _write(connection, conversation_id, question, turn, new, client)
+                _keep_to(connection, self.quota, {item[4] for item in batch if item[1]})
             outcomes = [(item, item[0]) for item in batch]
         except Exception:  # one bad turn must not fail its neighbours: write each alone
             outcomes = [(item, self._alone(item)) for item in batch]
         self.batches += 1
-        for (_, _, _, _, loop, done), outcome in outcomes:
+        for (*_, loop, done), outcome in outcomes:
             loop.call_soon_threadsafe(_settle, done, outcome)
 
     def _alone(self, item: tuple) -> str | BaseException:
-        conversation_id, new, question, turn, _, _ = item
+        conversation_id, new, question, turn, client, _, _ = item
         try:
             with make_engine(self.url).begin() as connection:
-                _write(connection, conversation_id, question, turn, new)
+                _write(connection, conversation_id, question, turn, new, client)
+                _keep_to(connection, self.quota, {client} if new else set())
             return conversation_id
         except Exception as exc:  # handed to the waiting request
             return exc
+
+
+def _keep_to(connection: Any, quota: Quota, clients: set[str | None]) -> None:
+    """Drop the oldest conversations over the quota: of each client that just started one, then of all."""
+    if not clients:
+        return
+    for client in sorted(c for c in clients if c is not None):
+        over = (
+            select(TABLE.c.id)
+            .where(TABLE.c.client == client)
+            .order_by(TABLE.c.updated_at.desc(), TABLE.c.id)
+            .offset(quota.per_client)
+            .limit(1000)
+        )
+        ids = [row.id for row in connection.execute(over)]
+        if ids:
+            connection.execute(delete(TABLE).where(TABLE.c.id.in_(ids)))
+    count = connection.execute(select(func.count()).select_from(TABLE)).scalar_one()
+    if count > quota.total:
+        oldest = select(TABLE.c.id).order_by(TABLE.c.updated_at, TABLE.c.id).limit(count - quota.total)
+        ids = [row.id for row in connection.execute(oldest)]
+        connection.execute(delete(TABLE).where(TABLE.c.id.in_(ids)))
+        log.info("conversation cap %d reached: dropped the %d oldest", quota.total, len(ids))
 
 
 def _settle(done: asyncio.Future, outcome: str | BaseException) -> None:
@@ -195,7 +247,12 @@ def _settle(done: asyncio.Future, outcome: str | BaseException) -> None:
 
 
 def _write(
-    connection: Any, conversation_id: str, question: Question | None, turn: dict[str, Any], new: bool
+    connection: Any,
+    conversation_id: str,
+    question: Question | None,
+    turn: dict[str, Any],
+    new: bool,
+    client: str | None = None,
 ) -> None:
     """One INSERT for a new conversation, SELECT + UPDATE for a follow-up (SQL core: the ORM cost 5× more)."""
     now = datetime.now(UTC)
@@ -213,6 +270,7 @@ def _write(
                 id=conversation_id,
                 question=msgspec.to_builtins(question) if question else {},
                 turns=[turn],
+                client=client,
                 created_at=now,
                 updated_at=now,
             )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, CheckConstraint, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, CheckConstraint, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "BenchmarkRun",
     "Conversation",
     "LabPrice",
+    "SlackRequest",
 ]
 
 
@@ -29,7 +30,11 @@ class BenchmarkRun(SQLModel, table=True):
     """One bench-agent run on one device of one host; ``run_id`` makes re-sending idempotent."""
 
     __tablename__ = "benchmark_run"
-    __table_args__ = (Index("ix_benchmark_run_gpu_id_received_at", "gpu_id", "received_at"),)
+    __table_args__ = (
+        Index("ix_benchmark_run_gpu_id_received_at", "gpu_id", "received_at"),
+        Index("ix_benchmark_run_gpu_id_host_received_at", "gpu_id", "host", "received_at", "id"),
+        Index("ix_benchmark_run_agent_received_at", "agent", "received_at"),
+    )
     id: int | None = Field(default=None, primary_key=True)
     run_id: str = Field(unique=True, max_length=64)
     agent: str = Field(max_length=120, index=True)
@@ -78,12 +83,25 @@ class Conversation(SQLModel, table=True):
     """A chat conversation: the last question understood, so follow-ups can refine it."""
 
     __tablename__ = "conversation"
-    __table_args__ = (Index("ix_conversation_updated_at", "updated_at"),)
+    __table_args__ = (
+        Index("ix_conversation_updated_at", "updated_at"),
+        Index("ix_conversation_client_updated_at", "client", "updated_at"),
+    )
     id: str = Field(primary_key=True, max_length=64)
     question: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     turns: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    # who started it (client address key, or "slack"): the per-client quota counts these
+    client: str | None = Field(default=None, max_length=64)
+
+
+class SlackRequest(SQLModel, table=True):
+    """A signed Slack request already answered, by signature, shared by every replica (replays refused)."""
+
+    __tablename__ = "slack_request"
+    signature: str = Field(primary_key=True, max_length=80)
+    stamp: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
 
 
 class LabPrice(SQLModel, table=True):

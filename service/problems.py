@@ -9,7 +9,9 @@ Exception tree (each class carries its HTTP status; nothing else maps errors)::
     ├── NotFound                  404  an unknown id or route
     ├── MethodNotAllowed          405
     ├── PayloadTooLarge           413  body over ``settings.max_body_bytes``
-    └── UnsupportedMediaType      415  a POST body that is not ``application/json``
+    ├── UnsupportedMediaType      415  a POST body that is not ``application/json``
+    ├── QuotaExceeded             429  a per-client or per-agent quota is used up
+    └── InsufficientStorage       507  the disk or database is full (:func:`service.storage.is_storage_full`)
 
 Errors raised by others are translated here too: :class:`rules.question.QuestionError`
 (422, naming its field), :class:`service.conversations.ConversationNotFound` (404),
@@ -37,15 +39,18 @@ from service.benchmarks import BenchmarkError, InvalidPayload
 from service.contract.chat import ErrorDetail, OpenAIError
 from service.contract.problem import FieldError, Problem
 from service.conversations import ConversationNotFound
+from service.storage import is_storage_full
 
 __all__ = [
     "PROBLEM_JSON",
     "ApiError",
+    "InsufficientStorage",
     "InvalidInput",
     "MalformedBody",
     "MethodNotAllowed",
     "NotFound",
     "PayloadTooLarge",
+    "QuotaExceeded",
     "Unauthorized",
     "UnsupportedMediaType",
     "error_body",
@@ -108,6 +113,14 @@ class MethodNotAllowed(ApiError):
 
 class PayloadTooLarge(ApiError):
     status, title, slug = 413, "Request body too large", "payload-too-large"
+
+
+class QuotaExceeded(ApiError):
+    status, title, slug = 429, "Quota exceeded", "quota-exceeded"
+
+
+class InsufficientStorage(ApiError):
+    status, title, slug = 507, "Insufficient storage", "insufficient-storage"
 
 
 class UnsupportedMediaType(ApiError):
@@ -215,6 +228,30 @@ def client_gone(exc: BaseException) -> bool:
     return isinstance(exc, InternalServerException) and "disconnected" in str(exc.detail)
 
 
+def _known(request: Request, exc: Exception) -> ApiError | None:
+    """Others' exceptions that say what was wrong with the request (or the storage), as problems."""
+    if isinstance(exc, QuestionError):
+        return InvalidInput(exc.message, [{"field": exc.field, "message": exc.message}])
+    if isinstance(exc, ConversationNotFound):
+        return NotFound(
+            f"no conversation {exc.args[0]!r}; start one without conversation_id",
+            [{"field": "conversation_id", "message": "unknown conversation"}],
+        )
+    if isinstance(exc, BenchmarkError):
+        schema = "/v1/schemas/benchmark-run.json" if isinstance(exc, InvalidPayload) else None
+        return InvalidInput(str(exc), exc.errors[:10], schema)
+    if is_storage_full(exc):  # not a bug: one line, 507, and health says degraded for a while
+        log.error("%s %s: storage is full: %s", request.method, request.url.path, exc)
+        api = request.app.state.get("api")
+        if api is not None:
+            api.storage.failed()
+        return InsufficientStorage(
+            "the server's storage is full; nothing was stored, try again later",
+            [{"field": "body", "message": "not stored: no space left"}],
+        )
+    return None
+
+
 def _handle(request: Request, exc: Exception) -> Response:
     if isinstance(exc, ApiError):
         return _respond(request, exc)
@@ -226,19 +263,8 @@ def _handle(request: Request, exc: Exception) -> Response:
             request,
             MalformedBody("the request body was cut off", [{"field": "body", "message": "incomplete"}]),
         )
-    if isinstance(exc, QuestionError):
-        return _respond(request, InvalidInput(exc.message, [{"field": exc.field, "message": exc.message}]))
-    if isinstance(exc, ConversationNotFound):
-        return _respond(
-            request,
-            NotFound(
-                f"no conversation {exc.args[0]!r}; start one without conversation_id",
-                [{"field": "conversation_id", "message": "unknown conversation"}],
-            ),
-        )
-    if isinstance(exc, BenchmarkError):
-        schema = "/v1/schemas/benchmark-run.json" if isinstance(exc, InvalidPayload) else None
-        return _respond(request, InvalidInput(str(exc), exc.errors[:10], schema))
+    if (known := _known(request, exc)) is not None:
+        return _respond(request, known)
     if isinstance(exc, HTTPException) and exc.status_code < 500:
         error, headers = _from_litestar(exc)
         return _respond(request, error, headers)

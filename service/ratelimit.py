@@ -1,12 +1,13 @@
-"""Per-client rate limits for the anonymous endpoints (``WHICHGPU_RATE_LIMIT``, off by default).
+"""Per-client rate limits for the anonymous endpoints (``WHICHGPU_RATE_LIMIT``, on by default).
 
 Each client address has a token bucket: it holds up to ``per_minute`` requests and refills
 at ``per_minute / 60`` a second, so a client may burst a page's worth of requests and then
 keeps to its rate. A request over it is answered before its body is read, with 429 and
 ``Retry-After`` (problem+json; OpenAI's error shape on its routes). IPv6 clients are counted per /64,
 the block one host usually gets, so rotating addresses inside it gains nothing. The address is the one the
-server reports: behind a reverse proxy, let uvicorn trust it (``FORWARDED_ALLOW_IPS``) so
-``X-Forwarded-For`` names the client, or every client shares the proxy's bucket.
+server reports: behind a reverse proxy, list it in ``WHICHGPU_TRUSTED_PROXIES`` so its
+``X-Forwarded-For`` names the client, or every client shares the proxy's bucket. From anyone
+else the header is ignored: a client cannot name itself someone else.
 
 Exempt: the operations endpoints (``/healthz``, ``/metrics``), Slack's endpoint (signed,
 and every workspace arrives from Slack's few addresses) and agent reports (bearer token).

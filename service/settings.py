@@ -56,13 +56,88 @@ class Settings(EnvSettings):
         "one-shot questions are never stored.",
         non_negative_float,
     )
+    conversations_per_client: int = setting(
+        "WHICHGPU_CONVERSATIONS_PER_CLIENT",
+        200,
+        "Conversations of `/v1/ask` one client address (IPv6: its /64) keeps; starting one more drops "
+        "its oldest.",
+        int,
+    )
+    max_conversations: int = setting(
+        "WHICHGPU_MAX_CONVERSATIONS",
+        50_000,
+        "Conversations kept in all; starting one more drops the oldest (a conversation is a few KB).",
+        int,
+    )
+    agent_runs_per_hour: int = setting(
+        "WHICHGPU_AGENT_RUNS_PER_HOUR",
+        120,
+        "Runs one agent token may report an hour (an agent sends one per GPU per round); more get 429. "
+        "0: no limit.",
+        int,
+    )
+    max_environ_bytes: int = setting(
+        "WHICHGPU_MAX_ENVIRON_BYTES",
+        16_384,
+        "Largest `environ` of a reported run, in bytes of JSON; larger gets 413.",
+        int,
+    )
     rate_limit: float = setting(
         "WHICHGPU_RATE_LIMIT",
-        0.0,
+        600.0,
         "Requests a minute one client address (IPv6: its /64) may make to the anonymous endpoints, "
-        "in bursts of up to as many; more get 429 with Retry-After. `/healthz`, `/metrics`, Slack and "
-        "agent reports are not counted. 0: no limit.",
+        "in bursts of up to as many; more get 429 with Retry-After. The default is ten a second: no "
+        "person reaches it, a script does. `/healthz`, `/metrics`, Slack and agent reports are not "
+        "counted. 0: no limit.",
         non_negative_float,
+    )
+    max_header_bytes: int = setting(
+        "WHICHGPU_MAX_HEADER_BYTES",
+        16_384,
+        "Largest request head (request line and headers) in bytes; more gets 431 and the connection closes.",
+        int,
+    )
+    max_headers: int = setting(
+        "WHICHGPU_MAX_HEADERS", 100, "Most header lines in one request; more gets 431.", int
+    )
+    header_timeout: float = setting(
+        "WHICHGPU_HEADER_TIMEOUT",
+        10.0,
+        "Seconds a connection may take to send a complete request head (from opening, or from its first "
+        "byte after an idle keep-alive); then it is closed.",
+        non_negative_float,
+    )
+    body_timeout: float = setting(
+        "WHICHGPU_BODY_TIMEOUT",
+        30.0,
+        "Seconds a request may take to send its body after its head; then the connection is closed.",
+        non_negative_float,
+    )
+    keep_alive: float = setting(
+        "WHICHGPU_KEEP_ALIVE",
+        5.0,
+        "Seconds an idle keep-alive connection stays open between requests.",
+        non_negative_float,
+    )
+    max_connections: int = setting(
+        "WHICHGPU_MAX_CONNECTIONS",
+        1000,
+        "Most open connections; a new one beyond it gets 503 at once. Kept under the open-file limit "
+        "(raised to its hard limit at start: systemd `LimitNOFILE`).",
+        int,
+    )
+    max_connections_per_client: int = setting(
+        "WHICHGPU_MAX_CONNECTIONS_PER_CLIENT",
+        64,
+        "Most open connections from one client address (IPv6: its /64); a new one beyond it gets 503. "
+        "Proxies in WHICHGPU_TRUSTED_PROXIES are not counted.",
+        int,
+    )
+    trusted_proxies: str = setting(
+        "WHICHGPU_TRUSTED_PROXIES",
+        "",
+        "Comma-separated addresses or networks of reverse proxies whose `X-Forwarded-For` names the client "
+        "(rate limits, quotas); empty: the header is ignored and the peer address counts.",
     )
     admin_token: str | None = setting(
         "WHICHGPU_ADMIN_TOKEN",

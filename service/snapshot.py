@@ -3,14 +3,15 @@
 Building an :class:`~rules.engine.Advisor` costs milliseconds and reads the
 measurements from the database, so it is not done per request. :class:`SnapshotHolder`
 keeps the current :class:`Snapshot` and rebuilds it only when the catalog version
-or the measurements version changes; it looks at most once per ``check_every``
-seconds (one cheap query), and at once after :meth:`SnapshotHolder.invalidate`
-(called on benchmark ingest). Readers never wait for a rebuild in progress: they
-get the previous snapshot until the new one is swapped in.
+or the measurements version changes; it looks once per ``check_every`` seconds
+(one cheap query), and at once after :meth:`SnapshotHolder.invalidate`
+(called on benchmark ingest). The looks and rebuilds run on a refresher thread; readers
+never wait for one: they get the previous snapshot until the new one is swapped in.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from service.lab_prices import lab_quotes, prices_version
 __all__ = ["ANSWER_CACHE_SIZE", "Asked", "Snapshot", "SnapshotHolder", "short_answer"]
 
 ANSWER_CACHE_SIZE = 4096
+log = logging.getLogger("whichgpu.snapshot")
 
 
 def short_answer(answer: Answer) -> Answer:
@@ -107,7 +109,14 @@ class Snapshot:
 
 
 class SnapshotHolder:
-    """The current snapshot for one database; cheap to call on every request."""
+    """The current snapshot for one database; :meth:`get` is a memory read, safe on the event loop.
+
+    After the first build (at start-up) nothing a request calls touches the database: a
+    refresher thread (:meth:`start`) looks at the versions every ``check_every`` seconds, or at
+    once after :meth:`invalidate`, rebuilds off the loop and swaps the new snapshot in. A stalled
+    or unreachable database only delays that swap; answers keep coming from the snapshot in memory,
+    and :meth:`database_ok` turns false once no look has succeeded for ``stale_after`` seconds.
+    """
 
     def __init__(
         self,
@@ -115,57 +124,82 @@ class SnapshotHolder:
         electricity_usd_per_kwh: float = 0.15,
         check_every: float = 1.0,
         catalog_loader: Callable[[], Catalog] = load_catalog,
+        stale_after: float = 3.0,
     ) -> None:
         self.database_url = database_url
         self.electricity = electricity_usd_per_kwh
         self.check_every = check_every
+        self.stale_after = stale_after
         self._load_catalog = catalog_loader
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one look at a time
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         self._snapshot: Snapshot | None = None
-        self._checked = 0.0
-        self._stale = True
+        self._reached_at: float | None = None  # monotonic time of the last look that reached the database
         self.builds = 0
 
     def get(self) -> Snapshot:
-        """The snapshot, rebuilt first if the data changed since the last look."""
-        snapshot = self._snapshot
-        if snapshot is not None and not self._stale and time.monotonic() - self._checked < self.check_every:
-            return snapshot
-        if snapshot is not None and not self._lock.acquire(blocking=False):
-            return snapshot  # another thread is checking; serve what we have
-        if snapshot is None:
-            self._lock.acquire()
-        try:
-            return self._refresh()
-        finally:
-            self._lock.release()
+        """The snapshot in memory; built here only the first time (start-up), never per request."""
+        return self._snapshot or self.refresh()
 
     @property
     def current(self) -> Snapshot | None:
-        """The snapshot in use, without looking for changes (None before the first build)."""
+        """The snapshot in use (None before the first build)."""
         return self._snapshot
 
     def invalidate(self) -> None:
-        """Look at the versions on the next :meth:`get` (e.g. after storing benchmark results)."""
-        self._stale = True
+        """Have the refresher look at the versions now (e.g. after storing benchmark results)."""
+        self._wake.set()
 
-    def _refresh(self) -> Snapshot:
-        self._stale = False
-        catalog = self._load_catalog()
-        with session_scope(self.database_url) as session:
-            version = measurements_version(session)
-            quoted = prices_version(session)  # the deployment's own prices change its catalog
-            expected = f"{catalog.version}+{quoted}" if quoted else catalog.version
-            current = self._snapshot
-            if (
-                current is None
-                or current.catalog_version != expected
-                or current.measurements_version != version
-            ):
-                catalog = catalog.with_quotes(lab_quotes(session, catalog), quoted)
-                rulebook = load_rulebook()
-                advisor = Advisor(catalog, load_measurements(session), self.electricity, rulebook=rulebook)
-                current = self._snapshot = Snapshot(catalog, rulebook, advisor, version)
-                self.builds += 1
-        self._checked = time.monotonic()
-        return current
+    def database_ok(self) -> bool:
+        """Whether a look at the database succeeded within the last ``stale_after`` seconds."""
+        reached = self._reached_at
+        return reached is not None and time.monotonic() - reached <= max(
+            self.stale_after, self.check_every * 2
+        )
+
+    def start(self) -> None:
+        """Start the refresher thread (a daemon: it never keeps the process alive)."""
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="snapshot-refresher", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self.check_every)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                self.refresh()
+            except Exception as exc:  # the database is down or stalled: keep serving what we have
+                log.warning("snapshot refresh failed, answering from the snapshot in memory: %s", exc)
+
+    def refresh(self) -> Snapshot:
+        """Look at the versions now and rebuild when they changed (blocking: call off the event loop)."""
+        with self._lock:
+            catalog = self._load_catalog()
+            with session_scope(self.database_url) as session:
+                version = measurements_version(session)
+                quoted = prices_version(session)  # the deployment's own prices change its catalog
+                expected = f"{catalog.version}+{quoted}" if quoted else catalog.version
+                current = self._snapshot
+                if (
+                    current is None
+                    or current.catalog_version != expected
+                    or current.measurements_version != version
+                ):
+                    catalog = catalog.with_quotes(lab_quotes(session, catalog), quoted)
+                    rulebook = load_rulebook()
+                    measured = load_measurements(session)
+                    advisor = Advisor(catalog, measured, self.electricity, rulebook=rulebook)
+                    current = self._snapshot = Snapshot(catalog, rulebook, advisor, version)
+                    self.builds += 1
+            self._reached_at = time.monotonic()
+            return current

@@ -15,6 +15,8 @@ from service.settings import Settings
 
 @contextmanager
 def app_client(data_dir: Path, raise_server_exceptions: bool = True, **settings: Any) -> Iterator[TestClient]:
+    """``settings`` over the defaults; the rate limit off unless given (tests send thousands of requests)."""
+    settings.setdefault("rate_limit", 0.0)
     app = create_app(Settings(data_dir=data_dir, database_url=f"sqlite:///{data_dir / 'w.db'}", **settings))
     with TestClient(app, raise_server_exceptions=raise_server_exceptions) as client:
         yield client

@@ -304,7 +304,7 @@ class PowerAndSlots(Parameters, frozen=True):
 
 
 class SpecDimensions(Parameters, frozen=True):
-    measured_band: tuple[float, float]  # lowest and highest believable share of the datasheet figure
+    measured_bands: Mapping[str, tuple[float, float]]  # benchmark kind -> believable shares of the datasheet
     measured_band_note: str
     clock_skew_minutes: int
 

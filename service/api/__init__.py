@@ -6,7 +6,9 @@ A handler names what it needs as a parameter and Litestar provides it (:meth:`Ap
   looked up once per request, rebuilt when the data change);
 - ``holder``: the :class:`~service.snapshot.SnapshotHolder` itself, for a handler that must not wait for a
   rebuild (health) or that changes the data (a benchmark report);
-- ``settings``, ``metrics``, ``conversations`` (the conversation writer), ``charts`` (the chart cache);
+- ``settings``, ``metrics``, ``conversations`` (the conversation writer), ``charts`` (the chart cache),
+  ``storage`` (whether writes still fit, for health), ``summaries`` (per-GPU benchmark aggregates, computed
+  once per measurements version);
 - ``db_session``: a SQLModel session in one transaction, committed when the handler returns, rolled back
   when it raises.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -25,11 +27,13 @@ from anyio import CapacityLimiter, to_thread
 from litestar.di import Provide
 from sqlmodel import Session
 
+from service.benchmarks import GpuSummaries
 from service.conversations import ConversationWriter
 from service.db import make_engine
 from service.metrics import ApiMetrics
 from service.settings import Settings
 from service.snapshot import SnapshotHolder
+from service.storage import StorageWatch
 
 if TYPE_CHECKING:
     from service.charts import ChartCache  # matplotlib: loaded by the app's web routes, not by every import
@@ -52,6 +56,8 @@ class ApiState:
     metrics: ApiMetrics
     conversations: ConversationWriter
     charts: ChartCache
+    storage: StorageWatch
+    summaries: GpuSummaries = field(default_factory=GpuSummaries)
 
     def dependencies(self) -> dict[str, Provide]:
         """What handlers may ask for by parameter name (see the module's docstring)."""
@@ -66,6 +72,8 @@ class ApiState:
                     ("metrics", self.metrics),
                     ("conversations", self.conversations),
                     ("charts", self.charts),
+                    ("storage", self.storage),
+                    ("summaries", self.summaries),
                 )
             },
         }

@@ -2,15 +2,15 @@
 
 A one-shot question (no ``conversation_id``, no ``start_conversation``) is answered
 and nothing is stored; a conversation's turns are kept until they expire
-(``WHICHGPU_CONVERSATION_DAYS``).
+(``WHICHGPU_CONVERSATION_DAYS``), as many per client as ``WHICHGPU_CONVERSATIONS_PER_CLIENT``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from anyio import to_thread
-from litestar import Controller, post
+from litestar import Controller, Request, post
 from litestar.di import NamedDependency
 
 from rules.contract.answer import Reply
@@ -21,6 +21,7 @@ from service.api.inputs import checked_body
 from service.contract import Encoded
 from service.conversations import ConversationWriter, load_question
 from service.metrics import ApiMetrics
+from service.ratelimit import client_key
 from service.settings import Settings
 from service.snapshot import Snapshot
 
@@ -48,6 +49,7 @@ class AskController(Controller):
         settings: NamedDependency[Settings],
         metrics: NamedDependency[ApiMetrics],
         conversations: NamedDependency[ConversationWriter],
+        request: Request[Any, Any, Any],
     ) -> Encoded[Reply]:
         """Answers 'nlp $800'; with `start_conversation` and then `conversation_id`, 'what about 2 of them?'
         refines the last question. Text it cannot use gets a clarifying reply (200, intent 'clarify')."""
@@ -60,7 +62,8 @@ class AskController(Controller):
         reply = await off_loop(len(text), snapshot.asked, text, previous, today(), data.detail)
         if conversation_id or data.start_conversation:
             turn = {"text": text, "intent": reply.intent}
-            conversation_id = await conversations.save(conversation_id, reply.question, turn)
+            client = client_key(request.client.host if request.client else None)
+            conversation_id = await conversations.save(conversation_id, reply.question, turn, client)
         if reply.workload is not None:
             metrics.recommendations.labels(reply.workload, "ask").inc()
         return Encoded(reply.json_with(conversation_id))

@@ -10,6 +10,7 @@ stored once: 201 the first time, 200 ``already stored`` for a re-send of the sam
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Annotated, Any
 
@@ -20,18 +21,20 @@ from litestar.openapi import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter, RawBody
 from sqlmodel import Session
 
-from service.agents import authenticate, bind_host, is_admin
+from service.agents import authenticate, bind_host, is_admin, runs_in_last_hour
 from service.api.docs import judged_by, problems
 from service.api.inputs import parse_json
 from service.api.query import known_parameters_only
-from service.benchmarks import CREATED, gpu_summary, ingest, public_view, query
+from service.benchmarks import CREATED, GpuSummaries, ingest, public_view, query
 from service.contract.benchmarks import BenchmarkReceipt, RunListing
-from service.problems import InvalidInput, Unauthorized
+from service.models import AgentToken
+from service.problems import InvalidInput, PayloadTooLarge, QuotaExceeded, Unauthorized
 from service.settings import Settings
 from service.snapshot import SnapshotHolder
 
 __all__ = ["BenchmarkController"]
 
+log = logging.getLogger("whichgpu.api")
 MAX_LIMIT = 200
 MAX_OFFSET = 2**31 - 1  # inside every database's integer range
 STORED_BEFORE = ResponseSpec(
@@ -42,10 +45,10 @@ STORED_BEFORE = ResponseSpec(
 
 
 def _checks(rulebook: Any) -> dict[str, Any]:
-    """The plausibility band and clock skew of rule spec-dimensions, as ingest takes them."""
-    low, high = rulebook.param("spec-dimensions", "measured_band")
+    """The plausibility bands and clock skew of rule spec-dimensions, as ingest takes them."""
+    bands = rulebook.param("spec-dimensions", "measured_bands")
     return {
-        "band": (float(low), float(high)),
+        "bands": {kind: (float(low), float(high)) for kind, (low, high) in bands.items()},
         "skew": timedelta(minutes=rulebook.param("spec-dimensions", "clock_skew_minutes")),
     }
 
@@ -63,6 +66,37 @@ def _since(raw: str) -> datetime:
         ) from None
 
 
+def _within_quota(session: Session, agent: AgentToken, document: Any, settings: Settings) -> None:
+    """An agent token's quotas: runs an hour (429, Retry-After) and the size of a run's environ (413)."""
+    environ = document.get("environ") if isinstance(document, dict) else None
+    size = len(msgspec.json.encode(environ)) if environ is not None else 0
+    if size > settings.max_environ_bytes:
+        raise PayloadTooLarge(
+            f"the run's environ is {size} bytes of JSON; at most {settings.max_environ_bytes} are stored",
+            [{"field": "environ", "message": f"larger than {settings.max_environ_bytes} bytes"}],
+        )
+    limit = settings.agent_runs_per_hour
+    if limit > 0 and runs_in_last_hour(session, agent) >= limit:
+        error = QuotaExceeded(
+            f"agent {agent.name!r} reported {settings.agent_runs_per_hour} runs in the last hour, its quota; "
+            "retry later",
+            [{"field": "authorization", "message": f"{settings.agent_runs_per_hour} runs an hour per agent"}],
+        )
+        error.headers = {"Retry-After": "300"}
+        raise error
+
+
+def _swap_in(holder: SnapshotHolder) -> None:
+    """Rebuild the snapshot on this worker thread before the agent is answered, so its figures are in the
+    advice when it reads again; other requests keep the old snapshot meanwhile. The run is stored already:
+    a failed rebuild is left to the refresher."""
+    try:
+        holder.refresh()
+    except Exception as exc:
+        log.warning("snapshot rebuild after a report failed; the refresher will retry: %s", exc)
+        holder.invalidate()
+
+
 class BenchmarkController(Controller):
     path = "/v1/benchmarks"
     tags = ("benchmarks",)
@@ -74,7 +108,7 @@ class BenchmarkController(Controller):
         sync_to_thread=True,
         status_code=201,
         operation_class=judged_by("benchmark-run"),
-        responses={**problems(400, 401, 413, 415, 422), 200: STORED_BEFORE},
+        responses={**problems(400, 401, 413, 415, 422, 429, 507), 200: STORED_BEFORE},
     )
     def report(
         self,
@@ -95,7 +129,8 @@ class BenchmarkController(Controller):
                 "from `whichgpu agents add NAME` (unknown or revoked tokens are refused)"
             )
             raise Unauthorized(detail, [{"field": "authorization", "message": detail}])
-        snapshot = holder.current or holder.get()  # no snapshot rebuild per report
+        _within_quota(db_session, agent, document, settings)
+        snapshot = holder.get()  # the snapshot in memory: a report never waits for a rebuild
         host = document.get("host") if isinstance(document, dict) else None
         if isinstance(host, str) and (refused := bind_host(db_session, agent, host)) is not None:
             raise InvalidInput(refused, [{"field": "host", "message": refused}])
@@ -104,7 +139,7 @@ class BenchmarkController(Controller):
         )
         db_session.commit()  # stored before the snapshot looks for new measurements
         if status == CREATED:
-            holder.invalidate()
+            _swap_in(holder)
             return Response(
                 BenchmarkReceipt(run_id, "created"),
                 status_code=201,
@@ -125,6 +160,7 @@ class BenchmarkController(Controller):
         *,
         settings: NamedDependency[Settings],
         db_session: NamedDependency[Session],
+        summaries: NamedDependency[GpuSummaries],
         authorization: Annotated[
             str | None, HeaderParameter(name="authorization", include_in_schema=False)
         ] = None,
@@ -169,7 +205,7 @@ class BenchmarkController(Controller):
             offset=offset,
             run_id=run_id or None,
         )
-        listing["gpus"] = gpu_summary(db_session)
+        listing["gpus"] = summaries.get(db_session)
         shown = listing if admin else public_view(listing)
         return msgspec.convert({**shown, "view": "admin" if admin else "public"}, RunListing)
 

@@ -97,6 +97,8 @@ ERROR_TEXT = {
     413: "Body too large",
     415: "Not application/json",
     422: "Input breaks the schema or the question's checks",
+    429: "A quota is used up (Retry-After says when to retry)",
+    507: "The server's storage is full: nothing was stored",
 }
 
 

@@ -27,7 +27,16 @@ from rules.knowledge import datafile
 from service import contract
 from service.problems import InvalidInput, MalformedBody, PayloadTooLarge, UnsupportedMediaType
 
-__all__ = ["check", "checked_body", "parse_json", "schema", "schema_errors", "schema_names", "validator"]
+__all__ = [
+    "check",
+    "checked_body",
+    "not_utf8",
+    "parse_json",
+    "schema",
+    "schema_errors",
+    "schema_names",
+    "validator",
+]
 
 
 @lru_cache(maxsize=1)
@@ -113,12 +122,25 @@ def _envelope(content_type: str | None, raw: bytes, max_bytes: int) -> None:
         )
 
 
+def not_utf8(exc: UnicodeError) -> MalformedBody:
+    """A body whose bytes are not UTF-8 (JSON's encoding): 400 naming the body and the first bad byte."""
+    where = ""
+    if isinstance(exc, UnicodeDecodeError):
+        where = f": byte 0x{exc.object[exc.start]:02x} at position {exc.start}"
+    return MalformedBody(
+        f"the body is not valid UTF-8{where}; send JSON encoded as UTF-8",
+        [{"field": "body", "message": "not valid UTF-8"}],
+    )
+
+
 def parse_json(content_type: str | None, raw: bytes, max_bytes: int) -> Any:
     """A JSON body parsed strictly (no NaN or Infinity), after its content type and size are checked."""
     _envelope(content_type, raw, max_bytes)
     try:
         return json.loads(raw, parse_constant=_not_json)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except UnicodeError as exc:
+        raise not_utf8(exc) from None
+    except ValueError as exc:
         raise MalformedBody(
             f"the body is not valid JSON: {exc}", [{"field": "body", "message": "not valid JSON"}]
         ) from None
@@ -151,6 +173,8 @@ def checked_body(
                 return
             except msgspec.MsgspecError as exc:
                 refused = exc
+            except UnicodeError as exc:  # msgspec checks UTF-8 inside strings and says so with this
+                raise not_utf8(exc) from None
         check(schema_name, parse_json(content_type, raw, max_bytes))
         if refused is not None:  # a value JSON Schema cannot tell apart, e.g. 2.0 where a whole number is due
             raise invalid(schema_name, [_type_error(refused)])

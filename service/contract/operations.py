@@ -10,10 +10,12 @@ __all__ = ["Health", "SchemaLink", "SchemaList"]
 
 
 class Health(msgspec.Struct, frozen=True):
-    """GET /healthz: `ok` while the database answers (503 `degraded` when not), and the data versions."""
+    """GET /healthz: `ok` while the database answers and storage can be written (503 `degraded` when not),
+    and the data versions."""
 
     status: Literal["ok", "degraded"]
     database: Literal["ok", "unreachable"]
+    storage: Literal["ok", "full"]
     catalog_version: str
     measurements_version: str
 

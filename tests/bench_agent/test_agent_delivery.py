@@ -205,4 +205,18 @@ def test_status_never_crashes_on_a_poisoned_spool(spool: Spool) -> None:
     spool.rejected_dir.mkdir(parents=True, exist_ok=True)
     (spool.rejected_dir / "x.reason.json").write_text("[]", encoding="utf-8")
     sized = spool.size()
-    assert sized["pending"] == 0 and sized["rejected"] >= 7
+    assert sized["pending"] == 0 and sized["unusable"] + sized["rejected"] >= 7
+
+
+def test_status_reads_the_spool_without_moving_a_file(spool: Spool) -> None:
+    """`bench-agent status` once set undeliverable files aside while reporting: a look must not change
+    what the daemon finds."""
+    spool.put({"run_id": "good", "results": []})
+    broken = spool.root / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    before = sorted(p.relative_to(spool.root) for p in spool.root.rglob("*"))
+    size = spool.size()
+    assert size["pending"] == 1 and size["unusable"] == 1 and size["rejected"] == 0
+    assert sorted(p.relative_to(spool.root) for p in spool.root.rglob("*")) == before
+    assert [e.run_id for e in spool.pending()] == ["good"]
+    assert not broken.exists(), "the daemon still sets it aside"

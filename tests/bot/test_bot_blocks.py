@@ -253,3 +253,17 @@ def test_short_by_default_and_why_gives_every_finding_within_slacks_limits(repli
     for blocks in (short, full):
         assert len(blocks) <= MAX_BLOCKS
         assert all(len(b["text"]["text"]) <= SECTION_LIMIT for b in of_type(blocks, "section"))
+
+
+def test_thread_memory_keeps_a_threads_first_and_newest_questions():
+    """A thread's memory grew with every follow-up; it keeps its first question and the newest ones."""
+    from bot.app import THREAD_QUESTIONS, ThreadMemory
+
+    memory = ThreadMemory(size=2)
+    conversation = Conversation(None, ("nlp $800",))
+    for i in range(500):
+        conversation = conversation.then(f"cheaper {i}?", None)
+        memory.put("C1", "t1", conversation)
+        conversation = memory.get("C1", "t1")
+    assert len(conversation.questions) == THREAD_QUESTIONS
+    assert conversation.questions[0] == "nlp $800" and conversation.questions[-1] == "cheaper 499?"

@@ -9,12 +9,14 @@ Neither writes a conversation row.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlencode
 
 import httpx
 import pytest
@@ -198,3 +200,41 @@ def test_slack_api_out_of_reach_gets_a_reason_not_a_500(tmp_path, caplog):
     assert mention.status_code == 503
     assert [r for r in caplog.records if "unreachable" in r.getMessage() and r.levelno == logging.WARNING]
     assert not [r for r in caplog.records if r.exc_info], "a network failure is a warning line, no traceback"
+
+
+def test_a_request_answered_by_one_replica_is_a_replay_to_another(tmp_path: Path, fake_slack: FakeSlack):
+    """The replay cache was per process: a signed request replayed to a second replica was answered again."""
+    bot = BotSettings(api_url=NOWHERE, slack_bot_token="xoxb-replicas", slack_signing_secret=SECRET,
+                      slack_api_url=fake_slack.api_url, public_url=None)
+    settings = Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'shared.db'}", bot=bot)
+    with ServerThread(create_app(settings)) as first, ServerThread(create_app(settings)) as second:
+        body = command_body("nlp $800", fake_slack.response_url("once"))
+        headers = signed(SECRET, body, FORM)
+        with httpx.Client(timeout=30) as client:
+            answered = client.post(f"{first.url}/slack/events", content=body.encode(), headers=headers)
+            assert answered.status_code == 200
+            again = client.post(f"{second.url}/slack/events", content=body.encode(), headers=headers)
+        assert again.status_code == 401 and "replay" in again.text
+        assert len(fake_slack.wait_for("response_url")) == 1
+
+
+@pytest.mark.parametrize(
+    "actions", [[], None, "x", [{"type": "button"}], [{"action_id": "a", "value": "v" * 2001}]]
+)
+def test_interactions_slack_never_sends_are_400_before_any_work(service, fake_slack, actions):
+    """A signed interaction with "actions": [] gave a 500."""
+    body = action_body(ACTION_MORE_GPUS, "{}", fake_slack.response_url("bad"))
+    payload = json.loads(parse_qs(body)["payload"][0])
+    payload["actions"] = actions
+    response = post(service, urlencode({"payload": json.dumps(payload)}))
+    assert response.status_code == 400, response.text
+
+
+def test_a_forged_button_with_many_questions_is_refused_without_answering_them(service, fake_slack):
+    """A button carrying thousands of questions blocked the event loop for 1.8 s answering them one by one."""
+    value = json.dumps({"c": None, "q": [f"nlp ${800 + i}" for i in range(7)]})
+    started = time.monotonic()
+    forged = action_body(ACTION_MORE_GPUS, value, fake_slack.response_url("forged"))
+    assert post(service, forged).status_code == 200
+    [note] = fake_slack.wait_for("response_url")
+    assert "older whichgpu" in note.data["text"] and time.monotonic() - started < 5

@@ -166,3 +166,39 @@ def test_any_path(client, path, method):
         method, "/v1/" + path, content=json.dumps({}), headers={"content-type": "application/json"}
     )
     judged(response, "/v1/" + path)
+
+
+JSON_POSTS = {
+    "/v1/recommendations": "model",
+    "/v1/ask": "text",
+    "/v1/chat/completions": "model",
+    "/v1/benchmarks": "host",
+}
+
+
+@FUZZ
+@given(path=st.sampled_from(sorted(JSON_POSTS)), raw=st.binary(min_size=1, max_size=40))
+def test_any_bytes_inside_a_json_string(client, path, raw):
+    """Bytes that may not be UTF-8, inside an otherwise valid body: never a 500; when they are not
+    UTF-8 the refusal is a 400 that names the body."""
+    body = b'{"' + JSON_POSTS[path].encode() + b'":"nlp ' + raw.replace(b'"', b"").replace(b"\\", b"") + b'"}'
+    response = client.post(path, content=body, headers={"content-type": "application/json"})
+    judged(response, path)
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        assert response.status_code == 400, response.text
+        assert response.json()["errors"][0] == {"field": "body", "message": "not valid UTF-8"}
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/recommendations", b'{"model":"llama \xff 7b"}'),
+        ("/v1/ask", b'{"text":"nlp \xff\xfe $800"}'),
+    ],
+)
+def test_invalid_utf8_is_a_400_naming_the_body(client, path, body):
+    response = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert "not valid UTF-8: byte 0xff" in response.json()["detail"]

@@ -649,3 +649,18 @@ def test_http_measured_figures_reach_the_advice(settings, client, token: str) ->
         "decode_gb_s": None,
         "training": [],
     }
+
+
+def test_the_per_gpu_aggregates_are_computed_once_per_measurements_version(tmp_path) -> None:
+    """GET /v1/benchmarks recomputed every median per request."""
+    from tests.app_client import app_client
+
+    with app_client(tmp_path) as client:
+        summaries = client.app.state["api"].summaries
+        for _ in range(5):
+            assert client.get("/v1/benchmarks").status_code == 200
+        assert summaries.computed == 1
+        state = client.app.state["api"]
+        store(state.database_url, state.holder.get().catalog, run_payload(host="lab"))
+        gpus = client.get("/v1/benchmarks").json()["gpus"]
+        assert summaries.computed == 2 and [g["gpu"] for g in gpus] == ["rtx-3090"]

@@ -117,3 +117,32 @@ def test_one_shot_questions_store_nothing(tmp_path) -> None:
         follow = client.post("/v1/ask", json={"text": "cheaper?", "conversation_id": started}).json()
         assert follow["conversation_id"] == started and follow["query"]["budget"] == 560
         assert [r.id for r in _rows(f"sqlite:///{tmp_path / 'w.db'}")] == [started]
+
+
+def test_one_client_keeps_at_most_its_quota_and_the_table_its_total(database_url: str) -> None:
+    """Four anonymous clients once stored about 22 MB of conversations a minute, kept 30 days: a client now
+    turns over only its own oldest, and the table keeps at most its total, the oldest dropped first."""
+    from service.conversations import Quota
+
+    migrate(database_url)
+    writer = ConversationWriter(database_url, quota=Quota(per_client=5, total=12))
+
+    async def start(client: str, n: int) -> list[str]:
+        return [await writer.save(None, None, {"text": f"nlp ${800 + i}"}, client) for i in range(n)]
+
+    try:
+        quiet = asyncio.run(start("198.51.100.7", 3))
+        flood = asyncio.run(start("203.0.113.9", 40))
+        with session_scope(database_url) as session:
+            kept = {c.id: c.client for c in session.exec(select(Conversation))}
+        assert set(quiet) <= set(kept), "another client's flood never drops a quiet client's conversations"
+        assert [k for k, c in kept.items() if c == "203.0.113.9"] and set(flood[-5:]) <= set(kept)
+        assert sum(c == "203.0.113.9" for c in kept.values()) == 5
+        more = [asyncio.run(start(f"192.0.2.{i}", 2)) for i in range(5)]
+        with session_scope(database_url) as session:
+            kept_ids = {c.id for c in session.exec(select(Conversation))}
+        assert len(kept_ids) == 12 and set(more[-1]) <= kept_ids and not set(quiet) & kept_ids, (
+            "over the total the oldest go first"
+        )
+    finally:
+        writer.close()

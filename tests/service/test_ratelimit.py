@@ -1,4 +1,5 @@
-"""Per-client rate limits: token buckets per address, 429 problem+json with Retry-After, off by default."""
+"""Per-client rate limits: token buckets per address, 429 problem+json with Retry-After, on by default at a
+level no person reaches."""
 
 from __future__ import annotations
 
@@ -80,9 +81,19 @@ def test_over_the_limit_is_429_with_retry_after_and_health_is_never_counted(tmp_
         assert 'status="429"' in client.get("/metrics").text  # refusals are counted like any answer
 
 
-def test_no_limit_by_default(tmp_path):
-    with app_client(tmp_path) as client:
+def test_on_by_default_where_no_person_reaches_it(tmp_path):
+    """The limit was off by default; now a person's burst passes and a script's flood gets 429."""
+    from litestar.testing import TestClient
+
+    from service.app import create_app
+    from service.settings import Settings
+
+    settings = Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'w.db'}")
+    assert settings.rate_limit > 0
+    with TestClient(create_app(settings)) as client:
         assert {client.get("/v1/models").status_code for _ in range(200)} == {200}
+        flood = [client.get("/v1/models").status_code for _ in range(int(settings.rate_limit))]
+        assert 429 in flood
 
 
 def test_the_document_gives_429_and_retry_after_exactly_where_the_limit_counts(tmp_path):
@@ -94,12 +105,14 @@ def test_the_document_gives_429_and_retry_after_exactly_where_the_limit_counts(t
         for path, item in document["paths"].items()
         for method, operation in item.items()
     ]
-    limited = [(method, path, op) for method, path, op in operations if "429" in op["responses"]]
+    quota = ("post", "/v1/benchmarks")  # an agent's 429 is its runs-an-hour quota, not the rate limit
+    limited = [(m, p, op) for m, p, op in operations if "429" in op["responses"] and (m, p) != quota]
     assert {(m, p) for m, p, _ in operations} - {(m, p) for m, p, _ in limited} == {
         ("get", "/healthz"),
         ("get", "/metrics"),
-        ("post", "/v1/benchmarks"),
+        quota,
     }
+    assert "quota" in document["paths"]["/v1/benchmarks"]["post"]["responses"]["429"]["description"]
     with app_client(tmp_path / "limited", rate_limit=1) as client:
         client.get("/v1/models")  # the one request a minute
         for method, path, operation in limited:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 from service.db import migrate, session_scope
@@ -34,21 +35,51 @@ def test_snapshot_is_reused_until_measurements_change(sqlite_url):
     first = holder.get()
     assert holder.get() is first and holder.builds == 1
     _store_result(sqlite_url, "run-1")
-    assert holder.get() is first  # not looked at yet: at most once per check_every
-    holder.invalidate()
-    second = holder.get()
-    assert second is not first and holder.builds == 2
+    assert holder.get() is first  # a request never looks at the database
+    second = holder.refresh()
+    assert second is not first and holder.get() is second and holder.builds == 2
     assert second.measurements_version != first.measurements_version
-    holder.invalidate()
-    assert holder.get() is second and holder.builds == 2  # looked, nothing changed
+    assert holder.refresh() is second and holder.builds == 2  # looked, nothing changed
 
 
-def test_snapshot_checks_again_after_the_interval(sqlite_url):
+def _until(condition, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_refresher_thread_swaps_in_the_new_snapshot(sqlite_url):
+    """The refresher looks off the caller's thread: after invalidate the new snapshot arrives
+    without any reader calling into the database."""
     migrate(sqlite_url)
-    holder = SnapshotHolder(sqlite_url, check_every=0.0)
+    holder = SnapshotHolder(sqlite_url, check_every=3600)
     first = holder.get()
-    _store_result(sqlite_url, "run-2")
-    assert holder.get() is not first
+    holder.start()
+    try:
+        _store_result(sqlite_url, "run-2")
+        assert holder.get() is first
+        holder.invalidate()
+        assert _until(lambda: holder.get() is not first)
+        assert holder.database_ok()
+    finally:
+        holder.stop()
+
+
+def test_unreachable_database_keeps_the_snapshot_and_says_so(sqlite_url, tmp_path):
+    """A database that cannot be read leaves the snapshot in memory in use, and health turns degraded."""
+    migrate(sqlite_url)
+    holder = SnapshotHolder(sqlite_url, check_every=0.05, stale_after=0.2)
+    first = holder.get()
+    holder.database_url = f"sqlite:///{tmp_path}/empty.db"  # no tables: every look fails
+    holder.start()
+    try:
+        assert _until(lambda: not holder.database_ok())
+        assert holder.get() is first
+    finally:
+        holder.stop()
 
 
 def test_memoised_reply_is_the_encoded_answer_not_its_object_graph(sqlite_url):

@@ -13,7 +13,15 @@ from sqlmodel import select
 from service.db import alembic_config, make_engine, migrate, session_scope
 from service.models import AgentToken, BenchmarkResult, BenchmarkRun, Conversation
 
-TABLES = {"benchmark_run", "benchmark_result", "agent_token", "conversation", "lab_price", "alembic_version"}
+TABLES = {
+    "benchmark_run",
+    "benchmark_result",
+    "agent_token",
+    "conversation",
+    "lab_price",
+    "slack_request",
+    "alembic_version",
+}
 # dropped by 0003: nothing read them
 CATALOG_COPY = {
     "catalog_gpu",

@@ -41,7 +41,8 @@ def test_a_typed_parameter_is_the_number_the_data_writes(rulebook: Rulebook) -> 
     assert rulebook.rule_16_bit_memory.effective_memory_factor == rulebook.param(
         "16-bit-memory", "effective_memory_factor"
     )
-    assert rulebook.spec_dimensions.measured_band == (0.2, 1.1)
+    assert rulebook.spec_dimensions.measured_bands["matmul"] == (0.2, 1.1)
+    assert set(rulebook.spec_dimensions.measured_bands) == {"matmul", "triad", "copy", "llm_decode"}
     assert rulebook.persona_already_own.seed_date == dt.date(2019, 4, 3)
     assert all(isinstance(floor.from_, dt.date) for floor in rulebook.memory_floor.floors)
 
