@@ -11,6 +11,7 @@ The only thing remembered between questions is the market of each date asked abo
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -94,7 +95,7 @@ class Advisor:
         return self._with_adapters(question, intent, today, answer)
 
     def _answer(self, question: Question, intent: str, as_of: date) -> Answer:
-        stages = self._configured(settled(question, self.rulebook), as_of)
+        stages = self._configured(settled(self._placed(question), self.rulebook), as_of)
         question, market, sizing = stages.question, stages.market, stages.sizing
         pricing = market.pricing(question.currency, question.used_ok)
         rentable = frozenset(name for name in question.compare if tpu_named(self.catalog, name) is not None)
@@ -176,6 +177,15 @@ class Advisor:
             electricity_usd_per_kwh=self.electricity,
             tpu_suits=question.workload in self.rulebook.tpu_fit.good_for,
         )
+
+    def _placed(self, question: Question) -> Question:
+        """Cards named that only a server takes ("rent or buy an h100") place the question in a server."""
+        if question.setting is not None or not question.compare:
+            return question
+        cards = [self.catalog.find(name) for name in question.compare]
+        if all(gpu is not None and gpu.server_only for gpu in cards):
+            return dataclasses.replace(question, setting="server")
+        return question
 
     def _configured(self, question: Question, as_of: date) -> _Stages:
         """The stages up to the configurations: who asks, the job, the market, the rules' terms, what holds the job."""

@@ -443,7 +443,7 @@ def asked_first(
     configuration answered first, as many of it as hold the job, when it can be placed and fits the budget; the
     engine's own choice follows as the runner-up."""
     ids = {e.gpu for e in named if e.gpu and e.owned is not True}
-    if intent not in ("recommend", "fit") or not ids or choice.top is None or choice.top.gpu.id in ids:
+    if intent not in ("recommend", "fit", "rent-or-buy") or not ids or choice.top is None or choice.top.gpu.id in ids:
         return choice
     theirs = Objective(
         objective.budget_usd, None, objective.threshold, True, objective.pricing, language=objective.language

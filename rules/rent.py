@@ -85,9 +85,9 @@ class Renting:
                     self.rulebook,
                     pricing,
                     chosen.offer,
-                    chosen.per_unit_usd * question.gpus,
+                    chosen.per_unit_usd * top.count,  # as many rented as are bought
                     top.gpu,
-                    question.gpus,
+                    top.count,
                     top.total_usd,
                     hours,
                     self.electricity,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
 from rules.headline import figure
 from rules.knowledge.messages import say, term
+from rules.money import dated_words
 from rules.render.figures import price_text
 from rules.render.job import job_lines
 from rules.render.runs_on import runs_on_lines
@@ -115,9 +116,20 @@ def _pick_line(rank: str, pick: Pick, reference: str, lang: str | None) -> str:
         gb=f"{pick.memory_gb:g}",
         each=say("headline.each", lang) if pick.count > 1 else "",
         label=(say("short.used", lang) if pick.condition == "used" else "") + label,
-        price=price_text(pick.total_price, lang),
+        price=_price(pick, lang),
         figure=figure(pick, reference, lang),
     )
+
+
+def _price(pick: Pick, lang: str | None) -> str:
+    """The pick's price; one that is not a fresh shop price says what it is and how old (an aged launch
+    price, the lab's own quote, an estimate): the short answer never shows it as today's."""
+    text = price_text(pick.total_price, lang)
+    unit = pick.unit_price
+    if unit.seen and (unit.age_months is not None or unit.estimate or unit.kind == "quote"):
+        kind, seen = dated_words(unit, lang)
+        text += f" ({kind}, {seen})"
+    return text
 
 
 def _rent_line(rent: RentVsBuy, lang: str | None) -> str:
