@@ -13,9 +13,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules.contract.answer import Answer, JobCost, JobOption, Money, NamedCard, Pick, RunsOn
-from rules.knowledge.messages import DEFAULT_LANGUAGE, say
+from rules.knowledge.messages import DEFAULT_LANGUAGE, grouped, say
+from rules.money import dated_words
 
-__all__ = ["DAYS_FROM_HOURS", "TUNING_NAMES", "count_word", "figure", "headline", "job_time", "said_once"]
+__all__ = [
+    "DAYS_FROM_HOURS",
+    "TUNING_NAMES",
+    "count_word",
+    "figure",
+    "headline",
+    "job_time",
+    "price_said",
+    "said_once",
+]
 
 DAYS_FROM_HOURS = 72  # a run longer than three days reads better in days
 TUNING_NAMES = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
@@ -162,7 +172,7 @@ def _buy(answer: Answer, reference: str, lang: str | None, top: Pick | None = No
     else:
         what = say("headline.used" if used else "headline.new", lang, name=top.name)
     price = (
-        top.total_price.text if top.count == 1 else say("headline.in_all", lang, price=top.total_price.text)
+        price_said(top, lang) if top.count == 1 else say("headline.in_all", lang, price=price_said(top, lang))
     )
     line = say(
         "headline.buy",
@@ -174,6 +184,17 @@ def _buy(answer: Answer, reference: str, lang: str | None, top: Pick | None = No
         figure=figure(top, reference, lang),
     )
     return line + _owned(answer, top, lang)
+
+
+def price_said(pick: Pick, lang: str | None) -> str:
+    """The pick's price; one that is not a fresh shop price says what it is and how old (an aged launch
+    price, the lab's own quote, an estimate), so no answer shows it as today's."""
+    text = grouped(pick.total_price.text, lang)
+    unit = pick.unit_price
+    if unit.seen and (unit.age_months is not None or unit.estimate or unit.kind == "quote"):
+        kind, seen = dated_words(unit, lang)
+        text += f" ({kind}, {seen})"
+    return text
 
 
 def _owned(answer: Answer, top: Pick, lang: str | None) -> str:

@@ -635,7 +635,7 @@ def _add_chart(sub: Any) -> None:
 def _add_slack_test(sub: Any) -> None:
     slack_test = sub.add_parser(
         "slack-test",
-        help="try the Slack bot without a workspace: whichgpu slack-test 'nlp $800'",
+        help="try the bot offline: whichgpu slack-test 'nlp $800'",
         description="Send a signed /whichgpu command to a running server, as Slack would, and print the "
         "blocks it answers. The server needs SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET and "
         "WHICHGPU_SLACK_API_URL=http://127.0.0.1:PORT/api/ (PORT: --slack-port); see docs/slack.md.",
@@ -674,7 +674,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask = sub.add_parser(
         "ask",
-        help="ask a question, e.g. whichgpu ask 'nlp $800' (single quotes keep the $ from the shell)",
+        help="ask a question: whichgpu ask 'nlp $800' (in single quotes)",
         description=f"Answer a question in plain words. Exits {EXIT_NOT_UNDERSTOOD} when the question was "
         f"not understood (the reply says what is missing), {EXIT_BAD_INPUT} on an invalid value.",
     )

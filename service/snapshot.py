@@ -152,6 +152,16 @@ class SnapshotHolder:
         """Have the refresher look at the versions now (e.g. after storing benchmark results)."""
         self._wake.set()
 
+    def rebuild_now(self) -> None:
+        """Rebuild on the calling worker thread (after a write whose writer reads again at once: an agent's
+        run, an admin's price); other requests keep the old snapshot meanwhile. The write is stored
+        already: a failed rebuild is left to the refresher."""
+        try:
+            self.refresh()
+        except Exception as exc:
+            log.warning("snapshot rebuild after a write failed; the refresher will retry: %s", exc)
+            self.invalidate()
+
     def database_ok(self) -> bool:
         """Whether a look at the database succeeded within the last ``stale_after`` seconds."""
         reached = self._reached_at

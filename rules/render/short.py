@@ -9,10 +9,8 @@ renting for big runs, loss scaling, power supplies) stay in the full answer.
 from __future__ import annotations
 
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
-from rules.headline import figure
+from rules.headline import figure, price_said
 from rules.knowledge.messages import say, term
-from rules.money import dated_words
-from rules.render.figures import price_text
 from rules.render.job import job_lines
 from rules.render.runs_on import runs_on_lines
 
@@ -60,7 +58,7 @@ def short_markdown(answer: Answer) -> str:
             lang,
             label=term("label", label, lang),
             name=_name(p),
-            price=price_text(p.total_price, lang),
+            price=price_said(p, lang),
             figure=figure(p, reference, lang),
         )
         for label, p in answer.alternatives.items()
@@ -116,20 +114,9 @@ def _pick_line(rank: str, pick: Pick, reference: str, lang: str | None) -> str:
         gb=f"{pick.memory_gb:g}",
         each=say("headline.each", lang) if pick.count > 1 else "",
         label=(say("short.used", lang) if pick.condition == "used" else "") + label,
-        price=_price(pick, lang),
+        price=price_said(pick, lang),
         figure=figure(pick, reference, lang),
     )
-
-
-def _price(pick: Pick, lang: str | None) -> str:
-    """The pick's price; one that is not a fresh shop price says what it is and how old (an aged launch
-    price, the lab's own quote, an estimate): the short answer never shows it as today's."""
-    text = price_text(pick.total_price, lang)
-    unit = pick.unit_price
-    if unit.seen and (unit.age_months is not None or unit.estimate or unit.kind == "quote"):
-        kind, seen = dated_words(unit, lang)
-        text += f" ({kind}, {seen})"
-    return text
 
 
 def _rent_line(rent: RentVsBuy, lang: str | None) -> str:

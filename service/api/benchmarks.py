@@ -86,17 +86,6 @@ def _within_quota(session: Session, agent: AgentToken, document: Any, settings: 
         raise error
 
 
-def _swap_in(holder: SnapshotHolder) -> None:
-    """Rebuild the snapshot on this worker thread before the agent is answered, so its figures are in the
-    advice when it reads again; other requests keep the old snapshot meanwhile. The run is stored already:
-    a failed rebuild is left to the refresher."""
-    try:
-        holder.refresh()
-    except Exception as exc:
-        log.warning("snapshot rebuild after a report failed; the refresher will retry: %s", exc)
-        holder.invalidate()
-
-
 class BenchmarkController(Controller):
     path = "/v1/benchmarks"
     tags = ("benchmarks",)
@@ -139,7 +128,7 @@ class BenchmarkController(Controller):
         )
         db_session.commit()  # stored before the snapshot looks for new measurements
         if status == CREATED:
-            _swap_in(holder)
+            holder.rebuild_now()
             return Response(
                 BenchmarkReceipt(run_id, "created"),
                 status_code=201,

@@ -112,7 +112,7 @@ class LabPriceController(Controller):
         "your quote"."""
         _admin(settings, request.headers.get("authorization"))
         stored = add_prices(settings.resolved_database_url, _checked(data, holder))
-        holder.invalidate()
+        holder.rebuild_now()  # the admin reads the answers again at once
         return _listing(stored)
 
     @route("", http_method=[HttpMethod.OPTIONS], include_in_schema=False, sync_to_thread=False)
@@ -152,4 +152,4 @@ class LabPriceItemController(Controller):
         ):
             detail = f"no price #{price_id}"
             raise NotFound(detail, [{"field": "price_id", "message": detail}])
-        holder.invalidate()
+        holder.rebuild_now()  # the admin reads the answers again at once

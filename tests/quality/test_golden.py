@@ -196,12 +196,13 @@ def _check_tokens_per_second(bounds, answer, text, catalog):
 
 
 def _check_job_hours(bounds, answer, text, catalog):
+    gpu, count = bounds["gpu"], bounds["count"]
     options = _get(answer, "job_cost", "options")
-    option = next((o for o in options if o.get("gpu") == bounds["gpu"] and o.get("count") == bounds["count"]), None)
+    option = next((o for o in options if o.get("gpu") == gpu and o.get("count") == count), None)
     if option is None:
-        return f"no job option on {bounds['count']} x {bounds['gpu']}"
+        return f"no job option on {count} x {gpu}"
     hours = option.get("hours")
-    return None if _in_range(hours, bounds) else f"{hours:g} h on {bounds['count']} x {bounds['gpu']}, expected {_shown(bounds)}"
+    return None if _in_range(hours, bounds) else f"{hours:g} h on {count} x {gpu}, expected {_shown(bounds)}"
 
 
 def _check_memory_need_gb(bounds, answer, text, catalog):
@@ -363,8 +364,9 @@ def report(rows: list[tuple[dict[str, Any], list[str], str]], floor: float) -> s
         if reasons:
             causes[cause(reasons)] = causes.get(cause(reasons), 0) + 1
     by_cause = ", ".join(f"{name} {n}" for name, n in sorted(causes.items(), key=lambda c: -c[1]))
-    lines = ["# Golden questions", "", f"Hit rate, all batches: {hits}/{len(rows)} = {rate:.1%} (the first set's floor {floor:.1%}; each batch "
-             "is gated by its own, below)", "",
+    rated = f"Hit rate, all batches: {hits}/{len(rows)} = {rate:.1%}"
+    gated = f"(the first set's floor {floor:.1%}; each batch is gated by its own, below)"
+    lines = ["# Golden questions", "", f"{rated} {gated}", "",
              f"Misses by likely cause: {by_cause or 'none'}", "",
              "| id | as of | result | likely cause | engine said | why |", "|---|---|---|---|---|---|"]
     for question, reasons, said in rows:

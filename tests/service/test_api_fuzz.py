@@ -188,7 +188,10 @@ def test_any_bytes_inside_a_json_string(client, path, raw):
         body.decode("utf-8")
     except UnicodeDecodeError:
         assert response.status_code == 400, response.text
-        assert response.json()["errors"][0] == {"field": "body", "message": "not valid UTF-8"}
+        if path.startswith("/v1/chat/"):  # OpenAI's error shape on its routes
+            assert "UTF-8" in response.json()["error"]["message"]
+        else:
+            assert response.json()["errors"][0] == {"field": "body", "message": "not valid UTF-8"}
 
 
 @pytest.mark.parametrize(

@@ -96,7 +96,9 @@ def test_one_decode_figure_far_under_its_band_changes_no_answer(service):
     [stored] = service.get("/v1/benchmarks").json()["items"]
     assert "out_of_band" in stored["results"][0]["flags"]
     after = service.post("/v1/ask", json=question).json()
-    assert after["answer"] == before["answer"] and "~41 tokens/s" in after["answer"]
+    assert after["answer"] == before["answer"] and "tokens/s" in after["answer"]
+    speeds = [p["tokens_per_second"] for p in after["recommendation"]["picks"] if p["gpu"] == "rtx-4090"]
+    assert speeds and speeds[0] > 20  # the estimate stands, not ~0
 
 
 def test_one_host_inside_the_band_moves_a_card_by_the_bound_at_most(service):

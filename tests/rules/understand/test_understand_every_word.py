@@ -198,7 +198,7 @@ def test_is_renting_cheaper_is_no_follow_up() -> None:
 
 @pytest.mark.parametrize(
     ("text", "name"),
-    [("can I run llama 4 scout on an rtx 4090", "llama 4 scout"), ("qwen 9 on a 5090", "qwen 9")],
+    [("can I run gemma 5 on an rtx 4090", "gemma 5"), ("qwen 9 on a 5090", "qwen 9")],
 )
 def test_a_model_the_table_lacks_is_said_to_be_unknown(advisor: Advisor, text: str, name: str) -> None:
     reply = ask(advisor, text, today=TODAY)
