@@ -149,13 +149,17 @@ class Advisor:
         """A training run with its tokens: its hours and cost on the pick, the asker's cards and the rentals."""
         question, job = stages.question, stages.job
         params_b = job.model.params_b if job.model is not None else question.params_b
-        if not question.training_tokens_b or not params_b or job.method == "inference":
+        tokens_b, per_example = question.training_tokens_b, None
+        if not tokens_b and question.examples:  # "on 50k examples for 3 epochs"
+            per_example = self.rulebook.job_cost.tokens_per_example
+            tokens_b = question.examples * per_example * (question.epochs or 1) / 1e9
+        if not tokens_b or not params_b or job.method == "inference":
             return None
         owned = self.catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
         point = None if owned is None else stages.market.best_price(owned, used_ok=True)
         asked = JobAsked(
             params_b=params_b,
-            tokens_b=question.training_tokens_b,
+            tokens_b=tokens_b,
             method=job.method,
             model=job.model,
             top=None if top is None else (top.gpu, top.count, top.total_usd),
@@ -168,7 +172,7 @@ class Advisor:
             ),
         )
         sizing = stages.sizing
-        return priced_job(
+        priced = priced_job(
             asked,
             rulebook=self.rulebook,
             pricing=pricing,
@@ -176,6 +180,11 @@ class Advisor:
             fit=lambda memory_gb, count: sizing.fit(memory_gb, count).fits,
             electricity_usd_per_kwh=self.electricity,
             tpu_suits=question.workload in self.rulebook.tpu_fit.good_for,
+        )
+        if per_example is None:
+            return priced
+        return with_changes(
+            priced, examples=question.examples, tokens_per_example=per_example, epochs=question.epochs or 1
         )
 
     def _placed(self, question: Question) -> Question:

@@ -216,7 +216,7 @@ def job_cost(
     return JobCost(
         method=work.method,
         params_b=work.params_b,
-        tokens_b=round(work.tokens / 1e9, 3),
+        tokens_b=float(f"{work.tokens / 1e9:.4g}"),
         flops=float(f"{work.flops:.3g}"),
         utilisation=costing.params.utilisation,
         utilisation_band=costing.params.utilisation_band,

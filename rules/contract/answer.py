@@ -346,13 +346,17 @@ class JobOption(_Part, kw_only=True, frozen=True, omit_defaults=True):
     asked: bool = False  # the card the question named, at the count it named
 
 
-class JobCost(_Part, kw_only=True, frozen=True):
+class JobCost(_Part, kw_only=True, frozen=True, omit_defaults=True):
     """A training run's work (model FLOPs) and each way to get it done, cheapest first."""
 
     method: str
     params_b: float
     tokens_b: float
     flops: float
+    # asked by its examples: examples x tokens_per_example (assumed) x epochs gave tokens_b
+    examples: int | None = None
+    tokens_per_example: int | None = None
+    epochs: float | None = None
     utilisation: float  # of the dense 16-bit tensor peak
     utilisation_band: tuple[float, float]
     options: tuple[JobOption, ...]

@@ -254,6 +254,21 @@ class RecommendationRequest(
         ]
         | None
     ) = None
+    examples: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=10**10,
+                description="Training examples of a fine-tune ('on 50k examples'); with epochs and the tokens an "
+                "example is assumed to hold, they give the run's tokens.",
+            ),
+        ]
+        | None
+    ) = None
+    epochs: (
+        Annotated[float, _positive(1000, "Passes over the examples ('for 3 epochs'); 1 when unsaid.")] | None
+    ) = None
     runtime: Annotated[
         Runtime | None,
         msgspec.Meta(
@@ -370,7 +385,11 @@ class Question:
     users: int | None = None  # people served at once; None: one, or the batch where one is given
     tokens_per_user: float | None = None  # tok/s each user needs; None: the reading-speed rule parameter
     backend: str | None = None  # :data:`Backend`; None: the card's usual backend
-    training_tokens_b: float | None = None  # tokens a training run reads in all, billions: the whole job is priced
+    training_tokens_b: float | None = (
+        None  # tokens a training run reads in all, billions: the whole job is priced
+    )
+    examples: int | None = None  # a fine-tune's examples; with epochs (1 if unsaid) they give its tokens
+    epochs: float | None = None  # passes over the examples
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], today: date | None = None) -> Question:

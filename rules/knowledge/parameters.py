@@ -275,6 +275,8 @@ class JobCostParameters(Parameters, frozen=True):
     rentals_shown: int
     stack_share: Mapping[str, float]  # software stack -> its share of the CUDA utilisation
     stack_note: str
+    tokens_per_example: int  # a fine-tune asked by its examples: tokens each is assumed to hold
+    tokens_per_example_note: str
     training_context: int
     training_context_note: str
     sources: tuple[Source, ...]

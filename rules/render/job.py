@@ -37,6 +37,13 @@ def _line(option: JobOption, lang: str | None) -> str:
     return say(f"job.{option.way}", lang, **values)
 
 
+def _tokens(billions: float, lang: str | None) -> str:
+    """20B, or 77M below a billion."""
+    if billions >= 1:
+        return say("job.tokens.b", lang, n=f"{float(f'{billions:.3g}'):,g}")
+    return say("job.tokens.m", lang, n=f"{float(f'{billions * 1000:.3g}'):,g}")
+
+
 def job_lines(job: JobCost | None, lang: str | None) -> list[str]:
     """The section of the answer that times and prices the whole run (rule ``job-cost``)."""
     if job is None or not job.options:
@@ -47,12 +54,20 @@ def job_lines(job: JobCost | None, lang: str | None) -> list[str]:
         lang,
         method=term("job.method", job.method, lang),
         params=f"{job.params_b:g}",
-        tokens=f"{job.tokens_b:g}",
+        tokens=_tokens(job.tokens_b, lang),
         flops=f"{job.flops:.2g}".replace("e+", "e"),
         utilisation=f"{job.utilisation * 100:.0f}",
         low=f"{low * 100:.0f}",
         high=f"{high * 100:.0f}",
     )
+    if job.examples is not None:  # the tokens came from the examples: say what was assumed
+        work += say(
+            "job.from_examples",
+            lang,
+            examples=f"{job.examples:,}",
+            per=f"{job.tokens_per_example:,}",
+            epochs=f"{job.epochs:g}",
+        )
     lines = ["", f"**{say('heading.whole_job', lang)}**", f"- {work} (_job-cost_)"]
     lines += [f"- {_line(option, lang)}" for option in job.options]
     return lines

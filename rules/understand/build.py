@@ -52,6 +52,8 @@ _LABELS = {
     "as_of": "as of",
     "context_tokens": "context tokens",
     "training_tokens_b": "training tokens (billions)",
+    "examples": "training examples",
+    "epochs": "epochs",
     "used_ok": "used is fine",
     "new_only": "new cards only",
     "cloud_ok": "cloud is fine",

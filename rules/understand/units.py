@@ -119,6 +119,14 @@ _MEDIA_HOURS = bounded(
 )
 
 
+# "on 50k examples", "50,000 samples", "10k диалогов": a fine-tune's data; "for 3 epochs", "3 эпохи": passes over it.
+_EXAMPLES = bounded(
+    r"(?P<n>\d{1,3}(?:[,.\s]\d{3})+|\d+(?:[.,]\d+)?)\s*(?P<k>k|m|тыс\.?|млн)?\s+(?:training\s+|chat\s+)?"
+    r"(?:examples?|samples?|conversations?|instructions?|dialogues?|pairs|пример\w*|диалог\w*|образц\w*)(?!\w)"
+)
+_EPOCHS = bounded(rf"(?P<n>{NUM})\s*(?:epochs?|эпох\w*)(?!\w)")
+
+
 def read_work_amounts(scan: Scan) -> None:
     """Amounts of work the job processes: training tokens (the run is timed and priced on them) and hours of
     audio or video. Read first, so "100b" is never a model size and "200 hours" never a budget."""
@@ -134,8 +142,15 @@ def read_work_amounts(scan: Scan) -> None:
         )
         return True
 
+    def examples(m: re.Match[str]) -> bool:
+        scale = {"k": 1e3, "тыс": 1e3, "тыс.": 1e3, "m": 1e6, "млн": 1e6}.get(m.group("k") or "", 1)
+        count = number(re.sub(r"[,.\s](?=\d{3}\b)", "", m.group("n"))) * scale
+        return scan.put("examples", round(count), m.group())
+
     scan.take(_TRAINING_TOKENS, tokens)
     scan.take(_MEDIA_HOURS, media)
+    scan.take(_EXAMPLES, examples)
+    scan.take(_EPOCHS, lambda m: scan.put("epochs", whole(number(m.group("n"))), m.group()))
 
 
 def read_memory(scan: Scan) -> None:

@@ -10,7 +10,6 @@ stored once: 201 the first time, 200 ``already stored`` for a re-send of the sam
 
 from __future__ import annotations
 
-import logging
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Annotated, Any
 
@@ -34,7 +33,6 @@ from service.snapshot import SnapshotHolder
 
 __all__ = ["BenchmarkController"]
 
-log = logging.getLogger("whichgpu.api")
 MAX_LIMIT = 200
 MAX_OFFSET = 2**31 - 1  # inside every database's integer range
 STORED_BEFORE = ResponseSpec(

@@ -271,3 +271,26 @@ def test_the_first_line_answers_the_job_with_its_cheapest_way_and_buying_beside_
     if bought is not first:
         assert f"buying {bought.count} × {bought.name}" in answer.headline
     assert answer.headline.split(":")[0].startswith(("Rent", "Buy", "On your"))
+
+
+@pytest.mark.parametrize(
+    ("text", "examples", "epochs"),
+    [
+        ("fine-tune llama 3.1 8b with lora on 50k examples for 3 epochs", 50_000, 3),
+        ("fine-tune qwen3 8b on 50,000 samples", 50_000, None),
+        ("дообучить llama 3.1 8b на 10 000 примеров, 2 эпохи", 10_000, 2),
+    ],
+)
+def test_a_fine_tune_asked_by_its_examples_is_read_and_timed(
+    text: str, examples: int, epochs: float | None
+) -> None:
+    from rules.ask import ask
+
+    reply = ask(ADVISOR, text, today=dt.date(2026, 11, 26))
+    assert reply.question is not None
+    assert reply.question.examples == examples and reply.question.epochs == epochs
+    assert not reply.not_understood
+    job = reply.recommendation.job_cost if reply.recommendation else None
+    assert job is not None and job.examples == examples and job.epochs == (epochs or 1)
+    assert job.tokens_b == pytest.approx(examples * PARAMS.tokens_per_example * (epochs or 1) / 1e9, rel=1e-3)
+    assert f"{PARAMS.tokens_per_example:,}" in reply.text  # the assumed length is said
