@@ -24,12 +24,12 @@ from rules.asker import Asker, asker_for
 from rules.assemble import Made, assembled, compared, shown
 from rules.choose import Choice, Objective, asked_first, choice_for
 from rules.configurations import Configuration, Sizing, configure, sizing_for
-from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, RunsOn
+from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, RunsOn, ServingCost
 from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.headline import headline
 from rules.job import Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
-from rules.jobcost import JobAsked, priced_job
+from rules.jobcost import JobAsked, priced_job, serving_cost
 from rules.knowledge.messages import say
 from rules.knowledge.models import load_models
 from rules.knowledge.rulebook import Rulebook, load_rulebook
@@ -128,6 +128,9 @@ class Advisor:
             )
         )
         answer = assembled(made, choice, explained, stages.excluded)
+        serving = self._served(stages, choice.top, pricing)
+        if serving is not None:
+            answer = with_changes(answer, serving_cost=serving)
         job_cost = self._priced_job(stages, choice.top, pricing)
         if job_cost is None:
             return answer
@@ -144,6 +147,25 @@ class Advisor:
         models = {spec.id: spec for spec in load_models().values()}.values()
         base = Question(language=question.language, as_of=question.as_of)
         return tuple(runs_on(gpu, count, models, self.rulebook, self.performance, base) for gpu in cards)
+
+    def _served(self, stages: _Stages, top: Configuration | None, pricing: Pricing) -> ServingCost | None:
+        """A model served to its users: the pick bought against the same cards rented, for the period."""
+        question = stages.question
+        if not question.users or stages.job.method != "inference" or top is None:
+            return None
+        rental = next((r for r in stages.market.rentals if r.unit.id == top.gpu.id), None)
+        power = self.renting.power_usd_per_hour(top.gpu, top.count)
+        return serving_cost(
+            (top.gpu, top.count, top.total_usd),
+            rental,
+            users=question.users,
+            tokens_per_user=question.tokens_per_user
+            or self.rulebook.workload_priorities.llm_decode.reading_tokens_per_second,
+            months=question.service_months or 12,
+            hours_per_week=question.hours_per_week or self.rulebook.rent_vs_buy.server_hours_per_week,
+            pricing=pricing,
+            power_usd_per_hour=power,
+        )
 
     def _priced_job(self, stages: _Stages, top: Configuration | None, pricing: Pricing) -> JobCost | None:
         """A training run with its tokens: its hours and cost on the pick, the asker's cards and the rentals."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from msgspec.structs import replace as with_changes
 
-from rules.contract.answer import JobCost, JobOption, Money, Way
+from rules.contract.answer import JobCost, JobOption, Money, ServingCost, ServingOption, Way
 from rules.market import Rental, TpuChip
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ __all__ = [
     "job_cost",
     "peak_tflops",
     "priced_job",
+    "serving_cost",
     "serving_cost_per_million",
     "training_work",
 ]
@@ -266,3 +267,48 @@ def priced_job(
         per_hour = amortised_per_hour(asked.owned_price_usd * asked.owned_count, years, asked.hours_per_week)
         owned = (asked.owned, asked.owned_count, per_hour)
     return job_cost(costing, rentals, bought=asked.top, owned=owned, named=asked.named, tpu_suits=tpu_suits)
+
+
+HOURS_PER_MONTH_WEEKS = 30.44 / 7  # weeks in an average month
+
+
+def serving_cost(
+    bought: tuple[Gpu, int, float],
+    rental: Rental | None,
+    *,
+    users: int,
+    tokens_per_user: float,
+    months: float,
+    hours_per_week: float,
+    pricing: Pricing,
+    power_usd_per_hour: float,
+) -> ServingCost:
+    """Serving ``users`` for ``months``: the configuration bought (its price and electricity) against the
+    same cards rented, each in all and per million tokens generated at the users' load."""
+    gpu, count, price_usd = bought
+    hours = months * HOURS_PER_MONTH_WEEKS * hours_per_week
+    millions = users * tokens_per_user * 3600 * hours / 1e6
+
+    def option(way: str, usd: float, offer: CloudOffer | None = None) -> ServingOption:
+        return ServingOption(
+            way=way,  # type: ignore[arg-type]
+            gpu=gpu.id,
+            name=gpu.name,
+            count=count,
+            cost=pricing.money(usd),
+            per_million=pricing.money(usd / millions),
+            provider=None if offer is None else offer.provider,
+            seen=None if offer is None else offer.seen.isoformat(),
+        )
+
+    options = [option("buy", price_usd + power_usd_per_hour * hours)]
+    if rental is not None:
+        options.append(option("rent", rental.per_unit_usd * count * hours, rental.offer))
+    options.sort(key=lambda o: o.cost.usd)
+    return ServingCost(
+        users=users,
+        tokens_per_user=tokens_per_user,
+        months=months,
+        hours_per_week=hours_per_week,
+        options=tuple(options),
+    )

@@ -50,7 +50,8 @@ class Renting:
         named accelerators and the best GPU and TPU rentals, so both sides can be weighed.
         """
         named = named_units(market.catalog, question.compare)
-        found = self._holding(market, question, sizing, named)
+        count = top.count if top is not None else question.gpus  # as many rented as would be bought
+        found = self._holding(market, question, sizing, named, count)
         if found is None:
             return None
         usable, speed, value = found
@@ -70,12 +71,12 @@ class Renting:
         shown = [chosen] + [r for r in usable if r.unit.id in named] + [r for r in (best_gpu, best_tpu) if r]
         hours, assumed = self.hours_per_week(question)
         options = tuple(
-            _line(r, speed[r.unit.id], question.gpus, hours, pricing, r.unit.id in named)
+            _line(r, speed[r.unit.id], count, hours, pricing, r.unit.id in named)
             for r in _unique(shown)
         )
         lang = question.language
         if top is None or unlisted is not None:
-            result = _rent_only(self.rulebook, pricing, chosen, question.gpus, hours, options, lang)
+            result = _rent_only(self.rulebook, pricing, chosen, count, hours, options, lang)
             if unlisted is not None:  # never a break-even against another card's listing
                 reason = say("rent.unlisted", lang, name=unlisted.name, instead=result.reason)
                 result = with_changes(result, reason=reason)
@@ -105,9 +106,10 @@ class Renting:
         )
 
     def _holding(
-        self, market: Market, question: Question, sizing: Sizing, named: frozenset[str]
+        self, market: Market, question: Question, sizing: Sizing, named: frozenset[str], count: int
     ) -> tuple[list[Rental], dict[str, float], list[Rental]] | None:
-        """(the rentals that hold the job, their speeds, the same by cost per unit of work); None: none does."""
+        """(the rentals that hold the job on ``count`` units, their speeds, the same by cost per unit of work);
+        None: none does."""
         suits_tpu = question.workload in self.rulebook.tpu_fit.good_for and sizing.job.runs_on_tpu
         holds: dict[float, bool] = {}  # by memory size: many accelerators share one
         usable = []
@@ -116,7 +118,7 @@ class Renting:
             if isinstance(unit, TpuChip) and not suits_tpu and unit.id not in named:
                 continue
             if unit.memory_gb not in holds:
-                holds[unit.memory_gb] = sizing.fit(unit.memory_gb, question.gpus).fits
+                holds[unit.memory_gb] = sizing.fit(unit.memory_gb, count).fits
             if holds[unit.memory_gb]:
                 usable.append(rental)
         if not usable:
@@ -129,12 +131,17 @@ class Renting:
             sorted(usable, key=lambda r: (r.per_unit_usd / max(speed[r.unit.id], 1e-9), r.unit.id)),
         )
 
+    def power_usd_per_hour(self, gpu: Gpu, count: int) -> float:
+        """Electricity of ``count`` cards and the machine around them, an hour of use."""
+        watts = gpu.tdp_w * count + self.rulebook.rent_vs_buy.system_power_w
+        return watts / 1000 * self.electricity
+
     def hours_per_week(self, question: Question) -> tuple[float, str]:
         """The asker's hours a week, else the rule's default: higher for a server or several cards, and why."""
         params = self.rulebook.rent_vs_buy
         if question.hours_per_week:
             return question.hours_per_week, ""
-        if question.setting == "server" or question.gpus > 1:
+        if question.setting == "server" or question.gpus > 1 or (question.users or 0) > 1:
             return params.server_hours_per_week, say(
                 "rent.server_hours", question.language, hours=f"{params.server_hours_per_week:g}"
             )

@@ -49,6 +49,8 @@ __all__ = [
     "Reply",
     "Speed",
     "RunsOn",
+    "ServingCost",
+    "ServingOption",
     "Way",
 ]
 
@@ -362,6 +364,30 @@ class JobCost(_Part, kw_only=True, frozen=True, omit_defaults=True):
     options: tuple[JobOption, ...]
 
 
+class ServingOption(_Part, kw_only=True, frozen=True, omit_defaults=True):
+    """One way to serve the users for the period: buy the configuration (price and electricity) or rent
+    the same cards; what it costs in all and per million tokens generated at the users' load."""
+
+    way: Literal["buy", "rent"]
+    gpu: str
+    name: str
+    count: int
+    cost: Money  # for the whole period
+    per_million: Money  # per million tokens generated, at the users' load through the period
+    provider: str | None = None
+    seen: str | None = msgspec.field(default=None, name="date")
+
+
+class ServingCost(_Part, kw_only=True, frozen=True):
+    """Serving ``users`` at ``tokens_per_user`` each for ``months``, used ``hours_per_week``: buy or rent."""
+
+    users: int
+    tokens_per_user: float
+    months: float
+    hours_per_week: float
+    options: tuple[ServingOption, ...]  # cheapest first
+
+
 class ModelRun(_Part, kw_only=True, frozen=True, omit_defaults=True):
     """One model on the cards asked about: the widest weights it runs at, its speed, how it can be tuned."""
 
@@ -422,6 +448,7 @@ class Answer(_Part, kw_only=True, frozen=True):
     suggestions: tuple[str, ...] = ()
     named: tuple[NamedCard, ...] = ()  # every card the question named: compared, fitted, or why not
     job_cost: JobCost | None = None  # a training run with its tokens: time and money on each way to run it
+    serving_cost: ServingCost | None = None  # serving users: buying vs renting for the period, per million tokens
     runs_on: tuple[RunsOn, ...] = ()  # "what can I run on …": the models each asked card (or lab card) runs
 
     def __post_init__(self) -> None:

@@ -269,6 +269,10 @@ class RecommendationRequest(
     epochs: (
         Annotated[float, _positive(1000, "Passes over the examples ('for 3 epochs'); 1 when unsaid.")] | None
     ) = None
+    service_months: (
+        Annotated[float, _positive(120, "How long a served model runs, in months ('for a year'): 12 when unsaid.")]
+        | None
+    ) = None
     runtime: Annotated[
         Runtime | None,
         msgspec.Meta(
@@ -390,6 +394,7 @@ class Question:
     )
     examples: int | None = None  # a fine-tune's examples; with epochs (1 if unsaid) they give its tokens
     epochs: float | None = None  # passes over the examples
+    service_months: float | None = None  # how long a served model runs ("for a year"); None: a year, said
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], today: date | None = None) -> Question:

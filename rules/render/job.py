@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from rules.contract.answer import JobCost, JobOption, Money
+from rules.contract.answer import JobCost, JobOption, Money, ServingCost
 from rules.headline import job_time
 from rules.knowledge.messages import say, term
 from rules.render.figures import price_text
 
-__all__ = ["job_lines"]
+__all__ = ["job_lines", "serving_lines"]
 
 
 def _money(money: Money, lang: str | None) -> str:
@@ -70,4 +70,37 @@ def job_lines(job: JobCost | None, lang: str | None) -> list[str]:
         )
     lines = ["", f"**{say('heading.whole_job', lang)}**", f"- {work} (_job-cost_)"]
     lines += [f"- {_line(option, lang)}" for option in job.options]
+    return lines
+
+
+def serving_lines(serving: ServingCost | None, lang: str | None) -> list[str]:
+    """Serving the users for the period: buying against renting the same cards, in all and per million
+    tokens (rule ``job-cost``)."""
+    if serving is None or not serving.options:
+        return []
+    said = say(
+        "job.serving",
+        lang,
+        users=serving.users,
+        tps=f"{serving.tokens_per_user:g}",
+        hours=f"{serving.hours_per_week:g}",
+        months=f"{serving.months:g}",
+    )
+    lines = ["", f"**{say('heading.whole_job', lang)}**", f"- {said} (_job-cost_)"]
+    for option in serving.options:
+        values = {
+            "count": option.count,
+            "name": option.name,
+            "cost": price_text(option.cost, lang),
+            "per_million": f"{option.per_million.amount:.2f} {option.per_million.currency}",
+        }
+        if option.way == "rent":
+            lines.append(
+                "- "
+                + say(
+                    "job.serve_rent", lang, **values, provider=option.provider or "", date=option.seen or ""
+                )
+            )
+        else:
+            lines.append("- " + say("job.serve_buy", lang, **values))
     return lines

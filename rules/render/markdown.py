@@ -12,7 +12,7 @@ from rules.contract.answer import Answer, Detail, Money, Pick, RentVsBuy
 from rules.knowledge.messages import basis, say, term
 from rules.money import dated_words
 from rules.render.figures import memory_text, price_text, speed_per_money
-from rules.render.job import job_lines
+from rules.render.job import job_lines, serving_lines
 from rules.render.runs_on import runs_on_lines
 from rules.render.short import short_markdown
 
@@ -97,6 +97,7 @@ def _full_markdown(answer: Answer) -> str:
         lines += [f"- ⚠ {w.reason} (_{w.rule}_)" for w in answer.warnings]
     lines += _rent_lines(answer.rent_vs_buy, lang)
     lines += job_lines(answer.job_cost, lang)
+    lines += serving_lines(answer.serving_cost, lang)
     lines += runs_on_lines(answer.runs_on, lang)
     if answer.suggestions:
         lines += ["", f"**{say('heading.what_would_work', lang)}**"] + [f"- {s}" for s in answer.suggestions]

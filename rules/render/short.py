@@ -11,7 +11,7 @@ from __future__ import annotations
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
 from rules.headline import figure, price_said
 from rules.knowledge.messages import say, term
-from rules.render.job import job_lines
+from rules.render.job import job_lines, serving_lines
 from rules.render.runs_on import runs_on_lines
 
 __all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "deciding", "short_markdown"]
@@ -67,6 +67,7 @@ def short_markdown(answer: Answer) -> str:
     if also:
         lines += ["", f"**{say('heading.alternatives', lang)}**: " + "; ".join(also)]
     lines += job_lines(answer.job_cost, lang)
+    lines += serving_lines(answer.serving_cost, lang)
     if answer.rent_vs_buy is not None:
         lines += ["", f"**{say('heading.rent_or_buy', lang)}**: {_rent_line(answer.rent_vs_buy, lang)}"]
     if answer.suggestions:

@@ -54,6 +54,7 @@ _LABELS = {
     "training_tokens_b": "training tokens (billions)",
     "examples": "training examples",
     "epochs": "epochs",
+    "service_months": "served for (months)",
     "used_ok": "used is fine",
     "new_only": "new cards only",
     "cloud_ok": "cloud is fine",

@@ -119,10 +119,15 @@ _MEDIA_HOURS = bounded(
 )
 
 
-# "on 50k examples", "50,000 samples", "10k диалогов": a fine-tune's data; "for 3 epochs", "3 эпохи": passes over it.
+# "on 50k examples", "10k диалогов": a fine-tune's data; "for 3 epochs", "3 эпохи": passes over it.
 _EXAMPLES = bounded(
     r"(?P<n>\d{1,3}(?:[,.\s]\d{3})+|\d+(?:[.,]\d+)?)\s*(?P<k>k|m|тыс\.?|млн)?\s+(?:training\s+|chat\s+)?"
     r"(?:examples?|samples?|conversations?|instructions?|dialogues?|pairs|пример\w*|диалог\w*|образц\w*)(?!\w)"
+)
+# "for a year", "for 6 months", "на год", "на полгода": how long a served model runs.
+_SERVICE = bounded(
+    rf"(?:for|на)\s+(?:(?P<one>a|one|1)\s+(?P<u1>year|month)|(?P<n>{NUM})\s+(?P<u>years?|months?|weeks?)"
+    r"|(?P<ru>год|полгода|месяц)|(?P<rn>\d+)\s+(?P<rru>месяц\w*|год\w*|лет))(?!\w)"
 )
 _EPOCHS = bounded(rf"(?P<n>{NUM})\s*(?:epochs?|эпох\w*)(?!\w)")
 
@@ -149,7 +154,20 @@ def read_work_amounts(scan: Scan) -> None:
 
     scan.take(_TRAINING_TOKENS, tokens)
     scan.take(_MEDIA_HOURS, media)
+    def served_for(m: re.Match[str]) -> bool:
+        months_in = {"year": 12, "years": 12, "month": 1, "months": 1, "week": 7 / 30.44, "weeks": 7 / 30.44}
+        if m.group("one"):
+            months = months_in[m.group("u1")]
+        elif m.group("n"):
+            months = number(m.group("n")) * months_in[m.group("u")]
+        elif m.group("ru"):
+            months = {"год": 12, "полгода": 6, "месяц": 1}[m.group("ru")]
+        else:
+            months = int(m.group("rn")) * (1 if m.group("rru").startswith("месяц") else 12)
+        return scan.put("service_months", whole(round(months, 2)), m.group())
+
     scan.take(_EXAMPLES, examples)
+    scan.take(_SERVICE, served_for)
     scan.take(_EPOCHS, lambda m: scan.put("epochs", whole(number(m.group("n"))), m.group()))
 
 

@@ -294,3 +294,39 @@ def test_a_fine_tune_asked_by_its_examples_is_read_and_timed(
     assert job is not None and job.examples == examples and job.epochs == (epochs or 1)
     assert job.tokens_b == pytest.approx(examples * PARAMS.tokens_per_example * (epochs or 1) / 1e9, rel=1e-3)
     assert f"{PARAMS.tokens_per_example:,}" in reply.text  # the assumed length is said
+
+
+@pytest.mark.parametrize(
+    ("text", "users", "months"),
+    [
+        ("serve qwen3 32b to 30 people for a year", 30, 12),
+        ("serve llama 3.1 8b to 10 users for 6 months", 10, 6),
+        ("раздавать qwen3 32b 30 пользователям на год", 30, 12),
+    ],
+)
+def test_serving_for_a_period_is_priced_bought_and_rented_per_million_tokens(
+    text: str, users: int, months: float
+) -> None:
+    from rules.ask import ask
+
+    reply = ask(ADVISOR, text, today=dt.date(2026, 11, 26))
+    assert reply.question is not None and not reply.not_understood
+    assert reply.question.users == users and reply.question.service_months == months
+    answer = reply.recommendation
+    assert answer is not None and answer.serving_cost is not None
+    serving, top = answer.serving_cost, answer.picks[0]
+    assert serving.users == users and serving.months == months
+    bought = next(o for o in serving.options if o.way == "buy")
+    assert (bought.gpu, bought.count) == (top.gpu, top.count)
+    assert bought.cost.usd > top.total_price.usd  # the price and the electricity for the period
+    hours = months * 30.44 / 7 * serving.hours_per_week
+    millions = users * serving.tokens_per_user * 3600 * hours / 1e6
+    for option in serving.options:
+        assert option.per_million.usd == pytest.approx(option.cost.usd / millions, abs=0.01)
+    costs = [o.cost.usd for o in serving.options]
+    assert costs == sorted(costs)
+    assert bought.per_million.text.split()[-1] in reply.text
+
+
+def test_a_question_without_users_has_no_serving_cost() -> None:
+    assert _answer(model="qwen3-32b", task="inference", workload="llm").serving_cost is None
