@@ -47,10 +47,10 @@ __all__ = [
     "RentVsBuy",
     "RentYear",
     "Reply",
-    "Speed",
     "RunsOn",
     "ServingCost",
     "ServingOption",
+    "Speed",
     "Way",
 ]
 
@@ -488,3 +488,5 @@ class Reply(_Part, kw_only=True, frozen=True):
     # The conversation this turn belongs to: null for a one-shot question (nothing is stored);
     # unset outside the API.
     conversation_id: str | UnsetType | None = UNSET
+    # The SkyPilot task of a priced training run, when the request asked for it (POST /v1/ask "skypilot").
+    skypilot_task: str | UnsetType = UNSET

@@ -119,6 +119,14 @@ class AskRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_field
     detail: Annotated[AnswerDetail, msgspec.Meta(description=f"The answer's Markdown: {DETAIL_TEXT}")] = (
         "short"
     )
+    skypilot: Annotated[
+        bool,
+        msgspec.Meta(
+            description="For a training run with its tokens ('pretrain a 1b model on 20b tokens'): add "
+            "`skypilot_task`, a SkyPilot task YAML whose resources are the rentals in order of what the whole "
+            "job costs. A question without a run is refused (422)."
+        ),
+    ] = False
 
 
 def _any_case(word: str) -> str:

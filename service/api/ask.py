@@ -9,18 +9,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import msgspec
 from anyio import to_thread
 from litestar import Controller, Request, post
 from litestar.di import NamedDependency
 
-from rules.contract.answer import Reply
+from rules.contract.answer import JobCost, Reply
 from rules.contract.question import AskRequest
+from rules.render.skypilot import skypilot_task
 from service.api import in_process, off_loop, today
 from service.api.docs import described_body, problems
 from service.api.inputs import checked_body
 from service.contract import Encoded
 from service.conversations import ConversationWriter, load_question
 from service.metrics import ApiMetrics
+from service.problems import InvalidInput
 from service.ratelimit import client_key
 from service.settings import Settings
 from service.snapshot import Snapshot
@@ -66,4 +69,24 @@ class AskController(Controller):
             conversation_id = await conversations.save(conversation_id, reply.question, turn, client)
         if reply.workload is not None:
             metrics.recommendations.labels(reply.workload, "ask").inc()
-        return Encoded(reply.json_with(conversation_id))
+        body = reply.json_with(conversation_id)
+        if data.skypilot:
+            task = msgspec.json.encode(skypilot_task_of(body, text))
+            body = body[:-1] + b',"skypilot_task":' + task + b"}"
+        return Encoded(body)
+
+
+def skypilot_task_of(body: bytes, title: str) -> str:
+    """The SkyPilot task of the answer's priced training run; 422 when the answer has none."""
+    answer = msgspec.json.decode(body).get("recommendation") or {}
+    job = answer.get("job_cost")
+    refusal = (
+        "the answer has no training run to launch; ask for one with its size and tokens, "
+        "e.g. 'pretrain a 1b model on 20b tokens'"
+    )
+    if not job:
+        raise InvalidInput(f"skypilot: {refusal}", [{"field": "skypilot", "message": refusal}])
+    try:
+        return skypilot_task(msgspec.convert(job, JobCost), title)
+    except ValueError as exc:
+        raise InvalidInput(f"skypilot: {exc}", [{"field": "skypilot", "message": str(exc)}]) from None
