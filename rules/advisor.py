@@ -42,7 +42,7 @@ from rules.terms import Terms, TermsContext, kept_configurations, terms_for, wor
 
 if TYPE_CHECKING:
     from rules.contract.answer import MemoryNeed
-    from rules.knowledge import Catalog
+    from rules.knowledge import Catalog, Gpu
     from rules.money import Pricing
 
 __all__ = ["Advisor"]
@@ -142,11 +142,23 @@ class Advisor:
         names = question.compare or ((question.owned_gpu,) if question.owned_gpu else ())
         cards = [gpu for name in names if (gpu := self.catalog.find(name)) is not None]
         count = question.gpus if len(cards) == 1 else 1
-        if not cards:
-            cards = [self.catalog.gpu(gpu_id) for gpu_id in self.lab_gpus]
         models = {spec.id: spec for spec in load_models().values()}.values()
         base = Question(language=question.language, as_of=question.as_of)
+        if not cards and question.card_memory_gb:  # "on a 24gb card": sized on the newest such card, said so
+            typical = self._typical_card(question.card_memory_gb, question.as_of or date.today())
+            if typical is not None:
+                runs = runs_on(typical, count, models, self.rulebook, self.performance, base)
+                name = say("runs.typical_card", question.language, gb=f"{typical.memory_gb:g}", name=typical.name)
+                return (with_changes(runs, name=name),)
+        if not cards:
+            cards = [self.catalog.gpu(gpu_id) for gpu_id in self.lab_gpus]
         return tuple(runs_on(gpu, count, models, self.rulebook, self.performance, base) for gpu in cards)
+
+    def _typical_card(self, memory_gb: float, as_of: date) -> Gpu | None:
+        """The newest GeForce-class card for a desk with exactly ``memory_gb`` (NVIDIA first, the cards most
+        people have), else any: what "a 24 GB card" most likely is."""
+        cards = [g for g in self.catalog.released_by(as_of) if g.memory_gb == memory_gb and g.desktop]
+        return max(cards, key=lambda g: (g.line == "geforce", g.vendor == "nvidia", g.released), default=None)
 
     def _served(self, stages: _Stages, top: Configuration | None, pricing: Pricing) -> ServingCost | None:
         """A model served to its users: the pick bought against the same cards rented, for the period."""

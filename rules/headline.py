@@ -43,7 +43,9 @@ def _answered(answer: Answer, reference: str) -> str | None:
         return None
     lang = answer.language
     said: str | None = None
-    if answer.intent == "fit" or (answer.question.card_memory_gb and answer.named):
+    if answer.intent == "what-runs-on" and answer.runs_on:
+        said = _runs_on(answer.runs_on[0], lang)
+    elif answer.intent == "fit" or (answer.question.card_memory_gb and answer.named):
         said = _fit(answer, lang)
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
             said = _with_budget(said, answer, reference, lang)
@@ -53,8 +55,6 @@ def _answered(answer: Answer, reference: str) -> str | None:
         said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
     elif answer.intent == "rent-or-buy":
         said = _rent_or_buy(answer, lang)
-    elif answer.intent == "what-runs-on" and answer.runs_on:
-        said = _runs_on(answer.runs_on[0], lang)
     elif answer.intent == "what-runs-on" and answer.named:  # what each card named holds, as judged
         said = said_once(answer.named, lang)
     if said is None and answer.job_cost is not None and answer.job_cost.options:

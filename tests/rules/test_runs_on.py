@@ -93,3 +93,16 @@ def test_the_first_line_names_the_largest_model_that_runs_and_the_largest_that_t
     tuned = next(r for r in runs.models if r.fine_tune)
     assert answer.headline.startswith("On 2 × GeForce RTX 3090")
     assert largest.name in answer.headline and tuned.name in answer.headline
+
+
+def test_a_card_asked_by_its_memory_alone_is_sized_on_the_card_most_people_have() -> None:
+    from rules.ask import ask
+
+    reply = ask(ADVISOR, "what llms can I run on a 24gb card", today=TODAY)
+    answer = reply.recommendation
+    assert answer is not None and answer.runs_on
+    (runs,) = answer.runs_on
+    gpu = KNOWLEDGE.catalog.gpu(runs.gpu)
+    assert gpu.memory_gb == 24 and gpu.line == "geforce"
+    assert "24 GB card" in answer.headline and gpu.name in answer.headline
+    assert any(m.params_b > 30 and m.inference == "4-bit" for m in runs.models)  # a 32B model at 4 bits
