@@ -312,7 +312,10 @@ class Advisor:
                 or any(c.gpu.id == entry.gpu for c, _ in configs)
             ):
                 continue
-            count = entry.cards_needed or max(question.gpus, 1)
+            asked = question.count_of(entry.asked)  # "2x 3090 vs a 5090": each card at its own count
+            if asked is None or not sizing.fit(offer.gpu.memory_gb, asked).fits:
+                asked = None  # a count that does not hold the job is said so; shown at one that does
+            count = asked or entry.cards_needed or max(question.gpus, 1)
             fit = sizing.fit(offer.gpu.memory_gb, count)
             relative = sizing.relative(offer.gpu)
             speed = relative * (1.0 if fit.serial else sizing.speedup(count))

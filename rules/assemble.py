@@ -181,10 +181,11 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
 def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained: Explained) -> Answer:
     """The named cards side by side: each priced one as a pick, every one in ``named``."""
     lang, pricing = made.language, made.pricing
-    asked = max(made.question.gpus, 1)
+    question = made.question
+    asked = {e.gpu: question.count_of(e.asked) or max(question.gpus, 1) for e in made.named if e.gpu}
     picks = sorted(
         (
-            pick(made, c, status if c.count == asked else HELD_AT_COUNT, explained.card(i))
+            pick(made, c, status if c.count == asked.get(c.gpu.id) else HELD_AT_COUNT, explained.card(i))
             for i, (c, status) in enumerate(configs)
         ),
         key=lambda p: (-p.performance_per_1000, p.gpu),

@@ -268,8 +268,12 @@ def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
     """How much faster the fastest card is than the next, and what it costs more or less."""
     if len(picks) < 2:
         return None
-    fast, slow = sorted(picks, key=lambda p: (-p.relative_performance, p.gpu))[:2]
-    ratio = fast.relative_performance / max(slow.relative_performance, 1e-9)
+    if all(p.speed is not None for p in picks):  # the job's own figure (tokens a second) decides
+        fast, slow = sorted(picks, key=lambda p: (-(p.speed.value if p.speed else 0.0), p.gpu))[:2]
+        ratio = (fast.speed.value if fast.speed else 0.0) / max(slow.speed.value if slow.speed else 0.0, 1e-9)
+    else:
+        fast, slow = sorted(picks, key=lambda p: (-p.relative_performance, p.gpu))[:2]
+        ratio = fast.relative_performance / max(slow.relative_performance, 1e-9)
     difference = fast.total_price.amount - slow.total_price.amount
     speeds = (
         say("headline.speeds", lang, fast=f"{fast.speed.value:.0f}", slow=f"{slow.speed.value:.0f}")

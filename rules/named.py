@@ -114,7 +114,7 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     """A released card: does it hold the job at the count asked (else how many would), how fast, at what
     price."""
     question, sizing, lang = ctx.question, ctx.sizing, ctx.language
-    count = max(question.gpus, 1)
+    count = question.count_of(card["asked"]) or max(question.gpus, 1)  # "2x 3090 vs a 5090": each its own
     fit = sizing.fit(gpu.memory_gb, count)
     enough = next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
     tps = sizing.tokens_per_second(gpu, enough or count)

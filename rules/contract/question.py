@@ -207,6 +207,13 @@ class RecommendationRequest(
         tuple[Name, ...],
         msgspec.Meta(max_length=MAX_COMPARED, description="GPU names to compare (with intent 'compare')."),
     ] = ()
+    compare_counts: Annotated[
+        tuple[int, ...],
+        msgspec.Meta(
+            max_length=MAX_COMPARED,
+            description="How many of each card in `compare` ('2x 3090 vs a 5090': [2, 1]); empty: `gpus` of each.",
+        ),
+    ] = ()
     intent: Annotated[Intent, msgspec.Meta(description="'compare' ranks the cards in `compare`.")] = (
         "recommend"
     )
@@ -381,6 +388,7 @@ class Question:
     experience: str | None = None
     owned_gpu: str | None = None
     compare: tuple[str, ...] = field(default_factory=tuple)
+    compare_counts: tuple[int, ...] = field(default_factory=tuple)  # per card of compare; empty: gpus of each
     method: str | None = None
     setting: str | None = None  # None: a desktop for one person, unless the question says otherwise
     context_tokens: int | None = None
@@ -423,6 +431,10 @@ class Question:
             if not isinstance(values["compare"], (list, tuple)):
                 raise QuestionError("compare", "compare must be a list of GPU names")
             values["compare"] = tuple(values["compare"])
+        if "compare_counts" in values:
+            if not isinstance(values["compare_counts"], (list, tuple)):
+                raise QuestionError("compare_counts", "compare_counts must be a list of card counts")
+            values["compare_counts"] = tuple(values["compare_counts"])
         if isinstance(values.get("currency"), str):
             values["currency"] = values["currency"].upper()
         question = cls(**values)
@@ -436,6 +448,12 @@ class Question:
         for name, judge in _JUDGES:
             judge(name, getattr(self, name))
         _one_of("currency", self.currency, CURRENCIES)
+        if self.compare_counts:
+            if len(self.compare_counts) != len(self.compare):
+                raise QuestionError("compare_counts", "compare_counts needs one count for each card in compare")
+            for count in self.compare_counts:
+                if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_GPUS:
+                    raise QuestionError("compare_counts", f"each count must be a whole number from 1 to {MAX_GPUS}")
         if self.new_only and self.used_ok:
             raise QuestionError("new_only", "new_only and used_ok contradict each other; set one of them")
         if self.budget is not None:
@@ -458,6 +476,13 @@ class Question:
 
     def refined(self, **changes: Any) -> Question:
         return replace(self, **changes)
+
+    def count_of(self, name: str) -> int | None:
+        """How many of the card ``name`` the question asked for ('2x 3090 vs a 5090': 2 and 1); None when it
+        gave no count per card."""
+        if self.compare_counts and name in self.compare:
+            return self.compare_counts[self.compare.index(name)]
+        return None
 
 
 def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
@@ -545,9 +570,10 @@ def _judge(hint: Any) -> Judge:
 
 
 # Every field of the request that is a field of the question, but the two whose limits depend on another
-# value (the budget on the currency, the date on today) and the currency, whose pattern takes any case.
+# value (the budget on the currency, the date on today), the currency, whose pattern takes any case, and the
+# counts per card, which must match the cards compared (Question.check says both).
 _JUDGES: tuple[tuple[str, Judge], ...] = tuple(
     (name, _judge(hint))
     for name, hint in get_type_hints(RecommendationRequest, include_extras=True).items()
-    if name in {f.name for f in fields(Question)} - {"budget", "as_of", "currency"}
+    if name in {f.name for f in fields(Question)} - {"budget", "as_of", "currency", "compare_counts"}
 )

@@ -195,5 +195,8 @@ def _changes(
     if read.cards:
         as_of = changes.get("as_of", base.as_of) or read.today
         changes["compare"], cards_line = hardware.cards_asked(read, as_of)
+        counts = hardware.counts_asked(read, changes["compare"], as_of)
+        if counts:  # "two 3090s or one 5090": each card at its own count
+            changes["compare_counts"] = counts
         understood.append(cards_line)
     return changes, understood

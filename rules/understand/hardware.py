@@ -118,10 +118,12 @@ def _gpu_found(scan: Scan, m: re.Match[str], g: Grammar) -> tuple[int, int] | bo
         scan.put("owned_gpu", name, name)
         return window + owned.start(), m.end()
     count = count_re.search(scan.text[window:start])
+    said = None
     if count:
-        scan.card_counts.append(CardCount(start, count_of(count), count.group()))
+        said = count_of(count)
+        scan.card_counts.append(CardCount(start, said, count.group()))
         start = window + count.start()
-    scan.cards.append(CardSaid(m.start(), name))
+    scan.cards.append(CardSaid(m.start(), name, said))
     return start, m.end()
 
 
@@ -170,7 +172,18 @@ def _card_note(name: str) -> str:
     return f"{name} ({resolution.gpu.name})"
 
 
+def counts_asked(scan: Scan, cards: tuple[str, ...], as_of: date) -> tuple[int, ...]:
+    """How many of each card asked about ('2x 3090 vs a 5090': 2 and 1; a card said without a count is one
+    when another has one); empty when no card had a count of its own or all had the same."""
+    said: dict[str, int] = {}
+    for card in sorted(scan.cards):
+        if card.gpus is not None:
+            said.setdefault(_tpu_of(card.name, as_of), card.gpus)
+    counts = tuple(said.get(card, 1) for card in cards)
+    return counts if said and len(cards) > 1 and len(set(counts)) > 1 else ()
+
+
 def cards_asked(scan: Scan, as_of: date) -> tuple[tuple[str, ...], str]:
     """The cards asked about in the order said (six at most), and the ``understood`` line naming them."""
-    cards = tuple(dict.fromkeys(_tpu_of(name, as_of) for _, name in sorted(scan.cards)))[:6]
+    cards = tuple(dict.fromkeys(_tpu_of(card.name, as_of) for card in sorted(scan.cards)))[:6]
     return cards, "gpus asked about: " + ", ".join(_card_note(card) for card in cards)

@@ -117,6 +117,7 @@ class JobWord(NamedTuple):
 class CardSaid(NamedTuple):
     at: int
     name: str
+    gpus: int | None = None  # "2x 3090": the count said with this card
 
 
 class CardCount(NamedTuple):
