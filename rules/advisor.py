@@ -29,7 +29,7 @@ from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.headline import headline
 from rules.job import Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
-from rules.jobcost import JobAsked, priced_job, serving_cost
+from rules.jobcost import JobAsked, measured_share, priced_job, serving_cost
 from rules.knowledge.messages import say
 from rules.knowledge.models import load_models
 from rules.knowledge.rulebook import Rulebook, load_rulebook
@@ -214,6 +214,7 @@ class Advisor:
             fit=lambda memory_gb, count: sizing.fit(memory_gb, count).fits,
             electricity_usd_per_kwh=self.electricity,
             tpu_suits=question.workload in self.rulebook.tpu_fit.good_for,
+            measured=measured_share(self.performance, self.rulebook),
         )
         if per_example is None:
             return priced

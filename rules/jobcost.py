@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rules.knowledge import CloudOffer, Gpu, ModelSpec, Rulebook
     from rules.knowledge.parameters import JobCostParameters
     from rules.money import Pricing
+    from rules.performance import PerformanceModel
 
 __all__ = [
     "Costing",
@@ -32,6 +33,7 @@ __all__ = [
     "amortised_per_hour",
     "hours_on",
     "job_cost",
+    "measured_share",
     "peak_tflops",
     "priced_job",
     "serving_cost",
@@ -95,11 +97,13 @@ class Costing:
     electricity_usd_per_kwh: float
     system_power_w: float
     holds: Callable[[Gpu | TpuChip, int], bool]  # the job's memory fits on this many of these
+    # the lab's measured share of a card's datasheet tensor peak against the usual share (1.0: no measurement)
+    measured: Callable[[Gpu | TpuChip], float] = lambda unit: 1.0
 
     def band(self, unit: Gpu | TpuChip, count: int) -> tuple[float, float, float]:
         """Hours at the central utilisation, and at the band's high and low (fastest first)."""
         low, high = self.params.utilisation_band
-        stack = self.params.stack_share.get(unit.software, 1.0)
+        stack = self.params.stack_share.get(unit.software, 1.0) * self.measured(unit)
         return (
             hours_on(self.work, unit, count, self.params.utilisation * stack),
             hours_on(self.work, unit, count, high * stack),
@@ -241,6 +245,23 @@ class JobAsked:
     named: tuple[tuple[Gpu, int], ...] = ()  # the cards the question names, at the count it names
 
 
+def measured_share(performance: PerformanceModel, rulebook: Rulebook) -> Callable[[Gpu | TpuChip], float]:
+    """How much more (or less) of its tensor peak a card reached on the lab's own hosts than cards usually
+    do (rule ``peak-efficiency``), bounded to half or one and a half: the lab's matmul runs, where it has
+    them, correct the run's speed on that card."""
+    usual = rulebook.workload_priorities.efficiency.tensor
+
+    def share(unit: Gpu | TpuChip) -> float:
+        measured = performance.measured(unit.id)
+        matmul = measured.matmul_tflops if measured else {}
+        tflops = matmul.get("bf16") or matmul.get("fp16")
+        if not tflops:
+            return 1.0
+        return min(1.5, max(0.5, tflops / (peak_tflops(unit) * usual)))
+
+    return share
+
+
 def priced_job(
     asked: JobAsked,
     *,
@@ -250,6 +271,7 @@ def priced_job(
     fit: Callable[[float, int], bool],
     electricity_usd_per_kwh: float,
     tpu_suits: bool,
+    measured: Callable[[Gpu | TpuChip], float] = lambda unit: 1.0,
 ) -> JobCost:
     """The engine's stage: the run's work, and each way to run it priced (see :func:`job_cost`)."""
     params = rulebook.job_cost
@@ -260,6 +282,7 @@ def priced_job(
         electricity_usd_per_kwh=electricity_usd_per_kwh,
         system_power_w=rulebook.rent_vs_buy.system_power_w,
         holds=lambda unit, count: fit(unit.memory_gb, count),
+        measured=measured,
     )
     owned = None
     if asked.owned is not None and asked.owned_price_usd is not None:

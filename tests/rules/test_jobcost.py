@@ -330,3 +330,23 @@ def test_serving_for_a_period_is_priced_bought_and_rented_per_million_tokens(
 
 def test_a_question_without_users_has_no_serving_cost() -> None:
     assert _answer(model="qwen3-32b", task="inference", workload="llm").serving_cost is None
+
+
+def test_the_labs_own_matmul_runs_correct_a_cards_training_speed() -> None:
+    from rules.contract.question import Question
+    from rules.performance import Measured
+
+    h100 = CATALOG.gpu("h100-sxm")
+    usual = KNOWLEDGE.rulebook.workload_priorities.efficiency.tensor
+    slow = {"h100-sxm": Measured(hosts=2, matmul_tflops={"bf16": 0.6 * usual * h100.tensor_tflops["bf16"]})}
+    lab = Advisor(CATALOG, measurements=slow, rulebook=KNOWLEDGE.rulebook)
+    question = Question(
+        params_b=1.0, method="pretrain", training_tokens_b=20, workload="llm", compare=("h100 sxm",), gpus=1
+    )
+
+    def hours(advisor: Advisor) -> float:
+        job = advisor.recommend(question, today=dt.date(2026, 11, 26)).job_cost
+        assert job is not None
+        return next(o.hours for o in job.options if o.gpu == "h100-sxm" and o.asked)
+
+    assert hours(lab) == pytest.approx(hours(ADVISOR) / 0.6, rel=0.02)
