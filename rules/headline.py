@@ -57,6 +57,8 @@ def _answered(answer: Answer, reference: str) -> str | None:
         said = _rent_or_buy(answer, lang)
     elif answer.intent == "what-runs-on" and answer.named:  # what each card named holds, as judged
         said = said_once(answer.named, lang)
+    elif answer.intent == "what-runs-on" and not answer.question.card_memory_gb:  # no card, no lab card
+        said = say("headline.runs_no_cards", lang)
     if said is None and answer.job_cost is not None and answer.job_cost.options:
         said = _job(answer.job_cost, lang)
     if said is None and answer.picks:

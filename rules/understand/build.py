@@ -77,7 +77,8 @@ class ParsedText:
 
     @property
     def needs_clarification(self) -> bool:
-        return self.intent != "help" and not self.changed
+        # "what can we run" asks about the lab's own cards: nothing else needs saying
+        return self.intent not in ("help", "what-runs-on") and not self.changed
 
 
 def scan(text: str, today: date) -> Scan:
@@ -110,7 +111,7 @@ def build(
         read.adjust.remove("cheaper")
     understood += follow_ups(read.adjust, base, changes, held_gb)
     changed = tuple(name for name in _FIELD_ORDER if name in changes)
-    if changes and language:  # the language of a question, kept through follow-ups; not a change asked for
+    if (changes or "what-runs-on" in read.intents) and language:  # kept through follow-ups
         changes["language"] = language
     question = replace(base, **changes)
     try:

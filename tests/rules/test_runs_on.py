@@ -106,3 +106,19 @@ def test_a_card_asked_by_its_memory_alone_is_sized_on_the_card_most_people_have(
     assert gpu.memory_gb == 24 and gpu.line == "geforce"
     assert "24 GB card" in answer.headline and gpu.name in answer.headline
     assert any(m.params_b > 30 and m.inference == "4-bit" for m in runs.models)  # a 32B model at 4 bits
+
+
+@pytest.mark.parametrize("text", ["what can we run on our gpus", "что можно запустить на наших gpu"])
+def test_what_runs_on_the_labs_own_cards_and_a_clear_line_when_it_has_none(text: str) -> None:
+    from rules.ask import ask
+    from rules.performance import Measured
+
+    lab = Advisor(
+        KNOWLEDGE.catalog, measurements={"rtx-4090": Measured(hosts=2)}, rulebook=KNOWLEDGE.rulebook
+    )
+    reply = ask(lab, text, today=TODAY)
+    assert reply.intent == "what-runs-on" and reply.recommendation is not None
+    assert [r.gpu for r in reply.recommendation.runs_on] == ["rtx-4090"]
+    bare = ask(ADVISOR, text, today=TODAY)
+    assert bare.intent == "what-runs-on" and bare.recommendation is not None
+    assert not bare.recommendation.runs_on and "rtx 4090" in bare.text.splitlines()[0]
