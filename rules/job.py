@@ -20,7 +20,6 @@ from rules.contract.question import Question
 from rules.knowledge.messages import say, term
 from rules.knowledge.models import ModelSpec, find_model
 from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Counter
-from rules.performance import workload_key
 
 if TYPE_CHECKING:
     from rules.asker import Persona
@@ -166,6 +165,11 @@ def _splits_heads(spec: ModelSpec | None, count: int) -> bool:
         return spec is None or not spec.heads
     kv = spec.kv_heads or spec.heads
     return kv % count == 0 or count % kv == 0
+
+
+def workload_key(workload: str, task: str) -> str:
+    """The performance-model workload for a question (LLM serving is decode-bound)."""
+    return "llm_inference" if workload == "llm" and task == "inference" else workload
 
 
 def model_of(question: Question) -> ModelSpec | None:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from rules.job import Job
     from rules.knowledge.parameters import LlmDecode
 
-__all__ = ["Measured", "PerformanceModel", "TrainingStep", "workload_key"]
+__all__ = ["Measured", "PerformanceModel", "TrainingStep"]
 
 RULE = "workload-priorities"
 DECODE_WORKLOAD = "llm_inference"
@@ -98,11 +98,6 @@ class Accelerator(Protocol):
     def software(self) -> str: ...
     @property
     def bandwidth_gb_s(self) -> float: ...
-
-
-def workload_key(workload: str, task: str) -> str:
-    """The performance-model workload for a question (LLM serving is decode-bound)."""
-    return "llm_inference" if workload == "llm" and task == "inference" else workload
 
 
 class PerformanceModel:

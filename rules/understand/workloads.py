@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rules.contract.question import WORKLOADS
 from rules.errors import QuestionError
-from rules.performance import workload_key
+from rules.job import workload_key
 
 __all__ = ["LISTED_WORKLOADS", "workload_named"]
 
