@@ -19,6 +19,7 @@ from msgspec.structs import replace as with_changes
 
 from rules.contract.answer import JobCost, JobOption, Money, ServingCost, ServingOption, Way
 from rules.market import Rental, TpuChip
+from rules.rent import power_usd_per_hour
 
 if TYPE_CHECKING:
     from rules.knowledge import CloudOffer, Gpu, ModelSpec, Rulebook
@@ -112,7 +113,7 @@ class Costing:
 
     def power_usd_per_hour(self, unit: Gpu | TpuChip, count: int) -> float:
         """Electricity of ``count`` cards and the machine around them, per hour of the run."""
-        return (unit.tdp_w * count + self.system_power_w) / 1000 * self.electricity_usd_per_kwh
+        return power_usd_per_hour(unit.tdp_w, count, self.system_power_w, self.electricity_usd_per_kwh)
 
     def count_for(self, unit: Gpu | TpuChip) -> int | None:
         """The fewest cards (of one node) that hold the job, doubled while the run outlasts
@@ -292,7 +293,7 @@ def priced_job(
     return job_cost(costing, rentals, bought=asked.top, owned=owned, named=asked.named, tpu_suits=tpu_suits)
 
 
-HOURS_PER_MONTH_WEEKS = 30.44 / 7  # weeks in an average month
+WEEKS_PER_MONTH = 30.44 / 7  # weeks in an average month
 
 
 def serving_cost(
@@ -309,7 +310,7 @@ def serving_cost(
     """Serving ``users`` for ``months``: the configuration bought (its price and electricity) against the
     same cards rented, each in all and per million tokens generated at the users' load."""
     gpu, count, price_usd = bought
-    hours = months * HOURS_PER_MONTH_WEEKS * hours_per_week
+    hours = months * WEEKS_PER_MONTH * hours_per_week
     millions = users * tokens_per_user * 3600 * hours / 1e6
 
     def option(way: str, usd: float, offer: CloudOffer | None = None) -> ServingOption:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from rules.contract.question import Question
     from rules.knowledge import Catalog, CloudOffer, Gpu, Rulebook
 
-__all__ = ["Renting", "break_even", "named_units", "tpu_chips", "tpu_named"]
+__all__ = ["Renting", "break_even", "named_units", "power_usd_per_hour", "tpu_chips", "tpu_named"]
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,7 @@ class Renting:
 
     def power_usd_per_hour(self, gpu: Gpu, count: int) -> float:
         """Electricity of ``count`` cards and the machine around them, an hour of use."""
-        watts = gpu.tdp_w * count + self.rulebook.rent_vs_buy.system_power_w
-        return watts / 1000 * self.electricity
+        return power_usd_per_hour(gpu.tdp_w, count, self.rulebook.rent_vs_buy.system_power_w, self.electricity)
 
     def hours_per_week(self, question: Question) -> tuple[float, str]:
         """The asker's hours a week, else the rule's default: higher for a server or several cards, and why."""
@@ -279,6 +278,12 @@ def _offer(offer: CloudOffer, count: int) -> RentOffer:
     )
 
 
+def power_usd_per_hour(tdp_w: float, count: int, system_power_w: float, usd_per_kwh: float) -> float:
+    """What ``count`` cards of ``tdp_w`` and the machine around them cost in electricity an hour: the one
+    sum behind rent vs buy, a bought card's share of a training run and a served model's year."""
+    return (tdp_w * count + system_power_w) / 1000 * usd_per_kwh
+
+
 def break_even(
     rulebook: Rulebook,
     pricing: Pricing,
@@ -293,8 +298,7 @@ def break_even(
 ) -> RentVsBuy:
     """Break-even hours and 1/2-year totals of buying ``count`` × ``gpu`` versus renting ``offer``."""
     params = rulebook.rent_vs_buy
-    watts = gpu.tdp_w * count + params.system_power_w
-    power_usd = watts / 1000 * electricity_usd_per_kwh
+    power_usd = power_usd_per_hour(gpu.tdp_w, count, params.system_power_w, electricity_usd_per_kwh)
     margin = rent_usd_per_hour - power_usd
     hours_at_break_even = buy_usd / margin if margin > 0 else None
     hours = hours_per_week or params.default_hours_per_week
