@@ -59,30 +59,28 @@ def vendor_nvidia(evidence: Evidence) -> Lines:
     return Lines(kept=kept(evidence, "vendor-nvidia"), cards=each(evidence, card))
 
 
-def vendor_amd(evidence: Evidence) -> Lines:
+def _stack_warning(vendor: str, evidence: Evidence) -> Lines:
+    """Each card of ``vendor`` shown runs outside CUDA: the rule vendor-VENDOR warns on it."""
+    rule = f"vendor-{vendor}"
+    key = f"rule.vendor_{vendor}.card"
     return Lines(
         cards=each(
             evidence,
             lambda c: (
-                [Finding("vendor-amd", "warning", evidence.say("rule.vendor_amd.card", name=c.gpu.name))]
-                if c.gpu.vendor == "amd"
+                [Finding(rule, "warning", evidence.say(key, name=c.gpu.name))]
+                if c.gpu.vendor == vendor
                 else []
             ),
         )
     )
+
+
+def vendor_amd(evidence: Evidence) -> Lines:
+    return _stack_warning("amd", evidence)
 
 
 def vendor_intel(evidence: Evidence) -> Lines:
-    return Lines(
-        cards=each(
-            evidence,
-            lambda c: (
-                [Finding("vendor-intel", "warning", evidence.say("rule.vendor_intel.card", name=c.gpu.name))]
-                if c.gpu.vendor == "intel"
-                else []
-            ),
-        )
-    )
+    return _stack_warning("intel", evidence)
 
 
 def product_lines(evidence: Evidence) -> Lines:
