@@ -12,14 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, Said, fit_on, job_for
 from rules.knowledge.messages import cited, say, term
 
 if TYPE_CHECKING:
     from rules.asker import Asker
-    from rules.configurations import Configuration
     from rules.contract.question import Question
     from rules.knowledge import Gpu, Rulebook
     from rules.performance import PerformanceModel
@@ -39,6 +38,23 @@ __all__ = [
 ]
 
 
+class Candidate(Protocol):
+    """What the rules' filters read of a configuration (``rules.configurations.Configuration`` is one): the
+    terms are set before any configuration exists, so they name only this."""
+
+    @property
+    def gpu(self) -> Gpu: ...
+
+    @property
+    def count(self) -> int: ...
+
+    @property
+    def speed(self) -> float: ...
+
+
+C = TypeVar("C", bound=Candidate)
+
+
 @dataclass(frozen=True)
 class Keep:
     """What every configuration must pass, the rule that says so and its line.
@@ -50,11 +66,11 @@ class Keep:
     """
 
     rule: str
-    test: Callable[[Configuration], bool]
+    test: Callable[[Candidate], bool]
     reason: str
     when: str = "some-pass"
 
-    def applies(self, configs: Sequence[Configuration]) -> bool:
+    def applies(self, configs: Sequence[Candidate]) -> bool:
         if self.when == "always":
             return True
         if self.when == "both":
@@ -132,7 +148,7 @@ class Terms:
         [Gpu, int], Said | None
     ]  # rules multi-gpu-heat and power-and-slots: why N of a card cannot go in one box
 
-    def headline(self, c: Configuration) -> bool:
+    def headline(self, c: Candidate) -> bool:
         """What may lead an answer (rule ``product-lines``): a module (SXM, OAM) only as the system it is sold in, a
         whole board of them for a server; on a desktop no line the seed advises against."""
         if c.gpu.form_factor in self.boards:
@@ -326,7 +342,7 @@ def _upgrade(ctx: TermsContext, owned: Gpu) -> Keep:
     mine, gain = ctx.speed(owned), params.min_speedup
     more_memory = ctx.question.workload in params.memory_bound_workloads
 
-    def upgrade(c: Configuration) -> bool:
+    def upgrade(c: Candidate) -> bool:
         if c.speed < mine or c.gpu.memory_gb < owned.memory_gb:
             return False
         return (
@@ -551,9 +567,7 @@ def _refusal(ctx: TermsContext) -> Callable[[Gpu, int], Said | None]:
     return refuse
 
 
-def kept_configurations(
-    configs: Sequence[Configuration], keeps: tuple[Keep, ...]
-) -> tuple[Configuration, ...]:
+def kept_configurations(configs: Sequence[C], keeps: tuple[Keep, ...]) -> tuple[C, ...]:
     """The configurations every filter that applies to them passes."""
     tests = [keep.test for keep in keeps if keep.applies(configs)]
     return tuple(c for c in configs if all(test(c) for test in tests))
