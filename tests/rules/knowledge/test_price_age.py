@@ -119,7 +119,9 @@ def test_an_aged_new_price_weighs_less_than_a_fresh_used_one(catalog, rulebook):
     )
 
 
-@pytest.mark.parametrize("gpu_id", ["mac-studio-m3-ultra-512gb", "mac-studio-m4-max-128gb"])
+@pytest.mark.parametrize(
+    "gpu_id", ["mac-studio-m3-ultra-512gb", "mac-studio-m3-ultra-256gb", "mac-studio-m4-max-128gb"]
+)
 def test_a_withdrawn_configuration_is_marked_and_never_offered_new(advisor, catalog, rulebook, gpu_id):
     gpu = catalog.gpu(gpu_id)
     assert gpu.withdrawn is not None and gpu.withdrawn <= TODAY and "http" in gpu.sources["withdrawn"]
