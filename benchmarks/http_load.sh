@@ -33,6 +33,7 @@ DATA=$(mktemp -d)
 export WHICHGPU_DATA_DIR="$DATA"
 export WHICHGPU_DATABASE_URL="${WHICHGPU_DATABASE_URL:-sqlite:///$DATA/whichgpu.db}"
 unset SLACK_BOT_TOKEN SLACK_SIGNING_SECRET SLACK_APP_TOKEN
+export WHICHGPU_RATE_LIMIT="${WHICHGPU_RATE_LIMIT:-0}"  # every request comes from one address: measure the server, not the limit
 
 # Migrate and load the catalog once, so parallel workers start on a ready database.
 "$PY" -c "from service.app import create_app; create_app()" >/dev/null
