@@ -448,7 +448,11 @@ def asked_first(
     theirs = Objective(
         objective.budget_usd, None, objective.threshold, True, objective.pricing, language=objective.language
     )
-    mine = choose(configs, theirs, lambda c: c.gpu.id in ids)
+    fewest: dict[str, int] = {}  # as many as hold the job: a count the question did not ask is not bought
+    for c in configs:
+        if c.gpu.id in ids:
+            fewest[c.gpu.id] = min(fewest.get(c.gpu.id, c.count), c.count)
+    mine = choose(configs, theirs, lambda c: fewest.get(c.gpu.id) == c.count)
     if mine.top is None:
         return choice
     others = [choice.top, *choice.ladder.values(), *choice.runners_up]

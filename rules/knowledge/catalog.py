@@ -10,6 +10,7 @@ through the knowledge snapshot. Names people write are resolved by
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -236,6 +237,21 @@ class Catalog:
         """``resolve(name).gpu``: the GPU a name most likely means, or None."""
         return self.resolve(name).gpu
 
+    def card_forms(self, module: Gpu) -> tuple[Gpu, ...]:
+        """The cards sold alone that carry a module's chip (H100 SXM -> H100 PCIe, H100 NVL): same maker,
+        architecture and model number; none for a chip made only as a module (B200, MI300X)."""
+        number = _model_number(module.name)
+        return tuple(
+            g
+            for g in self.gpus
+            if g.form_factor == "pcie"
+            and g.purchasable
+            and g.vendor == module.vendor
+            and g.arch_id == module.arch_id
+            and number is not None
+            and _model_number(g.name) == number
+        )
+
     def released_by(self, as_of: date) -> tuple[Gpu, ...]:
         return tuple(g for g in self.gpus if g.released <= as_of)
 
@@ -320,3 +336,9 @@ def load_catalog(
     from rules.knowledge.store import load_knowledge  # the store's knowledge holds this module's types
 
     return load_knowledge(data_dir, cache_dir=cache_dir, use_cache=use_cache).catalog
+
+
+def _model_number(name: str) -> str | None:
+    """ "NVIDIA H100 SXM5 80 GB" -> "H100": the first letters-and-digits word of a card's name."""
+    found = re.search(r"\b([A-Z]{1,3}\d{2,4}[A-Z]?)\b", name)
+    return found.group(1) if found else None
