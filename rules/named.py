@@ -16,7 +16,7 @@ from rules.choose import BUDGET_SLACK
 from rules.contract.answer import NamedCard, NamedPrice
 from rules.headline import count_word
 from rules.job import METHOD_NAMES, fit_on, job_for
-from rules.knowledge.messages import DEFAULT_LANGUAGE, say, term
+from rules.knowledge.messages import say, term
 from rules.render.figures import memory_text
 
 if TYPE_CHECKING:

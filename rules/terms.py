@@ -96,7 +96,8 @@ class Wait:
 
 @dataclass(frozen=True)
 class UsedCards:
-    """How used cards count (rule ``used-cards``): asked for, joined when new ones cost much more, or new only."""
+    """How used cards count (rule ``used-cards``): asked for, joined when new ones cost much more,
+    or new only."""
 
     new_only: bool  # several cards or a server: used ones are picked only when asked for
     used_over: float | None  # used cards count when new ones above the floor cost this many times more
@@ -107,8 +108,9 @@ class UsedCards:
 
 @dataclass(frozen=True)
 class MemoryWorth:
-    """Memory-bound jobs (rule ``memory-value``): a configuration is worth its speed scaled by how much of the job's
-    class it holds — the named model with headroom, else the largest open model class fine-tuned on the date."""
+    """Memory-bound jobs (rule ``memory-value``): a configuration is worth its speed scaled by how much of the
+    job's class it holds — the named model with headroom, else the largest open model class fine-tuned on the
+    date."""
 
     job: Job
     target_gb: float
@@ -116,7 +118,8 @@ class MemoryWorth:
     share: float
 
     def held(self, memory_gb: float, count: int) -> float:
-        """The share of the reference job N cards of this size hold (each card's part, when the method shards it)."""
+        """The share of the reference job N cards of this size hold (each card's part,
+        when the method shards it)."""
         job = self.job
         pools = job.pooling != "none" and job.shardable_gb > 0
         per_card = (job.need.gb - job.shardable_gb * (1 - 1 / count)) if pools else job.need.gb
@@ -149,8 +152,8 @@ class Terms:
     ]  # rules multi-gpu-heat and power-and-slots: why N of a card cannot go in one box
 
     def headline(self, c: Candidate) -> bool:
-        """What may lead an answer (rule ``product-lines``): a module (SXM, OAM) only as the system it is sold in, a
-        whole board of them for a server; on a desktop no line the seed advises against."""
+        """What may lead an answer (rule ``product-lines``): a module (SXM, OAM) only as the system it is sold
+        in, a whole board of them for a server; on a desktop no line the seed advises against."""
         if c.gpu.form_factor in self.boards:
             return self.server and c.count in self.boards[c.gpu.form_factor]
         return self.server or c.gpu.line not in self.avoid_lines
@@ -238,7 +241,8 @@ def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
             Keep("vendor-nvidia", lambda c: bool(c.gpu.software == safe), ctx.say("rule.vendor_nvidia.keep"))
         )
     if q.gpus > rulebook.one_machine.gpus_per_machine and q.setting == "server":
-        # the server setting already admits server parts (rules.market); the line says so beside the other filters
+        # the server setting already admits server parts (rules.market);
+        # the line says so beside the other filters
         keeps.append(
             Keep(
                 "one-machine", lambda c: True, ctx.say("rule.one_machine.server", gpus=q.gpus), when="always"
@@ -250,7 +254,8 @@ def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
 
 
 def _software_support(ctx: TermsContext) -> Keep | None:
-    """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet (rows 'limited')."""
+    """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet
+    (rows 'limited')."""
     rows, language = ctx.rulebook.software_support, ctx.language
     task = "inference" if ctx.job.method == "inference" else "training"
     dropped = {
@@ -286,8 +291,9 @@ def _software_support(ctx: TermsContext) -> Keep | None:
 
 
 def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...], str]]:
-    """(stacks, why) for each software stack that could not yet run the job on the date: a row holds from its ``from``
-    date until its ``until`` date, for the task, workloads and precisions it names (a missing key matches all)."""
+    """(stacks, why) for each software stack that could not yet run the job on the date: a row holds from its
+    ``from`` date until its ``until`` date, for the task, workloads and precisions it names
+    (a missing key matches all)."""
     day, language = ctx.as_of, ctx.language
     workload, precision = ctx.question.workload, ctx.job.precision
     found: list[tuple[tuple[str, ...], str]] = []
@@ -318,8 +324,8 @@ def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...]
 
 
 def _training_limits(ctx: TermsContext) -> Keep | None:
-    """A training job keeps to the parts the catalog marks fit for its method (unified-memory computers: adapters or
-    none), while such a part holds the job."""
+    """A training job keeps to the parts the catalog marks fit for its method (unified-memory computers:
+    adapters or none), while such a part holds the job."""
     method = ctx.job.method
     if method == "inference":
         return None
@@ -362,8 +368,8 @@ def _upgrade(ctx: TermsContext, owned: Gpu) -> Keep:
 
 
 def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | None:
-    """Keep the card you have while it holds the model asked about, or sits where the seed's GTX 1070 sat in its
-    market (003, TL;DR: "already have a GTX 1070 or better: wait")."""
+    """Keep the card you have while it holds the model asked about, or sits where the seed's GTX 1070 sat in
+    its market (003, TL;DR: "already have a GTX 1070 or better: wait")."""
     params, job = ctx.rulebook.persona_already_own, ctx.job
     suggestion = ctx.say("rule.persona_already_own.suggestion")
     if job.method == "inference" and job.model is not None and fit_on(job, owned.memory_gb, 1).fits:
@@ -421,8 +427,8 @@ def workload_label(rulebook: Rulebook, work: str) -> str:
 
 
 def _used_cards(ctx: TermsContext) -> UsedCards:
-    """One card for a desk: used cards join when new ones with enough memory cost much more, and the answer says why
-    a used card leads; several cards or a server: new unless the question says used."""
+    """One card for a desk: used cards join when new ones with enough memory cost much more, and the answer
+    says why a used card leads; several cards or a server: new unless the question says used."""
     q, params = ctx.question, ctx.rulebook.used_cards
     several = q.gpus >= params.several_from or q.setting in ("server", "cloud")
     if q.used_ok:
@@ -446,7 +452,8 @@ def _used_cards(ctx: TermsContext) -> UsedCards:
 def memory_floor(
     rulebook: Rulebook, as_of: date, workload: str, task: str, experience: str | None, language: str | None
 ) -> Floor | None:
-    """The latest floor row for the workload, task and experience on the date, worded (rule ``memory-floor``)."""
+    """The latest floor row for the workload, task and experience on the date, worded
+    (rule ``memory-floor``)."""
     best = None
     for row in rulebook.memory_floor.floors:
         if (
@@ -477,7 +484,8 @@ def memory_floor(
 
 
 def memory_reference(ctx: TermsContext) -> tuple[Job, float, str] | None:
-    """(the reference job, its need in GB with headroom, its name) for a memory-bound question; None for others."""
+    """(the reference job, its need in GB with headroom, its name) for a memory-bound question;
+    None for others."""
     q, job, params = ctx.question, ctx.job, ctx.rulebook.memory_value
     if q.memory_gb or job.method not in params.methods or not (job.is_llm or q.workload == "llm"):
         return None
@@ -499,14 +507,16 @@ def memory_reference(ctx: TermsContext) -> tuple[Job, float, str] | None:
 
 
 def build_slots(rulebook: Rulebook, gpu: Gpu, count: int) -> float | None:
-    """Slots one card takes in a build of ``count``: past two cards, the blower version (dual-slot) where one exists."""
+    """Slots one card takes in a build of ``count``: past two cards, the blower version
+    (dual-slot) where one exists."""
     if count > rulebook.multi_gpu_heat.small_card_max_open_air and "blower" in gpu.cooling:
         return float(rulebook.power_and_slots.blower_slots)
     return gpu.slots
 
 
 def too_wide_reason(rulebook: Rulebook, question: Question, gpu: Gpu, count: int) -> str | None:
-    """Why ``count`` of ``gpu`` take more slots than the box has (rule ``power-and-slots``); None when they fit."""
+    """Why ``count`` of ``gpu`` take more slots than the box has (rule ``power-and-slots``);
+    None when they fit."""
     power = rulebook.power_and_slots
     server = question.setting in ("server", "cloud")
     most, message = (
@@ -528,9 +538,9 @@ def too_wide_reason(rulebook: Rulebook, question: Question, gpu: Gpu, count: int
 
 
 def _refusal(ctx: TermsContext) -> Callable[[Gpu, int], Said | None]:
-    """Why N of a card cannot go in one box: a whole system is one box (multi-gpu-heat), open-air cards overheat side
-    by side in a server (multi-gpu-heat) or past the seed's count on a desk, and a desk has only so many slots
-    (power-and-slots)."""
+    """Why N of a card cannot go in one box: a whole system is one box (multi-gpu-heat), open-air cards
+    overheat side by side in a server (multi-gpu-heat) or past the seed's count on a desk, and a desk has only
+    so many slots (power-and-slots)."""
     heat, language = ctx.rulebook.multi_gpu_heat, ctx.language
     server = ctx.question.setting in ("server", "cloud")
     power = ctx.rulebook.power_and_slots

@@ -54,8 +54,9 @@ Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
 # Where the hardware will live: a desktop PC, a server/rack, or only rented in the cloud.
 Setting = Literal["desktop", "server", "cloud"]
 Language = Literal["en", "ru"]
-# The family of runtime an LLM is run with, where the asker names one: llama.cpp (also Ollama, LM Studio) loads
-# GGUF files and splits a model by layers; vllm (also SGLang, TGI, TensorRT-LLM) serves batches in tensor parallel.
+# The family of runtime an LLM is run with, where the asker names one: llama.cpp (also Ollama, LM Studio)
+# loads GGUF files and splits a model by layers; vllm (also SGLang, TGI,
+# TensorRT-LLM) serves batches in tensor parallel.
 Runtime = Literal["llama.cpp", "vllm"]
 # The compute backend the runtime is built for; None: the card's usual one (CUDA on NVIDIA, ROCm on AMD
 # Instinct/Radeon, Metal on Apple, SYCL on Intel).
@@ -93,7 +94,8 @@ MAX_TEXT_CHARS = 2000
 
 
 class AskRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
-    """POST /v1/ask: free text, optionally continuing a conversation; its published JSON Schema is generated from this type."""
+    """POST /v1/ask: free text, optionally continuing a conversation;
+    its published JSON Schema is generated from this type."""
 
     text: Annotated[
         str,
@@ -139,7 +141,8 @@ def _positive(upper: float, description: str | None = None) -> Any:
 
 CURRENCY_PATTERN = f"^({'|'.join(_any_case(code) for code in CURRENCIES)})$"
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME_CHARS)]
-# A real date from 2010 on (EARLIEST_AS_OF); that it is not in the future is left to Question.check, which knows today.
+# A real date from 2010 on (EARLIEST_AS_OF); that it is not in the future is left to Question.check,
+# which knows today.
 AS_OF_PATTERN = (
     "^(20[1-9][0-9]-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)"
     "|20(1[26]|[2468][048]|[3579][26])-02-29)$"
@@ -150,7 +153,8 @@ class RecommendationRequest(
     msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, omit_defaults=True
 ):
     """POST /v1/recommendations: the structured question, every field optional. The one statement of each
-    field's values and limits: the published schema is generated from it and :meth:`Question.check` reads it."""
+    field's values and limits: the published schema is generated from it and :meth:`Question.check` reads
+    it."""
 
     workload: Annotated[Workload, msgspec.Meta(description="What the GPU is for.")] = "general"
     budget: Annotated[float, _positive(MAX_BUDGET, "Total budget for all GPUs, in `currency`.")] | None = None
@@ -354,7 +358,8 @@ def check_text(text: Any) -> str:
 
 
 def as_of_refusal(day: date, today: date) -> str | None:
-    """Why ``day`` cannot be a question's date, worded to follow the field's name on any face; None if it can."""
+    """Why ``day`` cannot be a question's date, worded to follow the field's name on any face;
+    None if it can."""
     if day < EARLIEST_AS_OF:
         return (
             f"must be on or after {EARLIEST_AS_OF.isoformat()}: the catalog starts in the deep-learning era"
@@ -499,7 +504,8 @@ Judge = Callable[[str, Any], None]
 
 
 def _parts(hint: Any) -> tuple[Any, dict[str, Any], bool]:
-    """A field's bare type, its msgspec constraints (``le``, ``max_length`` ...) and whether it may be None."""
+    """A field's bare type, its msgspec constraints (``le``, ``max_length`` ...) and whether it may be
+    None."""
     limits: dict[str, Any] = {}
     optional = False
     while True:
