@@ -109,7 +109,7 @@ def test_a_sourced_price_wins_over_an_estimate(catalog, rulebook):
     pricing = _pricing(catalog, rulebook, TODAY)
     checked = 0
     for gpu in catalog.gpus:
-        on_sale = pricing.in_shops(gpu) and (gpu.withdrawn is None or TODAY < gpu.withdrawn)
+        on_sale = pricing.in_shops(gpu) and (gpu.withdrawn is None or gpu.withdrawn > TODAY)
         current = [
             p
             for p in gpu.prices
