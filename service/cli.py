@@ -185,7 +185,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     import msgspec
 
     from rules.ask import ask
-    from rules.contract.question import check_text
+    from rules.contract.text import check_text
     from rules.errors import QuestionError
 
     text = " ".join(args.text)

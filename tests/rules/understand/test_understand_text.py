@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.contract.question import MAX_TEXT_CHARS, Question
+from rules.contract.question import Question
+from rules.contract.text import MAX_TEXT_CHARS
 from rules.errors import QuestionError
 from rules.understand import ParsedText, clean, parse
 from rules.understand.text import Scan
