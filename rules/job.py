@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from rules.contract.answer import MemoryNeed
 from rules.contract.question import Question
+from rules.job_defaults import context_for, method_for, pooling_for, precision_for, runtime_for
 from rules.knowledge.messages import say, term
 from rules.knowledge.models import ModelSpec, find_model
 from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Counter
@@ -203,7 +204,7 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     q, language = question, question.language
     spec = model_of(q)
     llm = _is_llm(q, spec)
-    method, method_assumed = _method(q, spec, llm)
+    method, method_assumed = method_for(q, spec, llm)
     inference = method == "inference"
     batch = (
         q.batch
@@ -211,12 +212,12 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         or (spec.train_batch if spec and not llm and not inference else 1)
     )
     runtime = runtime_for(q, method, llm, batch)
-    precision, precision_assumed = _precision(q, method, spec, llm, runtime, rulebook)
+    precision, precision_assumed = precision_for(q, method, spec, llm, runtime, rulebook)
     work = workload_key(
         spec.workload if spec and spec.workload and q.workload == "general" else q.workload,
         "inference" if inference else "training",
     )
-    context = q.context_tokens or _context(rulebook, spec, inference)
+    context = q.context_tokens or context_for(rulebook, spec, inference)
     counter = Counter(rulebook, language, runtime)
     factor = (
         rulebook.rule_16_bit_memory.effective_memory_factor
@@ -244,7 +245,7 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         need,
         said,
         others,
-        _pooling(method, llm, runtime),
+        pooling_for(method, llm, runtime),
         shardable,
         factor,
         counter.bits(spec, precision, method),
@@ -399,12 +400,6 @@ def _serving_said(counter: Counter, q: Question, batch: int, per_user: float) ->
     return counter.say(key, users=batch, per_user=f"{per_user:g}", total=f"{per_user * batch:,.0f}")
 
 
-def _context(rulebook: Rulebook, spec: ModelSpec | None, inference: bool) -> int:
-    params = rulebook.memory_fit
-    default = int(params.default_context_tokens if inference else params.training_context_tokens)
-    return min(default, spec.seq_len) if spec and spec.seq_len else default
-
-
 def _assumptions(
     counter: Counter,
     q: Question,
@@ -453,57 +448,4 @@ def _assumptions(
     return tuple(said)
 
 
-def _method(q: Question, spec: ModelSpec | None, llm: bool) -> tuple[str, bool]:
-    """(method, assumed): inference when asked to run; for LLMs LoRA unless small or 4-bit."""
-    if q.method:
-        if q.method in ("full", "pretrain") and not llm:
-            return "train", False
-        return q.method, False
-    if q.task == "inference":
-        return "inference", False
-    if not llm:
-        return "train", False
-    if q.precision == "4-bit":
-        return "qlora", True
-    if spec is not None and spec.params_b < 1:
-        return "full", True
-    return "lora", True
-
-
-def _precision(
-    q: Question, method: str, spec: ModelSpec | None, llm: bool, runtime: str | None, rulebook: Rulebook
-) -> tuple[str, bool]:
-    """(precision, assumed): local LLM inference at 4 bit; servers at FP8 where the runtime serves it (vLLM
-    class), else 16 bit; training at 16-bit mixed."""
-    if method == "qlora":
-        return "4-bit", False
-    if q.precision:
-        return q.precision, False
-    if method == "inference" and llm:
-        if spec is not None and spec.weights_gb:
-            return "4-bit", True  # ships quantised (gpt-oss: MXFP4)
-        if runtime in rulebook.workload_priorities.llm_decode.fp8_runtimes:
-            return "fp8", True
-        return ("16-bit" if q.setting in ("server", "cloud") else "4-bit"), True
-    return "16-bit", True
-
-
-def runtime_for(q: Question, method: str, llm: bool, batch: int) -> str | None:
-    """The runtime an LLM is run with (None for any other job): the one named; else a batching server (vLLM
-    class) for several users at once or a server, whose way across cards is tensor parallelism (vLLM docs,
-    distributed serving); else llama.cpp (Ollama, LM Studio), whose default across cards is the layer split
-    (llama.cpp docs, multi-GPU)."""
-    if method != "inference" or not llm:
-        return None
-    if q.runtime:
-        return q.runtime
-    return "vllm" if batch > 1 or q.setting in ("server", "cloud") else "llama.cpp"
-
-
-def _pooling(method: str, llm: bool, runtime: str | None) -> str:
-    if method == "inference":
-        return ("tensor-parallel" if runtime == "vllm" else "layer-split") if llm else "none"
-    return "fsdp" if llm and method in ("lora", "qlora", "full", "pretrain") else "none"
-
-
-__all__ += ["GB", "runtime_for"]
+__all__ += ["GB"]
