@@ -32,9 +32,9 @@ from rules.explain import Evidence, explain
 from rules.headline import headline
 from rules.job import Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
 from rules.jobcost import JobAsked, measured_share, priced_job, serving_cost
+from rules.knowledge.loaded import load_models, load_rulebook
 from rules.knowledge.messages import say
-from rules.knowledge.models import load_models
-from rules.knowledge.rulebook import Rulebook, load_rulebook
+from rules.knowledge.rulebook import Rulebook
 from rules.market import Market, Markets, representative_rentals
 from rules.named import NamedContext, card_memory, named_cards
 from rules.performance import Measured, PerformanceModel

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from rules.contract.answer import MemoryNeed
 from rules.contract.question import Question
 from rules.job_defaults import context_for, method_for, pooling_for, precision_for, runtime_for
+from rules.knowledge.loaded import find_model
 from rules.knowledge.messages import say, term
-from rules.knowledge.models import ModelSpec, find_model
+from rules.knowledge.models import ModelSpec
 from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Counter
 
 if TYPE_CHECKING:

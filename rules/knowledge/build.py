@@ -33,23 +33,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from rules.knowledge.catalog import (
-    DATA_FILES,
-    Architecture,
-    Catalog,
-    CatalogError,
-    CloudOffer,
-    CurrencyRate,
-    Gpu,
-    PricePoint,
-    TpuSpec,
-)
+from rules.knowledge.catalog import DATA_FILES, Catalog, CatalogError
+from rules.knowledge.contents import KNOWLEDGE_FILES, Knowledge
 from rules.knowledge.datafile import DataFileError, locate, parse_document, shown
-from rules.knowledge.messages import Messages
 from rules.knowledge.models import format_table, model_table
 from rules.knowledge.names import index_names
+from rules.knowledge.records import Architecture, CloudOffer, CurrencyRate, Gpu, PricePoint, TpuSpec
 from rules.knowledge.rulebook import Rulebook
-from rules.knowledge.store import KNOWLEDGE_FILES, Knowledge
+from rules.knowledge.templates import Messages
 
 __all__ = ["build_knowledge", "catalog_version"]
 

@@ -11,7 +11,7 @@ import pytest
 from benchmarks.calibrate import cases, errors
 from rules.contract.question import Question
 from rules.job import job_for
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_rulebook
 from rules.performance import PerformanceModel
 
 

@@ -454,7 +454,7 @@ def test_an_upgrade_is_never_slower_or_smaller_than_the_card_owned(advisor):
 def test_training_transformers_in_january_2023_is_an_rtx_4090():
     """Dettmers, 'Which GPU(s) to Get for Deep Learning', 2023-01-30:
     the RTX 4090 for transformers at about $1600."""
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
 
     answer = wire(
         Advisor(load_catalog()).recommend(

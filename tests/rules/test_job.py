@@ -7,8 +7,7 @@ import pytest
 
 from rules.contract.question import Question
 from rules.job import fit_on, job_for
-from rules.knowledge.models import load_models
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_models, load_rulebook
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,7 @@ import pytest
 from rules.asker import Persona
 from rules.contract.question import Question
 from rules.job import fit_on, for_personas, job_for
-from rules.knowledge.models import load_models
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_models, load_rulebook
 
 RULEBOOK = load_rulebook()
 

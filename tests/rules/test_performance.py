@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_rulebook
 from rules.performance import Measured, PerformanceModel, TrainingStep
 
 

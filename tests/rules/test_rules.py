@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_rulebook
 from tests.wire import wire
 
 SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
@@ -250,7 +250,7 @@ def test_a_rules_lines_carry_its_own_id(recommend):
 def test_slot_warning_counts_the_blower_version_the_heat_rule_asks_for(recommend):
     """Past two cards the heat rule asks for blower versions (dual-slot), so four 3-slot RTX 3090s
     take 8 slots, not 12; a card without a blower version keeps its own width."""
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
     from rules.terms import build_slots
 
     rulebook, catalog = load_rulebook(), load_catalog()

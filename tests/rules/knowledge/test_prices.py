@@ -10,9 +10,10 @@ from types import SimpleNamespace
 import pytest
 
 from rules.ask import ask
-from rules.knowledge.catalog import CatalogError, PricePoint, load_catalog
+from rules.knowledge.catalog import CatalogError
 from rules.knowledge.datafile import DATA_DIR
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_catalog, load_rulebook
+from rules.knowledge.records import PricePoint
 from rules.money import Pricing, months_between
 from tests.wire import wire
 
