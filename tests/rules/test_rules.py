@@ -250,8 +250,8 @@ def test_a_rules_lines_carry_its_own_id(recommend):
 def test_slot_warning_counts_the_blower_version_the_heat_rule_asks_for(recommend):
     """Past two cards the heat rule asks for blower versions (dual-slot), so four 3-slot RTX 3090s
     take 8 slots, not 12; a card without a blower version keeps its own width."""
+    from rules.box import build_slots
     from rules.knowledge.loaded import load_catalog
-    from rules.terms import build_slots
 
     rulebook, catalog = load_rulebook(), load_catalog()
     rtx3090 = catalog.gpu("rtx-3090")
