@@ -67,8 +67,7 @@ def varied(count: int, seed: int) -> list[tuple[str, str]]:
 
 def _snapshot():
     from rules.advisor import Advisor
-    from rules.knowledge.catalog import load_catalog
-    from rules.knowledge.rulebook import load_rulebook
+    from rules.knowledge.loaded import load_catalog, load_rulebook
     from service.snapshot import Snapshot
 
     catalog, rulebook = load_catalog(), load_rulebook()

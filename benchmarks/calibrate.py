@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rules.contract.question import Question
 from rules.job import job_for
-from rules.knowledge.catalog import load_catalog
 from rules.knowledge.datafile import load_data
-from rules.knowledge.rulebook import Rulebook, load_rulebook
+from rules.knowledge.loaded import load_catalog, load_rulebook
+from rules.knowledge.rulebook import Rulebook
 from rules.performance import PerformanceModel
 
 RULE = "workload-priorities"

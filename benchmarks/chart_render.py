@@ -24,7 +24,7 @@ import matplotlib
 
 from rules.advisor import Advisor
 from rules.ask import ask
-from rules.knowledge.catalog import load_catalog
+from rules.knowledge.loaded import load_catalog
 from service.charts import bar_chart, render_question
 from service.web import question_chart_points
 

@@ -14,7 +14,7 @@ from datetime import date
 
 from rules.advisor import Advisor
 from rules.contract.question import Question
-from rules.knowledge.catalog import load_catalog
+from rules.knowledge.loaded import load_catalog
 
 QUESTIONS = [
     Question(workload="transformer", budget=800),

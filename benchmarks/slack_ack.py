@@ -46,7 +46,7 @@ def engine_answer(text: str) -> dict[str, Any]:
     """What /v1/ask returns for ``text``, from the real engine (so the bot renders a real answer)."""
     from rules.advisor import Advisor
     from rules.ask import ask
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
 
     return {**msgspec.to_builtins(ask(Advisor(load_catalog()), text)), "conversation_id": "benchmark"}
 

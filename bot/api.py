@@ -20,7 +20,7 @@ import httpx
 import msgspec
 
 from rules.contract.answer import Reply
-from rules.contract.question import AskRequest
+from rules.contract.text import AskRequest
 
 __all__ = ["AskError", "QuestionRejected", "Reply", "ServiceUnavailable", "UnreadableAnswer", "WhichgpuAPI"]
 

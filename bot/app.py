@@ -47,7 +47,7 @@ from bot.blocks import (
     unavailable_blocks,
 )
 from bot.settings import BotSettings
-from rules.contract.question import check_text
+from rules.contract.text import check_text
 from rules.errors import QuestionError
 from rules.settings import SettingsError
 

@@ -33,7 +33,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from rules.contract.answer import Answer, Finding, Money, Pick, RentVsBuy, Reply
-from rules.contract.question import MAX_TEXT_CHARS
+from rules.contract.text import MAX_TEXT_CHARS
 from rules.knowledge.messages import basis, say, term
 from rules.money import dated_words
 from rules.render import HELP_TEXT

@@ -1,12 +1,14 @@
 """The advisor: the best configuration for a question, and why.
 
-:class:`Advisor` holds one snapshot of what the engine knows — the catalog, the rulebook, lab measurements, the
-electricity price — and answers questions over it without I/O, so the service can keep one in memory and rebuild it
-only when the data change. A question flows one way, each stage once, each handing typed values to the next:
+:class:`Advisor` holds one snapshot of what the engine knows — the catalog, the rulebook, lab measurements,
+the electricity price — and answers questions over it without I/O, so the service can keep one in memory and
+rebuild it only when the data change. A question flows one way, each stage once,
+each handing typed values to the next:
 
     asker -> job -> market -> terms -> configurations -> named cards -> choice -> rent -> explain -> assemble
 
-The only thing remembered between questions is the market of each date asked about (:class:`~rules.market.Markets`).
+The only thing remembered between questions is the market of each date asked about
+(:class:`~rules.market.Markets`).
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ from rules.explain import Evidence, explain
 from rules.headline import headline
 from rules.job import Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
 from rules.jobcost import JobAsked, measured_share, priced_job, serving_cost
+from rules.knowledge.loaded import load_models, load_rulebook
 from rules.knowledge.messages import say
-from rules.knowledge.models import load_models
-from rules.knowledge.rulebook import Rulebook, load_rulebook
+from rules.knowledge.rulebook import Rulebook
 from rules.market import Market, Markets, representative_rentals
 from rules.named import NamedContext, card_memory, named_cards
 from rules.performance import Measured, PerformanceModel
@@ -139,7 +141,8 @@ class Advisor:
         return with_changes(answer, headline=headline(answer, self.reference.name))
 
     def _runs_on(self, question: Question) -> tuple[RunsOn, ...]:
-        """What runs on the cards asked about (named, or the asker's own), else on the lab's measured cards."""
+        """What runs on the cards asked about (named, or the asker's own),
+        else on the lab's measured cards."""
         names = question.compare or ((question.owned_gpu,) if question.owned_gpu else ())
         cards = [gpu for name in names if (gpu := self.catalog.find(name)) is not None]
         count = question.gpus if len(cards) == 1 else 1
@@ -149,7 +152,8 @@ class Advisor:
             typical = self._typical_card(question.card_memory_gb, question.as_of or date.today())
             if typical is not None:
                 runs = runs_on(typical, count, models, self.rulebook, self.performance, base)
-                name = say("runs.typical_card", question.language, gb=f"{typical.memory_gb:g}", name=typical.name)
+                gb = f"{typical.memory_gb:g}"
+                name = say("runs.typical_card", question.language, gb=gb, name=typical.name)
                 return (with_changes(runs, name=name),)
         if not cards:
             cards = [self.catalog.gpu(gpu_id) for gpu_id in self.lab_gpus]
@@ -181,7 +185,8 @@ class Advisor:
         )
 
     def _priced_job(self, stages: _Stages, top: Configuration | None, pricing: Pricing) -> JobCost | None:
-        """A training run with its tokens: its hours and cost on the pick, the asker's cards and the rentals."""
+        """A training run with its tokens: its hours and cost on the pick,
+        the asker's cards and the rentals."""
         question, job = stages.question, stages.job
         params_b = job.model.params_b if job.model is not None else question.params_b
         tokens_b, per_example = question.training_tokens_b, None
@@ -203,7 +208,9 @@ class Advisor:
             owned_price_usd=None if point is None else point.price_usd,
             hours_per_week=self.renting.hours_per_week(question)[0],
             named=tuple(
-                (gpu, question.gpus) for name in question.compare if (gpu := self.catalog.find(name)) is not None
+                (gpu, question.gpus)
+                for name in question.compare
+                if (gpu := self.catalog.find(name)) is not None
             ),
         )
         sizing = stages.sizing
@@ -226,8 +233,9 @@ class Advisor:
     def _sold_alone(
         self, question: Question, named: tuple[NamedCard, ...], terms: Terms
     ) -> tuple[NamedCard, ...]:
-        """A module named for fewer cards than a board holds, outside a server question ("rent or buy an
-        h100"), means the card its chip is sold alone as (rule product-lines: modules come as whole boards)."""
+        """A module named for fewer cards than a board holds, outside a server question ("rent or buy
+        an h100"), means the card its chip is sold alone as (rule product-lines: modules come as whole
+        boards)."""
         if question.setting == "server":
             return named
         read: list[NamedCard] = []
@@ -251,7 +259,8 @@ class Advisor:
         return question
 
     def _configured(self, question: Question, as_of: date) -> _Stages:
-        """The stages up to the configurations: who asks, the job, the market, the rules' terms, what holds the job."""
+        """The stages up to the configurations: who asks, the job, the market, the rules' terms,
+        what holds the job."""
         market = self.markets.on(as_of)
         if question.new_only:
             market = market.new_only()
@@ -298,8 +307,9 @@ class Advisor:
         )
 
     def _objective(self, stages: _Stages) -> Objective:
-        """The choice's terms: used cards lead when asked for, for the cheapest way, and for a persona short on money
-        or starting out on a budget (rule used-cards); a question with no budget prices its ladder new."""
+        """The choice's terms: used cards lead when asked for, for the cheapest way, and for a persona short
+        on money or starting out on a budget (rule used-cards); a question with no budget prices its ladder
+        new."""
         question, terms = stages.question, stages.terms
         used_ok = question.used_ok or stages.asker.on_a_budget or question.objective == "cheapest"
         return Objective(
@@ -414,9 +424,9 @@ class Advisor:
         )
 
     def _with_adapters(self, question: Question, intent: str, today: date | None, answer: Answer) -> Answer:
-        """Fine-tuning a named model with no method said: when full training fits no configuration within the budget
-        and LoRA does, the answer is for LoRA and says so, as an adviser would (Whisper large: ~59 GB in full, ~21 GB
-        with LoRA on a 16-bit base)."""
+        """Fine-tuning a named model with no method said: when full training fits no configuration within the
+        budget and LoRA does, the answer is for LoRA and says so, as an adviser would (Whisper large: ~59 GB
+        in full, ~21 GB with LoRA on a 16-bit base)."""
         if (
             answer.verdict != "over-budget"
             or question.method is not None
@@ -450,7 +460,8 @@ class Advisor:
         precision: str = "16-bit",
         task: str = "training",
     ) -> tuple[CardRow, ...]:
-        """Every released card's relative performance, price and performance per 1000 units (the chart data)."""
+        """Every released card's relative performance, price and performance per 1000 units
+        (the chart data)."""
         market = self.markets.on(as_of)
         pricing = market.pricing(currency, used_ok)
         work = workload_key(workload, task)

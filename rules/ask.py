@@ -75,8 +75,8 @@ def _shown(
 def _shown_cards(
     advisor: Advisor, previous: Question | None, today: date | None, shown: Answer | None
 ) -> Callable[[], tuple[tuple[str, float], ...]]:
-    """The cards the answer before showed, in its order with their prices, for "2 of them" or "the cheaper one":
-    from the answer the face kept, else answered again from the question before."""
+    """The cards the answer before showed, in its order with their prices, for "2 of them" or "the cheaper
+    one": from the answer the face kept, else answered again from the question before."""
 
     def cards() -> tuple[tuple[str, float], ...]:
         answer = shown or (advisor.recommend(previous, today=today) if previous is not None else None)

@@ -1,8 +1,8 @@
 """Stage 1 of an answer: who is asking — the seed's personas, the card they own, their budget in dollars.
 
-Persona rules come first because everything after reads them: the memory a beginner's card should have, whether
-used cards are worth suggesting to someone short of money, whether CUDA is the only stack to offer, and the
-verdict "CPU and the cloud" for almost no money (003, "General GPU Recommendations" and the TL;DR).
+Persona rules come first because everything after reads them: the memory a beginner's card should have,
+whether used cards are worth suggesting to someone short of money, whether CUDA is the only stack to offer,
+and the verdict "CPU and the cloud" for almost no money (003, "General GPU Recommendations" and the TL;DR).
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ from rules.contract.answer import (
     RentVsBuy,
     Speed,
 )
-from rules.contract.question import PRECISIONS, Question
+from rules.contract.question import Question
+from rules.contract.values import PRECISIONS
 from rules.headline import headline, said_once
 from rules.job import POOLING, Job, job_for
 from rules.knowledge.messages import say, term

@@ -37,15 +37,16 @@ class Configuration:
     memory_value: float = (
         1.0  # the share of its speed the configuration is worth for the job (rule memory-value)
     )
-    # serving users at once: the share of their need (users x tokens/s each) the configuration delivers, at most 1,
-    # which is the speed the choice pays for (more than the need is worth nothing); None for every other job
+    # serving users at once: the share of their need (users x tokens/s each) the configuration delivers, at
+    # most 1, which is the speed the choice pays for (more than the need is worth nothing);
+    # None for every other job
     need_met: float | None = None
     gpu: Gpu = field(init=False, repr=False, compare=False)  # the offer's card, kept at hand for the choice
     value: float = field(
         init=False, repr=False, compare=False
     )  # speed per dollar: the seed's cost-efficiency measure
-    # the speed, scaled down where the memory holds less of a memory-bound job than it could (rule ``memory-value``);
-    # the speed itself for every other job
+    # the speed, scaled down where the memory holds less of a memory-bound job than it could (rule
+    # ``memory-value``); the speed itself for every other job
     worth: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -57,7 +58,8 @@ class Configuration:
 
 @dataclass(frozen=True)
 class Sizing:
-    """How the job meets a card: memory fit for N cards, speed of one card, speed-up of N, tokens/s, build rules."""
+    """How the job meets a card: memory fit for N cards, speed of one card, speed-up of N, tokens/s,
+    build rules."""
 
     job: Job
     work: str
@@ -93,7 +95,8 @@ class Sizing:
         return Fit(False, memory_gb, False, Said("fit.asked_short", lang, values))
 
     def relative(self, gpu: Any) -> float:
-        """One card's speed for the job relative to the reference card (a catalog card or a rented TPU chip)."""
+        """One card's speed for the job relative to the reference card (a catalog card or a rented TPU
+        chip)."""
         return self.performance.relative(gpu, self.work, self.job.compute_precision)
 
     def speedup(self, count: int) -> float:
@@ -106,15 +109,16 @@ class Sizing:
         return self.performance.tokens_per_second(gpu, self.job, count)
 
     def need_met(self, per_user: float | None) -> float | None:
-        """The share of the users' need (rule ``workload-priorities``, serving) delivered at ``per_user`` tokens/s
-        each, at most 1; None where nobody's speed is at stake."""
+        """The share of the users' need (rule ``workload-priorities``, serving) delivered at ``per_user``
+        tokens/s each, at most 1; None where nobody's speed is at stake."""
         need = self.job.serving_need
         if not need or per_user is None:
             return None
         return min(1.0, per_user * self.job.batch / need)
 
     def format_refusal(self, gpu: Gpu) -> Said | None:
-        """Why the card cannot run the job's FP8 weights and cache in the serving runtime; None when it can."""
+        """Why the card cannot run the job's FP8 weights and cache in the serving runtime;
+        None when it can."""
         job, decode = self.job, self.performance.decode
         if job.precision != "fp8" or job.kv_cache_bytes != 1.0 or gpu.arch_id in decode.fp8_architectures:
             return None
@@ -123,7 +127,8 @@ class Sizing:
     def configuration(
         self, offer: Offer, count: int, relative: float, speed: float, fit: Fit, memory_value: float
     ) -> Configuration:
-        """``count`` of the offer as a configuration: its price in all, each user's tokens/s and the need met."""
+        """``count`` of the offer as a configuration: its price in all, each user's tokens/s and the need
+        met."""
         per_user = self.tokens_per_second(offer.gpu, count)
         total = self.total_usd(offer, count)
         return Configuration(
@@ -131,7 +136,8 @@ class Sizing:
         )
 
     def total_usd(self, offer: Offer, count: int) -> float:
-        """What ``count`` of the offer cost: modules (SXM, OAM) as the system they are sold in (rule product-lines)."""
+        """What ``count`` of the offer cost: modules (SXM, OAM) as the system they are sold in
+        (rule product-lines)."""
         platform = self.terms.platform_usd if offer.gpu.form_factor in self.terms.boards else 0.0
         return (offer.unit_usd + platform) * count
 
@@ -147,8 +153,9 @@ class Sizing:
 def sizing_for(
     question: Question, job: Job, work: str, terms: Terms, performance: PerformanceModel, largest_gb: float
 ) -> Sizing:
-    """How the job meets a card. Memory asked beyond the largest card on offer can only mean memory in all: for
-    inference, cards then pool it by splitting the model's layers (``largest_gb``: the largest card placeable)."""
+    """How the job meets a card. Memory asked beyond the largest card on offer can only mean memory in all:
+    for inference, cards then pool it by splitting the model's layers (``largest_gb``:
+    the largest card placeable)."""
     asked = question.memory_gb
     in_all = bool(asked) and job.method == "inference" and (asked or 0) > largest_gb
     return Sizing(job, work, performance, terms, asked, in_all, question.language)
@@ -161,9 +168,9 @@ def configure(
 
     ``every_count``: no count was asked and the cards go in a server, which is built to hold several:
     each count from the fewest that holds the job up to ``max_count`` is a configuration of its own,
-    so that a lab budget buys as many cards as are worth their price (the choice weighs them). Where the fewest
-    cards that hold the job run one after another (pipeline stages: 3 cards for a model of 64 heads in vLLM), the
-    next count whose cards work together (4, in tensor parallel) is a configuration too.
+    so that a lab budget buys as many cards as are worth their price (the choice weighs them). Where the
+    fewest cards that hold the job run one after another (pipeline stages: 3 cards for a model of 64 heads in
+    vLLM), the next count whose cards work together (4, in tensor parallel) is a configuration too.
     """
     made: list[Configuration] = []
     excluded: list[dict[str, str]] = []
@@ -174,23 +181,15 @@ def configure(
     worth: dict[tuple[float, int], float] = {}
     for offer in offers:
         gpu = offer.gpu
-        fit = None
         if _cannot_run(gpu, sizing, left_out, excluded):
             continue
-        for count in counts:
-            if count > 1 and sizing.build(gpu, count):
-                break
-            key = (gpu.memory_gb, count)
-            if key not in fits:
-                fits[key] = sizing.fit(gpu.memory_gb, count)
-            if fits[key].fits:
-                fit = fits[key]
-                break
-        if fit is None:
+        fewest = _fewest_that_hold(gpu, sizing, fits, counts)
+        if fewest is None:
             if gpu.id not in left_out:
                 left_out.add(gpu.id)
                 excluded.append(_left_out(gpu, sizing, fits, counts))
             continue
+        count, fit = fewest
         relative = sizing.relative(gpu)
         if asked > 1:
             made_counts: Iterable[int] = (count,)
@@ -202,9 +201,7 @@ def configure(
             if n > count:
                 if sizing.build(gpu, n):
                     break
-                if (gpu.memory_gb, n) not in fits:
-                    fits[(gpu.memory_gb, n)] = sizing.fit(gpu.memory_gb, n)
-                fit = fits[(gpu.memory_gb, n)]
+                fit = _fit_of(gpu.memory_gb, n, sizing, fits)
             scale = 1.0 if fit.serial else speedups[n]
             if (gpu.memory_gb, n) not in worth:
                 worth[(gpu.memory_gb, n)] = sizing.memory_value(gpu.memory_gb, n)
@@ -214,12 +211,34 @@ def configure(
     return _serving_enough(made, excluded, sizing)
 
 
+def _fit_of(memory_gb: float, count: int, sizing: Sizing, fits: dict[tuple[float, int], Fit]) -> Fit:
+    """How ``count`` cards of ``memory_gb`` hold the job, worked out once for every card of that size."""
+    key = (memory_gb, count)
+    if key not in fits:
+        fits[key] = sizing.fit(memory_gb, count)
+    return fits[key]
+
+
+def _fewest_that_hold(
+    gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]
+) -> tuple[int, Fit] | None:
+    """The fewest of ``counts`` cards that hold the job, and how; None where the build rule stops the
+    counts first or none holds it."""
+    for count in counts:
+        if count > 1 and sizing.build(gpu, count):
+            return None
+        fit = _fit_of(gpu.memory_gb, count, sizing, fits)
+        if fit.fits:
+            return count, fit
+    return None
+
+
 def _serving_enough(
     made: list[Configuration], excluded: list[dict[str, str]], sizing: Sizing
 ) -> tuple[list[Configuration], list[dict[str, str]]]:
-    """Serving users at once, the configurations that deliver their need in all; where none does, those that come
-    within the rule's share of the most any delivers (the answer's per-user speed says how short they fall). A card
-    none of whose counts is kept is left out, saying how fast each user would be served."""
+    """Serving users at once, the configurations that deliver their need in all; where none does, those that
+    come within the rule's share of the most any delivers (the answer's per-user speed says how short they
+    fall). A card none of whose counts is kept is left out, saying how fast each user would be served."""
     if not sizing.job.serving_need or not made:
         return made, excluded
     best = max(c.need_met or 0.0 for c in made)
@@ -249,7 +268,8 @@ def _too_slow(config: Configuration, sizing: Sizing) -> dict[str, str]:
 
 
 def _cannot_run(gpu: Gpu, sizing: Sizing, left_out: set[str], excluded: list[dict[str, str]]) -> bool:
-    """Whether the card cannot run the job's number format at all (FP8 serving on a card without it), recorded once."""
+    """Whether the card cannot run the job's number format at all (FP8 serving on a card without it),
+    recorded once."""
     refusal = sizing.format_refusal(gpu)
     if refusal is not None and gpu.id not in left_out:
         left_out.add(gpu.id)
@@ -260,8 +280,8 @@ def _cannot_run(gpu: Gpu, sizing: Sizing, left_out: set[str], excluded: list[dic
 def _parallel_above(
     gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], count: int, max_count: int
 ) -> tuple[int, ...]:
-    """The first count up to ``max_count`` above ``count`` whose cards work together, when ``count`` cards hold the
-    job only in parts that run one after another; else none."""
+    """The first count up to ``max_count`` above ``count`` whose cards work together, when ``count`` cards
+    hold the job only in parts that run one after another; else none."""
     if not (fits[(gpu.memory_gb, count)].serial and fits[(gpu.memory_gb, count)].sharded):
         return ()
     for n in range(count + 1, max_count + 1):
@@ -277,9 +297,10 @@ def _parallel_above(
 def _left_out(
     gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]
 ) -> dict[str, str]:
-    """Why no allowed count of ``gpu`` works: the build rule, when the most cards allowed would hold the job; else
-    memory, at the most cards allowed, or, where the build rule refuses none, at the largest count tried for this card
-    (``fits`` is shared by the cards of one memory size, so another card may have been tried beyond this one)."""
+    """Why no allowed count of ``gpu`` works: the build rule, when the most cards allowed would hold the job;
+    else memory, at the most cards allowed, or, where the build rule refuses none, at the largest count tried
+    for this card (``fits`` is shared by the cards of one memory size,
+    so another card may have been tried beyond this one)."""
     refusal = sizing.build(gpu, counts[-1]) if counts[-1] > 1 else None
     if refusal:
         widest = fits.get((gpu.memory_gb, counts[-1])) or sizing.fit(gpu.memory_gb, counts[-1])

@@ -1,5 +1,5 @@
-"""Every error the engine raises, in one tree; a face maps each to its own wording (problem+json, a Slack reply,
-a CLI message and exit code) in one place of its own.
+"""Every error the engine raises, in one tree; a face maps each to its own wording (problem+json, a Slack
+reply, a CLI message and exit code) in one place of its own.
 
     ValueError
     └── WhichGpuError              anything the engine refuses

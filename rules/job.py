@@ -1,12 +1,13 @@
-"""Stage 2 of an answer: what the asker will run — method, precision, model, context, runtime — and its memory.
+"""Stage 2 of an answer: what the asker will run — method, precision, model, context, runtime
+— and its memory.
 
 A 2026 question is rarely "train a CNN": it is "run Llama 3 8B", "fine-tune Qwen with LoRA", "generate images
-with SDXL". :func:`job_for` turns a question into a :class:`Job` with every choice the asker left open made and
-stated: local LLM inference at 4 bit (Q4_K_M class), LLM training as LoRA for models of 1 B parameters or more
-(QLoRA and full fine-tuning shown beside it), 16-bit mixed precision for training; :mod:`rules.need` counts the
-memory. Non-LLM training keeps the 2019 count in 32-bit terms, where 16-bit training makes a card hold about
-1.5x (rule ``16-bit-memory``): the only place that factor applies. Several cards pool their memory only for
-methods that split the model (:func:`fit_on` names the method).
+with SDXL". :func:`job_for` turns a question into a :class:`Job` with every choice the asker left open made
+and stated: local LLM inference at 4 bit (Q4_K_M class), LLM training as LoRA for models of 1 B parameters or
+more (QLoRA and full fine-tuning shown beside it), 16-bit mixed precision for training; :mod:`rules.need`
+counts the memory. Non-LLM training keeps the 2019 count in 32-bit terms, where 16-bit training makes a card
+hold about 1.5x (rule ``16-bit-memory``): the only place that factor applies. Several cards pool their memory
+only for methods that split the model (:func:`fit_on` names the method).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from rules.contract.answer import MemoryNeed
 from rules.contract.question import Question
+from rules.job_defaults import context_for, method_for, pooling_for, precision_for, runtime_for
+from rules.knowledge.loaded import find_model
 from rules.knowledge.messages import say, term
-from rules.knowledge.models import ModelSpec, find_model
+from rules.knowledge.models import ModelSpec
 from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Counter
 
 if TYPE_CHECKING:
@@ -66,8 +69,9 @@ SERIAL = frozenset(
 
 @dataclass(frozen=True)
 class Said:
-    """A message to be said where an answer shows it: its key, the asker's language, and its values (a value that is
-    itself a :class:`Said` is said first). Most fits and refusals the configurations weigh are never shown."""
+    """A message to be said where an answer shows it: its key, the asker's language, and its values (a value
+    that is itself a :class:`Said` is said first). Most fits and refusals the configurations weigh are never
+    shown."""
 
     key: str
     language: str | None
@@ -142,9 +146,10 @@ class Job:
         return self.pooling != "layer-split"
 
     def pooling_at(self, count: int) -> str:
-        """How ``count`` cards pool for the job: tensor parallelism splits every attention layer's heads evenly, so vLLM
-        refuses a count that does not divide them (64 heads: 2, 4 or 8 cards) or the KV heads (8 KV heads: 2, 4 or 8
-        cards, or a multiple of 8 that copies them), and such a count runs as pipeline stages."""
+        """How ``count`` cards pool for the job: tensor parallelism splits every attention layer's heads
+        evenly, so vLLM refuses a count that does not divide them (64 heads: 2, 4 or 8 cards) or the KV heads
+        (8 KV heads: 2, 4 or 8 cards, or a multiple of 8 that copies them),
+        and such a count runs as pipeline stages."""
         heads = self.model.heads if self.model is not None else None
         if self.pooling == "tensor-parallel" and count > 1 and heads and not _splits_heads(self.model, count):
             return "pipeline-parallel"
@@ -152,15 +157,16 @@ class Job:
 
     @property
     def compute_precision(self) -> str:
-        """The number format the arithmetic runs in, which sets the speed: training over 8- or 4-bit weights (QLoRA)
-        dequantises them and computes in 16-bit; only inference computes at the storage format."""
+        """The number format the arithmetic runs in, which sets the speed: training over 8- or 4-bit weights
+        (QLoRA) dequantises them and computes in 16-bit; only inference computes at the storage format."""
         if self.method != "inference" and self.precision in ("8-bit", "4-bit"):
             return "16-bit"
         return self.precision
 
 
 def _splits_heads(spec: ModelSpec | None, count: int) -> bool:
-    """Whether ``count`` cards split the model's attention in tensor parallel (vLLM's check of the head counts)."""
+    """Whether ``count`` cards split the model's attention in tensor parallel
+    (vLLM's check of the head counts)."""
     if spec is None or not spec.heads or spec.heads % count:
         return spec is None or not spec.heads
     kv = spec.kv_heads or spec.heads
@@ -181,8 +187,8 @@ def model_of(question: Question) -> ModelSpec | None:
 
 
 def settled(question: Question, rulebook: Rulebook) -> Question:
-    """The question with the engine's defaults filled in: the job's usual precision, the named model's workload, and
-    a server for more cards than a desk holds."""
+    """The question with the engine's defaults filled in: the job's usual precision, the named model's
+    workload, and a server for more cards than a desk holds."""
     changes: dict[str, Any] = {}
     if question.precision is None:
         changes["precision"] = job_for(question, rulebook).precision
@@ -198,8 +204,8 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     """The job a question describes, every choice the asker left open made and stated."""
     q, language = question, question.language
     spec = model_of(q)
-    llm = spec.kind == "llm" if spec else q.workload == "llm"
-    method, method_assumed = _method(q, spec, llm)
+    llm = _is_llm(q, spec)
+    method, method_assumed = method_for(q, spec, llm)
     inference = method == "inference"
     batch = (
         q.batch
@@ -207,12 +213,12 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         or (spec.train_batch if spec and not llm and not inference else 1)
     )
     runtime = runtime_for(q, method, llm, batch)
-    precision, precision_assumed = _precision(q, method, spec, llm, runtime, rulebook)
+    precision, precision_assumed = precision_for(q, method, spec, llm, runtime, rulebook)
     work = workload_key(
         spec.workload if spec and spec.workload and q.workload == "general" else q.workload,
         "inference" if inference else "training",
     )
-    context = q.context_tokens or _context(rulebook, spec, inference)
+    context = q.context_tokens or context_for(rulebook, spec, inference)
     counter = Counter(rulebook, language, runtime)
     factor = (
         rulebook.rule_16_bit_memory.effective_memory_factor
@@ -220,20 +226,14 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         else 1.0
     )
     need, shardable = _need(q, rulebook, counter, spec, (method, precision, context, batch))
-    others = (
-        tuple(
-            (m, round(counter.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
-            for m in LLM_METHODS
-            if m != method
-        )
-        if llm and spec and not inference and not q.memory_gb
-        else ()
+    others = _other_methods(counter, q, spec, method, (context, batch))
+    said = _assumptions(
+        counter, q, spec, method=method, method_assumed=method_assumed, precision=precision,
+        context=context, batch=batch,
     )
-    said = _assumptions(counter, method, method_assumed, precision, context, batch, llm, spec, q)
     per_user = _tokens_per_user(q, rulebook, llm and inference, batch)
     if per_user:  # users' speed is at stake: the need, and that the speeds shown are each user's
-        key = "assumed.serving_asked" if q.tokens_per_user else "assumed.serving_reading"
-        said += (counter.say(key, users=batch, per_user=f"{per_user:g}", total=f"{per_user * batch:,.0f}"),)
+        said += (_serving_said(counter, q, batch, per_user),)
     return Job(
         work,
         method,
@@ -246,7 +246,7 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         need,
         said,
         others,
-        _pooling(method, llm, runtime),
+        pooling_for(method, llm, runtime),
         shardable,
         factor,
         counter.bits(spec, precision, method),
@@ -260,8 +260,8 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
 def _need(
     q: Question, rulebook: Rulebook, counter: Counter, spec: ModelSpec | None, how: tuple[str, str, int, int]
 ) -> tuple[MemoryNeed, float]:
-    """(memory on one card, the part that shards): as asked, the workload's typical need, or counted for the model
-    by ``how`` (method, precision, context, batch)."""
+    """(memory on one card, the part that shards): as asked, the workload's typical need, or counted for the
+    model by ``how`` (method, precision, context, batch)."""
     language = q.language
     if q.memory_gb:
         said = say("job.as_asked", language, gb=f"{q.memory_gb:g}")
@@ -274,8 +274,8 @@ def _need(
 
 
 def _tokens_per_user(q: Question, rulebook: Rulebook, llm_inference: bool, batch: int) -> float:
-    """The speed each user needs: the question's, else for several users a reading speed (rule parameter); 0 for
-    one person who named none (the faster the better, as for any other job) and for other jobs."""
+    """The speed each user needs: the question's, else for several users a reading speed (rule parameter); 0
+    for one person who named none (the faster the better, as for any other job) and for other jobs."""
     if not llm_inference:
         return 0.0
     if q.tokens_per_user:
@@ -293,7 +293,8 @@ def raised(job: Job, need: MemoryNeed, shardable_gb: float | None = None) -> Job
 
 
 def for_personas(job: Job, question: Question, rulebook: Rulebook, personas: tuple[Persona, ...]) -> Job:
-    """The job, its need raised to the workload's typical memory and the personas' when no model or size was named."""
+    """The job, its need raised to the workload's typical memory and the personas' when no model or size was
+    named."""
     floor_gb = max(
         [rulebook.memory_caveat.min_memory_gb[question.workload]]
         + [p.min_memory_gb for p in personas if p.min_memory_gb]
@@ -312,7 +313,8 @@ def for_personas(job: Job, question: Question, rulebook: Rulebook, personas: tup
 def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
     """Does ``count`` cards of ``memory_gb`` each hold the job, and how?"""
     # A card's "24 GB" is 24 GiB; needs are counted in GB (10^9 bytes), as model files are. The words name the
-    # card as sold (times 1.5 in the 2019 rule's 32-bit terms), and say the GiB only where the need lies between.
+    # card as sold (times 1.5 in the 2019 rule's 32-bit terms), and say the GiB only where the need lies
+    # between.
     card = memory_gb * GIB_IN_GB * job.memory_factor
     sold = memory_gb * job.memory_factor
     lang, need = job.language, f"{job.need.gb:.1f}"
@@ -374,24 +376,44 @@ def term_key(word: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", word.lower()).strip("_")
 
 
-def _context(rulebook: Rulebook, spec: ModelSpec | None, inference: bool) -> int:
-    params = rulebook.memory_fit
-    default = int(params.default_context_tokens if inference else params.training_context_tokens)
-    return min(default, spec.seq_len) if spec and spec.seq_len else default
+def _is_llm(q: Question, spec: ModelSpec | None) -> bool:
+    """A language model's job: the named model's kind, else the workload asked."""
+    return spec.kind == "llm" if spec else q.workload == "llm"
+
+
+def _other_methods(
+    counter: Counter, q: Question, spec: ModelSpec | None, method: str, shape: tuple[int, int]
+) -> tuple[tuple[str, float], ...]:
+    """The memory each other fine-tuning method would need, shown beside an LLM training job's own."""
+    if not (spec and _is_llm(q, spec) and method != "inference" and not q.memory_gb):
+        return ()
+    context, batch = shape
+    return tuple(
+        (m, round(counter.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
+        for m in LLM_METHODS
+        if m != method
+    )
+
+
+def _serving_said(counter: Counter, q: Question, batch: int, per_user: float) -> str:
+    """That the speeds shown are each user's, and the need in all: asked, or at a reading speed."""
+    key = "assumed.serving_asked" if q.tokens_per_user else "assumed.serving_reading"
+    return counter.say(key, users=batch, per_user=f"{per_user:g}", total=f"{per_user * batch:,.0f}")
 
 
 def _assumptions(
     counter: Counter,
+    q: Question,
+    spec: ModelSpec | None,
+    *,
     method: str,
     method_assumed: bool,
     precision: str,
     context: int,
     batch: int,
-    llm: bool,
-    spec: ModelSpec | None,
-    q: Question,
 ) -> tuple[str, ...]:
     """What the job took for granted because the question did not say, in the asker's words."""
+    llm = _is_llm(q, spec)
     said = []
     if method in ("lora", "qlora"):
         base = "4-bit NF4" if method == "qlora" else spec.lora_base if spec and spec.lora_base else precision
@@ -427,56 +449,4 @@ def _assumptions(
     return tuple(said)
 
 
-def _method(q: Question, spec: ModelSpec | None, llm: bool) -> tuple[str, bool]:
-    """(method, assumed): inference when asked to run; for LLMs LoRA unless small or 4-bit."""
-    if q.method:
-        if q.method in ("full", "pretrain") and not llm:
-            return "train", False
-        return q.method, False
-    if q.task == "inference":
-        return "inference", False
-    if not llm:
-        return "train", False
-    if q.precision == "4-bit":
-        return "qlora", True
-    if spec is not None and spec.params_b < 1:
-        return "full", True
-    return "lora", True
-
-
-def _precision(
-    q: Question, method: str, spec: ModelSpec | None, llm: bool, runtime: str | None, rulebook: Rulebook
-) -> tuple[str, bool]:
-    """(precision, assumed): local LLM inference at 4 bit; servers at FP8 where the runtime serves it (vLLM class),
-    else 16 bit; training at 16-bit mixed."""
-    if method == "qlora":
-        return "4-bit", False
-    if q.precision:
-        return q.precision, False
-    if method == "inference" and llm:
-        if spec is not None and spec.weights_gb:
-            return "4-bit", True  # ships quantised (gpt-oss: MXFP4)
-        if runtime in rulebook.workload_priorities.llm_decode.fp8_runtimes:
-            return "fp8", True
-        return ("16-bit" if q.setting in ("server", "cloud") else "4-bit"), True
-    return "16-bit", True
-
-
-def runtime_for(q: Question, method: str, llm: bool, batch: int) -> str | None:
-    """The runtime an LLM is run with (None for any other job): the one named; else a batching server (vLLM class) for
-    several users at once or a server, whose way across cards is tensor parallelism (vLLM docs, distributed serving);
-    else llama.cpp (Ollama, LM Studio), whose default across cards is the layer split (llama.cpp docs, multi-GPU)."""
-    if method != "inference" or not llm:
-        return None
-    if q.runtime:
-        return q.runtime
-    return "vllm" if batch > 1 or q.setting in ("server", "cloud") else "llama.cpp"
-
-
-def _pooling(method: str, llm: bool, runtime: str | None) -> str:
-    if method == "inference":
-        return ("tensor-parallel" if runtime == "vllm" else "layer-split") if llm else "none"
-    return "fsdp" if llm and method in ("lora", "qlora", "full", "pretrain") else "none"
-
-
-__all__ += ["GB", "runtime_for"]
+__all__ += ["GB"]

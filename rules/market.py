@@ -1,9 +1,10 @@
 """The market on one day: what can be bought (new and used, priced in USD) and rented.
 
 A :class:`Market` is the engine's one per-date value: every question asked of the same day reads the same
-offers, best prices and rentals, so the advisor builds it once per date (:class:`Markets`) and hands it forward.
-Desktop questions never get server parts (SXM/OAM modules, passive data-centre cards, parts sold only through
-server vendors): they cannot go in a PC; a server takes any card or module sold, but not a whole desktop computer.
+offers, best prices and rentals, so the advisor builds it once per date (:class:`Markets`) and hands it
+forward. Desktop questions never get server parts (SXM/OAM modules, passive data-centre cards, parts sold only
+through server vendors): they cannot go in a PC; a server takes any card or module sold,
+but not a whole desktop computer.
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ class Market:
         return Pricing.for_question(self.catalog, self.as_of, currency, used_ok, self.rulebook)
 
     def best_price(self, gpu: Gpu, used_ok: bool) -> PricePoint | None:
-        """The cheapest current price of ``gpu`` (new, or also used): ``Pricing.best_price`` looked up once a day."""
+        """The cheapest current price of ``gpu`` (new, or also used): ``Pricing.best_price`` looked up once a
+        day."""
         return (self.best_any if used_ok else self.best_new)[gpu.id]
 
     def new_only(self) -> Market:

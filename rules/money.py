@@ -26,14 +26,15 @@ RULE = "cost-efficiency"
 
 
 def money_step(per_usd: float) -> float:
-    """The amount of a currency a speed-for-money figure is given per: 1000 units times the power of ten nearest
-    its rate to the dollar, so that the figure reads as one per 1000 USD would (per 1000 RUB a step up the price
-    ladder buys 0.05 of speed; per 100,000 RUB, 4.74)."""
+    """The amount of a currency a speed-for-money figure is given per: 1000 units times the power of ten
+    nearest its rate to the dollar, so that the figure reads as one per 1000 USD would (per 1000 RUB a step up
+    the price ladder buys 0.05 of speed; per 100,000 RUB, 4.74)."""
     return float(1000 * 10 ** round(math.log10(per_usd)))
 
 
 def money_step_text(per_usd: float, currency: str) -> str:
-    """:func:`money_step` with its currency: "1000 USD", "1000 EUR", "100,000 RUB" (digits grouped from five on)."""
+    """:func:`money_step` with its currency: "1000 USD", "1000 EUR", "100,000 RUB"
+    (digits grouped from five on)."""
     step = money_step(per_usd)
     return f"{step:,.0f} {currency}" if step >= 10_000 else f"{step:.0f} {currency}"
 
@@ -65,7 +66,8 @@ class Pricing:
     stale_weight: float = 1.0  # an aged price counts as price / stale_weight against fresher ones
 
     def in_shops(self, gpu: Gpu) -> bool:
-        """Still sold new on the as-of date: within its line's shop life since launch (rule ``cost-efficiency``).
+        """Still sold new on the as-of date: within its line's shop life since launch
+        (rule ``cost-efficiency``).
 
         A card past it sells new only as remnant stock, often above its launch price (a new RTX 3090 at
         $1,550 in 2025, five years on); it can still be bought used, so only its new offer goes.
@@ -125,8 +127,8 @@ class Pricing:
         )
 
     def text(self, usd: float, point: PricePoint | None = None) -> str:
-        """``usd`` as the asker reads it, the way the picks show their prices ("48,000 RUB"): what every line of an
-        answer that names an amount of money says, so that one answer speaks one currency."""
+        """``usd`` as the asker reads it, the way the picks show their prices ("48,000 RUB"): what every line
+        of an answer that names an amount of money says, so that one answer speaks one currency."""
         return self.money(usd, point).text
 
     @property

@@ -16,7 +16,7 @@ from rules.choose import BUDGET_SLACK
 from rules.contract.answer import NamedCard, NamedPrice
 from rules.headline import count_word
 from rules.job import METHOD_NAMES, fit_on, job_for
-from rules.knowledge.messages import DEFAULT_LANGUAGE, say, term
+from rules.knowledge.messages import say, term
 from rules.render.figures import memory_text
 
 if TYPE_CHECKING:
@@ -144,20 +144,7 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     speed = say(
         "named.speed", lang, relative=f"{card['relative_performance']:.2f}", reference=ctx.reference.name
     ) + (", " + say("pick.tokens", lang, tokens=f"{tps:.0f}") if tps else "")
-    unpriced = ""
-    if offer is None:
-        last = ctx.pricing.last_known(gpu)
-        unpriced = (
-            say(
-                "named.last_seen",
-                lang,
-                date=last.seen.isoformat(),
-                price=ctx.pricing.text(last.price_usd, last),
-                kind=term("price.kind", last.kind, lang),
-            )
-            if last
-            else say("named.no_price", lang)
-        )
+    unpriced = "" if offer is not None else _unpriced(ctx, gpu)
     if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
         holds = say("named.holds" if count == 1 else "named.hold", lang, **cards)
         return NamedCard(
@@ -173,6 +160,20 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     memory = memory_text(gpu.memory_gb, lang)
     reason = f"{gpu.name}: {speed}, {memory}{room}{_priced(ctx, offer, count)}{unbuildable}"
     return NamedCard(**card, status="compared", reason=reason)
+
+
+def _unpriced(ctx: NamedContext, gpu: Gpu) -> str:
+    """Why a named card has no current price: its last price seen and when, or that none was ever known."""
+    last = ctx.pricing.last_known(gpu)
+    if not last:
+        return say("named.no_price", ctx.language)
+    return say(
+        "named.last_seen",
+        ctx.language,
+        date=last.seen.isoformat(),
+        price=ctx.pricing.text(last.price_usd, last),
+        kind=term("price.kind", last.kind, ctx.language),
+    )
 
 
 def _priced(ctx: NamedContext, offer: Offer, count: int) -> str:

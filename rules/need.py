@@ -37,7 +37,8 @@ METHOD_NAMES = {
 
 
 def precision_label(precision: str, spec: ModelSpec | None, runtime: str | None = None) -> str:
-    """The precision as the runtime stores it: GGUF types for llama.cpp, AWQ / GPTQ or INT8 checkpoints for vLLM."""
+    """The precision as the runtime stores it: GGUF types for llama.cpp,
+    AWQ / GPTQ or INT8 checkpoints for vLLM."""
     if precision == "4-bit" and spec is not None and spec.weights_gb:
         return "4-bit (as released, MXFP4)"
     if runtime == "vllm":
@@ -68,7 +69,8 @@ class Counter:
         return term("precision", precision_label(precision, spec, self.runtime), self.language)
 
     def kv_cache_bytes(self, precision: str) -> float:
-        """Bytes per cached key or value: FP8 where the runtime serves FP8 models with an FP8 cache, else 16 bit."""
+        """Bytes per cached key or value: FP8 where the runtime serves FP8 models with an FP8 cache,
+        else 16 bit."""
         fp8 = precision == "fp8" and self.runtime in self.rulebook.workload_priorities.llm_decode.fp8_runtimes
         return 1.0 if fp8 else float(self.p.kv_cache_bytes)
 
@@ -121,7 +123,8 @@ class Counter:
             overhead=f"{overhead:g}",
         )
         if spec.reference_vram_gb and precision in ("16-bit", "fp32") and spec.reference_vram_gb > total:
-            # the model's own code, as published, holds more (whisper keeps fp32 weights and beams): lean runtimes need less
+            # the model's own code, as published, holds more (whisper keeps fp32 weights and beams):
+            # lean runtimes need less
             how += self.say("job.reference_need", gb=f"{spec.reference_vram_gb:g}")
             return MemoryNeed(float(spec.reference_vram_gb), how, spec.id), shardable
         return MemoryNeed(total, how, spec.id, parts=parts), shardable
@@ -171,8 +174,9 @@ class Counter:
         return float(kept + recomputed + logits) / GB
 
     def _adapter_training(self, spec: ModelSpec, method: str, overhead: float) -> tuple[MemoryNeed, float]:
-        """LoRA on a non-LLM (an SDXL style, a ViT): frozen base (16-bit, or what the model's trainers use), a small
-        trainable part; a diffusion model's text encoders are run once and cached, so only its denoiser stays."""
+        """LoRA on a non-LLM (an SDXL style, a ViT): frozen base (16-bit, or what the model's trainers use), a
+        small trainable part; a diffusion model's text encoders are run once and cached,
+        so only its denoiser stays."""
         params = (spec.resident_params_b or spec.params_b) * GB
         base_precision = (spec.lora_base or "16-bit") if method == "lora" else "4-bit"
         base = params * self.bits(spec, base_precision, method) / 8 / GB
@@ -226,7 +230,8 @@ def _adapter_params(spec: ModelSpec, rank: int) -> float:
 
 
 def _activation_gb(spec: ModelSpec) -> float:
-    """fp32 activations kept for backward at the model's usual batch (Korthikanti et al. 2022: 34 B/token/unit at 16 bit)."""
+    """fp32 activations kept for backward at the model's usual batch (Korthikanti et al. 2022:
+    34 B/token/unit at 16 bit)."""
     if spec.activation_gb_per_sample is not None:
         return spec.activation_gb_per_sample * spec.train_batch
     per_sample = (spec.seq_len or 512) * (spec.layers or 12) * (spec.hidden or 768) * 68 / GB

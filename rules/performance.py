@@ -176,7 +176,8 @@ class PerformanceModel:
         return min(estimate * bound, max(estimate / bound, figure))
 
     def _time(self, gpu: Accelerator, workload: str, precision: str, spec_only: bool = False) -> float:
-        """Seconds per unit of work (arbitrary unit, the same for every card), corrected by the lab's training steps."""
+        """Seconds per unit of work (arbitrary unit, the same for every card),
+        corrected by the lab's training steps."""
         return sum(
             weight
             * self._class_time(gpu, cls, precision, spec_only)
@@ -185,13 +186,14 @@ class PerformanceModel:
         )
 
     def training_factor(self, gpu_id: str, cls: str, precision: str) -> float:
-        """How much faster the lab's training steps of class ``cls`` ran on the card than the model says (1.0: no
-        correction); the precision's own figure, else the other precision's."""
+        """How much faster the lab's training steps of class ``cls`` ran on the card than the model says (1.0:
+        no correction); the precision's own figure, else the other precision's."""
         found = self._training_found(gpu_id, cls, precision)
         return found[0] if found else 1.0
 
     def _training_found(self, gpu_id: str, cls: str, precision: str) -> tuple[float, int] | None:
-        """(factor, hosts) for the precision's family, else the other family's; None when no step corrects it."""
+        """(factor, hosts) for the precision's family, else the other family's;
+        None when no step corrects it."""
         family = "fp32" if precision == "fp32" else "16-bit"
         other = "16-bit" if family == "fp32" else "fp32"
         return self._training.get((gpu_id, cls, family)) or self._training.get((gpu_id, cls, other))
@@ -199,7 +201,8 @@ class PerformanceModel:
     def _training_factors(
         self, gpu_of: Callable[[str], Accelerator]
     ) -> dict[tuple[str, str, str], tuple[float, int]]:
-        """(card, class, fp32 | 16-bit) -> (bounded factor, hosts) from every group of two or more lab cards."""
+        """(card, class, fp32 | 16-bit) -> (bounded factor, hosts) from every group of two or more lab
+        cards."""
         classes = self._lab.benchmarks
         groups: dict[tuple[str, str, str], dict[str, tuple[float, int]]] = defaultdict(dict)
         for gpu_id, measured in self._measured.items():
@@ -232,7 +235,8 @@ class PerformanceModel:
         return factors
 
     def _class_time(self, gpu: Accelerator, cls: str, precision: str, spec_only: bool = False) -> float:
-        """Seconds per unit of one class's work: ``I_c`` over compute plus the bytes over bandwidth (the roofline)."""
+        """Seconds per unit of one class's work: ``I_c`` over compute plus the bytes over bandwidth
+        (the roofline)."""
         compute = self.compute_tflops(gpu, precision, spec_only) * 1e12
         fast = precision == "fp32" or gpu.fast_16bit
         return self._classes[cls] / compute + (self._bytes[precision] if fast else 1.0) / (
@@ -243,7 +247,8 @@ class PerformanceModel:
         self, gpu_id: str, workload: str, precision: str = "16-bit", language: str | None = None
     ) -> str:
         """Where a card's figure for the workload comes from: "estimated from specs", or "measured on 2 lab
-        hosts" and how far the lab's training steps of the workload's classes moved it at ``precision`` (in ``language``)."""
+        hosts" and how far the lab's training steps of the workload's classes moved it at ``precision``
+        (in ``language``)."""
         measured = self._measured.get(gpu_id)
         if measured is None:
             return term("basis", "estimated from specs", language)
@@ -292,15 +297,16 @@ class PerformanceModel:
         return total
 
     def tokens_per_second(self, gpu: Accelerator, job: Job, count: int = 1) -> float | None:
-        """Tokens/s each user gets (None for other jobs): at batch 1 the bytes read per token over the bandwidth
-        reached; serving ``job.batch`` users, the step of :meth:`step_seconds`, one token per user each step."""
+        """Tokens/s each user gets (None for other jobs): at batch 1 the bytes read per token over the
+        bandwidth reached; serving ``job.batch`` users, the step of :meth:`step_seconds`,
+        one token per user each step."""
         step = self.step_seconds(gpu, job, count)
         return None if step is None else 1.0 / step
 
     def step_seconds(self, gpu: Accelerator, job: Job, count: int = 1) -> float | None:
-        """One decode step for every sequence served at once: the weights are read once, each sequence's KV cache
-        (half-full on average) every step; the arithmetic (2 FLOPs per active parameter and sequence) bounds it
-        when the batch is large; plus the fixed cost of a step."""
+        """One decode step for every sequence served at once: the weights are read once, each sequence's KV
+        cache (half-full on average) every step; the arithmetic (2 FLOPs per active parameter and sequence)
+        bounds it when the batch is large; plus the fixed cost of a step."""
         spec = job.model
         if job.method != "inference" or spec is None or spec.kind != "llm":
             return None
@@ -322,8 +328,8 @@ class PerformanceModel:
         return max(reading, 2 * spec.active_b * 1e9 * job.batch / compute) + fixed
 
     def backend(self, gpu: Accelerator, asked: str | None = None) -> str:
-        """The compute backend a run uses: the one asked where the card's stack runs it (Vulkan on NVIDIA, AMD and
-        Intel, MLX on Apple), else the card's usual one (CUDA, ROCm, Metal, SYCL)."""
+        """The compute backend a run uses: the one asked where the card's stack runs it (Vulkan on NVIDIA, AMD
+        and Intel, MLX on Apple), else the card's usual one (CUDA, ROCm, Metal, SYCL)."""
         d = self._decode
         if asked and asked in d.backends.get(gpu.software, ()):
             return asked
@@ -339,8 +345,8 @@ class PerformanceModel:
     def decode_bandwidth_gb_s(
         self, gpu: Accelerator, bits_per_weight: float, spec_only: bool = False, backend: str | None = None
     ) -> float:
-        """Bandwidth one generation stream reaches: datasheet x the backend's efficiency (x quantised, x wide-HBM
-        factors); ``backend`` None: the card's usual one.
+        """Bandwidth one generation stream reaches: datasheet x the backend's efficiency (x quantised, x
+        wide-HBM factors); ``backend`` None: the card's usual one.
 
         A lab-measured decode bandwidth replaces the whole estimate; else a measured triad bandwidth stands in
         for the datasheet figure (divided by the share triad reaches).

@@ -76,24 +76,13 @@ class Renting:
         )
         lang = question.language
         if top is None or unlisted is not None:
-            result = _rent_only(self.rulebook, pricing, chosen, count, hours, options, lang)
+            result = _rent_only(self.rulebook, pricing, chosen, count, hours, options, language=lang)
             if unlisted is not None:  # never a break-even against another card's listing
                 reason = say("rent.unlisted", lang, name=unlisted.name, instead=result.reason)
                 result = with_changes(result, reason=reason)
         else:
             result = with_changes(
-                break_even(
-                    self.rulebook,
-                    pricing,
-                    chosen.offer,
-                    chosen.per_unit_usd * top.count,  # as many rented as are bought
-                    top.gpu,
-                    top.count,
-                    top.total_usd,
-                    hours,
-                    self.electricity,
-                    lang,
-                ),
+                break_even(self.rulebook, pricing, chosen, top, hours, self.electricity, language=lang),
                 options=options,
             )
         offer = with_changes(result.offer, basis=_basis(chosen, None))
@@ -108,8 +97,8 @@ class Renting:
     def _holding(
         self, market: Market, question: Question, sizing: Sizing, named: frozenset[str], count: int
     ) -> tuple[list[Rental], dict[str, float], list[Rental]] | None:
-        """(the rentals that hold the job on ``count`` units, their speeds, the same by cost per unit of work);
-        None: none does."""
+        """(the rentals that hold the job on ``count`` units, their speeds, the same by cost per unit of
+        work); None: none does."""
         suits_tpu = question.workload in self.rulebook.tpu_fit.good_for and sizing.job.runs_on_tpu
         holds: dict[float, bool] = {}  # by memory size: many accelerators share one
         usable = []
@@ -133,10 +122,12 @@ class Renting:
 
     def power_usd_per_hour(self, gpu: Gpu, count: int) -> float:
         """Electricity of ``count`` cards and the machine around them, an hour of use."""
-        return power_usd_per_hour(gpu.tdp_w, count, self.rulebook.rent_vs_buy.system_power_w, self.electricity)
+        system_w = self.rulebook.rent_vs_buy.system_power_w
+        return power_usd_per_hour(gpu.tdp_w, count, system_w, self.electricity)
 
     def hours_per_week(self, question: Question) -> tuple[float, str]:
-        """The asker's hours a week, else the rule's default: higher for a server or several cards, and why."""
+        """The asker's hours a week, else the rule's default: higher for a server or several cards,
+        and why."""
         params = self.rulebook.rent_vs_buy
         if question.hours_per_week:
             return question.hours_per_week, ""
@@ -235,9 +226,11 @@ def _rent_only(
     count: int,
     hours: float,
     options: tuple[RentOption, ...],
+    *,
     language: str | None = None,
 ) -> RentVsBuy:
-    """Nothing to buy (none named can be, or none fits the budget): what renting costs over the rule's years."""
+    """Nothing to buy (none named can be, or none fits the budget): what renting costs over the rule's
+    years."""
     rent_usd = rental.per_unit_usd * count
     years = tuple(
         RentYear(y, round(hours * 52 * y), None, pricing.money(rent_usd * hours * 52 * y), "rent")
@@ -287,16 +280,17 @@ def power_usd_per_hour(tdp_w: float, count: int, system_power_w: float, usd_per_
 def break_even(
     rulebook: Rulebook,
     pricing: Pricing,
-    offer: CloudOffer,
-    rent_usd_per_hour: float,
-    gpu: Gpu,
-    count: int,
-    buy_usd: float,
+    rental: Rental,
+    bought: Configuration,
     hours_per_week: float | None,
     electricity_usd_per_kwh: float,
+    *,
     language: str | None = None,
 ) -> RentVsBuy:
-    """Break-even hours and 1/2-year totals of buying ``count`` × ``gpu`` versus renting ``offer``."""
+    """Break-even hours and 1/2-year totals of buying the configuration versus renting as many units of
+    ``rental`` as it has cards."""
+    offer, gpu, count, buy_usd = rental.offer, bought.gpu, bought.count, bought.total_usd
+    rent_usd_per_hour = rental.per_unit_usd * count
     params = rulebook.rent_vs_buy
     power_usd = power_usd_per_hour(gpu.tdp_w, count, params.system_power_w, electricity_usd_per_kwh)
     margin = rent_usd_per_hour - power_usd

@@ -4,7 +4,8 @@ Each term names the rule it comes from (rules/data/rules.json), so the lines tha
 (:mod:`rules.explain`) can say which rule filtered, floored or refused what. A term is data the later stages
 read — a filter over configurations, the workload's memory floor, the step-up threshold, how used cards count,
 what may lead an answer, why N of a card cannot go in one box, what memory is worth for a memory-bound job —
-never a hook called back into this module.
+never a hook called back into this module. Memory's terms are in :mod:`rules.memory_terms`, one box's in
+:mod:`rules.box`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from rules.job import GIB_IN_GB, METHOD_NAMES, Job, Said, fit_on, job_for
+from rules.box import box_refusal
+from rules.job import METHOD_NAMES, Job, Said, fit_on
 from rules.knowledge.messages import cited, say, term
+from rules.memory_terms import Floor, MemoryWorth, memory_floor, memory_reference
 
 if TYPE_CHECKING:
     from rules.asker import Asker
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
     from rules.knowledge import Gpu, Rulebook
     from rules.performance import PerformanceModel
 
+# Floor and MemoryWorth are part of Terms: they are named here as well as in rules.memory_terms.
 __all__ = [
     "Floor",
     "Keep",
@@ -31,10 +35,8 @@ __all__ = [
     "TermsContext",
     "UsedCards",
     "Wait",
-    "build_slots",
     "kept_configurations",
     "terms_for",
-    "too_wide_reason",
 ]
 
 
@@ -79,14 +81,6 @@ class Keep:
 
 
 @dataclass(frozen=True)
-class Floor:
-    """Memory a card should have for the workload on the date (rule ``memory-floor``)."""
-
-    gb: float
-    reason: str
-
-
-@dataclass(frozen=True)
 class Wait:
     """Keep the card you have: why, and when to ask again (rule ``persona-already-own``)."""
 
@@ -96,35 +90,14 @@ class Wait:
 
 @dataclass(frozen=True)
 class UsedCards:
-    """How used cards count (rule ``used-cards``): asked for, joined when new ones cost much more, or new only."""
+    """How used cards count (rule ``used-cards``): asked for, joined when new ones cost much more,
+    or new only."""
 
     new_only: bool  # several cards or a server: used ones are picked only when asked for
     used_over: float | None  # used cards count when new ones above the floor cost this many times more
     saving: float  # a used card joins unasked only when it saves this share of the same cards new
     why: str | None  # why a used card may lead, said when one does
     several: bool
-
-
-@dataclass(frozen=True)
-class MemoryWorth:
-    """Memory-bound jobs (rule ``memory-value``): a configuration is worth its speed scaled by how much of the job's
-    class it holds — the named model with headroom, else the largest open model class fine-tuned on the date."""
-
-    job: Job
-    target_gb: float
-    name: str
-    share: float
-
-    def held(self, memory_gb: float, count: int) -> float:
-        """The share of the reference job N cards of this size hold (each card's part, when the method shards it)."""
-        job = self.job
-        pools = job.pooling != "none" and job.shardable_gb > 0
-        per_card = (job.need.gb - job.shardable_gb * (1 - 1 / count)) if pools else job.need.gb
-        per_card *= self.target_gb / job.need.gb
-        return min(1.0, memory_gb * GIB_IN_GB / per_card)
-
-    def worth(self, memory_gb: float, count: int) -> float:
-        return self.share + (1 - self.share) * self.held(memory_gb, count)
 
 
 @dataclass(frozen=True)
@@ -149,8 +122,8 @@ class Terms:
     ]  # rules multi-gpu-heat and power-and-slots: why N of a card cannot go in one box
 
     def headline(self, c: Candidate) -> bool:
-        """What may lead an answer (rule ``product-lines``): a module (SXM, OAM) only as the system it is sold in, a
-        whole board of them for a server; on a desktop no line the seed advises against."""
+        """What may lead an answer (rule ``product-lines``): a module (SXM, OAM) only as the system it is sold
+        in, a whole board of them for a server; on a desktop no line the seed advises against."""
         if c.gpu.form_factor in self.boards:
             return self.server and c.count in self.boards[c.gpu.form_factor]
         return self.server or c.gpu.line not in self.avoid_lines
@@ -183,7 +156,7 @@ class TermsContext:
 
 def terms_for(ctx: TermsContext) -> Terms:
     q, rulebook = ctx.question, ctx.rulebook
-    reference = memory_reference(ctx)
+    reference = memory_reference(q, ctx.job, rulebook, ctx.as_of)
     avoid = tuple(rulebook.product_lines.poor_value_lines)
     if q.memory_gb or reference is not None:  # memory asked, or needed beyond consumer cards
         avoid = tuple(line for line in avoid if line not in rulebook.product_lines.memory_bound_lines)
@@ -215,7 +188,7 @@ def terms_for(ctx: TermsContext) -> Terms:
         worth=worth,
         wait=_keep_yours(ctx, owned, floor) if owned is not None else None,
         rent=q.cloud_ok,
-        refusal=_refusal(ctx),
+        refusal=box_refusal(rulebook, q),
     )
 
 
@@ -238,7 +211,8 @@ def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
             Keep("vendor-nvidia", lambda c: bool(c.gpu.software == safe), ctx.say("rule.vendor_nvidia.keep"))
         )
     if q.gpus > rulebook.one_machine.gpus_per_machine and q.setting == "server":
-        # the server setting already admits server parts (rules.market); the line says so beside the other filters
+        # the server setting already admits server parts (rules.market);
+        # the line says so beside the other filters
         keeps.append(
             Keep(
                 "one-machine", lambda c: True, ctx.say("rule.one_machine.server", gpus=q.gpus), when="always"
@@ -250,7 +224,8 @@ def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
 
 
 def _software_support(ctx: TermsContext) -> Keep | None:
-    """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet (rows 'limited')."""
+    """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet
+    (rows 'limited')."""
     rows, language = ctx.rulebook.software_support, ctx.language
     task = "inference" if ctx.job.method == "inference" else "training"
     dropped = {
@@ -286,8 +261,9 @@ def _software_support(ctx: TermsContext) -> Keep | None:
 
 
 def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...], str]]:
-    """(stacks, why) for each software stack that could not yet run the job on the date: a row holds from its ``from``
-    date until its ``until`` date, for the task, workloads and precisions it names (a missing key matches all)."""
+    """(stacks, why) for each software stack that could not yet run the job on the date: a row holds from its
+    ``from`` date until its ``until`` date, for the task, workloads and precisions it names
+    (a missing key matches all)."""
     day, language = ctx.as_of, ctx.language
     workload, precision = ctx.question.workload, ctx.job.precision
     found: list[tuple[tuple[str, ...], str]] = []
@@ -318,8 +294,8 @@ def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...]
 
 
 def _training_limits(ctx: TermsContext) -> Keep | None:
-    """A training job keeps to the parts the catalog marks fit for its method (unified-memory computers: adapters or
-    none), while such a part holds the job."""
+    """A training job keeps to the parts the catalog marks fit for its method (unified-memory computers:
+    adapters or none), while such a part holds the job."""
     method = ctx.job.method
     if method == "inference":
         return None
@@ -362,8 +338,8 @@ def _upgrade(ctx: TermsContext, owned: Gpu) -> Keep:
 
 
 def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | None:
-    """Keep the card you have while it holds the model asked about, or sits where the seed's GTX 1070 sat in its
-    market (003, TL;DR: "already have a GTX 1070 or better: wait")."""
+    """Keep the card you have while it holds the model asked about, or sits where the seed's GTX 1070 sat in
+    its market (003, TL;DR: "already have a GTX 1070 or better: wait")."""
     params, job = ctx.rulebook.persona_already_own, ctx.job
     suggestion = ctx.say("rule.persona_already_own.suggestion")
     if job.method == "inference" and job.model is not None and fit_on(job, owned.memory_gb, 1).fits:
@@ -421,8 +397,8 @@ def workload_label(rulebook: Rulebook, work: str) -> str:
 
 
 def _used_cards(ctx: TermsContext) -> UsedCards:
-    """One card for a desk: used cards join when new ones with enough memory cost much more, and the answer says why
-    a used card leads; several cards or a server: new unless the question says used."""
+    """One card for a desk: used cards join when new ones with enough memory cost much more, and the answer
+    says why a used card leads; several cards or a server: new unless the question says used."""
     q, params = ctx.question, ctx.rulebook.used_cards
     several = q.gpus >= params.several_from or q.setting in ("server", "cloud")
     if q.used_ok:
@@ -441,130 +417,6 @@ def _used_cards(ctx: TermsContext) -> UsedCards:
         why,
         several,
     )
-
-
-def memory_floor(
-    rulebook: Rulebook, as_of: date, workload: str, task: str, experience: str | None, language: str | None
-) -> Floor | None:
-    """The latest floor row for the workload, task and experience on the date, worded (rule ``memory-floor``)."""
-    best = None
-    for row in rulebook.memory_floor.floors:
-        if (
-            row.workload == workload
-            and row.task in ("any", task)
-            and row.from_ <= as_of
-            and row.experience in (None, experience)
-        ) and (best is None or (row.from_, row.gb) > (best.from_, best.gb)):
-            best = row
-    if best is None:
-        return None
-    what = say(
-        "rule.memory_floor.what_training" if best.task == "training" else "rule.memory_floor.what_work",
-        language,
-        workload=term("task", workload, language),
-    )
-    return Floor(
-        best.gb,
-        say(
-            "rule.memory_floor.floor",
-            language,
-            gb=f"{best.gb:g}",
-            what=what,
-            since=best.from_.isoformat()[:7],
-            source=cited(best.source.name, language),
-        ),
-    )
-
-
-def memory_reference(ctx: TermsContext) -> tuple[Job, float, str] | None:
-    """(the reference job, its need in GB with headroom, its name) for a memory-bound question; None for others."""
-    q, job, params = ctx.question, ctx.job, ctx.rulebook.memory_value
-    if q.memory_gb or job.method not in params.methods or not (job.is_llm or q.workload == "llm"):
-        return None
-    if job.model is not None:
-        return job, job.need.gb * (1 + params.named_headroom), job.model.name
-    rows = [row for row in params.reference_models if row.from_ <= ctx.as_of]
-    if not rows:
-        return None
-    row = max(rows, key=lambda r: r.from_)
-    reference = job_for(q.refined(model=row.model, params_b=None), ctx.rulebook)
-    if reference.model is None:
-        return None
-    name = ctx.say(
-        "rule.memory_value.class",
-        model=reference.model.name,
-        method=term("method", METHOD_NAMES[reference.method], ctx.language),
-    )
-    return reference, reference.need.gb, name
-
-
-def build_slots(rulebook: Rulebook, gpu: Gpu, count: int) -> float | None:
-    """Slots one card takes in a build of ``count``: past two cards, the blower version (dual-slot) where one exists."""
-    if count > rulebook.multi_gpu_heat.small_card_max_open_air and "blower" in gpu.cooling:
-        return float(rulebook.power_and_slots.blower_slots)
-    return gpu.slots
-
-
-def too_wide_reason(rulebook: Rulebook, question: Question, gpu: Gpu, count: int) -> str | None:
-    """Why ``count`` of ``gpu`` take more slots than the box has (rule ``power-and-slots``); None when they fit."""
-    power = rulebook.power_and_slots
-    server = question.setting in ("server", "cloud")
-    most, message = (
-        (power.server_max_slots, "rule.power_and_slots.server_slots")
-        if server
-        else (power.max_slots, "rule.power_and_slots.slots")
-    )
-    slots = build_slots(rulebook, gpu, count)
-    if slots and slots * count > most:
-        return say(
-            message,
-            question.language,
-            count=count,
-            slots=f"{slots:g}",
-            total=f"{slots * count:g}",
-            max_slots=most,
-        )
-    return None
-
-
-def _refusal(ctx: TermsContext) -> Callable[[Gpu, int], Said | None]:
-    """Why N of a card cannot go in one box: a whole system is one box (multi-gpu-heat), open-air cards overheat side
-    by side in a server (multi-gpu-heat) or past the seed's count on a desk, and a desk has only so many slots
-    (power-and-slots)."""
-    heat, language = ctx.rulebook.multi_gpu_heat, ctx.language
-    server = ctx.question.setting in ("server", "cloud")
-    power = ctx.rulebook.power_and_slots
-    open_air, blower_slots, max_slots = (
-        heat.small_card_max_open_air,
-        float(power.blower_slots),
-        power.max_slots,
-    )
-
-    def refuse(gpu: Gpu, count: int) -> Said | None:
-        if gpu.form_factor == "system" and count > 1:
-            return Said("rule.multi_gpu_heat.system", language)
-        blower = "blower" in gpu.cooling
-        if server:
-            if count > 1 and not (blower or "passive" in gpu.cooling):
-                return Said("rule.multi_gpu_heat.server_open_air", language, (("count", count),))
-            return None
-        if count > open_air and not blower:  # two big ones: a warning, a gap helps
-            return Said("rule.multi_gpu_heat.desktop", language, (("count", count),))
-        slots = blower_slots if count > open_air and blower else gpu.slots  # build_slots, on the desk
-        if slots and slots * count > max_slots:
-            return Said(
-                "rule.power_and_slots.slots",
-                language,
-                (
-                    ("count", count),
-                    ("slots", f"{slots:g}"),
-                    ("total", f"{slots * count:g}"),
-                    ("max_slots", max_slots),
-                ),
-            )
-        return None
-
-    return refuse
 
 
 def kept_configurations(configs: Sequence[C], keeps: tuple[Keep, ...]) -> tuple[C, ...]:

@@ -24,7 +24,7 @@ import msgspec
 from rules.advisor import Advisor
 from rules.ask import ask
 from rules.errors import QuestionError
-from rules.knowledge.catalog import load_catalog
+from rules.knowledge.loaded import load_catalog
 from rules.understand import parse
 
 TODAY = date(2026, 1, 15)

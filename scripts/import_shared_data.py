@@ -38,7 +38,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from rules.knowledge.catalog import Catalog, load_catalog  # noqa: E402
+from rules.knowledge.catalog import Catalog  # noqa: E402
+from rules.knowledge.loaded import load_catalog  # noqa: E402
 
 OUT_DIR = REPO / "rules" / "data"
 EBAY_PREFIX = "Tom's Hardware eBay sold-price survey"

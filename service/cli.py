@@ -82,7 +82,7 @@ def _workload(text: str) -> str:
 def _load_advisor(settings: Settings):
     """The engine over the shipped catalog, with the lab's measurements when a database has any."""
     from rules.advisor import Advisor
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
     from service.lab_quotes import quoted_catalog
     from service.measurements import lab_measurements
 
@@ -185,7 +185,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     import msgspec
 
     from rules.ask import ask
-    from rules.contract.question import check_text
+    from rules.contract.text import check_text
     from rules.errors import QuestionError
 
     text = " ".join(args.text)
@@ -414,7 +414,7 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_prices(args: argparse.Namespace, settings: Settings) -> int:
     """The deployment's own prices (vendor quotes, trusted price lists): its answers use them."""
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
     from service import lab_prices
     from service.db import migrate
 

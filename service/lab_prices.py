@@ -24,7 +24,8 @@ from service.lab_quotes import quotes_from_rows
 from service.models import LabPrice
 
 if TYPE_CHECKING:
-    from rules.knowledge.catalog import Catalog, PricePoint
+    from rules.knowledge.catalog import Catalog
+    from rules.knowledge.records import PricePoint
 
 __all__ = [
     "CSV_COLUMNS",

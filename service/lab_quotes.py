@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from service.measurements import _connect as read_only_connection  # the measurements' reader connects alike
 
 if TYPE_CHECKING:
-    from rules.knowledge.catalog import Catalog, PricePoint
+    from rules.knowledge.catalog import Catalog
+    from rules.knowledge.records import PricePoint
 
 __all__ = ["quoted_catalog", "quotes_from_rows"]
 
@@ -21,7 +22,7 @@ def quotes_from_rows(
 ) -> tuple[dict[str, tuple[PricePoint, ...]], str]:
     """(the rows as dated price points of kind ``quote`` by card, their version: "" when there are none).
     Cards the catalog no longer has are skipped."""
-    from rules.knowledge.catalog import PricePoint
+    from rules.knowledge.records import PricePoint
 
     known = {g.id for g in catalog.gpus}
     quotes: dict[str, list[PricePoint]] = {}

@@ -25,8 +25,9 @@ from rules.advisor import Advisor
 from rules.ask import ask
 from rules.contract.answer import Answer, CardRow, Detail
 from rules.contract.question import Question
-from rules.knowledge.catalog import Catalog, load_catalog
-from rules.knowledge.rulebook import Rulebook, load_rulebook
+from rules.knowledge.catalog import Catalog
+from rules.knowledge.loaded import load_catalog, load_rulebook
+from rules.knowledge.rulebook import Rulebook
 from rules.render.short import MAX_PICKS, deciding
 from service.benchmarks import load_measurements, measurements_version
 from service.db import session_scope

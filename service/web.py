@@ -39,7 +39,9 @@ from markupsafe import Markup
 
 from rules.ask import ask
 from rules.contract.answer import CardRow, Reply
-from rules.contract.question import CURRENCIES, MAX_TEXT_CHARS, as_of_refusal, check_text
+from rules.contract.checks import as_of_refusal
+from rules.contract.text import MAX_TEXT_CHARS, check_text
+from rules.contract.values import CURRENCIES
 from rules.errors import QuestionError
 from rules.knowledge.messages import basis, say, term
 from rules.money import dated_words

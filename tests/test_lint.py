@@ -11,22 +11,26 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 
-# The paths held to the configuration, one a line: rules/ and its tests join as they land.
+# The paths held to the configuration, one a line.
 LINTED = (
     "bench_agent",
     "benchmarks",
     "bot",
     "deploy",
+    "rules",
     "scripts",
     "tests/bench_agent",
     "tests/bot",
     "tests/deploy",
     "tests/quality",
+    "tests/rules",
     "service",
     "tests/service",
     "tests/web",
 )
-NOT_YET: set[str] = set()
+# Files under a linted path that are not held yet: rules/choose.py is to be split into smaller modules,
+# which will then join.
+NOT_YET: set[str] = {"rules/choose.py"}
 
 
 def linted_paths() -> list[str]:
@@ -36,9 +40,11 @@ def linted_paths() -> list[str]:
 
 
 def assert_lint_clean(*paths: str | Path) -> None:
-    """``ruff check`` of the paths, by this environment's ruff under the project's configuration."""
+    """``ruff check`` of the paths, by this environment's ruff under the project's configuration; the files
+    in NOT_YET are left out wherever they lie."""
+    excluded = [arg for path in sorted(NOT_YET) for arg in ("--extend-exclude", path)]
     command = [sys.executable, "-m", "ruff", "check", "--no-cache", "--config", str(PYPROJECT),
-               *map(str, paths)]
+               *excluded, *map(str, paths)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"ruff check found problems:\n{done.stdout}{done.stderr}"
 
@@ -56,3 +62,12 @@ def test_a_file_that_breaks_the_configuration_fails_with_ruffs_report(tmp_path: 
     report = str(failure.value)
     assert "careless.py" in report
     assert "F401" in report and "E501" in report  # the unused import and the long line, as ruff names them
+
+
+def test_a_file_not_yet_held_still_needs_leaving_out() -> None:
+    """Once a NOT_YET file keeps to the configuration (or is gone), it joins the linted paths."""
+    for path in NOT_YET:
+        assert (ROOT / path).exists(), f"{path} is gone: take it out of NOT_YET"
+        command = [sys.executable, "-m", "ruff", "check", "--no-cache", "--config", str(PYPROJECT), path]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode != 0, f"{path} keeps to the configuration now: take it out of NOT_YET"

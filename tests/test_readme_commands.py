@@ -144,7 +144,7 @@ def test_make_names_a_python_older_than_the_readme_asks(tmp_path: Path):
 
 
 def test_the_readme_counts_the_catalog_it_ships():
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
 
     said = re.search(r"The catalog holds (\d+) accelerators", README)
     assert said and int(said.group(1)) == len(load_catalog().gpus)

@@ -448,7 +448,8 @@ class Answer(_Part, kw_only=True, frozen=True):
     suggestions: tuple[str, ...] = ()
     named: tuple[NamedCard, ...] = ()  # every card the question named: compared, fitted, or why not
     job_cost: JobCost | None = None  # a training run with its tokens: time and money on each way to run it
-    serving_cost: ServingCost | None = None  # serving users: buying vs renting for the period, per million tokens
+    # serving users: buying vs renting for the period, per million tokens
+    serving_cost: ServingCost | None = None
     runs_on: tuple[RunsOn, ...] = ()  # "what can I run on …": the models each asked card (or lab card) runs
 
     def __post_init__(self) -> None:
@@ -476,7 +477,9 @@ class Reply(_Part, kw_only=True, frozen=True):
     """Free text answered (``POST /v1/ask``): the Markdown, what was understood, and the answer behind it."""
 
     text: str = msgspec.field(name="answer")  # Markdown answer, or a clarifying question
-    intent: Literal["recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on", "help", "clarify"]
+    intent: Literal[
+        "recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on", "help", "clarify"
+    ]
     question: Question | None = msgspec.field(name="query")  # the question understood so far
     understood: tuple[str, ...]
     not_understood: tuple[str, ...] = ()  # words of the question no reading took, named in the text too

@@ -4,153 +4,61 @@ Every face (free text, JSON, Slack) turns its input into a :class:`Question`;
 :meth:`Question.check` is the one place that checks a question's values, so a bad
 value gets the same specific message everywhere. The values and limits it checks are
 stated once, in :class:`RecommendationRequest` (the JSON body, whose published schema
-is generated from it).
+is generated from it), from the lists and limits of :mod:`rules.contract.values`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import date
-from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, get_type_hints
 
 import msgspec
 
+from rules.contract.checks import Judge, as_of_refusal, judge_for, number, one_of
+from rules.contract.values import (
+    AS_OF_PATTERN,
+    CURRENCIES,
+    CURRENCY_PATTERN,
+    DETAIL_TEXT,
+    MAX_BATCH,
+    MAX_BUDGET,
+    MAX_BUDGET_USD_EQUIVALENT,
+    MAX_COMPARED,
+    MAX_CONTEXT_TOKENS,
+    MAX_GPUS,
+    MAX_TOKENS_PER_USER,
+    MAX_USERS,
+    RUB_PER_USD_AT_MOST,
+    AnswerDetail,
+    Backend,
+    Experience,
+    Intent,
+    Language,
+    Method,
+    Name,
+    Objective,
+    Precision,
+    Runtime,
+    Setting,
+    Task,
+    Workload,
+)
 from rules.errors import QuestionError
 
-__all__ = [
-    "BACKENDS",
-    "CURRENCIES",
-    "EARLIEST_AS_OF",
-    "EXPERIENCE",
-    "LANGUAGES",
-    "MAX_TEXT_CHARS",
-    "METHODS",
-    "OBJECTIVES",
-    "PRECISIONS",
-    "SETTINGS",
-    "TASKS",
-    "WORKLOADS",
-    "AskRequest",
-    "Question",
-    "QuestionError",
-    "RecommendationRequest",
-    "as_of_refusal",
-    "check_text",
-]
-
-# The values a question's fields take: each Literal is the one list of its field's values (the request
-# type and the published schema are generated from it; the tuples below are read from it).
-Workload = Literal[
-    "cnn", "rnn", "transformer", "llm", "image-generation", "speech", "rl", "kaggle", "general"
-]
-Precision = Literal[
-    "fp32", "16-bit", "fp8", "8-bit", "4-bit"
-]  # widest first: the verdict's fallback steps down it
-Task = Literal["training", "inference"]
-# How the model is used; None lets the engine choose for the job and say so.
-Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
-# Where the hardware will live: a desktop PC, a server/rack, or only rented in the cloud.
-Setting = Literal["desktop", "server", "cloud"]
-Language = Literal["en", "ru"]
-# The family of runtime an LLM is run with, where the asker names one: llama.cpp (also Ollama, LM Studio) loads
-# GGUF files and splits a model by layers; vllm (also SGLang, TGI, TensorRT-LLM) serves batches in tensor parallel.
-Runtime = Literal["llama.cpp", "vllm"]
-# The compute backend the runtime is built for; None: the card's usual one (CUDA on NVIDIA, ROCm on AMD
-# Instinct/Radeon, Metal on Apple, SYCL on Intel).
-Backend = Literal["cuda", "rocm", "vulkan", "metal", "mlx", "sycl"]
-# What "best" means when the asker says: None = the best within the budget, with diminishing returns.
-Objective = Literal["cheapest"]
-Experience = Literal["beginner", "hobby", "researcher"]
-Intent = Literal["recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on"]
-AnswerDetail = Literal["short", "full"]  # what a person reads first, or the whole reasoning
-DETAIL_TEXT = "'short': what a person reads first; 'full': the whole reasoning, every finding."
-WORKLOADS: tuple[str, ...] = get_args(Workload)
-PRECISIONS: tuple[str, ...] = get_args(Precision)
-TASKS: tuple[str, ...] = get_args(Task)
-METHODS: tuple[str, ...] = get_args(Method)
-SETTINGS: tuple[str, ...] = get_args(Setting)
-LANGUAGES: tuple[str, ...] = get_args(Language)
-OBJECTIVES: tuple[str, ...] = get_args(Objective)
-EXPERIENCE: tuple[str, ...] = get_args(Experience)
-BACKENDS: tuple[str, ...] = get_args(Backend)
-CURRENCIES = ("USD", "EUR", "GBP", "RUB")
-MAX_CONTEXT_TOKENS = 2_000_000
-MAX_BATCH = 4096
-MAX_USERS = 100_000
-MAX_TOKENS_PER_USER = 1000.0
-EARLIEST_AS_OF = date(2010, 1, 1)
-MAX_BUDGET_USD_EQUIVALENT = 10_000_000
-RUB_PER_USD_AT_MOST = 120  # the budget limit in roubles: a rouble budget is read in far smaller units
-MAX_BUDGET = MAX_BUDGET_USD_EQUIVALENT * RUB_PER_USD_AT_MOST  # in any currency's units
-MAX_GPUS = 16
-MAX_COMPARED = 6
-MAX_NAME_CHARS = 100
-# A question in plain words, on every face (parser, /v1/ask, chat's newest message, the page, Slack, the CLI):
-# long enough for a paragraph, short enough that parsing it stays a few milliseconds.
-MAX_TEXT_CHARS = 2000
-
-
-class AskRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
-    """POST /v1/ask: free text, optionally continuing a conversation; its published JSON Schema is generated from this type."""
-
-    text: Annotated[
-        str,
-        msgspec.Meta(max_length=MAX_TEXT_CHARS, description="The question in plain words, e.g. 'nlp $800'."),
-    ]
-    conversation_id: (
-        Annotated[
-            str,
-            msgspec.Meta(
-                pattern="^[A-Za-z0-9_-]{1,64}$",
-                description="Continue this conversation: the text refines its last question.",
-            ),
-        ]
-        | None
-    ) = None
-    start_conversation: Annotated[
-        bool,
-        msgspec.Meta(
-            description="Keep this question so follow-ups sent with the returned conversation_id refine it. Without it (and "
-            "without conversation_id) the question is answered and nothing is stored."
-        ),
-    ] = False
-    detail: Annotated[AnswerDetail, msgspec.Meta(description=f"The answer's Markdown: {DETAIL_TEXT}")] = (
-        "short"
-    )
-    skypilot: Annotated[
-        bool,
-        msgspec.Meta(
-            description="For a training run with its tokens ('pretrain a 1b model on 20b tokens'): add "
-            "`skypilot_task`, a SkyPilot task YAML whose resources are the rentals in order of what the whole "
-            "job costs. A question without a run is refused (422)."
-        ),
-    ] = False
-
-
-def _any_case(word: str) -> str:
-    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
+__all__ = ["Question", "QuestionError", "RecommendationRequest"]
 
 
 def _positive(upper: float, description: str | None = None) -> Any:
     return msgspec.Meta(gt=0, le=upper, description=description)
 
 
-CURRENCY_PATTERN = f"^({'|'.join(_any_case(code) for code in CURRENCIES)})$"
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME_CHARS)]
-# A real date from 2010 on (EARLIEST_AS_OF); that it is not in the future is left to Question.check, which knows today.
-AS_OF_PATTERN = (
-    "^(20[1-9][0-9]-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)"
-    "|20(1[26]|[2468][048]|[3579][26])-02-29)$"
-)
-
-
 class RecommendationRequest(
     msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, omit_defaults=True
 ):
     """POST /v1/recommendations: the structured question, every field optional. The one statement of each
-    field's values and limits: the published schema is generated from it and :meth:`Question.check` reads it."""
+    field's values and limits: the published schema is generated from it and :meth:`Question.check` reads
+    it."""
 
     workload: Annotated[Workload, msgspec.Meta(description="What the GPU is for.")] = "general"
     budget: Annotated[float, _positive(MAX_BUDGET, "Total budget for all GPUs, in `currency`.")] | None = None
@@ -161,7 +69,8 @@ class RecommendationRequest(
     precision: Annotated[
         Precision | None,
         msgspec.Meta(
-            description="Number format of weights (and training); null lets the engine pick the job's usual one and say so."
+            description="Number format of weights (and training); null lets the engine pick the job's usual "
+            "one and say so."
         ),
     ] = None
     model: Annotated[Name | None, msgspec.Meta(description="A named model, e.g. 'llama-13b'.")] = None
@@ -182,7 +91,8 @@ class RecommendationRequest(
     gpus_fixed: Annotated[
         bool,
         msgspec.Meta(
-            description="The count of GPUs was said ('on a single gpu'): no more cards are added to hold the job."
+            description="The count of GPUs was said ('on a single gpu'): "
+            "no more cards are added to hold the job."
         ),
     ] = False
     used_ok: Annotated[bool, msgspec.Meta(description="Used cards are fine.")] = False
@@ -195,7 +105,8 @@ class RecommendationRequest(
             msgspec.Meta(
                 pattern=AS_OF_PATTERN,
                 description=(
-                    "Advice as it stood on this date (2010-01-01 … today): only cards released and prices known by then."
+                    "Advice as it stood on this date (2010-01-01 … today): only cards released and prices "
+                    "known by then."
                 ),
             ),
         ]
@@ -211,7 +122,8 @@ class RecommendationRequest(
         tuple[int, ...],
         msgspec.Meta(
             max_length=MAX_COMPARED,
-            description="How many of each card in `compare` ('2x 3090 vs a 5090': [2, 1]); empty: `gpus` of each.",
+            description="How many of each card in `compare` ('2x 3090 vs a 5090': [2, 1]); empty: `gpus` of "
+            "each.",
         ),
     ] = ()
     intent: Annotated[Intent, msgspec.Meta(description="'compare' ranks the cards in `compare`.")] = (
@@ -221,7 +133,8 @@ class RecommendationRequest(
         Method | None,
         msgspec.Meta(
             description=(
-                "How the model is used: inference, LoRA, QLoRA, full fine-tuning or pretraining; null lets the engine choose and say so."
+                "How the model is used: inference, LoRA, QLoRA, full fine-tuning or pretraining; null lets "
+                "the engine choose and say so."
             )
         ),
     ] = None
@@ -229,14 +142,16 @@ class RecommendationRequest(
         Objective | None,
         msgspec.Meta(
             description=(
-                "What best means: null is the best within the budget with diminishing returns; cheapest is the least that does the job."
+                "What best means: null is the best within the budget with diminishing returns; cheapest is "
+                "the least that does the job."
             )
         ),
     ] = None
     setting: Annotated[
         Setting | None,
         msgspec.Meta(
-            description="Where the hardware lives: a desktop PC, a server or rack, or rented in the cloud only."
+            description="Where the hardware lives: a desktop PC, a server or rack, "
+            "or rented in the cloud only."
         ),
     ] = None
     context_tokens: (
@@ -275,8 +190,8 @@ class RecommendationRequest(
             msgspec.Meta(
                 ge=1,
                 le=10**10,
-                description="Training examples of a fine-tune ('on 50k examples'); with epochs and the tokens an "
-                "example is assumed to hold, they give the run's tokens.",
+                description="Training examples of a fine-tune ('on 50k examples'); with epochs and the "
+                "tokens an example is assumed to hold, they give the run's tokens.",
             ),
         ]
         | None
@@ -285,15 +200,18 @@ class RecommendationRequest(
         Annotated[float, _positive(1000, "Passes over the examples ('for 3 epochs'); 1 when unsaid.")] | None
     ) = None
     service_months: (
-        Annotated[float, _positive(120, "How long a served model runs, in months ('for a year'): 12 when unsaid.")]
+        Annotated[
+            float, _positive(120, "How long a served model runs, in months ('for a year'): 12 when unsaid.")
+        ]
         | None
     ) = None
     runtime: Annotated[
         Runtime | None,
         msgspec.Meta(
             description=(
-                "LLM runtime: llama.cpp (also Ollama, LM Studio: GGUF files, cards split by layers) or vllm (also SGLang, TGI, "
-                "TensorRT-LLM: cards in tensor parallel); null: vllm for several users or a server, else llama.cpp."
+                "LLM runtime: llama.cpp (also Ollama, LM Studio: GGUF files, cards split by layers) or vllm "
+                "(also SGLang, TGI, TensorRT-LLM: cards in tensor parallel); "
+                "null: vllm for several users or a server, else llama.cpp."
             )
         ),
     ] = None
@@ -339,30 +257,6 @@ class RecommendationRequest(
             name: getattr(self, name) for name in self.__struct_fields__ if name not in ("intent", "detail")
         }
         return Question.from_dict(asked, today)
-
-
-def check_text(text: Any) -> str:
-    """The one check of a question in plain words: a string of at most :data:`MAX_TEXT_CHARS` characters.
-
-    Every face calls it (or, for ``/v1/ask``, enforces the schema generated from the same limit) and
-    words the :class:`QuestionError` for its own field."""
-    if not isinstance(text, str):
-        raise QuestionError("text", "text must be a string")
-    if len(text) > MAX_TEXT_CHARS:
-        raise QuestionError("text", f"text is {len(text)} characters; at most {MAX_TEXT_CHARS} are read")
-    return text
-
-
-def as_of_refusal(day: date, today: date) -> str | None:
-    """Why ``day`` cannot be a question's date, worded to follow the field's name on any face; None if it can."""
-    if day < EARLIEST_AS_OF:
-        return (
-            f"must be on or after {EARLIEST_AS_OF.isoformat()}: the catalog starts in the deep-learning era"
-        )
-    if day > today:
-        return f"{day.isoformat()} is in the future; the catalog only knows the past"
-    return None
-
 
 @dataclass(frozen=True)
 class Question:
@@ -447,17 +341,21 @@ class Question:
         the currency and on today."""
         for name, judge in _JUDGES:
             judge(name, getattr(self, name))
-        _one_of("currency", self.currency, CURRENCIES)
+        one_of("currency", self.currency, CURRENCIES)
         if self.compare_counts:
             if len(self.compare_counts) != len(self.compare):
-                raise QuestionError("compare_counts", "compare_counts needs one count for each card in compare")
+                raise QuestionError(
+                    "compare_counts", "compare_counts needs one count for each card in compare"
+                )
             for count in self.compare_counts:
                 if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_GPUS:
-                    raise QuestionError("compare_counts", f"each count must be a whole number from 1 to {MAX_GPUS}")
+                    raise QuestionError(
+                        "compare_counts", f"each count must be a whole number from 1 to {MAX_GPUS}"
+                    )
         if self.new_only and self.used_ok:
             raise QuestionError("new_only", "new_only and used_ok contradict each other; set one of them")
         if self.budget is not None:
-            _number("budget", self.budget)
+            number("budget", self.budget)
             if self.budget <= 0:
                 raise QuestionError("budget", "budget must be positive")
             if self.budget > MAX_BUDGET_USD_EQUIVALENT * (
@@ -465,7 +363,8 @@ class Question:
             ):
                 raise QuestionError(
                     "budget",
-                    "budget is beyond anything a GPU purchase needs; give it in the currency's units, e.g. 2000",
+                    "budget is beyond anything a GPU purchase needs; give it in the currency's units, e.g. "
+                    "2000",
                 )
         if self.as_of is not None:
             if not isinstance(self.as_of, date):
@@ -484,96 +383,11 @@ class Question:
             return self.compare_counts[self.compare.index(name)]
         return None
 
-
-def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise QuestionError(name, f"unknown {name} {value!r}; expected one of: {', '.join(allowed)}")
-
-
-def _number(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise QuestionError(name, f"{name} must be a number")
-
-
-Judge = Callable[[str, Any], None]
-
-
-def _parts(hint: Any) -> tuple[Any, dict[str, Any], bool]:
-    """A field's bare type, its msgspec constraints (``le``, ``max_length`` ...) and whether it may be None."""
-    limits: dict[str, Any] = {}
-    optional = False
-    while True:
-        if get_origin(hint) is Annotated:
-            for meta in hint.__metadata__:
-                limits |= {
-                    k: getattr(meta, k)
-                    for k in ("gt", "ge", "le", "min_length", "max_length")
-                    if getattr(meta, k, None) is not None
-                }
-            hint = get_args(hint)[0]
-        elif get_origin(hint) in (Union, UnionType):
-            kinds = [kind for kind in get_args(hint) if kind is not type(None)]
-            optional, hint = (
-                len(kinds) < len(get_args(hint)),
-                (kinds[0] if len(kinds) == 1 else Union[tuple(kinds)]),
-            )
-        else:
-            return hint, limits, optional
-
-
-def _judge(hint: Any) -> Judge:
-    """The check of one field of :class:`RecommendationRequest`, in the words every face shows."""
-    kind, limits, optional = _parts(hint)
-    if get_origin(kind) is Literal:
-        allowed = get_args(kind)
-
-        def judge(name: str, value: Any) -> None:
-            if value not in allowed:
-                _one_of(name, value, allowed)
-    elif kind is bool:
-
-        def judge(name: str, value: Any) -> None:
-            if not isinstance(value, bool):
-                raise QuestionError(name, f"{name} must be true or false")
-    elif kind is int:
-        low, high = limits["ge"], limits["le"]
-
-        def judge(name: str, value: Any) -> None:
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise QuestionError(name, f"{name} must be a whole number from {low} to {high}")
-    elif kind is float:
-        above, high = limits["gt"], limits["le"]
-
-        def judge(name: str, value: Any) -> None:
-            _number(name, value)
-            if not above < value <= high:
-                raise QuestionError(name, f"{name} must be above {above:g} and at most {high:g}")
-    elif kind is str:
-        shortest, longest = limits["min_length"], limits["max_length"]
-
-        def judge(name: str, value: Any) -> None:
-            if not isinstance(value, str) or not shortest <= len(value) <= longest:
-                raise QuestionError(name, f"{name} must be a short text")
-    elif get_origin(kind) is tuple:
-        most, item = limits["max_length"], _parts(get_args(kind)[0])[1]
-
-        def judge(name: str, value: Any) -> None:
-            if len(value) > most or not all(
-                isinstance(v, str) and item["min_length"] <= len(v) <= item["max_length"] for v in value
-            ):
-                raise QuestionError(name, f"{name} takes up to {most} GPU names")
-    else:
-        raise TypeError(f"no check for a question field of type {kind!r}")
-    if not optional:
-        return judge
-    return lambda name, value: None if value is None else judge(name, value)
-
-
 # Every field of the request that is a field of the question, but the two whose limits depend on another
 # value (the budget on the currency, the date on today), the currency, whose pattern takes any case, and the
 # counts per card, which must match the cards compared (Question.check says both).
 _JUDGES: tuple[tuple[str, Judge], ...] = tuple(
-    (name, _judge(hint))
+    (name, judge_for(hint))
     for name, hint in get_type_hints(RecommendationRequest, include_extras=True).items()
     if name in {f.name for f in fields(Question)} - {"budget", "as_of", "currency", "compare_counts"}
 )

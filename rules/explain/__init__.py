@@ -1,10 +1,11 @@
 """Stage 8 of an answer: the lines that explain it, each under the rule that made it.
 
 Every rule id of ``rules/data/rules.json`` has one function here (:data:`REGISTRY`): it reads the typed
-:class:`Evidence` of one answer — the question, who is asking, the job, the rules' terms, the configurations and the
-choice made — and returns its :class:`Lines`: who is asking, what the filters kept, the plan, the job's memory, the
-choice, each configuration shown and each card named. Nothing here changes the answer; it says why it is so.
-The rules speak in the order of :data:`ORDER`, which is also the order their lines take within each part.
+:class:`Evidence` of one answer — the question, who is asking, the job, the rules' terms, the configurations
+and the choice made — and returns its :class:`Lines`: who is asking, what the filters kept, the plan, the
+job's memory, the choice, each configuration shown and each card named. Nothing here changes the answer; it
+says why it is so. The rules speak in the order of :data:`ORDER`,
+which is also the order their lines take within each part.
 """
 
 from __future__ import annotations

@@ -4,11 +4,11 @@ the GeForce licence, and names the catalog does not know (003 "Что делае
 
 from __future__ import annotations
 
+from rules.box import too_wide_reason
 from rules.configurations import Configuration
 from rules.contract.answer import Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines, each, kept
 from rules.knowledge.messages import term
-from rules.terms import too_wide_reason
 
 __all__ = ["HARDWARE"]
 

@@ -1,5 +1,5 @@
-"""The job's memory: what it needs, whether each card holds it, the dated floor, memory's worth (003, "Required
-Memory Size and 16-bit Training")."""
+"""The job's memory: what it needs, whether each card holds it, the dated floor, memory's worth (003,
+"Required Memory Size and 16-bit Training")."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ __all__ = ["MEMORY"]
 
 
 def memory_fit(evidence: Evidence) -> Lines:
-    """The need once, each card's fit, a warning where little is left to spare, and a named card that cannot hold it."""
+    """The need once, each card's fit, a warning where little is left to spare,
+    and a named card that cannot hold it."""
     q, job = evidence.question, evidence.job
     tight = evidence.rulebook.memory_fit.tight_headroom
     wide = (

@@ -11,7 +11,8 @@ __all__ = ["MONEY"]
 
 
 def cost_efficiency(evidence: Evidence) -> Lines:
-    """The choice weighed speed for money; a used pick's price is dated; a named card without a current price."""
+    """The choice weighed speed for money; a used pick's price is dated;
+    a named card without a current price."""
     made = evidence.choice
     choice: tuple[Finding, ...] = ()
     if (

@@ -4,13 +4,17 @@
     knowledge = load_knowledge()
     knowledge.catalog.find("3090"); knowledge.rulebook.memory_fit.tight_headroom
 
-Modules: :mod:`~rules.knowledge.catalog` (cards, prices, offers, rates),
-:mod:`~rules.knowledge.names` (the one name resolver), :mod:`~rules.knowledge.rulebook`
-and :mod:`~rules.knowledge.parameters` (rules with typed parameters),
-:mod:`~rules.knowledge.models` (the model table), :mod:`~rules.knowledge.messages`
-(the answers' prose), :mod:`~rules.knowledge.datafile` (JSON Schema and data files),
-:mod:`~rules.knowledge.build` (reading and checking ``rules/data``) and
-:mod:`~rules.knowledge.store` (the snapshot on disk and the process's one copy).
+Modules, each importing only those listed before it: the records and their parsing,
+:mod:`~rules.knowledge.datafile` (JSON Schema and data files), :mod:`~rules.knowledge.records`
+(cards, prices, offers, rates), :mod:`~rules.knowledge.names` (the one name resolver),
+:mod:`~rules.knowledge.catalog` (the catalog of them), :mod:`~rules.knowledge.rulebook` and
+:mod:`~rules.knowledge.parameters` (rules with typed parameters), :mod:`~rules.knowledge.models`
+(the model table), :mod:`~rules.knowledge.templates` (the answers' prose as templates) and
+:mod:`~rules.knowledge.contents` (what the knowledge holds); then :mod:`~rules.knowledge.build`
+(reading and checking ``rules/data``); then :mod:`~rules.knowledge.store` (the snapshot on disk and
+the process's one copy); and on top the accessors of the loaded knowledge,
+:mod:`~rules.knowledge.loaded` (catalog, rulebook, models) and :mod:`~rules.knowledge.messages`
+(:func:`~rules.knowledge.messages.say` and its kin).
 
 Errors::
 
@@ -19,23 +23,23 @@ Errors::
         └── CatalogError   ... one of the catalog's files
 """
 
-from rules.knowledge.catalog import (
+from rules.knowledge.catalog import Catalog, CatalogError
+from rules.knowledge.contents import Knowledge
+from rules.knowledge.datafile import DataFileError
+from rules.knowledge.models import ModelSpec
+from rules.knowledge.names import Resolution
+from rules.knowledge.records import (
     PRECISIONS,
     Architecture,
-    Catalog,
-    CatalogError,
     CloudOffer,
     CurrencyRate,
     Gpu,
     PricePoint,
     TpuSpec,
 )
-from rules.knowledge.datafile import DataFileError
-from rules.knowledge.messages import Messages
-from rules.knowledge.models import ModelSpec
-from rules.knowledge.names import Resolution
 from rules.knowledge.rulebook import Rule, Rulebook
-from rules.knowledge.store import Knowledge, load_knowledge
+from rules.knowledge.store import load_knowledge
+from rules.knowledge.templates import Messages
 
 __all__ = [
     "PRECISIONS",

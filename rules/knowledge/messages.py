@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 from rules.knowledge.store import load_knowledge
+from rules.knowledge.templates import DEFAULT_LANGUAGE, Messages
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -29,35 +28,9 @@ __all__ = [
     "term",
 ]
 
-DEFAULT_LANGUAGE = "en"
 _NOT_A_KEY = re.compile(r"[^a-z0-9]+")
 _MEASURED = re.compile(r"measured on (\d+) lab host")
 _GROUPED_DIGITS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma between digit groups, not in "4.5, 8"
-
-
-@dataclass(frozen=True)
-class Messages:
-    """The catalogue as the knowledge holds it, with every template one dictionary lookup away
-    (an answer says some 75 messages)."""
-
-    languages: tuple[str, ...]
-    catalogue: Mapping[str, Mapping[str, str]]  # message key -> language -> template
-    templates: Mapping[tuple[str, str | None], str]  # (key, language or None) -> template
-
-    @classmethod
-    def from_document(cls, document: Mapping[str, Any]) -> Messages:
-        """The schema-valid ``messages.json``; a language an entry leaves empty reads English."""
-        entries = document["messages"]
-        templates: dict[tuple[str, str | None], str] = {}
-        for key, entry in entries.items():
-            templates[key, None] = entry[DEFAULT_LANGUAGE]
-            for language, template in entry.items():
-                templates[key, language] = template or entry[DEFAULT_LANGUAGE]
-        return cls(
-            tuple(document["languages"]),
-            MappingProxyType({key: MappingProxyType(dict(entry)) for key, entry in entries.items()}),
-            MappingProxyType(templates),
-        )
 
 
 def catalogue() -> Mapping[str, Mapping[str, str]]:

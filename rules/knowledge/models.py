@@ -16,11 +16,9 @@ from typing import Any
 __all__ = [
     "DownloadFormat",
     "ModelSpec",
-    "find_format",
-    "find_model",
     "format_table",
-    "load_models",
     "model_table",
+    "slug",
 ]
 
 _ARCHITECTURE = (
@@ -142,18 +140,12 @@ def format_table(document: Mapping[str, Any]) -> Mapping[str, DownloadFormat]:
     for raw in document.get("formats", ()):
         fmt = DownloadFormat(raw["id"], raw["bits_per_weight"], raw["source"])
         for key in (fmt.id, *raw.get("aliases", ())):
-            table[_slug(key)] = fmt
+            table[slug(key)] = fmt
     return MappingProxyType(table)
 
 
-def find_format(name: str | None) -> DownloadFormat | None:
-    """The download format a name means ('q4_k_m', 'GGUF Q8_0', 'mxfp4'), or None."""
-    from rules.knowledge.store import load_knowledge
-
-    return load_knowledge().formats.get(_slug(name)) if name else None
-
-
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
+    """A name as the tables key it: lower case, words joined by hyphens."""
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
 
 
@@ -184,17 +176,5 @@ def model_table(document: Mapping[str, Any]) -> Mapping[str, ModelSpec]:
     for raw in document["models"]:
         spec = _spec(raw)
         for key in (spec.id, *spec.aliases):
-            table[_slug(key)] = spec
+            table[slug(key)] = spec
     return MappingProxyType(table)
-
-
-def load_models() -> Mapping[str, ModelSpec]:
-    """The model table of the loaded knowledge."""
-    from rules.knowledge.store import load_knowledge  # the store builds its table with this module
-
-    return load_knowledge().models
-
-
-def find_model(name: str | None) -> ModelSpec | None:
-    """The model a name or alias means ('llama 3 8b', 'sdxl'), or None."""
-    return load_models().get(_slug(name)) if name else None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rules.knowledge.catalog import Gpu
+    from rules.knowledge.records import Gpu
 
 __all__ = ["NameIndex", "Resolution", "index_names", "resolve"]
 

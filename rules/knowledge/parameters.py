@@ -129,9 +129,11 @@ class LlmDecode(Parameters, frozen=True):
     batch_note: str
     usual_backend: Mapping[str, str]  # software stack of a card -> the backend its runs use unless asked
     backends: Mapping[str, tuple[str, ...]]  # software stack of a card -> the backends that run on it
-    moe_per_token_ms: float  # routing a mixture of experts: gating and gathering the chosen experts, per token
+    # routing a mixture of experts: gating and gathering the chosen experts, per token
+    moe_per_token_ms: float
     backend_note: str
-    short_of_need_share: float  # where nothing delivers the users' need, what comes this close to the best is kept
+    # where nothing delivers the users' need, what comes this close to the best is kept
+    short_of_need_share: float
 
 
 class BenchmarkScale(Parameters, frozen=True):

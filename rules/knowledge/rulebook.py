@@ -57,7 +57,7 @@ from rules.knowledge.parameters import (
     WorkloadPriorities,
 )
 
-__all__ = ["Rule", "Rulebook", "attribute_of", "load_rulebook", "rule_id_of"]
+__all__ = ["Rule", "Rulebook", "attribute_of", "rule_id_of"]
 
 _FIELD_AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 
@@ -184,10 +184,3 @@ def _decode(rule: Rule, record: type[Parameters]) -> Parameters:
         message, path = (found["message"], found["path"] or "") if found else (str(error), "")
         where = "parameters" + re.sub(r"\[\d+\]", "", path)
         raise DataFileError(f"entry {rule.id!r}: field {where!r}: {message}") from None
-
-
-def load_rulebook() -> Rulebook:
-    """The rulebook of the loaded knowledge."""
-    from rules.knowledge.store import load_knowledge  # the store builds its rulebook with this module
-
-    return load_knowledge().rulebook

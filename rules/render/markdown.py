@@ -16,7 +16,14 @@ from rules.render.job import job_lines, serving_lines
 from rules.render.runs_on import runs_on_lines
 from rules.render.short import short_markdown
 
-__all__ = ["HELP_TEXT", "answer_markdown", "clarification_markdown", "help_text", "model_notes", "not_understood_line"]
+__all__ = [
+    "HELP_TEXT",
+    "answer_markdown",
+    "clarification_markdown",
+    "help_text",
+    "model_notes",
+    "not_understood_line",
+]
 
 
 def help_text(language: str | None = None) -> str:

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from rules.contract.question import Question, check_text
+from rules.contract.question import Question
+from rules.contract.text import check_text
 from rules.understand import spelling
 from rules.understand.build import ParsedText, build, scan
 from rules.understand.followups import HeldGb, ShownCards

@@ -12,7 +12,8 @@ from dataclasses import dataclass, fields, replace
 from datetime import date
 from typing import Any
 
-from rules.contract.question import MAX_BATCH, Question
+from rules.contract.question import Question
+from rules.contract.values import MAX_BATCH
 from rules.errors import QuestionError
 from rules.understand import dates, hardware, models, money, units, words
 from rules.understand.followups import HeldGb, ShownCards, follow_ups, referred_cards

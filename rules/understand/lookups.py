@@ -20,14 +20,14 @@ if TYPE_CHECKING:
 
 def catalog() -> Catalog:
     """The shipped catalog: its resolver reads card names, its TPUs the word 'tpu'."""
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
 
     return load_catalog()
 
 
 def model(name: str) -> ModelSpec | None:
     """The model a name or alias means ('llama 3 8b', 'sdxl'), or None."""
-    from rules.knowledge.models import find_model
+    from rules.knowledge.loaded import find_model
 
     return find_model(name)
 
@@ -35,7 +35,7 @@ def model(name: str) -> ModelSpec | None:
 def job(question: Question) -> Job:
     """The job a question asks for, with the memory it needs, by the shipped rulebook."""
     from rules.job import job_for
-    from rules.knowledge.rulebook import load_rulebook
+    from rules.knowledge.loaded import load_rulebook
 
     return job_for(question, load_rulebook())
 

@@ -7,7 +7,7 @@ is transformer, "stable diffusion" image generation), read by :func:`rules.under
 
 from __future__ import annotations
 
-from rules.contract.question import WORKLOADS
+from rules.contract.values import WORKLOADS
 from rules.errors import QuestionError
 from rules.job import workload_key
 

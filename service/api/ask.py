@@ -15,7 +15,7 @@ from litestar import Controller, Request, post
 from litestar.di import NamedDependency
 
 from rules.contract.answer import JobCost, Reply
-from rules.contract.question import AskRequest
+from rules.contract.text import AskRequest
 from rules.render.skypilot import skypilot_task
 from service.api import in_process, off_loop, today
 from service.api.docs import described_body, problems

@@ -33,7 +33,8 @@ from litestar.response import Stream
 
 from rules.advisor import Advisor
 from rules.ask import held_by
-from rules.contract.question import MAX_TEXT_CHARS, Question, check_text
+from rules.contract.question import Question
+from rules.contract.text import MAX_TEXT_CHARS, check_text
 from rules.errors import QuestionError
 from rules.understand import parse
 from service.api import off_loop, today

@@ -12,7 +12,8 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
 from rules.contract.answer import CardRow
-from rules.contract.question import WORKLOADS, Question
+from rules.contract.question import Question
+from rules.contract.values import WORKLOADS
 from rules.understand.workloads import LISTED_WORKLOADS
 from service.api import today
 from service.api.docs import problems

@@ -14,7 +14,8 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import msgspec
 
 from rules.contract.answer import Answer, Reply
-from rules.contract.question import AskRequest, RecommendationRequest
+from rules.contract.question import RecommendationRequest
+from rules.contract.text import AskRequest
 from service.contract.benchmarks import BenchmarkReceipt, RunListing
 from service.contract.catalog import GpuDetail, GpuList, GpuQuery, RuleList
 from service.contract.chat import (

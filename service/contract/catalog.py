@@ -14,7 +14,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from rules.contract.answer import Money
-from rules.contract.question import AS_OF_PATTERN, CURRENCY_PATTERN, MAX_BUDGET
+from rules.contract.values import AS_OF_PATTERN, CURRENCY_PATTERN, MAX_BUDGET
 from rules.understand.workloads import LISTED_WORKLOADS
 
 # A workload the catalog views take: every listed one, LLM serving included (an enum in the schema).

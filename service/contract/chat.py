@@ -11,7 +11,7 @@ from typing import Annotated, Final, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from rules.contract.question import MAX_TEXT_CHARS
+from rules.contract.text import MAX_TEXT_CHARS
 
 __all__ = [
     "MODEL",

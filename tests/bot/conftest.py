@@ -50,7 +50,7 @@ def engine_replies() -> dict[str, dict[str, Any]]:
     """What ``/v1/ask`` returns for each of QUESTIONS, by the real engine (plus a conversation id)."""
     from rules.advisor import Advisor
     from rules.ask import ask
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
 
     advisor = Advisor(load_catalog())
     return {text: {**wire(ask(advisor, text)), "conversation_id": f"conv-{index}"}

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from bot.blocks import ACTION_CHEAPER, ACTION_MORE_GPUS, ACTION_SHARE, Conversation
-from rules.contract.question import MAX_TEXT_CHARS
+from rules.contract.text import MAX_TEXT_CHARS
 from tests.fake_slack import BOT_ID, FORM, JSON, block_text, buttons, command_body, event_body, signed
 
 QUIET_S = 0.4  # how long "nothing was sent" waits for a lazy listener that should not run

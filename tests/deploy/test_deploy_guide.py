@@ -104,7 +104,7 @@ def test_the_systemd_database_steps_let_the_service_migrate(postgres_url: str, t
 
 
 def test_quick_runs_are_stored_but_left_out_of_the_advice_as_the_guide_says(sqlite_url: str) -> None:
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
     from service.benchmarks import query
     from service.db import migrate, session_scope
     from service.measurements import lab_measurements

@@ -379,7 +379,7 @@ def report(rows: list[tuple[dict[str, Any], list[str], str]], floor: float) -> s
 @pytest.fixture(scope="module")
 def advisor():
     from rules.advisor import Advisor
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
 
     return Advisor(load_catalog())
 

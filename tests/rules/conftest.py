@@ -13,7 +13,7 @@ TODAY = date(2026, 11, 22)  # fixed, so answers do not change with the calendar
 
 @pytest.fixture(scope="session")
 def catalog():
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
 
     return load_catalog()
 

@@ -1,5 +1,5 @@
-"""An advisor keeps nothing of one answer for the next but the market of each date: one that has answered other
-budgets, currencies and shapes first answers each question exactly as a fresh advisor does."""
+"""An advisor keeps nothing of one answer for the next but the market of each date: one that has answered
+other budgets, currencies and shapes first answers each question exactly as a fresh advisor does."""
 
 from __future__ import annotations
 

@@ -14,8 +14,7 @@ import pytest
 
 from rules.ask import ask
 from rules.contract.question import Question
-from rules.knowledge.models import load_models
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_models, load_rulebook
 from tests.wire import wire
 
 TODAY = date(2026, 11, 22)

@@ -35,33 +35,45 @@ def test_each_card_has_one_price_in_an_answer(advisor, currency: str) -> None:
     assert differing == []
 
 
-# Every amount the choice's notes name is said in the asker's currency, at the answer's own rate, as the picks' prices
-# are; speed for money is given per the round step of that currency (1000 EUR, 100,000 RUB), not per 1000 USD.
+# Every amount the choice's notes name is said in the asker's currency, at the answer's own rate, as the
+# picks' prices are; speed for money is given per the round step of that currency (1000 EUR, 100,000 RUB),
+# not per 1000 USD.
 MONEY = r"\d+(?:[, ]\d{3})* [A-Z]{3}"  # digits grouped as the language writes them: "58,500" or "58 500"
-SPEED_EN = r"of speed(?: weighted by the memory it holds \(memory-value\))?"  # a memory-bound job's gains are of worth
+# a memory-bound job's gains are of worth
+SPEED_EN = r"of speed(?: weighted by the memory it holds \(memory-value\))?"
 SPEED_RU = r"скорости(?: с поправкой на память \(memory-value\))?"
 NOTES = {
     "choice.stepped_up": (
-        rf"each extra (?P<step>{MONEY}) buys (?P<gain>[\d.]+) {SPEED_EN}, worth it while at least [\d.]+× the (?P<value>[\d.]+) "
+        rf"each extra (?P<step>{MONEY}) buys (?P<gain>[\d.]+) {SPEED_EN}, "
+        rf"worth it while at least [\d.]+× the (?P<value>[\d.]+) "
         rf"per (?P<step2>{MONEY}) of the best value",
-        rf"каждые лишние (?P<step>{MONEY}) дают (?P<gain>[\d.]+) {SPEED_RU} — это оправдано, пока не меньше [\d.]+× от "
+        rf"каждые лишние (?P<step>{MONEY}) дают (?P<gain>[\d.]+) {SPEED_RU} — "
+        rf"это оправдано, пока не меньше [\d.]+× от "
         rf"(?P<value>[\d.]+) на (?P<step2>{MONEY}) у самой выгодной",
     ),
     "choice.stopped_before": (
-        rf"faster for (?P<more>{MONEY}) more \((?P<gain>[\d.]+) {SPEED_EN} per extra (?P<step>{MONEY}), below the (?P<worth>[\d.]+) ",
-        rf"быстрее за (?P<more>{MONEY}) больше \((?P<gain>[\d.]+) {SPEED_RU} на лишние (?P<step>{MONEY}) — меньше (?P<worth>[\d.]+),",
+        rf"faster for (?P<more>{MONEY}) more \((?P<gain>[\d.]+) {SPEED_EN} "
+        rf"per extra (?P<step>{MONEY}), below the (?P<worth>[\d.]+) ",
+        rf"быстрее за (?P<more>{MONEY}) больше \((?P<gain>[\d.]+) {SPEED_RU} "
+        rf"на лишние (?P<step>{MONEY}) — меньше (?P<worth>[\d.]+),",
     ),
     "choice.used_for_floor": (
-        rf"GB or more start at (?P<new>{MONEY}), used ones at (?P<used>{MONEY}): used cards with enough memory are included",
-        rf"ГБ и больше стоят от (?P<new>{MONEY}), б/у — от (?P<used>{MONEY}): б/у карты с достаточной памятью включены",
+        rf"GB or more start at (?P<new>{MONEY}), used ones at (?P<used>{MONEY}): "
+        r"used cards with enough memory are included",
+        rf"ГБ и больше стоят от (?P<new>{MONEY}), б/у — от (?P<used>{MONEY}): "
+        r"б/у карты с достаточной памятью включены",
     ),
     "choice.used_for_any_count": (
-        rf"the cheapest new cards that hold the job cost (?P<new>{MONEY}), used ones (?P<used>{MONEY}): used cards",
-        rf"самые дешёвые новые карты, которые вмещают задачу, стоят (?P<new>{MONEY}), б/у — (?P<used>{MONEY}): б/у карты",
+        rf"the cheapest new cards that hold the job cost (?P<new>{MONEY}), "
+        rf"used ones (?P<used>{MONEY}): used cards",
+        rf"самые дешёвые новые карты, которые вмещают задачу, стоят (?P<new>{MONEY}), "
+        rf"б/у — (?P<used>{MONEY}): б/у карты",
     ),
     "choice.used_for_one_card": (
-        rf"a new card that holds the job on its own starts at (?P<new>{MONEY}), a used one at (?P<used>{MONEY}): used cards",
-        rf"новая карта, которая одна вмещает задачу, стоит от (?P<new>{MONEY}), б/у — от (?P<used>{MONEY}): б/у карты",
+        rf"a new card that holds the job on its own starts at (?P<new>{MONEY}), "
+        rf"a used one at (?P<used>{MONEY}): used cards",
+        rf"новая карта, которая одна вмещает задачу, стоит от (?P<new>{MONEY}), "
+        rf"б/у — от (?P<used>{MONEY}): б/у карты",
     ),
     "named.last_seen": (
         rf"no current price; last seen [\d-]+ at (?P<price>{MONEY}) \(",
@@ -99,9 +111,10 @@ def _amount(money: str) -> tuple[float, str]:
 
 @pytest.mark.parametrize("key, text", NOTE_QUESTIONS, ids=[f"{k}-{t}" for k, t in NOTE_QUESTIONS])
 def test_a_choice_note_names_money_in_the_askers_currency(advisor, key: str, text: str) -> None:
-    """'stopped before 1 × GeForce RTX 5080: 18% faster for 531 USD more' in an answer asked in roubles: every amount a
-    note names is in the asker's currency, converted at the answer's rate, and the speed-for-money figures are per
-    the currency's round step. The same question asked in USD, at the same budget in dollars, is the reference."""
+    """'stopped before 1 × GeForce RTX 5080: 18% faster for 531 USD more' in an answer asked in roubles: every
+    amount a note names is in the asker's currency, converted at the answer's rate, and the speed-for-money
+    figures are per the currency's round step. The same question asked in USD,
+    at the same budget in dollars, is the reference."""
     from rules.understand import parse
 
     parsed = parse(text, today=TODAY)
@@ -121,7 +134,7 @@ def test_a_choice_note_names_money_in_the_askers_currency(advisor, key: str, tex
     step = 1000 * 10 ** round(
         math.log10(per_usd)
     )  # units of the asker's currency a speed-for-money figure is per
-    for note, reference in zip(notes, references):
+    for note, reference in zip(notes, references, strict=True):
         assert "USD" not in note.string, note.string
         for name, said in note.groupdict().items():
             was = reference[name]

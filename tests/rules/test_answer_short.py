@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from rules.ask import ask
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_rulebook
 from rules.render.short import MAX_PICKS, MAX_REASONS
 from tests.rules.conftest import TODAY
 

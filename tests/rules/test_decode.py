@@ -1,4 +1,5 @@
-"""LLM token generation at batch 1 (rule workload-priorities, llm_decode) against published llama.cpp measurements."""
+"""LLM token generation at batch 1 (rule workload-priorities, llm_decode) against published llama.cpp
+measurements."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from benchmarks.calibrate import cases, errors
 from rules.contract.question import Question
 from rules.job import job_for
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_rulebook
 from rules.performance import PerformanceModel
 
 
@@ -85,7 +86,8 @@ def test_mixture_of_experts_reads_only_active_experts(model, catalog):
 
 
 def test_layer_split_runs_at_one_cards_speed_tensor_parallel_adds_up(model, catalog):
-    # XiongjieDai (May 2024): Llama 3 70B Q4_K_M on 2x RTX 3090 16.29 t/s (layer split), 4x 16.89: cards do not add up
+    # XiongjieDai (May 2024): Llama 3 70B Q4_K_M on 2x RTX 3090 16.29 t/s (layer split), 4x 16.89:
+    # cards do not add up
     card = catalog.gpu("rtx-3090")
     split = run(model="llama 3 70b", precision="4-bit", gpus=2)
     two, four = model.tokens_per_second(card, split, 2), model.tokens_per_second(card, split, 4)
@@ -136,8 +138,9 @@ def test_arc_b580_generates_faster_than_the_a770_despite_less_bandwidth(model, c
 
 
 def test_a_data_centre_card_on_a_geforce_chip_decodes_like_its_workstation_sibling(model, catalog):
-    """The RTX PRO 6000 Blackwell Server Edition is a data-centre card with GDDR7 (NVIDIA datasheet, 2025), not HBM:
-    it was given the wide-HBM factor for its line and generated tokens at 0.57x its Workstation sibling's rate."""
+    """The RTX PRO 6000 Blackwell Server Edition is a data-centre card with GDDR7 (NVIDIA datasheet, 2025),
+    not HBM: it was given the wide-HBM factor for its line and generated tokens at 0.57x its Workstation
+    sibling's rate."""
     server, workstation = catalog.gpu("rtx-pro-6000-blackwell-server"), catalog.gpu("rtx-pro-6000-blackwell")
     for bits in (16, 4.5):
         assert model.decode_bandwidth_gb_s(server, bits) == pytest.approx(
@@ -168,7 +171,8 @@ def test_held_back_error_meets_the_target_per_backend(catalog):
 
 
 def test_the_backend_is_the_runs_not_the_cards(model, catalog):
-    """Vulkan on an NVIDIA card is its own fit; a backend the card cannot run (MLX on NVIDIA) gives its own."""
+    """Vulkan on an NVIDIA card is its own fit; a backend the card cannot run
+    (MLX on NVIDIA) gives its own."""
     card = catalog.gpu("rtx-4090")
     cuda = model.tokens_per_second(card, run(model="llama 3 8b"))
     vulkan = model.tokens_per_second(card, run(model="llama 3 8b", backend="vulkan"))
@@ -178,8 +182,9 @@ def test_the_backend_is_the_runs_not_the_cards(model, catalog):
 
 
 def test_routing_experts_costs_time_per_token(model, catalog):
-    """A mixture of experts reads only its active experts, but gating and gathering them costs a fixed time per
-    token (rule parameter moe_per_token_ms, fitted on MoE rows): slower than a dense model of its active size."""
+    """A mixture of experts reads only its active experts, but gating and gathering them costs a fixed time
+    per token (rule parameter moe_per_token_ms, fitted on MoE rows):
+    slower than a dense model of its active size."""
     moe = run(model="qwen3 30b a3b")
     dense = replace(moe, model=replace(moe.model, active_params_b=None, params_b=moe.model.active_b))
     card = catalog.gpu("rtx-4090")

@@ -30,8 +30,8 @@ def _shown(answer):
 
 
 def test_the_budget_is_spent_while_the_extra_speed_is_worth_it_2019(recommend):
-    """Seed 003, TL;DR: the RTX 2070 is 'best overall' over the more cost-efficient RTX 2060; at $400 the 2060 or, for
-    8 GB, a cheap GTX 10XX from eBay (General GPU Recommendations (3))."""
+    """Seed 003, TL;DR: the RTX 2070 is 'best overall' over the more cost-efficient RTX 2060; at $400 the 2060
+    or, for 8 GB, a cheap GTX 10XX from eBay (General GPU Recommendations (3))."""
     at_500 = recommend(workload="cnn", budget=500, as_of=SEED_DATE)
     assert at_500["picks"][0]["gpu"] == "rtx-2070"
     assert (
@@ -40,7 +40,8 @@ def test_the_budget_is_spent_while_the_extra_speed_is_worth_it_2019(recommend):
     )
     at_400 = recommend(workload="cnn", budget=400, as_of=SEED_DATE)
     top = at_400["picks"][0]
-    # a GTX 10XX with 8 GB: used from eBay, or new where the street price had fallen (GTX 1070 Ti at $390, TechSpot Q4 2018)
+    # a GTX 10XX with 8 GB: used from eBay, or new where the street price had fallen (GTX 1070 Ti at $390,
+    # TechSpot Q4 2018)
     assert top["gpu"] == "rtx-2060" or (
         top["gpu"].startswith("gtx-10") and top["memory_gb"] >= 8 and top["total_price"]["amount"] <= 400
     )
@@ -189,7 +190,8 @@ def _server_only(advisor, gpu_id):
 
 def test_eight_gpus_for_transformers_spend_a_large_budget_on_server_cards(advisor):
     """'8 gpus for training transformers, budget $100000': eight cards need a server (seed 003: more than four
-    cards mean more than one desktop), each with 24 GB or more (Dettmers 2023), cooled for a chassis, not 8 × a $300 card."""
+    cards mean more than one desktop), each with 24 GB or more (Dettmers 2023), cooled for a chassis,
+    not 8 × a $300 card."""
     answer = _ask(advisor, workload="transformer", gpus=8, budget=100000)
     top = answer["picks"][0]
     assert top["count"] == 8 and top["memory_gb"] >= 24
@@ -204,8 +206,8 @@ def test_eight_gpus_for_transformers_spend_a_large_budget_on_server_cards(adviso
 
 
 def test_computer_vision_research_gets_a_24_gb_card_near_the_budget(advisor):
-    """'computer vision research $2500': Dettmers 2023 asks 24 GB for research on large networks; the answer spends
-    the budget on one (an RTX 4090-class card), not a $250 Arc B580."""
+    """'computer vision research $2500': Dettmers 2023 asks 24 GB for research on large networks; the answer
+    spends the budget on one (an RTX 4090-class card), not a $250 Arc B580."""
     answer = _ask(advisor, workload="cnn", budget=2500, experience="researcher")
     top = answer["picks"][0]
     assert top["memory_gb"] >= 24 and 1200 <= top["total_price"]["usd"] <= 2500
@@ -213,9 +215,10 @@ def test_computer_vision_research_gets_a_24_gb_card_near_the_budget(advisor):
 
 
 def test_training_never_leads_with_or_shows_a_part_built_for_inference(advisor):
-    """'computer vision research $2500' showed a Ryzen AI Max+ 395 mini-PC (256 GB/s, ROCm for inference) as its
-    'roomiest' alternative: the catalog marks what training each unified-memory computer is fit for, and a CNN
-    training answer shows none of them, while an LLM LoRA answer may still take a Mac Studio or a DGX Spark."""
+    """'computer vision research $2500' showed a Ryzen AI Max+ 395 mini-PC (256 GB/s, ROCm for inference) as
+    its 'roomiest' alternative: the catalog marks what training each unified-memory computer is fit for, and a
+    CNN training answer shows none of them, while an LLM LoRA answer may still take a Mac Studio or a DGX
+    Spark."""
     for fields in (
         dict(workload="cnn", budget=2500, experience="researcher"),
         dict(workload="cnn", budget=6000),
@@ -233,9 +236,10 @@ def test_training_never_leads_with_or_shows_a_part_built_for_inference(advisor):
 
 
 def test_a_cuda_pick_labels_its_alternatives_honestly(advisor):
-    """'computer vision research $2500' (used RTX 4090) showed an RX 7900 XTX on ROCm as its 'best value' and a
-    used RTX 3090 Ti as 'used' beside a used pick: a CUDA pick's best value, fastest and roomiest are CUDA cards (seed
-    003: NVIDIA is the safe choice), the best card outside CUDA is labelled so, and a used top needs no used option."""
+    """'computer vision research $2500' (used RTX 4090) showed an RX 7900 XTX on ROCm as its 'best value' and
+    a used RTX 3090 Ti as 'used' beside a used pick: a CUDA pick's best value, fastest and roomiest are CUDA
+    cards (seed 003: NVIDIA is the safe choice), the best card outside CUDA is labelled so,
+    and a used top needs no used option."""
     for fields in (
         dict(workload="cnn", budget=2500, experience="researcher"),
         dict(workload="cnn", budget=1500),
@@ -253,10 +257,11 @@ def test_a_cuda_pick_labels_its_alternatives_honestly(advisor):
 
 
 def test_a_lab_buying_four_gpus_for_llm_fine_tuning_gets_four_roomy_blower_cards(advisor):
-    """'lab buying 4 gpus for llm fine-tuning with $20000': four cards side by side need blower coolers (seed 003,
-    multi-GPU heat) and 24 GB or more each (Dettmers 2023). A lab buying several cards buys them new unless it says
-    used is fine (rule used-cards); said so, the budget buys memory (128 GB or more in all, toward the ~150 GB a
-    16-bit LoRA of the 70B class needs, rule memory-value) in used cards, and the answer says why it picked used."""
+    """'lab buying 4 gpus for llm fine-tuning with $20000': four cards side by side need blower coolers (seed
+    003, multi-GPU heat) and 24 GB or more each (Dettmers 2023). A lab buying several cards buys them new
+    unless it says used is fine (rule used-cards); said so, the budget buys memory (128 GB or more in all,
+    toward the ~150 GB a 16-bit LoRA of the 70B class needs, rule memory-value) in used cards,
+    and the answer says why it picked used."""
     answer = _ask(advisor, workload="llm", gpus=4, budget=20000, experience="researcher", task="training")
     top = answer["picks"][0]
     assert top["count"] == 4 and top["memory_gb"] >= 24 and top["total_price"]["usd"] <= 20000
@@ -273,9 +278,10 @@ def test_a_lab_buying_four_gpus_for_llm_fine_tuning_gets_four_roomy_blower_cards
 
 
 def test_one_card_for_a_desk_may_be_used_and_the_answer_says_why(advisor):
-    """'computer vision research $2500' picked a used RTX 4090 with no word on why: one person buying one card may
-    get a used one when it gives much more for the money (seed 003 prices cards at Amazon and eBay and sends people
-    short on money to eBay), and the answer says it picked used and why; two such cards for a lab stay new."""
+    """'computer vision research $2500' picked a used RTX 4090 with no word on why: one person buying one card
+    may get a used one when it gives much more for the money (seed 003 prices cards at Amazon and eBay and
+    sends people short on money to eBay), and the answer says it picked used and why;
+    two such cards for a lab stay new."""
     answer = _ask(advisor, workload="cnn", budget=2500, experience="researcher")
     top = answer["picks"][0]
     if top["condition"] == "used":
@@ -286,9 +292,10 @@ def test_one_card_for_a_desk_may_be_used_and_the_answer_says_why(advisor):
 
 
 def test_a_question_without_a_budget_gets_a_ladder_of_new_cards(advisor):
-    """'which gpu should I buy for deep learning?' (2023-02) gave a ladder of used cards (a used RTX 2080 Ti as the
-    sweet spot) though nothing was said about money or used; Dettmers' guide of 2023-01-30 recommends new RTX 40
-    cards. Without a budget nobody is short on money (rule used-cards): the ladder is new, the used option beside it."""
+    """'which gpu should I buy for deep learning?' (2023-02) gave a ladder of used cards (a used RTX 2080 Ti
+    as the sweet spot) though nothing was said about money or used; Dettmers' guide of 2023-01-30 recommends
+    new RTX 40 cards. Without a budget nobody is short on money (rule used-cards): the ladder is new,
+    the used option beside it."""
     answer = wire(advisor.recommend(Question(workload="general"), today=date(2023, 2, 15)))
     assert answer["picks"] and all(p["condition"] == "new" for p in answer["picks"]), [
         (p["gpu"], p["condition"]) for p in answer["picks"]
@@ -303,8 +310,9 @@ def test_a_question_without_a_budget_gets_a_ladder_of_new_cards(advisor):
 
 def test_fine_tuning_a_named_model_falls_back_to_lora_when_full_training_is_over_budget(advisor):
     """'fine-tune whisper large on my own recordings, $2000' answered 'raise the budget to 5,435 USD' for full
-    fine-tuning (~59 GB); the Hugging Face PEFT example fine-tunes Whisper large with LoRA on a 16 GB card. With no
-    method said, the answer is for LoRA when only LoRA fits the budget, and says so; a method said is kept."""
+    fine-tuning (~59 GB); the Hugging Face PEFT example fine-tunes Whisper large with LoRA on a 16 GB card.
+    With no method said, the answer is for LoRA when only LoRA fits the budget, and says so;
+    a method said is kept."""
     fields = dict(workload="speech", task="training", model="whisper-large-v3", budget=2000)
     answer = _ask(advisor, **fields)
     assert answer["verdict"] == "buy" and answer["memory_need"]["method"] == "lora"
@@ -314,8 +322,8 @@ def test_fine_tuning_a_named_model_falls_back_to_lora_when_full_training_is_over
 
 
 def test_a_student_with_300_gets_a_desktop_cuda_card(advisor):
-    """'student with $300 who wants to learn deep learning': seed 003 — NVIDIA is the safe choice, used is fine
-    for starting out; never a server module such as a V100 SXM2."""
+    """'student with $300 who wants to learn deep learning': seed 003 — NVIDIA is the safe choice, used is
+    fine for starting out; never a server module such as a V100 SXM2."""
     answer = _ask(advisor, workload="general", budget=300, experience="beginner")
     for pick in _shown(answer):
         assert not _server_only(advisor, pick["gpu"])
@@ -336,7 +344,8 @@ def test_no_budget_gives_a_ladder(advisor):
 
 
 def test_asking_for_24_gb_means_24_gb_on_a_desktop_card(advisor):
-    """'cheapest card for 24 GB': 16 GB with 16-bit training is not 24 GB; the entry rung is the cheapest 24 GB card."""
+    """'cheapest card for 24 GB': 16 GB with 16-bit training is not 24 GB;
+    the entry rung is the cheapest 24 GB card."""
     answer = _ask(advisor, memory_gb=24)
     for pick in _shown(answer):
         assert pick["memory_gb"] >= 24 and not _server_only(advisor, pick["gpu"])
@@ -363,8 +372,9 @@ def test_will_llama_70b_fit_on_a_3090_or_a_4090(advisor):
 
 
 def test_will_it_fit_says_the_need_once_and_answers_with_the_named_cards(advisor):
-    """The headline said the whole fit sentence once per card, then recommended 2 x RTX 5090 ($5,100) with no budget
-    asked: an adviser says it once for both cards and points out that two of the named 24 GB cards hold it."""
+    """The headline said the whole fit sentence once per card, then recommended 2 x RTX 5090 ($5,100) with no
+    budget asked: an adviser says it once for both cards and points out that two of the named 24 GB cards hold
+    it."""
     for language, joined, need in (
         ("en", "GeForce RTX 3090 or GeForce RTX 4090 does not hold it; two do", "45 GB"),
         ("ru", "GeForce RTX 3090 или GeForce RTX 4090 на 24 ГБ не вмещает её; вмещают 2", "45 ГБ"),
@@ -405,9 +415,9 @@ def test_every_named_card_is_answered_even_without_a_price(advisor):
 
 
 def test_an_llm_compare_without_a_model_says_how_large_a_model_each_card_holds(advisor):
-    """'dgx spark vs rtx 4090 for llm inference': speed alone hides the trade. Sources: NVIDIA's DGX Spark page
-    ("models up to 200 billion parameters" locally, at 4-bit); Qwen2.5 32B Q4_K_M is a 19.9 GB GGUF that runs on
-    one 24 GB card, while Llama 3 70B Q4_K_M (42.5 GB) does not fit one."""
+    """'dgx spark vs rtx 4090 for llm inference': speed alone hides the trade. Sources: NVIDIA's DGX Spark
+    page ("models up to 200 billion parameters" locally, at 4-bit); Qwen2.5 32B Q4_K_M is a 19.9 GB GGUF that
+    runs on one 24 GB card, while Llama 3 70B Q4_K_M (42.5 GB) does not fit one."""
     answer = _ask(
         advisor, intent="compare", workload="llm", task="inference", compare=("rtx 4090", "dgx spark")
     )
@@ -430,8 +440,8 @@ def test_an_llm_compare_without_a_model_says_how_large_a_model_each_card_holds(a
 
 
 def test_an_upgrade_is_never_slower_or_smaller_than_the_card_owned(advisor):
-    """'I have an rtx 3060, want to fine-tune llms, $1500' and 'I own a 3080 … $1500': for LLM fine-tuning the point
-    of an upgrade is memory, so the pick has more memory than the owned card and is not slower."""
+    """'I have an rtx 3060, want to fine-tune llms, $1500' and 'I own a 3080 … $1500': for LLM fine-tuning the
+    point of an upgrade is memory, so the pick has more memory than the owned card and is not slower."""
     for owned, memory in (("rtx 3060", 12), ("rtx 3080", 10)):
         answer = _ask(advisor, workload="llm", budget=1500, owned_gpu=owned)
         mine = next(n for n in answer["named"] if n["asked"] == owned)
@@ -442,8 +452,9 @@ def test_an_upgrade_is_never_slower_or_smaller_than_the_card_owned(advisor):
 
 
 def test_training_transformers_in_january_2023_is_an_rtx_4090():
-    """Dettmers, 'Which GPU(s) to Get for Deep Learning', 2023-01-30: the RTX 4090 for transformers at about $1600."""
-    from rules.knowledge.catalog import load_catalog
+    """Dettmers, 'Which GPU(s) to Get for Deep Learning', 2023-01-30:
+    the RTX 4090 for transformers at about $1600."""
+    from rules.knowledge.loaded import load_catalog
 
     answer = wire(
         Advisor(load_catalog()).recommend(
@@ -454,7 +465,8 @@ def test_training_transformers_in_january_2023_is_an_rtx_4090():
 
 
 def test_a_card_under_the_dated_memory_floor_is_not_the_top_pick_and_the_answer_says_why(advisor):
-    """Dettmers 2023: 24 GB for transformer training; a cheaper 16 GB card that would score higher is named as held back."""
+    """Dettmers 2023: 24 GB for transformer training; a cheaper 16 GB card that would score higher is named as
+    held back."""
     answer = _ask(advisor, workload="transformer", budget=3000)
     assert answer["picks"][0]["memory_gb"] >= 24
     floor = [f["reason"] for f in answer["findings"] if f["rule"] == "memory-floor"]
@@ -462,7 +474,8 @@ def test_a_card_under_the_dated_memory_floor_is_not_the_top_pick_and_the_answer_
 
 
 def test_every_score_adjustment_is_visible(advisor):
-    """No hidden multiplier: performance per 1000 is speed over price, and the choice explains its step up or stop."""
+    """No hidden multiplier: performance per 1000 is speed over price,
+    and the choice explains its step up or stop."""
     answer = _ask(advisor, workload="cnn", budget=1500)
     for pick in _shown(answer):
         assert pick["performance_per_1000"] == pytest.approx(
@@ -475,9 +488,10 @@ def test_every_score_adjustment_is_visible(advisor):
 
 
 def test_a_gain_weighed_by_memory_is_not_called_speed(advisor):
-    """For memory-bound fine-tuning the choice weighs speed × the memory's value (rule memory-value): the step-up's gain
-    and the best value's figure are of that worth, not of the speed per money the picks show (an RX 7900 XTX at
-    '4.70 per 1000 EUR of the best value' beside its own pick line's 8.02 read as a contradiction)."""
+    """For memory-bound fine-tuning the choice weighs speed × the memory's value (rule memory-value): the
+    step-up's gain and the best value's figure are of that worth, not of the speed per money the picks show
+    (an RX 7900 XTX at '4.70 per 1000 EUR of the best value' beside its own pick line's 8.02 read as a
+    contradiction)."""
 
     def steps(answer):
         return [
@@ -512,7 +526,8 @@ def _top_rank(answer):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(question=questions, factor=st.floats(min_value=1.0, max_value=10.0))
 def test_a_larger_budget_never_gives_a_worse_top_configuration(advisor, question, factor):
-    """Persona rules that widen the market for small budgets (used cards under $350) are held fixed by used_ok."""
+    """Persona rules that widen the market for small budgets (used cards under $350) are held fixed by
+    used_ok."""
     question = question.refined(used_ok=True) if question.budget <= 400 else question
     small = advisor.recommend(question, today=TODAY)
     if small.picks and small.picks[0].condition == "used" and not question.used_ok:
@@ -588,9 +603,9 @@ def test_cheapest_means_the_least_that_does_the_job(advisor):
 
 
 def test_a_card_named_in_a_buy_question_is_the_configuration_answered_first(advisor):
-    """'Server with 8 H100 for pretraining': the asker chose the card, so 8 of it lead the answer (named things are
-    always answered); the engine's own cheaper choice follows as a runner-up, and a budget too small for the named
-    card leaves the engine's choice on top."""
+    """'Server with 8 H100 for pretraining': the asker chose the card, so 8 of it lead the answer (named
+    things are always answered); the engine's own cheaper choice follows as a runner-up, and a budget too
+    small for the named card leaves the engine's choice on top."""
     asked = dict(
         workload="general",
         task="training",
@@ -611,9 +626,9 @@ def test_a_card_named_in_a_buy_question_is_the_configuration_answered_first(advi
 
 
 def test_an_estimated_price_is_never_the_only_basis_of_the_top_pick(advisor):
-    """'Best GPU for deep learning' in November 2020: a used RTX 2080 Ti at an editors' estimate (no public source)
-    must not lead while cards with sourced prices (the RTX 3080 at its launch price) hold the job; the estimate
-    still counts where nothing sourced is on sale."""
+    """'Best GPU for deep learning' in November 2020: a used RTX 2080 Ti at an editors' estimate (no public
+    source) must not lead while cards with sourced prices (the RTX 3080 at its launch price) hold the job; the
+    estimate still counts where nothing sourced is on sale."""
     answer = _ask(advisor, workload="general", as_of=date(2020, 11, 15))
     top = answer["picks"][0]
     assert not top["total_price"].get("estimate", False)
@@ -637,8 +652,8 @@ def test_an_estimated_price_is_never_the_only_basis_of_the_top_pick(advisor):
 )
 def test_alternatives_name_each_card_once_and_beat_the_top_on_their_measure(advisor, fields):
     """An alternative is a different trade-off: never the top card again, never one card under two labels, and
-    'fastest' / 'roomiest' / 'best value' only when faster / roomier / better value than the top (also after the
-    asked-for card or the safe stack replaced the engine's own top)."""
+    'fastest' / 'roomiest' / 'best value' only when faster / roomier / better value than the top (also after
+    the asked-for card or the safe stack replaced the engine's own top)."""
     answer = _ask(advisor, **({"as_of": date(2026, 11, 20)} | fields))
     top = answer["picks"][0]
     shown = [a["gpu"] for a in answer["alternatives"].values()]
@@ -657,8 +672,9 @@ def _speed(pick) -> float:
 
 
 def test_a_card_memory_asked_about_is_answered_directly(advisor):
-    """'Will llama 13b fit on 8 GB': the answer says first, in so many words, whether a card of that memory holds the
-    job (rules.job.fit_on), and only then recommends cards; 24 GB holds a 4-bit 13B model, 8 GB does not."""
+    """'Will llama 13b fit on 8 GB': the answer says first, in so many words, whether a card of that memory
+    holds the job (rules.job.fit_on), and only then recommends cards; 24 GB holds a 4-bit 13B model,
+    8 GB does not."""
     for gb, status in ((8, "does-not-fit"), (24, "fits")):
         answer = _ask(
             advisor,
@@ -675,8 +691,8 @@ def test_a_card_memory_asked_about_is_answered_directly(advisor):
 
 
 def test_a_comparison_is_summarised_in_the_askers_language(advisor):
-    """'что лучше 3080 или 3090': the comparison's summary comes from the message catalogue in Russian, names and
-    numbers unchanged; the same question in English reads English."""
+    """'что лучше 3080 или 3090': the comparison's summary comes from the message catalogue in Russian, names
+    and numbers unchanged; the same question in English reads English."""
     asked = dict(workload="general", compare=("rtx 3080", "rtx 3090"), as_of=date(2020, 11, 15))
     ru = _ask(advisor, intent="compare", language="ru", **asked)["summary"]
     en = _ask(advisor, intent="compare", **asked)["summary"]
@@ -700,8 +716,9 @@ def test_a_card_memory_answer_is_in_the_askers_language(advisor):
 
 
 def test_a_stack_the_tools_did_not_run_on_yet_gives_no_pick_and_says_so(recommend):
-    """software-support, rows 'limited': Stable Diffusion on Arc in 2023-01 ran only through a basic OpenVINO port
-    (Tom's Hardware), 8-bit LLM inference was bitsandbytes on CUDA only until llama.cpp's ROCm port (2023-08)."""
+    """software-support, rows 'limited': Stable Diffusion on Arc in 2023-01 ran only through a basic OpenVINO
+    port (Tom's Hardware), 8-bit LLM inference was bitsandbytes on CUDA only until llama.cpp's ROCm port
+    (2023-08)."""
     sd = recommend(
         workload="image-generation", model="sd-1.5", task="inference", budget=600, as_of=date(2023, 1, 30)
     )
@@ -717,7 +734,8 @@ def test_a_stack_the_tools_did_not_run_on_yet_gives_no_pick_and_says_so(recommen
 
 
 def test_no_new_card_within_the_budget_picks_a_used_one_and_says_so(recommend):
-    """8-bit LLM inference for $850 in 2023-01: no new CUDA card with 16 GB costs that little, a used RTX 3090 does."""
+    """8-bit LLM inference for $850 in 2023-01: no new CUDA card with 16 GB costs that little,
+    a used RTX 3090 does."""
     answer = recommend(
         workload="llm", task="inference", precision="8-bit", budget=850, as_of=date(2023, 1, 30)
     )
@@ -727,8 +745,8 @@ def test_no_new_card_within_the_budget_picks_a_used_one_and_says_so(recommend):
 
 
 def test_memory_beyond_any_card_is_memory_in_all_for_inference(recommend):
-    """'80 GB of VRAM in a workstation' (mid-2024: no desktop card has 80 GB) is met by cards splitting the model by
-    layers; memory that one card has stays per card ('a 24 GB card' is never two 12 GB cards)."""
+    """'80 GB of VRAM in a workstation' (mid-2024: no desktop card has 80 GB) is met by cards splitting the
+    model by layers; memory that one card has stays per card ('a 24 GB card' is never two 12 GB cards)."""
     answer = recommend(
         memory_gb=80, task="inference", method="inference", setting="desktop", as_of=date(2024, 6, 15)
     )
@@ -742,7 +760,8 @@ def test_memory_beyond_any_card_is_memory_in_all_for_inference(recommend):
 
 
 def test_a_lab_server_budget_buys_as_many_cards_as_are_worth_it(recommend):
-    """A server holds several cards: without a count asked, each count is weighed, so $60,000 is not one card."""
+    """A server holds several cards: without a count asked, each count is weighed,
+    so $60,000 is not one card."""
     answer = recommend(
         workload="llm", budget=60000, setting="server", experience="researcher", as_of=date(2026, 11, 20)
     )
@@ -763,8 +782,9 @@ def test_a_single_gpu_said_is_one_card_not_the_fewest_that_fit(recommend):
 
 
 def test_a_pick_that_holds_the_job_with_little_to_spare_says_how_to_get_margin(advisor):
-    """FLUX.1 dev in bf16 (23.8 GB of weights) on a 24 GB card fits only as counted: the answer names fp8 weights
-    and CPU offload (ComfyUI's remedies), under the memory-fit rule; a roomy pick says nothing of the kind."""
+    """FLUX.1 dev in bf16 (23.8 GB of weights) on a 24 GB card fits only as counted: the answer names fp8
+    weights and CPU offload (ComfyUI's remedies), under the memory-fit rule;
+    a roomy pick says nothing of the kind."""
     tight = _ask(
         advisor,
         workload="image-generation",
@@ -790,8 +810,9 @@ def test_a_pick_that_holds_the_job_with_little_to_spare_says_how_to_get_margin(a
 
 
 def test_a_server_answer_names_no_whole_desktop_computer(advisor):
-    """'rack server for llm inference $50000': a Mac Studio or DGX Spark cannot go into a rack chassis, so neither the
-    pick nor a labelled alternative (the roomiest) may be one (the same setting rule for every configuration shown)."""
+    """'rack server for llm inference $50000': a Mac Studio or DGX Spark cannot go into a rack chassis, so
+    neither the pick nor a labelled alternative (the roomiest) may be one
+    (the same setting rule for every configuration shown)."""
     answer = _ask(
         advisor, workload="llm", task="inference", budget=50000, setting="server", as_of=date(2026, 11, 15)
     )
@@ -800,9 +821,9 @@ def test_a_server_answer_names_no_whole_desktop_computer(advisor):
 
 
 def test_a_split_job_with_little_to_spare_on_each_card_says_how_to_get_margin(advisor):
-    """Two 24 GB RTX 3090 hold Llama 70B at 4-bit with an 8k context as 23.5 GB of 25.8 on each card (under 10 %
-    spare), though the pair's 51.6 GB against the ~46 GB need looks roomy: the margin binds per card, and the
-    remedies are an LLM's (context, KV cache, CPU layers), not gradient checkpointing."""
+    """Two 24 GB RTX 3090 hold Llama 70B at 4-bit with an 8k context as 23.5 GB of 25.8 on each card (under 10
+    % spare), though the pair's 51.6 GB against the ~46 GB need looks roomy: the margin binds per card, and
+    the remedies are an LLM's (context, KV cache, CPU layers), not gradient checkpointing."""
     from rules.understand import parse
 
     parsed = parse("will llama 70b fit on two rtx 3090 at 8k context", today=date(2026, 11, 20))
@@ -814,8 +835,8 @@ def test_a_split_job_with_little_to_spare_on_each_card_says_how_to_get_margin(ad
 
 
 def test_a_server_counts_a_servers_slots_not_a_workstations(advisor):
-    """Eight dual-slot cards fill a 4U eight-GPU server (16 slot positions): a server answer does not warn that they
-    overflow a 4-GPU workstation's 8."""
+    """Eight dual-slot cards fill a 4U eight-GPU server (16 slot positions): a server answer does not warn
+    that they overflow a 4-GPU workstation's 8."""
     answer = _ask(advisor, workload="transformer", gpus=8, budget=100000, setting="server")
     top = answer["picks"][0]
     assert top["count"] == 8
@@ -823,9 +844,9 @@ def test_a_server_counts_a_servers_slots_not_a_workstations(advisor):
 
 
 def test_tensor_parallel_cards_are_not_said_to_run_one_after_another(advisor):
-    """A layer split (llama.cpp) runs the cards in turn; tensor parallelism (vLLM) runs them together: only the first
-    carries the 'one after another' note beside its speed-up. vLLM splits a model's 64 attention heads (Qwen3 32B)
-    over 2, 4 or 8 cards; other counts run as pipeline stages, in turn."""
+    """A layer split (llama.cpp) runs the cards in turn; tensor parallelism (vLLM) runs them together: only
+    the first carries the 'one after another' note beside its speed-up. vLLM splits a model's 64 attention
+    heads (Qwen3 32B) over 2, 4 or 8 cards; other counts run as pipeline stages, in turn."""
     from rules.understand import parse
 
     for text, vllm in (
@@ -849,9 +870,10 @@ def test_tensor_parallel_cards_are_not_said_to_run_one_after_another(advisor):
 
 
 def test_a_team_server_is_not_built_from_remnant_new_cards(advisor):
-    """'RAG for a team of 20 with Qwen 72B, $15,000' (2026) picked 8 new RTX 3090s at $1,550 each: a 2020 card whose
-    'new' price in 2025 was one marketplace listing above its launch price. Past its line's shop life (rule
-    cost-efficiency) a card is sold used only: several cards stay new, so the used 3090s are shown beside the pick."""
+    """'RAG for a team of 20 with Qwen 72B, $15,000' (2026) picked 8 new RTX 3090s at $1,550 each: a 2020 card
+    whose 'new' price in 2025 was one marketplace listing above its launch price. Past its line's shop life
+    (rule cost-efficiency) a card is sold used only: several cards stay new,
+    so the used 3090s are shown beside the pick."""
     from rules.understand import parse
 
     answer = wire(
@@ -866,9 +888,9 @@ def test_a_team_server_is_not_built_from_remnant_new_cards(advisor):
 
 
 def test_a_question_that_says_its_job_is_not_a_beginners(advisor):
-    """'team of 10 serving a 70b model, server, $30000' was answered 'starting out: a modest card, used is fine' and
-    'NVIDIA cards only': it names no workload word, but a model, a server and the users served say who asks.
-    A bare 'deep learning $800' is still read as someone starting out (seed 003)."""
+    """'team of 10 serving a 70b model, server, $30000' was answered 'starting out: a modest card, used is
+    fine' and 'NVIDIA cards only': it names no workload word, but a model, a server and the users served say
+    who asks. A bare 'deep learning $800' is still read as someone starting out (seed 003)."""
     from rules.understand import parse
 
     def rules_of(text):
@@ -904,8 +926,8 @@ def test_no_line_of_why_is_said_twice(advisor, text):
 
 
 def test_the_cheapest_pick_does_not_blame_a_line_for_what_it_passed_over(advisor):
-    """'cheapest gpu for deep learning, $230' (2020): every card above the cheapest ranks higher by value, and the
-    answer said of a GeForce GTX 1660 Super 'not a pick to lead with: a line the seed advises against'."""
+    """'cheapest gpu for deep learning, $230' (2020): every card above the cheapest ranks higher by value, and
+    the answer said of a GeForce GTX 1660 Super 'not a pick to lead with: a line the seed advises against'."""
     from rules.understand import parse
 
     answer = wire(
@@ -916,9 +938,9 @@ def test_the_cheapest_pick_does_not_blame_a_line_for_what_it_passed_over(advisor
 
 
 def test_an_owner_whose_job_splits_across_cards_is_told_a_second_card_adds_memory(advisor):
-    """'i have a 3090, should i upgrade for llm inference? $2500': no faster, bigger card fits the budget, and the
-    answer stopped at 'raise the budget'; two 24 GB cards split a model by layers (llama.cpp), so a second used RTX
-    3090 gives 48 GB for a third of the budget. A job that cannot split (a CNN) gets no such line."""
+    """'i have a 3090, should i upgrade for llm inference? $2500': no faster, bigger card fits the budget, and
+    the answer stopped at 'raise the budget'; two 24 GB cards split a model by layers (llama.cpp), so a second
+    used RTX 3090 gives 48 GB for a third of the budget. A job that cannot split (a CNN) gets no such line."""
     from rules.understand import parse
 
     answer = wire(
@@ -949,8 +971,9 @@ def test_an_owner_whose_job_splits_across_cards_is_told_a_second_card_adds_memor
     ],
 )
 def test_stopped_before_names_a_pricier_step_that_was_not_worth_it(advisor, text):
-    """'stopped before 8 x RTX A4000: 3% faster for -531 USD more (274989896003.93 of speed per extra 1000 USD, below
-    the 0.92 that is worth paying)': the step named must cost more, and its gain must be below the bar it is said to miss."""
+    """'stopped before 8 x RTX A4000: 3% faster for -531 USD more (274989896003.93 of speed per extra 1000
+    USD, below the 0.92 that is worth paying)': the step named must cost more,
+    and its gain must be below the bar it is said to miss."""
     from rules.understand import parse
 
     answer = wire(advisor.recommend(parse(text).question, today=TODAY))
@@ -965,8 +988,8 @@ def test_stopped_before_names_a_pricier_step_that_was_not_worth_it(advisor, text
 
 
 def test_the_no_compromise_rung_is_the_fastest_card_in_as_few_as_hold_the_job(advisor):
-    """Without a budget, 'RAG server for a team of 10 with Qwen3 32B' offered 8 x H200 NVL ($256,000) as its top rung:
-    more cards are always faster, so the rung takes each card in the fewest that hold the job."""
+    """Without a budget, 'RAG server for a team of 10 with Qwen3 32B' offered 8 x H200 NVL ($256,000) as its
+    top rung: more cards are always faster, so the rung takes each card in the fewest that hold the job."""
     from rules.understand import parse
 
     answer = wire(
@@ -977,9 +1000,9 @@ def test_the_no_compromise_rung_is_the_fastest_card_in_as_few_as_hold_the_job(ad
 
 
 def test_a_used_card_barely_cheaper_than_new_is_not_bought_unasked(advisor):
-    """'llm fine-tuning $2000' in June 2023 picked a used RTX 4090 at $1,490 beside new ones at $1,599: the used market
-    joined because 24 GB cost twice as much new as a used RTX 3090, but wear and no warranty are not worth 7 %. Said
-    'used is fine', the used card stays in the running."""
+    """'llm fine-tuning $2000' in June 2023 picked a used RTX 4090 at $1,490 beside new ones at $1,599: the
+    used market joined because 24 GB cost twice as much new as a used RTX 3090, but wear and no warranty are
+    not worth 7 %. Said 'used is fine', the used card stays in the running."""
     from rules.understand import parse
 
     day = date(2023, 6, 15)
@@ -990,8 +1013,9 @@ def test_a_used_card_barely_cheaper_than_new_is_not_bought_unasked(advisor):
 
 
 def test_served_llm_gets_the_next_count_that_works_in_tensor_parallel(recommend):
-    # 70B at 4 bit for 20 users needs ~70 GB: three 24 GB cards hold it only as pipeline stages (64 heads do not split
-    # in three), four work together in tensor parallel; the four are offered, and chosen when worth their price
+    # 70B at 4 bit for 20 users needs ~70 GB: three 24 GB cards hold it only as pipeline stages (64 heads do
+    # not split in three), four work together in tensor parallel; the four are offered,
+    # and chosen when worth their price
     answer = recommend(workload="llm", model="llama 3 70b", task="inference", batch=20, budget=8000)
     top = answer["picks"][0]
     assert top["count"] == 4 and top["memory_gb"] == 24
@@ -1011,9 +1035,9 @@ def test_no_card_is_left_out_with_a_reason_that_says_it_fits(recommend):
 
 
 def test_the_training_limits_line_says_what_it_keeps_for_adapters(recommend, advisor):
-    # QLoRA of a 70B model: the Ryzen AI Max (inference only) is left out, while the DGX Spark and the Macs, which the
-    # catalog marks fit for adapters, stay; the line must not say those are left out (the DGX Spark sells at
-    # $4,699 from mid 2026: the budget reaches it)
+    # QLoRA of a 70B model: the Ryzen AI Max (inference only) is left out, while the DGX Spark and the Macs,
+    # which the catalog marks fit for adapters, stay; the line must not say those are left out (the DGX Spark
+    # sells at $4,699 from mid 2026: the budget reaches it)
     answer = recommend(workload="llm", model="llama 3 70b", method="qlora", budget=5000)
     line = next(f["reason"] for f in answer["findings"] if f["rule"] == "training-limits")
     assert "inference only are left out" in line and "fit for adapters stay" in line
@@ -1036,9 +1060,9 @@ def test_the_training_limits_line_says_what_it_keeps_for_adapters(recommend, adv
     ],
 )
 def test_a_cuda_pick_steps_up_from_the_best_value_the_answer_shows(advisor, text, today):
-    """The seed weighs a step up against the best value of the stack it recommends (the RTX 2070 over the RTX 2060):
-    a CUDA pick's 'stepped up from the best-value X' names a CUDA card the answer shows, not a cheap card outside
-    CUDA that set the price of speed and then went unshown."""
+    """The seed weighs a step up against the best value of the stack it recommends (the RTX 2070 over the RTX
+    2060): a CUDA pick's 'stepped up from the best-value X' names a CUDA card the answer shows, not a cheap
+    card outside CUDA that set the price of speed and then went unshown."""
     from rules.understand import parse
 
     parsed = parse(text, today=today)
@@ -1063,8 +1087,9 @@ def test_a_cuda_pick_steps_up_from_the_best_value_the_answer_shows(advisor, text
     ],
 )
 def test_best_value_is_not_claimed_beside_a_pick_of_better_value(advisor, first, text):
-    """'Best value' names the card of most speed per money among those the answer weighs; where a runner-up is that
-    card, no other card is labelled 'best value' beside it (the next best was, with a worse figure than the pick's)."""
+    """'Best value' names the card of most speed per money among those the answer weighs; where a runner-up is
+    that card, no other card is labelled 'best value' beside it (the next best was,
+    with a worse figure than the pick's)."""
     from rules.understand import parse
 
     today = date(2026, 1, 15) if text else date(2026, 11, 20)
@@ -1091,15 +1116,16 @@ def test_best_value_is_not_claimed_beside_a_pick_of_better_value(advisor, first,
     ],
 )
 def test_outside_cuda_is_the_card_the_choice_ranks_first_outside_it(advisor, text, today):
-    """The card shown 'outside CUDA' is the one the choice itself would lead with there, not whichever card outside
-    CUDA happened to win another measure: a $249 Arc B580 beside a $60,000 budget, a $9,499 Mac Studio with 512 GB to
-    hold a 7B model."""
+    """The card shown 'outside CUDA' is the one the choice itself would lead with there, not whichever card
+    outside CUDA happened to win another measure: a $249 Arc B580 beside a $60,000 budget, a $9,499 Mac Studio
+    with 512 GB to hold a 7B model."""
     from rules.understand import parse
 
     parsed = parse(text, today=today)
     answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=today))
     outside, picks = answer["alternatives"]["outside CUDA"], answer["picks"]
-    # in the league of the picks: at most four times the dearest pick's price, at least 40 % of the top's speed
+    # in the league of the picks: at most four times the dearest pick's price,
+    # at least 40 % of the top's speed
     assert outside["total_price"]["usd"] <= 4 * max(p["total_price"]["usd"] for p in picks), (
         outside["name"],
         outside["total_price"],
@@ -1120,9 +1146,9 @@ def test_outside_cuda_is_the_card_the_choice_ranks_first_outside_it(advisor, tex
     ],
 )
 def test_more_memory_follow_up_shows_more_memory_than_the_answer_before(advisor, first, today):
-    """'more memory?' (offered under every answer) gave back the same card in 5 of 6 follow-ups, and after a 70B
-    model sized the job as 16 GB: it now asks for more than the previous answer's top holds (all its cards where
-    they pool one model's memory), and never for less than the model needs."""
+    """'more memory?' (offered under every answer) gave back the same card in 5 of 6 follow-ups, and after a
+    70B model sized the job as 16 GB: it now asks for more than the previous answer's top holds (all its cards
+    where they pool one model's memory), and never for less than the model needs."""
     from rules.ask import ask
 
     before = ask(advisor, first, today=today)
@@ -1139,9 +1165,9 @@ def test_more_memory_follow_up_shows_more_memory_than_the_answer_before(advisor,
 
 
 def test_the_used_cards_line_names_the_memory_the_job_needs_not_only_the_floor(advisor):
-    """'FLUX dev at home, $1,200': FLUX dev at 16-bit needs a 24 GB card, so the line that lets used cards in says
-    new cards with 24 GB or more start at the price it gives, not 'with 12 GB' (the workload's floor), which new
-    12 GB cards at a fifth of that price contradicted."""
+    """'FLUX dev at home, $1,200': FLUX dev at 16-bit needs a 24 GB card, so the line that lets used cards in
+    says new cards with 24 GB or more start at the price it gives, not 'with 12 GB' (the workload's floor),
+    which new 12 GB cards at a fifth of that price contradicted."""
     from rules.understand import parse
 
     today = date(2026, 11, 15)

@@ -1,4 +1,5 @@
-"""Jobs and their memory against published figures (rules memory-fit, 16-bit-memory); each test names its source."""
+"""Jobs and their memory against published figures (rules memory-fit, 16-bit-memory);
+each test names its source."""
 
 from __future__ import annotations
 
@@ -6,8 +7,7 @@ import pytest
 
 from rules.contract.question import Question
 from rules.job import fit_on, job_for
-from rules.knowledge.models import load_models
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_models, load_rulebook
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,8 @@ def test_llama_70b_q4_k_m_matches_its_gguf_file(rulebook):
 
 
 def test_local_llm_inference_defaults_to_4_bit_and_says_so(rulebook):
-    # "ollama qwen 32b q4": Qwen2.5-32B-Instruct Q4_K_M is 19.85 GB (bartowski/Qwen2.5-32B-Instruct-GGUF); ~20-24 GB with cache
+    # "ollama qwen 32b q4": Qwen2.5-32B-Instruct Q4_K_M is 19.85 GB (bartowski/Qwen2.5-32B-Instruct-GGUF);
+    # ~20-24 GB with cache
     found = job(rulebook, workload="llm", model="qwen 32b", task="inference")
     assert found.precision == "4-bit" and found.precision_assumed
     assert 20 <= found.need.gb <= 24
@@ -82,7 +83,8 @@ def test_qlora_fits_a_65b_model_on_one_48_gb_card(rulebook):
 
 
 def test_full_fine_tuning_is_16_bytes_per_parameter_without_the_16_bit_factor(rulebook):
-    # ZeRO (Rajbhandari et al. 2020): mixed-precision Adam holds 16 bytes per parameter; 6.74 B -> 108 GB + activations
+    # ZeRO (Rajbhandari et al. 2020): mixed-precision Adam holds 16 bytes per parameter;
+    # 6.74 B -> 108 GB + activations
     found = job(rulebook, workload="llm", model="llama 7b", method="full", precision="16-bit")
     assert 105 <= found.need.gb <= 135
     one = fit_on(found, 80, 1)
@@ -196,7 +198,8 @@ def test_whisper_large_is_counted_at_its_published_10_gb_not_the_lean_estimate(r
 
 
 def test_the_runtime_named_decides_how_cards_pool_and_how_weights_are_named(rulebook):
-    # vLLM docs (distributed serving): one machine's GPUs run a model in tensor parallel; llama.cpp docs (multi-GPU):
+    # vLLM docs (distributed serving): one machine's GPUs run a model in tensor parallel; llama.cpp docs
+    # (multi-GPU):
     # --split-mode layer is the default, one GPU working at a time
     vllm = job(
         rulebook, workload="llm", model="qwen3 32b", task="inference", runtime="vllm", precision="4-bit"
@@ -210,7 +213,8 @@ def test_the_runtime_named_decides_how_cards_pool_and_how_weights_are_named(rule
     assert any("vLLM" in line for line in vllm.assumptions) and any(
         "llama.cpp" in line for line in ollama.assumptions
     )
-    # not named: several users at once or a server mean a batching server; one person's desktop means llama.cpp
+    # not named: several users at once or a server mean a batching server;
+    # one person's desktop means llama.cpp
     assert (
         job(rulebook, workload="llm", model="qwen3 32b", task="inference", batch=20).pooling
         == "tensor-parallel"
@@ -236,7 +240,8 @@ def test_the_runtime_named_decides_how_cards_pool_and_how_weights_are_named(rule
 
 
 def test_tensor_parallelism_needs_a_count_that_divides_the_attention_heads(rulebook):
-    # vLLM splits each layer's 64 heads evenly (Llama 3 70B): 2, 4 or 8 cards; 3 run as pipeline stages, serially
+    # vLLM splits each layer's 64 heads evenly (Llama 3 70B): 2, 4 or 8 cards; 3 run as pipeline stages,
+    # serially
     served = job(rulebook, workload="llm", model="llama 3 70b", task="inference", batch=20, precision="4-bit")
     assert served.model.heads == 64
     assert [served.pooling_at(n) for n in (1, 2, 3, 4, 8)] == [

@@ -19,7 +19,8 @@ from rules.jobcost import (
     training_work,
 )
 from rules.knowledge import load_knowledge
-from rules.knowledge.models import ModelSpec, find_model
+from rules.knowledge.loaded import find_model
+from rules.knowledge.models import ModelSpec
 from rules.market import Rental, TpuChip
 from rules.money import Pricing
 

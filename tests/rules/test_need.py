@@ -1,5 +1,5 @@
-"""The memory a job needs and whether cards hold it (rules memory-fit, 16-bit-memory): needs per model, method,
-precision and card count, counted by rules.need through the job stage."""
+"""The memory a job needs and whether cards hold it (rules memory-fit, 16-bit-memory): needs per model,
+method, precision and card count, counted by rules.need through the job stage."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import pytest
 from rules.asker import Persona
 from rules.contract.question import Question
 from rules.job import fit_on, for_personas, job_for
-from rules.knowledge.models import load_models
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_models, load_rulebook
 
 RULEBOOK = load_rulebook()
 
@@ -99,8 +98,9 @@ def test_model_table_covers_the_common_families():
 
 
 def test_sliding_window_layers_cache_only_their_window(memory):
-    # google/gemma-3-27b-it config.json: 62 layers, 16 KV heads x 128, sliding_window 1024, every 6th layer global
-    # (52 local); Gemma 3 report arXiv:2503.19786 "5 local layers per global layer, local span 1024 tokens"
+    # google/gemma-3-27b-it config.json: 62 layers, 16 KV heads x 128, sliding_window 1024, every 6th layer
+    # global (52 local); Gemma 3 report arXiv:2503.19786 "5 local layers per global layer,
+    # local span 1024 tokens"
     gemma = load_models()["gemma-3-27b"]
     per_layer = 2 * 16 * 128
     assert gemma.kv_values(131072) == per_layer * (10 * 131072 + 52 * 1024)
@@ -113,7 +113,8 @@ def test_sliding_window_layers_cache_only_their_window(memory):
         )
     )
     assert "11.2 GB KV cache" in need.how  # not the 66.6 GB of 62 global layers
-    # openai/gpt-oss-120b config.json: 36 layers alternate a 128-token band and dense attention, 8 KV heads x 64
+    # openai/gpt-oss-120b config.json: 36 layers alternate a 128-token band and dense attention,
+    # 8 KV heads x 64
     oss = load_models()["gpt-oss-120b"]
     assert oss.kv_values(131072) == 2 * 8 * 64 * (18 * 131072 + 18 * 128)
     assert (
@@ -122,9 +123,11 @@ def test_sliding_window_layers_cache_only_their_window(memory):
 
 
 def test_a_flux_lora_is_trained_on_the_transformer_in_8_bit(memory):
-    """ostris ai-toolkit (train_lora_flux_24gb.yaml: 'quantize: true', 24 GB) and kohya sd-scripts (--fp8_base,
-    --cache_text_encoder_outputs): the 12B transformer in 8 bit, the text encoders' outputs cached. Counted with a
-    16-bit base and the encoders on the card, it needed 41 GB and $2,000 bought nothing; SDXL's base stays 16-bit."""
+    """ostris ai-toolkit (train_lora_flux_24gb.yaml: 'quantize: true', 24 GB) and kohya sd-scripts
+    (--fp8_base,
+    --cache_text_encoder_outputs): the 12B transformer in 8 bit, the text encoders' outputs cached. Counted
+    with a 16-bit base and the encoders on the card, it needed 41 GB and $2,000 bought nothing;
+    SDXL's base stays 16-bit."""
     flux = memory.need(
         Question(workload="image-generation", model="flux dev", task="training", method="lora")
     )

@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_rulebook
 from rules.performance import Measured, PerformanceModel, TrainingStep
 
 
@@ -150,7 +150,8 @@ def _lab(
     benchmark="cnn_train",
     cls="cnn",
 ):
-    """A lab where each card's CNN training step runs at ``shares[card]`` × what the uncorrected model predicts."""
+    """A lab where each card's CNN training step runs at ``shares[card]`` × what the uncorrected model
+    predicts."""
     plain = PerformanceModel(
         load_rulebook(),
         catalog.gpu("gtx-1080-ti"),

@@ -117,7 +117,7 @@ def test_hours_the_asker_gives_win_over_any_assumption(recommend):
 
 
 def _offer(provider: str, per_hour: float, seen: date):
-    from rules.knowledge.catalog import CloudOffer
+    from rules.knowledge.records import CloudOffer
 
     return CloudOffer(
         provider, "1x", "H100", "h100-sxm", "gpu", 1, per_hour, per_hour, None, 80.0, seen, f"{provider} page"

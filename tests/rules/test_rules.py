@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_rulebook
 from tests.wire import wire
 
 SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
@@ -179,7 +179,8 @@ def test_blower_cards_recommended_for_several_big_cards(recommend):
 
 
 def test_already_owning_a_1070_or_better_means_wait_unless_transformers(recommend):
-    """The seed's rule on its own date; read against each date's market (a 1080 Ti in 2026 is no longer 'or better')."""
+    """The seed's rule on its own date; read against each date's market
+    (a 1080 Ti in 2026 is no longer 'or better')."""
     assert (
         recommend(workload="cnn", budget=1500, owned_gpu="gtx 1080 ti", as_of=SEED_DATE)["verdict"] == "wait"
     )
@@ -219,7 +220,8 @@ def test_every_rule_cites_a_section_that_exists_in_its_seed():
 
 
 def test_every_rule_has_one_function_and_every_function_a_rule():
-    """The registry is the one home of a rule: a rule without a function, or a function without a rule, fails here."""
+    """The registry is the one home of a rule: a rule without a function, or a function without a rule,
+    fails here."""
     from rules.explain import REGISTRY
 
     functions = REGISTRY
@@ -248,8 +250,8 @@ def test_a_rules_lines_carry_its_own_id(recommend):
 def test_slot_warning_counts_the_blower_version_the_heat_rule_asks_for(recommend):
     """Past two cards the heat rule asks for blower versions (dual-slot), so four 3-slot RTX 3090s
     take 8 slots, not 12; a card without a blower version keeps its own width."""
-    from rules.knowledge.catalog import load_catalog
-    from rules.terms import build_slots
+    from rules.box import build_slots
+    from rules.knowledge.loaded import load_catalog
 
     rulebook, catalog = load_rulebook(), load_catalog()
     rtx3090 = catalog.gpu("rtx-3090")
@@ -276,7 +278,8 @@ def test_slot_warning_counts_the_blower_version_the_heat_rule_asks_for(recommend
 
 
 def test_blower_only_cards_are_not_told_to_buy_blower_cards(recommend):
-    """'4 × RTX PRO 5000 Blackwell side by side: buy blower-style cards' was said of a card sold only as a blower."""
+    """'4 × RTX PRO 5000 Blackwell side by side: buy blower-style cards' was said of a card sold only as a
+    blower."""
     answer = recommend(
         workload="llm",
         task="training",
@@ -290,8 +293,9 @@ def test_blower_only_cards_are_not_told_to_buy_blower_cards(recommend):
 
 
 def test_eight_gpus_in_a_server_are_one_machine(recommend):
-    """'8 gpus for pretraining … $120000' was warned 'more than 4 GPUs means several machines': the seed's 2019 desktop
-    holds four, but the answer picks a server, and an 8-GPU server is one machine. More than a server holds still is."""
+    """'8 gpus for pretraining … $120000' was warned 'more than 4 GPUs means several machines': the seed's
+    2019 desktop holds four, but the answer picks a server, and an 8-GPU server is one machine. More than a
+    server holds still is."""
 
     def warned(gpus):
         answer = recommend(workload="transformer", task="training", budget=300000, gpus=gpus)

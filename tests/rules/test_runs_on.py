@@ -12,7 +12,7 @@ from rules.contract.answer import RunsOn
 from rules.contract.question import Question
 from rules.job import fit_on, job_for
 from rules.knowledge import load_knowledge
-from rules.knowledge.models import load_models
+from rules.knowledge.loaded import load_models
 from rules.render.runs_on import runs_on_lines
 
 KNOWLEDGE = load_knowledge()

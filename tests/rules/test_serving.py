@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from rules.contract.question import Question
 from rules.job import job_for
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_rulebook
 from tests.rules.conftest import TODAY
 from tests.wire import wire
 

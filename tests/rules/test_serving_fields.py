@@ -7,7 +7,8 @@ from datetime import date
 import msgspec
 import pytest
 
-from rules.contract.question import BACKENDS, Question, QuestionError, RecommendationRequest
+from rules.contract.question import Question, QuestionError, RecommendationRequest
+from rules.contract.values import BACKENDS
 from service.api.inputs import schema_errors
 
 TODAY = date(2026, 11, 26)

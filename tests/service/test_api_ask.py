@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rules.contract.question import MAX_TEXT_CHARS
+from rules.contract.text import MAX_TEXT_CHARS
 from service.api.inputs import schema_errors
 from tests.app_client import app_client
 

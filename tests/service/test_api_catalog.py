@@ -6,7 +6,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from rules.contract import question
+from rules.contract import question, values
+from rules.contract.text import MAX_TEXT_CHARS
 from rules.knowledge.datafile import schema_names as data_schema_names
 from rules.understand.workloads import LISTED_WORKLOADS
 from service.api import inputs
@@ -113,7 +114,7 @@ def test_gpu_detail_has_price_history_and_basis(client):
     gpu = response.json()
     assert schema_errors("gpu", gpu) == []
     assert gpu["prices"] and gpu["performance"]["basis"] == "estimated"
-    assert set(gpu["performance"]["relative"]) == set(question.WORKLOADS)
+    assert set(gpu["performance"]["relative"]) == set(values.WORKLOADS)
     assert client.get("/v1/gpus/RTX%203090").json()["id"] == "rtx-3090"
 
 
@@ -160,10 +161,10 @@ def test_schemas_published_include_api_data_and_agent(client):
 def test_request_schema_enums_match_the_engine():
     # generated: msgspec lists a Literal's values sorted
     props = inputs.schema("recommendation-request")["properties"]
-    assert props["workload"]["enum"] == sorted(question.WORKLOADS)
-    assert props["precision"]["enum"] == [*sorted(question.PRECISIONS), None]
-    assert props["method"]["enum"] == [*sorted(question.METHODS), None]
-    assert props["task"]["enum"] == sorted(question.TASKS)
+    assert props["workload"]["enum"] == sorted(values.WORKLOADS)
+    assert props["precision"]["enum"] == [*sorted(values.PRECISIONS), None]
+    assert props["method"]["enum"] == [*sorted(values.METHODS), None]
+    assert props["task"]["enum"] == sorted(values.TASKS)
     assert set(props) - {"intent", "detail"} == set(question.Question.__dataclass_fields__)  # how it is asked
     listed = inputs.schema("gpu-query")["properties"]["workload"]["enum"]
     assert listed == [*sorted(LISTED_WORKLOADS), None]  # the question's workloads and LLM serving
@@ -210,4 +211,4 @@ def test_openapi_describes_every_endpoint_with_examples(client):
     ask = paths["/v1/ask"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert "ask-request.json" in ask["description"]
     body = doc["components"]["schemas"][ask["allOf"][0]["$ref"].rpartition("/")[2]]
-    assert body["properties"]["text"]["maxLength"] == question.MAX_TEXT_CHARS
+    assert body["properties"]["text"]["maxLength"] == MAX_TEXT_CHARS

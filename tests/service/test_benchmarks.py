@@ -13,7 +13,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from bench_agent.schema import validate_payload
-from rules.knowledge.catalog import load_catalog
+from rules.knowledge.loaded import load_catalog
 from service.benchmarks import (
     ALREADY_STORED,
     CREATED,
@@ -454,7 +454,7 @@ def test_llm_decode_bandwidth_reaches_the_token_generation_estimate(db: str, cat
     assert measured.decode_gb_s == pytest.approx((300.0 + 320.0) / 2 * 2.2) and measured.hosts == 2
     from rules.contract.question import Question
     from rules.job import job_for
-    from rules.knowledge.rulebook import load_rulebook
+    from rules.knowledge.loaded import load_rulebook
     from rules.performance import PerformanceModel
 
     job = job_for(

@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 
 from bot.app import MENTION, _question_problem
-from rules.contract.question import MAX_TEXT_CHARS
+from rules.contract.text import MAX_TEXT_CHARS
 from rules.understand import clean, parse
 from service.api import chat as chat_module
 from service.api.chat import MAX_CONVERSATION_CHARS, MAX_USER_CHARS

@@ -9,8 +9,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from rules.knowledge.catalog import load_catalog
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_catalog, load_rulebook
 from rules.money import Pricing, months_between
 
 WHICHGPU = str(Path(sys.executable).with_name("whichgpu"))

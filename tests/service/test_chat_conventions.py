@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.contract.question import MAX_TEXT_CHARS
+from rules.contract.text import MAX_TEXT_CHARS
 from service.api.chat import CHARS_PER_TOKEN, within_tokens
 from service.api.inputs import schema_errors
 from tests.app_client import app_client

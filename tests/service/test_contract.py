@@ -39,7 +39,7 @@ OPERATIONS = {
 @pytest.fixture(scope="module")
 def advisor():
     from rules.advisor import Advisor
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
 
     return Advisor(load_catalog())
 

@@ -29,7 +29,7 @@ TODAY = date.today()
 
 @pytest.fixture(scope="module")
 def catalog():
-    from rules.knowledge.catalog import load_catalog
+    from rules.knowledge.loaded import load_catalog
 
     return load_catalog()
 

@@ -18,8 +18,7 @@ import pytest
 
 from rules.advisor import Advisor
 from rules.contract.question import Question
-from rules.knowledge.catalog import load_catalog
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_catalog, load_rulebook
 from rules.performance import Measured, PerformanceModel
 from service.agents import add_agent
 from service.benchmarks import load_measurements

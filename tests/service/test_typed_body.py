@@ -13,7 +13,8 @@ from datetime import date
 import msgspec
 import pytest
 
-from rules.contract.question import MAX_TEXT_CHARS, AskRequest, Question, RecommendationRequest
+from rules.contract.question import Question, RecommendationRequest
+from rules.contract.text import MAX_TEXT_CHARS, AskRequest
 from rules.errors import QuestionError
 from service.api.inputs import schema_errors
 

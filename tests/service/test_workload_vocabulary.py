@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.contract.question import WORKLOADS
+from rules.contract.values import WORKLOADS
 from rules.errors import QuestionError
 from rules.understand import parse
 from rules.understand.workloads import LISTED_WORKLOADS, workload_named

@@ -12,7 +12,7 @@ import pytest
 from litestar.testing import TestClient
 
 from rules.advisor import Advisor
-from rules.knowledge.catalog import load_catalog
+from rules.knowledge.loaded import load_catalog
 from tests.app_client import app_client
 
 

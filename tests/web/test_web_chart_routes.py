@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from rules.contract.question import MAX_TEXT_CHARS
+from rules.contract.text import MAX_TEXT_CHARS
 from service.benchmarks import ingest
 from service.charts import PNG_DPI
 from service.db import session_scope

@@ -7,8 +7,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from rules.contract.question import MAX_TEXT_CHARS
-from rules.knowledge.rulebook import load_rulebook
+from rules.contract.text import MAX_TEXT_CHARS
+from rules.knowledge.loaded import load_rulebook
 from service.benchmarks import ingest
 from service.db import session_scope
 from service.web import markdown_html

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from rules.knowledge.catalog import CatalogError, load_catalog
+from rules.knowledge.catalog import CatalogError
 from rules.knowledge.datafile import DATA_DIR
+from rules.knowledge.loaded import load_catalog
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED_DATA = REPO.parent / "shared" / "data"  # dev-time only; tests skip without it

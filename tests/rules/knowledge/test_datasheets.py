@@ -9,8 +9,9 @@ from datetime import date
 
 import pytest
 
-from rules.knowledge.catalog import CatalogError, load_catalog
+from rules.knowledge.catalog import CatalogError
 from rules.knowledge.datafile import DATA_DIR, load_data
+from rules.knowledge.loaded import load_catalog
 
 TOLERANCE = 0.10  # tensor peak and bandwidth
 DAYS = 31  # release dates

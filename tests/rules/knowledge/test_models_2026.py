@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 
 from rules.ask import ask
-from rules.knowledge.models import find_format, find_model
+from rules.knowledge.loaded import find_format, find_model
 from tests.wire import wire
 
 TODAY = date(2026, 11, 26)

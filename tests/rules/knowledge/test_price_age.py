@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.ask import ask
-from rules.knowledge.catalog import PricePoint
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_rulebook
+from rules.knowledge.records import PricePoint
 from rules.money import Pricing, dated_words, months_between
 from tests.wire import wire
 

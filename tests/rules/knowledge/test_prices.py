@@ -10,9 +10,10 @@ from types import SimpleNamespace
 import pytest
 
 from rules.ask import ask
-from rules.knowledge.catalog import CatalogError, PricePoint, load_catalog
+from rules.knowledge.catalog import CatalogError
 from rules.knowledge.datafile import DATA_DIR
-from rules.knowledge.rulebook import load_rulebook
+from rules.knowledge.loaded import load_catalog, load_rulebook
+from rules.knowledge.records import PricePoint
 from rules.money import Pricing, months_between
 from tests.wire import wire
 
@@ -109,7 +110,7 @@ def test_a_sourced_price_wins_over_an_estimate(catalog, rulebook):
     pricing = _pricing(catalog, rulebook, TODAY)
     checked = 0
     for gpu in catalog.gpus:
-        on_sale = pricing.in_shops(gpu) and (gpu.withdrawn is None or TODAY < gpu.withdrawn)
+        on_sale = pricing.in_shops(gpu) and (gpu.withdrawn is None or gpu.withdrawn > TODAY)
         current = [
             p
             for p in gpu.prices

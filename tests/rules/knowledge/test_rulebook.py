@@ -19,8 +19,9 @@ import pytest
 
 from rules.knowledge import DataFileError, Rulebook, load_knowledge
 from rules.knowledge.datafile import DATA_DIR, data_validator, load_schema, schema_problem
+from rules.knowledge.loaded import load_rulebook
 from rules.knowledge.parameters import MemoryFit, Parameters
-from rules.knowledge.rulebook import attribute_of, load_rulebook, rule_id_of, typed_parameters
+from rules.knowledge.rulebook import attribute_of, rule_id_of, typed_parameters
 
 DOCUMENT = json.loads((DATA_DIR / "rules.json").read_text(encoding="utf-8"))
 SCHEMA = load_schema("rules")

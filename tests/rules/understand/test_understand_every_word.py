@@ -13,7 +13,7 @@ import pytest
 from rules.advisor import Advisor
 from rules.ask import ask
 from rules.contract.question import Question
-from rules.knowledge.catalog import load_catalog
+from rules.knowledge.loaded import load_catalog
 from rules.understand import parse
 
 TODAY = date(2026, 11, 26)

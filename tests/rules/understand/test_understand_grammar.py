@@ -8,7 +8,7 @@ from datetime import date
 
 from jsonschema import Draft202012Validator
 
-from rules.contract import question as question_module
+from rules.contract import values
 from rules.knowledge.datafile import DATA_DIR, SCHEMA_DIR, load_data
 from rules.understand import parse
 from rules.understand.grammar import Grammar, grammar
@@ -22,11 +22,11 @@ def test_vocabulary_is_valid_and_matches_the_question_values() -> None:
     Draft202012Validator.check_schema(schema)
     Draft202012Validator(schema).validate(data)
     sets = schema["properties"]["concepts"]["items"]["properties"]["set"]["properties"]
-    assert tuple(schema["$defs"]["workload"]["enum"]) == question_module.WORKLOADS
-    assert tuple(sets["experience"]["enum"]) == question_module.EXPERIENCE
-    assert tuple(sets["task"]["enum"]) == question_module.TASKS
-    assert tuple(sets["precision"]["enum"]) == question_module.PRECISIONS
-    assert set(schema["properties"]["currencies"]["required"]) == set(question_module.CURRENCIES)
+    assert tuple(schema["$defs"]["workload"]["enum"]) == values.WORKLOADS
+    assert tuple(sets["experience"]["enum"]) == values.EXPERIENCE
+    assert tuple(sets["task"]["enum"]) == values.TASKS
+    assert tuple(sets["precision"]["enum"]) == values.PRECISIONS
+    assert set(schema["properties"]["currencies"]["required"]) == set(values.CURRENCIES)
 
 
 def test_a_broken_vocabulary_is_rejected_by_the_schema() -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from rules.errors import QuestionError
-from rules.knowledge.catalog import load_catalog
+from rules.knowledge.loaded import load_catalog
 from rules.understand import parse
 
 TODAY = date(2026, 11, 26)

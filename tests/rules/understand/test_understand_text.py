@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.contract.question import MAX_TEXT_CHARS, Question
+from rules.contract.question import Question
+from rules.contract.text import MAX_TEXT_CHARS
 from rules.errors import QuestionError
 from rules.understand import ParsedText, clean, parse
 from rules.understand.text import Scan
@@ -143,9 +144,9 @@ def test_word_salad_parses_or_raises_question_error(words: list[str], with_previ
     ],
 )
 def test_pathological_text_parses_quickly(text: str) -> None:
-    """Linear-time patterns: 2,000 characters of junk take tens of milliseconds, where a pattern that backtracks
-    takes seconds (CPU time: the test host is shared; the least of three runs, since a collection or a first-seen
-    word's regex can land in any one of them)."""
+    """Linear-time patterns: 2,000 characters of junk take tens of milliseconds, where a pattern that
+    backtracks takes seconds (CPU time: the test host is shared; the least of three runs, since a collection
+    or a first-seen word's regex can land in any one of them)."""
     import time
 
     parse("a100 llama 8b", today=TODAY)  # the catalog and the model table load once, outside the timing

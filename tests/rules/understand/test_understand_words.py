@@ -203,7 +203,7 @@ def test_method_words(text: str, task: str, method: str | None) -> None:
         ("lm studio on my pc", "llama.cpp"),
         ("qwen 32b gguf", "llama.cpp"),
         ("запустить qwen 32b в ollama", "llama.cpp"),
-        ("serve qwen 32b for 20 users", None),  # not named: the job decides (rules.job.runtime_for)
+        ("serve qwen 32b for 20 users", None),  # not named: the job decides (rules.job_defaults.runtime_for)
         ("qwen 32b awq", None),  # AWQ runs in vLLM and elsewhere alike
     ],
 )

@@ -1,0 +1,109 @@
+"""Memory's terms: the dated floor a card should have for the workload (rule ``memory-floor``) and what
+memory is worth for a memory-bound job (rule ``memory-value``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING
+
+from rules.job import GIB_IN_GB, METHOD_NAMES, Job, job_for
+from rules.knowledge.messages import cited, say, term
+
+if TYPE_CHECKING:
+    from rules.contract.question import Question
+    from rules.knowledge import Rulebook
+
+__all__ = ["Floor", "MemoryWorth", "memory_floor", "memory_reference"]
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Memory a card should have for the workload on the date (rule ``memory-floor``)."""
+
+    gb: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class MemoryWorth:
+    """Memory-bound jobs (rule ``memory-value``): a configuration is worth its speed scaled by how much of the
+    job's class it holds — the named model with headroom, else the largest open model class fine-tuned on the
+    date."""
+
+    job: Job
+    target_gb: float
+    name: str
+    share: float
+
+    def held(self, memory_gb: float, count: int) -> float:
+        """The share of the reference job N cards of this size hold (each card's part,
+        when the method shards it)."""
+        job = self.job
+        pools = job.pooling != "none" and job.shardable_gb > 0
+        per_card = (job.need.gb - job.shardable_gb * (1 - 1 / count)) if pools else job.need.gb
+        per_card *= self.target_gb / job.need.gb
+        return min(1.0, memory_gb * GIB_IN_GB / per_card)
+
+    def worth(self, memory_gb: float, count: int) -> float:
+        return self.share + (1 - self.share) * self.held(memory_gb, count)
+
+
+def memory_floor(
+    rulebook: Rulebook, as_of: date, workload: str, task: str, experience: str | None, language: str | None
+) -> Floor | None:
+    """The latest floor row for the workload, task and experience on the date, worded
+    (rule ``memory-floor``)."""
+    best = None
+    for row in rulebook.memory_floor.floors:
+        if (
+            row.workload == workload
+            and row.task in ("any", task)
+            and row.from_ <= as_of
+            and row.experience in (None, experience)
+        ) and (best is None or (row.from_, row.gb) > (best.from_, best.gb)):
+            best = row
+    if best is None:
+        return None
+    what = say(
+        "rule.memory_floor.what_training" if best.task == "training" else "rule.memory_floor.what_work",
+        language,
+        workload=term("task", workload, language),
+    )
+    return Floor(
+        best.gb,
+        say(
+            "rule.memory_floor.floor",
+            language,
+            gb=f"{best.gb:g}",
+            what=what,
+            since=best.from_.isoformat()[:7],
+            source=cited(best.source.name, language),
+        ),
+    )
+
+
+def memory_reference(
+    question: Question, job: Job, rulebook: Rulebook, as_of: date
+) -> tuple[Job, float, str] | None:
+    """(the reference job, its need in GB with headroom, its name) for a memory-bound question;
+    None for others."""
+    q, params = question, rulebook.memory_value
+    if q.memory_gb or job.method not in params.methods or not (job.is_llm or q.workload == "llm"):
+        return None
+    if job.model is not None:
+        return job, job.need.gb * (1 + params.named_headroom), job.model.name
+    rows = [row for row in params.reference_models if row.from_ <= as_of]
+    if not rows:
+        return None
+    row = max(rows, key=lambda r: r.from_)
+    reference = job_for(q.refined(model=row.model, params_b=None), rulebook)
+    if reference.model is None:
+        return None
+    name = say(
+        "rule.memory_value.class",
+        q.language,
+        model=reference.model.name,
+        method=term("method", METHOD_NAMES[reference.method], q.language),
+    )
+    return reference, reference.need.gb, name
