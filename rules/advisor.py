@@ -26,7 +26,7 @@ from rules.asker import Asker, asker_for
 from rules.assemble import Made, assembled, compared, shown
 from rules.choose import Choice, Objective, asked_first, choice_for
 from rules.configurations import Configuration, Sizing, configure, sizing_for
-from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, NamedCard, RunsOn, ServingCost
+from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, RunsOn, ServingCost
 from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.headline import headline
@@ -36,7 +36,7 @@ from rules.knowledge.loaded import load_models, load_rulebook
 from rules.knowledge.messages import say
 from rules.knowledge.rulebook import Rulebook
 from rules.market import Market, Markets, representative_rentals
-from rules.named import NamedContext, card_memory, named_cards
+from rules.named import NamedContext, card_memory, named_cards, sold_alone
 from rules.performance import Measured, PerformanceModel
 from rules.rent import Renting, tpu_chips, tpu_named
 from rules.runs_on import runs_on
@@ -112,7 +112,7 @@ class Advisor:
         objective = self._objective(stages)
         params = self.rulebook.vendor_nvidia
         choice = choice_for(kept, objective, params.safe_stack, params.cuda_leads_within)
-        alone = self._sold_alone(asked, named, stages.terms)
+        alone = sold_alone(self.catalog, asked, named, stages.terms.boards)
         choice = asked_first(choice, kept, objective, intent, alone)
         rent = (
             self.renting.rent_or_buy(market, question, pricing, sizing, choice.top)
@@ -229,25 +229,6 @@ class Advisor:
         return with_changes(
             priced, examples=question.examples, tokens_per_example=per_example, epochs=question.epochs or 1
         )
-
-    def _sold_alone(
-        self, question: Question, named: tuple[NamedCard, ...], terms: Terms
-    ) -> tuple[NamedCard, ...]:
-        """A module named for fewer cards than a board holds, outside a server question ("rent or buy
-        an h100"), means the card its chip is sold alone as (rule product-lines: modules come as whole
-        boards)."""
-        if question.setting == "server":
-            return named
-        read: list[NamedCard] = []
-        for card in named:
-            gpu = self.catalog.gpu(card.gpu) if card.gpu else None
-            boards = terms.boards.get(gpu.form_factor) if gpu is not None else None
-            alone = self.catalog.card_forms(gpu) if gpu is not None and boards else ()
-            if boards and question.gpus < min(boards) and alone:
-                read.extend(with_changes(card, gpu=form.id) for form in alone)
-            else:
-                read.append(card)
-        return tuple(read)
 
     def _placed(self, question: Question) -> Question:
         """Cards named that only a server takes ("rent or buy an h100") place the question in a server."""

@@ -7,10 +7,12 @@ comes back as a :class:`~rules.answer.NamedCard` whose ``reason`` says what beca
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
+from msgspec.structs import replace as with_changes
 
 from rules.choose import BUDGET_SLACK
 from rules.contract.answer import NamedCard, NamedPrice
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from rules.market import Market, Offer
     from rules.money import Pricing
 
-__all__ = ["NamedContext", "card_memory", "named_cards"]
+__all__ = ["NamedContext", "card_memory", "named_cards", "sold_alone"]
 
 
 @dataclass(frozen=True)
@@ -278,3 +280,22 @@ def _need_text(ctx: NamedContext) -> str:
         precision=job.precision,
         gb=f"{job.need.gb:.0f}",
     )
+
+
+def sold_alone(
+    catalog: Catalog, question: Question, named: tuple[NamedCard, ...], boards: Mapping[str, tuple[int, ...]]
+) -> tuple[NamedCard, ...]:
+    """A module named for fewer cards than a board holds, outside a server question ("rent or buy an
+    h100"), means the card its chip is sold alone as (rule product-lines: modules come as whole boards)."""
+    if question.setting == "server":
+        return named
+    read: list[NamedCard] = []
+    for card in named:
+        gpu = catalog.gpu(card.gpu) if card.gpu else None
+        sizes = boards.get(gpu.form_factor) if gpu is not None else None
+        alone = catalog.card_forms(gpu) if gpu is not None and sizes else ()
+        if sizes and question.gpus < min(sizes) and alone:
+            read.extend(with_changes(card, gpu=form.id) for form in alone)
+        else:
+            read.append(card)
+    return tuple(read)
