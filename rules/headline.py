@@ -314,15 +314,20 @@ def _compare_unpriced(answer: Answer, lang: str | None) -> str | None:
     if len(answer.picks) != 1:
         return None
     priced = answer.picks[0]
+    # tokens/s where both have them (each at the count that holds the job), else speed against the reference
+    by_tokens = priced.speed is not None and all(
+        e.tokens_per_second for e in answer.named if e.gpu != priced.gpu
+    )
     speeds = [
-        (e.name, e.relative_performance)
+        (e.name, e.tokens_per_second if by_tokens else e.relative_performance)
         for e in answer.named
         if e.gpu != priced.gpu and isinstance(e.relative_performance, float) and e.relative_performance > 0
     ]
     if not speeds:
         return None
     other, speed = speeds[0]
-    fast, slow, ratio = priced.name, other, priced.relative_performance / speed
+    mine = priced.speed.value if by_tokens and priced.speed else priced.relative_performance
+    fast, slow, ratio = priced.name, other, mine / (speed or 1e-9)
     if ratio < 1:
         fast, slow, ratio = slow, fast, 1 / ratio
     return say(

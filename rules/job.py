@@ -62,6 +62,7 @@ BACKEND_NAMES = {
     "mlx": "MLX",
     "sycl": "SYCL",
 }
+RUNTIME_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp"}
 SERIAL = frozenset(
     {"layer-split", "pipeline-parallel"}
 )  # the cards' parts run one after another: no speed-up
@@ -128,6 +129,8 @@ class Job:
     backend: str | None = (
         None  # the compute backend asked (cuda, rocm, vulkan, metal, mlx, sycl); None: the card's
     )
+    runtime: str | None = None  # the LLM runtime (vllm, llama.cpp); None for other jobs
+    memory_share: float = 1.0  # the share of each card's memory the runtime uses (vLLM's 0.9)
 
     @property
     def serving_need(self) -> float:
@@ -254,6 +257,8 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         per_user,
         counter.kv_cache_bytes(precision),
         q.backend,
+        runtime,
+        float(rulebook.memory_fit.runtime_memory_share.get(runtime or "", 1.0)),
     )
 
 
@@ -315,10 +320,11 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
     # A card's "24 GB" is 24 GiB; needs are counted in GB (10^9 bytes), as model files are. The words name the
     # card as sold (times 1.5 in the 2019 rule's 32-bit terms), and say the GiB only where the need lies
     # between.
-    card = memory_gb * GIB_IN_GB * job.memory_factor
+    whole = memory_gb * GIB_IN_GB * job.memory_factor  # what the cards offer, pooled or not
+    card = whole * job.memory_share  # what the runtime lets the job use of each
     sold = memory_gb * job.memory_factor
     lang, need = job.language, f"{job.need.gb:.1f}"
-    terms: Said | str = Said("job.effective", lang) if job.memory_factor != 1.0 else ""
+    terms = _card_terms(job, card)
     shown = f"{sold:g}"
     if job.need.gb <= card:
         as_sold = Said("fit.as_sold", lang, (("card", f"{card:.1f}"),)) if job.need.gb > sold else ""
@@ -327,7 +333,7 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
             lang,
             (("need", need), ("card", shown), ("terms", terms), ("as_sold", as_sold)),
         )
-        return Fit(True, card, False, said, card / job.need.gb - 1 if job.need.gb > 0 else float("inf"))
+        return Fit(True, whole, False, said, card / job.need.gb - 1 if job.need.gb > 0 else float("inf"))
     if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
         per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
         pooling = job.pooling_at(count)
@@ -336,39 +342,37 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
             ("how", Said(f"pooling.{term_key(POOLING[pooling])}", lang)),
             ("per_card", f"{per_card:.1f}"),
             ("card", shown),
+            ("terms", terms),
         )
         if per_card <= card:
             return Fit(
                 True,
-                card * count,
+                whole * count,
                 True,
                 Said("fit.split", lang, values),
                 card / per_card - 1,
                 pooling in SERIAL,
             )
-        return Fit(False, card * count, True, Said("fit.split_short", lang, values), serial=pooling in SERIAL)
-    if count > 1:
         return Fit(
-            False,
-            card,
-            False,
-            Said(
-                "fit.each_short",
-                lang,
-                (
-                    ("need", need),
-                    ("how", Said(f"pooling.{term_key(POOLING['none'])}", lang)),
-                    ("card", shown),
-                    ("terms", terms),
-                ),
-            ),
+            False, whole * count, True, Said("fit.split_short", lang, values), serial=pooling in SERIAL
         )
-    return Fit(
-        False,
-        card,
-        False,
-        Said("fit.short", lang, (("need", need), ("card", shown), ("terms", terms))),
-    )
+    if count > 1:  # each card holds a full copy
+        how = Said(f"pooling.{term_key(POOLING['none'])}", lang)
+        said = Said("fit.each_short", lang, (("need", need), ("how", how), ("card", shown), ("terms", terms)))
+    else:
+        said = Said("fit.short", lang, (("need", need), ("card", shown), ("terms", terms)))
+    return Fit(False, whole, False, said)
+
+
+def _card_terms(job: Job, usable_gb: float) -> Said | str:
+    """What a card's memory is counted as: 32-bit terms (the 2019 rule), or the share a serving runtime
+    uses of it (vLLM's --gpu-memory-utilization), the rest kept spare."""
+    lang = job.language
+    if job.memory_share < 1.0:
+        runtime = RUNTIME_NAMES.get(job.runtime or "", job.runtime)
+        values = (("runtime", runtime), ("share", f"{job.memory_share:.0%}"), ("usable", f"{usable_gb:.1f}"))
+        return Said("fit.runtime_share", lang, values)
+    return Said("job.effective", lang) if job.memory_factor != 1.0 else ""
 
 
 def term_key(word: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rules.configurations import Configuration
 from rules.contract.answer import Excluded, Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines, each
+from rules.job import POOLING, Said, term_key
 
 __all__ = ["MEMORY"]
 
@@ -39,6 +40,7 @@ def memory_fit(evidence: Evidence) -> Lines:
                         spare=f"{spare:.0%}" if spare >= 0.01 else "< 1%",
                         count=c.count,
                         name=c.gpu.name,
+                        split=_split_by(evidence, c),
                     ),
                 )
             )
@@ -54,6 +56,14 @@ def memory_fit(evidence: Evidence) -> Lines:
         for e in evidence.named
     )
     return Lines(need=(need,), cards=each(evidence, card), named=named)
+
+
+def _split_by(evidence: Evidence, c: Configuration) -> str:
+    """How a split job lies on its cards (a short answer may show the warning alone); "" for one card."""
+    if not c.fit.sharded or c.count < 2:
+        return ""
+    how = Said(f"pooling.{term_key(POOLING[evidence.job.pooling_at(c.count)])}", evidence.question.language)
+    return evidence.say("rule.memory_fit.split_by", how=how)
 
 
 def memory_floor(evidence: Evidence) -> Lines:

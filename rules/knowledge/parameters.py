@@ -204,6 +204,9 @@ class MemoryFit(Parameters, frozen=True):
     context_overhead_gb: float
     tight_headroom: float
     tight_note: str
+    runtime_memory_share: Mapping[str, float]  # runtime -> share of each card's memory it uses
+    runtime_memory_note: str
+    runtime_memory_sources: tuple[str, ...]
     adam_bytes_per_param: int
     lora_trainable_fraction: float
     inference_overhead: float

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from rules.contract.question import Question
     from rules.job import Fit, Job
     from rules.knowledge.catalog import Catalog
@@ -30,6 +32,13 @@ def model(name: str) -> ModelSpec | None:
     from rules.knowledge.loaded import find_model
 
     return find_model(name)
+
+
+def models() -> Mapping[str, ModelSpec]:
+    """The model table, keyed by id and every alias (as slugs)."""
+    from rules.knowledge.loaded import load_models
+
+    return load_models()
 
 
 def job(question: Question) -> Job:

@@ -6,8 +6,9 @@ cards ("llama 70b 2 gpus"). Which model the name means is the model table's call
 ("qwen3 30b", "qwen 3 30b"); ``model`` is the table's id, and its workload counts when no workload word is
 said. A size the table lacks still counts: the same family's entry of that size ("qwen2.5 coder 32b" ->
 "qwen-32b"), else "family-size" with ``params_b`` ("qwen 110b"). ``params_b`` comes from a size in the text
-("13b" -> 13, "350m" -> 0.35; not "8x7b"). A variant word the table lacks reads as the family's model ("flux
-schnell" -> FLUX.1, the same size).
+("13b" -> 13, "350m" -> 0.35; not "8x7b"). The longest alias of the table wins ("flux.1 kontext", not
+"flux.1"); a size the family has is that model ("gpt-2 1.5b" -> GPT-2 XL); a variant the table lacks ("mistral
+large 3") is an unknown model of the family, said so, never another of its models.
 
 Several models or sizes ("llama 8b and maybe qwen 14b", "sdxl + flux"): each is sized by the job count and the
 most demanding one sets ``model`` and ``params_b``; ``understood`` lists the others with their needs. When the
@@ -21,7 +22,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Any
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
 
 from rules.contract.question import Question
 from rules.understand import lookups
@@ -29,11 +31,15 @@ from rules.understand.grammar import Grammar, any_of, bounded, grammar
 from rules.understand.text import ModelSaid, Scan, WorkloadSaid, clean, whole
 from rules.understand.words import METHODS
 
-_TAIL = re.compile(r"[\s_.:-]*([a-z0-9]+(?:\.\d+)*\+?)")  # ":" as in Ollama's tags, "deepseek-r1:32b"
+if TYPE_CHECKING:
+    from rules.knowledge.models import ModelSpec
+
+# ":" as in Ollama's tags ("deepseek-r1:32b"); a unit after a decimal is one size ("1.5b")
+_TAIL = re.compile(r"[\s_.:-]*([a-z0-9]+(?:\.\d+)*(?:(?<=\d)[bm](?![a-z0-9]))?\+?)")
 _NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
 _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
 _NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час|-?\s*bits?\b|бит)")
-_DIGIT = re.compile(r"\d")
+_TOKENS = re.compile(r"[a-z0-9]+(?:\.\d+)*")
 _MAX_NAME_TOKENS = 6
 # Words that name a tuning of the same weights, not another size: "deepseek r1 distill 32b" is the table's
 # "deepseek r1 32b", "llama 3.1 8b instruct" its "llama 3.1 8b".
@@ -63,9 +69,61 @@ def _family_key(text: str) -> str:
     return re.sub(r"[\s-]+", "", clean(text))
 
 
+def _table_names(g: Grammar) -> tuple[re.Pattern[str], dict[str, ModelSpec]]:
+    """Every alias of the model table as one pattern, the longest first ('flux.1 kontext' before 'flux.1'),
+    with the model each means keyed by its letters and digits ('flux.1' and 'flux 1' are one name)."""
+    by_key: dict[str, ModelSpec] = {}
+    clashes: set[str] = set()
+    for spec in set(lookups.models().values()):
+        for alias in spec.aliases:
+            key = _letters(alias)
+            if by_key.setdefault(key, spec) is not spec:
+                clashes.add(key)
+    aliases = {a.lower() for spec in by_key.values() for a in spec.aliases if _letters(a) not in clashes}
+    ordered = sorted(aliases, key=lambda a: (-len(_letters(a)), a))
+    pattern = re.compile("|".join(f"(?:{_spelled(a)})" for a in ordered if _letters(a)) + r"(?![a-z0-9])")
+    return pattern, {k: v for k, v in by_key.items() if k not in clashes}
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def _spelled(alias: str) -> str:
+    """An alias as written in a question: any separator or none between its parts, one between two numbers."""
+    parts = [p for p in re.split(r"[^a-z0-9]+", alias.lower()) if p]
+    out = re.escape(parts[0])
+    for before, part in pairwise(parts):
+        between = "+" if before[-1].isdigit() and part[0].isdigit() else "*"
+        out += rf"[\s._:-]{between}" + re.escape(part)
+    return out
+
+
+def _table_name(text: str, at: int, families: _Families) -> tuple[ModelSpec, int] | None:
+    """The longest alias of the model table written at ``at``, followed by nothing but words for the same
+    weights ('instruct'): its model, and where the name ends."""
+    pattern, by_key = grammar().patterns(_table_names)
+    m = pattern.match(text, at)
+    if m is None:
+        return None
+    tokens, end = _name_tokens(text, m.end(), families.name_words)
+    if any(t not in _SAME_WEIGHTS for t in tokens):
+        return None
+    return by_key[_letters(m.group())], end
+
+
 def read_models(scan: Scan) -> None:
     families = grammar().patterns(_families)
-    scan.take(families.pattern, lambda m: _model_found(scan, m, families))
+    read_to = [0]
+
+    def found(m: re.Match[str]) -> tuple[int, int] | bool:
+        if m.start() < read_to[0]:  # a family word inside a name already read: "deepseek r1 1.5b", its "r1"
+            return False
+        span = _model_found(scan, m, families)
+        read_to[0] = span[1]
+        return span
+
+    scan.take(families.pattern, found)
 
 
 def _name_tokens(text: str, at: int, words: frozenset[str]) -> tuple[list[str], int]:
@@ -79,7 +137,8 @@ def _name_tokens(text: str, at: int, words: frozenset[str]) -> tuple[list[str], 
             break
         token = m.group(1)
         bare_number = token.replace(".", "").isdigit()
-        if bare_number and (tokens or len(token) > 3 or _NOT_A_VERSION.match(text, m.end())):
+        after_number = bool(tokens) and not tokens[-1].isalpha()  # "mistral large 3": a version of "large"
+        if bare_number and (after_number or len(token) > 3 or _NOT_A_VERSION.match(text, m.end())):
             break  # "llama 70b 2 gpus", "llama 4090": a count or a card, not a version
         single = len(token) == 1 and not token.isdigit()
         if not (_NAME_TOKEN.fullmatch(token) or token in words) or (single and m.group()[:1].isspace()):
@@ -94,18 +153,19 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
     entry = families.by_key[_family_key(m.group())]
     tokens, end = _name_tokens(scan.text, m.end(), families.name_words)
     family = re.sub(r"[\s-]+", " ", m.group())
+    table = _table_name(scan.text, m.start(), families)
+    if table is not None and table[1] >= end:  # the longest name the table knows: 'flux kontext dev'
+        end = table[1]
+        tokens = _TOKENS.findall(scan.text, m.end(), end)
     phrase = scan.text[m.start() : end]
     size = next((t for t in tokens if _SIZE.fullmatch(t)), None)
-    spec = next(filter(None, map(lookups.model, _candidates(family, tokens, entry))), None)
+    spec = table[0] if table is not None and table[1] == end else None
+    spec = spec or next(filter(None, map(lookups.model, _candidates(family, tokens, entry))), None)
     if spec is None and size:
         inner = [families.by_key[_family_key(t)] for t in tokens if _family_key(t) in families.by_key]
         spec = lookups.model(f"{(inner or [entry])[-1]['slug']} {size}")  # "qwen 2.5 32b coder": its 32b
-    elif spec is None and tokens and not any(_DIGIT.search(t) for t in tokens):
-        spec = lookups.model(family)  # "flux schnell": a variant word the table lacks, same model size
-    if spec is None and size and "x" not in size:  # "gpt-2 124m": the family's model when it is that size
-        bare = lookups.model(family)
-        said_b = float(size[:-1]) / (1000 if size.endswith("m") else 1)
-        spec = bare if bare is not None and abs(bare.params_b / said_b - 1) <= SAME_SIZE else None
+    if spec is None and size and "x" not in size:  # "gpt-2 1.5b": the family's model of that size
+        spec = _of_size(family, float(size[:-1]) / (1000 if size.endswith("m") else 1))
     if spec is None and not size and tokens:  # "llama 4 scout": a version the table lacks and no size
         scan.unknown_models.append(phrase.strip())
     workload = spec.workload if spec and spec.workload else entry["workload"]
@@ -119,6 +179,18 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
         scan.put("model", model, phrase)
         scan.models.append(ModelSaid(m.start(), model, params, phrase))
     return m.start(), end
+
+
+def _of_size(family: str, said_b: float) -> ModelSpec | None:
+    """The family's model (an alias starting with the family's name) within a tenth of the size said."""
+    key = _letters(family)
+    near = [
+        spec
+        for spec in set(lookups.models().values())
+        if any(_letters(a).startswith(key) for a in spec.aliases)
+        and abs(spec.params_b / said_b - 1) <= SAME_SIZE
+    ]
+    return min(near, key=lambda spec: (abs(spec.params_b / said_b - 1), spec.id), default=None)
 
 
 def _closed_pattern(g: Grammar) -> tuple[tuple[re.Pattern[str], dict[str, Any]], ...]:

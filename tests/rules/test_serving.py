@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.contract.question import Question
-from rules.job import job_for
+from rules.job import fit_on, job_for
 from rules.knowledge.loaded import load_rulebook
 from tests.rules.conftest import TODAY
 from tests.wire import wire
@@ -148,3 +148,37 @@ def test_a_backend_asked_is_said_and_sets_the_speed(recommend):
     assert not any("Vulkan" in line for line in cuda["memory_need"]["assumptions"])
     speed = {a["picks"][0]["tokens_per_second"] for a in (cuda, vulkan)}
     assert len(speed) == 2 and None not in speed
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    model=st.sampled_from(["llama 3.3 70b", "qwen3 32b", "llama 3 8b", "gemma 3 27b", "gpt-oss 120b"]),
+    users=st.integers(min_value=2, max_value=64),
+    budget=st.sampled_from([None, 3_000, 10_000, 40_000]),
+)
+def test_every_card_of_a_served_configuration_holds_its_part_within_the_runtime_share(
+    recommend, catalog, model, users, budget
+):
+    """vLLM fits weights and every user's KV cache in 90% of each card (--gpu-memory-utilization): a split
+    that needs 25.2 GB of a 24 GB card does not hold the job, whatever the rest of the answer says."""
+    rulebook = load_rulebook()
+    question = Question(workload="llm", model=model, task="inference", runtime="vllm", users=users)
+    job = job_for(question, rulebook)
+    share = 0.9  # vLLM's default --gpu-memory-utilization (vLLM docs, Engine Arguments)
+    answer = _serving(recommend, model=model, users=users, budget=budget)
+    shown = answer["picks"] + [p for p in answer["alternatives"].values() if p]
+    for pick in shown:
+        count = pick["count"]
+        per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb) if count > 1 else job.need.gb
+        usable = catalog.find(pick["gpu"]).memory_gb * 2**30 / 1e9 * share
+        assert per_card <= usable + 1e-9, (pick["gpu"], count, per_card, usable)
+
+
+def test_a_split_that_overfills_the_runtime_share_is_refused_and_says_so():
+    rulebook = load_rulebook()
+    job = job_for(
+        Question(workload="llm", model="llama 3.3 70b", task="inference", runtime="vllm", users=40), rulebook
+    )
+    fit = fit_on(job, 24, 4)  # 25.2 GB per card: within 24 GiB, beyond vLLM's 90% of it
+    assert not fit.fits and "vLLM uses 90%" in fit.reason
+    assert fit_on(job, 48, 4).fits

@@ -1,0 +1,98 @@
+"""Model names are read whole: every alias of the model table means its model, the longest alias wins, and a
+family word with a variant the table lacks is never another model of the family."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.understand import parse
+
+TODAY = date(2026, 11, 26)
+DATA = Path(__file__).parents[3] / "rules" / "data"
+MODELS = json.loads((DATA / "models.json").read_text())["models"]
+FAMILIES = [a for e in json.loads((DATA / "vocabulary.json").read_text())["models"] for a in e["aliases"]]
+TEMPLATES = (
+    "{}",
+    "run {} on my gpu",
+    "fit {} on an rtx pro 6000",
+    "which gpu for {}, $3000",
+    "serve {} to 9 users",
+)
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def _read_by_family(alias: str) -> bool:
+    """Names are read where a family word starts them ('kontext' alone is the table's, not a reader's)."""
+    return any(_letters(alias).startswith(_letters(f)) for f in FAMILIES)
+
+
+def _unique(alias: str) -> bool:
+    return sum(_letters(alias) in {_letters(a) for a in m.get("aliases", ())} for m in MODELS) == 1
+
+
+ALIASES = [
+    (m["id"], alias)
+    for m in MODELS
+    for alias in m.get("aliases", ())
+    if _read_by_family(alias) and _unique(alias)
+]
+
+
+@pytest.mark.parametrize(("model", "alias"), ALIASES)
+@pytest.mark.parametrize("template", TEMPLATES[:2])
+def test_every_alias_means_its_model(model, alias, template):
+    assert parse(template.format(alias), today=TODAY).question.model == model
+
+
+@settings(max_examples=60, deadline=None)
+@given(pair=st.sampled_from(ALIASES), template=st.sampled_from(TEMPLATES))
+def test_every_alias_means_its_model_in_any_question(pair, template):
+    model, alias = pair
+    assert parse(template.format(alias), today=TODAY).question.model == model
+
+
+# variant words the reader knows ('large', 'pro'), with and without a version; a word it does not know
+# ends the name ('mistral ultra' reads 'mistral'), so only these can make a family's name longer
+SAME_WEIGHTS = {"instruct", "chat", "it", "base", "hf", "distill", "preview", "thinking", "reasoning"}
+WORDS = [w for w in json.loads((DATA / "vocabulary.json").read_text())["model_words"] if len(w) > 2]
+VARIANTS = [f"{w}{v}" for w in WORDS if w not in SAME_WEIGHTS for v in ("", " 3", " 9.5")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    family=st.sampled_from(["mistral", "flux", "gemma", "phi", "llama", "qwen", "gpt-2"]),
+    variant=st.sampled_from(VARIANTS),
+)
+def test_a_family_with_a_variant_the_table_lacks_is_no_other_model(family, variant):
+    """'mistral large 3' is not Mistral 7B: an unknown member of a known family is said to be unknown."""
+    name = f"{family} {variant}"
+    known = {_letters(a) for m in MODELS for a in (m["id"], *m.get("aliases", ()))}
+    if _letters(name) in known:
+        return
+    reading = parse(f"run {name} on my gpus", today=TODAY)
+    assert reading.question.model not in {m["id"] for m in MODELS}, (name, reading.question.model)
+
+
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ("fit flux.1 kontext on an rtx pro 6000", "flux-1-kontext-dev"),
+        ("fit flux kontext dev on a 5090", "flux-1-kontext-dev"),
+        ("gpt-2 1.5b", "gpt2-xl"),
+        ("run mistral large 3 on my gpus", None),
+        ("mistral small 3.1 24b on a 4090?", "mistral-small-3"),
+        ("deepseek r1 1.5b on a laptop", "deepseek-r1-distill-qwen-1.5b"),
+    ],
+)
+def test_names_read_whole(text, model):
+    assert parse(text, today=TODAY).question.model == model
