@@ -30,6 +30,8 @@ __all__ = [
     "CurrencyRate",
     "Gpu",
     "PricePoint",
+    "System",
+    "model_number",
     "TpuSpec",
     "load_catalog",
 ]
@@ -43,6 +45,7 @@ DATA_FILES: Mapping[str, str] = MappingProxyType(
         "prices": "prices",
         "cloud_offers": "offers",
         "currencies": "rates",
+        "systems": "systems",
     }
 )
 IMPORTED_OFFER_PREFIX = "Full Stack Deep Learning cloud GPU table"
@@ -57,6 +60,26 @@ class PricePoint:
     currency: str
     source: str
     estimate: bool = False  # no public source: shown, never the only basis of a top pick
+
+
+@dataclass(frozen=True)
+class System:
+    """A whole multi-GPU server sold as one (an HGX/DGX board with its host): ``count`` modules ``gpu``."""
+
+    id: str
+    name: str
+    gpu: str
+    count: int
+    memory_gb: float  # GPU memory in all
+    bandwidth_gb_s: float  # GPU memory bandwidth in all
+    power_w: float
+    source: str
+    prices: tuple[PricePoint, ...] = ()  # oldest first
+
+    def price_on(self, day: date) -> PricePoint | None:
+        """The system's latest price seen on or before ``day``: a server's price is what a vendor asks now."""
+        seen = [p for p in self.prices if p.seen <= day]
+        return seen[-1] if seen else None
 
 
 @dataclass(frozen=True)
@@ -202,6 +225,7 @@ class Catalog:
     currencies: tuple[CurrencyRate, ...]
     tpus: Mapping[str, TpuSpec]
     architectures: Mapping[str, Architecture]
+    systems: tuple[System, ...] = ()
     _by_id: Mapping[str, Gpu] = field(repr=False, compare=False, default_factory=dict)
     _names: NameIndex | None = field(repr=False, compare=False, default=None)
 
@@ -240,7 +264,7 @@ class Catalog:
     def card_forms(self, module: Gpu) -> tuple[Gpu, ...]:
         """The cards sold alone that carry a module's chip (H100 SXM -> H100 PCIe, H100 NVL): same maker,
         architecture and model number; none for a chip made only as a module (B200, MI300X)."""
-        number = _model_number(module.name)
+        number = model_number(module.name)
         return tuple(
             g
             for g in self.gpus
@@ -249,8 +273,14 @@ class Catalog:
             and g.vendor == module.vendor
             and g.arch_id == module.arch_id
             and number is not None
-            and _model_number(g.name) == number
+            and model_number(g.name) == number
         )
+
+    def same_chip(self, a: Gpu, b: Gpu) -> bool:
+        """Whether two catalog cards carry one chip in different forms (H200 SXM and H200 NVL)."""
+        number = model_number(a.name)
+        same_maker = a.vendor == b.vendor and a.arch_id == b.arch_id
+        return number is not None and same_maker and model_number(b.name) == number
 
     def released_by(self, as_of: date) -> tuple[Gpu, ...]:
         return tuple(g for g in self.gpus if g.released <= as_of)
@@ -338,7 +368,7 @@ def load_catalog(
     return load_knowledge(data_dir, cache_dir=cache_dir, use_cache=use_cache).catalog
 
 
-def _model_number(name: str) -> str | None:
+def model_number(name: str) -> str | None:
     """ "NVIDIA H100 SXM5 80 GB" -> "H100": the first letters-and-digits word of a card's name."""
     found = re.search(r"\b([A-Z]{1,3}\d{2,4}[A-Z]?)\b", name)
     return found.group(1) if found else None
