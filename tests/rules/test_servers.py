@@ -87,3 +87,30 @@ def test_a_desk_question_never_gets_a_server(advisor, text):
     assert all(p["form_factor"] not in ("sxm", "oam", "system") or p["count"] == 1 for p in shown)
     assert not any("server)" in p["name"] for p in shown)
 
+
+@pytest.mark.parametrize(
+    ("text", "bought"),
+    [("rent or buy an h200", "h200-nvl"), ("nlp $1200", None), ("llm $3000", None)],
+)
+def test_the_rent_line_never_quotes_another_chip_as_the_card_bought(advisor, text, bought):
+    reply = ask(advisor, text, today=TODAY)
+    answer = wire(reply)["recommendation"]
+    top, offer = answer["picks"][0], answer["rent_vs_buy"]["offer"]
+    if bought is not None:
+        assert top["gpu"] == bought
+    line = next(line for line in reply.text.splitlines() if line.startswith("**Rent or buy**"))
+    if offer["gpu"] != top["gpu"]:
+        assert f"No provider lists the {top['name']}" in line
+        catalog = advisor.catalog
+        same_chip = catalog.same_chip(catalog.gpu(top["gpu"]), catalog.gpu(offer["gpu"]))
+        assert ("nearest same-chip offer" in line) == same_chip
+        assert "a card about as fast" in line or same_chip
+    else:
+        assert "No provider lists" not in line
+
+
+def test_an_unlisted_h200_nvl_rents_as_the_h200_sxm_labelled(advisor):
+    reply = ask(advisor, "rent or buy an h200", today=TODAY)
+    offer = wire(reply)["recommendation"]["rent_vs_buy"]["offer"]
+    assert offer["gpu"] == "h200-sxm" and offer["seen"]
+    assert "nearest same-chip offer, H200 SXM" in reply.text
