@@ -264,7 +264,8 @@ class Advisor:
                 lambda day: self._midrange(day, work, plain),
             )
         )
-        sizing = sizing_for(question, job, work, terms, self.performance, market.largest_gb(question.setting))
+        largest = market.largest_gb(question.setting)
+        sizing = sizing_for(question, job, work, terms, self.performance, largest, systems=market.systems)
         machine = self.rulebook.one_machine
         most = machine.gpus_per_machine if question.setting in (None, "desktop") else machine.gpus_per_server
         configs, excluded = configure(

@@ -21,6 +21,7 @@ from rules.contract.answer import (
     Excluded,
     Finding,
     MemoryNeed,
+    Money,
     NamedCard,
     PerformanceBasis,
     Pick,
@@ -93,10 +94,10 @@ def pick(made: Made, c: Configuration, label: str | None, findings: tuple[Findin
     pricing, measured = made.pricing, made.performance.measured(c.gpu.id)
     return Pick(
         gpu=c.gpu.id,
-        name=c.gpu.name,
+        name=c.gpu.name if c.system is None else f"{c.gpu.name} ({c.system.system.name})",
         vendor=c.gpu.vendor,
         count=c.count,
-        unit_price=pricing.money(c.offer.unit_usd, c.offer.point),
+        unit_price=unit_price(pricing, c),
         total_price=pricing.money(c.total_usd),
         relative_performance=c.speed,
         performance_per_1000=c.speed / (c.total_usd * pricing.per_usd) * 1000,
@@ -112,6 +113,13 @@ def pick(made: Made, c: Configuration, label: str | None, findings: tuple[Findin
         label=label,
         condition=c.offer.condition,
     )
+
+
+def unit_price(pricing: Pricing, c: Configuration) -> Money:
+    """One card's price: its share of the server it is bought in, dated as the server's; else its own."""
+    if c.system is not None:
+        return pricing.money(c.total_usd / c.count, c.system.point)
+    return pricing.money(c.offer.unit_usd, c.offer.point)
 
 
 def speed(made: Made, c: Configuration) -> Speed | None:

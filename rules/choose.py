@@ -123,7 +123,8 @@ def _worth_buying_used(configs: Sequence[Configuration], saving: float) -> Allow
 
 def _estimated(config: Configuration) -> bool:
     """Priced only by an estimate, which never leads an answer by itself (:func:`_sourced`)."""
-    return bool(getattr(config.offer.point, "estimate", False))
+    point = config.system.point if config.system is not None else config.offer.point
+    return bool(getattr(point, "estimate", False))
 
 
 def _worth_per_usd(config: Configuration) -> float:

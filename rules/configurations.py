@@ -9,12 +9,12 @@ Each offer gets one count: the count asked for, or — when one card is asked fo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rules.job import POOLING, Fit, Job, Said, fit_on, term_key
-from rules.market import Offer
+from rules.market import Offer, SystemOffer
 
 if TYPE_CHECKING:
     from rules.contract.question import Question
@@ -41,6 +41,7 @@ class Configuration:
     # most 1, which is the speed the choice pays for (more than the need is worth nothing);
     # None for every other job
     need_met: float | None = None
+    system: SystemOffer | None = None  # the whole server these cards are bought as, priced as one
     gpu: Gpu = field(init=False, repr=False, compare=False)  # the offer's card, kept at hand for the choice
     value: float = field(
         init=False, repr=False, compare=False
@@ -70,6 +71,8 @@ class Sizing:
     )  # memory the question asked for: a card must have it (or, in all, several for inference)
     in_all: bool  # memory asked beyond the largest card placeable can only mean memory in all
     language: str | None
+    # (module id, count) -> the whole server of that many
+    systems: Mapping[tuple[str, int], SystemOffer] = field(default_factory=dict)
 
     @property
     def factor(self) -> float:
@@ -131,13 +134,23 @@ class Sizing:
         met."""
         per_user = self.tokens_per_second(offer.gpu, count)
         total = self.total_usd(offer, count)
+        system = self.system(offer, count)
         return Configuration(
-            offer, count, total, relative, speed, fit, per_user, memory_value, self.need_met(per_user)
+            offer, count, total, relative, speed, fit, per_user, memory_value, self.need_met(per_user), system
         )
 
+    def system(self, offer: Offer, count: int) -> SystemOffer | None:
+        """The whole server ``count`` new modules of the offer are bought as, where its price is known."""
+        if offer.condition != "new" or offer.gpu.form_factor not in self.terms.boards:
+            return None
+        return self.systems.get((offer.gpu.id, count))
+
     def total_usd(self, offer: Offer, count: int) -> float:
-        """What ``count`` of the offer cost: modules (SXM, OAM) as the system they are sold in
-        (rule product-lines)."""
+        """What ``count`` of the offer cost: a whole server at its own price; else modules (SXM, OAM)
+        with the server around them (rule product-lines)."""
+        system = self.system(offer, count)
+        if system is not None:
+            return system.point.price_usd
         platform = self.terms.platform_usd if offer.gpu.form_factor in self.terms.boards else 0.0
         return (offer.unit_usd + platform) * count
 
@@ -151,14 +164,21 @@ class Sizing:
 
 
 def sizing_for(
-    question: Question, job: Job, work: str, terms: Terms, performance: PerformanceModel, largest_gb: float
+    question: Question,
+    job: Job,
+    work: str,
+    terms: Terms,
+    performance: PerformanceModel,
+    largest_gb: float,
+    *,
+    systems: Mapping[tuple[str, int], SystemOffer] | None = None,
 ) -> Sizing:
     """How the job meets a card. Memory asked beyond the largest card on offer can only mean memory in all:
     for inference, cards then pool it by splitting the model's layers (``largest_gb``:
     the largest card placeable)."""
     asked = question.memory_gb
     in_all = bool(asked) and job.method == "inference" and (asked or 0) > largest_gb
-    return Sizing(job, work, performance, terms, asked, in_all, question.language)
+    return Sizing(job, work, performance, terms, asked, in_all, question.language, systems or {})
 
 
 def configure(

@@ -347,6 +347,8 @@ def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
     if rent is None or not answer.picks:
         return None
     name, hours = answer.picks[0].name, f"{rent.hours_per_week:g}"
+    if rent.offer.gpu is not None and rent.offer.gpu != answer.picks[0].gpu:  # no provider lists the card
+        return say("headline.rent_unlisted", lang, name=name)
     if rent.break_even_hours is None:
         return say("headline.rent_never", lang, hours=hours, name=name)
     years = f"{rent.break_even_hours / (rent.hours_per_week * 52):.1f}"

@@ -10,7 +10,7 @@ but not a whole desktop computer.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
@@ -19,8 +19,19 @@ from rules.money import Pricing, months_between
 
 if TYPE_CHECKING:
     from rules.knowledge import Catalog, CloudOffer, Gpu, PricePoint, Rulebook
+    from rules.knowledge.records import System
 
-__all__ = ["Market", "Markets", "Offer", "Rental", "TpuChip", "fits_setting", "is_server_only", "placement"]
+__all__ = [
+    "Market",
+    "Markets",
+    "Offer",
+    "Rental",
+    "SystemOffer",
+    "TpuChip",
+    "fits_setting",
+    "is_server_only",
+    "placement",
+]
 
 MARKETS_KEPT = 64  # dates whose market stays built; questions name few dates besides today
 
@@ -33,6 +44,14 @@ class Offer:
     point: PricePoint
     condition: Literal["new", "used"]
     unit_usd: float
+
+
+@dataclass(frozen=True)
+class SystemOffer:
+    """A whole server for sale on a date: ``system.count`` of its module, priced as the system."""
+
+    system: System
+    point: PricePoint
 
 
 @dataclass(frozen=True)
@@ -98,6 +117,8 @@ class Market:
     rentals: tuple[Rental, ...]  # cheapest first
     best_new: Mapping[str, PricePoint | None]  # gpu id -> its best current new price
     best_any: Mapping[str, PricePoint | None]  # gpu id -> its best current price, new or used
+    # (module id, count) -> the whole server of that many, priced on the date
+    systems: Mapping[tuple[str, int], SystemOffer] = field(default_factory=lambda: MappingProxyType({}))
 
     def placeable(self, setting: str | None) -> tuple[Offer, ...]:
         """The offers whose cards can live where the question's cards will."""
@@ -174,7 +195,19 @@ class Markets:
             rentals=self._rentals(catalog, rulebook, day),
             best_new=MappingProxyType(best_new),
             best_any=MappingProxyType(best_any),
+            systems=MappingProxyType(_systems_on(catalog, day)),
         )
+
+
+def _systems_on(catalog: Catalog, day: date) -> dict[tuple[str, int], SystemOffer]:
+    """The servers priced on ``day``, by the module and count they carry (the cheaper of two alike)."""
+    found: dict[tuple[str, int], SystemOffer] = {}
+    for system in catalog.systems:
+        point = system.price_on(day)
+        key = (system.gpu, system.count)
+        if point is not None and (key not in found or point.price_usd < found[key].point.price_usd):
+            found[key] = SystemOffer(system, point)
+    return found
 
 
 def representative_rentals(

@@ -61,7 +61,9 @@ class Renting:
             if chosen is None:
                 unlisted = top.gpu
                 ratio = self.rulebook.rent_vs_buy.min_relative_speed
-                chosen = next((r for r in usable if speed[r.unit.id] >= ratio * top.relative), None)
+                chosen = _same_chip(market, top.gpu, usable) or next(
+                    (r for r in usable if speed[r.unit.id] >= ratio * top.relative), None
+                )
                 if chosen is None:
                     return None
         else:
@@ -184,6 +186,14 @@ def named_units(catalog: Catalog, names: Sequence[str]) -> frozenset[str]:
 
 def _key(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _same_chip(market: Market, gpu: Gpu, usable: list[Rental]) -> Rental | None:
+    """The cheapest rental of another form of the card's chip (H200 SXM for an H200 NVL): the nearest one."""
+    catalog = market.catalog
+    return next(
+        (r for r in usable if not isinstance(r.unit, TpuChip) and catalog.same_chip(gpu, r.unit)), None
+    )
 
 
 def _unique(rentals: list[Rental]) -> list[Rental]:

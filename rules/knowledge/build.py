@@ -38,7 +38,15 @@ from rules.knowledge.contents import KNOWLEDGE_FILES, Knowledge
 from rules.knowledge.datafile import DataFileError, locate, parse_document, shown
 from rules.knowledge.models import format_table, model_table
 from rules.knowledge.names import index_names
-from rules.knowledge.records import Architecture, CloudOffer, CurrencyRate, Gpu, PricePoint, TpuSpec
+from rules.knowledge.records import (
+    Architecture,
+    CloudOffer,
+    CurrencyRate,
+    Gpu,
+    PricePoint,
+    System,
+    TpuSpec,
+)
 from rules.knowledge.rulebook import Rulebook
 from rules.knowledge.templates import Messages
 
@@ -114,6 +122,7 @@ def build_catalog(data_dir: Path, docs: Mapping[str, Any], version: str) -> Cata
             raise locator("prices")(i, "gpu", f"price for unknown GPU id {p['gpu']!r}")
     tpus = _tpus(docs["cloud_offers"], _Locator(data_dir / "cloud_offers.json", "tpus", docs["cloud_offers"]))
     offers = _offers(docs["cloud_offers"], locator("cloud_offers"), ids, tpus)
+    systems = _systems(docs["systems"], locator("systems"), {g.id: g for g in gpus}, rates_only)
     return Catalog(
         version=version,
         gpus=gpus,
@@ -121,6 +130,7 @@ def build_catalog(data_dir: Path, docs: Mapping[str, Any], version: str) -> Cata
         currencies=rates,
         tpus=MappingProxyType(tpus),
         architectures=MappingProxyType(archs),
+        systems=systems,
         _by_id=MappingProxyType({g.id: g for g in gpus}),
         _names=index_names(gpus),
     )
@@ -185,6 +195,38 @@ def _prices(doc: Any, err: _Locator, money: Catalog) -> dict[str, list[PricePoin
             )
         )
     return by_gpu
+
+
+def _systems(doc: Any, err: _Locator, gpus: Mapping[str, Gpu], money: Catalog) -> tuple[System, ...]:
+    """Whole servers, each carrying a known module; its memory in all is its modules' (a typo misprices)."""
+    systems = []
+    for i, s in enumerate(doc["systems"]):
+        gpu = gpus.get(s["gpu"])
+        if gpu is None:
+            raise err(i, "gpu", f"system of unknown GPU id {s['gpu']!r}")
+        if abs(s["memory_gb"] - gpu.memory_gb * s["count"]) > 0.05 * s["memory_gb"]:
+            raise err(i, "memory_gb", f"{s['count']} x {gpu.memory_gb:g} GB is not {s['memory_gb']:g} GB")
+        points = []
+        for p in s["prices"]:
+            seen = _d(p["seen"])
+            usd = money.to_usd(float(p["price"]), p["currency"], seen)
+            points.append(
+                PricePoint(seen, p["kind"], round(usd, 2), float(p["price"]), p["currency"], p["source"])
+            )
+        systems.append(
+            System(
+                s["id"],
+                s["name"],
+                s["gpu"],
+                s["count"],
+                float(s["memory_gb"]),
+                float(s["bandwidth_gb_s"]),
+                float(s["power_w"]),
+                s["source"],
+                tuple(sorted(points, key=lambda p: p.seen)),
+            )
+        )
+    return tuple(systems)
 
 
 def _gpus(

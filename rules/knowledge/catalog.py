@@ -18,9 +18,9 @@ from types import MappingProxyType
 
 from rules.errors import CatalogError
 from rules.knowledge.names import NameIndex, Resolution, resolve
-from rules.knowledge.records import Architecture, CloudOffer, CurrencyRate, Gpu, PricePoint, TpuSpec
+from rules.knowledge.records import Architecture, CloudOffer, CurrencyRate, Gpu, PricePoint, System, TpuSpec
 
-__all__ = ["DATA_FILES", "Catalog", "CatalogError"]
+__all__ = ["DATA_FILES", "Catalog", "CatalogError", "model_number"]
 
 # the catalog's files in rules/data -> the top-level list of each
 DATA_FILES: Mapping[str, str] = MappingProxyType(
@@ -30,6 +30,7 @@ DATA_FILES: Mapping[str, str] = MappingProxyType(
         "prices": "prices",
         "cloud_offers": "offers",
         "currencies": "rates",
+        "systems": "systems",
     }
 )
 IMPORTED_OFFER_PREFIX = "Full Stack Deep Learning cloud GPU table"
@@ -45,6 +46,7 @@ class Catalog:
     currencies: tuple[CurrencyRate, ...]
     tpus: Mapping[str, TpuSpec]
     architectures: Mapping[str, Architecture]
+    systems: tuple[System, ...] = ()
     _by_id: Mapping[str, Gpu] = field(repr=False, compare=False, default_factory=dict)
     _names: NameIndex | None = field(repr=False, compare=False, default=None)
 
@@ -83,7 +85,7 @@ class Catalog:
     def card_forms(self, module: Gpu) -> tuple[Gpu, ...]:
         """The cards sold alone that carry a module's chip (H100 SXM -> H100 PCIe, H100 NVL): same maker,
         architecture and model number; none for a chip made only as a module (B200, MI300X)."""
-        number = _model_number(module.name)
+        number = model_number(module.name)
         return tuple(
             g
             for g in self.gpus
@@ -92,8 +94,14 @@ class Catalog:
             and g.vendor == module.vendor
             and g.arch_id == module.arch_id
             and number is not None
-            and _model_number(g.name) == number
+            and model_number(g.name) == number
         )
+
+    def same_chip(self, a: Gpu, b: Gpu) -> bool:
+        """Whether two catalog cards carry one chip in different forms (H200 SXM and H200 NVL)."""
+        number = model_number(a.name)
+        same_maker = a.vendor == b.vendor and a.arch_id == b.arch_id
+        return number is not None and same_maker and model_number(b.name) == number
 
     def released_by(self, as_of: date) -> tuple[Gpu, ...]:
         return tuple(g for g in self.gpus if g.released <= as_of)
@@ -172,7 +180,7 @@ class Catalog:
         return amount / rate
 
 
-def _model_number(name: str) -> str | None:
+def model_number(name: str) -> str | None:
     """ "NVIDIA H100 SXM5 80 GB" -> "H100": the first letters-and-digits word of a card's name."""
     found = re.search(r"\b([A-Z]{1,3}\d{2,4}[A-Z]?)\b", name)
     return found.group(1) if found else None

@@ -10,7 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
-__all__ = ["PRECISIONS", "Architecture", "CloudOffer", "CurrencyRate", "Gpu", "PricePoint", "TpuSpec"]
+__all__ = [
+    "PRECISIONS", "Architecture", "CloudOffer", "CurrencyRate", "Gpu", "PricePoint", "System", "TpuSpec"
+]
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "int8", "fp8")
 
@@ -24,6 +26,27 @@ class PricePoint:
     currency: str
     source: str
     estimate: bool = False  # no public source: shown, never the only basis of a top pick
+
+
+@dataclass(frozen=True)
+class System:
+    """A whole multi-GPU server sold as one (an HGX/DGX board with its host): ``count`` modules ``gpu``."""
+
+    id: str
+    name: str
+    gpu: str
+    count: int
+    memory_gb: float  # GPU memory in all
+    bandwidth_gb_s: float  # GPU memory bandwidth in all
+    power_w: float
+    source: str
+    prices: tuple[PricePoint, ...] = ()  # oldest first
+
+    def price_on(self, day: date) -> PricePoint | None:
+        """The system's latest price seen on or before ``day``: a server's price is what a vendor asks
+        now."""
+        seen = [p for p in self.prices if p.seen <= day]
+        return seen[-1] if seen else None
 
 
 @dataclass(frozen=True)

@@ -61,3 +61,56 @@ def test_data_centre_cards_have_a_current_price(advisor, card):
 def test_data_centre_modules_are_priced_from_a_source(advisor, card):
     point = advisor.markets.on(TODAY).best_new[card]
     assert not point.estimate and "http" in point.source
+
+
+def test_an_eight_module_server_is_priced_as_the_system_from_its_source(advisor):
+    top = _answer(advisor, "server with 8 h100 for pretraining")["picks"][0]
+    assert (top["gpu"], top["count"]) == ("h100-sxm", 8)
+    assert "HGX H100" in top["name"]
+    assert top["total_price"]["amount"] == 317_000  # the Thinkmate quote of 2024-08, not modules + a share
+    assert "thinkmate" in top["unit_price"]["source"].lower() and top["unit_price"]["age_months"] > 6
+
+
+def test_systems_carry_their_modules_and_priced_ones_a_sourced_dated_price(catalog):
+    for system in catalog.systems:
+        gpu = catalog.gpu(system.gpu)
+        assert gpu.form_factor in ("sxm", "oam") and system.count == 8
+        assert abs(system.memory_gb - gpu.memory_gb * system.count) <= 0.05 * system.memory_gb
+        assert all("http" in p.source and not p.estimate for p in system.prices)
+    assert {s.gpu for s in catalog.systems} >= {"h100-sxm", "h200-sxm", "b200", "mi300x"}
+
+
+@pytest.mark.parametrize("text", ["nlp $2000", "llm $2000 for a desk", "stable diffusion $2000"])
+def test_a_desk_question_never_gets_a_server(advisor, text):
+    answer = _answer(advisor, text)
+    shown = [*answer["picks"], *answer.get("alternatives", {}).values()]
+    assert all(p["form_factor"] not in ("sxm", "oam", "system") or p["count"] == 1 for p in shown)
+    assert not any("server)" in p["name"] for p in shown)
+
+
+@pytest.mark.parametrize(
+    ("text", "bought"),
+    [("rent or buy an h200", "h200-nvl"), ("nlp $1200", None), ("llm $3000", None)],
+)
+def test_the_rent_line_never_quotes_another_chip_as_the_card_bought(advisor, text, bought):
+    reply = ask(advisor, text, today=TODAY)
+    answer = wire(reply)["recommendation"]
+    top, offer = answer["picks"][0], answer["rent_vs_buy"]["offer"]
+    if bought is not None:
+        assert top["gpu"] == bought
+    line = next(line for line in reply.text.splitlines() if line.startswith("**Rent or buy**"))
+    if offer["gpu"] != top["gpu"]:
+        assert f"No provider lists the {top['name']}" in line
+        catalog = advisor.catalog
+        same_chip = catalog.same_chip(catalog.gpu(top["gpu"]), catalog.gpu(offer["gpu"]))
+        assert ("nearest same-chip offer" in line) == same_chip
+        assert "a card about as fast" in line or same_chip
+    else:
+        assert "No provider lists" not in line
+
+
+def test_an_unlisted_h200_nvl_rents_as_the_h200_sxm_labelled(advisor):
+    reply = ask(advisor, "rent or buy an h200", today=TODAY)
+    offer = wire(reply)["recommendation"]["rent_vs_buy"]["offer"]
+    assert offer["gpu"] == "h200-sxm" and offer["seen"]
+    assert "nearest same-chip offer, H200 SXM" in reply.text
