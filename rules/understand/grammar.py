@@ -70,6 +70,7 @@ class Grammar:
         self.cur = any_of(w for ws in data["currencies"].values() for w in ws)
         self.thousands = any_of(data["thousands"])
         self.number_words: dict[str, int] = {clean(k): v for k, v in data["number_words"].items()}
+        self.crowd_words: dict[str, int] = {clean(k): v for k, v in data["crowd_words"].items()}
         self._written: dict[Callable[[Grammar], Any], Any] = {}
         self._keywords: dict[str, re.Pattern[str]] = {}
 
@@ -78,6 +79,11 @@ class Grammar:
         if write not in self._written:
             self._written[write] = write(self)
         return cast(T, self._written[write])
+
+    def crowd_size(self, words: str) -> int:
+        """How many people words say: 'three' 3, 'a few dozen' 36."""
+        said = clean(words)
+        return self.crowd_words.get(said) or self.number_words[said]
 
     def keyword(self, word: str) -> re.Pattern[str]:
         """A keyword's regex, compiled the first time a text holds its literal: a question meets a handful of

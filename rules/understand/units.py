@@ -54,12 +54,6 @@ _CONTEXT = bounded(
 _BATCH = bounded(
     r"(?:batch(?:[\s-]*size)?|bs|батч\w*|размер\w*\s+батча)(?:\s+of)?\s*[:=]?\s*(?P<n>\d{1,4})(?![\w.,])"
 )
-_USERS = bounded(
-    r"(?P<n>\d{1,4})\s+(?:concurrent\s+|simultaneous\s+|active\s+|parallel\s+|одновременн\w*\s+)?"
-    r"(?:users|people|clients|sessions|requests|conversations|пользовател\w*|человек|клиент\w*|запрос\w*)(?!\w)"
-    r"(?:\s*(?:at\s+once|at\s+the\s+same\s+time|concurrently|simultaneously|одновременно"
-    r"|/\s*s(?:ec)?|per\s+second|a\s+second|в\s+секунду)(?!\w))?"
-)
 _TEAM = bounded(
     r"(?:(?:team|group)\s+of\s+(?P<team>\d{1,4})(?!\d)|команд\w*\s+из\s+(?P<komanda>\d{1,4})(?!\d)"
     r"|(?P<n>\d{1,4})\s+(?:colleagues|researchers|engineers|developers|analysts"
@@ -103,7 +97,6 @@ NEEDED_LITERALS = {
     _QUANT: _QUANT_WORDS,
     _CONTEXT: _CONTEXT_WORDS,
     _BATCH: _BATCH_WORDS,
-    _USERS: _USERS_WORDS,
     _TEAM: _TEAM_WORDS,
 }
 
@@ -224,16 +217,32 @@ def read_batch(scan: Scan) -> None:
     scan.take(_BATCH, lambda m: scan.put("batch", int(m.group("n")), m.group()), _BATCH_WORDS)
 
 
+def _users_pattern(g: Grammar) -> re.Pattern[str]:
+    """People served at once, in digits or in words ('40 users', 'a few dozen people', 'десятки
+    пользователей')."""
+    crowd = {**g.number_words, **g.crowd_words}
+    return bounded(
+        rf"(?:(?P<n>\d{{1,4}})|(?P<w>{any_of(crowd)}))\s+"
+        r"(?:concurrent\s+|simultaneous\s+|active\s+|parallel\s+|одновременн\w*\s+)?"
+        r"(?:users|people|clients|sessions|requests|conversations|пользовател\w*|человек|клиент\w*|запрос\w*)"
+        r"(?!\w)(?:\s*(?:at\s+once|at\s+the\s+same\s+time|concurrently|simultaneously|одновременно"
+        r"|/\s*s(?:ec)?|per\s+second|a\s+second|в\s+секунду)(?!\w))?"
+    )
+
+
 def read_users(scan: Scan) -> None:
-    """'for 20 users', '50 concurrent requests': sequences served at once, each with its KV cache. 'A team
-    of 10', '12 colleagues': the same when the job is inference (a server sized for all of them asking at
-    once); for training a team's size says nothing of the batch, so the build decides."""
+    """'for 20 users', '50 concurrent requests', 'a few dozen people': sequences served at once, each with
+    its KV cache. 'A team of 10', '12 colleagues': the same when the job is inference (a server sized for all
+    of them asking at once); for training a team's size says nothing of the batch, so the build decides."""
 
     def served(m: re.Match[str]) -> bool:
-        scan.put("users", int(m.group("n")), m.group())  # the serving field; batch sizes the KV cache today
-        return scan.put("batch", int(m.group("n")), m.group())
+        said = m.group("w")
+        n = int(m.group("n")) if m.group("n") else grammar().crowd_size(said)
+        scan.put("users", n, m.group())  # the serving field; batch sizes the KV cache today
+        return scan.put("batch", n, m.group())
 
-    scan.take(_USERS, served, _USERS_WORDS)
+    if any(word in scan.text for word in _USERS_WORDS):  # the pattern is written for the texts that need it
+        scan.take(grammar().patterns(_users_pattern), served)
 
     def team(m: re.Match[str]) -> tuple[int, int]:
         said = next(g for g in ("n", "team", "komanda") if m.group(g))

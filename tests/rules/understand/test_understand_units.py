@@ -173,6 +173,24 @@ def test_users_served_at_once_are_concurrent_sequences(text: str, users: int) ->
     assert parse(text, today=TODAY).question.batch == users
 
 
+def _crowd_words() -> dict[str, int]:
+    vocabulary = json.loads((GOLDEN.parents[2] / "rules" / "data" / "vocabulary.json").read_text("utf-8"))
+    return {**vocabulary["number_words"], **vocabulary["crowd_words"]}
+
+
+@pytest.mark.parametrize("words, size", sorted(_crowd_words().items()))
+@pytest.mark.parametrize(
+    "template",
+    ["serve llama 3.1 70b with vllm to {} people at once", "обслуживать qwen3 32b для {} пользователей"],
+)
+def test_people_counted_in_words_are_the_users_served(template: str, words: str, size: int) -> None:
+    """'a few dozen people', 'десятки пользователей': a crowd said in words is as many users as digits
+    would say, never dropped to one user."""
+    read = parse(template.format(words), today=TODAY)
+    assert (read.question.users, read.question.batch) == (size, size), read.understood
+    assert not read.unknown
+
+
 @pytest.mark.parametrize(
     ("text", "batch"),
     [
