@@ -24,7 +24,7 @@ from msgspec.structs import replace as with_changes
 
 from rules.asker import Asker, asker_for
 from rules.assemble import Made, assembled, compared, shown
-from rules.choose import Choice, Objective, asked_first, choice_for
+from rules.choose import asked_first, choice_for
 from rules.configurations import Configuration, Sizing, configure, sizing_for
 from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, RunsOn, ServingCost
 from rules.contract.question import Question
@@ -37,6 +37,7 @@ from rules.knowledge.messages import say
 from rules.knowledge.rulebook import Rulebook
 from rules.market import Market, Markets, representative_rentals
 from rules.named import NamedContext, card_memory, named_cards, sold_alone
+from rules.objective import Choice, Objective
 from rules.performance import Measured, PerformanceModel
 from rules.rent import Renting, tpu_chips, tpu_named
 from rules.runs_on import runs_on

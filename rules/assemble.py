@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
-from rules.choose import BUDGET_SLACK, Choice, ranked
+from rules.alternatives import ranked
 from rules.configurations import Configuration
 from rules.contract.answer import (
     Answer,
@@ -34,6 +34,7 @@ from rules.headline import headline, said_once
 from rules.job import POOLING, Job, job_for
 from rules.knowledge.messages import say, term
 from rules.money import dated_words
+from rules.objective import BUDGET_SLACK, Choice
 
 if TYPE_CHECKING:
     from rules.asker import Asker

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 from msgspec import UNSET
 from msgspec.structs import replace as with_changes
 
-from rules.choose import BUDGET_SLACK
 from rules.contract.answer import NamedCard, NamedPrice
 from rules.headline import count_word
 from rules.job import METHOD_NAMES, fit_on, job_for
 from rules.knowledge.messages import say, term
+from rules.objective import BUDGET_SLACK
 from rules.render.figures import memory_text
 
 if TYPE_CHECKING:

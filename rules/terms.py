@@ -26,11 +26,8 @@ if TYPE_CHECKING:
     from rules.knowledge import Gpu, Rulebook
     from rules.performance import PerformanceModel
 
-# Floor and MemoryWorth are part of Terms: they are named here as well as in rules.memory_terms.
 __all__ = [
-    "Floor",
     "Keep",
-    "MemoryWorth",
     "Terms",
     "TermsContext",
     "UsedCards",

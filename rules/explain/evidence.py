@@ -11,11 +11,11 @@ from rules.knowledge.messages import say
 
 if TYPE_CHECKING:
     from rules.asker import Asker
-    from rules.choose import Choice
     from rules.configurations import Configuration, Sizing
     from rules.contract.question import Question
     from rules.job import Job
     from rules.knowledge import Gpu, Rulebook
+    from rules.objective import Choice
     from rules.performance import PerformanceModel
     from rules.terms import Terms
 

@@ -1,0 +1,121 @@
+"""Why a choice is what it is, in the asker's words and money: the step up from the best value, the step
+not taken, a sourced price put first, a serving pick's share of the users' need, a card kept from leading.
+
+Each note is a :class:`Finding` under its rule; the ranking (:mod:`rules.ranking`) decides, this module
+only says why, so that the prose can change without touching the choice.
+"""
+
+from __future__ import annotations
+
+from rules.configurations import Configuration
+from rules.contract.answer import Finding
+from rules.knowledge.messages import say
+from rules.objective import Objective, estimated, worth_per_usd
+
+__all__ = ["demoted_note", "explain_choice", "serving_notes"]
+
+
+def serving_notes(top: Configuration, language: str | None) -> list[Finding]:
+    """Why a serving pick sits where it does: the least that delivers the users' need in all (speed beyond it
+    is not paid for), or, where nothing within reach delivers it, the closest for the money."""
+    key = "choice.serving_enough" if top.need_met == 1.0 else "choice.serving_short"
+    said = say(key, language, share=f"{top.need_met or 0:.0%}")
+    return [Finding("cost-efficiency", "applied", said)]
+
+
+def demoted_note(demoted: Configuration, language: str | None) -> Finding:
+    """A configuration ranked above the top that may not lead the answer (rule ``product-lines``)."""
+    return Finding(
+        "product-lines",
+        "applied",
+        say(
+            "rule.product_lines.demoted",
+            language,
+            count=demoted.count,
+            name=demoted.gpu.name,
+        ),
+    )
+
+
+def explain_choice(
+    top: Configuration,
+    best_value: Configuration,
+    within: list[Configuration],
+    lam: float,
+    objective: Objective,
+) -> list[Finding]:
+    """Why the pick sits where it does on the price/speed ladder, in the asker's money: amounts as the picks'
+    prices, speed for money per the round step of the currency the picks' own figure is given per
+    (:attr:`Pricing.step`)."""
+    language = objective.language
+    notes: list[Finding] = []
+    # where memory weighs in (rule memory-value), the gains are of worth, not of the speed the picks show
+    weighed = top.worth != top.speed or best_value.worth != best_value.speed
+    measure = say("choice.measure.worth" if weighed else "choice.measure.speed", language)
+    if top.gpu.id != best_value.gpu.id and top.total_usd > best_value.total_usd:
+        notes.append(_stepped_up(top, best_value, measure, objective))
+    if within and within[0] is not top and estimated(within[0]):
+        notes.append(
+            Finding(
+                "cost-efficiency",
+                "applied",
+                say("choice.sourced_first", language, count=within[0].count, name=within[0].gpu.name),
+            )
+        )
+    faster = [
+        c
+        for c in within
+        if c.speed > top.speed
+        and c.total_usd > top.total_usd  # the next step up the price ladder
+        and not estimated(c)
+    ]
+    if faster:
+        nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
+        notes.append(_stopped_before(top, nxt, measure, lam, objective))
+    return notes
+
+
+def _stepped_up(
+    top: Configuration, best_value: Configuration, measure: str, objective: Objective
+) -> Finding:
+    """The pick costs more than the best value: what each extra dollar buys, against the threshold."""
+    threshold, pricing, language = objective.threshold, objective.pricing, objective.language
+    gain = pricing.per_step((top.worth - best_value.worth) / (top.total_usd - best_value.total_usd))
+    return Finding(
+        "cost-efficiency",
+        "applied",
+        say(
+            "choice.stepped_up",
+            language,
+            name=best_value.gpu.name,
+            gain=f"{gain:.2f}",
+            measure=measure,
+            threshold=f"{threshold:g}",
+            value=f"{pricing.per_step(worth_per_usd(best_value)):.2f}",
+            step=pricing.step_text(),
+        ),
+    )
+
+
+def _stopped_before(
+    top: Configuration, nxt: Configuration, measure: str, lam: float, objective: Objective
+) -> Finding:
+    """The next step up the price ladder, and why its extra speed is not worth its extra price."""
+    pricing, language = objective.pricing, objective.language
+    gain = pricing.per_step((nxt.worth - top.worth) / max(nxt.total_usd - top.total_usd, 1e-9))
+    return Finding(
+        "cost-efficiency",
+        "applied",
+        say(
+            "choice.stopped_before",
+            language,
+            count=nxt.count,
+            name=nxt.gpu.name,
+            measure=measure,
+            faster=f"{nxt.speed / top.speed - 1:.0%}",
+            more=pricing.text(nxt.total_usd - top.total_usd),
+            gain=f"{gain:.2f}",
+            worth=f"{pricing.per_step(lam):.2f}",
+            step=pricing.step_text(),
+        ),
+    )

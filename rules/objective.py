@@ -1,0 +1,112 @@
+"""What one choice weighs and what it returns: the :class:`Objective`, the :class:`Choice`, and the measures
+every part of the choice reads alike (worth per dollar, the ranking key, an estimated price).
+
+They sit below the ranking, the alternatives, the notes and the used-card policy
+(:mod:`rules.ranking`, :mod:`rules.alternatives`, :mod:`rules.choice_notes`, :mod:`rules.used_cards`), so that
+each of those reads one definition and none imports another back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from rules.configurations import Configuration
+from rules.contract.answer import Finding
+
+if TYPE_CHECKING:
+    from rules.memory_terms import Floor
+    from rules.money import Pricing
+
+__all__ = [
+    "BUDGET_SLACK",
+    "Allowed",
+    "Choice",
+    "Objective",
+    "estimated",
+    "every",
+    "rank_key",
+    "worth_per_usd",
+]
+
+BUDGET_SLACK = 1.0001
+Allowed = Callable[[Configuration], bool]
+
+
+def every(c: Configuration) -> bool:
+    """Allows every configuration: the default where the persona and the upgrade constrain nothing."""
+    return True
+
+
+@dataclass(frozen=True)
+class Choice:
+    top: Configuration | None
+    runners_up: tuple[Configuration, ...] = ()
+    alternatives: dict[str, Configuration] = field(default_factory=dict)
+    ladder: dict[str, Configuration] = field(
+        default_factory=dict
+    )  # entry / sweet spot / no compromise, without a budget
+    price_of_speed: float = 0.0  # λ: dollars of the pick's price worth one unit of speed, inverted
+    best_value: Configuration | None = None
+    under_floor: Configuration | None = None  # the best card the floor kept from the top
+    over_budget: tuple[Configuration, ...] = ()  # the cheapest that would work, for "raise the budget"
+    notes: tuple[Finding, ...] = ()  # why the choice is what it is, each under its rule
+    asked: bool = False  # the top is the card the question named ("a server with 8 H100")
+    within: tuple[
+        Configuration, ...
+    ] = ()  # what could lead, within the budget, best first (for alternatives_among)
+
+
+@dataclass(frozen=True)
+class Objective:
+    """The terms of one choice.
+
+    ``headline`` says what may lead the answer (the top pick, the ladder, the labelled alternatives) while
+    something else can; ``cheapest``: the least that does the job, not the best within the budget;
+    ``used_when_short``: used cards are picked when no new one holds the job within the budget (one card for a
+    desk; several cards stay new and show the used option beside the answer, rule ``used-cards``);
+    ``used_for_floor``: used cards join when new ones with enough memory cost this many times more;
+    ``used_saving``: a used card that joins unasked saves at least this share of the same cards new;
+    ``pricing``: the answer's, for the money its notes name, in the asker's currency.
+    """
+
+    budget_usd: float | None
+    floor: Floor | None
+    threshold: float
+    used_ok: bool
+    pricing: Pricing
+    headline: Allowed = every
+    used_for_floor: float | None = None
+    cheapest: bool = False
+    language: str | None = None
+    used_when_short: bool = True
+    used_saving: float = 0.0
+
+    @property
+    def limit(self) -> float:
+        """What the budget affords, with its slack."""
+        return math.inf if self.budget_usd is None else self.budget_usd * BUDGET_SLACK
+
+    def with_used(self) -> Objective:
+        """The same choice with used cards in, as a last resort (the market's own terms for them set
+        aside)."""
+        return replace(self, used_ok=True, used_for_floor=None, used_when_short=True, used_saving=0.0)
+
+
+def rank_key(config: Configuration, lam: float) -> tuple[Any, ...]:
+    """Worth less λ × price, best first; ties go to the cheaper, then to card and
+    condition, so that equal scores always rank alike."""
+    return (-(config.worth - lam * config.total_usd), config.total_usd, config.gpu.id, config.offer.condition)
+
+
+def estimated(config: Configuration) -> bool:
+    """Priced only by an estimate, which never leads an answer by itself (``rules.ranking``)."""
+    point = config.system.point if config.system is not None else config.offer.point
+    return bool(getattr(point, "estimate", False))
+
+
+def worth_per_usd(config: Configuration) -> float:
+    """Value: the measure the choice steps up from and the 'best value' alternative is best on."""
+    return config.worth / config.total_usd

@@ -1,0 +1,206 @@
+"""How one choice ranks the configurations: among those that hold the job, clear the memory floor and fit
+the budget, the pick maximises worth − λ × price (the objective :mod:`rules.choose` describes), with the
+configurations ranked behind it, the alternatives and the notes that say why.
+
+When nothing fits the budget, it says what would, and a used option when there is one. CUDA's place and a
+card the question names are weighed after it, in :mod:`rules.choose`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from operator import itemgetter
+from typing import Any
+
+from rules.alternatives import labelled_alternatives, ladder_for
+from rules.choice_notes import demoted_note, explain_choice, serving_notes
+from rules.configurations import Configuration
+from rules.contract.answer import Finding
+from rules.knowledge.messages import say
+from rules.objective import (
+    BUDGET_SLACK,
+    Allowed,
+    Choice,
+    Objective,
+    estimated,
+    every,
+    rank_key,
+    worth_per_usd,
+)
+from rules.used_cards import Pool, better_used, noted, pool_for
+
+__all__ = ["choose"]
+
+
+def choose(configs: Sequence[Configuration], objective: Objective, allowed: Allowed = every) -> Choice:
+    """Rank ``configs`` for the question; ``allowed`` carries the persona and upgrade constraints."""
+    pool = pool_for(configs, objective, allowed)
+    floor, limit = objective.floor, objective.limit
+    floored = (
+        pool.new_or_used if floor is None else [c for c in pool.new_or_used if c.gpu.memory_gb >= floor.gb]
+    )
+    if (
+        not pool.new_or_used and pool.usable
+    ):  # no new configuration is on sale at any price: the used market is it
+        return noted(
+            choose(configs, objective.with_used(), allowed), say("choice.used_only", objective.language)
+        )
+    weighed = floored
+    if (
+        floor is not None
+        and not any(c.total_usd <= limit for c in floored)
+        and any(c.total_usd <= limit for c in pool.new_or_used)
+    ):
+        weighed = (
+            pool.new_or_used
+        )  # nothing above the floor fits the budget: the best below it, and the answer says so
+    if not any(c.total_usd <= limit for c in weighed):
+        short = _nothing_within(configs, objective, allowed, pool, floored)
+        return short
+    return _ranked_choice(objective, pool, weighed, floored)
+
+
+def _nothing_within(
+    configs: Sequence[Configuration],
+    objective: Objective,
+    allowed: Allowed,
+    pool: Pool,
+    floored: list[Configuration],
+) -> Choice:
+    """Nothing fits the budget: what would, and a used option when there is one."""
+    floor, limit = objective.floor, objective.limit
+    least = sorted(floored or pool.new_or_used, key=lambda c: (c.total_usd, c.gpu.id))[:1]
+    used_ones = [
+        c
+        for c in pool.usable
+        if c.offer.condition == "used"
+        and c.total_usd <= limit
+        and (floor is None or c.gpu.memory_gb >= floor.gb)
+    ]
+    used_ones = [c for c in used_ones if id(c) in pool.heads] or used_ones
+    if (
+        used_ones
+        and not objective.used_ok
+        and objective.used_when_short
+        and not any(c.total_usd <= limit for c in pool.new_or_used)
+    ):  # no new card holds the job within the budget
+        return noted(
+            choose(configs, objective.with_used(), allowed),
+            say("choice.used_within_budget", objective.language),
+        )
+    lam = objective.threshold * max((worth_per_usd(c) for c in used_ones), default=0.0)
+    used = (
+        {"used": min(used_ones, key=lambda c: rank_key(c, lam))}
+        if used_ones and not objective.used_ok
+        else {}
+    )
+    return Choice(None, alternatives=used, over_budget=tuple(least))
+
+
+def _ranked_choice(
+    objective: Objective, pool: Pool, weighed: list[Configuration], floored: list[Configuration]
+) -> Choice:
+    """The pick within the budget, the configurations ranked behind it and why it sits where it does."""
+    limit, cheapest = objective.limit, objective.cheapest
+    leading = [c for c in weighed if id(c) in pool.heads] or weighed
+    best_value = max(leading, key=lambda c: (worth_per_usd(c), -c.total_usd, c.gpu.id))
+    lam = objective.threshold * worth_per_usd(best_value)
+    if objective.budget_usd:
+        lam = min(lam, objective.threshold * _budget_value(leading, objective.budget_usd))
+    keyed = sorted(((rank_key(c, lam), c) for c in weighed if c.total_usd <= limit), key=itemgetter(0))
+    ranked_all = [c for _, c in keyed]
+    within = [c for c in ranked_all if id(c) in pool.heads] or ranked_all
+    by_price = sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id))
+    top = _sourced(by_price[0], by_price, False) if cheapest else _sourced(within[0], within, True)
+    notes = (
+        [Finding("cost-efficiency", "applied", say("choice.cheapest", objective.language))]
+        if cheapest
+        else explain_choice(top, best_value, within, lam, objective)
+        if top.need_met is None
+        else serving_notes(top, objective.language)
+    )
+    top_key = rank_key(top, lam)
+    # ranked above the top, yet not headline: ranked_all is in key order, so only its first can be
+    if not cheapest and keyed[0][0] < top_key:
+        notes.append(demoted_note(ranked_all[0], objective.language))
+    under = _under_floor(pool, objective, lam, top_key) if weighed is floored else None
+    ladder = ladder_for(top, within, ranked_all) if objective.budget_usd is None and not cheapest else {}
+    taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}
+    alternatives = labelled_alternatives(top, within, taken)
+    used = better_used(objective, pool, top, taken, lam)
+    if used is not None:
+        alternatives["used"] = used
+        taken.add(used.gpu.id)
+    runners = _runners_up(within, taken)
+    notes += [pool.floor_note] if pool.floor_note else []
+    return Choice(
+        top,
+        runners,
+        alternatives,
+        ladder,
+        lam,
+        best_value,
+        under,
+        (),
+        tuple(notes),
+        within=tuple(within),
+    )
+
+
+def _under_floor(
+    pool: Pool, objective: Objective, lam: float, top_key: tuple[Any, ...]
+) -> Configuration | None:
+    """The best card the floor kept from the top: ranked above it, with less memory than the floor asks."""
+    floor, limit = objective.floor, objective.limit
+    if floor is None:
+        return None
+    below = [
+        (k, c)
+        for c in pool.new_or_used
+        if c.total_usd <= limit and c.gpu.memory_gb < floor.gb and (k := rank_key(c, lam)) < top_key
+    ]
+    return min(below, key=itemgetter(0))[1] if below else None
+
+
+def _runners_up(within: list[Configuration], taken: set[str]) -> tuple[Configuration, ...]:
+    """The next two behind the top, each a card not shown already (``taken`` gains them)."""
+    runners: list[Configuration] = []
+    for c in within[1:]:
+        if c.gpu.id not in taken and len(runners) < 2:
+            runners.append(c)
+            taken.add(c.gpu.id)
+    return tuple(runners)
+
+
+def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> Configuration:
+    """An estimated price is never the only basis of a top pick: the first configuration in ``within`` with a
+    sourced price leads instead, when there is one (``as_good``: only one at least as fast and as roomy, so
+    that a larger budget never gives a slower pick)."""
+    if not estimated(top):
+        return top
+    return next(
+        (
+            c
+            for c in within
+            if not estimated(c)
+            and (not as_good or (c.speed >= top.speed and c.gpu.memory_gb >= top.gpu.memory_gb))
+        ),
+        top,
+    )
+
+
+def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
+    """Speed per dollar the budget stands for: the fastest it buys over the budget, at its lowest up to this
+    budget.
+
+    A budget far above the best value says speed is worth more to this person; taking the running
+    minimum keeps λ from rising with the budget, so a larger budget never picks slower.
+    """
+    ratio, fastest = float("inf"), 0.0
+    for config in sorted(configs, key=lambda c: c.total_usd):
+        if config.total_usd > budget_usd * BUDGET_SLACK:
+            break
+        if fastest > 0:
+            ratio = min(ratio, fastest / config.total_usd)
+        fastest = max(fastest, config.worth)
+    return min(ratio, fastest / budget_usd) if fastest > 0 else ratio
