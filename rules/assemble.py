@@ -129,7 +129,8 @@ def speed(made: Made, c: Configuration) -> Speed | None:
     model a published benchmark measured at 16 bit; None where only the relative figure exists."""
     params = made.rulebook.workload_priorities
     if c.tokens_per_second:
-        return _banded(c.tokens_per_second, params.llm_decode.measured_error, "tokens/s")
+        users = made.job.batch if made.job.serving_need else None  # each user's speed, when several share
+        return _banded(c.tokens_per_second, params.llm_decode.measured_error, "tokens/s", users)
     job, throughput = made.job, params.training_throughput
     if throughput is None or job.model is None or job.method != "train" or job.compute_precision != "16-bit":
         return None
@@ -139,8 +140,8 @@ def speed(made: Made, c: Configuration) -> Speed | None:
     return _banded(c.speed * scale.per_reference, throughput.measured_error, TRAINING_UNITS[scale.unit])
 
 
-def _banded(value: float, error: float, unit: SpeedUnit) -> Speed:
-    return Speed(value, value * (1 - error), value * (1 + error), unit)
+def _banded(value: float, error: float, unit: SpeedUnit, users: int | None = None) -> Speed:
+    return Speed(value, value * (1 - error), value * (1 + error), unit, users)
 
 
 def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequence[Excluded]) -> Answer:

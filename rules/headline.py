@@ -143,14 +143,25 @@ def job_time(option: JobOption, lang: str | None) -> str:
 def figure(pick: Pick, reference: str, lang: str | None) -> str:
     """What the job gets from a pick: tokens (or images, or sequences trained on) a second with their band,
     else the multiple of the reference card (named when ``reference`` is given)."""
-    if pick.speed is not None:
+    speed = pick.speed
+    if speed is not None and speed.users:
         return say(
-            "headline.tokens" if pick.speed.unit == "tokens/s" else "headline.throughput",
+            "headline.tokens_users",
             lang,
-            value=f"{pick.speed.value:,.0f}",
-            low=f"{pick.speed.low:,.0f}",
-            high=f"{pick.speed.high:,.0f}",
-            unit=say(f"unit.{pick.speed.unit.replace('/', '_')}", lang),
+            value=f"{speed.value:,.0f}",
+            low=f"{speed.low:,.0f}",
+            high=f"{speed.high:,.0f}",
+            users=f"{speed.users:,}",
+            total=f"{speed.value * speed.users:,.0f}",
+        )
+    if speed is not None:
+        return say(
+            "headline.tokens" if speed.unit == "tokens/s" else "headline.throughput",
+            lang,
+            value=f"{speed.value:,.0f}",
+            low=f"{speed.low:,.0f}",
+            high=f"{speed.high:,.0f}",
+            unit=say(f"unit.{speed.unit.replace('/', '_')}", lang),
         )
     relative = f"{pick.relative_performance:.1f}"
     if not reference:  # said once where the answer names it

@@ -337,12 +337,14 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
     if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
         per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
         pooling = job.pooling_at(count)
+        as_sold = Said("fit.as_sold", lang, (("card", f"{card:.1f}"),)) if sold < per_card <= card else ""
         values = (
             ("count", count),
             ("how", Said(f"pooling.{term_key(POOLING[pooling])}", lang)),
             ("per_card", f"{per_card:.1f}"),
             ("card", shown),
             ("terms", terms),
+            ("as_sold", as_sold),
         )
         if per_card <= card:
             return Fit(

@@ -120,6 +120,7 @@ class Speed(_Part, frozen=True):
     low: float
     high: float
     unit: Literal["tokens/s", "images/s", "sequences/s"]  # a second: generated, or trained on
+    users: int | None = None  # served at once, each at this speed; None: one sequence
 
     def __post_init__(self) -> None:
         for name in ("value", "low", "high"):

@@ -39,6 +39,9 @@ _ARCHITECTURE = (
 )
 
 
+_GQA_KV_WIDTH = 8 * 128  # key/value heads x head size of grouped-query attention in the LLMs of 2024-2026
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     id: str
@@ -102,18 +105,22 @@ class ModelSpec:
 
     @classmethod
     def generic(cls, params_b: float) -> ModelSpec:
-        """A transformer of the given size with the usual depth/width ratio (hidden ≈ 128 × layers)."""
+        """A transformer of the given size with the usual depth/width ratio (hidden ≈ 128 × layers). An
+        LLM of a billion parameters or more caches keys and values for 8 heads of 128 (grouped-query
+        attention), as Llama 3, Qwen2.5/3, Mistral and Gemma 3 of every size do; smaller transformers
+        for every head (BERT, GPT-2)."""
         hidden = max(256, int(round((params_b * 1e9 * 128 / 12) ** (1 / 3) / 64) * 64))
         layers = max(2, round(params_b * 1e9 / (12 * hidden * hidden)))
+        llm = params_b >= 1
         return cls(
             f"{params_b:g}b-params",
             f"{params_b:g}B-parameter transformer",
-            "llm" if params_b >= 1 else "transformer",
+            "llm" if llm else "transformer",
             None,
             params_b,
             layers,
             hidden,
-            1.0,
+            min(1.0, _GQA_KV_WIDTH / hidden) if llm else 1.0,
             2048,
             1 if params_b >= 1 else 8,
             None,

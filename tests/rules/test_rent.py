@@ -52,7 +52,7 @@ def test_server_gpus_are_rented_though_never_bought_for_a_desktop(advisor):
 
 
 def test_nothing_to_buy_still_prices_the_rental(recommend):
-    answer = recommend(workload="llm", task="inference", params_b=70, budget=1000)
+    answer = recommend(workload="llm", task="inference", params_b=180, budget=1000)
     assert answer["verdict"] in ("over-budget", "too-large")
     rent = answer["rent_vs_buy"]
     assert rent is not None and rent["break_even_hours"] is None and rent["cheaper"] == "rent"

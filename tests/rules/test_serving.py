@@ -182,3 +182,21 @@ def test_a_split_that_overfills_the_runtime_share_is_refused_and_says_so():
     fit = fit_on(job, 24, 4)  # 25.2 GB per card: within 24 GiB, beyond vLLM's 90% of it
     assert not fit.fits and "vLLM uses 90%" in fit.reason
     assert fit_on(job, 48, 4).fits
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    model=st.sampled_from(["llama 3 8b", "qwen3 32b", "llama 3 70b", "gemma 3 27b"]),
+    users=st.integers(min_value=2, max_value=64),
+)
+def test_the_first_line_says_each_users_speed_and_the_speed_in_all(recommend, model, users):
+    """Several users at once: the rate shown is each one's, said as such with what they get together,
+    so that '24 tokens/s' is never read as the server's whole output."""
+    answer = _serving(recommend, model=model, users=users)
+    if not answer["picks"] or not answer["picks"][0].get("speed"):
+        return
+    speed = answer["picks"][0]["speed"]
+    assert speed["users"] == users
+    line = answer["headline"]
+    assert f"for each of {users:,} users at once" in line
+    assert f"{speed['value'] * users:,.0f} together" in line

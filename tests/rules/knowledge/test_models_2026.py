@@ -8,7 +8,8 @@ from datetime import date
 import pytest
 
 from rules.ask import ask
-from rules.knowledge.loaded import find_format, find_model
+from rules.knowledge.loaded import find_format, find_model, load_models
+from rules.knowledge.models import ModelSpec
 from tests.wire import wire
 
 TODAY = date(2026, 11, 26)
@@ -79,3 +80,14 @@ def test_a_fit_question_about_a_2026_model_sizes_that_model_not_a_generic_one(ad
     answer = wire(ask(advisor, "fit llama 4 maverick on an rtx pro 6000", today=TODAY))["recommendation"]
     assert "Llama 4 Maverick" in answer["memory_need"]["how"], answer["memory_need"]
     assert answer["memory_need"]["gb"] > 200  # 400B parameters at 4-bit
+
+
+def test_a_model_of_unknown_architecture_caches_keys_and_values_as_todays_llms_do():
+    """A size without a known model ('serve a 70b model to 36 users') is sized with grouped-query
+    attention: its KV cache per token is within a third of the table's dense LLMs of the same size in
+    the median, not the several times more of a cache for every head."""
+    table = {m.id: m for m in load_models().values()}
+    dense = [m for m in table.values() if m.kind == "llm" and m.kv_heads and not m.active_params_b]
+    ratios = sorted(ModelSpec.generic(m.params_b).kv_values_per_token / m.kv_values_per_token for m in dense)
+    median = ratios[len(ratios) // 2]
+    assert len(dense) >= 20 and 0.75 <= median <= 1.33, ratios
