@@ -27,7 +27,8 @@ print(json.dumps(sorted(sys.modules)))
 def _modules_after(tmp_path: Path, *args: str) -> set[str]:
     env = {**os.environ, "WHICHGPU_DATA_DIR": str(tmp_path), "WHICHGPU_DATABASE_URL": ""}
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=120, check=True
+        [sys.executable, "-c", _PROBE, *args],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
     )
     return set(json.loads(done.stdout.splitlines()[-1]))
 
@@ -53,5 +54,7 @@ def test_ask_loads_no_server_or_help_text(tmp_path):
 
 def test_importing_the_engine_loads_no_knowledge():
     probe = "import rules.ask, rules.render, bot.blocks, rules.knowledge.store as s; print(s._loaded is None)"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
     assert done.stdout.strip() == "True"  # the knowledge is read by the first question, not by an import
