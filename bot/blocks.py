@@ -36,7 +36,7 @@ from rules.contract.answer import Answer, Finding, Money, Pick, RentVsBuy, Reply
 from rules.contract.text import MAX_TEXT_CHARS
 from rules.knowledge.messages import basis, say, term
 from rules.money import dated_words
-from rules.render import HELP_TEXT
+from rules.render import help_text
 from rules.render.figures import memory_text, price_text, speed_per_money
 from rules.render.short import MAX_PICKS, deciding
 
@@ -203,7 +203,7 @@ def answer_blocks(reply: Reply, conversation: Conversation, *, ephemeral: bool =
                   full: bool = False) -> list[Block]:
     """The reply as blocks, short unless ``full``; help and clarifying replies get their own short forms."""
     if reply.intent == "help":
-        return help_blocks(help_markdown=reply.text or HELP_TEXT)  # the service's, in the asker's language
+        return help_blocks(help_markdown=reply.text or help_text())  # the service's, in the asker's language
     answer = reply.recommendation
     if not answer or not answer.picks:
         return _text_reply_blocks(reply, answer)
@@ -356,7 +356,10 @@ def fallback_text(reply: Reply) -> str:
 
 # --- help, errors, home ----------------------------------------------------
 
-def help_blocks(note: str | None = None, help_markdown: str = HELP_TEXT) -> list[Block]:
+def help_blocks(note: str | None = None, help_markdown: str | None = None) -> list[Block]:
+    """The help (English unless ``help_markdown`` gives the service's, in the asker's language), after
+    ``note``."""
+    help_markdown = help_markdown if help_markdown is not None else help_text()
     blocks: list[Block] = [_section(f"{escape(note)}\n")] if note else []
     return [*blocks, _section(mrkdwn(help_markdown))]
 

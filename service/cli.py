@@ -10,7 +10,6 @@ import argparse
 import gc
 import json
 import os
-import socket
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -18,15 +17,15 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rules.settings import SettingsError
-from service.settings import Settings, effective_settings, get_settings, settings_table
-
 if TYPE_CHECKING:  # loaded by the commands that use them, so every command starts fast
+    import socket
+
     import httpx
 
     from bot.local import SlackTrial
     from rules.contract.answer import Reply
     from rules.render.skypilot import Cluster
+    from service.settings import Settings
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CODES", "EXIT_FAILED", "EXIT_NOT_UNDERSTOOD", "main"]
 
@@ -92,6 +91,8 @@ def _load_advisor(settings: Settings):
 
 def _listen(host: str, port: int) -> socket.socket:
     """The listening socket, bound before the app is built, so a taken port fails at once and clearly."""
+    import socket
+
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
             host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
@@ -553,6 +554,8 @@ def cmd_chart(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
     """The values in use and where each came from (secrets hidden); --defaults: the documented table."""
+    from service.settings import effective_settings, settings_table
+
     if args.defaults:
         for env, default, doc in settings_table():
             print(f"{env:34} {default or '-':26} {doc}")
@@ -565,7 +568,7 @@ def cmd_settings(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _workload_help() -> str:
-    from rules.understand.workloads import LISTED_WORKLOADS
+    from rules.contract.values import LISTED_WORKLOADS
 
     return f"{', '.join(LISTED_WORKLOADS)}, or words that name one ('nlp')"
 
@@ -660,7 +663,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"exit codes:\n{codes}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the API (and Slack endpoint when configured)")
@@ -727,6 +730,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, its number looked up only when asked: importlib.metadata costs every start ~10 ms."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, default=argparse.SUPPRESS, nargs=0,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -744,7 +759,10 @@ def cmd_completion(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # --help and --version exit here, having loaded no settings
+    from rules.settings import SettingsError
+    from service.settings import get_settings
+
     run: Callable[[argparse.Namespace, Settings], int] = args.run
     try:
         return run(args, get_settings())

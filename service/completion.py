@@ -32,7 +32,7 @@ def _values(action: argparse.Action) -> tuple[str, ...] | None:
     if action.choices is not None:
         return tuple(str(choice) for choice in action.choices)
     if action.dest == "workload":
-        from rules.understand.workloads import LISTED_WORKLOADS
+        from rules.contract.values import LISTED_WORKLOADS
 
         return LISTED_WORKLOADS
     return None

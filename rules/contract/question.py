@@ -27,6 +27,7 @@ from rules.contract.values import (
     MAX_COMPARED,
     MAX_CONTEXT_TOKENS,
     MAX_GPUS,
+    MAX_NAME_CHARS,
     MAX_TOKENS_PER_USER,
     MAX_USERS,
     RUB_PER_USD_AT_MOST,
@@ -36,7 +37,6 @@ from rules.contract.values import (
     Intent,
     Language,
     Method,
-    Name,
     Objective,
     Precision,
     Runtime,
@@ -47,6 +47,8 @@ from rules.contract.values import (
 from rules.errors import QuestionError
 
 __all__ = ["Question", "QuestionError", "RecommendationRequest"]
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME_CHARS)]
 
 
 def _positive(upper: float, description: str | None = None) -> Any:

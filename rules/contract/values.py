@@ -7,9 +7,7 @@ are generated from these; :meth:`~rules.contract.question.Question.check` reads 
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Literal, get_args
-
-import msgspec
+from typing import Literal, get_args
 
 # The values a question's fields take: each Literal is the one list of its field's values (the request
 # type and the published schema are generated from it; the tuples below are read from it).
@@ -39,6 +37,9 @@ Intent = Literal["recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-
 AnswerDetail = Literal["short", "full"]  # what a person reads first, or the whole reasoning
 DETAIL_TEXT = "'short': what a person reads first; 'full': the whole reasoning, every finding."
 WORKLOADS: tuple[str, ...] = get_args(Workload)
+# The workloads every face lists: the question's, then LLM serving (the llm workload's view bound by memory
+# bandwidth per token). Here, beside the question's values, so a face's help lists them without the reader.
+LISTED_WORKLOADS: tuple[str, ...] = (*WORKLOADS, "llm_inference")
 PRECISIONS: tuple[str, ...] = get_args(Precision)
 TASKS: tuple[str, ...] = get_args(Task)
 METHODS: tuple[str, ...] = get_args(Method)
@@ -66,7 +67,6 @@ def _any_case(word: str) -> str:
 
 
 CURRENCY_PATTERN = f"^({'|'.join(_any_case(code) for code in CURRENCIES)})$"
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME_CHARS)]
 # A real date from 2010 on (EARLIEST_AS_OF); that it is not in the future is left to Question.check,
 # which knows today.
 AS_OF_PATTERN = (

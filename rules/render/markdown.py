@@ -17,7 +17,6 @@ from rules.render.runs_on import runs_on_lines
 from rules.render.short import short_markdown
 
 __all__ = [
-    "HELP_TEXT",
     "answer_markdown",
     "clarification_markdown",
     "help_text",
@@ -27,11 +26,9 @@ __all__ = [
 
 
 def help_text(language: str | None = None) -> str:
-    """What whichgpu understands, with examples, in ``language``."""
+    """What whichgpu understands, with examples, in ``language``; made when asked, never at import, so that a
+    command that shows no help does not load the knowledge for it."""
     return say("help", language)
-
-
-HELP_TEXT = help_text()  # English, for faces that show help before any question
 
 
 def _price(money: Money, lang: str | None = None) -> str:

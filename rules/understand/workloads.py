@@ -7,14 +7,12 @@ is transformer, "stable diffusion" image generation), read by :func:`rules.under
 
 from __future__ import annotations
 
-from rules.contract.values import WORKLOADS
+from rules.contract.values import LISTED_WORKLOADS
 from rules.errors import QuestionError
 from rules.job import workload_key
 
 __all__ = ["LISTED_WORKLOADS", "workload_named"]
 
-# The question's workloads, then LLM serving: the llm workload's view bound by memory bandwidth per token.
-LISTED_WORKLOADS: tuple[str, ...] = (*WORKLOADS, workload_key("llm", "inference"))
 # The fields words naming a kind of work may set ("whisper" names a model, hence speech, for inference).
 _WHAT_THE_WORK_IS = frozenset({"workload", "task", "method", "model", "params_b"})
 

@@ -74,3 +74,38 @@ def test_a_grammars_patterns_are_written_once_and_kept() -> None:
     assert vocabulary.keyword("nlp") is vocabulary.keyword("nlp")
     assert vocabulary.keyword("nlp").match("nlp") and not vocabulary.keyword("nlp").match("nlpx")
     assert grammar() is grammar()
+
+
+def _as_alternation(words: list[str]) -> re.Pattern[str]:
+    from rules.understand.grammar import any_of
+
+    return re.compile(any_of(words))
+
+
+def test_word_list_reads_a_word_as_the_alternation_of_every_word_does() -> None:
+    """The filler list is matched by set lookups and stems, not a compiled alternation of every word: for any
+    word with no spaces both must agree. Words are generated from the list's own spellings, their prefixes,
+    extensions, hyphenations and joins, and random strings over the letters they use."""
+    import random
+
+    from rules.understand.grammar import WordList
+
+    lists = {
+        "fillers": list(grammar().data["fillers"]),
+        "made up": ["i am", "re-do*", "a-b c", "x*", "über", "naïve", "q_1", "o'k", "под-ска*", "—dash"],
+    }
+    rng = random.Random(20261126)
+    for name, words in lists.items():
+        fast, slow = WordList(words), _as_alternation(words)
+        alphabet = sorted({ch for w in words for ch in w.replace("*", "")} | set("-_'0éx"))
+        spellings = [p.replace("*", "") for w in words for p in (w, w.replace(" ", ""), w.replace(" ", "-"))]
+        candidates = set(spellings)
+        for s in spellings:
+            candidates |= {s[:i] for i in range(len(s))}
+            candidates |= {s + tail for tail in ("s", "ing", "-", "'", "_x", "1")}
+            candidates |= {"-" + s, s.upper(), s + "-" + rng.choice(spellings)}
+        candidates |= {"".join(rng.choices(alphabet, k=rng.randint(1, 8))) for _ in range(5000)}
+        for word in candidates:
+            if re.search(r"\s", word):
+                continue  # a leftover word holds no space
+            assert fast.fullmatch(word) == (slow.fullmatch(word) is not None), (name, word)
