@@ -31,6 +31,7 @@ _VARIANT_TAIL = (
 _COMPARING = re.compile(r"(?<!\w)(?:vs\.?|versus|or|compare\w*|или|сравн\w*|против)(?!\w)")
 _MEMORY_BEFORE = re.compile(r"(?<![\w.,])(?P<n>\d{1,3})\s?(?:gb|гб)[\s-]*$")
 _SIZE_IN_NAME = re.compile(r" (\d+)gb(?!\w)")
+_MEMORY_AFTER = re.compile(r"\s+(?:with|w/|с|на)\s+(?P<n>\d{1,3})\s?(?:gb|гб)(?!\w)")
 _TPU_NAMES = frozenset({"tpu", "cloud tpu", "google tpu"})
 
 
@@ -111,12 +112,12 @@ def _gpu_found(scan: Scan, m: re.Match[str], g: Grammar) -> tuple[int, int] | bo
     size = _MEMORY_BEFORE.search(scan.text[window:start])
     if size and not re.search(r"\d(?:gb|гб)", name):  # "16gb rtx 5060 ti": the size names the variant
         name, start = f"{name} {size.group('n')}gb", window + size.start()
-    name = _catalog_name(name)
+    name, end = _with_memory(_catalog_name(name), scan.text, m.end())
     own_re, count_re = g.patterns(_before_gpu)
     owned = own_re.search(scan.text[window:start])
     if owned:
         scan.put("owned_gpu", name, name)
-        return window + owned.start(), m.end()
+        return window + owned.start(), end
     count = count_re.search(scan.text[window:start])
     said = None
     if count:
@@ -124,7 +125,21 @@ def _gpu_found(scan: Scan, m: re.Match[str], g: Grammar) -> tuple[int, int] | bo
         scan.card_counts.append(CardCount(start, said, count.group()))
         start = window + count.start()
     scan.cards.append(CardSaid(m.start(), name, said))
-    return start, m.end()
+    return start, end
+
+
+def _with_memory(name: str, text: str, end: int) -> tuple[str, int]:
+    """'mac studio m3 ultra with 256gb': a memory size said after the name picks the variant that has it,
+    where the catalog has one; else it stays for the job ('a 3090 with 64gb of ram')."""
+    after = _MEMORY_AFTER.match(text, end)
+    if after is None or _SIZE_IN_NAME.search(name):
+        return name, end
+    sized = f"{name} {after.group('n')}gb"
+    catalog = lookups.catalog()
+    variant, plain = catalog.resolve(sized), catalog.resolve(name)
+    if variant.exact and variant.gpu is not None:  # the size names the card: the variant, or the one read
+        return (sized if variant.gpu != plain.gpu else name), after.end()
+    return name, end
 
 
 def _catalog_name(name: str) -> str:

@@ -55,6 +55,11 @@ RUN_WORKLOADS = ("llm", "image-generation", "speech")
 _DEMAND = {"qlora": 1, "lora": 2, "full": 3, "pretrain": 4}  # memory each training method takes, in order
 _WORD_START = re.compile(r"(?<![\w$€£₽])[^\s\x00]")
 _WORD_CHAR = re.compile(r"\w")
+# "will qwen3 235b run on a mac studio?", "llama 70b запустится на 5090?": a model asked on one card
+_RUNS_ON = re.compile(
+    r"(?<!\w)(?:run|runs|running|работает|запустится|пойд[её]т)\s+(?:\S+\s+){0,6}?(?:on|на)(?!\w)",
+    re.IGNORECASE,
+)
 _LONE_SIGNS = ("$", "€", "£", "₽")
 
 
@@ -201,6 +206,9 @@ def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
     for said in ("what-runs-on", "fit", "rent-or-buy"):
         if said in scan.intents:
             return said
+    model_said = question.model is not None or question.params_b is not None
+    if model_said and len(question.compare) == 1 and _RUNS_ON.search(scan.original):
+        return "fit"
     family_only = scan.family_said and len(scan.cards) == len(question.compare)
     if (
         family_only and "compare" in scan.intents

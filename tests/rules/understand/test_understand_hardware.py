@@ -201,3 +201,21 @@ def test_used_in_a_compare_question_allows_used(text: str) -> None:
     parsed = parse(text, today=date(2026, 11, 23))
     assert parsed.intent == "compare"
     assert parsed.question.used_ok is True
+
+
+@pytest.mark.parametrize(
+    "text, card",
+    [
+        ("will qwen3 235b run on a mac studio m3 ultra with 256gb?", "mac studio m3 ultra 256gb"),
+        ("mac studio m3 ultra with 512gb for deepseek", "mac studio m3 ultra 512gb"),
+        ("rtx 5060 ti with 8gb for llms", "rtx 5060 ti 8gb"),
+        ("mac studio m4 max with 128gb", "mac studio m4 max"),  # the card read anyway has it
+        ("rtx 3090 with 64gb of ram for llama 70b", "rtx 3090"),  # no 3090 has 64 GB: the machine's RAM
+    ],
+)
+def test_a_memory_size_said_after_a_card_picks_the_variant_that_has_it(text: str, card: str) -> None:
+    """'X with 256gb' names X's 256 GB variant where the catalog has one; it is never the card's memory
+    asked for beside another card."""
+    question = parse(text, today=date(2026, 11, 26)).question
+    assert question.compare == (card,)
+    assert question.memory_gb is None

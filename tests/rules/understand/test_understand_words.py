@@ -367,3 +367,20 @@ def test_a_doctoral_student_is_a_researcher_not_a_beginner(text, workload):
     assert question.experience == "researcher" and question.workload == workload
     student = parse("student with $300 who wants to learn deep learning", today=date(2026, 11, 23)).question
     assert student.experience == "beginner"
+
+
+@pytest.mark.parametrize("model", ["qwen3 32b", "llama 3.1 70b q4", "a 13b model", "gpt-oss-20b"])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "will {model} run on a {card}?",
+        "does {model} run well on an {card}",
+        "i want to run {model} on a {card}, is it good?",
+        "{model} запустится на {card}?",
+    ],
+)
+@pytest.mark.parametrize("card", ["rtx 3090", "rtx 5090", "mac studio m3 ultra"])
+def test_a_model_asked_to_run_on_one_card_is_a_fit_question(model: str, template: str, card: str) -> None:
+    """The answer to 'will X run on Y?' starts with yes or no for Y, not with a card to buy."""
+    read = parse(template.format(model=model, card=card), today=TODAY)
+    assert read.intent == "fit", read.understood
