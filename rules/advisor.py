@@ -113,7 +113,7 @@ class Advisor:
         objective = self._objective(stages)
         params = self.rulebook.vendor_nvidia
         choice = choice_for(kept, objective, params.safe_stack, params.cuda_leads_within)
-        alone = sold_alone(self.catalog, asked, named, stages.terms.boards)
+        alone = sold_alone(self.catalog, asked, named, stages.terms.boards_for)
         choice = asked_first(choice, kept, objective, intent, alone)
         rent = (
             self.renting.rent_or_buy(market, question, pricing, sizing, choice.top)

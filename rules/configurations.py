@@ -141,7 +141,7 @@ class Sizing:
 
     def system(self, offer: Offer, count: int) -> SystemOffer | None:
         """The whole server ``count`` new modules of the offer are bought as, where its price is known."""
-        if offer.condition != "new" or offer.gpu.form_factor not in self.terms.boards:
+        if offer.condition != "new" or not self.terms.boards_for(offer.gpu):
             return None
         return self.systems.get((offer.gpu.id, count))
 
@@ -151,7 +151,7 @@ class Sizing:
         system = self.system(offer, count)
         if system is not None:
             return system.point.price_usd
-        platform = self.terms.platform_usd if offer.gpu.form_factor in self.terms.boards else 0.0
+        platform = self.terms.platform_usd if self.terms.boards_for(offer.gpu) else 0.0
         return (offer.unit_usd + platform) * count
 
     def build(self, gpu: Gpu, count: int) -> Said | None:

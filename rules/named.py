@@ -7,7 +7,7 @@ comes back as a :class:`~rules.answer.NamedCard` whose ``reason`` says what beca
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -283,7 +283,10 @@ def _need_text(ctx: NamedContext) -> str:
 
 
 def sold_alone(
-    catalog: Catalog, question: Question, named: tuple[NamedCard, ...], boards: Mapping[str, tuple[int, ...]]
+    catalog: Catalog,
+    question: Question,
+    named: tuple[NamedCard, ...],
+    boards_for: Callable[[Gpu], tuple[int, ...] | None],
 ) -> tuple[NamedCard, ...]:
     """A module named for fewer cards than a board holds, outside a server question ("rent or buy an
     h100"), means the card its chip is sold alone as (rule product-lines: modules come as whole boards)."""
@@ -292,7 +295,7 @@ def sold_alone(
     read: list[NamedCard] = []
     for card in named:
         gpu = catalog.gpu(card.gpu) if card.gpu else None
-        sizes = boards.get(gpu.form_factor) if gpu is not None else None
+        sizes = boards_for(gpu) if gpu is not None else None
         alone = catalog.card_forms(gpu) if gpu is not None and sizes else ()
         if sizes and question.gpus < min(sizes) and alone:
             read.extend(with_changes(card, gpu=form.id) for form in alone)

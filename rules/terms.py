@@ -110,6 +110,7 @@ class Terms:
     avoid_lines: tuple[str, ...]  # rule product-lines: lines that never lead a desktop answer
     server: bool  # a server question: data-centre lines may lead it
     boards: Mapping[str, tuple[int, ...]]  # rule product-lines: module form factor -> counts a system holds
+    boards_by_gpu: Mapping[str, tuple[int, ...]]  # rule product-lines: a module's own board sizes
     platform_usd: float  # rule product-lines: the server around a board, per module
     worth: MemoryWorth | None
     wait: Wait | None
@@ -118,11 +119,17 @@ class Terms:
         [Gpu, int], Said | None
     ]  # rules multi-gpu-heat and power-and-slots: why N of a card cannot go in one box
 
+    def boards_for(self, gpu: Gpu) -> tuple[int, ...] | None:
+        """How many of a module the systems it is sold in hold (rule ``product-lines``); None for a card
+        sold alone."""
+        return self.boards_by_gpu.get(gpu.id) or self.boards.get(gpu.form_factor)
+
     def headline(self, c: Candidate) -> bool:
         """What may lead an answer (rule ``product-lines``): a module (SXM, OAM) only as the system it is sold
         in, a whole board of them for a server; on a desktop no line the seed advises against."""
-        if c.gpu.form_factor in self.boards:
-            return self.server and c.count in self.boards[c.gpu.form_factor]
+        boards = self.boards_for(c.gpu)
+        if boards:
+            return self.server and c.count in boards
         return self.server or c.gpu.line not in self.avoid_lines
 
 
@@ -181,6 +188,7 @@ def terms_for(ctx: TermsContext) -> Terms:
         avoid_lines=avoid,
         server=q.setting == "server",
         boards=rulebook.product_lines.system_boards,
+        boards_by_gpu=rulebook.product_lines.system_boards_by_gpu,
         platform_usd=rulebook.product_lines.platform_usd_per_module,
         worth=worth,
         wait=_keep_yours(ctx, owned, floor) if owned is not None else None,

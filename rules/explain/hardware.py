@@ -97,7 +97,7 @@ def product_lines(evidence: Evidence) -> Lines:
             )
         if c.gpu.founders_edition and c.gpu.line == "geforce":
             found.append(Finding("product-lines", "info", evidence.say("rule.product_lines.founders")))
-        boards = evidence.terms.boards.get(c.gpu.form_factor)
+        boards = evidence.terms.boards_for(c.gpu)
         if boards:
             platform = f"{evidence.terms.platform_usd:,.0f}"
             said = evidence.say(

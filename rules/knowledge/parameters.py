@@ -256,6 +256,8 @@ class ProductLines(Parameters, frozen=True):
     memory_bound_note: str
     system_boards: Mapping[str, tuple[int, ...]]  # module form factor -> the module counts its systems hold
     system_boards_note: str
+    system_boards_by_gpu: Mapping[str, tuple[int, ...]]  # a module sold on boards of its own counts only
+    system_boards_by_gpu_note: str
     platform_usd_per_module: float  # the server around a board of modules, per module it holds
     platform_note: str
 

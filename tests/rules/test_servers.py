@@ -114,3 +114,20 @@ def test_an_unlisted_h200_nvl_rents_as_the_h200_sxm_labelled(advisor):
     offer = wire(reply)["recommendation"]["rent_vs_buy"]["offer"]
     assert offer["gpu"] == "h200-sxm" and offer["seen"]
     assert "nearest same-chip offer, H200 SXM" in reply.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what server do we need to serve deepseek v3 671b in its native fp8 for our institute?",
+        "server to serve llama 3.1 405b, $400k",
+    ],
+)
+def test_blackwell_modules_come_only_as_eight_gpu_boards(advisor, text):
+    """HGX B200 and B300 carry eight modules; no system of four is sold, so none leads or stands beside
+    the pick."""
+    answer = wire(ask(advisor, text, today=TODAY))["recommendation"]
+    shown = [*answer["picks"], *(p for p in answer["alternatives"].values() if p)]
+    assert all(p["count"] == 8 for p in shown if p["gpu"] in ("b200", "b300")), [
+        (p["gpu"], p["count"]) for p in shown
+    ]
