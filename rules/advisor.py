@@ -114,7 +114,7 @@ class Advisor:
         params = self.rulebook.vendor_nvidia
         choice = choice_for(kept, objective, params.safe_stack, params.cuda_leads_within)
         alone = sold_alone(self.catalog, asked, named, stages.terms.boards_for)
-        choice = asked_first(choice, kept, objective, intent, alone)
+        choice = asked_first(choice, kept, objective, intent, alone, stages.terms.boards_for)
         rent = (
             self.renting.rent_or_buy(market, question, pricing, sizing, choice.top)
             if stages.terms.rent

@@ -24,8 +24,9 @@ This module is the stage's entry and weighs CUDA and the asked card; the ranking
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from rules.alternatives import alternatives_among, still_better
 from rules.configurations import Configuration
@@ -33,6 +34,9 @@ from rules.contract.answer import Finding, NamedCard
 from rules.knowledge.messages import say
 from rules.objective import Allowed, Choice, Objective
 from rules.ranking import choose
+
+if TYPE_CHECKING:
+    from rules.knowledge.records import Gpu
 
 __all__ = ["asked_first", "choice_for"]
 
@@ -124,10 +128,12 @@ def asked_first(
     objective: Objective,
     intent: str,
     named: Sequence[NamedCard],
+    boards_for: Callable[[Gpu], tuple[int, ...] | None],
 ) -> Choice:
     """A card the question names ("a server with 8 H100", "will llama 70b fit on a 3090 or a 4090") is the
-    configuration answered first, as many of it as hold the job, when it can be placed and fits the budget;
-    the engine's own choice follows as the runner-up."""
+    configuration answered first, as many of it as hold the job (a module: as many as the fewest whole
+    boards that do), when it can be placed and fits the budget; the engine's own choice follows as the
+    runner-up."""
     ids = {e.gpu for e in named if e.gpu and e.owned is not True}
     if (
         intent not in ("recommend", "fit", "rent-or-buy")
@@ -141,7 +147,8 @@ def asked_first(
     )
     fewest: dict[str, int] = {}  # as many as hold the job: a count the question did not ask is not bought
     for c in configs:
-        if c.gpu.id in ids:
+        boards = boards_for(c.gpu)
+        if c.gpu.id in ids and (not boards or c.count in boards):
             fewest[c.gpu.id] = min(fewest.get(c.gpu.id, c.count), c.count)
     mine = choose(configs, theirs, lambda c: fewest.get(c.gpu.id) == c.count)
     if mine.top is None:

@@ -121,6 +121,7 @@ def test_an_unlisted_h200_nvl_rents_as_the_h200_sxm_labelled(advisor):
     [
         "what server do we need to serve deepseek v3 671b in its native fp8 for our institute?",
         "server to serve llama 3.1 405b, $400k",
+        "b200 server for pretraining a 70b model",
     ],
 )
 def test_blackwell_modules_come_only_as_eight_gpu_boards(advisor, text):
