@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from rules.understand.workloads import LISTED_WORKLOADS
+from tests.pty_output import read_until_closed
 
 WHICHGPU = str(Path(sys.executable).with_name("whichgpu"))
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -44,18 +45,10 @@ def on_a_terminal(*args: str, tmp_path: Path, columns: int = 80) -> str:
     env = _env(tmp_path, COLUMNS=str(columns), TERM="xterm")
     process = subprocess.Popen([WHICHGPU, *args], stdout=follower, stderr=subprocess.PIPE, env=env)
     os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the child closed its end
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
+    out = read_until_closed(leader)
     assert process.wait(timeout=120) == 0, process.stderr.read() if process.stderr else ""
     os.close(leader)
-    return ANSI.sub("", b"".join(chunks).decode()).replace("\r\n", "\n")
+    return ANSI.sub("", out.decode()).replace("\r\n", "\n")
 
 
 def test_version_names_the_installed_package(tmp_path):

@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.terminal import styled, wrapped
+from tests.pty_output import read_until_closed
 from tests.server_process import WHICHGPU, service_env
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -33,15 +34,7 @@ def on_terminal(tmp_path: Path, *args: str, columns: int = 80) -> str:
     if pid == 0:  # the child: the command on the terminal's slave side
         os.execve(WHICHGPU, [WHICHGPU, "ask", *args], env)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    out = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        out += chunk
+    out = read_until_closed(fd)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, out.decode(errors="replace")[-2000:]
     return ANSI.sub("", out.decode()).replace("\r\n", "\n").rstrip("\n")
