@@ -18,11 +18,14 @@ from rules.money import dated_words
 
 __all__ = [
     "DAYS_FROM_HOURS",
+    "NAMED_IN_HEADLINE",
     "TUNING_NAMES",
     "count_word",
     "figure",
     "headline",
     "job_time",
+    "named_in_headline",
+    "not_picked",
     "price_said",
     "said_once",
 ]
@@ -30,6 +33,10 @@ __all__ = [
 DAYS_FROM_HOURS = 72  # a run longer than three days reads better in days
 TUNING_NAMES = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
 COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+
+
+# Intents whose first line judges the named cards themselves.
+NAMED_IN_HEADLINE = frozenset({"fit", "compare", "rent-or-buy", "what-runs-on"})
 
 
 def headline(answer: Answer, reference: str) -> str:
@@ -45,7 +52,7 @@ def _answered(answer: Answer, reference: str) -> str | None:
     said: str | None = None
     if answer.intent == "what-runs-on" and answer.runs_on:
         said = _runs_on(answer.runs_on[0], lang)
-    elif answer.intent == "fit" or (answer.question.card_memory_gb and answer.named):
+    elif answer.intent == "fit" or _judged_for_fit(answer):
         said = _fit(answer, lang)
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
             said = _with_budget(said, answer, reference, lang)
@@ -63,7 +70,19 @@ def _answered(answer: Answer, reference: str) -> str | None:
         said = _job(answer.job_cost, lang)
     if said is None and answer.picks:
         said = _buy(answer, reference, lang)
+        left = () if named_in_headline(answer) else not_picked(answer)
+        if left:  # a card asked about and not bought: the first line says so, its verdict follows
+            names = _either([e.name for e in left], lang)
+            said = say("headline.rather_than", lang, names=names, buy=said[:1].lower() + said[1:])
     return said
+
+
+def not_picked(answer: Answer) -> tuple[NamedCard, ...]:
+    """The cards the question named, not owned, when no pick shown buys any of them: where one of the named is
+    bought, the question's options were answered ("mac or pc" names every Mac Studio; one is the pick)."""
+    shown = {p.gpu for p in answer.picks[:3]}
+    asked = [e for e in answer.named if e.owned is not True and e.gpu is not None]
+    return () if any(e.gpu in shown for e in asked) else tuple(asked)
 
 
 def _runs_on(card: RunsOn, lang: str | None) -> str | None:
@@ -225,6 +244,22 @@ def _owned(answer: Answer, top: Pick, lang: str | None) -> str:
                 "headline.owned_faster", lang, ratio=f"{top.relative_performance / mine:.1f}", name=entry.name
             )
     return ""
+
+
+def _judged_for_fit(answer: Answer) -> bool:
+    """A question that names a card the job does not fit ("full fine-tune of llama 3 8b on a single 4090"), or
+    one card beside "or what should I buy?": whether the card holds the job is said first."""
+    if answer.question.card_memory_gb and answer.named:
+        return True
+    asked = [e for e in answer.named if e.owned is not True]
+    if answer.intent == "compare" and len(asked) == 1:
+        return asked[0].status in ("fits", "does-not-fit")
+    return answer.intent == "recommend" and any(e.status == "does-not-fit" for e in asked)
+
+
+def named_in_headline(answer: Answer) -> bool:
+    """Whether the first line itself judges the cards the question named."""
+    return answer.intent in NAMED_IN_HEADLINE or _judged_for_fit(answer)
 
 
 def _fit(answer: Answer, lang: str | None) -> str | None:

@@ -18,6 +18,7 @@ from rules.contract.answer import NamedCard, NamedPrice
 from rules.headline import count_word
 from rules.job import METHOD_NAMES, fit_on, job_for
 from rules.knowledge.messages import say, term
+from rules.money import dated_words
 from rules.objective import BUDGET_SLACK
 from rules.render.figures import memory_text
 
@@ -179,17 +180,21 @@ def _unpriced(ctx: NamedContext, gpu: Gpu) -> str:
 
 
 def _priced(ctx: NamedContext, offer: Offer, count: int) -> str:
-    """ "; 2,550 USD (new), 50 USD over the budget": a named card's price is half of what the asker weighs."""
+    """ "; 2,550 USD (new), 50 USD over the budget": a named card's price is half of what the asker weighs; an
+    aged, estimated or quoted one says what it is and how old, as the picks' prices do."""
     question, pricing = ctx.question, ctx.pricing
     total = offer.unit_usd * count
     money = pricing.money(total, offer.point)
+    kind = term("price.kind", offer.point.kind, question.language)
+    if money.age_months is not None or money.estimate or money.kind == "quote":  # never shown as today's
+        kind = ", ".join(dated_words(money, question.language))
     text = say(
         "named.price",
         question.language,
         count=f"{count} × " if count > 1 else "",
         amount=f"{money.amount:,.0f}",
         currency=money.currency,
-        kind=term("price.kind", offer.point.kind, question.language),
+        kind=kind,
     )
     if question.budget and total > pricing.to_usd(question.budget) * BUDGET_SLACK:
         text += say(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
-from rules.headline import figure, price_said
+from rules.headline import figure, named_in_headline, not_picked, price_said
 from rules.knowledge.catalog import model_number
 from rules.knowledge.messages import say, term
 from rules.render.job import job_lines, serving_lines
@@ -47,6 +47,7 @@ def short_markdown(answer: Answer) -> str:
         return "\n".join([f"**{answer.headline or answer.summary}**", *runs_on_lines(answer.runs_on, lang)])
     reference = ""  # the headline names the reference card; the lines below say "the reference card"
     lines = [f"**{answer.headline or answer.summary}**"]
+    lines += _named_lines(answer)
     lines += _memory_line(answer)
     picks = answer.picks[:MAX_PICKS]
     if picks:
@@ -80,6 +81,19 @@ def short_markdown(answer: Answer) -> str:
     if reasons:
         lines += ["", f"**{say('heading.why', lang)}**"] + [f"- {f.reason} (_{f.rule}_)" for f in reasons]
     return "\n".join(lines)
+
+
+def _named_lines(answer: Answer) -> list[str]:
+    """The cards the question named that the picks leave out, each with its verdict: a card asked about is
+    never dropped without a word. Fit, compare, rent-or-buy and what-runs-on answers judge them in their
+    first line."""
+    if named_in_headline(answer):
+        return []
+    left = not_picked(answer)
+    if not left:
+        return []
+    said = "; ".join(e.reason for e in left)
+    return ["", f"**{say('heading.named', answer.language)}**: {said}"]
 
 
 def _memory_line(answer: Answer) -> list[str]:

@@ -10,6 +10,7 @@ import msgspec
 import pytest
 
 from rules.ask import ask
+from rules.headline import named_in_headline
 from rules.knowledge.loaded import load_rulebook
 from rules.render.short import MAX_PICKS, MAX_REASONS
 from tests.rules.conftest import TODAY
@@ -307,3 +308,48 @@ def test_the_gib_is_said_only_where_the_need_lies_between_the_two_sizes() -> Non
     job = job_for(Question(workload="llm", task="inference", memory_gb=24.5), load_rulebook())
     assert str(fit_on(job, 24, 1).said) == "24.5 GB needed, the card has 24 GB (sold in GiB: 25.8 GB)"
     assert str(fit_on(job, 32, 1).said) == "24.5 GB needed, the card has 32 GB"
+
+
+NAMED_CARDS = ("dgx spark", "rtx 4090", "rtx 5090", "rtx pro 6000", "rx 7900 xtx", "a100", "m3 ultra")
+NAMED_JOBS = ("", " for llm inference", " for nlp", " for cv training", " for stable diffusion")
+NAMED_BUDGETS = ("", " $500", " $1500", " $4000")
+
+
+@pytest.mark.parametrize("card,job,budget", list(itertools.product(NAMED_CARDS, NAMED_JOBS, NAMED_BUDGETS)))
+def test_a_card_asked_about_is_never_dropped_from_the_short_answer(advisor, card, job, budget) -> None:
+    """Whatever the job and the money, the short answer buys the card named or says, in its first lines, what
+    became of it: a card asked about never vanishes from the answer."""
+    reply = ask(advisor, f"{card}{job}{budget}", today=TODAY)
+    answer = reply.recommendation
+    if answer is None or not answer.picks:
+        return
+    named = [e for e in answer.named if e.gpu is not None and e.owned is not True]
+    assert named, reply.text
+    shown = {p.gpu for p in answer.picks[:MAX_PICKS]}
+    top = reply.text.split("**Memory**")[0]
+    for entry in named:
+        if entry.gpu in shown:
+            continue
+        assert entry.name in top.splitlines()[0], reply.text
+        assert named_in_headline(answer) or entry.reason in top, reply.text
+
+
+def test_a_named_cards_aged_price_says_its_age(advisor) -> None:
+    reply = ask(advisor, "llm inference $2000 ryzen ai max", today=TODAY)
+    line = next(line for line in reply.text.splitlines() if line.startswith("**Cards you named**"))
+    assert re.search(r"USD \((street|launch|used) price, \w+ 20\d\d, \d+ months old\)", line), line
+
+
+def test_a_product_named_alone_is_answered_about_and_weighed_against_the_pick(advisor) -> None:
+    first, named = ask(advisor, "dgx spark", today=TODAY).text.split("\n\n")[:2]
+    assert first.startswith("**Rather than the NVIDIA DGX Spark (GB10, 128 GB): buy "), first
+    assert named.startswith("**Cards you named**: NVIDIA DGX Spark") and "USD" in named, named
+
+
+def test_a_card_that_cannot_hold_the_job_named_is_said_first(advisor) -> None:
+    first = ask(advisor, "can I do a full fine-tune of llama 3 8b on a single rtx 4090?", today=TODAY).text
+    assert first.startswith("**No: Llama 3.1 8B (full at 16-bit) needs ~132 GB, and one GeForce RTX 4090 has")
+    text = "can i train llama 3 8b with qlora on a 3060 12gb, or what should i buy for $600"
+    one = ask(advisor, text, today=TODAY)
+    assert one.text.startswith("**Yes: Llama 3.1 8B (qlora at 4-bit) needs ~8 GB"), one.text
+    assert "Within 600 USD: buy " in one.text.splitlines()[0]
