@@ -85,7 +85,7 @@ def _named_one(ctx: NamedContext, asked: str, priced: dict[str, Offer], owned: b
             gpu=None,
             name=asked,
             status="not-in-catalog",
-            reason=say("named.not_in_catalog", lang, name=asked),
+            reason=say("named.not_in_catalog", lang, name=asked, date=ctx.market.as_of.isoformat()),
             owned=mine,
         )
     card: dict[str, Any] = {

@@ -89,7 +89,8 @@ def _named_lines(answer: Answer) -> list[str]:
     first line."""
     if named_in_headline(answer):
         return []
-    left = not_picked(answer)
+    unknown = [e for e in answer.named if e.gpu is None or e.status == "not-released"]
+    left = [*not_picked(answer), *(e for e in unknown if e.owned is not True)]
     if not left:
         return []
     said = "; ".join(e.reason for e in left)

@@ -1,16 +1,17 @@
 """Hardware names: the cards asked about (``compare``), the card owned (``owned_gpu``), counts beside cards.
 
 Hardware names are never budgets: NVIDIA numbers (1050..5090, "rtx pro 6000"), AMD ones with a suffix or "rx"
-("9070 xt", "rx 9060 xt"), letter codes ("a100", "b580", "r9700", "gb200", "mi300x"), systems ("dgx spark",
-"mac studio m3 ultra", "strix halo") and the listed names, unless a currency is attached ("$1080"). A memory
-size or form word beside a name is part of it ("a100 80gb pcie", "16gb rtx 5060 ti"), never ``memory_gb``, so
-the catalog's resolver can pick the exact variant; a size the card has anyway is dropped ("rtx 3090 24gb" ->
-"rtx 3090"), one no variant has is kept so the answer can say so. Plurals are the card when the singular
-resolves and the plural does not ("h100s"; "l40s" stays); "tpu(s)" alone is the newest Cloud TPU released by
-the date. A name goes to ``compare`` as written (series added to bare numbers: "3090" -> "rtx 3090"), also
-when the catalog does not know it, so the engine can say "not in the catalog". A card after "I have",
-"my" or "у меня" is owned. "Used"/"б/у" anywhere in a question naming cards allows used cards, even beside
-"new" ("4090 новая или 3090 б/у"): the used card is one of those asked about.
+("9070 xt", "rx 9060 xt"), any number after a series word, known or not ("rtx 60 series", "rx 10070"),
+letter codes ("a100", "b580", "r9700", "gb200", "mi300x"), systems ("dgx spark", "mac studio m3 ultra",
+"strix halo") and the listed names, unless a currency is attached ("$1080"). A memory size or form word beside
+a name is part of it ("a100 80gb pcie", "16gb rtx 5060 ti"), never ``memory_gb``, so the catalog's resolver
+can pick the exact variant; a size the card has anyway is dropped ("rtx 3090 24gb" -> "rtx 3090"), one no
+variant has is kept so the answer can say so. Plurals are the card when the singular resolves and the plural
+does not ("h100s"; "l40s" stays); "tpu(s)" alone is the newest Cloud TPU released by the date. A name goes to
+``compare`` as written (series added to bare numbers: "3090" -> "rtx 3090"), also when the catalog does not
+know it, so the engine can say "not in the catalog". A card after "I have", "my" or "у меня" is owned.
+"Used"/"б/у" anywhere in a question naming cards allows used cards, even beside "new" ("4090 новая или 3090
+б/у"): the used card is one of those asked about.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ def _gpu_patterns(g: Grammar) -> tuple[re.Pattern[str], ...]:
             r"(?P<series>gtx|gt)[\s-]*(?P<num>[4-9][1-9]0)(?P<suf>(?:[\s-]*ti)?)",
             r"(?P<num>[6-9][5-8]0)(?P<suf>[\s-]*ti)",
             # a name the catalog may not know
-            r"(?P<series>rtx|gtx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:ti|super))*)",
-            r"(?P<series>rx)[\s-]*(?P<num>\d{3,4})(?P<suf>(?:[\s-]*(?:xtx|xt|gre))?)",
+            r"(?P<series>rtx|gtx)[\s-]*(?P<num>\d{2,5})(?P<suf>(?:[\s-]*(?:ti|super))*)(?:[\s-]+series)?",
+            r"(?P<series>rx)[\s-]*(?P<num>\d{2,5})(?P<suf>(?:[\s-]*(?:xtx|xt|gre))?)(?:[\s-]+series)?",
             r"(?P<num>[5-9]\d[0-9]0)(?P<suf>[\s-]*(?:xtx|xt|gre))",
             # a bare Radeon number: a card only beside other cards or a compare word
             r"(?P<amd>(?:5[5-7]|6[4-9]|7[6-9])[05]0|90[1-9]0)",

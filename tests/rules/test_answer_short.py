@@ -353,3 +353,9 @@ def test_a_card_that_cannot_hold_the_job_named_is_said_first(advisor) -> None:
     one = ask(advisor, text, today=TODAY)
     assert one.text.startswith("**Yes: Llama 3.1 8B (qlora at 4-bit) needs ~8 GB"), one.text
     assert "Within 600 USD: buy " in one.text.splitlines()[0]
+
+
+def test_a_card_the_catalog_does_not_know_is_said_so_not_read_as_money(advisor) -> None:
+    text = ask(advisor, "should i wait for the rtx 60 series", today=TODAY).text
+    assert "budget" not in text.splitlines()[0] and "60 USD" not in text, text
+    assert "**Cards you named**: 'rtx 60' is not in the catalog of cards released by 2026-11-22" in text, text

@@ -219,3 +219,21 @@ def test_a_memory_size_said_after_a_card_picks_the_variant_that_has_it(text: str
     question = parse(text, today=date(2026, 11, 26)).question
     assert question.compare == (card,)
     assert question.memory_gb is None
+
+
+SERIES_WORDS = ("rtx", "gtx", "rx", "RTX", "rx-")
+SERIES_NUMBERS = ("60", "70", "6090", "6080 ti", "10070", "10070 xt", "5090", "60 series", "50 series")
+SERIES_AROUND = ("should i wait for the {}", "{} for llm", "is the {} worth waiting for", "стоит ли ждать {}")
+
+
+@pytest.mark.parametrize("around", SERIES_AROUND)
+@pytest.mark.parametrize("number", SERIES_NUMBERS)
+@pytest.mark.parametrize("series", SERIES_WORDS)
+def test_a_number_after_a_series_word_names_a_card_known_or_not(series, number, around) -> None:
+    """'rtx 60 series', 'rx 10070': a number after a series word is a card, never money, and is named back
+    (the engine says when the catalog does not know it)."""
+    name = f"{series}{'' if series.endswith('-') else ' '}{number}"
+    question = parse(around.format(name), today=date(2026, 11, 26)).question
+    assert question.budget is None
+    assert len(question.compare) == 1, question.compare
+    assert question.compare[0].split()[1] == number.split()[0], question.compare
