@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.contract.answer import Answer, JobCost, JobOption, Money, NamedCard, Pick, RunsOn
+from rules.contract.answer import Answer, JobCost, JobOption, Money, NamedCard, NamedPrice, Pick, RunsOn
 from rules.knowledge.messages import DEFAULT_LANGUAGE, grouped, say
 from rules.money import dated_words
 
@@ -246,6 +246,23 @@ def _owned(answer: Answer, top: Pick, lang: str | None) -> str:
     return ""
 
 
+def _one_per_family(entries: list[NamedCard]) -> list[NamedCard]:
+    """A family word ("mac") names every member, each by its id: the first line speaks for the family through
+    the cheapest member on sale that holds the job (else the roomiest on sale); the rest stay in the full
+    answer."""
+    family = [e for e in entries if e.gpu is not None and e.asked == e.gpu]
+    on_sale = [e for e in family if isinstance(e.price, NamedPrice)]
+    if len(family) < 2 or not on_sale:
+        return entries
+    holding = [e for e in on_sale if e.status == "fits"]
+    best = (
+        min(holding, key=lambda e: e.price.usd if isinstance(e.price, NamedPrice) else 0.0)
+        if holding
+        else max(on_sale, key=lambda e: e.memory_gb if isinstance(e.memory_gb, float) else 0.0)
+    )
+    return [e for e in entries if e not in family or e is best]
+
+
 def _judged_for_fit(answer: Answer) -> bool:
     """A question that names a card the job does not fit ("full fine-tune of llama 3 8b on a single 4090"), or
     one card beside "or what should I buy?": whether the card holds the job is said first."""
@@ -264,7 +281,9 @@ def named_in_headline(answer: Answer) -> bool:
 
 def _fit(answer: Answer, lang: str | None) -> str | None:
     """Yes or no for the one card the question asks about, with the count that holds the job."""
-    entries = [e for e in answer.named if e.owned is not True and e.status in ("fits", "does-not-fit")]
+    entries = _one_per_family(
+        [e for e in answer.named if e.owned is not True and e.status in ("fits", "does-not-fit")]
+    )
     if len(entries) > 1:
         verdicts = {e.status for e in entries}
         key = {"fits": "headline.yes_all", "does-not-fit": "headline.no_all"}.get(verdicts.pop(), "")

@@ -109,6 +109,8 @@ def _gpu_found(scan: Scan, m: re.Match[str], g: Grammar) -> tuple[int, int] | bo
     ):
         return False  # "nlp 6800" and "budget 6800 or so" are budgets; "3090 vs 6800" names a Radeon
     name, start = _gpu_name(m), m.start()
+    if m.groupdict().get("name") and lookups.catalog().find(name) is None and _family_word(g, name):
+        return False  # "mac studio" alone names the family, read by the words, not one unknown card
     window = max(0, start - 60)
     size = _MEMORY_BEFORE.search(scan.text[window:start])
     if size and not re.search(r"\d(?:gb|гб)", name):  # "16gb rtx 5060 ti": the size names the variant
@@ -127,6 +129,11 @@ def _gpu_found(scan: Scan, m: re.Match[str], g: Grammar) -> tuple[int, int] | bo
         start = window + count.start()
     scan.cards.append(CardSaid(m.start(), name, said))
     return start, end
+
+
+def _family_word(g: Grammar, name: str) -> bool:
+    """Whether the vocabulary reads ``name`` as a family of cards ("mac studio")."""
+    return any("family" in entry["set"] and name in entry["words"] for entry in g.data["concepts"])
 
 
 def _with_memory(name: str, text: str, end: int) -> tuple[str, int]:

@@ -359,3 +359,10 @@ def test_a_card_the_catalog_does_not_know_is_said_so_not_read_as_money(advisor) 
     text = ask(advisor, "should i wait for the rtx 60 series", today=TODAY).text
     assert "budget" not in text.splitlines()[0] and "60 USD" not in text, text
     assert "**Cards you named**: 'rtx 60' is not in the catalog of cards released by 2026-11-22" in text, text
+
+
+@pytest.mark.parametrize("family", ["mac", "mac studio"])
+def test_a_family_set_against_a_card_speaks_through_one_member_on_sale(advisor, family) -> None:
+    first = ask(advisor, f"{family} vs rtx 5090 for running llama 70b", today=TODAY).text.splitlines()[0]
+    assert first.count("Mac Studio") == 1 and "GeForce RTX 5090" in first, first
+    assert "no current price" not in first, first
