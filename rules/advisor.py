@@ -106,7 +106,7 @@ class Advisor:
             NamedContext(
                 question, market, pricing, sizing, self.catalog, self.rulebook, self.reference, rentable
             )
-        ) + card_memory(question, sizing)
+        ) + card_memory(question, sizing, self.rulebook, asked)
         if intent == "compare" and question.compare:
             return self._compared(stages, named)
         kept = kept_configurations(stages.configs, stages.terms.keeps)

@@ -292,6 +292,9 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
     if not entries:
         return None
     entry = entries[0]
+    if entry.gpu is None and answer.question.card_memory_gb:  # "is 8gb enough for sdxl": a size, no card
+        key = "headline.yes_all" if entry.status == "fits" else "headline.no_all"
+        return say(key, lang, said=entry.reason[:1].lower() + entry.reason[1:])
     need = entry.reason.split(": ", 1)[0]
     if not isinstance(entry.memory_gb, float) or need == entry.reason:
         return None

@@ -15,6 +15,7 @@ from msgspec import UNSET
 from msgspec.structs import replace as with_changes
 
 from rules.contract.answer import NamedCard, NamedPrice
+from rules.contract.values import PRECISIONS
 from rules.headline import count_word
 from rules.job import METHOD_NAMES, fit_on, job_for
 from rules.knowledge.messages import say, term
@@ -244,8 +245,11 @@ def _largest_model_b(ctx: NamedContext, memory_gb: float, count: int) -> float |
     return float(int(low // digits * digits)) if low >= 10 else round(int(low * 10) / 10, 1)
 
 
-def card_memory(question: Question, sizing: Sizing) -> tuple[NamedCard, ...]:
-    """ "Will llama 13b fit on 8 GB": whether a card (or the cards asked for) of that memory holds the job."""
+def card_memory(
+    question: Question, sizing: Sizing, rulebook: Rulebook, asked: Question
+) -> tuple[NamedCard, ...]:
+    """ "Will llama 13b fit on 8 GB": whether a card (or the cards asked for) of that memory holds the job;
+    where it does not at the precision the engine chose, what the job needs at the lower ones people use."""
     gb = question.card_memory_gb
     if not gb:
         return ()
@@ -257,16 +261,33 @@ def card_memory(question: Question, sizing: Sizing) -> tuple[NamedCard, ...]:
         if count > 1
         else say("fit.one_card", lang, gb=f"{gb:g}")
     )
-    verdict = say("fit.holds" if fit.fits else "fit.does_not_hold", lang)
+    verdict = say(("fit.holds" if fit.fits else "fit.does_not_hold") + ("_many" if count > 1 else ""), lang)
     return (
         NamedCard(
             asked=f"{gb:g} GB",
             gpu=None,
             name=cards,
             status="fits" if fit.fits else "does-not-fit",
-            reason=say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.reason),
+            reason=say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.reason)
+            + ("" if fit.fits else _at_lower_precisions(asked, rulebook)),
         ),
     )
+
+
+def _at_lower_precisions(question: Question, rulebook: Rulebook) -> str:
+    """ "; at 8-bit it needs about 15 GB; at 4-bit it needs about 9 GB", for a model run at a precision the
+    question as asked left to the engine."""
+    job = job_for(question, rulebook)
+    if not job.precision_assumed or question.task != "inference" or not (question.model or question.params_b):
+        return ""
+    lower = PRECISIONS[PRECISIONS.index(job.precision) + 1 :] if job.precision in PRECISIONS else ()
+    said = [
+        say("verdict.at_precision", question.language, precision=p, gb=f"{need:.0f}")
+        for p in lower
+        if p in ("8-bit", "4-bit")
+        and (need := job_for(question.refined(precision=p), rulebook).need.gb) < job.need.gb
+    ]
+    return "".join(f"; {s}" for s in said)
 
 
 def _need_text(ctx: NamedContext) -> str:

@@ -366,3 +366,18 @@ def test_a_family_set_against_a_card_speaks_through_one_member_on_sale(advisor, 
     first = ask(advisor, f"{family} vs rtx 5090 for running llama 70b", today=TODAY).text.splitlines()[0]
     assert first.count("Mac Studio") == 1 and "GeForce RTX 5090" in first, first
     assert "no current price" not in first, first
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("is 12gb enough for flux", "**No: one 12 GB card does not hold the job (needs 25.8 GB, has 12 GB);"),
+        ("will llama 3 8b fit in 8gb", "**Yes: one 8 GB card holds the job"),
+        ("will llama 70b fit on 2x 24gb", "**Yes: 2 cards of 24 GB hold the job"),
+        ("хватит ли 12 гб для flux", "**Нет: одна карта на 12 ГБ не справляется с задачей"),
+    ],
+)
+def test_a_memory_size_asked_about_is_answered_yes_or_no_first(advisor, text, first) -> None:
+    """ "Is 12 GB enough for X" names a size, not a card: the first line says whether that much holds the job,
+    and, where the engine chose the precision, what the job needs at the lower ones."""
+    assert ask(advisor, text, today=TODAY).text.startswith(first)
