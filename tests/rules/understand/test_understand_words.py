@@ -377,6 +377,11 @@ def test_a_doctoral_student_is_a_researcher_not_a_beginner(text, workload):
         "does {model} run well on an {card}",
         "i want to run {model} on a {card}, is it good?",
         "{model} запустится на {card}?",
+        "how fast is {model} on a {card}",
+        "how many tokens/s does {model} get on a {card}",
+        "{model} speed on {card}",
+        "как быстро работает {model} на {card}",
+        "сколько токенов в секунду даст {model} на {card}",
     ],
 )
 @pytest.mark.parametrize("card", ["rtx 3090", "rtx 5090", "mac studio m3 ultra"])
