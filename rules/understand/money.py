@@ -178,7 +178,11 @@ def _stated_prices(scan: Scan) -> list[str]:
     amounts said without one. Returns the per-card prices for ``understood``.
     """
     worded = [a.worded for a in scan.amounts]
-    if len(scan.amounts) < 2 or (any(worded) and not all(worded)) or not scan.cards:  # all "за ...": prices
+    if len(scan.amounts) >= 2 and any(worded) and not all(worded):  # the one a budget word marks, anywhere
+        budget = next(a for a in scan.amounts if a.worded)
+        scan.values["budget"] = ((budget.amount, budget.currency), budget.phrase)
+        return []
+    if len(scan.amounts) < 2 or not scan.cards:  # all "за ...": prices
         return []
     currencies = {a.currency for a in scan.amounts if a.currency}
     said = currencies.pop() if len(currencies) == 1 else None
@@ -190,6 +194,22 @@ def _stated_prices(scan: Scan) -> list[str]:
         if card is not None:
             notes.append(f"{card.name} {amount:g} {cur or said or ''}".strip())
     return [f"prices stated: {', '.join(notes)}; the largest is read as the budget"] if notes else []
+
+
+def _currency_wins(scan: Scan) -> list[str]:
+    """Of two amounts, one with its currency ("$700") is the budget over one said bare ("10k"), unless a
+    budget word marks the bare one ("budget 1500"). Returns what ``understood`` says of the amount set
+    aside."""
+    if "budget" not in scan.values or scan.values["budget"][0][1] is not None:
+        return []
+    (_, _), first = scan.values["budget"]
+    if any(a.worded for a in scan.amounts if a.phrase == first):
+        return []
+    marked = next((a for a in scan.amounts if a.currency), None)
+    if marked is None:
+        return []
+    scan.values["budget"] = ((marked.amount, marked.currency), marked.phrase)
+    return [f"'{first}' not read as the budget: '{marked.phrase}' names its currency"]
 
 
 def _assumed_currency(amount: float, base: Question, fresh: bool, language: str | None) -> str:
@@ -206,7 +226,7 @@ def budget_changes(
     """The budget and currency the text gives, into ``changes``; returns what ``understood`` says of them.
 
     A currency said alone never turns an earlier budget into the same number in another currency."""
-    understood: list[str] = []
+    understood = _currency_wins(scan)
     prices = _stated_prices(scan)
     said = scan.currency_said
     if "budget" in scan.values:

@@ -117,6 +117,13 @@ _EXAMPLES = bounded(
     r"(?P<n>\d{1,3}(?:[,.\s]\d{3})+|\d+(?:[.,]\d+)?)\s*(?P<k>k|m|тыс\.?|млн)?\s+(?:training\s+|chat\s+)?"
     r"(?:examples?|samples?|conversations?|instructions?|dialogues?|pairs|пример\w*|диалог\w*|образц\w*)(?!\w)"
 )
+# "on 10k images", "50 тыс. фотографий": items of data a job works through, never money (plural: "4k video"
+# is a resolution).
+_ITEMS = bounded(
+    r"(?P<n>\d{1,3}(?:[,.\s]\d{3})+|\d+(?:[.,]\d+)?)\s*(?P<k>k|m|тыс\.?|млн)?\s+(?:labell?ed\s+|training\s+)?"
+    r"(?P<what>images|photos|pictures|videos|clips|documents|pages|files|frames|изображени\w*|картин\w*"
+    r"|фото\w*|видео(?:ролик\w*|запис\w*)?|документ\w*|страниц\w*|файл\w*|кадр\w*)(?!\w)"
+)
 # "for a year", "for 6 months", "на год", "на полгода": how long a served model runs.
 _SERVICE = bounded(
     rf"(?:for|на)\s+(?:(?P<one>a|one|1)\s+(?P<u1>year|month)|(?P<n>{NUM})\s+(?P<u>years?|months?|weeks?)"
@@ -159,7 +166,19 @@ def read_work_amounts(scan: Scan) -> None:
             months = int(m.group("rn")) * (1 if m.group("rru").startswith("месяц") else 12)
         return scan.put("service_months", whole(round(months, 2)), m.group())
 
+    def items(m: re.Match[str]) -> bool:
+        if re.fullmatch(r"[248]k\s+(?:videos|frames)", m.group().strip()):  # "4k videos": a resolution
+            return False
+        scale = {"k": 1e3, "тыс": 1e3, "тыс.": 1e3, "m": 1e6, "млн": 1e6}.get(m.group("k") or "", 1)
+        count = number(re.sub(r"[,.\s](?=\d{3}\b)", "", m.group("n"))) * scale
+        scan.amounts_of_work.append(
+            f"to process: {whole(round(count))} {m.group('what')} "
+            f"(from '{m.group().strip()}'; an amount of work, not a budget)"
+        )
+        return True
+
     scan.take(_EXAMPLES, examples)
+    scan.take(_ITEMS, items)
     scan.take(_SERVICE, served_for)
     scan.take(_EPOCHS, lambda m: scan.put("epochs", whole(number(m.group("n"))), m.group()))
 

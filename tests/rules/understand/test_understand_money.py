@@ -209,3 +209,30 @@ def test_each_amount_is_read_with_its_own_words_and_limits() -> None:
     assert parse("cv $10", today=TODAY).question.budget == 10
     with pytest.raises(QuestionError, match=r"budget must be positive \(read 0 USD from '\$00'\)"):
         parse("cv $00", today=TODAY)
+
+
+ITEM_WORDS = ("images", "photos", "labeled images", "videos", "documents", "изображений", "фотографий")
+ITEM_COUNTS = ("10k", "50 000", "2,000", "3m", "500")
+
+
+@pytest.mark.parametrize("items", ITEM_WORDS)
+@pytest.mark.parametrize("count", ITEM_COUNTS)
+@pytest.mark.parametrize("template", ["train a cnn on {data}, gpu under $700", "$700, {data} to classify"])
+def test_items_of_data_are_work_never_money(template: str, count: str, items: str) -> None:
+    """'10k images' is data the job works through: the budget is the amount with its currency."""
+    read = parse(template.format(data=f"{count} {items}"), today=date(2026, 11, 26))
+    assert read.question.budget == 700 and read.question.currency == "USD", read.understood
+    assert any(line.startswith("to process: ") for line in read.understood), read.understood
+
+
+@pytest.mark.parametrize(
+    ("text", "budget"),
+    [
+        ("gpu for 10k steps of training, $900", 900),
+        ("budget 1500, 2x 3090 for $1400", 1500),
+        ("4090 for $1800, budget $3000", 3000),
+        ("budget $3000, 4090 for $1800", 3000),
+    ],
+)
+def test_the_budget_is_the_amount_a_budget_word_or_a_currency_marks(text: str, budget: int) -> None:
+    assert parse(text, today=date(2026, 11, 26)).question.budget == budget
