@@ -161,8 +161,11 @@ class Job:
     @property
     def compute_precision(self) -> str:
         """The number format the arithmetic runs in, which sets the speed: training over 8- or 4-bit weights
-        (QLoRA) dequantises them and computes in 16-bit; only inference computes at the storage format."""
+        (QLoRA) dequantises them and computes in 16-bit, as does a diffusion model run from fp8 weights
+        (ComfyUI upcasts them: memory-fit); only LLM inference computes at the storage format."""
         if self.method != "inference" and self.precision in ("8-bit", "4-bit"):
+            return "16-bit"
+        if self.model is not None and self.model.kind == "diffusion" and self.precision == "fp8":
             return "16-bit"
         return self.precision
 

@@ -45,7 +45,8 @@ def precision_for(
     q: Question, method: str, spec: ModelSpec | None, llm: bool, runtime: str | None, rulebook: Rulebook
 ) -> tuple[str, bool]:
     """(precision, assumed): local LLM inference at 4 bit; servers at FP8 where the runtime serves it (vLLM
-    class), else 16 bit; training at 16-bit mixed."""
+    class), else 16 bit; a large diffusion transformer from its fp8 checkpoint (memory-fit); training at
+    16-bit mixed."""
     if method == "qlora":
         return "4-bit", False
     if q.precision:
@@ -56,6 +57,11 @@ def precision_for(
         if runtime in rulebook.workload_priorities.llm_decode.fp8_runtimes:
             return "fp8", True
         return ("16-bit" if q.setting in ("server", "cloud") else "4-bit"), True
+    if method == "inference" and spec is not None and spec.kind == "diffusion":
+        fit = rulebook.memory_fit
+        large = (spec.resident_params_b or spec.params_b) >= fit.large_diffusion_from_b
+        dated = q.as_of is None or q.as_of >= fit.large_diffusion_since
+        return (fit.large_diffusion_precision if large and dated else fit.image_inference_precision), True
     return "16-bit", True
 
 

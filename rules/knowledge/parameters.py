@@ -226,7 +226,11 @@ class MemoryFit(Parameters, frozen=True):
     activation_note: str
     logit_bytes: int
     logit_note: str
-    image_inference_precision: str
+    image_inference_precision: str  # image and video models at inference, unless asked
+    large_diffusion_precision: str  # a diffusion transformer of large_diffusion_from_b or more, from its date
+    large_diffusion_from_b: float
+    large_diffusion_since: dt.date
+    large_diffusion_note: str
 
 
 class Rule16BitMemory(Parameters, frozen=True):

@@ -790,6 +790,7 @@ def test_a_pick_that_holds_the_job_with_little_to_spare_says_how_to_get_margin(a
         workload="image-generation",
         task="inference",
         model="flux-1-dev",
+        precision="16-bit",  # asked: without it the engine runs FLUX from its fp8 checkpoint
         budget=1200,
         as_of=date(2026, 11, 15),
     )
@@ -1165,13 +1166,13 @@ def test_more_memory_follow_up_shows_more_memory_than_the_answer_before(advisor,
 
 
 def test_the_used_cards_line_names_the_memory_the_job_needs_not_only_the_floor(advisor):
-    """'FLUX dev at home, $1,200': FLUX dev at 16-bit needs a 24 GB card, so the line that lets used cards in
-    says new cards with 24 GB or more start at the price it gives, not 'with 12 GB' (the workload's floor),
-    which new 12 GB cards at a fifth of that price contradicted."""
+    """'FLUX dev at 16-bit at home, $1,200': FLUX dev at 16-bit needs a 24 GB card, so the line that lets used
+    cards in says new cards with 24 GB or more start at the price it gives, not 'with 12 GB' (the workload's
+    floor), which new 12 GB cards at a fifth of that price contradicted."""
     from rules.understand import parse
 
     today = date(2026, 11, 15)
-    parsed = parse("FLUX dev at home, $1,200", today=today)
+    parsed = parse("FLUX dev at 16-bit at home, $1,200", today=today)
     answer = wire(advisor.recommend(parsed.question, intent=parsed.intent, today=today))
     line = next(
         f["reason"]

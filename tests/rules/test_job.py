@@ -3,6 +3,8 @@ each test names its source."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from rules.contract.question import Question
@@ -272,3 +274,23 @@ def test_tensor_parallelism_needs_a_count_that_divides_the_kv_heads(rulebook):
         "tensor-parallel",
         "pipeline-parallel",
     ]
+
+
+@pytest.mark.parametrize(
+    ("model", "as_of", "precision"),
+    [
+        ("flux-1-dev", date(2026, 11, 26), "fp8"),
+        ("wan-2.1-14b", date(2026, 11, 26), "fp8"),
+        ("flux-1-dev", date(2024, 6, 1), "16-bit"),  # before FLUX's fp8 checkpoints
+        ("sd-xl", date(2026, 11, 26), "16-bit"),  # small enough to run as released
+    ],
+)
+def test_a_large_diffusion_transformer_runs_from_its_fp8_weights_and_computes_in_16_bit(
+    model: str, as_of: date, precision: str
+) -> None:
+    """ComfyUI loads FLUX and Wan 14B from fp8 checkpoints and upcasts them: the memory is the fp8 weights',
+    the speed the 16-bit arithmetic's."""
+    question = Question(workload="image-generation", task="inference", model=model, as_of=as_of)
+    job = job_for(question, load_rulebook())
+    assert job.precision == precision and job.precision_assumed
+    assert job.compute_precision == "16-bit"
