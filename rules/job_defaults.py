@@ -25,13 +25,17 @@ def context_for(rulebook: Rulebook, spec: ModelSpec | None, inference: bool) -> 
 
 
 def method_for(q: Question, spec: ModelSpec | None, llm: bool) -> tuple[str, bool]:
-    """(method, assumed): inference when asked to run; for LLMs LoRA unless small or 4-bit."""
+    """(method, assumed): inference when asked to run; for LLMs LoRA unless small or 4-bit; a named image or
+    video model is fine-tuned with LoRA, as people train them on their own pictures (kohya sd-scripts,
+    ostris ai-toolkit, diffusers' DreamBooth LoRA scripts), unless the whole model is asked for."""
     if q.method:
         if q.method in ("full", "pretrain") and not llm:
             return "train", False
         return q.method, False
     if q.task == "inference":
         return "inference", False
+    if spec is not None and spec.kind == "diffusion":
+        return "lora", True
     if not llm:
         return "train", False
     if q.precision == "4-bit":
