@@ -417,11 +417,32 @@ def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
     name, hours = answer.picks[0].name, f"{rent.hours_per_week:g}"
     if rent.offer.gpu is not None and rent.offer.gpu != answer.picks[0].gpu:  # no provider lists the card
         return say("headline.rent_unlisted", lang, name=name)
+    total = answer.question.rent_hours
+    if total:  # "100 hours of training": those hours rented, against the card's price
+        per_hour = rent.rent_per_hour
+        cost = Money(total * per_hour.amount, per_hour.currency, total * per_hour.usd)
+        return say(
+            "headline.rent_hours" if cost.usd <= _owned_cost(answer, total) else "headline.buy_hours",
+            lang,
+            hours=f"{total:g}",
+            name=name,
+            provider=rent.offer.provider,
+            cost=grouped(cost.text, lang),
+            per_hour=f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}",
+            price=price_said(answer.picks[0], lang),
+        )
     if rent.break_even_hours is None:
         return say("headline.rent_never", lang, hours=hours, name=name)
     years = f"{rent.break_even_hours / (rent.hours_per_week * 52):.1f}"
     key = "headline.rent" if rent.cheaper == "rent" else "headline.buy_pays"
     return say(key, lang, hours=hours, name=name, years=years)
+
+
+def _owned_cost(answer: Answer, hours: float) -> float:
+    """What owning the pick costs for ``hours`` of use, in USD: its price and the electricity."""
+    rent = answer.rent_vs_buy
+    power = rent.own_power_per_hour.usd if rent is not None else 0.0
+    return answer.picks[0].total_price.usd + hours * power
 
 
 def _name(pick: Pick) -> str:

@@ -207,6 +207,12 @@ class RecommendationRequest(
         ]
         | None
     ) = None
+    rent_hours: (
+        Annotated[
+            float, _positive(100_000, "Hours of GPU time the job takes in all ('100 hours of training').")
+        ]
+        | None
+    ) = None
     runtime: Annotated[
         Runtime | None,
         msgspec.Meta(
@@ -307,6 +313,7 @@ class Question:
     examples: int | None = None  # a fine-tune's examples; with epochs (1 if unsaid) they give its tokens
     epochs: float | None = None  # passes over the examples
     service_months: float | None = None  # how long a served model runs ("for a year"); None: a year, said
+    rent_hours: float | None = None  # GPU time the job takes in all ("100 hours of training")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], today: date | None = None) -> Question:

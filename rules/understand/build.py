@@ -56,6 +56,7 @@ _LABELS = {
     "examples": "training examples",
     "epochs": "epochs",
     "service_months": "served for (months)",
+    "rent_hours": "GPU hours in all",
     "used_ok": "used is fine",
     "new_only": "new cards only",
     "cloud_ok": "cloud is fine",

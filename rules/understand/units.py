@@ -117,6 +117,13 @@ _EXAMPLES = bounded(
     r"(?P<n>\d{1,3}(?:[,.\s]\d{3})+|\d+(?:[.,]\d+)?)\s*(?P<k>k|m|тыс\.?|млн)?\s+(?:training\s+|chat\s+)?"
     r"(?:examples?|samples?|conversations?|instructions?|dialogues?|pairs|пример\w*|диалог\w*|образц\w*)(?!\w)"
 )
+# "100 hours of lora training", "50 gpu hours", "200 часов обучения": GPU time the job takes, never money.
+_GPU_HOURS = bounded(
+    rf"(?:(?P<n>{NUM})\s*(?:(?:gpu|h100|a100)[\s-]*)?(?:h|hrs?|hours?|час\w*)\s+(?:of\s+)?"
+    r"(?P<what>(?:(?:lora|qlora|full)\s+)?(?:training|fine-?tuning|compute|gpu\s+time|inference|use|usage)"
+    r"|обучения|дообучения|вычислений|работы)(?!\w)"
+    rf"|(?P<m>{NUM})\s*(?:gpu[\s-]*hours?|gpu[\s-]*h|гпу[\s-]*час\w*)(?!\w))"
+)
 # "on 10k images", "50 тыс. фотографий": items of data a job works through, never money (plural: "4k video"
 # is a resolution).
 _ITEMS = bounded(
@@ -177,8 +184,12 @@ def read_work_amounts(scan: Scan) -> None:
         )
         return True
 
+    def gpu_hours(m: re.Match[str]) -> bool:
+        return scan.put("rent_hours", whole(number(m.group("n") or m.group("m"))), m.group())
+
     scan.take(_EXAMPLES, examples)
     scan.take(_ITEMS, items)
+    scan.take(_GPU_HOURS, gpu_hours)
     scan.take(_SERVICE, served_for)
     scan.take(_EPOCHS, lambda m: scan.put("epochs", whole(number(m.group("n"))), m.group()))
 

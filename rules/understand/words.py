@@ -212,6 +212,8 @@ def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
     for said in ("what-runs-on", "fit", "rent-or-buy"):
         if said in scan.intents:
             return said
+    if "rent_hours" in scan.values:  # "100 hours of training on an h100": rent those hours or buy the card
+        return "rent-or-buy"
     model_said = question.model is not None or question.params_b is not None
     one_card = len(question.compare) == 1
     if model_said and one_card and (_RUNS_ON.search(scan.original) or _SPEED_ASKED.search(scan.original)):

@@ -381,3 +381,12 @@ def test_a_memory_size_asked_about_is_answered_yes_or_no_first(advisor, text, fi
     """ "Is 12 GB enough for X" names a size, not a card: the first line says whether that much holds the job,
     and, where the engine chose the precision, what the job needs at the lower ones."""
     assert ask(advisor, text, today=TODAY).text.startswith(first)
+
+
+def test_hours_of_gpu_time_are_priced_rented_against_the_card_bought(advisor) -> None:
+    rent = ask(advisor, "rent an h100 for 100 hours of lora training, how much", today=TODAY).text
+    said = r"\*\*Rent: 100 h of the NVIDIA H100 \w+ 80 GB at \w+ cost about ([\d,]+) USD \(([\d.]+) USD/h\)"
+    match = re.match(said, rent)
+    assert match and abs(float(match.group(1).replace(",", "")) - 100 * float(match.group(2))) <= 1, rent
+    buy = ask(advisor, "10000 hours of training on a 4090", today=TODAY).text
+    assert buy.startswith("**Buy: 10000 h of the GeForce RTX 4090 at "), buy

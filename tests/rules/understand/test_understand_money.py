@@ -236,3 +236,20 @@ def test_items_of_data_are_work_never_money(template: str, count: str, items: st
 )
 def test_the_budget_is_the_amount_a_budget_word_or_a_currency_marks(text: str, budget: int) -> None:
     assert parse(text, today=date(2026, 11, 26)).question.budget == budget
+
+
+GPU_HOURS = (
+    ("rent an h100 for {n} hours of lora training, how much", "h100"),
+    ("i need {n} gpu hours on an a100", "a100"),
+    ("{n} часов обучения на h100, арендовать или купить", "h100"),
+    ("{n} hours of fine-tuning on a 4090", "4090"),
+)
+
+
+@pytest.mark.parametrize("n", [60, 100, 2000, 12_000])
+@pytest.mark.parametrize(("template", "card"), GPU_HOURS)
+def test_hours_of_gpu_time_are_rented_hours_never_money(template: str, card: str, n: int) -> None:
+    """'100 hours of training' is GPU time the job takes: rent those hours or buy the card, never a budget."""
+    read = parse(template.format(n=n), today=date(2026, 11, 26))
+    assert read.question.budget is None and read.question.rent_hours == n, read.understood
+    assert read.intent == "rent-or-buy" and any(card in c for c in read.question.compare)
