@@ -72,7 +72,7 @@ def short_markdown(answer: Answer) -> str:
         lines += ["", f"**{say('heading.alternatives', lang)}**: " + "; ".join(also)]
     lines += job_lines(answer.job_cost, lang)
     lines += serving_lines(answer.serving_cost, lang)
-    if answer.rent_vs_buy is not None:
+    if answer.rent_vs_buy is not None and not _job_weighs_renting(answer):
         rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], lang)
         lines += ["", f"**{say('heading.rent_or_buy', lang)}**: {rent}"]
     if answer.suggestions:
@@ -104,6 +104,13 @@ def _memory_line(answer: Answer) -> list[str]:
         return []
     said = say("short.memory_sum", lang, gb=f"{need.gb:g}", how=need.how) if need.parts else need.how
     return ["", f"**{say('short.memory', lang)}**: {said}"]
+
+
+def _job_weighs_renting(answer: Answer) -> bool:
+    """Whether the whole job's lines already set renting against buying: the short answer says it once."""
+    ways = {o.way for o in answer.job_cost.options} if answer.job_cost else set()
+    ways |= {o.way for o in answer.serving_cost.options} if answer.serving_cost else set()
+    return "rent" in ways and bool(ways & {"buy", "own"})
 
 
 def deciding(answer: Answer) -> list[Finding]:
