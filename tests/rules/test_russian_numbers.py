@@ -38,5 +38,6 @@ def test_russian_answers_group_digits_with_spaces_and_say_gb_in_russian(advisor,
 
 
 def _without_names(text: str) -> str:
-    """The answer less product names that carry their memory ("RTX 5060 Ti 16 GB", "A6000 (48 GB)")."""
-    return re.sub(r"(?:\*\*[^*]+\*\*|\([^)]*\d+ GB\)|[A-Z][\w ]+ \d+ GB(?=[:\s]))", "", text)
+    """The answer less product names that carry their memory ("RTX 5060 Ti 16 GB", "RTX 4060 Ti 16 GB,",
+    "A6000 (48 GB)")."""
+    return re.sub(r"(?:\*\*[^*]+\*\*|\([^)]*\d+ GB\)|[A-Z][\w ]+ \d+ GB(?=[:\s,]))", "", text)
