@@ -15,9 +15,11 @@ Reads ``DATA_DIR/ebay-gpu-prices/monthly-2021-2023.csv``,
   ``Epoch AI`` (one ``msrp`` point per GPU at its release, credited to Epoch AI under
   CC BY 4.0 with Epoch's own price source);
 - ``prices.json``: the rows whose source starts with ``Street price seen``: the
-  dated 2026 (and late 2025) street prices of ``street-prices-2026/``, US rows of
-  reliability "higher" or "medium" with a month, the cheapest per card, condition
-  and date, each with its source title, address, retailer and date;
+  dated 2026 (and late 2025) street prices of ``street-prices-2026/``, US rows, the
+  cheapest per card, condition and date, each with its source title, address,
+  retailer, date and reliability grade. A "low" row stands only beside a better one
+  (a "higher" or "medium" row of the same card and condition, or a vendor's list
+  price for the card); a row without a month ("2026") is left out;
 - ``cloud_offers.json``: the rows whose source starts with ``Full Stack Deep
   Learning cloud GPU table`` (every row of every snapshot, serverless included).
 
@@ -68,7 +70,10 @@ STREET_CARDS: dict[str, str] = {
     "Radeon RX 9060 XT 16GB": "rx-9060-xt-16gb",
     "Intel Arc B580": "arc-b580",
 }
-STREET_RELIABLE = ("higher", "medium")  # "low" rows stand only beside a better one: not imported
+STREET_RELIABLE = ("higher", "medium")  # a "low" row stands only beside one of these or a vendor list price
+# rows graded "higher" whose own note says the page is of low reliability (date inferred, no retailer): the
+# grade the data set's README gives such pages
+STREET_LOW_BY_NOTE = ("https://redactleunlimited.com/",)
 TRACKER_MIN_OBSERVATIONS = 3  # fewer daily observations in a month: too weak to keep
 TRACKER_MAX_OVER_MEDIAN = 2.5  # a month this far above the listing's median is a marketplace outlier
 
@@ -270,7 +275,9 @@ def import_epoch(data_dir: Path, catalog: Catalog) -> list[dict]:
 
 def street_seen(observed: str) -> str | None:
     """The observation's date as the catalog dates points: a day as given, a month at its 15th, "2026-01/02"
-    (a source dated to two months) at the first day of the later one; None without a month."""
+    (a source dated to two months) at the first day of the later one; None without a month: a page dated
+    "2026" alone could be dated at the year's first day only by showing the price to questions asked before
+    the page existed, and at its end only by making the price look younger than it may be."""
     day = re.fullmatch(r"(\d{4}-\d{2}-\d{2})", observed)
     if day:
         return day.group(1)
@@ -281,32 +288,56 @@ def street_seen(observed: str) -> str | None:
     return f"{month.group(1)}-15" if month else None
 
 
+def street_grade(row: dict) -> str:
+    """The row's reliability grade; "low" where the row's own note says so (see ``STREET_LOW_BY_NOTE``)."""
+    if row["source_url"].startswith(STREET_LOW_BY_NOTE):
+        return "low"
+    return row["reliability"]
+
+
+def vendor_list_prices() -> set[str]:
+    """Cards with a sourced list price (msrp) in the catalog that is neither imported here nor an estimate."""
+    doc = json.loads((OUT_DIR / "prices.json").read_text(encoding="utf-8"))
+    return {
+        r["gpu"]
+        for r in doc["prices"]
+        if r["kind"] == "msrp" and not r.get("estimate") and not r["source"].startswith(STREET_PREFIX)
+    }
+
+
 def import_street(data_dir: Path) -> list[dict]:
-    """The cheapest US street price per card, condition and date from ``street-prices-2026/``."""
-    cheapest: dict[tuple[str, str, str], dict] = {}
+    """The cheapest US street price per card, condition and date from ``street-prices-2026/``.
+
+    A "low" row counts only beside a better one: a "higher" or "medium" row of the same card and condition in
+    the data set, or a vendor's list price for the card, so that no card's only price is a page of low
+    reliability.
+    """
     with (data_dir / "street-prices-2026" / "street-prices-2026.csv").open(encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            gpu, seen = STREET_CARDS.get(row["card"]), street_seen(row["observed"])
-            if gpu is None or seen is None or row["region"] != "US" or row["currency"] != "USD":
-                continue
-            if row["reliability"] not in STREET_RELIABLE:
-                continue
-            price = float(row["price_low"])
-            source = (
-                f"{STREET_PREFIX} {row['observed']} ({row['retailer']}): {row['source_title']}, "
-                f"{row['source_url']} (reliability {row['reliability']})"
-            )
-            point = {
-                "gpu": gpu,
-                "seen": seen,
-                "kind": "used" if row["condition"] == "used" else "new",
-                "price": price,
-                "currency": "USD",
-                "source": source,
-            }
-            key = (gpu, point["kind"], seen)
-            if key not in cheapest or price < cheapest[key]["price"]:
-                cheapest[key] = point
+        rows = [r for r in csv.DictReader(f) if r["region"] == "US" and r["currency"] == "USD"]
+    kind_of = {"used": "used"}
+    better = {
+        (STREET_CARDS.get(r["card"]), kind_of.get(r["condition"], "new"))
+        for r in rows
+        if street_grade(r) in STREET_RELIABLE
+    }
+    listed = vendor_list_prices()
+    cheapest: dict[tuple[str, str, str], dict] = {}
+    for row in rows:
+        gpu, seen = STREET_CARDS.get(row["card"]), street_seen(row["observed"])
+        if gpu is None or seen is None:
+            continue
+        kind, grade = kind_of.get(row["condition"], "new"), street_grade(row)
+        if grade not in STREET_RELIABLE and (gpu, kind) not in better and gpu not in listed:
+            continue
+        price = float(row["price_low"])
+        source = (
+            f"{STREET_PREFIX} {row['observed']} ({row['retailer']}): {row['source_title']}, "
+            f"{row['source_url']} (reliability {grade})"
+        )
+        point = {"gpu": gpu, "seen": seen, "kind": kind, "price": price, "currency": "USD", "source": source}
+        key = (gpu, kind, seen)
+        if key not in cheapest or price < cheapest[key]["price"]:
+            cheapest[key] = point
     return sorted(cheapest.values(), key=lambda p: (p["gpu"], p["seen"], p["kind"]))
 
 

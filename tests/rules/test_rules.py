@@ -59,15 +59,15 @@ CASES = {
         dict(workload="cnn", budget=4000, gpus=1),
     ),
     "vendor-nvidia": (
-        dict(workload="cnn", compare=("rx 7900 xtx",), intent="compare"),
+        dict(workload="cnn", compare=("rx 9070 xt",), intent="compare"),
         dict(workload="cnn", compare=("4090",), intent="compare"),
     ),
     "vendor-amd": (
-        dict(workload="cnn", compare=("rx 7900 xtx",), intent="compare"),
+        dict(workload="cnn", compare=("rx 9070 xt",), intent="compare"),
         dict(workload="cnn", compare=("4090",), intent="compare"),
     ),
     "vendor-intel": (
-        dict(workload="cnn", compare=("arc a770",), intent="compare"),
+        dict(workload="cnn", compare=("arc b580",), intent="compare"),
         dict(workload="cnn", compare=("4090",), intent="compare"),
     ),
     "no-unreleased-chips": (
@@ -159,7 +159,7 @@ def test_a_vendor_adjustment_is_stated_never_hidden_in_the_score(advisor):
     assert "other_stack_score_factor" not in load_rulebook()["vendor-nvidia"].parameters
     answer = wire(
         advisor.recommend(
-            Question(workload="cnn", compare=("rx 7900 xtx", "rtx 4090")),
+            Question(workload="cnn", compare=("rx 9070 xt", "rtx 4090")),
             intent="compare",
             today=date(2026, 11, 22),
         )
@@ -279,16 +279,16 @@ def test_slot_warning_counts_the_blower_version_the_heat_rule_asks_for(recommend
 
 def test_blower_only_cards_are_not_told_to_buy_blower_cards(recommend):
     """'4 × RTX PRO 5000 Blackwell side by side: buy blower-style cards' was said of a card sold only as a
-    blower."""
+    blower (the RTX PRO 4500, a blower too, stands in while the 48 GB PRO 5000 has no sourced price)."""
     answer = recommend(
         workload="llm",
         task="training",
         gpus=4,
         budget=20000,
         experience="researcher",
-        compare=("rtx pro 5000",),
+        compare=("rtx pro 4500",),
     )
-    pro = [p for p in answer["picks"] if p["gpu"] == "rtx-pro-5000-blackwell"]
+    pro = [p for p in answer["picks"] if p["gpu"] == "rtx-pro-4500-blackwell"]
     assert pro and not [r for r in pro[0]["rules"] if r["rule"] == "multi-gpu-heat"]
 
 
