@@ -107,7 +107,8 @@ _TRAINING_TOKENS = bounded(
 )
 # "200 hours of audio", "300 часов аудио": how much media to process, never a budget or a weekly use.
 _MEDIA_HOURS = bounded(
-    rf"(?P<n>{NUM})\s*(?:h|hrs?|hours?|час\w*)\s+(?:of\s+)?(?P<what>audio|video|speech|recordings?|podcasts?"
+    rf"(?P<n>{NUM})\s*(?:h|hrs?|hours?|час\w*)\s+(?:of\s+)?(?:(?:our|my|the|their|own|domain|recorded|labell?ed"
+    r"|transcribed|customer|call|наших|моих|своих)\s+){0,2}(?P<what>audio|video|speech|recordings?|podcasts?"
     r"|meetings?|calls?|аудио|видео|записей|записи|речи)(?!\w)"
 )
 
