@@ -113,11 +113,14 @@ class Sizing:
 
     def need_met(self, per_user: float | None) -> float | None:
         """The share of the users' need (rule ``workload-priorities``, serving) delivered at ``per_user``
-        tokens/s each, at most 1; None where nobody's speed is at stake."""
+        tokens/s each, at most 1; None where nobody's speed is at stake. The need is met at the low end of
+        the estimate's measured error, the speed the answer promises at least: a configuration that meets it
+        only at the estimate itself falls short one time in two."""
         need = self.job.serving_need
         if not need or per_user is None:
             return None
-        return min(1.0, per_user * self.job.batch / need)
+        assured = per_user * (1 - self.performance.decode.measured_error)
+        return min(1.0, assured * self.job.batch / need)
 
     def format_refusal(self, gpu: Gpu) -> Said | None:
         """Why the card cannot run the job's FP8 weights and cache in the serving runtime;

@@ -58,7 +58,7 @@ def test_users_are_the_batch_and_each_keeps_its_kv_cache():
     assert many.need.gb - one.need.gb == pytest.approx(39 * per_sequence_gb)  # 40 caches, not one
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     model=st.sampled_from(["llama 3 8b", "qwen3 32b", "llama 3 70b", "gemma 3 27b", "qwen3 30b a3b"]),
     users=st.integers(min_value=2, max_value=64),
@@ -70,8 +70,9 @@ def test_the_pick_delivers_what_the_users_need_in_all(recommend, model, users, p
     if answer["picks"] and not answer["picks"][0].get("asked"):
         top = answer["picks"][0]
         shown = answer["picks"] + [p for p in answer["alternatives"].values() if p]
-        # the pick delivers the need, or nothing shown does
-        assert top["tokens_per_second"] >= need * 0.999 or all(p["tokens_per_second"] < need for p in shown)
+        # the pick delivers the need even at the low end of its estimate, or nothing shown does
+        assured = [p["speed"]["low"] for p in shown]
+        assert top["speed"]["low"] >= need * 0.99 or all(low < need * 1.01 for low in assured)
 
 
 def test_an_eight_gpu_pretraining_server_may_lead_with_an_sxm_system(advisor):
