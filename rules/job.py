@@ -226,16 +226,16 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     )
     context = q.context_tokens or context_for(rulebook, spec, inference)
     counter = Counter(rulebook, language, runtime)
+    need, shardable = _need(q, rulebook, counter, spec, (method, precision, context, batch))
     factor = (
-        rulebook.rule_16_bit_memory.effective_memory_factor
+        _mixed_precision_factor(need, rulebook.rule_16_bit_memory.effective_memory_factor)
         if method == "train" and precision in ("16-bit", "fp8")
         else 1.0
     )
-    need, shardable = _need(q, rulebook, counter, spec, (method, precision, context, batch))
     others = _other_methods(counter, q, spec, method, (context, batch))
     said = _assumptions(
         counter, q, spec, method=method, method_assumed=method_assumed, precision=precision,
-        context=context, batch=batch,
+        sizes=(context, batch), factor=factor,
     )
     per_user = _tokens_per_user(q, rulebook, llm and inference, batch)
     if per_user:  # users' speed is at stake: the need, and that the speeds shown are each user's
@@ -328,7 +328,7 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
     sold = memory_gb * job.memory_factor
     lang, need = job.language, f"{job.need.gb:.1f}"
     terms = _card_terms(job, card)
-    shown = f"{sold:g}"
+    shown = f"{round(sold, 1):g}"
     if job.need.gb <= card:
         as_sold = Said("fit.as_sold", lang, (("card", f"{card:.1f}"),)) if job.need.gb > sold else ""
         said = Said(
@@ -410,6 +410,17 @@ def _serving_said(counter: Counter, q: Question, batch: int, per_user: float) ->
     return counter.say(key, users=batch, per_user=f"{per_user:g}", total=f"{per_user * batch:,.0f}")
 
 
+def _mixed_precision_factor(need: MemoryNeed, seed_factor: float) -> float:
+    """How many times its size a card holds of a need counted in 32-bit terms, trained in mixed precision
+    (rule 16-bit-memory): the seed's factor where activations fill the memory, as they did in the networks of
+    its time; the 32-bit master weights, gradients and optimizer state take what they took. A need not
+    counted part by part keeps the seed's factor."""
+    parts = need.parts
+    if parts is None or not parts.activations or need.gb <= 0:
+        return seed_factor if parts is None else 1.0
+    return need.gb / (need.gb - parts.activations * (1 - 1 / seed_factor))
+
+
 def _assumptions(
     counter: Counter,
     q: Question,
@@ -418,10 +429,12 @@ def _assumptions(
     method: str,
     method_assumed: bool,
     precision: str,
-    context: int,
-    batch: int,
+    sizes: tuple[int, int],
+    factor: float = 1.0,
 ) -> tuple[str, ...]:
-    """What the job took for granted because the question did not say, in the asker's words."""
+    """What the job took for granted because the question did not say, in the asker's words (``sizes``: the
+    context and the batch)."""
+    context, batch = sizes
     llm = _is_llm(q, spec)
     said = []
     if method in ("lora", "qlora"):
@@ -439,8 +452,7 @@ def _assumptions(
         if q.backend:  # the speeds are that backend's where the card runs it
             said.append(counter.say("assumed.backend", backend=BACKEND_NAMES[q.backend]))
     elif method == "train" and precision in ("16-bit", "fp8"):
-        factor = counter.rulebook.rule_16_bit_memory.effective_memory_factor
-        said.append(counter.say("assumed.mixed_training", precision=precision, factor=f"{factor:g}"))
+        said.append(counter.say("assumed.mixed_training", precision=precision, factor=f"{factor:.2g}"))
     elif precision == "16-bit":
         said.append(counter.say("assumed.mixed", method=counter.method(method), precision=precision))
     else:

@@ -230,12 +230,12 @@ def _room(ctx: NamedContext, memory_gb: float, count: int) -> str:
 
 def _largest_model_b(ctx: NamedContext, memory_gb: float, count: int) -> float | None:
     """Largest dense model size (billions, two significant figures) whose job, as asked, fits: fit grows with
-    size."""
+    size from 1B, where a model is fine-tuned by the method of the larger ones (below it, in full)."""
 
     def fits(params_b: float) -> bool:
         return fit_on(job_for(ctx.question.refined(params_b=params_b), ctx.rulebook), memory_gb, count).fits
 
-    low, high = 0.5, 2000.0
+    low, high = 1.0, 2000.0
     if not fits(low):
         return None
     for _ in range(14):  # to well under 1 %: sizes then round down to two figures

@@ -145,7 +145,11 @@ def sixteen_bit_memory(evidence: Evidence) -> Lines:
     """16-bit training holds about half as much again (the 2019 count, 32-bit terms)."""
     factor = 1.0 if evidence.question.memory_gb else evidence.job.memory_factor
     need = (
-        (Finding("16-bit-memory", "applied", evidence.say("rule.16_bit_memory.need")),)
+        (
+            Finding(
+                "16-bit-memory", "applied", evidence.say("rule.16_bit_memory.need", factor=f"{factor:.2g}")
+            ),
+        )
         if _trains_in_16_bit(evidence)
         else ()
     )
@@ -160,7 +164,7 @@ def sixteen_bit_memory(evidence: Evidence) -> Lines:
                 evidence.say(
                     "rule.16_bit_memory.card",
                     gb=f"{c.gpu.memory_gb:g}",
-                    effective=f"{c.gpu.memory_gb * factor:g}",
+                    effective=f"{round(c.gpu.memory_gb * factor, 1):g}",
                 ),
             )
         ]
