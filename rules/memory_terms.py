@@ -3,6 +3,7 @@ memory is worth for a memory-bound job (rule ``memory-value``)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     from rules.contract.question import Question
     from rules.knowledge import Rulebook
 
-__all__ = ["Floor", "MemoryWorth", "memory_floor", "memory_reference"]
+__all__ = ["Floor", "MemoryWorth", "memory_floor", "memory_reference", "named_floor"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,27 @@ def memory_floor(
             what=what,
             since=best.from_.isoformat()[:7],
             source=cited(best.source.name, language),
+        ),
+    )
+
+
+def named_floor(floor: Floor | None, job: Job, reference_gb: float, language: str | None) -> Floor | None:
+    """The floor where the asker named the model: the dated floor speaks for work not yet known (Dettmers'
+    24 GB for transformers, 2023), so a named job that needs less, with the rule memory-value's headroom for
+    longer contexts and batches, sets the floor at that need instead. A floor is only ever lowered here."""
+    if floor is None or job.model is None or job.need.parts is None:
+        return floor
+    needed = reference_gb / GIB_IN_GB  # as cards are labelled
+    if needed >= floor.gb:
+        return floor
+    return Floor(
+        math.ceil(needed * 10) / 10,
+        say(
+            "rule.memory_floor.named",
+            language,
+            name=job.model.name,
+            need=f"{reference_gb:.1f}",
+            floor=f"{floor.gb:g}",
         ),
     )
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from rules.box import box_refusal
 from rules.job import METHOD_NAMES, Job, Said, fit_on
 from rules.knowledge.messages import cited, say, term
-from rules.memory_terms import Floor, MemoryWorth, memory_floor, memory_reference
+from rules.memory_terms import Floor, MemoryWorth, memory_floor, memory_reference, named_floor
 
 if TYPE_CHECKING:
     from rules.asker import Asker
@@ -171,6 +171,8 @@ def terms_for(ctx: TermsContext) -> Terms:
         if q.memory_gb
         else memory_floor(rulebook, ctx.as_of, q.workload, q.task, q.experience, ctx.language)
     )
+    if reference is not None:
+        floor = named_floor(floor, ctx.job, reference[1], ctx.language)
     threshold = (
         rulebook.cost_efficiency.step_up_threshold
         if ctx.asker.budget_usd is not None
