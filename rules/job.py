@@ -145,8 +145,10 @@ class Job:
     @property
     def runs_on_tpu(self) -> bool:
         """False for a model run with llama.cpp (Ollama, LM Studio): GGUF files, split by layers, and no TPU
-        backend, so a Cloud TPU is no option for it (llama.cpp docs, supported backends)."""
-        return self.pooling != "layer-split"
+        backend, so a Cloud TPU is no option for it (llama.cpp docs, supported backends); false for QLoRA,
+        whose 4-bit NF4 base is a bitsandbytes kernel with no TPU backend (bitsandbytes installation guide,
+        v0.50: NVIDIA, AMD, Intel XPU, Apple Silicon and Intel Gaudi)."""
+        return self.pooling != "layer-split" and self.method != "qlora"
 
     def pooling_at(self, count: int) -> str:
         """How ``count`` cards pool for the job: tensor parallelism splits every attention layer's heads

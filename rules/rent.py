@@ -114,8 +114,9 @@ class Renting:
                 usable.append(rental)
         if not usable:
             return None
-        precision = question.precision or "16-bit"  # the question is settled: it has one
-        speed = {r.unit.id: sizing.performance.relative(r.unit, sizing.work, precision) for r in usable}
+        # the same measure the card to buy is ranked by (the job's own precision), so that "about as fast" and
+        # the cost per unit of work compare like with like
+        speed = {r.unit.id: sizing.relative(r.unit) for r in usable}
         return (
             usable,
             speed,

@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from rules.ask import ask
+from rules.job import workload_key
 from rules.market import representative_rentals
 from rules.rent import tpu_chips, tpu_named
 from tests.wire import wire
@@ -180,3 +181,36 @@ def test_a_card_no_provider_lists_says_so_and_names_no_break_even(advisor):
     ]["rent_vs_buy"]
     assert rent["reason"].startswith("no provider lists the GeForce RTX 5070 Ti")
     assert rent["break_even_hours"] is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "qlora llama 3 8b, 1000 euros, new cards only",
+        "lora fine-tune of qwen3 8b, $1500",
+        "comfyui flux dev, what gpu under $1000",
+        "qlora llama 3 8b on a used card, $500",
+        "resnet 50 training, $900",
+    ],
+)
+def test_a_stand_in_rental_is_as_fast_by_the_measure_the_pick_is_ranked_by(advisor, catalog, text):
+    """'A card about as fast rents instead' weighs the rental at the job's own precision, as the pick is: at
+    any other, a Quadro RTX 4000 of 2018 came out as fast as an RTX 5070 Ti for a QLoRA at 16-bit."""
+    answer = wire(ask(advisor, text, today=TODAY))["recommendation"]
+    rent, picks = answer["rent_vs_buy"], answer["picks"]
+    if rent is None or not picks or picks[0]["count"] > 1 or rent["offer"]["gpu"] == picks[0]["gpu"]:
+        return  # one card's speed against one rented unit's
+    ratio = advisor.rulebook.rent_vs_buy.min_relative_speed
+    work = workload_key(answer["workload"], "training")  # every question here trains
+
+    def speed(gpu_id: str) -> float:  # 16-bit compute, as these training jobs run
+        return advisor.performance.relative(catalog.gpu(gpu_id), work, "16-bit")
+
+    assert speed(rent["offer"]["gpu"]) >= ratio * speed(picks[0]["gpu"]) * 0.999, rent["offer"]
+
+
+def test_a_qlora_never_rents_a_tpu(advisor):
+    """QLoRA's NF4 base is a bitsandbytes kernel, and bitsandbytes has no TPU backend."""
+    for text in ("qlora bert large $15086 as of 2019", "qlora qwen 32b $60000", "qlora of llama 3 8b, $3000"):
+        rent = wire(ask(advisor, text, today=TODAY))["recommendation"]["rent_vs_buy"]
+        assert rent is None or not any(o["kind"] == "tpu" for o in rent["options"]), text
