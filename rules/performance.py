@@ -236,11 +236,13 @@ class PerformanceModel:
 
     def _class_time(self, gpu: Accelerator, cls: str, precision: str, spec_only: bool = False) -> float:
         """Seconds per unit of one class's work: ``I_c`` over compute plus the bytes over bandwidth
-        (the roofline)."""
+        (the roofline); the software stack reaches its share of both (a measured bandwidth already has it)."""
         compute = self.compute_tflops(gpu, precision, spec_only) * 1e12
         fast = precision == "fp32" or gpu.fast_16bit
+        measured = None if spec_only else self._measured.get(gpu.id)
+        software = 1.0 if measured and measured.bandwidth_gb_s else self._software.get(gpu.software, 1.0)
         return self._classes[cls] / compute + (self._bytes[precision] if fast else 1.0) / (
-            self.memory_gb_s(gpu, spec_only) * 1e9
+            self.memory_gb_s(gpu, spec_only) * software * 1e9
         )
 
     def basis(
