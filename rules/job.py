@@ -215,9 +215,10 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     llm = _is_llm(q, spec)
     method, method_assumed = method_for(q, spec, llm)
     inference = method == "inference"
+    users = q.users or _shared_users(q, rulebook, llm and inference)
     batch = (
         q.batch
-        or (q.users if llm and inference else None)
+        or (users if llm and inference else None)
         or (spec.train_batch if spec and not llm and not inference else 1)
     )
     runtime = runtime_for(q, method, llm, batch)
@@ -242,6 +243,8 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     per_user = _tokens_per_user(q, rulebook, llm and inference, batch)
     if per_user:  # users' speed is at stake: the need, and that the speeds shown are each user's
         said += (_serving_said(counter, q, batch, per_user),)
+    if users and not q.users and batch == users:  # the users were assumed: say so, and how to do better
+        said += (counter.say("assumed.shared_users", users=users),)
     return Job(
         work,
         method,
@@ -281,6 +284,15 @@ def _need(
         said = say("job.typical", language, workload=term("task", q.workload, language), gb=f"{floor:g}")
         return MemoryNeed(floor, said), 0.0
     return counter.need(spec, *how)
+
+
+def _shared_users(q: Question, rulebook: Rulebook, llm_inference: bool) -> int | None:
+    """Users at once on a server or a machine a group shares (the question said so: a server, a lab, a team),
+    where it gives no number, requests or batch (rule workload-priorities, llm_decode.shared_users); None for
+    a desk, for a server the engine settled on (eight cards, a data-centre card) and for other jobs."""
+    if not llm_inference or q.batch or not q.shared:
+        return None
+    return int(rulebook.workload_priorities.llm_decode.shared_users)
 
 
 def _tokens_per_user(q: Question, rulebook: Rulebook, llm_inference: bool, batch: int) -> float:

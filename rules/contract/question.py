@@ -99,6 +99,13 @@ class RecommendationRequest(
     ] = False
     used_ok: Annotated[bool, msgspec.Meta(description="Used cards are fine.")] = False
     new_only: Annotated[bool, msgspec.Meta(description="New cards only: never a used pick.")] = False
+    shared: Annotated[
+        bool,
+        msgspec.Meta(
+            description="The machine serves a group (a lab, a team, an institute): an LLM served on it with "
+            "no users given is sized for the shared-users default, and the answer says so."
+        ),
+    ] = False
     cloud_ok: Annotated[bool, msgspec.Meta(description="Renting in the cloud is an option.")] = True
     hours_per_week: Annotated[float, _positive(168)] | None = None
     as_of: (
@@ -304,6 +311,7 @@ class Question:
         None  # "llama.cpp" or "vllm" (:data:`Runtime`); None: by the users served and the setting
     )
     new_only: bool = False  # only new cards: see used_ok
+    shared: bool = False  # a group shares the machine: a served LLM is sized for the shared-users default
     users: int | None = None  # people served at once; None: one, or the batch where one is given
     tokens_per_user: float | None = None  # tok/s each user needs; None: the reading-speed rule parameter
     backend: str | None = None  # :data:`Backend`; None: the card's usual backend

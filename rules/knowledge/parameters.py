@@ -122,6 +122,8 @@ class LlmDecode(Parameters, frozen=True):
     measured_error_note: str
     note: str
     reading_tokens_per_second: float  # what one user needs when the question does not say
+    shared_users: int  # users at once on a shared server when the question gives no number
+    shared_users_note: str
     reading_note: str
     fp8_runtimes: tuple[str, ...]  # runtimes that serve FP8 weights and KV cache
     fp8_note: str

@@ -59,6 +59,7 @@ _LABELS = {
     "rent_hours": "GPU hours in all",
     "used_ok": "used is fine",
     "new_only": "new cards only",
+    "shared": "shared by a group",
     "cloud_ok": "cloud is fine",
     "owned_gpu": "already owns",
     "gpus_fixed": "that many gpus and no more",

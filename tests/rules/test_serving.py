@@ -201,3 +201,34 @@ def test_the_first_line_says_each_users_speed_and_the_speed_in_all(recommend, mo
     line = answer["headline"]
     assert f"for each of {users:,} users at once" in line
     assert f"{speed['value'] * users:,.0f} together" in line
+
+
+GROUP_WORDS = ["for our institute", "for our lab", "for the department", "for our team", "для кафедры"]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    group=st.sampled_from(GROUP_WORDS),
+    model=st.sampled_from(["llama 3.3 70b", "qwen3 32b", "gpt-oss 120b", "gemma 3 27b"]),
+)
+def test_a_server_a_group_shares_is_sized_for_its_users_and_says_it_assumed_them(advisor, group, model):
+    """Serving a model 'for our institute' with no number sized it for one person: 8 cards in tensor parallel
+    for one stream. A group's machine is sized for the shared-users default, and the answer says so."""
+    from rules.ask import ask
+
+    users = load_rulebook().workload_priorities.llm_decode.shared_users
+    answer = wire(ask(advisor, f"serve {model} {group}", today=TODAY))["recommendation"]
+    said = answer["memory_need"]["assumptions"]
+    assert any(f"{users} users at once assumed" in s or f"принято {users}" in s for s in said), said
+    top = answer["picks"][0]
+    assert top["speed"]["users"] == users and top["speed"]["low"] >= 10 * 0.99
+
+
+def test_users_given_are_never_replaced_and_a_desk_serves_one(advisor):
+    from rules.ask import ask
+
+    given_users = wire(ask(advisor, "serve qwen3 32b to 25 users for our lab", today=TODAY))["recommendation"]
+    assert given_users["picks"][0]["speed"]["users"] == 25
+    assert not any("assumed for a shared" in s for s in given_users["memory_need"]["assumptions"])
+    desk = wire(ask(advisor, "run qwen3 32b locally", today=TODAY))["recommendation"]
+    assert desk["picks"][0]["speed"]["users"] is None
