@@ -99,6 +99,12 @@ class RecommendationRequest(
     ] = False
     used_ok: Annotated[bool, msgspec.Meta(description="Used cards are fine.")] = False
     new_only: Annotated[bool, msgspec.Meta(description="New cards only: never a used pick.")] = False
+    asked_speed: Annotated[
+        bool,
+        msgspec.Meta(
+            description="The question asks how fast ('how many tokens/s'): the answer leads with that speed."
+        ),
+    ] = False
     shared: Annotated[
         bool,
         msgspec.Meta(
@@ -312,6 +318,7 @@ class Question:
     )
     new_only: bool = False  # only new cards: see used_ok
     shared: bool = False  # a group shares the machine: a served LLM is sized for the shared-users default
+    asked_speed: bool = False  # "how fast", "how many tokens/s": the first line leads with the speed
     users: int | None = None  # people served at once; None: one, or the batch where one is given
     tokens_per_user: float | None = None  # tok/s each user needs; None: the reading-speed rule parameter
     backend: str | None = None  # :data:`Backend`; None: the card's usual backend

@@ -101,9 +101,11 @@ NEEDED_LITERALS = {
 }
 
 
-# "on 100b tokens", "2t tokens of data": how much the job trains on, never the model's size or a context.
+# "on 100b tokens", "2t tokens of data": how much the job trains on, never the model's size or a context; "8b
+# tokens/s" is a model's size and a rate ("llama 3 8b tokens/s on a 3060"), never an amount of data.
 _TRAINING_TOKENS = bounded(
     rf"(?P<n>{NUM})\s*(?P<u>b|bn|billion|t|trillion|млрд|трлн)\s+(?:training\s+)?(?:tokens?|токен\w*)(?!\w)"
+    r"(?!\s*(?:/\s*s|/\s*sec|per\s+sec|a\s+sec|в\s+секунд|/\s*с(?!\w)))"
 )
 # "200 hours of audio", "300 часов аудио": how much media to process, never a budget or a weekly use.
 _MEDIA_HOURS = bounded(
@@ -242,6 +244,26 @@ def read_context(scan: Scan) -> None:
         return scan.put("context_tokens", round(tokens), m.group())
 
     scan.take(_CONTEXT, found, _CONTEXT_WORDS)
+
+
+# "50 tokens per second", "at 20 tok/s each", "30 токенов в секунду": the speed each user needs, never a
+# budget or a count.
+_SPEED = bounded(
+    rf"(?:at\s+)?(?P<n>{NUM})\s*(?:tokens?|tok|t)\s*(?:/\s*s(?:ec)?|per\s+sec(?:ond)?|a\s+sec(?:ond)?)(?!\w)"
+    r"(?:\s+(?:each|per\s+user|per\s+person|for\s+each))?"
+    rf"|(?P<r>{NUM})\s*токен\w*\s*(?:/\s*с(?!\w)|в\s+секунду)(?:\s+на\s+(?:пользователя|человека))?"
+)
+
+
+def read_speed(scan: Scan) -> None:
+    """A speed asked for each user (question field tokens_per_user): the configuration must deliver it."""
+
+    def found(m: re.Match[str]) -> bool:
+        value = number(m.group("n") or m.group("r"))
+        return value > 0 and scan.put("tokens_per_user", value, m.group())
+
+    if "/" in scan.text or "sec" in scan.text or "секунд" in scan.text or "/с" in scan.text:
+        scan.take(_SPEED, found)
 
 
 def read_batch(scan: Scan) -> None:
