@@ -104,7 +104,15 @@ class Advisor:
         rentable = frozenset(name for name in question.compare if tpu_named(self.catalog, name) is not None)
         named = named_cards(
             NamedContext(
-                question, market, pricing, sizing, self.catalog, self.rulebook, self.reference, rentable
+                question,
+                market,
+                pricing,
+                sizing,
+                self.catalog,
+                self.rulebook,
+                self.reference,
+                rentable,
+                asked,
             )
         ) + card_memory(question, sizing, self.rulebook, asked)
         if intent == "compare" and question.compare:
@@ -274,7 +282,8 @@ class Advisor:
             sizing,
             question.gpus,
             question.gpus if question.gpus_fixed else most,
-            every_count=question.setting == "server",
+            # a server is built to hold several; users' speed may need more cards than the fewest that hold
+            every_count=question.setting == "server" or bool(job.serving_need),
         )
         return _Stages(
             question,

@@ -129,7 +129,7 @@ def speed(made: Made, c: Configuration) -> Speed | None:
     model a published benchmark measured at 16 bit; None where only the relative figure exists."""
     params = made.rulebook.workload_priorities
     if c.tokens_per_second:
-        users = made.job.batch if made.job.serving_need else None  # each user's speed, when several share
+        users = made.job.batch if made.job.serving_need and made.job.batch > 1 else None  # when several share
         return _banded(c.tokens_per_second, params.llm_decode.measured_error, "tokens/s", users)
     job, throughput = made.job, params.training_throughput
     if throughput is None or job.model is None or job.method != "train" or job.compute_precision != "16-bit":

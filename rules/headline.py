@@ -284,6 +284,9 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
     entries = _one_per_family(
         [e for e in answer.named if e.owned is not True and e.status in ("fits", "does-not-fit")]
     )
+    sized = {e.memory_gb for e in entries if e.gpu is not None}
+    if len(entries) > 1:  # "an rtx 5070 with 12gb": the memory said is the named card's, judged once
+        entries = [e for e in entries if e.gpu is not None or answer.question.card_memory_gb not in sized]
     if len(entries) > 1:
         verdicts = {e.status for e in entries}
         key = {"fits": "headline.yes_all", "does-not-fit": "headline.no_all"}.get(verdicts.pop(), "")
@@ -298,16 +301,32 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
     need = entry.reason.split(": ", 1)[0]
     if not isinstance(entry.memory_gb, float) or need == entry.reason:
         return None
-    gb = f"{entry.memory_gb:g}"
+    words = {"need": need, "name": entry.name, "gb": f"{entry.memory_gb:g}"}
     speed = _named_speed(entry, answer, lang)
     if entry.status == "fits":
-        speed = speed and say("headline.then_speed", lang, figure=speed)
-        return say("headline.yes", lang, need=need, name=entry.name, gb=gb, speed=speed)
-    if not isinstance(entry.cards_needed, int):  # None: not even eight hold it
-        return say("headline.no_count", lang, need=need, name=entry.name, gb=gb)
+        return _holds(entry, answer, speed, words, lang)
+    if isinstance(entry.at_lower, str) and isinstance(entry.at_lower_gb, float):  # a lower precision holds it
+        return say(
+            "headline.yes_at_lower", lang, precision=entry.at_lower, low=f"{entry.at_lower_gb:.0f}", **words
+        )
+    if not isinstance(entry.cards_needed, int):  # None: not even eight hold it, or the job does not split
+        return say("headline.no_split" if entry.splits is False else "headline.no_count", lang, **words)
     speed = speed and say("headline.at_speed", lang, figure=speed)
-    count = count_word(entry.cards_needed, lang)
-    return say("headline.no", lang, need=need, name=entry.name, gb=gb, count=count, speed=speed)
+    return say("headline.no", lang, count=count_word(entry.cards_needed, lang), speed=speed, **words)
+
+
+def _holds(entry: NamedCard, answer: Answer, speed: str, words: dict[str, str], lang: str | None) -> str:
+    """Yes for the card asked about: its speed first where the question asked how fast; the count asked
+    ("on 2 x rtx pro 6000") where it is more than one."""
+    if speed and answer.question.asked_speed:
+        first = say("headline.speed_first", lang, figure=speed, **words)
+        return first[:1].upper() + first[1:]
+    speed = speed and say("headline.then_speed", lang, figure=speed)
+    if isinstance(entry.cards_needed, int) and entry.cards_needed > 1:
+        return say(
+            "headline.yes_many", lang, count=count_word(entry.cards_needed, lang), speed=speed, **words
+        )
+    return say("headline.yes", lang, speed=speed, **words)
 
 
 def _with_budget(fit: str, answer: Answer, reference: str, lang: str | None) -> str:

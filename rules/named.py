@@ -17,7 +17,7 @@ from msgspec.structs import replace as with_changes
 from rules.contract.answer import NamedCard, NamedPrice
 from rules.contract.values import PRECISIONS
 from rules.headline import count_word
-from rules.job import METHOD_NAMES, fit_on, job_for
+from rules.job import GIB_IN_GB, METHOD_NAMES, fit_on, job_for
 from rules.knowledge.messages import say, term
 from rules.money import dated_words
 from rules.objective import BUDGET_SLACK
@@ -45,6 +45,7 @@ class NamedContext:
     rulebook: Rulebook
     reference: Gpu
     rentable: frozenset[str]  # names that mean a Cloud TPU (rented only, never in the GPU catalog)
+    asked: Question  # before the engine's defaults: which precision the asker left open
 
     @property
     def language(self) -> str | None:
@@ -123,6 +124,8 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     enough = next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
     tps = sizing.tokens_per_second(gpu, enough or count)
     card["cards_needed"] = enough
+    if enough is None and sizing.job.pooling == "none":
+        card["splits"] = False
     card["tokens_per_second"] = round(tps, 1) if tps else UNSET
     built = enough or count
     refused = sizing.build(gpu, built) if built > 1 else None
@@ -142,8 +145,13 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
             else (say("named.not_even_eight", lang) if count < 8 and fit.sharded else "")
         )
         key = "named.does_not_hold" if count == 1 else "named.do_not_hold"
+        lower = _held_lower(ctx, gpu.memory_gb) if count == 1 else None
+        held = ""
+        if lower is not None:
+            card["at_lower"], card["at_lower_gb"] = lower[0], round(lower[1], 1)
+            held = say("named.held_lower", lang, precision=lower[0], gb=f"{lower[1]:.0f}")
         return NamedCard(
-            **card, status="does-not-fit", reason=say(key, lang, many=many, **cards) + unbuildable
+            **card, status="does-not-fit", reason=say(key, lang, many=many, **cards) + held + unbuildable
         )
     speed = say(
         "named.speed", lang, relative=f"{card['relative_performance']:.2f}", reference=ctx.reference.name
@@ -277,17 +285,36 @@ def card_memory(
 def _at_lower_precisions(question: Question, rulebook: Rulebook) -> str:
     """ "; at 8-bit it needs about 15 GB; at 4-bit it needs about 9 GB", for a model run at a precision the
     question as asked left to the engine."""
-    job = job_for(question, rulebook)
-    if not job.precision_assumed or question.task != "inference" or not (question.model or question.params_b):
-        return ""
-    lower = PRECISIONS[PRECISIONS.index(job.precision) + 1 :] if job.precision in PRECISIONS else ()
     said = [
         say("verdict.at_precision", question.language, precision=p, gb=f"{need:.0f}")
+        for p, need in _lower_needs(question, rulebook)
+    ]
+    return "".join(f"; {s}" for s in said)
+
+
+def _lower_needs(question: Question, rulebook: Rulebook) -> list[tuple[str, float]]:
+    """(precision, GB needed) at the 8- and 4-bit precisions below the one the engine chose for a model's
+    inference; none where the question set the precision itself."""
+    job = job_for(question, rulebook)
+    if not job.precision_assumed or question.task != "inference" or not (question.model or question.params_b):
+        return []
+    lower = PRECISIONS[PRECISIONS.index(job.precision) + 1 :] if job.precision in PRECISIONS else ()
+    return [
+        (p, need)
         for p in lower
         if p in ("8-bit", "4-bit")
         and (need := job_for(question.refined(precision=p), rulebook).need.gb) < job.need.gb
     ]
-    return "".join(f"; {s}" for s in said)
+
+
+def _held_lower(ctx: NamedContext, memory_gb: float) -> tuple[str, float] | None:
+    """(precision, GB needed) of the first lower precision one card holds, for a card that does not hold
+    the job at the engine's precision ("is a 12 GB RTX 3060 enough for FLUX.1 dev?": yes, from a 4-bit
+    checkpoint); None where none does or the asker set the precision."""
+    return next(
+        ((p, need) for p, need in _lower_needs(ctx.asked, ctx.rulebook) if need <= memory_gb * GIB_IN_GB),
+        None,
+    )
 
 
 def _need_text(ctx: NamedContext) -> str:

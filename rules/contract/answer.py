@@ -309,6 +309,9 @@ class NamedCard(_Part, kw_only=True, frozen=True):
     relative_performance: float | UnsetType = UNSET
     guessed: str | UnsetType | None = UNSET  # how the name was read, when it was not exact
     cards_needed: int | UnsetType | None = UNSET  # None: not even eight hold the job
+    splits: bool | UnsetType = UNSET  # False: the job runs whole on each card (an image model)
+    at_lower: str | UnsetType = UNSET  # a lower precision one card holds the job at ("4-bit"), none asked
+    at_lower_gb: float | UnsetType = UNSET  # what the job needs at that precision
     tokens_per_second: float | UnsetType = UNSET
     price: NamedPrice | UnsetType = UNSET
     status: Literal["compared", "fits", "does-not-fit", "not-in-catalog", "not-released", "no-current-price"]
