@@ -16,7 +16,7 @@ from rules.advisor import Advisor
 from rules.contract.answer import Answer, Detail, Reply
 from rules.contract.question import Question
 from rules.render import answer_markdown, clarification_markdown, help_text
-from rules.render.markdown import model_notes, not_understood_line
+from rules.render.markdown import model_notes, not_understood_line, outside_notes
 from rules.understand import ParsedText, parse, text_language
 
 Intent = Literal[
@@ -40,9 +40,10 @@ def follow_ups(question: Question) -> tuple[str, ...]:
 
 
 def reading_notes(parsed: ParsedText, language: str | None) -> tuple[str, ...]:
-    """What the reading could not use, said under the answer: models it does not know or cannot download, and
-    words it did not understand."""
-    lines = [*model_notes(parsed.unknown_models, parsed.closed_models, language)]
+    """What the reading could not use: hardware the catalog does not hold (said first, above the answer it
+    changes), models it does not know or cannot download, and words it did not understand (said under it)."""
+    lines = [*outside_notes(parsed.outside, language)]
+    lines += model_notes(parsed.unknown_models, parsed.closed_models, language)
     lines.append(not_understood_line(parsed.unknown, language))
     return tuple(line for line in lines if line)
 
@@ -127,8 +128,9 @@ def ask(
         )
     answer = advisor.recommend(parsed.question, intent=parsed.intent, today=today)
     notes = reading_notes(parsed, language)
+    leading = len(parsed.outside)  # "best laptop gpu": that the cards are desktop ones is said first
     return Reply(
-        text="\n\n".join([answer_markdown(answer, detail), *notes]),
+        text="\n\n".join([*notes[:leading], answer_markdown(answer, detail), *notes[leading:]]),
         intent=cast(Intent, parsed.intent),
         question=parsed.question,
         recommendation=answer,

@@ -22,6 +22,7 @@ __all__ = [
     "help_text",
     "model_notes",
     "not_understood_line",
+    "outside_notes",
 ]
 
 
@@ -193,6 +194,12 @@ def model_notes(
         for name, maker, open_model in closed
     ]
     return lines
+
+
+def outside_notes(kinds: tuple[str, ...], language: str | None = None) -> list[str]:
+    """A line per kind of hardware asked about that the catalog does not hold ("laptop"): the answer is for
+    the cards it holds, and says so."""
+    return [say(f"understand.outside.{kind}", language) for kind in kinds]
 
 
 def not_understood_line(words: tuple[str, ...], language: str | None = None) -> str:

@@ -80,6 +80,7 @@ class ParsedText:
     changed: tuple[str, ...] = ()
     unknown_models: tuple[str, ...] = ()  # named, but not in the model table and no size said
     closed_models: tuple[tuple[str, str, str], ...] = ()  # (name, maker, the open model sized instead)
+    outside: tuple[str, ...] = ()  # hardware asked about that the catalog does not hold ("laptop")
 
     @property
     def needs_clarification(self) -> bool:
@@ -151,6 +152,7 @@ def build(
         changed,
         tuple(dict.fromkeys(read.unknown_models)),
         tuple(dict.fromkeys(read.closed_models)),
+        tuple(dict.fromkeys(read.outside)),
     )
 
 

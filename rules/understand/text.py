@@ -165,6 +165,7 @@ class Scan:
     amounts_of_work: list[str] = field(default_factory=list)
     unknown_models: list[str] = field(default_factory=list)  # a family named with a version the table lacks
     closed_models: list[tuple[str, str, str]] = field(default_factory=list)  # (name, maker, open model id)
+    outside: list[str] = field(default_factory=list)  # hardware the catalog does not hold ("laptop")
     # a family word ("mac") named cards: compared unless beside other kinds ("or pc")
     family_said: bool = False
     references: list[tuple[str, str]] = field(default_factory=list)  # ("first"/"second"/"cheaper", the words)

@@ -108,6 +108,8 @@ def _meaning(scan: Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> b
             scan.family_said = True
         elif name == "adjust":
             scan.adjust.append(value)
+        elif name == "outside":  # "best laptop gpu": said under the answer, which is for the cards it holds
+            scan.outside.append(value)
         elif name == "budget_usd":
             scan.put("budget", (value, "USD"), phrase)
         else:

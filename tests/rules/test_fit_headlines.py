@@ -54,8 +54,8 @@ def test_an_image_model_that_does_not_split_says_so_not_eight_cards(advisor):
 
 
 def test_a_lower_precision_one_card_holds_turns_no_into_yes_at_it(advisor):
-    """FLUX.1 dev at the engine's fp8 needs ~14 GB; from a 4-bit checkpoint about 9 GB, which a 12 GB RTX 3060
-    holds: 'is a 3060 enough' is answered yes, at 4-bit (InsiderLLM's Flux guide: an RTX 3060 12GB runs it)."""
+    """FLUX.1 dev at the engine's fp8 needs ~14 GB; from a 4-bit checkpoint about 9 GB, which a 12 GB RTX
+    3060 holds: 'is a 3060 enough' is answered yes, at 4-bit (InsiderLLM's Flux guide: a 3060 runs it)."""
     line = _first_line(advisor, "is an rtx 3060 12gb enough for flux dev?")
     assert line.startswith("**Yes at 4-bit:"), line
     asked = _first_line(advisor, "is an rtx 3060 12gb enough for flux dev at fp8?")  # the precision was asked
@@ -73,3 +73,19 @@ def test_a_rate_of_tokens_is_the_speed_each_user_needs_never_money_or_data(n, un
     assert read.tokens_per_user == n and read.budget is None and read.training_tokens_b is None
     sized = parse(f"{model} tokens/s on a 3060", today=TODAY).question  # "8b tokens/s": a size, then a rate
     assert sized.model is not None and sized.training_tokens_b is None
+
+
+@settings(max_examples=12, **SETTINGS)
+@given(
+    phrasing=st.sampled_from(
+        ["best laptop gpu for deep learning", "which gaming laptop for llm inference, $2000",
+         "notebook for stable diffusion", "какой ноутбук купить для нейросетей"]
+    )
+)
+def test_a_laptop_asked_for_is_said_first_to_be_outside_the_catalog(advisor, phrasing):
+    """Laptop GPUs are not in the catalog: an answer of desktop cards says so before it names one."""
+    reply = wire(ask(advisor, phrasing, today=TODAY))
+    first = reply["answer"].split("\n", 1)[0]
+    leads = ("Laptop GPUs are not in the catalog", "Ноутбучных видеокарт в каталоге нет")
+    assert first.startswith(leads), first
+    assert not reply["not_understood"] and reply["reading_notes"][0] == first

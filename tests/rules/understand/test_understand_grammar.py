@@ -55,7 +55,8 @@ def test_every_vocabulary_word_is_understood_alone() -> None:
                     missed.append(word)
                 continue
             parsed = parse(word.replace("*", ""), today=TODAY)
-            if not (parsed.changed or parsed.intent != "recommend") or parsed.unknown:
+            # a word for hardware the catalog does not hold is read as such, and said under the answer
+            if not (parsed.changed or parsed.intent != "recommend" or parsed.outside) or parsed.unknown:
                 missed.append(word)
     assert missed == []
 
