@@ -161,6 +161,8 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
     size = next((t for t in tokens if _SIZE.fullmatch(t)), None)
     spec = table[0] if table is not None and table[1] == end else None
     spec = spec or next(filter(None, map(lookups.model, _candidates(family, tokens, entry))), None)
+    if spec is not None and not tokens:  # "stable diffusion" alone: the model of that name on the date
+        spec = _dated(phrase, scan) or spec
     if spec is None and size:
         inner = [families.by_key[_family_key(t)] for t in tokens if _family_key(t) in families.by_key]
         spec = lookups.model(f"{(inner or [entry])[-1]['slug']} {size}")  # "qwen 2.5 32b coder": its 32b
@@ -179,6 +181,18 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
         scan.put("model", model, phrase)
         scan.models.append(ModelSaid(m.start(), model, params, phrase))
     return m.start(), end
+
+
+def _dated(phrase: str, scan: Scan) -> ModelSpec | None:
+    """The model a family's plain name meant on the question's date (its 'as of', else today), from
+    vocabulary.json ``dated_model_names``; None for a name that is not dated."""
+    said = re.sub(r"[\s-]+", " ", phrase.strip().lower())
+    on = scan.values.get("as_of", (scan.today,))[0]
+    for entry in grammar().data.get("dated_model_names", {}).get("names", ()):
+        if said in entry["words"]:
+            meant = [m for m in entry["means"] if date.fromisoformat(m["from"]) <= on]
+            return lookups.model(meant[-1]["model"]) if meant else None
+    return None
 
 
 def _of_size(family: str, said_b: float) -> ModelSpec | None:

@@ -40,11 +40,15 @@ def _unique(alias: str) -> bool:
     return sum(_letters(alias) in {_letters(a) for a in m.get("aliases", ())} for m in MODELS) == 1
 
 
+# a family's plain name ('stable diffusion') means the model of the question's date: its own test is in
+# test_understand_models.py
+DATED_NAMES = json.loads((DATA / "vocabulary.json").read_text())["dated_model_names"]["names"]
+DATED = {word for entry in DATED_NAMES for word in entry["words"]}
 ALIASES = [
     (m["id"], alias)
     for m in MODELS
     for alias in m.get("aliases", ())
-    if _read_by_family(alias) and _unique(alias)
+    if _read_by_family(alias) and _unique(alias) and alias not in DATED
 ]
 
 

@@ -6,6 +6,8 @@ from datetime import date
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules.understand import parse
 
@@ -26,7 +28,7 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("vit-l", {"workload": "cnn", "model": "vit-l"}),
     ("t5 3b", {"workload": "transformer", "model": "t5-3b", "params_b": 3}),
     ("sdxl", {**RUN, "workload": "image-generation", "model": "sd-xl"}),
-    ("stable diffusion", {**RUN, "workload": "image-generation", "model": "sd-1.5"}),
+    ("stable diffusion", {**RUN, "workload": "image-generation", "model": "sd-xl"}),  # on TODAY, SDXL
     ("stable diffusion xl", {**RUN, "workload": "image-generation", "model": "sd-xl"}),
     ("yolov8x", {"workload": "cnn", "model": "yolov8-x"}),
     ("mixtral 8x7b", {**RUN, "workload": "llm", "model": "mixtral-8x7b"}),
@@ -195,3 +197,17 @@ def test_a_model_of_billions_of_parameters_to_run_is_a_language_model(text):
 def test_a_named_model_keeps_its_own_kind():
     """SDXL and Flux are image models of billions of parameters: the model table says what they are."""
     assert parse("run flux dev at fp8", today=date(2026, 11, 23)).question.workload == "image-generation"
+
+
+@given(
+    day=st.dates(min_value=date(2022, 11, 1), max_value=date(2026, 11, 27)),
+    phrasing=st.sampled_from(["stable diffusion, $600", "train a lora for stable diffusion", "sd on a 3060"]),
+)
+@settings(max_examples=30, deadline=None)
+def test_a_familys_plain_name_means_the_model_run_by_that_name_on_the_date(day, phrasing):
+    """'Stable diffusion' meant SD 1.5 until SDXL 1.0 came out (Stability AI, 2023-07-26) and SDXL after it; a
+    version said is always that version."""
+    read = parse(phrasing, today=day).question
+    assert read.model == ("sd-xl" if day >= date(2023, 7, 26) else "sd-1.5"), (day, read.model)
+    assert parse("sd 1.5 lora", today=day).question.model == "sd-1.5"
+    assert parse("sdxl inference", today=day).question.model == "sd-xl"
