@@ -305,14 +305,29 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
     speed = _named_speed(entry, answer, lang)
     if entry.status == "fits":
         return _holds(entry, answer, speed, words, lang)
+    return _does_not_hold(entry, answer, speed, words, lang)
+
+
+def _does_not_hold(
+    entry: NamedCard, answer: Answer, speed: str, words: dict[str, str], lang: str | None
+) -> str:
+    """No for the card asked about, at the count asked: yes at a lower precision one card holds, else how
+    many hold it (none, for a job that runs whole on each card) and, for a mixture of experts llama.cpp runs,
+    that its experts can stay in system RAM."""
     if isinstance(entry.at_lower, str) and isinstance(entry.at_lower_gb, float):  # a lower precision holds it
         return say(
             "headline.yes_at_lower", lang, precision=entry.at_lower, low=f"{entry.at_lower_gb:.0f}", **words
         )
+    asked = answer.question.gpus  # "on two rtx 3090s": the count asked is the one judged
     if not isinstance(entry.cards_needed, int):  # None: not even eight hold it, or the job does not split
-        return say("headline.no_split" if entry.splits is False else "headline.no_count", lang, **words)
-    speed = speed and say("headline.at_speed", lang, figure=speed)
-    return say("headline.no", lang, count=count_word(entry.cards_needed, lang), speed=speed, **words)
+        line = say("headline.no_split" if entry.splits is False else "headline.no_count", lang, **words)
+    else:
+        speed = speed and say("headline.at_speed", lang, figure=speed)
+        key, many = ("headline.no_many", count_word(asked, lang)) if asked > 1 else ("headline.no", "")
+        line = say(key, lang, count=count_word(entry.cards_needed, lang), speed=speed, asked=many, **words)
+    if entry.experts_in_ram is not True:
+        return line
+    return line + say("headline.experts_in_ram", lang, count=count_word(max(asked, 1), lang))
 
 
 def _holds(entry: NamedCard, answer: Answer, speed: str, words: dict[str, str], lang: str | None) -> str:
@@ -322,6 +337,9 @@ def _holds(entry: NamedCard, answer: Answer, speed: str, words: dict[str, str], 
         first = say("headline.speed_first", lang, figure=speed, **words)
         return first[:1].upper() + first[1:]
     speed = speed and say("headline.then_speed", lang, figure=speed)
+    if isinstance(entry.spare, float):  # less than the tight margin: yes, only just
+        spare = f"{entry.spare:.0%}" if entry.spare >= 0.01 else "< 1%"
+        return say("headline.yes_tight", lang, spare=spare, speed=speed, **words)
     if isinstance(entry.cards_needed, int) and entry.cards_needed > 1:
         return say(
             "headline.yes_many", lang, count=count_word(entry.cards_needed, lang), speed=speed, **words

@@ -150,6 +150,10 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
         if lower is not None:
             card["at_lower"], card["at_lower_gb"] = lower[0], round(lower[1], 1)
             held = say("named.held_lower", lang, precision=lower[0], gb=f"{lower[1]:.0f}")
+        job = sizing.job
+        if job.model is not None and job.model.active_params_b and job.pooling == "layer-split":
+            card["experts_in_ram"] = True  # llama.cpp keeps the experts in RAM (--cpu-moe, 2025-08)
+            held += say("named.moe_offload", lang)
         return NamedCard(
             **card, status="does-not-fit", reason=say(key, lang, many=many, **cards) + held + unbuildable
         )
@@ -159,6 +163,9 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     unpriced = "" if offer is not None else _unpriced(ctx, gpu)
     if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
         holds = say("named.holds" if count == 1 else "named.hold", lang, **cards)
+        if fit.headroom < ctx.rulebook.memory_fit.tight_headroom:  # nothing to spare: "only just", not "yes"
+            card["spare"] = round(max(fit.headroom, 0.0), 3)
+            holds += say("named.only_just", lang, spare=_spare_text(card["spare"]))
         return NamedCard(
             **card,
             status="fits",
@@ -172,6 +179,10 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     memory = memory_text(gpu.memory_gb, lang)
     reason = f"{gpu.name}: {speed}, {memory}{room}{_priced(ctx, offer, count)}{unbuildable}"
     return NamedCard(**card, status="compared", reason=reason)
+
+
+def _spare_text(share: float) -> str:
+    return f"{share:.0%}" if share >= 0.01 else "< 1%"
 
 
 def _unpriced(ctx: NamedContext, gpu: Gpu) -> str:

@@ -89,3 +89,32 @@ def test_a_laptop_asked_for_is_said_first_to_be_outside_the_catalog(advisor, phr
     leads = ("Laptop GPUs are not in the catalog", "Ноутбучных видеокарт в каталоге нет")
     assert first.startswith(leads), first
     assert not reply["not_understood"] and reply["reading_notes"][0] == first
+
+
+@settings(max_examples=12, **SETTINGS)
+@given(
+    model=st.sampled_from(["llama 4 scout", "qwen3 30b a3b", "gpt-oss-120b", "mixtral 8x7b"]),
+    card=st.sampled_from(["rtx 4060", "rtx 3090", "rtx 5070"]),
+)
+def test_a_mixture_of_experts_that_does_not_fit_names_the_experts_in_ram(advisor, model, card):
+    """llama.cpp keeps a mixture of experts' experts in system RAM (--cpu-moe / --n-cpu-moe), reading the
+    few each token needs: an expert names that way before more cards, a dense model has none."""
+    line = _first_line(advisor, f"will {model} fit on an {card}")
+    if line.startswith("**No:"):
+        assert "--n-cpu-moe" in line, line
+    dense = _first_line(advisor, f"will llama 3 70b fit on an {card}")
+    assert dense.startswith("**No:") and "--n-cpu-moe" not in dense, dense
+
+
+def test_a_count_asked_that_does_not_hold_is_named_with_its_count(advisor):
+    line = _first_line(advisor, "will llama 3 70b fp16 fit on 2 rtx 4090")
+    assert "two GeForce RTX 4090 have 24 GB each" in line and "one GeForce" not in line, line
+
+
+def test_a_fit_with_nothing_to_spare_is_only_just(advisor, catalog):
+    """Llama 3.3 70B at Q8 needs ~77 GB; the 96 GB Mac Studio gives its GPU 72 GiB (77.3 GB): it holds the
+    model with under 1% left, so the answer says only just, not a plain yes."""
+    reply = wire(ask(advisor, "mac studio or rtx pro 6000 for llama 3.3 70b q8", today=TODAY))
+    mac = next(n for n in reply["recommendation"]["named"] if n["gpu"] == "mac-studio-m3-ultra-96gb")
+    assert mac["status"] == "fits" and mac["spare"] < 0.1 and "only just" in mac["reason"]
+    assert "only just" in reply["answer"].split("\n", 1)[0]
