@@ -51,7 +51,11 @@ def used_cards(evidence: Evidence) -> Lines:
                     "used-cards",
                     "applied",
                     evidence.say(
-                        "rule.used_cards.picked", count=top.count, name=top.gpu.name, why=used.why or ""
+                        "rule.used_cards.picked",
+                        count=top.count,
+                        name=top.gpu.name,
+                        # no used-card term let it lead: the card was named and has only a resale price
+                        why=used.why or evidence.say("rule.used_cards.resale_only"),
                     ),
                 ),
             )

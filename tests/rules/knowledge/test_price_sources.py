@@ -43,13 +43,11 @@ def rulebook():
 # their own (the Max-Q's only named figure is an approximate catalog value, the Server Edition's none), and
 # the RTX PRO 4500's approximate catalog figure makes four of them the pick for serving a 70B model to 40
 # users, which the golden suite holds too small. An estimate never leads an answer alone (rules.ranking);
-# this list only shrinks. The H100 PCIe keeps the estimate taken from the low end of an H100 range of unstated
-# form factor: without it "rent or buy an H100" has no H100 to price.
+# this list only shrinks.
 STILL_ESTIMATED = (
     "rtx-pro-4500-blackwell",
     "rtx-pro-6000-blackwell-max-q",
     "rtx-pro-6000-blackwell-server",
-    "h100-pcie",
 )
 
 
