@@ -102,19 +102,9 @@ class Advisor:
         asked, question, market, sizing = question, stages.question, stages.market, stages.sizing
         pricing = market.pricing(question.currency, question.used_ok)
         rentable = frozenset(name for name in question.compare if tpu_named(self.catalog, name) is not None)
-        named = named_cards(
-            NamedContext(
-                question,
-                market,
-                pricing,
-                sizing,
-                self.catalog,
-                self.rulebook,
-                self.reference,
-                rentable,
-                asked,
-            )
-        ) + card_memory(question, sizing, self.rulebook, asked)
+        judged = NamedContext(question, market, pricing, sizing, self.catalog, self.rulebook, self.reference,
+                              rentable, asked)  # fmt: skip
+        named = named_cards(judged) + card_memory(question, sizing, self.rulebook, asked)
         if intent == "compare" and question.compare:
             return self._compared(stages, named)
         kept = kept_configurations(stages.configs, stages.terms.keeps)

@@ -163,25 +163,13 @@ def figure(pick: Pick, reference: str, lang: str | None) -> str:
     """What the job gets from a pick: tokens (or images, or sequences trained on) a second with their band,
     else the multiple of the reference card (named when ``reference`` is given)."""
     speed = pick.speed
-    if speed is not None and speed.users:
-        return say(
-            "headline.tokens_users",
-            lang,
-            value=f"{speed.value:,.0f}",
-            low=f"{speed.low:,.0f}",
-            high=f"{speed.high:,.0f}",
-            users=f"{speed.users:,}",
-            total=f"{speed.value * speed.users:,.0f}",
-        )
     if speed is not None:
-        return say(
-            "headline.tokens" if speed.unit == "tokens/s" else "headline.throughput",
-            lang,
-            value=f"{speed.value:,.0f}",
-            low=f"{speed.low:,.0f}",
-            high=f"{speed.high:,.0f}",
-            unit=say(f"unit.{speed.unit.replace('/', '_')}", lang),
-        )
+        band = {"value": f"{speed.value:,.0f}", "low": f"{speed.low:,.0f}", "high": f"{speed.high:,.0f}"}
+        if speed.users:
+            users, total = f"{speed.users:,}", f"{speed.value * speed.users:,.0f}"
+            return say("headline.tokens_users", lang, users=users, total=total, **band)
+        key = "headline.tokens" if speed.unit == "tokens/s" else "headline.throughput"
+        return say(key, lang, unit=say(f"unit.{speed.unit.replace('/', '_')}", lang), **band)
     relative = f"{pick.relative_performance:.1f}"
     if not reference:  # said once where the answer names it
         return say("headline.relative_short", lang, relative=relative)

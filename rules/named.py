@@ -139,24 +139,7 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
         "name": gpu.name,
     }
     if not fit.fits:
-        many = (
-            say("named.enough", lang, count=count_word(enough, lang))
-            if enough
-            else (say("named.not_even_eight", lang) if count < 8 and fit.sharded else "")
-        )
-        key = "named.does_not_hold" if count == 1 else "named.do_not_hold"
-        lower = _held_lower(ctx, gpu.memory_gb) if count == 1 else None
-        held = ""
-        if lower is not None:
-            card["at_lower"], card["at_lower_gb"] = lower[0], round(lower[1], 1)
-            held = say("named.held_lower", lang, precision=lower[0], gb=f"{lower[1]:.0f}")
-        job = sizing.job
-        if job.model is not None and job.model.active_params_b and job.pooling == "layer-split":
-            card["experts_in_ram"] = True  # llama.cpp keeps the experts in RAM (--cpu-moe, 2025-08)
-            held += say("named.moe_offload", lang)
-        return NamedCard(
-            **card, status="does-not-fit", reason=say(key, lang, many=many, **cards) + held + unbuildable
-        )
+        return _not_held(ctx, gpu, card, (count, enough, fit.sharded), cards, unbuildable)
     speed = say(
         "named.speed", lang, relative=f"{card['relative_performance']:.2f}", reference=ctx.reference.name
     ) + (", " + say("pick.tokens", lang, tokens=f"{tps:.0f}") if tps else "")
@@ -179,6 +162,37 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     memory = memory_text(gpu.memory_gb, lang)
     reason = f"{gpu.name}: {speed}, {memory}{room}{_priced(ctx, offer, count)}{unbuildable}"
     return NamedCard(**card, status="compared", reason=reason)
+
+
+def _not_held(
+    ctx: NamedContext,
+    gpu: Gpu,
+    card: dict[str, Any],
+    counts: tuple[int, int | None, bool],
+    cards: dict[str, str],
+    unbuildable: str,
+) -> NamedCard:
+    """A card that does not hold the job at the count asked (``counts``: asked, enough, sharded): how many
+    would, the lower precision one card holds where the engine chose it, and for a mixture of experts run
+    by llama.cpp that its experts can stay in system RAM (--cpu-moe / --n-cpu-moe, 2025-08)."""
+    count, enough, sharded = counts
+    lang, job = ctx.language, ctx.sizing.job
+    many = (
+        say("named.enough", lang, count=count_word(enough, lang))
+        if enough
+        else (say("named.not_even_eight", lang) if count < 8 and sharded else "")
+    )
+    lower = _held_lower(ctx, gpu.memory_gb) if count == 1 else None
+    held = ""
+    if lower is not None:
+        card["at_lower"], card["at_lower_gb"] = lower[0], round(lower[1], 1)
+        held = say("named.held_lower", lang, precision=lower[0], gb=f"{lower[1]:.0f}")
+    if job.model is not None and job.model.active_params_b and job.pooling == "layer-split":
+        card["experts_in_ram"] = True
+        held += say("named.moe_offload", lang)
+    key = "named.does_not_hold" if count == 1 else "named.do_not_hold"
+    reason = say(key, lang, many=many, **cards) + held + unbuildable
+    return NamedCard(**card, status="does-not-fit", reason=reason)
 
 
 def _spare_text(share: float) -> str:
