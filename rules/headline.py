@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from rules.contract.answer import Answer, JobCost, JobOption, Money, NamedCard, NamedPrice, Pick, RunsOn
 from rules.knowledge.messages import DEFAULT_LANGUAGE, grouped, say
 from rules.money import dated_words
+from rules.power_line import power_first
 
 __all__ = [
     "DAYS_FROM_HOURS",
@@ -41,7 +42,7 @@ NAMED_IN_HEADLINE = frozenset({"fit", "compare", "rent-or-buy", "what-runs-on"})
 
 def headline(answer: Answer, reference: str) -> str:
     """The line that answers the question's intent; the verdict's own sentence where nothing is bought."""
-    said = _answered(answer, reference) or answer.summary
+    said = power_first(answer) or _answered(answer, reference) or answer.summary
     return said[:1].upper() + said[1:]
 
 

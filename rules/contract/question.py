@@ -105,6 +105,9 @@ class RecommendationRequest(
             description="The question asks how fast ('how many tokens/s'): the answer leads with that speed."
         ),
     ] = False
+    asked_power: Annotated[
+        bool, msgspec.Meta(description="The question asks for the power supply: the answer leads with it.")
+    ] = False
     shared: Annotated[
         bool,
         msgspec.Meta(
@@ -319,6 +322,7 @@ class Question:
     new_only: bool = False  # only new cards: see used_ok
     shared: bool = False  # a group shares the machine: a served LLM is sized for the shared-users default
     asked_speed: bool = False  # "how fast", "how many tokens/s": the first line leads with the speed
+    asked_power: bool = False  # "what psu", "how many watts": the first line leads with the power supply
     users: int | None = None  # people served at once; None: one, or the batch where one is given
     tokens_per_user: float | None = None  # tok/s each user needs; None: the reading-speed rule parameter
     backend: str | None = None  # :data:`Backend`; None: the card's usual backend

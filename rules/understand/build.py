@@ -63,6 +63,7 @@ _LABELS = {
     "new_only": "new cards only",
     "shared": "shared by a group",
     "asked_speed": "how fast it runs",
+    "asked_power": "the power supply it needs",
     "cloud_ok": "cloud is fine",
     "owned_gpu": "already owns",
     "gpus_fixed": "that many gpus and no more",

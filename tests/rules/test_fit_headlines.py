@@ -118,3 +118,21 @@ def test_a_fit_with_nothing_to_spare_is_only_just(advisor, catalog):
     mac = next(n for n in reply["recommendation"]["named"] if n["gpu"] == "mac-studio-m3-ultra-96gb")
     assert mac["status"] == "fits" and mac["spare"] < 0.1 and "only just" in mac["reason"]
     assert "only just" in reply["answer"].split("\n", 1)[0]
+
+
+@settings(max_examples=12, **SETTINGS)
+@given(
+    card=st.sampled_from([("rtx 3090", "GeForce RTX 3090", 350), ("rtx 5090", "GeForce RTX 5090", 575)]),
+    count=st.sampled_from([(1, "a"), (2, "two")]),
+    phrasing=st.sampled_from(["what psu do i need for {n} {c}", "how many watts for {n} {c}",
+                              "какой блок питания нужен для {n} {c}"]),
+)
+def test_a_power_supply_asked_for_is_the_first_line(advisor, catalog, card, count, phrasing):
+    """The rule power-and-slots counts the cards' board power, the rest of the system and a headroom: a
+    question that asks for the PSU gets that first, for the cards it names at the count it names."""
+    n, word = count
+    line = _first_line(advisor, phrasing.format(n=word if n > 1 else "an", c=card[0]))
+    power = advisor.rulebook.power_and_slots
+    watts = catalog.gpu(card[0].replace(" ", "-")).tdp_w * n + power.system_power_w
+    assert card[1] in line and f"{watts} " in line, line
+    assert (f"{n} × " in line) == (n > 1), line
