@@ -144,7 +144,9 @@ def power_and_slots(evidence: Evidence) -> Lines:
             psu = int(-(-watts * power.psu_headroom // 50) * 50)
             found.append(
                 Finding(
-                    "power-and-slots", "info", evidence.say("rule.power_and_slots.psu", watts=watts, psu=psu)
+                    "power-and-slots",
+                    "info",
+                    evidence.say("rule.power_and_slots.psu", watts=f"{watts:,}", psu=f"{psu:,}"),
                 )
             )
         if why := too_wide_reason(evidence.rulebook, evidence.question, c.gpu, c.count):
