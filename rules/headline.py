@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules.contract.answer import Answer, JobCost, JobOption, Money, NamedCard, NamedPrice, Pick, RunsOn
-from rules.knowledge.messages import DEFAULT_LANGUAGE, grouped, say
+from rules.knowledge.messages import DEFAULT_LANGUAGE, grouped, say, spare_text
 from rules.money import dated_words
 from rules.power_line import power_first
 
@@ -327,8 +327,7 @@ def _holds(entry: NamedCard, answer: Answer, speed: str, words: dict[str, str], 
         return first[:1].upper() + first[1:]
     speed = speed and say("headline.then_speed", lang, figure=speed)
     if isinstance(entry.spare, float):  # less than the tight margin: yes, only just
-        spare = f"{entry.spare:.0%}" if entry.spare >= 0.01 else "< 1%"
-        return say("headline.yes_tight", lang, spare=spare, speed=speed, **words)
+        return say("headline.yes_tight", lang, spare=spare_text(entry.spare), speed=speed, **words)
     if isinstance(entry.cards_needed, int) and entry.cards_needed > 1:
         return say(
             "headline.yes_many", lang, count=count_word(entry.cards_needed, lang), speed=speed, **words

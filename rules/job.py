@@ -150,6 +150,12 @@ class Job:
         v0.50: NVIDIA, AMD, Intel XPU, Apple Silicon and Intel Gaudi)."""
         return self.pooling != "layer-split" and self.method != "qlora"
 
+    @property
+    def experts_in_ram(self) -> bool:
+        """A mixture of experts run by llama.cpp: its experts can stay in system RAM (--cpu-moe /
+        --n-cpu-moe, 2025-08), the few read per token crossing to the card."""
+        return self.model is not None and bool(self.model.active_params_b) and self.pooling == "layer-split"
+
     def pooling_at(self, count: int) -> str:
         """How ``count`` cards pool for the job: tensor parallelism splits every attention layer's heads
         evenly, so vLLM refuses a count that does not divide them (64 heads: 2, 4 or 8 cards) or the KV heads

@@ -18,7 +18,7 @@ from rules.contract.answer import NamedCard, NamedPrice
 from rules.contract.values import PRECISIONS
 from rules.headline import count_word
 from rules.job import GIB_IN_GB, METHOD_NAMES, fit_on, job_for
-from rules.knowledge.messages import say, term
+from rules.knowledge.messages import say, spare_text, term
 from rules.money import dated_words
 from rules.objective import BUDGET_SLACK
 from rules.render.figures import memory_text
@@ -148,7 +148,7 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
         holds = say("named.holds" if count == 1 else "named.hold", lang, **cards)
         if fit.headroom < ctx.rulebook.memory_fit.tight_headroom:  # nothing to spare: "only just", not "yes"
             card["spare"] = round(max(fit.headroom, 0.0), 3)
-            holds += say("named.only_just", lang, spare=_spare_text(card["spare"]))
+            holds += say("named.only_just", lang, spare=spare_text(card["spare"]))
         return NamedCard(
             **card,
             status="fits",
@@ -187,16 +187,12 @@ def _not_held(
     if lower is not None:
         card["at_lower"], card["at_lower_gb"] = lower[0], round(lower[1], 1)
         held = say("named.held_lower", lang, precision=lower[0], gb=f"{lower[1]:.0f}")
-    if job.model is not None and job.model.active_params_b and job.pooling == "layer-split":
+    if job.experts_in_ram:
         card["experts_in_ram"] = True
         held += say("named.moe_offload", lang)
     key = "named.does_not_hold" if count == 1 else "named.do_not_hold"
     reason = say(key, lang, many=many, **cards) + held + unbuildable
     return NamedCard(**card, status="does-not-fit", reason=reason)
-
-
-def _spare_text(share: float) -> str:
-    return f"{share:.0%}" if share >= 0.01 else "< 1%"
 
 
 def _unpriced(ctx: NamedContext, gpu: Gpu) -> str:

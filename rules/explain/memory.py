@@ -6,16 +6,10 @@ from __future__ import annotations
 from rules.configurations import Configuration
 from rules.contract.answer import Excluded, Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines, each
-from rules.job import POOLING, Job, Said, term_key
+from rules.job import POOLING, Said, term_key
+from rules.knowledge.messages import spare_text
 
 __all__ = ["MEMORY"]
-
-
-def _tight_inference(job: Job) -> str:
-    """Which remedies a tight LLM fit names: a mixture of experts run by llama.cpp can also keep its experts
-    in system RAM (--cpu-moe / --n-cpu-moe), the few it reads per token crossing to the card."""
-    moe = job.model is not None and job.model.active_params_b and job.pooling == "layer-split"
-    return "tight_moe" if moe else "tight_inference"
 
 
 def memory_fit(evidence: Evidence) -> Lines:
@@ -34,7 +28,7 @@ def memory_fit(evidence: Evidence) -> Lines:
             which = (
                 "tight_weights"
                 if wide
-                else _tight_inference(job)
+                else ("tight_moe" if job.experts_in_ram else "tight_inference")
                 if job.method == "inference" and q.workload == "llm"
                 else "tight"
             )
@@ -44,7 +38,7 @@ def memory_fit(evidence: Evidence) -> Lines:
                     "warning",
                     evidence.say(
                         f"rule.memory_fit.{which}",
-                        spare=f"{spare:.0%}" if spare >= 0.01 else "< 1%",
+                        spare=spare_text(spare),
                         count=c.count,
                         name=c.gpu.name,
                         split=_split_by(evidence, c),

@@ -25,6 +25,7 @@ __all__ = [
     "grouped",
     "languages",
     "say",
+    "spare_text",
     "term",
 ]
 
@@ -55,6 +56,11 @@ def grouped(text: str, language: str | None = None) -> str:
     """Digit groups as ``language`` writes them: "58,422 RUB" in English, "58 422 RUB" in Russian."""
     separator = load_knowledge().messages.templates.get(("number.group_separator", language), ",")
     return text if separator == "," else _GROUPED_DIGITS.sub(separator, text)
+
+
+def spare_text(share: float) -> str:
+    """The share of memory left over, as the tight-fit lines say it: "6%", or "< 1%" below one percent."""
+    return f"{share:.0%}" if share >= 0.01 else "< 1%"
 
 
 def term(group: str, word: str, language: str | None = None) -> str:

@@ -25,3 +25,4 @@ def speed_per_money(pick: Pick, lang: str | None = None) -> str:
 
 def memory_text(gb: float, lang: str | None = None) -> str:
     return say("pick.memory", lang, gb=f"{gb:g}")
+
