@@ -322,17 +322,17 @@ def _does_not_hold(
 def _holds(entry: NamedCard, answer: Answer, speed: str, words: dict[str, str], lang: str | None) -> str:
     """Yes for the card asked about: its speed first where the question asked how fast; the count asked
     ("on 2 x rtx pro 6000") where it is more than one."""
+    needed = entry.cards_needed if isinstance(entry.cards_needed, int) else 1
+    many = needed > 1
+    count = count_word(needed, lang)
     if speed and answer.question.asked_speed:
-        first = say("headline.speed_first", lang, figure=speed, **words)
+        first = say("headline.speed_first_many" if many else "headline.speed_first", lang, figure=speed,
+                    count=count, **words)  # fmt: skip
         return first[:1].upper() + first[1:]
     speed = speed and say("headline.then_speed", lang, figure=speed)
     if isinstance(entry.spare, float):  # less than the tight margin: yes, only just
         return say("headline.yes_tight", lang, spare=spare_text(entry.spare), speed=speed, **words)
-    if isinstance(entry.cards_needed, int) and entry.cards_needed > 1:
-        return say(
-            "headline.yes_many", lang, count=count_word(entry.cards_needed, lang), speed=speed, **words
-        )
-    return say("headline.yes", lang, speed=speed, **words)
+    return say("headline.yes_many" if many else "headline.yes", lang, count=count, speed=speed, **words)
 
 
 def _with_budget(fit: str, answer: Answer, reference: str, lang: str | None) -> str:

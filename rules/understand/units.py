@@ -55,7 +55,7 @@ _BATCH = bounded(
     r"(?:batch(?:[\s-]*size)?|bs|батч\w*|размер\w*\s+батча)(?:\s+of)?\s*[:=]?\s*(?P<n>\d{1,4})(?![\w.,])"
 )
 _TEAM = bounded(
-    r"(?:(?:team|group)\s+of\s+(?P<team>\d{1,4})(?!\d)|команд\w*\s+из\s+(?P<komanda>\d{1,4})(?!\d)"
+    r"(?:(?:team|group|lab|department)\s+of\s+(?P<team>\d{1,4})(?!\d)|команд\w*\s+из\s+(?P<komanda>\d{1,4})(?!\d)"
     r"|(?P<n>\d{1,4})\s+(?:colleagues|researchers|engineers|developers|analysts"
     r"|коллег\w*|сотрудник\w*|исследовател\w*|разработчик\w*)(?!\w))"
 )
@@ -81,6 +81,8 @@ _USERS_WORDS = (
 _TEAM_WORDS = (
     "team",
     "group",
+    "lab",
+    "department",
     "команд",
     "colleagues",
     "researchers",

@@ -60,12 +60,6 @@ _RUNS_ON = re.compile(
     r"(?<!\w)(?:run|runs|running|работает|запустится|пойд[её]т)\s+(?:\S+\s+){0,6}?(?:on|на)(?!\w)",
     re.IGNORECASE,
 )
-# "how fast is X on Y", "как быстро": a speed asked of one card, answered as its fit with its speed
-_SPEED_ASKED = re.compile(
-    r"(?<!\w)(?:how\s+fast|how\s+many\s+tok\w*|tok(?:en)?s?\s*/\s*s|speed|как\s+быстро|скорост\w*"
-    r"|сколько\s+ток\w*)(?!\w)",
-    re.IGNORECASE,
-)
 _LONE_SIGNS = ("$", "€", "£", "₽")
 
 
@@ -218,7 +212,7 @@ def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
         return "rent-or-buy"
     model_said = question.model is not None or question.params_b is not None
     one_card = len(question.compare) == 1
-    if model_said and one_card and (_RUNS_ON.search(scan.original) or _SPEED_ASKED.search(scan.original)):
+    if model_said and one_card and (_RUNS_ON.search(scan.original) or question.asked_speed):
         return "fit"
     family_only = scan.family_said and len(scan.cards) == len(question.compare)
     if (

@@ -20,6 +20,8 @@ SPEED_ASKED = [
     "how many tokens per second does {m} get on an {c}?",
     "{m} tokens/s on an {c}",
     "как быстро работает {m} на {c}",
+    "tokens per second of {m} on an {c}",
+    "speed of {m} on an {c}",
 ]
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.function_scoped_fixture]}
 
@@ -136,3 +138,14 @@ def test_a_power_supply_asked_for_is_the_first_line(advisor, catalog, card, coun
     watts = catalog.gpu(card[0].replace(" ", "-")).tdp_w * n + power.system_power_w
     assert card[1] in line and f" {watts} " in re.sub(r"(?<=\d)[, \u00a0](?=\d{3})", "", line), line
     assert (f"{n} × " in line) == (n > 1), line
+
+
+def test_a_speed_asked_of_several_cards_is_their_speed_together(advisor):
+    line = _first_line(advisor, "tokens per second for llama 3 70b q4_k_m on two rtx 3090")
+    assert line.startswith("**About") and "on two GeForce RTX 3090" in line, line
+    assert "one GeForce" not in line, line
+
+
+def test_a_lab_of_six_is_six_users():
+    read = parse("our lab of 6 wants one shared server running qwen3 30b a3b", today=TODAY).question
+    assert read.batch == 6 and read.shared  # a team's size is the batch of the people it serves
