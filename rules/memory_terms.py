@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from rules.contract.question import Question
     from rules.knowledge import Rulebook
 
-__all__ = ["Floor", "MemoryWorth", "memory_floor", "memory_reference", "named_floor"]
+__all__ = ["Floor", "MemoryWorth", "inference_floor", "memory_floor", "memory_reference", "named_floor"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class Floor:
 
     gb: float
     reason: str
+    for_inference: bool = False  # a floor for running models people have not named yet
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def memory_floor(
     if best is None:
         return None
     what = say(
-        "rule.memory_floor.what_training" if best.task == "training" else "rule.memory_floor.what_work",
+        f"rule.memory_floor.what_{best.task}" if best.task != "any" else "rule.memory_floor.what_work",
         language,
         workload=term("task", workload, language),
     )
@@ -81,6 +82,7 @@ def memory_floor(
             since=best.from_.isoformat()[:7],
             source=cited(best.source.name, language),
         ),
+        for_inference=best.task == "inference",
     )
 
 
@@ -103,6 +105,20 @@ def named_floor(floor: Floor | None, job: Job, reference_gb: float, language: st
             floor=f"{floor.gb:g}",
         ),
     )
+
+
+def inference_floor(
+    floor: Floor | None, job: Job, named: bool, headroom: float, language: str | None
+) -> Floor | None:
+    """An inference floor (12 GB in 2026) speaks for the 8B-class models a newcomer runs at a comfortable
+    context: a model that needs more than it sets its own terms, so the floor is dropped; a named model that
+    needs less lowers it to that need with headroom (:func:`named_floor`); a size alone keeps it."""
+    if floor is None or not floor.for_inference or job.model is None or job.need.parts is None:
+        return floor
+    needed_gb = job.need.gb * (1 + headroom)
+    if needed_gb / GIB_IN_GB >= floor.gb:
+        return None
+    return named_floor(floor, job, needed_gb, language) if named else floor
 
 
 def memory_reference(

@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from rules.box import box_refusal
 from rules.job import METHOD_NAMES, Job, Said, fit_on
 from rules.knowledge.messages import cited, say, term
-from rules.memory_terms import Floor, MemoryWorth, memory_floor, memory_reference, named_floor
+from rules.memory_terms import (
+    Floor,
+    MemoryWorth,
+    inference_floor,
+    memory_floor,
+    memory_reference,
+    named_floor,
+)
 
 if TYPE_CHECKING:
     from rules.asker import Asker
@@ -173,6 +180,9 @@ def terms_for(ctx: TermsContext) -> Terms:
     )
     if reference is not None:
         floor = named_floor(floor, ctx.job, reference[1], ctx.language)
+    floor = inference_floor(
+        floor, ctx.job, q.model is not None, rulebook.memory_value.named_headroom, ctx.language
+    )
     threshold = (
         rulebook.cost_efficiency.step_up_threshold
         if ctx.asker.budget_usd is not None

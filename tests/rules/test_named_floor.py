@@ -49,3 +49,56 @@ def test_a_job_that_needs_more_than_the_dated_floor_keeps_it(recommend):
     still reads as the date's."""
     answer = recommend(workload="llm", model="llama 3 70b", method="qlora", budget=5000)
     assert any("24 GB or more" in line for line in _floor_lines(answer))
+
+
+def _inference_floor_lines(answer: dict) -> list[str]:
+    return [line for line in _floor_lines(answer) if "LLM inference" in line]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    params_b=st.sampled_from([1, 3, 7, 8]),
+    budget=st.sampled_from([300, 350, 450, 700, 1200]),
+    used_ok=st.booleans(),
+)
+def test_running_small_unnamed_llms_in_2026_takes_a_card_of_12_gb(recommend, params_b, budget, used_ok):
+    """The floor of 2026 for running LLMs: 8 GB cards are too tight for the 8B class at a comfortable context,
+    so a learner who names no model gets 12 GB or more where the budget buys it."""
+    answer = recommend(
+        workload="llm",
+        task="inference",
+        method="inference",
+        params_b=params_b,
+        budget=budget,
+        used_ok=used_ok,
+    )
+    assert _inference_floor_lines(answer), answer["findings"]
+    assert answer["picks"] and answer["picks"][0]["memory_gb"] >= 12
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(model=st.sampled_from(["llama 3 70b", "qwen3 32b", "gemma 3 27b", "gpt-oss-120b"]))
+def test_a_named_model_that_needs_more_than_the_inference_floor_drops_it(recommend, model):
+    """A model that needs more than 12 GB sets its own terms: the floor would only let many small cards count
+    as "enough memory" when used ones are weighed against new."""
+    answer = recommend(workload="llm", task="inference", method="inference", model=model, budget=3000)
+    assert answer["picks"]
+    assert not _inference_floor_lines(answer)
+
+
+def test_a_named_small_model_lowers_the_inference_floor(recommend):
+    answer = recommend(workload="llm", task="inference", method="inference", model="llama 3.2 3b", budget=400)
+    lines = _floor_lines(answer)
+    assert lines and not _inference_floor_lines(answer), lines
+    assert any("needs about" in line for line in lines), lines
+
+
+def test_the_inference_floor_is_not_read_before_its_date(advisor):
+    from datetime import date
+
+    from rules.contract.question import Question
+    from tests.wire import wire
+
+    question = Question(workload="llm", task="inference", method="inference", params_b=8, budget=350)
+    answer = wire(advisor.recommend(question, intent="recommend", today=date(2025, 6, 1)))
+    assert not _inference_floor_lines(answer)
