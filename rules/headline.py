@@ -47,13 +47,13 @@ def headline(answer: Answer, reference: str) -> str:
 
 
 def _answered(answer: Answer, reference: str) -> str | None:
+    lang = answer.language
+    if answer.intent == "what-runs-on" and answer.runs_on:  # what the card holds, whatever there is to buy
+        return _runs_on(answer.runs_on[0], lang)
     if answer.verdict in ("wait", "over-budget", "too-large", "cpu-and-cloud"):
         return None
-    lang = answer.language
     said: str | None = None
-    if answer.intent == "what-runs-on" and answer.runs_on:
-        said = _runs_on(answer.runs_on[0], lang)
-    elif answer.intent == "fit" or _judged_for_fit(answer):
+    if answer.intent == "fit" or _judged_for_fit(answer):
         said = _fit(answer, lang)
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
             said = _with_budget(said, answer, reference, lang)

@@ -122,3 +122,33 @@ def test_what_runs_on_the_labs_own_cards_and_a_clear_line_when_it_has_none(text:
     bare = ask(ADVISOR, text, today=TODAY)
     assert bare.intent == "what-runs-on" and bare.recommendation is not None
     assert not bare.recommendation.runs_on and "rtx 4090" in bare.text.splitlines()[0]
+
+
+ASKS_HOW_FAR = (
+    "{card}, what's the biggest model I can run?",
+    "what is the largest model that fits on {a} {card}",
+    "which models can run on {a} {card}",
+    "biggest llm for my {card}",
+    "how big a model can I run on my {card}?",
+    "what models fit on {a} {card}",
+    "какую самую большую модель запустит {card}?",
+)
+
+
+@pytest.mark.parametrize("card", ["rtx 3090", "rtx 3060 12gb", "rtx 5060 ti 16gb", "rx 7900 xtx"])
+@pytest.mark.parametrize("phrasing", ASKS_HOW_FAR)
+def test_a_question_of_how_far_a_card_goes_is_answered_with_the_largest_model_it_runs(
+    card: str, phrasing: str
+) -> None:
+    """However it is put, and whether the card is owned ("my …") or only asked about, the first line names
+    the largest model the card runs, never what to buy or a verdict to keep the card."""
+    from rules.ask import ask
+
+    reply = ask(ADVISOR, phrasing.format(card=card, a="an" if card[0] in "aeiou" else "a"), today=TODAY)
+    answer = reply.recommendation
+    assert reply.intent == "what-runs-on" and answer is not None and answer.runs_on, reply.text
+    (runs,) = answer.runs_on
+    largest = next(r for r in runs.models if r.kind == "llm" and r.inference)
+    first = reply.text.splitlines()[0]
+    assert largest.name in first, first
+    assert first.startswith(("**On 1 ×", "**На 1 ×")), first
