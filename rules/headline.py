@@ -304,9 +304,8 @@ def _does_not_hold(
     many hold it (none, for a job that runs whole on each card) and, for a mixture of experts llama.cpp runs,
     that its experts can stay in system RAM."""
     if isinstance(entry.at_lower, str) and isinstance(entry.at_lower_gb, float):  # a lower precision holds it
-        return say(
-            "headline.yes_at_lower", lang, precision=entry.at_lower, low=f"{entry.at_lower_gb:.0f}", **words
-        )
+        key = "headline.yes_offloaded" if entry.offloaded is True else "headline.yes_at_lower"
+        return say(key, lang, precision=entry.at_lower, low=f"{entry.at_lower_gb:.0f}", **words)
     asked = answer.question.gpus  # "on two rtx 3090s": the count asked is the one judged
     if not isinstance(entry.cards_needed, int):  # None: not even eight hold it, or the job does not split
         line = say("headline.no_split" if entry.splits is False else "headline.no_count", lang, **words)

@@ -185,8 +185,12 @@ def _not_held(
     lower = _held_lower(ctx, gpu.memory_gb) if count == 1 else None
     held = ""
     if lower is not None:
-        card["at_lower"], card["at_lower_gb"] = lower[0], round(lower[1], 1)
-        held = say("named.held_lower", lang, precision=lower[0], gb=f"{lower[1]:.0f}")
+        precision, gb, offloaded = lower
+        card["at_lower"], card["at_lower_gb"] = precision, round(gb, 1)
+        if offloaded:
+            card["offloaded"] = True
+        key = "named.held_offloaded" if offloaded else "named.held_lower"
+        held = say(key, lang, precision=precision, gb=f"{gb:.0f}")
     if job.experts_in_ram:
         card["experts_in_ram"] = True
         held += say("named.moe_offload", lang)
@@ -328,14 +332,25 @@ def _lower_needs(question: Question, rulebook: Rulebook) -> list[tuple[str, floa
     ]
 
 
-def _held_lower(ctx: NamedContext, memory_gb: float) -> tuple[str, float] | None:
-    """(precision, GB needed) of the first lower precision one card holds, for a card that does not hold
-    the job at the engine's precision ("is a 12 GB RTX 3060 enough for FLUX.1 dev?": yes, from a 4-bit
-    checkpoint); None where none does or the asker set the precision."""
-    return next(
-        ((p, need) for p, need in _lower_needs(ctx.asked, ctx.rulebook) if need <= memory_gb * GIB_IN_GB),
-        None,
-    )
+def _held_lower(ctx: NamedContext, memory_gb: float) -> tuple[str, float, bool] | None:
+    """(precision, GB needed, offloaded) of the first lower precision one card holds, for a card that does not
+    hold the job at the engine's precision ("is a 12 GB RTX 3060 enough for FLUX.1 dev?": yes, from a 4-bit
+    checkpoint); for an image or video model that no precision fits whole, the lowest where the card holds
+    enough of it to run the rest from system RAM (rule memory-fit, diffusion offload); None where none does
+    or the asker set the precision."""
+    card_gb = memory_gb * GIB_IN_GB
+    lower = _lower_needs(ctx.asked, ctx.rulebook)
+    held = next(((p, need, False) for p, need in lower if need <= card_gb), None)
+    job = ctx.sizing.job
+    if held is not None or not lower or job.model is None or job.model.kind != "diffusion":
+        return held
+    precision, need = lower[-1]
+    parts = job_for(ctx.asked.refined(precision=precision), ctx.rulebook).need.parts
+    if parts is None:
+        return None
+    share = ctx.rulebook.memory_fit.diffusion_offload_resident_share
+    resident = parts.activations + parts.runtime + parts.weights * share
+    return (precision, need, True) if resident <= card_gb else None
 
 
 def _need_text(ctx: NamedContext) -> str:

@@ -310,6 +310,7 @@ class NamedCard(_Part, kw_only=True, frozen=True):
     splits: bool | UnsetType = UNSET  # False: the job runs whole on each card (an image model)
     at_lower: str | UnsetType = UNSET  # a lower precision one card holds the job at ("4-bit"), none asked
     at_lower_gb: float | UnsetType = UNSET  # what the job needs at that precision
+    offloaded: bool | UnsetType = UNSET  # an image model run at that precision with part of it in system RAM
     experts_in_ram: bool | UnsetType = UNSET  # a mixture of experts llama.cpp can run with its experts in RAM
     spare: float | UnsetType = UNSET  # the share left where it holds the job with less than the tight margin
     tokens_per_second: float | UnsetType = UNSET

@@ -205,6 +205,8 @@ class OneMachine(Parameters, frozen=True):
 class MemoryFit(Parameters, frozen=True):
     context_overhead_gb: float
     tight_headroom: float
+    diffusion_offload_resident_share: float  # of the 4-bit weights a card must hold to run the rest from RAM
+    diffusion_offload_note: str
     tight_note: str
     runtime_memory_share: Mapping[str, float]  # runtime -> share of each card's memory it uses
     runtime_memory_note: str

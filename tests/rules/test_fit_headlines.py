@@ -149,3 +149,40 @@ def test_a_speed_asked_of_several_cards_is_their_speed_together(advisor):
 def test_a_lab_of_six_is_six_users():
     read = parse("our lab of 6 wants one shared server running qwen3 30b a3b", today=TODAY).question
     assert read.batch == 6 and read.shared  # a team's size is the batch of the people it serves
+
+
+IMAGE_MODELS = ["flux dev", "flux kontext", "flux schnell", "wan 2.1 14b", "sd 3.5 large", "hunyuanvideo"]
+SMALL_CARDS = ["gtx 1650", "rtx 2060", "rtx 4060", "rtx 3060 12gb", "rtx 4060 ti 16gb", "rtx 4090"]
+
+
+def _fit_entry(advisor, model: str, card: str) -> dict:
+    reply = wire(ask(advisor, f"will {model} run on an {card}?", today=TODAY))
+    (entry,) = [e for e in reply["recommendation"]["named"] if e.get("gpu")]
+    return {"first": reply["answer"].split("\n", 1)[0], **entry}
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(model=st.sampled_from(IMAGE_MODELS), card=st.sampled_from(SMALL_CARDS))
+def test_an_image_model_too_large_for_the_card_runs_from_system_ram_only_where_the_card_holds_enough(
+    advisor, model, card
+):
+    """A card that holds an image model whole at some precision is told so; one that does not, but holds its
+    working memory, runtime and the rule's share of the 4-bit weights, runs it with the rest in system RAM
+    (ComfyUI does this on its own), and its first line says yes and slower; a card with less gets no."""
+    from rules.knowledge.loaded import load_rulebook
+
+    entry = _fit_entry(advisor, model, card)
+    first = entry["first"]
+    if entry.get("offloaded"):
+        assert first.startswith("**Yes at 4-bit with part of the model in system RAM, slower"), first
+        share = load_rulebook().memory_fit.diffusion_offload_resident_share
+        assert entry["memory_gb"] * 1.073741824 >= entry["at_lower_gb"] * share, entry
+        assert entry["status"] == "does-not-fit"
+    else:
+        assert "system RAM" not in first, first
+
+
+def test_flux_kontext_on_an_8_gb_card_runs_at_4_bit_with_part_in_ram_and_not_on_a_4_gb_one(advisor):
+    assert _fit_entry(advisor, "flux kontext", "rtx 4060")["first"].startswith("**Yes at 4-bit with part")
+    assert _fit_entry(advisor, "flux kontext", "gtx 1650")["first"].startswith("**No:")
+    assert _fit_entry(advisor, "flux kontext", "rtx 3060 12gb")["first"].startswith("**Yes at 4-bit:")
