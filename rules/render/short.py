@@ -61,7 +61,7 @@ def short_markdown(answer: Answer) -> str:
             "short.alternative",
             lang,
             label=term("label", label, lang),
-            name=_name(p),
+            name=_alternative_name(label, p, lang),
             price=price_said(p, lang),
             figure=figure(p, reference, lang),
         )
@@ -183,3 +183,10 @@ def _unlisted_line(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
 
 def _name(pick: Pick) -> str:
     return f"{pick.count} × {pick.name}" if pick.count > 1 else pick.name
+
+
+def _alternative_name(label: str, pick: Pick, lang: str | None) -> str:
+    """An alternative's cards, marked used where its label does not already say so ("roomiest: GeForce RTX
+    4060 Ti 16 GB (used)"), so a used price is never read as a new one."""
+    used = pick.condition == "used" and label != "used"
+    return f"{_name(pick)} ({say('pick.used', lang)})" if used else _name(pick)

@@ -390,3 +390,28 @@ def test_hours_of_gpu_time_are_priced_rented_against_the_card_bought(advisor) ->
     assert match and abs(float(match.group(1).replace(",", "")) - 100 * float(match.group(2))) <= 1, rent
     buy = ask(advisor, "10000 hours of training on a 4090", today=TODAY).text
     assert buy.startswith("**Buy: 10000 h of the GeForce RTX 4090 at "), buy
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "best gpu under $300 for running 13b models locally",
+        "llm inference $1200",
+        "stable diffusion $700",
+        "nlp $800",
+        "gpt-oss-120b server for a team of 8",
+        "видеокарта для llm за 60000 рублей",
+    ],
+)
+def test_a_used_alternative_says_it_is_used(advisor, text: str) -> None:
+    """An alternative bought used is marked so beside its price, unless its label already says used: a used
+    price read as a new one misleads by a third or more."""
+    reply = ask(advisor, text, today=TODAY)
+    answer = reply.recommendation
+    assert answer is not None
+    line = next((x for x in reply.text.splitlines() if x.startswith(("**Alternatives**", "**Другие"))), "")
+    for label, pick in answer.alternatives.items():
+        if pick is None or pick.condition != "used" or label == "used":
+            continue
+        shown = pick.name if pick.count == 1 else f"{pick.count} × {pick.name}"
+        assert f"{shown} (used)" in line or f"{shown} (б/у)" in line, (label, line)
