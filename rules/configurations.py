@@ -150,12 +150,14 @@ class Sizing:
 
     def total_usd(self, offer: Offer, count: int) -> float:
         """What ``count`` of the offer cost: a whole server at its own price; else modules (SXM, OAM)
-        with the server around them (rule product-lines)."""
+        with the server around them (rule product-lines); else cards, with the multi-GPU host that more
+        cards than a desk carries need (rule power-and-slots)."""
         system = self.system(offer, count)
         if system is not None:
             return system.point.price_usd
-        platform = self.terms.platform_usd if self.terms.boards_for(offer.gpu) else 0.0
-        return (offer.unit_usd + platform) * count
+        if self.terms.boards_for(offer.gpu):
+            return (offer.unit_usd + self.terms.platform_usd) * count
+        return offer.unit_usd * count + (self.terms.host_usd if count > self.terms.desk_cards else 0.0)
 
     def build(self, gpu: Gpu, count: int) -> Said | None:
         """Why ``count`` of ``gpu`` cannot go in one box; None when they can."""

@@ -119,6 +119,8 @@ class Terms:
     boards: Mapping[str, tuple[int, ...]]  # rule product-lines: module form factor -> counts a system holds
     boards_by_gpu: Mapping[str, tuple[int, ...]]  # rule product-lines: a module's own board sizes
     platform_usd: float  # rule product-lines: the server around a board, per module
+    desk_cards: int  # rule power-and-slots: cards a desktop board carries
+    host_usd: float  # rule power-and-slots: the multi-GPU host more cards than that need
     worth: MemoryWorth | None
     wait: Wait | None
     rent: bool  # rule rent-vs-buy: renting is weighed
@@ -202,6 +204,8 @@ def terms_for(ctx: TermsContext) -> Terms:
         boards=rulebook.product_lines.system_boards,
         boards_by_gpu=rulebook.product_lines.system_boards_by_gpu,
         platform_usd=rulebook.product_lines.platform_usd_per_module,
+        desk_cards=rulebook.power_and_slots.desk_cards,
+        host_usd=rulebook.power_and_slots.multi_gpu_platform_usd,
         worth=worth,
         wait=_keep_yours(ctx, owned, floor) if owned is not None else None,
         rent=q.cloud_ok,

@@ -149,6 +149,10 @@ def power_and_slots(evidence: Evidence) -> Lines:
                     evidence.say("rule.power_and_slots.psu", watts=f"{watts:,}", psu=f"{psu:,}"),
                 )
             )
+        if c.count > evidence.terms.desk_cards and not evidence.terms.boards_for(c.gpu):
+            platform = f"{evidence.terms.host_usd:,.0f}"
+            said = evidence.say("rule.power_and_slots.host", count=c.count, platform=platform)
+            found.append(Finding("power-and-slots", "applied", said))  # applied: it is in the price
         if why := too_wide_reason(evidence.rulebook, evidence.question, c.gpu, c.count):
             found.append(Finding("power-and-slots", "warning", why))
         return found

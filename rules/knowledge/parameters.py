@@ -318,6 +318,10 @@ class PowerAndSlots(Parameters, frozen=True):
     max_slots_note: str
     server_max_slots: int
     server_max_slots_note: str
+    desk_cards: int  # cards a desktop board carries; more need a multi-GPU host
+    desk_cards_note: str
+    multi_gpu_platform_usd: float  # that host beyond the cards: board, CPU with the lanes, PSU, frame
+    multi_gpu_platform_note: str
 
 
 class SpecDimensions(Parameters, frozen=True):

@@ -55,7 +55,7 @@ def short_markdown(answer: Answer) -> str:
         for index, pick in enumerate(picks, 1):
             lines.append(_pick_line(f"{index}.", pick, reference, lang))
             if index == 1:
-                lines += [f"   - {f.reason} (_{f.rule}_)" for f in _held_by_several(pick)]
+                lines += [f"   - {f.reason} (_{f.rule}_)" for f in _held_by_several(pick) + _host(pick)]
     also = [
         say(
             "short.alternative",
@@ -129,6 +129,12 @@ def _held_by_several(pick: Pick) -> list[Finding]:
     if pick.count < 2 or pick.effective_memory_gb < pick.memory_gb * pick.count:
         return []
     return [f for f in pick.findings if f.rule == "memory-fit" and f.verdict == "applied"][:1]
+
+
+def _host(pick: Pick) -> list[Finding]:
+    """The multi-GPU host the price in all includes (rule power-and-slots): it explains a total above the
+    cards' own prices."""
+    return [f for f in pick.findings if f.rule == "power-and-slots" and f.verdict == "applied"][:1]
 
 
 def _pick_line(rank: str, pick: Pick, reference: str, lang: str | None) -> str:

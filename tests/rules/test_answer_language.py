@@ -23,6 +23,8 @@ SEED_DATE = date(2019, 4, 3)
 # Technical words an answer in any language writes as they are: stacks, formats, units, libraries.
 TERMS = {
     "bit",
+    "pcie",  # the bus, and a processor line, named as they are sold
+    "threadripper",
     "fp32",
     "fp16",
     "bf16",

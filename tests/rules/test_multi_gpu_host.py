@@ -1,0 +1,60 @@
+"""More cards than a desk carries need a host built for them (rule power-and-slots): a configuration of three
+or more PCIe cards carries that host in its price and says so; one or two cards are priced alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.ask import ask
+from rules.knowledge.loaded import load_rulebook
+from tests.rules.conftest import TODAY
+from tests.wire import wire
+
+QUESTIONS = [
+    "deep learning $6063 4 gpus",
+    "lab server for llm training, budget $60000",
+    "cv $3583 server",
+    "transformers $15030 server",
+    "gpt-oss-120b server for a team of 8",
+    "serve qwen3 32b with vllm to 50 concurrent users, what gpus do we need",
+    "our lab of 6 wants one shared server running qwen3 30b a3b for everyone, budget $6000",
+    "2 rtx 4090 for llm fine-tuning",
+    "nlp $800",
+]
+
+
+def _picks(answer: dict) -> list[dict]:
+    return [*answer["picks"], *(p for p in answer["alternatives"].values() if p)]
+
+
+@pytest.mark.parametrize("text", QUESTIONS)
+def test_a_configuration_past_the_desk_carries_its_host_in_its_price(advisor, text: str) -> None:
+    params = load_rulebook().power_and_slots
+    answer = wire(ask(advisor, text, today=TODAY).recommendation)
+    for pick in _picks(answer):
+        if pick["form_factor"] != "pcie":
+            continue
+        cards = pick["unit_price"]["usd"] * pick["count"]
+        hosts = [r for r in pick["rules"] if r["rule"] == "power-and-slots" and r["verdict"] == "applied"]
+        if pick["count"] > params.desk_cards:
+            assert pick["total_price"]["usd"] == pytest.approx(cards + params.multi_gpu_platform_usd, abs=1)
+            assert hosts and f"{params.multi_gpu_platform_usd:,.0f} USD" in hosts[0]["reason"], pick["rules"]
+        else:
+            assert pick["total_price"]["usd"] == pytest.approx(cards, abs=1)
+            assert not hosts
+
+
+def test_a_lab_serving_a_moe_model_to_six_buys_two_cards_not_three_old_ones(advisor) -> None:
+    """The host three cards need makes two 24 GB cards cheaper in all than three 16 GB ones."""
+    text = "our lab of 6 wants one shared server running qwen3 30b a3b for everyone, budget $6000"
+    reply = ask(advisor, text, today=TODAY)
+    top = wire(reply.recommendation)["picks"][0]
+    assert top["count"] <= 2 and top["memory_gb"] >= 24, reply.text.splitlines()[0]
+    assert "host" not in reply.text.split("\n\n")[0]
+
+
+def test_the_short_answer_says_why_the_total_is_above_the_cards(advisor) -> None:
+    reply = ask(advisor, "deep learning $6063 4 gpus", today=TODAY)
+    first_pick = next(line for line in reply.text.splitlines() if line.startswith("1. "))
+    after = reply.text.split(first_pick, 1)[1].splitlines()[1]
+    assert "host built for several GPUs" in after and "_power-and-slots_" in after
