@@ -60,6 +60,7 @@ _RUNS_ON = re.compile(
     r"(?<!\w)(?:run|runs|running|работает|запустится|пойд[её]т)\s+(?:\S+\s+){0,6}?(?:on|на)(?!\w)",
     re.IGNORECASE,
 )
+_ON_A_CARD = re.compile(r"(?<!\w)(?:on|на)(?!\w)", re.IGNORECASE)  # "whisper turbo on an rtx 3060"
 _LONE_SIGNS = ("$", "€", "£", "₽")
 
 
@@ -212,7 +213,10 @@ def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
         return "rent-or-buy"
     model_said = question.model is not None or question.params_b is not None
     one_card = len(question.compare) == 1
-    if model_said and one_card and (_RUNS_ON.search(scan.original) or question.asked_speed):
+    placed = (  # a model on a card, with nothing to buy and no run to cost ("7b on 2t tokens on 16 a100")
+        _ON_A_CARD.search(scan.original) and question.budget is None and question.training_tokens_b is None
+    )
+    if model_said and one_card and (_RUNS_ON.search(scan.original) or question.asked_speed or placed):
         return "fit"
     family_only = scan.family_said and len(scan.cards) == len(question.compare)
     if (

@@ -389,3 +389,18 @@ def test_a_model_asked_to_run_on_one_card_is_a_fit_question(model: str, template
     """The answer to 'will X run on Y?' starts with yes or no for Y, not with a card to buy."""
     read = parse(template.format(model=model, card=card), today=TODAY)
     assert read.intent == "fit", read.understood
+
+
+@pytest.mark.parametrize(
+    "model", ["mistral small 3.1 24b", "whisper large-v3-turbo", "a 33b model qlora", "flux dev"]
+)
+@pytest.mark.parametrize("card", ["rtx 4090", "rtx 3060 12gb", "h100"])
+def test_a_model_placed_on_one_card_is_a_fit_question_unless_something_is_bought_or_a_run_costed(
+    model: str, card: str
+) -> None:
+    """'Gemma 3 27B on a 3090' asks whether it goes there; with a budget it asks what to buy, and with the
+    tokens of a run it asks what the run costs."""
+    assert parse(f"{model} on a {card}", today=TODAY).intent == "fit"
+    assert parse(f"{model} на {card}", today=TODAY).intent == "fit"
+    assert parse(f"{model} on a {card}, budget $3000", today=TODAY).intent != "fit"
+    assert parse(f"pretrain {model} on 20b tokens on a {card}", today=TODAY).intent != "fit"
