@@ -330,7 +330,8 @@ def _holds(entry: NamedCard, answer: Answer, speed: str, words: dict[str, str], 
         return first[:1].upper() + first[1:]
     speed = speed and say("headline.then_speed", lang, figure=speed)
     if isinstance(entry.spare, float):  # less than the tight margin: yes, only just
-        return say("headline.yes_tight", lang, spare=spare_text(entry.spare), speed=speed, **words)
+        key = "headline.yes_tight_many" if many else "headline.yes_tight"
+        return say(key, lang, count=count, spare=spare_text(entry.spare), speed=speed, **words)
     return say("headline.yes_many" if many else "headline.yes", lang, count=count, speed=speed, **words)
 
 

@@ -186,3 +186,9 @@ def test_flux_kontext_on_an_8_gb_card_runs_at_4_bit_with_part_in_ram_and_not_on_
     assert _fit_entry(advisor, "flux kontext", "rtx 4060")["first"].startswith("**Yes at 4-bit with part")
     assert _fit_entry(advisor, "flux kontext", "gtx 1650")["first"].startswith("**No:")
     assert _fit_entry(advisor, "flux kontext", "rtx 3060 12gb")["first"].startswith("**Yes at 4-bit:")
+
+
+def test_only_just_on_several_cards_names_the_count_asked(advisor):
+    """'Kimi K2 on 8 H200': the tight fit is judged on the eight cards asked, and the line says eight."""
+    first = _first_line(advisor, "fit kimi k2 on 8 h200")
+    assert first.startswith("**Only just:") and "eight NVIDIA H200" in first and "one NVIDIA" not in first
