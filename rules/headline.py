@@ -285,6 +285,11 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
         return None
     entry = entries[0]
     if entry.gpu is None and answer.question.card_memory_gb:  # "is 8gb enough for sdxl": a size, no card
+        if isinstance(entry.at_lower, str) and isinstance(entry.at_lower_gb, float):  # yes, a lighter file
+            low, need = f"{entry.at_lower_gb:.0f}", f"{answer.memory_need.gb:.0f}"
+            key = "headline.size_yes_offloaded" if entry.offloaded is True else "headline.size_yes_at_lower"
+            gb = f"{answer.question.card_memory_gb:g}"
+            return say(key, lang, precision=entry.at_lower, low=low, gb=gb, need=need)
         key = "headline.yes_all" if entry.status == "fits" else "headline.no_all"
         return say(key, lang, said=entry.reason[:1].lower() + entry.reason[1:])
     need = entry.reason.split(": ", 1)[0]

@@ -17,7 +17,7 @@ from msgspec.structs import replace as with_changes
 from rules.contract.answer import NamedCard, NamedPrice
 from rules.contract.values import PRECISIONS
 from rules.headline import count_word
-from rules.job import GIB_IN_GB, METHOD_NAMES, fit_on, job_for
+from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
 from rules.knowledge.messages import say, spare_text, term
 from rules.money import dated_words
 from rules.objective import BUDGET_SLACK
@@ -295,6 +295,7 @@ def card_memory(
         else say("fit.one_card", lang, gb=f"{gb:g}")
     )
     verdict = say(("fit.holds" if fit.fits else "fit.does_not_hold") + ("_many" if count > 1 else ""), lang)
+    held = None if fit.fits or count > 1 else held_lower(asked, rulebook, sizing.job, gb)
     return (
         NamedCard(
             asked=f"{gb:g} GB",
@@ -303,6 +304,9 @@ def card_memory(
             status="fits" if fit.fits else "does-not-fit",
             reason=say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.reason)
             + ("" if fit.fits else _at_lower_precisions(asked, rulebook)),
+            at_lower=held[0] if held else UNSET,
+            at_lower_gb=round(held[1], 1) if held else UNSET,
+            offloaded=True if held and held[2] else UNSET,
         ),
     )
 
@@ -333,22 +337,27 @@ def _lower_needs(question: Question, rulebook: Rulebook) -> list[tuple[str, floa
 
 
 def _held_lower(ctx: NamedContext, memory_gb: float) -> tuple[str, float, bool] | None:
-    """(precision, GB needed, offloaded) of the first lower precision one card holds, for a card that does not
-    hold the job at the engine's precision ("is a 12 GB RTX 3060 enough for FLUX.1 dev?": yes, from a 4-bit
-    checkpoint); for an image or video model that no precision fits whole, the lowest where the card holds
-    enough of it to run the rest from system RAM (rule memory-fit, diffusion offload); None where none does
-    or the asker set the precision."""
+    return held_lower(ctx.asked, ctx.rulebook, ctx.sizing.job, memory_gb)
+
+
+def held_lower(
+    question: Question, rulebook: Rulebook, job: Job, memory_gb: float
+) -> tuple[str, float, bool] | None:
+    """(precision, GB needed, offloaded) of the first lower precision one card of ``memory_gb`` holds, for a
+    card that does not hold the job at the engine's precision ("is a 12 GB RTX 3060 enough for FLUX.1 dev?":
+    yes, from a 4-bit checkpoint); for an image or video model that no precision fits whole, the lowest where
+    the card holds enough of it to run the rest from system RAM (rule memory-fit, diffusion offload); None
+    where none does or the asker set the precision."""
     card_gb = memory_gb * GIB_IN_GB
-    lower = _lower_needs(ctx.asked, ctx.rulebook)
+    lower = _lower_needs(question, rulebook)
     held = next(((p, need, False) for p, need in lower if need <= card_gb), None)
-    job = ctx.sizing.job
     if held is not None or not lower or job.model is None or job.model.kind != "diffusion":
         return held
     precision, need = lower[-1]
-    parts = job_for(ctx.asked.refined(precision=precision), ctx.rulebook).need.parts
+    parts = job_for(question.refined(precision=precision), rulebook).need.parts
     if parts is None:
         return None
-    share = ctx.rulebook.memory_fit.diffusion_offload_resident_share
+    share = rulebook.memory_fit.diffusion_offload_resident_share
     resident = parts.activations + parts.runtime + parts.weights * share
     return (precision, need, True) if resident <= card_gb else None
 

@@ -371,15 +371,17 @@ def test_a_family_set_against_a_card_speaks_through_one_member_on_sale(advisor, 
 @pytest.mark.parametrize(
     ("text", "first"),
     [
-        ("is 12gb enough for flux", "**No: one 12 GB card does not hold the job (needs 13.8 GB, has 12 GB);"),
+        ("is 12gb enough for flux", "**Yes at 4-bit: about 9 GB there, which one 12 GB card holds"),
+        ("is 24gb enough for llama 3 70b", "**No: one 24 GB card does not hold the job (needs 44.9 GB"),
         ("will llama 3 8b fit in 8gb", "**Yes: one 8 GB card holds the job"),
         ("will llama 70b fit on 2x 24gb", "**Yes: 2 cards of 24 GB hold the job"),
-        ("хватит ли 12 гб для flux", "**Нет: одна карта на 12 ГБ не справляется с задачей"),
+        ("хватит ли 12 гб для flux", "**Да, при 4-bit: нужно около 9 ГБ, и одна карта на 12 ГБ справится"),
+        ("хватит ли 24 гб для llama 3 70b", "**Нет: одна карта на 24 ГБ не справляется с задачей"),
     ],
 )
 def test_a_memory_size_asked_about_is_answered_yes_or_no_first(advisor, text, first) -> None:
     """ "Is 12 GB enough for X" names a size, not a card: the first line says whether that much holds the job,
-    and, where the engine chose the precision, what the job needs at the lower ones."""
+    yes at a lower precision where the engine chose one and a lighter file fits."""
     assert ask(advisor, text, today=TODAY).text.startswith(first)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -192,3 +193,18 @@ def test_only_just_on_several_cards_names_the_count_asked(advisor):
     """'Kimi K2 on 8 H200': the tight fit is judged on the eight cards asked, and the line says eight."""
     first = _first_line(advisor, "fit kimi k2 on 8 h200")
     assert first.startswith("**Only just:") and "eight NVIDIA H200" in first and "one NVIDIA" not in first
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("sd 3.5 large on a 12gb card", "**Yes at 8-bit: about 12 GB there, which one 12 GB card holds"),
+        ("is 8gb enough for flux dev", "**Yes at 4-bit with part of the model in system RAM, slower"),
+        ("is 4gb enough for flux dev", "**No: one 4 GB card does not hold the job"),
+        ("will llama 3 70b fit in 24gb", "**No: one 24 GB card does not hold the job"),
+    ],
+)
+def test_a_size_without_a_card_is_judged_as_a_named_card_is(advisor, text: str, start: str) -> None:
+    """'Is 8 GB enough for FLUX.1 dev': the same yes at a lower precision, or with part of an image model in
+    system RAM, that a card of that size named by name gets."""
+    assert _first_line(advisor, text).startswith(start)
