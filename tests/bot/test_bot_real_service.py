@@ -79,7 +79,8 @@ def metric(url: str, name: str, **labels: str) -> float:
 
 def test_slash_command_refine_and_share_are_answered_in_process_without_conversation_rows(
         service, fake_slack, tmp_path):
-    assert post(service, command_body("cv 2 gpus 3000", fake_slack.response_url("q1"))).status_code == 200
+    # $5,000: two cards, and four with the host four cards need once "more GPUs" is pressed
+    assert post(service, command_body("cv 2 gpus 5000", fake_slack.response_url("q1"))).status_code == 200
     [answer] = fake_slack.wait_for("response_url", timeout=30)
     text = block_text(answer.data["blocks"])
     assert answer.data["blocks"][0]["text"]["text"].startswith("Top pick: 2 × ")
