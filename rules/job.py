@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rules.contract.answer import MemoryNeed
 from rules.contract.question import Question
 from rules.job_defaults import context_for, method_for, pooling_for, precision_for, runtime_for
-from rules.knowledge.loaded import find_model
+from rules.knowledge.loaded import find_format, find_model
 from rules.knowledge.messages import say, term
 from rules.knowledge.models import ModelSpec
 from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Counter
@@ -234,7 +234,7 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         "inference" if inference else "training",
     )
     context = q.context_tokens or context_for(rulebook, spec, inference)
-    counter = Counter(rulebook, language, runtime)
+    counter = Counter(rulebook, language, runtime, find_format(q.weight_format))
     need, shardable = _need(q, rulebook, counter, spec, (method, precision, context, batch))
     factor = (
         _mixed_precision_factor(need, rulebook.rule_16_bit_memory.effective_memory_factor)

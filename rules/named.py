@@ -375,7 +375,7 @@ def _need_text(ctx: NamedContext) -> str:
         lang,
         what=what,
         method=term("method", job.method, lang),
-        precision=job.precision,
+        precision=(question.weight_format if job.method == "inference" else None) or job.precision,
         gb=f"{job.need.gb:.0f}",
     )
 

@@ -21,6 +21,7 @@ from rules.knowledge.messages import say, term
 
 if TYPE_CHECKING:
     from rules.knowledge import ModelSpec, Rulebook
+    from rules.knowledge.models import DownloadFormat
 
 __all__ = ["GB", "GIB_IN_GB", "METHOD_NAMES", "Counter", "precision_label"]
 
@@ -53,6 +54,7 @@ class Counter:
     rulebook: Rulebook
     language: str | None = None
     runtime: str | None = None  # the job's, for how its weights are named
+    weight_format: DownloadFormat | None = None  # the file asked for (GGUF Q5_K_M): its bits size the weights
 
     @property
     def p(self) -> Any:
@@ -66,6 +68,8 @@ class Counter:
         return term("method", METHOD_NAMES[method], self.language)
 
     def precision(self, precision: str, spec: ModelSpec | None) -> str:
+        if self.weight_format is not None:
+            return f"{self.weight_format.id} ({self.weight_format.bits_per_weight:.2f} bits)"
         return term("precision", precision_label(precision, spec, self.runtime), self.language)
 
     def kv_cache_bytes(self, precision: str) -> float:
@@ -78,6 +82,8 @@ class Counter:
         """Bits per stored weight: the released checkpoint's when it ships quantised (gpt-oss)."""
         if method == "qlora":
             return float(self.p.nf4_bytes_per_param * 8)
+        if method == "inference" and self.weight_format is not None:
+            return self.weight_format.bits_per_weight
         if spec is not None and spec.weights_gb and precision == "4-bit":
             return float(spec.weights_gb * GB * 8 / (spec.params_b * GB))
         return float(self.p.bits_per_weight[precision])

@@ -42,6 +42,7 @@ from rules.contract.values import (
     Runtime,
     Setting,
     Task,
+    WeightFormat,
     Workload,
 )
 from rules.errors import QuestionError
@@ -76,6 +77,13 @@ class RecommendationRequest(
         ),
     ] = None
     model: Annotated[Name | None, msgspec.Meta(description="A named model, e.g. 'llama-13b'.")] = None
+    weight_format: Annotated[
+        WeightFormat | None,
+        msgspec.Meta(
+            description="The weight file run (GGUF Q5_K_M, Q6_K ...): its bits per weight size the model's "
+            "weights; null: the precision's usual file."
+        ),
+    ] = None
     params_b: Annotated[float, _positive(2000, "Model size in billions of parameters.")] | None = None
     memory_gb: Annotated[float, _positive(4096, "Memory the job needs, GB.")] | None = None
     card_memory_gb: (
@@ -295,6 +303,7 @@ class Question:
     gpus_fixed: bool = False
     precision: str | None = None  # None: the engine picks the job's usual precision and says so
     model: str | None = None
+    weight_format: str | None = None  # "GGUF Q5_K_M": the file's bits per weight size the weights
     params_b: float | None = None
     memory_gb: float | None = None
     task: str = "training"

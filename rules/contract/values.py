@@ -30,6 +30,11 @@ Runtime = Literal["llama.cpp", "vllm"]
 # The compute backend the runtime is built for; None: the card's usual one (CUDA on NVIDIA, ROCm on AMD
 # Instinct/Radeon, Metal on Apple, SYCL on Intel).
 Backend = Literal["cuda", "rocm", "vulkan", "metal", "mlx", "sycl"]
+# A weight file format named in the question, where its bits per weight differ from the precision's usual
+# file (Q5_K_M and Q6_K, between 4 and 8 bits): the ids of rules/data/models.json "formats".
+WeightFormat = Literal[
+    "GGUF Q4_K_M", "GGUF Q5_K_M", "GGUF Q6_K", "GGUF Q8_0", "AWQ", "GPTQ", "FP8", "MXFP4", "NVFP4"
+]
 # What "best" means when the asker says: None = the best within the budget, with diminishing returns.
 Objective = Literal["cheapest"]
 Experience = Literal["beginner", "hobby", "researcher"]
@@ -41,6 +46,7 @@ WORKLOADS: tuple[str, ...] = get_args(Workload)
 # bandwidth per token). Here, beside the question's values, so a face's help lists them without the reader.
 LISTED_WORKLOADS: tuple[str, ...] = (*WORKLOADS, "llm_inference")
 PRECISIONS: tuple[str, ...] = get_args(Precision)
+WEIGHT_FORMATS: tuple[str, ...] = get_args(WeightFormat)
 TASKS: tuple[str, ...] = get_args(Task)
 METHODS: tuple[str, ...] = get_args(Method)
 SETTINGS: tuple[str, ...] = get_args(Setting)

@@ -27,6 +27,14 @@ def catalog() -> Catalog:
     return load_catalog()
 
 
+def weight_format(name: str) -> str | None:
+    """The id of the weight file format a name means ('q5_k_m': 'GGUF Q5_K_M'), or None."""
+    from rules.knowledge.loaded import find_format
+
+    found = find_format(name)
+    return found.id if found is not None else None
+
+
 def model(name: str) -> ModelSpec | None:
     """The model a name or alias means ('llama 3 8b', 'sdxl'), or None."""
     from rules.knowledge.loaded import find_model

@@ -229,8 +229,12 @@ def read_quantisation(scan: Scan) -> None:
         bits = int(m.group("bits"))
         precision = "4-bit" if bits <= 4 else "8-bit"
         phrase = re.sub(r"\s+", "_", m.group().strip())
-        rounded = "" if bits in (4, 8) else f", {bits}-bit rounded up"
         scan.jobs.append(JobSaid(HINT, "inference", "inference", phrase))  # a llama.cpp file is to run
+        known = lookups.weight_format(phrase)
+        if known is not None and bits not in (4, 8):  # Q5_K_M, Q6_K: sized by their own bits per weight
+            scan.put("weight_format", known, phrase)
+            return scan.put("precision", precision, f"{phrase}, sized as {known}")
+        rounded = "" if bits in (4, 8) else f", {bits}-bit rounded up"
         return scan.put("precision", precision, f"{phrase}{rounded}")
 
     scan.take(_QUANT, found, _QUANT_WORDS)

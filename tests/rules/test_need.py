@@ -145,3 +145,47 @@ def test_flux_schnell_is_the_dev_transformer_distilled(memory):
         Question(workload="image-generation", model="flux schnell", task="inference", precision="16-bit")
     )
     assert schnell.model == "flux-1-schnell" and schnell.gb == pytest.approx(dev.gb)
+
+
+@pytest.mark.parametrize("model", ["qwen3-32b", "llama-3.1-8b", "gemma-3-27b", "mistral-small-3.1-24b"])
+@pytest.mark.parametrize("fmt", ["GGUF Q5_K_M", "GGUF Q6_K"])
+def test_a_weight_file_named_sizes_the_weights_by_its_own_bits(model: str, fmt: str) -> None:
+    """Q5_K_M is 5.68 bits a weight, not the 8.5 of Q8_0 it was rounded up to: Qwen3 32B's file is about
+    23 GB, which a 24 GB card holds only just, not 35 GB, which it does not hold."""
+    from rules.knowledge.loaded import find_format, find_model
+
+    spec = find_model(model)
+    assert spec is not None
+    asked = Question(model=model, task="inference", method="inference", precision="8-bit", weight_format=fmt)
+    bits = find_format(fmt).bits_per_weight
+    parts = _need(asked).parts
+    assert parts.weights == pytest.approx(spec.params_b * bits / 8, rel=0.02)
+    assert _need(asked).gb < _need(Question(model=model, task="inference", method="inference",
+                                            precision="8-bit")).gb  # fmt: skip
+
+
+def test_the_weight_formats_a_question_takes_are_the_model_tables() -> None:
+    import json
+    from pathlib import Path
+
+    from rules.contract.values import WEIGHT_FORMATS
+
+    table = json.loads((Path(__file__).parents[2] / "rules" / "data" / "models.json").read_text())
+    assert set(WEIGHT_FORMATS) == {f["id"] for f in table["formats"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [
+        ("qwen3 32b q5_k_m on a 3090", "GGUF Q5_K_M"),
+        ("llama 3.1 8b Q6_K on an rtx 4060", "GGUF Q6_K"),
+        ("gemma 3 27b q5 on a 4090", "GGUF Q5_K_M"),
+        ("qwen3 32b q4_k_m on a 3090", None),
+        ("llama 3 70b q8_0 on two a6000", None),
+    ],
+)
+def test_a_file_between_4_and_8_bits_is_read_as_that_file(text: str, fmt: str | None) -> None:
+    from rules.understand import parse
+
+    read = parse(text)
+    assert read.question.weight_format == fmt, read.understood

@@ -69,7 +69,7 @@ def test_billions_without_a_currency_stay_parameters() -> None:
     [
         ("q4", "4-bit", "q4"),
         ("Q4_K_M", "4-bit", "q4_k_m"),
-        ("q5_k_m", "8-bit", "q5_k_m, 5-bit rounded up"),
+        ("q5_k_m", "8-bit", "q5_k_m, sized as GGUF Q5_K_M"),
         ("q8_0", "8-bit", "q8_0"),
         ("iq3_xs", "4-bit", "iq3_xs, 3-bit rounded up"),
         ("int4", "4-bit", "int4"),
