@@ -234,7 +234,8 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         "inference" if inference else "training",
     )
     context = q.context_tokens or context_for(rulebook, spec, inference)
-    counter = Counter(rulebook, language, runtime, find_format(q.weight_format))
+    lean = q.as_of is None or q.as_of >= rulebook.memory_fit.offloaded_checkpoints_since
+    counter = Counter(rulebook, language, runtime, find_format(q.weight_format), lean)
     need, shardable = _need(q, rulebook, counter, spec, (method, precision, context, batch))
     factor = (
         _mixed_precision_factor(need, rulebook.rule_16_bit_memory.effective_memory_factor)

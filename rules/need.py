@@ -55,6 +55,7 @@ class Counter:
     language: str | None = None
     runtime: str | None = None  # the job's, for how its weights are named
     weight_format: DownloadFormat | None = None  # the file asked for (GGUF Q5_K_M): its bits size the weights
+    lean_adapters: bool = False  # LoRA/QLoRA as Unsloth runs them: checkpoints in RAM, the loss in chunks
 
     @property
     def p(self) -> Any:
@@ -156,10 +157,15 @@ class Counter:
                 rank=self.p.lora_rank,
             )
             typed = MemoryParts(weights=base, adapters=adapters, runtime=overhead)
-        activations = self._checkpointed_activations(spec, context, batch) * (2 if precision == "fp32" else 1)
+        lean = self.lean_adapters and method in ("lora", "qlora")
+        activations = (
+            self._recomputed_layer(spec, context, batch)
+            if lean
+            else self._checkpointed_activations(spec, context, batch) * (2 if precision == "fp32" else 1)
+        )
         total = states + activations + overhead
         how = self.say(
-            "job.llm_training",
+            "job.llm_training_lean" if lean else "job.llm_training",
             name=spec.name,
             method=self.method(method),
             parts=parts,
@@ -170,6 +176,11 @@ class Counter:
         )
         typed = msgspec.structs.replace(typed, activations=round(activations, 1))
         return MemoryNeed(total, how, spec.id, parts=typed), states
+
+    def _recomputed_layer(self, spec: ModelSpec, context: int, batch: int) -> float:
+        """The activations a fine-tune keeps on the card when its checkpoints wait in system RAM and its loss
+        is taken in chunks (rule memory-fit, offloaded_checkpoints_since): the one layer being recomputed."""
+        return float(context * batch * (spec.hidden or 768) * self.p.layer_activation_bytes) / GB
 
     def _checkpointed_activations(self, spec: ModelSpec, context: int, batch: int) -> float:
         tokens = context * batch

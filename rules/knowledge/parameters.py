@@ -234,6 +234,8 @@ class MemoryFit(Parameters, frozen=True):
     large_diffusion_precision: str  # a diffusion transformer of large_diffusion_from_b or more, from its date
     large_diffusion_from_b: float
     large_diffusion_since: dt.date
+    offloaded_checkpoints_since: dt.date  # LoRA/QLoRA keep checkpoints in RAM and chunk the loss from then
+    offloaded_checkpoints_note: str
     large_diffusion_note: str
 
 

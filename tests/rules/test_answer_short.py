@@ -351,7 +351,7 @@ def test_a_card_that_cannot_hold_the_job_named_is_said_first(advisor) -> None:
     assert first.startswith("**No: Llama 3.1 8B (full at 16-bit) needs ~132 GB, and one GeForce RTX 4090 has")
     text = "can i train llama 3 8b with qlora on a 3060 12gb, or what should i buy for $600"
     one = ask(advisor, text, today=TODAY)
-    assert one.text.startswith("**Yes: Llama 3.1 8B (qlora at 4-bit) needs ~8 GB"), one.text
+    assert one.text.startswith("**Yes: Llama 3.1 8B (qlora at 4-bit) needs ~6 GB"), one.text
     assert "Within 600 USD: buy " in one.text.splitlines()[0]
 
 

@@ -189,3 +189,23 @@ def test_a_file_between_4_and_8_bits_is_read_as_that_file(text: str, fmt: str | 
 
     read = parse(text)
     assert read.question.weight_format == fmt, read.understood
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-8b", "qwen3-14b", "qwen3-32b", "llama-3.3-70b"])
+@pytest.mark.parametrize("method", ["lora", "qlora", "full"])
+def test_adapters_keep_their_checkpoints_in_system_ram_from_2024(model: str, method: str) -> None:
+    """From Unsloth's offloaded gradient checkpointing (2024-04) a LoRA or QLoRA keeps only the layer being
+    recomputed on the card and takes its loss in chunks; before, every checkpoint and the logits stayed. Full
+    fine-tuning is counted alike on both dates."""
+    from datetime import date
+
+    since = RULEBOOK.memory_fit.offloaded_checkpoints_since
+    asked = {"model": model, "task": "training", "method": method}
+    before = _need(Question(**asked, as_of=date(2023, 6, 15)))
+    after = _need(Question(**asked, as_of=since))
+    if method == "full":
+        assert after.gb == pytest.approx(before.gb)
+    else:
+        assert after.parts.activations < before.parts.activations / 3
+        assert after.gb < before.gb and after.parts.weights == before.parts.weights
+        assert "system RAM" in after.how and "system RAM" not in before.how
