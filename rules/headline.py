@@ -313,7 +313,8 @@ def _does_not_hold(
         return say(key, lang, precision=entry.at_lower, low=f"{entry.at_lower_gb:.0f}", **words)
     asked = answer.question.gpus  # "on two rtx 3090s": the count asked is the one judged
     if not isinstance(entry.cards_needed, int):  # None: not even eight hold it, or the job does not split
-        line = say("headline.no_split" if entry.splits is False else "headline.no_count", lang, **words)
+        key = "headline.no_split" if entry.splits is False else "headline.no_count"
+        line = say("headline.no_system" if entry.form_factor == "system" else key, lang, **words)
     else:
         speed = speed and say("headline.at_speed", lang, figure=speed)
         key, many = ("headline.no_many", count_word(asked, lang)) if asked > 1 else ("headline.no", "")
@@ -349,10 +350,13 @@ def _with_budget(fit: str, answer: Answer, reference: str, lang: str | None) -> 
 
 
 def _named_speed(entry: NamedCard, answer: Answer, lang: str | None) -> str:
-    """The speed at the count that holds the job, from the pick built at that count where there is one."""
+    """The speed at the count that holds the job, from the pick built at that count where there is one; else
+    the named card's own estimate (a card not on sale, such as a withdrawn Mac Studio)."""
     for p in (*answer.picks, *(a for a in answer.alternatives.values() if a)):
         if p.gpu == entry.gpu and p.count == entry.cards_needed and p.speed is not None:
             return figure(p, "", lang)
+    if isinstance(entry.tokens_per_second, float) and answer.question.asked_speed:
+        return say("pick.tokens", lang, tokens=f"{entry.tokens_per_second:.0f}")
     return ""
 
 

@@ -122,9 +122,11 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     count = question.count_of(card["asked"]) or max(question.gpus, 1)  # "2x 3090 vs a 5090": each its own
     fit = sizing.fit(gpu.memory_gb, count)
     enough = next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
+    if gpu.unified_memory:  # a whole computer: a second one's memory does not pool with it
+        enough = count if fit.fits else None
     tps = sizing.tokens_per_second(gpu, enough or count)
     card["cards_needed"] = enough
-    if enough is None and sizing.job.pooling == "none":
+    if enough is None and (sizing.job.pooling == "none" or gpu.unified_memory):
         card["splits"] = False
     card["tokens_per_second"] = round(tps, 1) if tps else UNSET
     built = enough or count
@@ -180,7 +182,7 @@ def _not_held(
     many = (
         say("named.enough", lang, count=count_word(enough, lang))
         if enough
-        else (say("named.not_even_eight", lang) if count < 8 and sharded else "")
+        else (say("named.not_even_eight", lang) if count < 8 and sharded and not gpu.unified_memory else "")
     )
     lower = _held_lower(ctx, gpu.memory_gb) if count == 1 else None
     held = ""
@@ -191,7 +193,7 @@ def _not_held(
             card["offloaded"] = True
         key = "named.held_offloaded" if offloaded else "named.held_lower"
         held = say(key, lang, precision=precision, gb=f"{gb:.0f}")
-    if job.experts_in_ram:
+    if job.experts_in_ram and not gpu.unified_memory:  # a unified-memory computer has no other RAM to use
         card["experts_in_ram"] = True
         held += say("named.moe_offload", lang)
     key = "named.does_not_hold" if count == 1 else "named.do_not_hold"

@@ -392,6 +392,7 @@ def _make_gpu(
         cooling=tuple(e["cooling"]),
         power_connectors=power,
         unified_memory=bool(e.get("unified_memory", False)),
+        system_memory_gb=e.get("system_memory_gb"),
         trains=e.get("trains", "full"),
         withdrawn=date.fromisoformat(e["withdrawn"]["date"]) if "withdrawn" in e else None,
         founders_edition=e["founders_edition"],

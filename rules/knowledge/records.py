@@ -98,6 +98,7 @@ class Gpu:
     sources: Mapping[str, str]
     arch_id: str = ""
     boost_clock_mhz: float = 0.0
+    system_memory_gb: float | None = None  # a unified-memory computer's memory as sold ("256 GB")
     tensor_units: int = 0
     trains: str = "full"  # training it fits: "full" | "adapters" (LoRA/QLoRA only) | "none" (inference only)
     withdrawn: date | None = None  # the maker stopped selling it new: offered used only from this day

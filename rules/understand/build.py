@@ -205,7 +205,12 @@ def _changes(
         )
     if read.cards:
         as_of = changes.get("as_of", base.as_of) or read.today
-        changes["compare"], cards_line = hardware.cards_asked(read, as_of)
+        size = next((field for field in ("card_memory_gb", "memory_gb") if field in changes), None)
+        sized_gb = changes.get(size) if size else None
+        changes["compare"], cards_line = hardware.cards_asked(read, as_of, sized_gb)
+        if size and read.family_said and len(changes["compare"]) < len(set(c.name for c in read.cards)):
+            changes.pop(size)  # the size named the family's member: it is that computer's memory, not a need
+            understood = [line for line in understood if not line.startswith(f"{_LABELS[size]}:")]
         counts = hardware.counts_asked(read, changes["compare"], as_of)
         if counts:  # "two 3090s or one 5090": each card at its own count
             changes["compare_counts"] = counts

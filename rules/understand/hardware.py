@@ -206,7 +206,18 @@ def counts_asked(scan: Scan, cards: tuple[str, ...], as_of: date) -> tuple[int, 
     return counts if said and len(cards) > 1 and len(set(counts)) > 1 else ()
 
 
-def cards_asked(scan: Scan, as_of: date) -> tuple[tuple[str, ...], str]:
-    """The cards asked about in the order said (six at most), and the ``understood`` line naming them."""
-    cards = tuple(dict.fromkeys(_tpu_of(card.name, as_of) for card in sorted(scan.cards)))[:6]
+def cards_asked(scan: Scan, as_of: date, memory_gb: float | None = None) -> tuple[tuple[str, ...], str]:
+    """The cards asked about in the order said (six at most), and the ``understood`` line naming them. A
+    family said with a memory size ("a mac studio with 256gb") means its members of that size, if any."""
+    cards = tuple(dict.fromkeys(_tpu_of(card.name, as_of) for card in sorted(scan.cards)))
+    if scan.family_said and memory_gb:
+        sized = tuple(card for card in cards if _memory_as_sold(card) == memory_gb)
+        cards = sized or cards
+    cards = cards[:6]
     return cards, "gpus asked about: " + ", ".join(_card_note(card) for card in cards)
+
+
+def _memory_as_sold(card: str) -> float | None:
+    """A card's memory as it is sold: a unified-memory computer's own ("256 GB"), else the card's."""
+    gpu = lookups.catalog().find(card)
+    return None if gpu is None else gpu.system_memory_gb or gpu.memory_gb

@@ -208,3 +208,35 @@ def test_a_size_without_a_card_is_judged_as_a_named_card_is(advisor, text: str, 
     """'Is 8 GB enough for FLUX.1 dev': the same yes at a lower precision, or with part of an image model in
     system RAM, that a card of that size named by name gets."""
     assert _first_line(advisor, text).startswith(start)
+
+
+@pytest.mark.parametrize(
+    ("text", "member"),
+    [
+        ("can I run llama 3.1 405b on a mac studio with 256gb?", "Mac Studio (M3 Ultra, 80-core GPU, 256 GB"),
+        ("will llama 3 70b fit on a mac studio with 96gb", "Mac Studio (M3 Ultra, 60-core GPU, 96 GB)"),
+        ("llama 3 70b on a mac studio with 64gb", "Mac Studio (M4 Max, 40-core GPU, 64 GB)"),
+    ],
+)
+def test_a_family_named_with_its_memory_is_judged_as_that_member(advisor, text: str, member: str) -> None:
+    """'A Mac Studio with 256 GB' is the 256 GB Mac Studio, judged alone: not the family's first member, and
+    not a second, bare '256 GB card' beside it."""
+    first = _first_line(advisor, text)
+    assert member in first and first.count("Mac Studio") == 1, first
+    assert "card" not in first, first
+
+
+@pytest.mark.parametrize(
+    "text", ["will deepseek r1 run on a dgx spark", "llama 3.1 405b on a mac studio with 256gb"]
+)
+def test_a_whole_computer_that_does_not_hold_the_job_is_not_stacked(advisor, text: str) -> None:
+    """A unified-memory computer's memory does not pool with a second one's: never 'two hold it', never 'not
+    even eight', and no experts kept in a system RAM it does not have apart from its GPU's."""
+    first = _first_line(advisor, text)
+    assert first.startswith("**No:") and "does not pool" in first, first
+    assert "hold it" not in first and "system RAM" not in first, first
+
+
+def test_the_speed_asked_of_a_computer_no_longer_sold_is_its_own_estimate(advisor) -> None:
+    first = _first_line(advisor, "mac studio m3 ultra 512gb for deepseek r1, how fast?")
+    assert re.match(r"\*\*~\d+ tokens/s on one Mac Studio \(M3 Ultra, 80-core GPU, 512 GB\)", first), first
