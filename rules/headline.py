@@ -297,9 +297,10 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
         return None
     words = {"need": need, "name": entry.name, "gb": f"{entry.memory_gb:g}"}
     speed = _named_speed(entry, answer, lang)
-    if entry.status == "fits":
-        return _holds(entry, answer, speed, words, lang)
-    return _does_not_hold(entry, answer, speed, words, lang)
+    judged = (_holds if entry.status == "fits" else _does_not_hold)(entry, answer, speed, words, lang)
+    if isinstance(entry.withdrawn, str):  # a computer or card its maker stopped selling: not to be bought new
+        judged += say("headline.withdrawn", lang, since=entry.withdrawn[:7])
+    return judged
 
 
 def _does_not_hold(

@@ -120,6 +120,8 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     price."""
     question, sizing, lang = ctx.question, ctx.sizing, ctx.language
     count = question.count_of(card["asked"]) or max(question.gpus, 1)  # "2x 3090 vs a 5090": each its own
+    if gpu.withdrawn is not None and gpu.withdrawn <= ctx.market.as_of:
+        card["withdrawn"] = gpu.withdrawn.isoformat()
     fit = sizing.fit(gpu.memory_gb, count)
     enough = next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
     if gpu.unified_memory:  # a whole computer: a second one's memory does not pool with it

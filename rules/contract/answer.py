@@ -318,6 +318,7 @@ class NamedCard(_Part, kw_only=True, frozen=True):
     status: Literal["compared", "fits", "does-not-fit", "not-in-catalog", "not-released", "no-current-price"]
     reason: str
     owned: bool | UnsetType = UNSET  # the asker already has this card
+    withdrawn: str | UnsetType = UNSET  # the day its maker stopped selling it new, where that has passed
 
     @classmethod
     def all_of(cls, entries: Iterable[Mapping[str, Any]]) -> tuple[NamedCard, ...]:

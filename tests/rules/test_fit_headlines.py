@@ -240,3 +240,18 @@ def test_a_whole_computer_that_does_not_hold_the_job_is_not_stacked(advisor, tex
 def test_the_speed_asked_of_a_computer_no_longer_sold_is_its_own_estimate(advisor) -> None:
     first = _first_line(advisor, "mac studio m3 ultra 512gb for deepseek r1, how fast?")
     assert re.match(r"\*\*~\d+ tokens/s on one Mac Studio \(M3 Ultra, 80-core GPU, 512 GB\)", first), first
+
+
+@pytest.mark.parametrize(
+    ("text", "since"),
+    [
+        ("can I run llama 3.1 405b on a mac studio with 256gb?", "2026-05"),
+        ("mac studio m3 ultra 512gb for deepseek r1, how fast?", "2026-03"),
+    ],
+)
+def test_a_fit_judged_on_a_withdrawn_computer_says_it_is_no_longer_sold(advisor, text, since) -> None:
+    assert _first_line(advisor, text).endswith(f"(no longer sold new since {since})**")
+
+
+def test_a_computer_still_on_sale_is_not_called_withdrawn(advisor) -> None:
+    assert "no longer sold" not in _first_line(advisor, "will llama 3 70b fit on a mac studio with 96gb")
