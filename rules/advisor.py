@@ -403,6 +403,7 @@ class Advisor:
             named,
             stages.excluded,
             cheaper,
+            stages.market.pricing(stages.question.currency, stages.question.used_ok),
         )
 
     def _with_adapters(self, question: Question, intent: str, today: date | None, answer: Answer) -> Answer:

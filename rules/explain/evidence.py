@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from rules.contract.question import Question
     from rules.job import Job
     from rules.knowledge import Gpu, Rulebook
+    from rules.money import Pricing
     from rules.objective import Choice
     from rules.performance import PerformanceModel
     from rules.terms import Terms
@@ -42,6 +43,7 @@ class Evidence:
     named: tuple[NamedCard, ...]
     excluded: tuple[Excluded, ...]  # cards no allowed count of which holds the job
     cheaper: Callable[[str], bool]  # is this card cheaper than the top pick?
+    pricing: Pricing  # the answer's: an amount a finding names is in the asker's currency
 
     @property
     def language(self) -> str | None:

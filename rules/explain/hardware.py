@@ -99,7 +99,7 @@ def product_lines(evidence: Evidence) -> Lines:
             found.append(Finding("product-lines", "info", evidence.say("rule.product_lines.founders")))
         boards = evidence.terms.boards_for(c.gpu)
         if boards:
-            platform = f"{evidence.terms.platform_usd:,.0f}"
+            platform = evidence.pricing.text(evidence.terms.platform_usd)
             said = evidence.say(
                 "rule.product_lines.system", boards=" or ".join(map(str, boards)), platform=platform
             )
@@ -150,7 +150,7 @@ def power_and_slots(evidence: Evidence) -> Lines:
                 )
             )
         if c.count > evidence.terms.desk_cards and not evidence.terms.boards_for(c.gpu):
-            platform = f"{evidence.terms.host_usd:,.0f}"
+            platform = evidence.pricing.text(evidence.terms.host_usd)
             said = evidence.say("rule.power_and_slots.host", count=c.count, platform=platform)
             found.append(Finding("power-and-slots", "applied", said))  # applied: it is in the price
         if why := too_wide_reason(evidence.rulebook, evidence.question, c.gpu, c.count):

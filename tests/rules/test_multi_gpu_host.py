@@ -58,3 +58,20 @@ def test_the_short_answer_says_why_the_total_is_above_the_cards(advisor) -> None
     first_pick = next(line for line in reply.text.splitlines() if line.startswith("1. "))
     after = reply.text.split(first_pick, 1)[1].splitlines()[1]
     assert "host built for several GPUs" in after and "_power-and-slots_" in after
+
+
+@pytest.mark.parametrize(
+    ("text", "currency"),
+    [
+        ("кластер из 4 видеокарт для обучения за 1 000 000 рублей", "RUB"),
+        ("deep learning 4 gpus 9000 eur", "EUR"),
+    ],
+)
+def test_the_host_is_priced_in_the_askers_currency(advisor, text: str, currency: str) -> None:
+    """One answer speaks one currency: the host a finding adds is said in the money the picks are."""
+    answer = wire(ask(advisor, text, today=TODAY).recommendation)
+    top = answer["picks"][0]
+    assert top["count"] > 2 and top["total_price"]["currency"] == currency
+    applied = ("power-and-slots", "applied")
+    (host,) = [r["reason"] for r in top["rules"] if (r["rule"], r["verdict"]) == applied]
+    assert currency in host and "USD" not in host, host
