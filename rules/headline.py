@@ -12,26 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.contract.answer import Answer, JobCost, JobOption, Money, NamedCard, NamedPrice, Pick, RunsOn
+from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RunsOn
+from rules.job_line import job_first
 from rules.knowledge.messages import DEFAULT_LANGUAGE, grouped, say, spare_text
 from rules.money import dated_words
 from rules.power_line import power_first
 
 __all__ = [
-    "DAYS_FROM_HOURS",
     "NAMED_IN_HEADLINE",
     "TUNING_NAMES",
     "count_word",
     "figure",
     "headline",
-    "job_time",
     "named_in_headline",
     "not_picked",
     "price_said",
     "said_once",
 ]
 
-DAYS_FROM_HOURS = 72  # a run longer than three days reads better in days
 TUNING_NAMES = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
 COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
@@ -68,7 +66,7 @@ def _answered(answer: Answer, reference: str) -> str | None:
     elif answer.intent == "what-runs-on" and not answer.question.card_memory_gb:  # no card, no lab card
         said = say("headline.runs_no_cards", lang)
     if said is None and answer.job_cost is not None and answer.job_cost.options:
-        said = _job(answer.job_cost, lang)
+        said = job_first(answer.job_cost, lang)
     if said is None and answer.picks:
         said = _buy(answer, reference, lang)
         left = () if named_in_headline(answer) else not_picked(answer)
@@ -112,52 +110,6 @@ def _runs_on(card: RunsOn, lang: str | None) -> str | None:
         speed=speed,
         tunes=tunes,
     )
-
-
-def _job(job: JobCost, lang: str | None) -> str:
-    """The card asked (else the cheapest way) for the whole run, its time and cost; then the cheapest way
-    where it is another, or buying."""
-    cheapest = job.options[0]
-    first = next((o for o in job.options if o.asked), cheapest)
-    said = say(
-        "headline.job", lang, way=_way(first, lang, True), time=job_time(first, lang), cost=first.cost.text
-    )
-    if first is not cheapest:
-        return said + say(
-            "headline.job_cheapest",
-            lang,
-            way=_way(cheapest, lang),
-            time=job_time(cheapest, lang),
-            cost=cheapest.cost.text,
-        )
-    bought = next((o for o in job.options if o.way == "buy"), None)
-    if bought is not None and bought is not first:
-        said += say(
-            "headline.job_buy",
-            lang,
-            way=_way(bought, lang),
-            time=job_time(bought, lang),
-            cost=bought.cost.text,
-        )
-    return said
-
-
-def _way(option: JobOption, lang: str | None, lead: bool = False) -> str:
-    """How the option gets the compute, in words: rent it, your own cards, or the cards bought."""
-    rent = "headline.way_rent_lead" if lead else "headline.way_rent"
-    key = {"rent": rent, "tpu": rent, "own": "headline.way_own"}.get(
-        option.way, "headline.way_buy_lead" if lead else "headline.way_buy"
-    )
-    return say(key, lang, count=option.count, name=option.name, provider=option.provider or "")
-
-
-def job_time(option: JobOption, lang: str | None) -> str:
-    if option.hours >= DAYS_FROM_HOURS:
-        low, value, high = (f"{h / 24:,.0f}" for h in (option.hours_low, option.hours, option.hours_high))
-        return say("job.time.days", lang, value=value, low=low, high=high)
-    digits = 1 if option.hours < 10 else 0
-    low, value, high = (f"{h:,.{digits}f}" for h in (option.hours_low, option.hours, option.hours_high))
-    return say("job.time.hours", lang, value=value, low=low, high=high)
 
 
 def figure(pick: Pick, reference: str, lang: str | None) -> str:

@@ -234,8 +234,7 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         "inference" if inference else "training",
     )
     context = q.context_tokens or context_for(rulebook, spec, inference)
-    lean = q.as_of is None or q.as_of >= rulebook.memory_fit.offloaded_checkpoints_since
-    counter = Counter(rulebook, language, runtime, find_format(q.weight_format), lean)
+    counter = _counter_for(q, rulebook, runtime)
     need, shardable = _need(q, rulebook, counter, spec, (method, precision, context, batch))
     factor = (
         _mixed_precision_factor(need, rulebook.rule_16_bit_memory.effective_memory_factor)
@@ -275,6 +274,13 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         runtime,
         float(rulebook.memory_fit.runtime_memory_share.get(runtime or "", 1.0)),
     )
+
+
+def _counter_for(q: Question, rulebook: Rulebook, runtime: str | None) -> Counter:
+    """The memory arithmetic for the question: its language and runtime, the weight file it names, and whether
+    a fine-tune on its date keeps its checkpoints in system RAM as Unsloth does (rule memory-fit)."""
+    lean = q.as_of is None or q.as_of >= rulebook.memory_fit.offloaded_checkpoints_since
+    return Counter(rulebook, q.language, runtime, find_format(q.weight_format), lean)
 
 
 def _need(

@@ -296,8 +296,7 @@ class NamedPrice(_Part, frozen=True):
 
 
 class NamedCard(_Part, kw_only=True, frozen=True):
-    """A card the question named, and what became of it (``status``, said in ``reason``). Fields about the
-    card itself are unset for a name the catalog does not know."""
+    """A card the question named and what became of it (``status``, said in ``reason``); card fields unset."""
 
     asked: str
     gpu: str | None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rules.contract.answer import JobCost, JobOption, Money, ServingCost
-from rules.headline import job_time
+from rules.job_line import job_time
 from rules.knowledge.messages import say, term
 from rules.render.figures import price_text
 
