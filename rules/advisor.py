@@ -30,10 +30,10 @@ from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, R
 from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.headline import headline
-from rules.job import Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
+from rules.job import METHOD_NAMES, Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
 from rules.jobcost import JobAsked, measured_share, priced_job, serving_cost
 from rules.knowledge.loaded import load_models, load_rulebook
-from rules.knowledge.messages import say
+from rules.knowledge.messages import say, term
 from rules.knowledge.rulebook import Rulebook
 from rules.market import Market, Markets, representative_rentals
 from rules.named import NamedContext, card_memory, named_cards, sold_alone
@@ -49,6 +49,9 @@ if TYPE_CHECKING:
     from rules.money import Pricing
 
 __all__ = ["Advisor"]
+
+# The lighter fine-tuning methods to fall back to, in order, where the budget buys nothing for the one chosen.
+LIGHTER_METHODS = {"train": ("lora", "qlora"), "full": ("lora", "qlora"), "lora": ("qlora",)}
 
 
 @dataclass(frozen=True)
@@ -407,32 +410,33 @@ class Advisor:
         )
 
     def _with_adapters(self, question: Question, intent: str, today: date | None, answer: Answer) -> Answer:
-        """Fine-tuning a named model with no method said: when full training fits no configuration within the
-        budget and LoRA does, the answer is for LoRA and says so, as an adviser would (Whisper large: ~59 GB
-        in full, ~21 GB with LoRA on a 16-bit base)."""
+        """Fine-tuning a named model with no method said: when the method the engine chose fits nothing within
+        the budget, the answer is for the next lighter one that does, and says so, as an adviser would
+        (Whisper large: ~59 GB in full, ~21 GB with LoRA on a 16-bit base; an 8B model: ~18 GB with LoRA,
+        ~6 GB with QLoRA on a 4-bit base)."""
+        heavier = answer.memory_need.method
         if (
             answer.verdict != "over-budget"
             or question.method is not None
             or question.task != "training"
             or intent != "recommend"
-            or answer.memory_need.method not in ("train", "full")
+            or heavier not in LIGHTER_METHODS
             or answer.memory_need.model is None
         ):
             return answer
-        lighter = self.recommend(question.refined(method="lora"), intent, today)
-        if lighter.verdict != "buy":
-            return answer
-        line = Finding(
-            "memory-fit",
-            "applied",
-            say(
-                "fit.adapters_instead",
-                question.language,
-                full=f"{answer.memory_need.gb:.0f}",
-                lora=f"{lighter.memory_need.gb:.0f}",
-            ),
-        )
-        return msgspec.structs.replace(lighter, findings=(line, *lighter.findings))
+        for method in LIGHTER_METHODS[heavier]:
+            lighter = self.recommend(question.refined(method=method), intent, today)
+            if lighter.verdict == "buy":
+                said = say(
+                    f"fit.{method}_instead",
+                    question.language,
+                    heavier=term("method", METHOD_NAMES[heavier], question.language),
+                    need=f"{answer.memory_need.gb:.0f}",
+                    light=f"{lighter.memory_need.gb:.0f}",
+                )
+                line = Finding("memory-fit", "applied", said)
+                return msgspec.structs.replace(lighter, findings=(line, *lighter.findings))
+        return answer
 
     def card_rows(
         self,

@@ -321,6 +321,23 @@ def test_fine_tuning_a_named_model_falls_back_to_lora_when_full_training_is_over
     assert _ask(advisor, **fields, method="full")["verdict"] == "over-budget"
 
 
+@pytest.mark.parametrize("params_b", [7, 8])
+@pytest.mark.parametrize("budget", [450, 600, 700])
+def test_fine_tuning_falls_back_to_qlora_where_the_budget_buys_nothing_for_lora(advisor, params_b, budget):
+    """'A student with $600 who wants to fine-tune small models' answered 'nothing fits' for a 16-bit LoRA of
+    an 8B model (~18 GB); QLoRA on a 4-bit base needs about 6 GB. With no method said the answer steps down
+    to the lighter method that the budget buys, and says so; a method said is kept."""
+    fields = dict(workload="llm", task="training", params_b=params_b, budget=budget, experience="beginner")
+    lora = _ask(advisor, **fields, method="lora")
+    answer = _ask(advisor, **fields)
+    if lora["verdict"] == "buy":  # LoRA is bought where the budget allows it
+        assert answer["memory_need"]["method"] == "lora"
+        return
+    assert answer["verdict"] == "buy" and answer["memory_need"]["method"] == "qlora"
+    assert answer["picks"][0]["total_price"]["usd"] <= budget * 1.05
+    assert any(f["rule"] == "memory-fit" and "QLoRA" in f["reason"] for f in answer["findings"])
+
+
 def test_a_student_with_300_gets_a_desktop_cuda_card(advisor):
     """'student with $300 who wants to learn deep learning': seed 003 — NVIDIA is the safe choice, used is
     fine for starting out; never a server module such as a V100 SXM2."""
