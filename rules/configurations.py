@@ -157,7 +157,7 @@ class Sizing:
             return system.point.price_usd
         if self.terms.boards_for(offer.gpu):
             return (offer.unit_usd + self.terms.platform_usd) * count
-        return offer.unit_usd * count + (self.terms.host_usd if count > self.terms.desk_cards else 0.0)
+        return offer.unit_usd * count + self.terms.host_usd_for(offer.gpu, count)
 
     def build(self, gpu: Gpu, count: int) -> Said | None:
         """Why ``count`` of ``gpu`` cannot go in one box; None when they can."""

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from msgspec import UNSET
 from msgspec.structs import replace as with_changes
 
-from rules.contract.answer import NamedCard, NamedPrice
+from rules.contract.answer import MemoryNeed, NamedCard, NamedPrice
 from rules.contract.values import PRECISIONS
 from rules.headline import count_word
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
@@ -123,9 +123,11 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     if gpu.withdrawn is not None and gpu.withdrawn <= ctx.market.as_of:
         card["withdrawn"] = gpu.withdrawn.isoformat()
     fit = sizing.fit(gpu.memory_gb, count)
-    enough = next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
-    if gpu.unified_memory:  # a whole computer: a second one's memory does not pool with it
-        enough = count if fit.fits else None
+    enough = (
+        (count if fit.fits else None)  # a whole computer: a second one's memory does not pool with it
+        if gpu.unified_memory
+        else next((n for n in range(count, 9) if sizing.fit(gpu.memory_gb, n).fits), None)
+    )
     tps = sizing.tokens_per_second(gpu, enough or count)
     card["cards_needed"] = enough
     if enough is None and (sizing.job.pooling == "none" or gpu.unified_memory):
@@ -186,15 +188,14 @@ def _not_held(
         if enough
         else (say("named.not_even_eight", lang) if count < 8 and sharded and not gpu.unified_memory else "")
     )
-    lower = _held_lower(ctx, gpu.memory_gb) if count == 1 else None
+    lower = held_lower(ctx.asked, ctx.rulebook, job, gpu.memory_gb) if count == 1 else None
     held = ""
     if lower is not None:
-        precision, gb, offloaded = lower
-        card["at_lower"], card["at_lower_gb"] = precision, round(gb, 1)
-        if offloaded:
+        card["at_lower"], card["at_lower_gb"] = lower.precision, round(lower.gb, 1)
+        if lower.offloaded:
             card["offloaded"] = True
-        key = "named.held_offloaded" if offloaded else "named.held_lower"
-        held = say(key, lang, precision=precision, gb=f"{gb:.0f}")
+        key = "named.held_offloaded" if lower.offloaded else "named.held_lower"
+        held = say(key, lang, precision=lower.precision, gb=f"{lower.gb:.0f}")
     if job.experts_in_ram and not gpu.unified_memory:  # a unified-memory computer has no other RAM to use
         card["experts_in_ram"] = True
         held += say("named.moe_offload", lang)
@@ -308,9 +309,9 @@ def card_memory(
             status="fits" if fit.fits else "does-not-fit",
             reason=say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.reason)
             + ("" if fit.fits else _at_lower_precisions(asked, rulebook)),
-            at_lower=held[0] if held else UNSET,
-            at_lower_gb=round(held[1], 1) if held else UNSET,
-            offloaded=True if held and held[2] else UNSET,
+            at_lower=held.precision if held else UNSET,
+            at_lower_gb=round(held.gb, 1) if held else UNSET,
+            offloaded=True if held and held.offloaded else UNSET,
         ),
     )
 
@@ -319,14 +320,14 @@ def _at_lower_precisions(question: Question, rulebook: Rulebook) -> str:
     """ "; at 8-bit it needs about 15 GB; at 4-bit it needs about 9 GB", for a model run at a precision the
     question as asked left to the engine."""
     said = [
-        say("verdict.at_precision", question.language, precision=p, gb=f"{need:.0f}")
+        say("verdict.at_precision", question.language, precision=p, gb=f"{need.gb:.0f}")
         for p, need in _lower_needs(question, rulebook)
     ]
     return "".join(f"; {s}" for s in said)
 
 
-def _lower_needs(question: Question, rulebook: Rulebook) -> list[tuple[str, float]]:
-    """(precision, GB needed) at the 8- and 4-bit precisions below the one the engine chose for a model's
+def _lower_needs(question: Question, rulebook: Rulebook) -> list[tuple[str, MemoryNeed]]:
+    """(precision, need) at the 8- and 4-bit precisions below the one the engine chose for a model's
     inference; none where the question set the precision itself."""
     job = job_for(question, rulebook)
     if not job.precision_assumed or question.task != "inference" or not (question.model or question.params_b):
@@ -336,34 +337,35 @@ def _lower_needs(question: Question, rulebook: Rulebook) -> list[tuple[str, floa
         (p, need)
         for p in lower
         if p in ("8-bit", "4-bit")
-        and (need := job_for(question.refined(precision=p), rulebook).need.gb) < job.need.gb
+        and (need := job_for(question.refined(precision=p), rulebook).need).gb < job.need.gb
     ]
 
 
-def _held_lower(ctx: NamedContext, memory_gb: float) -> tuple[str, float, bool] | None:
-    return held_lower(ctx.asked, ctx.rulebook, ctx.sizing.job, memory_gb)
+class HeldLower(NamedTuple):
+    """A lower precision one card holds a job at: whole, or (an image model) with the rest in system RAM."""
+
+    precision: str
+    gb: float
+    offloaded: bool
 
 
-def held_lower(
-    question: Question, rulebook: Rulebook, job: Job, memory_gb: float
-) -> tuple[str, float, bool] | None:
-    """(precision, GB needed, offloaded) of the first lower precision one card of ``memory_gb`` holds, for a
-    card that does not hold the job at the engine's precision ("is a 12 GB RTX 3060 enough for FLUX.1 dev?":
-    yes, from a 4-bit checkpoint); for an image or video model that no precision fits whole, the lowest where
-    the card holds enough of it to run the rest from system RAM (rule memory-fit, diffusion offload); None
-    where none does or the asker set the precision."""
+def held_lower(question: Question, rulebook: Rulebook, job: Job, memory_gb: float) -> HeldLower | None:
+    """The first lower precision one card of ``memory_gb`` holds, for a card that does not hold the job at the
+    engine's precision ("is a 12 GB RTX 3060 enough for FLUX.1 dev?": yes, from a 4-bit checkpoint); for an
+    image or video model that no precision fits whole, the lowest where the card holds enough of it to run
+    the rest from system RAM (rule memory-fit, diffusion offload); None where none does or the asker set the
+    precision."""
     card_gb = memory_gb * GIB_IN_GB
     lower = _lower_needs(question, rulebook)
-    held = next(((p, need, False) for p, need in lower if need <= card_gb), None)
+    held = next((HeldLower(p, need.gb, False) for p, need in lower if need.gb <= card_gb), None)
     if held is not None or not lower or job.model is None or job.model.kind != "diffusion":
         return held
     precision, need = lower[-1]
-    parts = job_for(question.refined(precision=precision), rulebook).need.parts
-    if parts is None:
+    if need.parts is None:
         return None
     share = rulebook.memory_fit.diffusion_offload_resident_share
-    resident = parts.activations + parts.runtime + parts.weights * share
-    return (precision, need, True) if resident <= card_gb else None
+    resident = need.parts.activations + need.parts.runtime + need.parts.weights * share
+    return HeldLower(precision, need.gb, True) if resident <= card_gb else None
 
 
 def _need_text(ctx: NamedContext) -> str:

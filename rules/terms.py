@@ -133,6 +133,11 @@ class Terms:
         sold alone."""
         return self.boards_by_gpu.get(gpu.id) or self.boards.get(gpu.form_factor)
 
+    def host_usd_for(self, gpu: Gpu, count: int) -> float:
+        """The multi-GPU host ``count`` cards need beyond a desk's two (rule ``power-and-slots``); none for
+        modules, whose server the product-lines platform prices."""
+        return self.host_usd if count > self.desk_cards and not self.boards_for(gpu) else 0.0
+
     def headline(self, c: Candidate) -> bool:
         """What may lead an answer (rule ``product-lines``): a module (SXM, OAM) only as the system it is sold
         in, a whole board of them for a server; on a desktop no line the seed advises against."""

@@ -149,8 +149,8 @@ def power_and_slots(evidence: Evidence) -> Lines:
                     evidence.say("rule.power_and_slots.psu", watts=f"{watts:,}", psu=f"{psu:,}"),
                 )
             )
-        if c.count > evidence.terms.desk_cards and not evidence.terms.boards_for(c.gpu):
-            platform = evidence.pricing.text(evidence.terms.host_usd)
+        if host_usd := evidence.terms.host_usd_for(c.gpu, c.count):
+            platform = evidence.pricing.text(host_usd)
             said = evidence.say("rule.power_and_slots.host", count=c.count, platform=platform)
             found.append(Finding("power-and-slots", "applied", said))  # applied: it is in the price
         if why := too_wide_reason(evidence.rulebook, evidence.question, c.gpu, c.count):

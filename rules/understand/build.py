@@ -207,8 +207,8 @@ def _changes(
         as_of = changes.get("as_of", base.as_of) or read.today
         size = next((field for field in ("card_memory_gb", "memory_gb") if field in changes), None)
         sized_gb = changes.get(size) if size else None
-        changes["compare"], cards_line = hardware.cards_asked(read, as_of, sized_gb)
-        if size and read.family_said and len(changes["compare"]) < len(set(c.name for c in read.cards)):
+        changes["compare"], cards_line, sized_by_memory = hardware.cards_asked(read, as_of, sized_gb)
+        if size and sized_by_memory:
             changes.pop(size)  # the size named the family's member: it is that computer's memory, not a need
             understood = [line for line in understood if not line.startswith(f"{_LABELS[size]}:")]
         counts = hardware.counts_asked(read, changes["compare"], as_of)

@@ -206,15 +206,18 @@ def counts_asked(scan: Scan, cards: tuple[str, ...], as_of: date) -> tuple[int, 
     return counts if said and len(cards) > 1 and len(set(counts)) > 1 else ()
 
 
-def cards_asked(scan: Scan, as_of: date, memory_gb: float | None = None) -> tuple[tuple[str, ...], str]:
-    """The cards asked about in the order said (six at most), and the ``understood`` line naming them. A
-    family said with a memory size ("a mac studio with 256gb") means its members of that size, if any."""
+def cards_asked(
+    scan: Scan, as_of: date, memory_gb: float | None = None
+) -> tuple[tuple[str, ...], str, bool]:
+    """The cards asked about in the order said (six at most), the ``understood`` line naming them, and whether
+    the memory size said picked them: a family said with a size ("a mac studio with 256gb") means its members
+    of that size, if it has any, and the size is then theirs."""
     cards = tuple(dict.fromkeys(_tpu_of(card.name, as_of) for card in sorted(scan.cards)))
+    sized: tuple[str, ...] = ()
     if scan.family_said and memory_gb:
         sized = tuple(card for card in cards if _memory_as_sold(card) == memory_gb)
-        cards = sized or cards
-    cards = cards[:6]
-    return cards, "gpus asked about: " + ", ".join(_card_note(card) for card in cards)
+    cards = (sized or cards)[:6]
+    return cards, "gpus asked about: " + ", ".join(_card_note(card) for card in cards), bool(sized)
 
 
 def _memory_as_sold(card: str) -> float | None:
