@@ -41,7 +41,7 @@ from rules.objective import Choice, Objective
 from rules.performance import Measured, PerformanceModel
 from rules.rent import Renting, tpu_chips, tpu_named
 from rules.runs_on import runs_on
-from rules.terms import Terms, TermsContext, kept_configurations, terms_for, workload_label
+from rules.terms import Keep, Terms, TermsContext, kept_configurations, terms_for, workload_label
 
 if TYPE_CHECKING:
     from rules.contract.answer import MemoryNeed
@@ -101,7 +101,7 @@ class Advisor:
         return self._with_adapters(question, intent, today, answer)
 
     def _answer(self, question: Question, intent: str, as_of: date) -> Answer:
-        stages = self._configured(settled(self._placed(question), self.rulebook), as_of)
+        stages = self._sized(settled(self._placed(question), self.rulebook), as_of)
         asked, question, market, sizing = question, stages.question, stages.market, stages.sizing
         pricing = market.pricing(question.currency, question.used_ok)
         rentable = frozenset(name for name in question.compare if tpu_named(self.catalog, name) is not None)
@@ -240,6 +240,29 @@ class Advisor:
         if all(gpu is not None and gpu.server_only for gpu in cards):
             return dataclasses.replace(question, setting="server")
         return question
+
+    def _sized(self, question: Question, as_of: date) -> _Stages:
+        """The stages, in a server when no desk build holds the job and the question named no place or
+        count: 600 GB of weights is an 8-GPU server's job, not 'nothing holds it' (rule one-machine)."""
+        stages = self._configured(question, as_of)
+        if stages.configs or question.setting is not None or question.gpus_fixed:
+            return stages
+        server = self._configured(question.refined(setting="server"), as_of)
+        if not server.configs:
+            return stages
+        line = Keep(
+            "one-machine",
+            lambda c: True,
+            say(
+                "rule.one_machine.no_desk",
+                question.language,
+                need=f"{stages.job.need.gb:,.0f}",
+                gpus=self.rulebook.one_machine.gpus_per_machine,
+            ),
+            when="always",
+        )
+        terms = dataclasses.replace(server.terms, keeps=(*server.terms.keeps, line))
+        return dataclasses.replace(server, terms=terms)
 
     def _configured(self, question: Question, as_of: date) -> _Stages:
         """The stages up to the configurations: who asks, the job, the market, the rules' terms,

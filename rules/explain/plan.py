@@ -57,10 +57,11 @@ def separate_experiments(evidence: Evidence) -> Lines:
 
 
 def one_machine(evidence: Evidence) -> Lines:
-    """A desk holds four cards, a server eight: more means several machines."""
+    """A desk holds four cards, a server eight: more means several machines; a job no desk holds is sized
+    as a server (its filter line)."""
     q, params = evidence.question, evidence.rulebook.one_machine
     if q.gpus <= params.gpus_per_machine:
-        return Lines()
+        return Lines(kept=kept(evidence, "one-machine"))
     fits = params.gpus_per_server if q.setting in ("server", "cloud") else params.gpus_per_machine
     plan = (
         (Finding("one-machine", "warning", evidence.say("rule.one_machine.plan", per_machine=fits)),)

@@ -134,3 +134,35 @@ def test_blackwell_modules_come_only_as_eight_gpu_boards(advisor, text):
     assert all(p["count"] == 8 for p in shown if p["gpu"] in ("b200", "b300")), [
         (p["gpu"], p["count"]) for p in shown
     ]
+
+
+def _llm_models(catalog):
+    from rules.knowledge.loaded import load_models
+
+    return sorted({m.id: m for m in load_models().values() if m.kind == "llm"}.values(), key=lambda m: m.id)
+
+
+@pytest.mark.parametrize("precision", [None, "8-bit", "16-bit"])
+def test_a_job_no_desk_holds_is_sized_as_a_server(advisor, recommend, precision):
+    """Every named LLM that no desktop build holds gets a server that holds it, said under the one-machine
+    rule, rather than 'nothing holds this job'."""
+    big = []
+    for spec in _llm_models(advisor.catalog):
+        asked = {"model": spec.id, "task": "inference", "precision": precision}
+        if recommend(**asked, setting="desktop")["picks"]:
+            continue
+        answer = recommend(**asked)
+        if not answer["picks"]:  # more than any server of the date holds
+            assert answer["memory_need"]["gb"] > 8 * 192, spec.id
+            continue
+        big.append(spec.id)
+        top = answer["picks"][0]
+        assert top["count"] * top["memory_gb"] >= answer["memory_need"]["gb"], spec.id
+        assert any(f["rule"] == "one-machine" for f in answer["findings"]), spec.id
+    assert big  # at 4 bits Kimi K2; at 8 and 16 bits DeepSeek V3 and R1 too
+
+
+def test_a_desk_asked_for_stays_a_desk(recommend):
+    answer = recommend(model="kimi-k2", task="inference", setting="desktop")
+    assert not answer["picks"]
+    assert not any(f["rule"] == "one-machine" for f in answer["findings"])

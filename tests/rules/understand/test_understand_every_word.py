@@ -93,6 +93,9 @@ def test_a_reply_that_read_every_word_has_no_such_line(advisor: Advisor) -> None
         "what's the best graphics card for ai stuff",
         "gen ai for a beginner, $500",
         "какая видеокарта лучше для ии",
+        "what hardware do I need to run qwen3 32b",
+        "cheapest new setup to run gpt-oss-120b for myself",
+        "какое железо нужно для qwen3 32b",
     ],
 )
 def test_ai_is_a_job(advisor: Advisor, text: str) -> None:
