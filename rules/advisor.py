@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -24,7 +25,7 @@ from msgspec.structs import replace as with_changes
 
 from rules.asker import Asker, asker_for
 from rules.assemble import Made, assembled, compared, shown
-from rules.choose import asked_first, choice_for
+from rules.choose import asked_first, choice_for, side_by_side
 from rules.configurations import Configuration, Sizing, configure, sizing_for
 from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, RunsOn, ServingCost
 from rules.contract.question import Question
@@ -114,6 +115,14 @@ class Advisor:
         objective = self._objective(stages)
         params = self.rulebook.vendor_nvidia
         choice = choice_for(kept, objective, params.safe_stack, params.cuda_leads_within)
+        if question.setting == "server" and question.shared and question.task == "training":
+            choose_among = partial(
+                choice_for,
+                objective=objective,
+                safe_stack=params.safe_stack,
+                cuda_leads_within=params.cuda_leads_within,
+            )
+            choice = side_by_side(choice, kept, choose_among, question.language)
         alone = sold_alone(self.catalog, asked, named, stages.terms.boards_for)
         choice = asked_first(choice, kept, objective, intent, alone, stages.terms.boards_for)
         rent = (

@@ -38,7 +38,7 @@ from rules.ranking import choose
 if TYPE_CHECKING:
     from rules.knowledge.records import Gpu
 
-__all__ = ["asked_first", "choice_for"]
+__all__ = ["asked_first", "choice_for", "side_by_side"]
 
 
 def choice_for(
@@ -90,6 +90,35 @@ def choice_for(
         ),
     )
     return replace(_with_outside(cuda, top), notes=(note, *cuda.notes))
+
+
+def side_by_side(
+    choice: Choice,
+    configs: Sequence[Configuration],
+    choose_among: Callable[[Sequence[Configuration]], Choice],
+    language: str | None,
+) -> Choice:
+    """A shared training server runs its people's experiments side by side (rule ``separate-experiments``):
+    where the choice is one card and several cards within the budget run at least as much work at once (their
+    cards' speeds summed), the best of those leads, and the answer says so."""
+    top = choice.top
+    if top is None or top.count > 1:
+        return choice
+    several = choose_among([c for c in configs if c.count > 1])
+    if several.top is None or several.top.count * several.top.relative < top.relative:
+        return choice
+    note = Finding(
+        "separate-experiments",
+        "applied",
+        say(
+            "rule.separate_experiments.leads",
+            language,
+            count=several.top.count,
+            name=several.top.gpu.name,
+            single=top.gpu.name,
+        ),
+    )
+    return replace(several, notes=(note, *several.notes))
 
 
 def _outside(choice: Choice, is_safe: Allowed) -> Configuration | None:

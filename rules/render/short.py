@@ -35,9 +35,10 @@ BACKGROUND_RULES = frozenset(
         "memory-fit",
         "workload-priorities",
         "software-support",
-        "separate-experiments",
     }
 )
+# rules whose general remarks stay in the full answer; a line of theirs that moved the pick is shown
+BACKGROUND_REMARKS = frozenset({"separate-experiments"})
 
 
 def short_markdown(answer: Answer) -> str:
@@ -118,7 +119,8 @@ def deciding(answer: Answer) -> list[Finding]:
     own reasons."""
     shown: dict[str, Finding] = {f"{w.rule} {w.reason}": w for w in answer.warnings}
     for finding in answer.findings:
-        if finding.rule not in BACKGROUND_RULES and finding.verdict in ("applied", "info"):
+        remark = finding.rule in BACKGROUND_REMARKS and finding.verdict == "info"
+        if finding.rule not in BACKGROUND_RULES and not remark and finding.verdict in ("applied", "info"):
             shown.setdefault(finding.rule, finding)
     return list(shown.values())[:MAX_REASONS]
 

@@ -1199,3 +1199,27 @@ def test_the_used_cards_line_names_the_memory_the_job_needs_not_only_the_floor(a
     )
     stated = float(re.search(r"new cards with ([\d.]+) GB or more", line).group(1))
     assert stated >= 24 and stated <= min(p["memory_gb"] for p in answer["picks"]), line
+
+
+def test_a_shared_training_server_runs_experiments_side_by_side(recommend):
+    """Seed 003: several GPUs let separate experiments run at once. A shared server for training whose best
+    pick is one card takes several instead where they run at least as much work at once within the budget,
+    and says so; a lone asker's server, or a pair that runs less, keeps the one card."""
+    asked = dict(workload="rl", setting="server", as_of=date(2026, 1, 15))
+    shared = recommend(budget=6047, shared=True, **asked)
+    top = shared["picks"][0]
+    assert top["count"] > 1 and top["total_price"]["amount"] <= 6047
+    assert any(f["rule"] == "separate-experiments" for f in shared["findings"])
+    alone = recommend(budget=6047, **asked)
+    assert alone["picks"][0]["count"] == 1
+    assert not any(f["rule"] == "separate-experiments" for f in alone["findings"])
+    small = recommend(budget=1240, shared=True, **asked)  # two cards within it would run half the work
+    assert small["picks"][0]["count"] == 1
+
+
+def test_the_short_answer_says_why_several_cards_lead_a_shared_server(advisor):
+    from rules.ask import ask
+
+    text = ask(advisor, "rl $6047 server", today=date(2026, 1, 15)).text
+    why = text.split("**Why**", 1)[1]
+    assert "separate experiments run side by side (_separate-experiments_)" in why
