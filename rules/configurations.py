@@ -261,14 +261,19 @@ def _fewest_that_hold(
 def _serving_enough(
     made: list[Configuration], excluded: list[dict[str, str]], sizing: Sizing
 ) -> tuple[list[Configuration], list[dict[str, str]]]:
-    """Serving users at once, the configurations that deliver their need in all; where none does, those that
-    come within the rule's share of the most any delivers (the answer's per-user speed says how short they
-    fall). A card none of whose counts is kept is left out, saying how fast each user would be served."""
+    """Serving users at once, the configurations that deliver their need in all, with room for their contexts
+    where any has it; where none delivers, those that come within the rule's share of the most any delivers
+    (the answer's per-user speed says how short they fall). A card none of whose counts is kept is left out,
+    saying how fast each user would be served."""
     if not sizing.job.serving_need or not made:
         return made, excluded
     best = max(c.need_met or 0.0 for c in made)
     enough = best if best >= 1.0 else best * sizing.performance.decode.short_of_need_share
     kept_configs = [c for c in made if (c.need_met or 0.0) >= enough]
+    # users' contexts grow past the counted one: a server that holds them only just is kept only when
+    # nothing with room serves them (rule memory-fit, tight_headroom)
+    roomy = [c for c in kept_configs if c.fit.headroom >= sizing.terms.serving_room]
+    kept_configs = roomy or kept_configs
     kept = {c.gpu.id for c in kept_configs}
     for config in sorted(made, key=lambda c: -(c.need_met or 0.0)):
         if config.gpu.id not in kept:

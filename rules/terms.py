@@ -121,6 +121,9 @@ class Terms:
     platform_usd: float  # rule product-lines: the server around a board, per module
     desk_cards: int  # rule power-and-slots: cards a desktop board carries
     host_usd: float  # rule power-and-slots: the multi-GPU host more cards than that need
+    machine_cards: int  # rule one-machine: cards a workstation takes; more go into a server
+    server_host_usd: float  # rule power-and-slots: the eight-GPU server more cards than that need
+    serving_room: float  # rule memory-fit: the spare share a server for several users keeps for contexts
     worth: MemoryWorth | None
     wait: Wait | None
     rent: bool  # rule rent-vs-buy: renting is weighed
@@ -134,9 +137,12 @@ class Terms:
         return self.boards_by_gpu.get(gpu.id) or self.boards.get(gpu.form_factor)
 
     def host_usd_for(self, gpu: Gpu, count: int) -> float:
-        """The multi-GPU host ``count`` cards need beyond a desk's two (rule ``power-and-slots``); none for
-        modules, whose server the product-lines platform prices."""
-        return self.host_usd if count > self.desk_cards and not self.boards_for(gpu) else 0.0
+        """The host ``count`` cards need beyond a desk's two (rule ``power-and-slots``): a multi-GPU
+        workstation, or past a workstation's four an eight-GPU server; none for modules, whose server the
+        product-lines platform prices."""
+        if count <= self.desk_cards or self.boards_for(gpu):
+            return 0.0
+        return self.server_host_usd if count > self.machine_cards else self.host_usd
 
     def headline(self, c: Candidate) -> bool:
         """What may lead an answer (rule ``product-lines``): a module (SXM, OAM) only as the system it is sold
@@ -211,6 +217,9 @@ def terms_for(ctx: TermsContext) -> Terms:
         platform_usd=rulebook.product_lines.platform_usd_per_module,
         desk_cards=rulebook.power_and_slots.desk_cards,
         host_usd=rulebook.power_and_slots.multi_gpu_platform_usd,
+        machine_cards=rulebook.one_machine.gpus_per_machine,
+        server_host_usd=rulebook.power_and_slots.server_platform_usd,
+        serving_room=rulebook.memory_fit.tight_headroom,
         worth=worth,
         wait=_keep_yours(ctx, owned, floor) if owned is not None else None,
         rent=q.cloud_ok,

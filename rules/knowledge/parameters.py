@@ -324,6 +324,8 @@ class PowerAndSlots(Parameters, frozen=True):
     desk_cards_note: str
     multi_gpu_platform_usd: float  # that host beyond the cards: board, CPU with the lanes, PSU, frame
     multi_gpu_platform_note: str
+    server_platform_usd: float  # the server more cards than a workstation takes need, beyond the cards
+    server_platform_note: str
 
 
 class SpecDimensions(Parameters, frozen=True):

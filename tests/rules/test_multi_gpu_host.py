@@ -1,5 +1,6 @@
 """More cards than a desk carries need a host built for them (rule power-and-slots): a configuration of three
-or more PCIe cards carries that host in its price and says so; one or two cards are priced alone."""
+or four PCIe cards carries a multi-GPU workstation in its price, five to eight an eight-GPU server, and says
+so; one or two cards are priced alone."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ QUESTIONS = [
     "our lab of 6 wants one shared server running qwen3 30b a3b for everyone, budget $6000",
     "2 rtx 4090 for llm fine-tuning",
     "nlp $800",
+    "8 gpus for training transformers, budget $100000",
+    "deep learning $60010 server",
 ]
 
 
@@ -29,7 +32,8 @@ def _picks(answer: dict) -> list[dict]:
 
 @pytest.mark.parametrize("text", QUESTIONS)
 def test_a_configuration_past_the_desk_carries_its_host_in_its_price(advisor, text: str) -> None:
-    params = load_rulebook().power_and_slots
+    rulebook = load_rulebook()
+    params, workstation = rulebook.power_and_slots, rulebook.one_machine.gpus_per_machine
     answer = wire(ask(advisor, text, today=TODAY).recommendation)
     for pick in _picks(answer):
         if pick["form_factor"] != "pcie":
@@ -37,8 +41,11 @@ def test_a_configuration_past_the_desk_carries_its_host_in_its_price(advisor, te
         cards = pick["unit_price"]["usd"] * pick["count"]
         hosts = [r for r in pick["rules"] if r["rule"] == "power-and-slots" and r["verdict"] == "applied"]
         if pick["count"] > params.desk_cards:
-            assert pick["total_price"]["usd"] == pytest.approx(cards + params.multi_gpu_platform_usd, abs=1)
-            assert hosts and f"{params.multi_gpu_platform_usd:,.0f} USD" in hosts[0]["reason"], pick["rules"]
+            server = pick["count"] > workstation
+            host = params.server_platform_usd if server else params.multi_gpu_platform_usd
+            assert pick["total_price"]["usd"] == pytest.approx(cards + host, abs=1)
+            assert hosts and f"{host:,.0f} USD" in hosts[0]["reason"], pick["rules"]
+            assert ("eight-GPU server" in hosts[0]["reason"]) == server
         else:
             assert pick["total_price"]["usd"] == pytest.approx(cards, abs=1)
             assert not hosts
@@ -75,3 +82,14 @@ def test_the_host_is_priced_in_the_askers_currency(advisor, text: str, currency:
     applied = ("power-and-slots", "applied")
     (host,) = [r["reason"] for r in top["rules"] if (r["rule"], r["verdict"]) == applied]
     assert currency in host and "USD" not in host, host
+
+
+def test_some_question_here_buys_a_server_of_pcie_cards(advisor) -> None:
+    """The property above is only as good as its questions: one of them must reach past a workstation."""
+    counts = [
+        p["count"]
+        for text in QUESTIONS
+        for p in _picks(wire(ask(advisor, text, today=TODAY).recommendation))
+        if p["form_factor"] == "pcie"
+    ]
+    assert max(counts) > load_rulebook().one_machine.gpus_per_machine

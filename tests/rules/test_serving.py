@@ -232,3 +232,20 @@ def test_users_given_are_never_replaced_and_a_desk_serves_one(advisor):
     assert not any("assumed for a shared" in s for s in given_users["memory_need"]["assumptions"])
     desk = wire(ask(advisor, "run qwen3 32b locally", today=TODAY))["recommendation"]
     assert desk["picks"][0]["speed"]["users"] is None
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    model=st.sampled_from(["gpt-oss-120b", "qwen3-32b", "llama-3.3-70b", "llama-3.1-8b", "qwen3-30b-a3b"]),
+    users=st.sampled_from([4, 8, 20, 50]),
+    budget=st.sampled_from([None, 8_000, 15_000, 40_000]),
+)
+def test_a_server_for_several_users_leaves_room_for_their_contexts(recommend, model, users, budget):
+    """A pick that holds the users' counted contexts with under the tight margin to spare is no server for
+    them while something with room serves them within the budget (rule memory-fit)."""
+    answer = _serving(recommend, model=model, users=users, budget=budget)
+    if answer["verdict"] != "buy":
+        return
+    rules = answer["picks"][0]["rules"]
+    tight = [r for r in rules if r["rule"] == "memory-fit" and "to spare" in r["reason"]]
+    assert not tight, (model, users, budget, tight)
