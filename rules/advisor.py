@@ -122,7 +122,7 @@ class Advisor:
                 safe_stack=params.safe_stack,
                 cuda_leads_within=params.cuda_leads_within,
             )
-            choice = side_by_side(choice, kept, choose_among, question.language)
+            choice = side_by_side(choice, kept, choose_among, objective.headline, question.language)
         alone = sold_alone(self.catalog, asked, named, stages.terms.boards_for)
         choice = asked_first(choice, kept, objective, intent, alone, stages.terms.boards_for)
         rent = (

@@ -96,15 +96,17 @@ def side_by_side(
     choice: Choice,
     configs: Sequence[Configuration],
     choose_among: Callable[[Sequence[Configuration]], Choice],
+    may_lead: Allowed,
     language: str | None,
 ) -> Choice:
     """A shared training server runs its people's experiments side by side (rule ``separate-experiments``):
-    where the choice is one card and several cards within the budget run at least as much work at once (their
-    cards' speeds summed), the best of those leads, and the answer says so."""
+    where the choice is one card and several cards within the budget that may lead the answer, each holding
+    the job alone, run at least as much work at once (their cards' speeds summed), the best of those leads,
+    and the answer says so."""
     top = choice.top
     if top is None or top.count > 1:
         return choice
-    several = choose_among([c for c in configs if c.count > 1])
+    several = choose_among([c for c in configs if c.count > 1 and not c.fit.sharded and may_lead(c)])
     if several.top is None or several.top.count * several.top.relative < top.relative:
         return choice
     note = Finding(

@@ -1230,3 +1230,22 @@ def test_the_short_answer_says_why_several_cards_lead_a_shared_server(advisor):
     text = ask(advisor, "lab server for llm training, budget $60000", today=date(2026, 11, 20)).text
     why = text.split("**Why**", 1)[1]
     assert "separate experiments run side by side (_separate-experiments_)" in why
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "our lab has $40,000 for one server to qlora fine-tune and serve 70b models",
+        "lab server for llm training, budget $60000",
+        "our lab has $60k for a shared server for fine-tuning 7b-13b models and some pretraining",
+    ],
+)
+def test_experiments_side_by_side_need_cards_that_each_hold_the_job(advisor, text):
+    """Separate experiments run one to a card: cards that hold the job only sharded across all of them
+    (FSDP) cannot run two at once, so they never take the lead for that reason."""
+    from rules.ask import ask
+
+    answer = wire(ask(advisor, text, today=date(2026, 11, 27)).recommendation)
+    if any(f["rule"] == "separate-experiments" for f in answer["findings"]):
+        top = answer["picks"][0]
+        assert top["count"] > 1 and top["memory_gb"] >= answer["memory_need"]["gb"], top
