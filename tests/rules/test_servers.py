@@ -69,8 +69,9 @@ def test_an_eight_module_server_is_priced_as_the_system_from_its_source(advisor)
     top = _answer(advisor, "server with 8 h100 for pretraining")["picks"][0]
     assert (top["gpu"], top["count"]) == ("h100-sxm", 8)
     assert "HGX H100" in top["name"]
-    assert top["total_price"]["amount"] == 317_000  # the Thinkmate quote of 2024-08, not modules + a share
-    assert "thinkmate" in top["unit_price"]["source"].lower() and top["unit_price"]["age_months"] > 6
+    # the newest sourced system price (Mercatus, 2026-07), not modules + a share
+    assert top["total_price"]["amount"] == 285_000
+    assert "mercatus" in top["unit_price"]["source"].lower() and top["unit_price"].get("age_months", 0) <= 6
 
 
 def test_systems_carry_their_modules_and_priced_ones_a_sourced_dated_price(catalog):
