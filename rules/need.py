@@ -37,11 +37,15 @@ METHOD_NAMES = {
 }
 
 
+# the format of the checkpoints that ship quantised (gpt-oss: MXFP4 experts): their own size is the file's
+RELEASED_FORMAT = "MXFP4"
+
+
 def precision_label(precision: str, spec: ModelSpec | None, runtime: str | None = None) -> str:
     """The precision as the runtime stores it: GGUF types for llama.cpp,
     AWQ / GPTQ or INT8 checkpoints for vLLM."""
     if precision == "4-bit" and spec is not None and spec.weights_gb:
-        return "4-bit (as released, MXFP4)"
+        return f"4-bit (as released, {RELEASED_FORMAT})"
     if runtime == "vllm":
         return {"4-bit": "4-bit (AWQ / GPTQ class)", "8-bit": "8-bit (INT8 class)"}.get(precision, precision)
     return {"4-bit": "4-bit (Q4_K_M class)", "8-bit": "8-bit (Q8_0 class)"}.get(precision, precision)
@@ -68,9 +72,16 @@ class Counter:
         """The method's name in the asker's language (LoRA and QLoRA are names)."""
         return term("method", METHOD_NAMES[method], self.language)
 
+    def _file(self, spec: ModelSpec | None) -> DownloadFormat | None:
+        """The file asked for, unless it is the checkpoint the model ships as (gpt-oss in MXFP4)."""
+        released = spec is not None and bool(spec.weights_gb)
+        fmt = self.weight_format
+        return None if fmt is None or (released and fmt.id == RELEASED_FORMAT) else fmt
+
     def precision(self, precision: str, spec: ModelSpec | None) -> str:
-        if self.weight_format is not None:
-            return f"{self.weight_format.id} ({self.weight_format.bits_per_weight:.2f} bits)"
+        asked = self._file(spec)
+        if asked is not None:
+            return f"{asked.id} ({asked.bits_per_weight:.2f} bits)"
         return term("precision", precision_label(precision, spec, self.runtime), self.language)
 
     def kv_cache_bytes(self, precision: str) -> float:
@@ -83,8 +94,9 @@ class Counter:
         """Bits per stored weight: the released checkpoint's when it ships quantised (gpt-oss)."""
         if method == "qlora":
             return float(self.p.nf4_bytes_per_param * 8)
-        if method == "inference" and self.weight_format is not None:
-            return self.weight_format.bits_per_weight
+        asked = self._file(spec)
+        if method == "inference" and asked is not None:
+            return asked.bits_per_weight
         if spec is not None and spec.weights_gb and precision == "4-bit":
             return float(spec.weights_gb * GB * 8 / (spec.params_b * GB))
         return float(self.p.bits_per_weight[precision])

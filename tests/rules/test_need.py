@@ -182,6 +182,10 @@ def test_the_weight_formats_a_question_takes_are_the_model_tables() -> None:
         ("gemma 3 27b q5 on a 4090", "GGUF Q5_K_M"),
         ("qwen3 32b q4_k_m on a 3090", None),
         ("llama 3 70b q8_0 on two a6000", None),
+        ("is 4x b200 enough for deepseek r1 in fp4?", "NVFP4"),
+        ("deepseek r1 nvfp4 on 8 b200", "NVFP4"),
+        ("llama 3.3 70b mxfp4 on an rtx pro 6000", "MXFP4"),
+        ("llama 3.3 70b int4 on an rtx pro 6000", None),
     ],
 )
 def test_a_file_between_4_and_8_bits_is_read_as_that_file(text: str, fmt: str | None) -> None:
@@ -209,3 +213,19 @@ def test_adapters_keep_their_checkpoints_in_system_ram_from_2024(model: str, met
         assert after.parts.activations < before.parts.activations / 3
         assert after.gb < before.gb and after.parts.weights == before.parts.weights
         assert "system RAM" in after.how and "system RAM" not in before.how
+
+
+def test_a_model_asked_in_the_format_it_ships_in_is_its_own_checkpoint() -> None:
+    """gpt-oss ships with MXFP4 experts and 16-bit attention: asked 'in MXFP4' it is its 65 GB checkpoint, not
+    every weight at 4.25 bits; another model in MXFP4 is sized by the format's bits."""
+    from rules.knowledge.loaded import find_format, find_model
+
+    oss = Question(model="gpt-oss-120b", task="inference", method="inference", precision="4-bit")
+    assert _need(oss.refined(weight_format="MXFP4")).parts.weights == _need(oss).parts.weights
+    llama = find_model("llama-3.3-70b")
+    assert llama is not None
+    asked = Question(
+        model="llama-3.3-70b", task="inference", method="inference", precision="4-bit", weight_format="MXFP4"
+    )
+    bits = find_format("MXFP4").bits_per_weight
+    assert _need(asked).parts.weights == pytest.approx(llama.params_b * bits / 8, rel=0.02)
