@@ -114,14 +114,10 @@ class Advisor:
         kept = kept_configurations(stages.configs, stages.terms.keeps)
         objective = self._objective(stages)
         params = self.rulebook.vendor_nvidia
-        choice = choice_for(kept, objective, params.safe_stack, params.cuda_leads_within)
+        any_stack = stages.job.is_llm and stages.job.method == "inference"
+        choice = choice_for(kept, objective, params, any_stack)
         if question.setting == "server" and question.shared and question.task == "training":
-            choose_among = partial(
-                choice_for,
-                objective=objective,
-                safe_stack=params.safe_stack,
-                cuda_leads_within=params.cuda_leads_within,
-            )
+            choose_among = partial(choice_for, objective=objective, vendor=params, any_stack=any_stack)
             choice = side_by_side(choice, kept, choose_among, objective.headline, question.language)
         alone = sold_alone(self.catalog, asked, named, stages.terms.boards_for)
         choice = asked_first(choice, kept, objective, intent, alone, stages.terms.boards_for)

@@ -36,20 +36,20 @@ from rules.objective import Allowed, Choice, Objective
 from rules.ranking import choose
 
 if TYPE_CHECKING:
+    from rules.knowledge.parameters import VendorNvidia
     from rules.knowledge.records import Gpu
 
 __all__ = ["asked_first", "choice_for", "side_by_side"]
 
 
 def choice_for(
-    configs: Sequence[Configuration],
-    objective: Objective,
-    safe_stack: str,
-    cuda_leads_within: float,
+    configs: Sequence[Configuration], objective: Objective, vendor: VendorNvidia, any_stack: bool = False
 ) -> Choice:
     """The choice under the rules' terms, then CUDA's place in it (rule ``vendor-nvidia``): the safe stack
-    leads when it is close, and a CUDA pick's alternatives come from CUDA too, the best card outside it under
-    its own label."""
+    leads when it is close in speed and, asked for the cheapest of a job every stack runs alike
+    (``any_stack``: LLM inference, llama.cpp's backends), in price too; a CUDA pick's alternatives come from
+    CUDA too, the best card outside it under its own label."""
+    safe_stack = vendor.safe_stack
     choice = choose(configs, objective)
     top = choice.top
     if top is None:
@@ -71,7 +71,12 @@ def choice_for(
     floor = objective.floor
     if (
         cuda.top is None
-        or cuda.top.speed < cuda_leads_within * top.speed
+        or cuda.top.speed < vendor.cuda_leads_within * top.speed
+        or (
+            any_stack
+            and objective.cheapest
+            and cuda.top.total_usd > (1 + vendor.cheapest_premium) * top.total_usd
+        )
         or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)
         or cuda.top.memory_value < top.memory_value
     ):  # for memory-bound work, close in speed but holding less is not close

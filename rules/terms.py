@@ -16,7 +16,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from rules.box import box_refusal
-from rules.job import METHOD_NAMES, Job, Said, fit_on
+from rules.job import BACKEND_NAMES, METHOD_NAMES, Job, Said, fit_on
 from rules.knowledge.messages import cited, say, term
 from rules.memory_terms import (
     Floor,
@@ -239,7 +239,7 @@ def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
                 ctx.say("rule.persona_not_serious.keep", watts=f"{max_tdp:g}"),
             )
         )
-    keeps += [_software_support(ctx), _training_limits(ctx)]
+    keeps += [_software_support(ctx), _backend_asked(ctx), _training_limits(ctx)]
     if ctx.asker.cuda_only:
         safe = rulebook.vendor_nvidia.safe_stack
         keeps.append(
@@ -256,6 +256,19 @@ def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
     if ctx.asker.owned is not None:
         keeps.append(_upgrade(ctx, ctx.asker.owned))
     return tuple(k for k in keeps if k is not None)
+
+
+def _backend_asked(ctx: TermsContext) -> Keep | None:
+    """A backend asked for ('an nvidia card', 'on rocm', 'with mlx') keeps the cards that run it."""
+    backend = ctx.question.backend
+    if backend is None:
+        return None
+    runs = ctx.rulebook.workload_priorities.llm_decode.backends
+    return Keep(
+        "software-support",
+        lambda c: backend in runs.get(c.gpu.software, ()),
+        ctx.say("rule.software_support.backend", backend=BACKEND_NAMES[backend]),
+    )
 
 
 def _software_support(ctx: TermsContext) -> Keep | None:

@@ -258,6 +258,8 @@ class VendorNvidia(Parameters, frozen=True):
     note: str
     cuda_leads_within: float
     cuda_leads_note: str
+    cheapest_premium: float  # asked for the cheapest: CUDA leads while it costs at most this share more
+    cheapest_premium_note: str
 
 
 class ProductLines(Parameters, frozen=True):

@@ -1249,3 +1249,36 @@ def test_experiments_side_by_side_need_cards_that_each_hold_the_job(advisor, tex
     if any(f["rule"] == "separate-experiments" for f in answer["findings"]):
         top = answer["picks"][0]
         assert top["count"] > 1 and top["memory_gb"] >= answer["memory_need"]["gb"], top
+
+
+def test_the_cheapest_llm_machine_is_the_cheapest_whatever_its_stack(advisor):
+    """Asked for the cheapest way to run an LLM, which llama.cpp runs alike on every backend, CUDA leads only
+    while it costs at most the rule's premium more (vendor-nvidia cheapest_premium): a 4,699 USD DGX Spark is
+    not the cheapest machine for gpt-oss-120b beside a 2,459 USD Ryzen AI Max+ 395. Training keeps CUDA."""
+    from rules.ask import ask
+
+    premium = advisor.rulebook.vendor_nvidia.cheapest_premium
+    llm = wire(ask(advisor, "cheapest new setup to run gpt-oss-120b for myself", today=TODAY).recommendation)
+    top = llm["picks"][0]
+    assert top["vendor"] != "nvidia"
+    cuda = [a for a in llm["alternatives"].values() if a and a["vendor"] == "nvidia"]
+    assert cuda and all(a["total_price"]["usd"] > (1 + premium) * top["total_price"]["usd"] for a in cuda)
+    training = wire(ask(advisor, "cv $1232 cheapest", today=date(2026, 1, 15)).recommendation)
+    assert training["picks"][0]["vendor"] == "nvidia"
+
+
+@pytest.mark.parametrize(
+    ("text", "vendor"),
+    [
+        ("cheapest nvidia gpu for llama 3 8b", "nvidia"),
+        ("cheapest new nvidia card for flux kontext dev in fp8", "nvidia"),
+        ("best card for llama 70b on rocm, $3000", "amd"),
+        ("видеокарта nvidia для qwen3 14b подешевле", "nvidia"),
+    ],
+)
+def test_a_backend_asked_keeps_the_cards_that_run_it(advisor, text, vendor):
+    from rules.ask import ask
+
+    answer = wire(ask(advisor, text, today=TODAY).recommendation)
+    shown = [*answer["picks"], *(a for a in answer["alternatives"].values() if a)]
+    assert shown and all(p["vendor"] == vendor for p in shown), [(p["gpu"], p["vendor"]) for p in shown]
