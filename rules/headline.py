@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RunsOn
+from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentVsBuy, RunsOn
 from rules.job_line import job_first
+from rules.knowledge.catalog import model_number
 from rules.knowledge.messages import DEFAULT_LANGUAGE, grouped, say, spare_text
 from rules.money import dated_words
 from rules.power_line import power_first
@@ -403,7 +404,7 @@ def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
         return None
     name, hours = answer.picks[0].name, f"{rent.hours_per_week:g}"
     if rent.offer.gpu is not None and rent.offer.gpu != answer.picks[0].gpu:  # no provider lists the card
-        return say("headline.rent_unlisted", lang, name=name)
+        return unlisted_rent_line(rent, answer.picks[0], lang)
     total = answer.question.rent_hours
     if total:  # "100 hours of training": those hours rented, against the card's price
         per_hour = rent.rent_per_hour
@@ -423,6 +424,20 @@ def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
     years = f"{rent.break_even_hours / (rent.hours_per_week * 52):.1f}"
     key = "headline.rent" if rent.cheaper == "rent" else "headline.buy_pays"
     return say(key, lang, hours=hours, name=name, years=years)
+
+
+def unlisted_rent_line(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
+    """No provider lists the card bought: the nearest offer of its own chip, labelled, or a card about as
+    fast; never a break-even against another card's listing."""
+    offer = rent.offer
+    chip = model_number(pick.name)
+    per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
+    fields = {"name": pick.name, "units": offer.units, "provider": offer.provider, "per_hour": per_hour}
+    if chip is None or model_number(offer.accelerator) != chip:
+        line = say("short.rent_unlisted", lang, **fields)
+    else:
+        line = say("short.rent_same_chip", lang, seen=offer.seen, **fields)
+    return line[:1].upper() + line[1:]
 
 
 def _owned_cost(answer: Answer, hours: float) -> float:

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
-from rules.headline import figure, named_in_headline, not_picked, price_said
-from rules.knowledge.catalog import model_number
+from rules.headline import figure, named_in_headline, not_picked, price_said, unlisted_rent_line
 from rules.knowledge.messages import say, term
 from rules.render.job import job_lines, serving_lines
 from rules.render.runs_on import runs_on_lines
@@ -75,7 +74,8 @@ def short_markdown(answer: Answer) -> str:
     lines += serving_lines(answer.serving_cost, lang)
     if answer.rent_vs_buy is not None and not _job_weighs_renting(answer):
         rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], lang)
-        lines += ["", f"**{say('heading.rent_or_buy', lang)}**: {rent}"]
+        if rent != answer.headline:  # the first line said it already
+            lines += ["", f"**{say('heading.rent_or_buy', lang)}**: {rent}"]
     if answer.suggestions:
         lines += [""] + [f"- {s}" for s in answer.suggestions[:2]]
     reasons = deciding(answer)
@@ -159,7 +159,7 @@ def _rent_line(rent: RentVsBuy, top: Sequence[Pick], lang: str | None) -> str:
     card no provider lists, only its own chip's offer in another form, named as such, never another chip's."""
     offer, years = rent.offer, rent.yearly[-1].years if rent.yearly else 2
     if top and offer.gpu is not None and offer.gpu != top[0].gpu:
-        return _unlisted_line(rent, top[0], lang)
+        return unlisted_rent_line(rent, top[0], lang)
     fields = {
         "cheaper": say("short.rent_cheaper" if rent.cheaper == "rent" else "short.buy_cheaper", lang),
         "years": years,
@@ -173,19 +173,6 @@ def _rent_line(rent: RentVsBuy, top: Sequence[Pick], lang: str | None) -> str:
     else:
         pays_off = f"{rent.break_even_hours / (rent.hours_per_week * 52):.1f}"
         line = say("short.rent_line", lang, pays_off=pays_off, **fields)
-    return line[:1].upper() + line[1:]
-
-
-def _unlisted_line(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
-    """No provider lists the card bought: the nearest offer of its own chip, labelled, or none at all."""
-    offer = rent.offer
-    chip = model_number(pick.name)
-    per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
-    fields = {"name": pick.name, "units": offer.units, "provider": offer.provider, "per_hour": per_hour}
-    if chip is None or model_number(offer.accelerator) != chip:
-        line = say("short.rent_unlisted", lang, **fields)
-    else:
-        line = say("short.rent_same_chip", lang, seen=offer.seen, **fields)
     return line[:1].upper() + line[1:]
 
 

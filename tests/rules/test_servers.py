@@ -101,7 +101,9 @@ def test_the_rent_line_never_quotes_another_chip_as_the_card_bought(advisor, tex
     top, offer = answer["picks"][0], answer["rent_vs_buy"]["offer"]
     if bought is not None:
         assert top["gpu"] == bought
-    line = next(line for line in reply.text.splitlines() if line.startswith("**Rent or buy**"))
+    # the rent line, or the first line where it is the answer ("rent or buy an h200")
+    lines = reply.text.splitlines()
+    line = next((line for line in lines if line.startswith("**Rent or buy**")), lines[0])
     if offer["gpu"] != top["gpu"]:
         assert f"No provider lists the {top['name']}" in line
         catalog = advisor.catalog
@@ -167,3 +169,13 @@ def test_a_desk_asked_for_stays_a_desk(recommend):
     answer = recommend(model="kimi-k2", task="inference", setting="desktop")
     assert not answer["picks"]
     assert not any(f["rule"] == "one-machine" for f in answer["findings"])
+
+
+def test_a_rent_or_buy_question_about_an_unlisted_card_names_its_nearest_rental_first(advisor):
+    """'Rent or buy an H200' buys the H200 NVL, which no provider lists: the first line names the same chip's
+    rental (the H200 SXM) with its provider and price, once, rather than 'weighed against no rental'."""
+    reply = ask(advisor, "rent or buy an h200", today=TODAY)
+    first = reply.text.splitlines()[0]
+    offer = wire(reply)["recommendation"]["rent_vs_buy"]["offer"]
+    assert "nearest same-chip offer" in first and offer["provider"] in first
+    assert "**Rent or buy**" not in reply.text
