@@ -27,13 +27,13 @@ from rules.asker import Asker, asker_for
 from rules.assemble import Made, assembled, compared, shown
 from rules.choose import asked_first, choice_for, side_by_side
 from rules.configurations import Configuration, Sizing, configure, sizing_for
-from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, RunsOn, ServingCost
+from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, ServingCost
 from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.headline import headline
 from rules.job import METHOD_NAMES, Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
 from rules.jobcost import JobAsked, measured_share, priced_job, serving_cost
-from rules.knowledge.loaded import load_models, load_rulebook
+from rules.knowledge.loaded import load_rulebook
 from rules.knowledge.messages import say, term
 from rules.knowledge.rulebook import Rulebook
 from rules.market import Market, Markets, representative_rentals
@@ -41,12 +41,12 @@ from rules.named import NamedContext, card_memory, named_cards, sold_alone
 from rules.objective import Choice, Objective
 from rules.performance import Measured, PerformanceModel
 from rules.rent import Renting, tpu_chips, tpu_named
-from rules.runs_on import runs_on
+from rules.runs_on import runs_on_asked
 from rules.terms import Keep, Terms, TermsContext, kept_configurations, terms_for, workload_label
 
 if TYPE_CHECKING:
     from rules.contract.answer import MemoryNeed
-    from rules.knowledge import Catalog, Gpu
+    from rules.knowledge import Catalog
     from rules.money import Pricing
 
 __all__ = ["Advisor"]
@@ -97,7 +97,8 @@ class Advisor:
         for an impossible question, says so instead."""
         answer = self._answer(question, intent, question.as_of or today or date.today())
         if intent == "what-runs-on":
-            answer = with_changes(answer, runs_on=self._runs_on(question))
+            runs = runs_on_asked(question, self.catalog, self.rulebook, self.performance, self.lab_gpus)
+            answer = with_changes(answer, runs_on=runs)
             answer = with_changes(answer, headline=headline(answer, self.reference.name))
         return self._with_adapters(question, intent, today, answer)
 
@@ -146,31 +147,6 @@ class Advisor:
             return answer
         answer = with_changes(answer, job_cost=job_cost)
         return with_changes(answer, headline=headline(answer, self.reference.name))
-
-    def _runs_on(self, question: Question) -> tuple[RunsOn, ...]:
-        """What runs on the cards asked about (named, or the asker's own),
-        else on the lab's measured cards."""
-        names = question.compare or ((question.owned_gpu,) if question.owned_gpu else ())
-        cards = [gpu for name in names if (gpu := self.catalog.find(name)) is not None]
-        count = question.gpus if len(cards) == 1 else 1
-        models = {spec.id: spec for spec in load_models().values()}.values()
-        base = Question(language=question.language, as_of=question.as_of)
-        if not cards and question.card_memory_gb:  # "on a 24gb card": sized on the newest such card, said so
-            typical = self._typical_card(question.card_memory_gb, question.as_of or date.today())
-            if typical is not None:
-                runs = runs_on(typical, count, models, self.rulebook, self.performance, base)
-                gb = f"{typical.memory_gb:g}"
-                name = say("runs.typical_card", question.language, gb=gb, name=typical.name)
-                return (with_changes(runs, name=name),)
-        if not cards:
-            cards = [self.catalog.gpu(gpu_id) for gpu_id in self.lab_gpus]
-        return tuple(runs_on(gpu, count, models, self.rulebook, self.performance, base) for gpu in cards)
-
-    def _typical_card(self, memory_gb: float, as_of: date) -> Gpu | None:
-        """The newest GeForce-class card for a desk with exactly ``memory_gb`` (NVIDIA first, the cards most
-        people have), else any: what "a 24 GB card" most likely is."""
-        cards = [g for g in self.catalog.released_by(as_of) if g.memory_gb == memory_gb and g.desktop]
-        return max(cards, key=lambda g: (g.line == "geforce", g.vendor == "nvidia", g.released), default=None)
 
     def _served(self, stages: _Stages, top: Configuration | None, pricing: Pricing) -> ServingCost | None:
         """A model served to its users: the pick bought against the same cards rented, for the period."""
@@ -255,17 +231,9 @@ class Advisor:
         server = self._configured(question.refined(setting="server"), as_of)
         if not server.configs:
             return stages
-        line = Keep(
-            "one-machine",
-            lambda c: True,
-            say(
-                "rule.one_machine.no_desk",
-                question.language,
-                need=f"{stages.job.need.gb:,.0f}",
-                gpus=self.rulebook.one_machine.gpus_per_machine,
-            ),
-            when="always",
-        )
+        need, desk = f"{stages.job.need.gb:,.0f}", self.rulebook.one_machine.gpus_per_machine
+        said = say("rule.one_machine.no_desk", question.language, need=need, gpus=desk)
+        line = Keep("one-machine", lambda c: True, said, when="always")
         terms = dataclasses.replace(server.terms, keeps=(*server.terms.keeps, line))
         return dataclasses.replace(server, terms=terms)
 

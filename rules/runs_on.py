@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from datetime import date
+
+from msgspec.structs import replace as with_changes
 
 from rules.contract.answer import ModelRun, RunsOn
 from rules.contract.question import Question
 from rules.job import fit_on, job_for
-from rules.knowledge import Gpu, ModelSpec, Rulebook
+from rules.knowledge import Catalog, Gpu, ModelSpec, Rulebook
+from rules.knowledge.loaded import load_models
+from rules.knowledge.messages import say
 from rules.performance import PerformanceModel
 
-__all__ = ["runs_on"]
+__all__ = ["runs_on", "runs_on_asked"]
 
 INFERENCE_FORMATS = ("16-bit", "8-bit", "4-bit")  # widest first: the first that fits is the one to run
 TUNING = (("full", "16-bit"), ("lora", "16-bit"), ("qlora", "4-bit"))  # heaviest first
@@ -87,3 +92,35 @@ def runs_on(
             )
         )
     return RunsOn(gpu=gpu.id, name=gpu.name, count=count, memory_gb=gpu.memory_gb, models=tuple(rows))
+
+
+def runs_on_asked(
+    question: Question,
+    catalog: Catalog,
+    rulebook: Rulebook,
+    performance: PerformanceModel,
+    lab_gpus: tuple[str, ...],
+) -> tuple[RunsOn, ...]:
+    """What runs on the cards asked about (named, or the asker's own), else on the lab's measured cards."""
+    names = question.compare or ((question.owned_gpu,) if question.owned_gpu else ())
+    cards = [gpu for name in names if (gpu := catalog.find(name)) is not None]
+    count = question.gpus if len(cards) == 1 else 1
+    models = {spec.id: spec for spec in load_models().values()}.values()
+    base = Question(language=question.language, as_of=question.as_of)
+    if not cards and question.card_memory_gb:  # "on a 24gb card": sized on the newest such card, said so
+        typical = _typical_card(catalog, question.card_memory_gb, question.as_of or date.today())
+        if typical is not None:
+            runs = runs_on(typical, count, models, rulebook, performance, base)
+            gb = f"{typical.memory_gb:g}"
+            name = say("runs.typical_card", question.language, gb=gb, name=typical.name)
+            return (with_changes(runs, name=name),)
+    if not cards:
+        cards = [catalog.gpu(gpu_id) for gpu_id in lab_gpus]
+    return tuple(runs_on(gpu, count, models, rulebook, performance, base) for gpu in cards)
+
+
+def _typical_card(catalog: Catalog, memory_gb: float, as_of: date) -> Gpu | None:
+    """The newest GeForce-class card for a desk with exactly ``memory_gb`` (NVIDIA first, the cards most
+    people have), else any: what "a 24 GB card" most likely is."""
+    cards = [g for g in catalog.released_by(as_of) if g.memory_gb == memory_gb and g.desktop]
+    return max(cards, key=lambda g: (g.line == "geforce", g.vendor == "nvidia", g.released), default=None)
