@@ -96,6 +96,7 @@ def test_a_reply_that_read_every_word_has_no_such_line(advisor: Advisor) -> None
         "what hardware do I need to run qwen3 32b",
         "cheapest new setup to run gpt-oss-120b for myself",
         "какое железо нужно для qwen3 32b",
+        "i'm a cs student with $600, want to learn pytorch and fine-tune small models, new card please",
     ],
 )
 def test_ai_is_a_job(advisor: Advisor, text: str) -> None:
@@ -323,3 +324,8 @@ def test_a_family_beside_another_kind_is_named_not_compared_alone(advisor: Advis
 )
 def test_a_bit_width_is_no_model_version(text: str) -> None:
     assert parse(text, today=TODAY).unknown_models == ()
+
+
+def test_fully_is_a_plain_word_in_a_fit_question(advisor: Advisor) -> None:
+    reply = ask(advisor, "does qwen3 30b a3b q4_k_m fit fully on a 3090?", today=TODAY)
+    assert reply.intent == "fit" and not reply.not_understood
