@@ -273,6 +273,9 @@ def _does_not_hold(
         speed = speed and say("headline.at_speed", lang, figure=speed)
         key, many = ("headline.no_many", count_word(asked, lang)) if asked > 1 else ("headline.no", "")
         line = say(key, lang, count=count_word(entry.cards_needed, lang), speed=speed, asked=many, **words)
+    if isinstance(entry.built_as, str) and isinstance(entry.cards_needed, int):  # another form builds
+        many = count_word(entry.cards_needed, lang)
+        line += say("headline.built_as", lang, name=entry.built_as, count=many)
     if entry.experts_in_ram is not True:
         return line
     return line + say("headline.experts_in_ram", lang, count=count_word(max(asked, 1), lang))

@@ -136,6 +136,10 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     built = enough or count
     refused = sizing.build(gpu, built) if built > 1 else None
     unbuildable = say("named.refused", lang, count=built, name=gpu.name, why=refused) if refused else ""
+    sibling = _buildable_form(ctx, gpu, built) if refused else None
+    if sibling is not None:  # the Max-Q or Server Edition of an open-air workstation card
+        card["built_as"] = sibling.name
+        unbuildable += say("named.built_as", lang, count=built, name=sibling.name)
     if offer is not None:
         card["price"] = NamedPrice(round(offer.unit_usd, 2), offer.point.seen.isoformat(), offer.point.kind)
     cards = {
@@ -202,6 +206,18 @@ def _not_held(
     key = "named.does_not_hold" if count == 1 else "named.do_not_hold"
     reason = say(key, lang, many=many, **cards) + held + unbuildable
     return NamedCard(**card, status="does-not-fit", reason=reason)
+
+
+def _buildable_form(ctx: NamedContext, gpu: Gpu, count: int) -> Gpu | None:
+    """Another form of the card, released by the date, that ``count`` of go in one machine (a blower or
+    passive version: the same maker, architecture, memory and bandwidth), or None."""
+
+    def same_card(g: Gpu) -> bool:
+        shape = (g.vendor, g.arch_id, g.memory_gb, g.bandwidth_gb_s)
+        return g.id != gpu.id and shape == (gpu.vendor, gpu.arch_id, gpu.memory_gb, gpu.bandwidth_gb_s)
+
+    released = ctx.catalog.released_by(ctx.market.as_of)
+    return next((g for g in released if same_card(g) and not ctx.sizing.build(g, count)), None)
 
 
 def _unpriced(ctx: NamedContext, gpu: Gpu) -> str:

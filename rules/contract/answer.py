@@ -318,6 +318,8 @@ class NamedCard(_Part, kw_only=True, frozen=True):
     reason: str
     owned: bool | UnsetType = UNSET  # the asker already has this card
     withdrawn: str | UnsetType = UNSET  # the day its maker stopped selling it new, where that has passed
+    # the same chip in a form that many go in one machine (blower or passive), where this form's do not
+    built_as: str | UnsetType = UNSET
 
     @classmethod
     def all_of(cls, entries: Iterable[Mapping[str, Any]]) -> tuple[NamedCard, ...]:

@@ -255,3 +255,18 @@ def test_a_fit_judged_on_a_withdrawn_computer_says_it_is_no_longer_sold(advisor,
 
 def test_a_computer_still_on_sale_is_not_called_withdrawn(advisor) -> None:
     assert "no longer sold" not in _first_line(advisor, "will llama 3 70b fit on a mac studio with 96gb")
+
+
+@pytest.mark.parametrize("text", ["fit kimi k2 on an rtx pro 6000", "влезет ли kimi k2 на rtx pro 6000"])
+def test_a_count_the_open_air_card_cannot_build_names_the_form_that_can(advisor, text):
+    """Seven open-air RTX PRO 6000 Workstation Editions do not go in one machine; seven Max-Q (blower) or
+    Server Edition (passive) cards do: the first line says which form holds the model, not only how many."""
+    from datetime import date
+
+    from rules.ask import ask
+
+    reply = ask(advisor, text, today=date(2026, 11, 27))
+    named = reply.recommendation.named[0]
+    assert named.cards_needed == 7 and isinstance(named.built_as, str)
+    assert named.built_as != named.name and "RTX PRO 6000" in named.built_as
+    assert named.built_as in reply.text.splitlines()[0]
