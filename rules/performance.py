@@ -306,15 +306,16 @@ class PerformanceModel:
         return None if step is None else 1.0 / step
 
     def step_seconds(self, gpu: Accelerator, job: Job, count: int = 1) -> float | None:
-        """One decode step for every sequence served at once: the weights are read once, each sequence's KV
-        cache (half-full on average) every step; the arithmetic (2 FLOPs per active parameter and sequence)
-        bounds it when the batch is large; plus the fixed cost of a step."""
+        """One decode step for every sequence served at once: the weights are read once (of a mixture of
+        experts, every expert some sequence is routed to), each sequence's KV cache (half-full on average)
+        every step; the arithmetic (2 FLOPs per active parameter and sequence) bounds it when the batch is
+        large; plus the fixed cost of a step."""
         spec = job.model
         if job.method != "inference" or spec is None or spec.kind != "llm":
             return None
         d = self._decode
         backend = self.backend(gpu, job.backend)
-        weights = spec.active_b * 1e9 * job.bits_per_weight / 8
+        weights = spec.read_b(job.batch) * 1e9 * job.bits_per_weight / 8
         kv = spec.kv_values(job.context_tokens / 2) * job.kv_cache_bytes * job.batch
         bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight, backend=backend) * 1e9
         fixed = self._per_token_s(gpu, backend) + (d.moe_per_token_ms / 1000 if spec.active_params_b else 0.0)

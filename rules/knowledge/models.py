@@ -23,6 +23,8 @@ __all__ = [
 
 _ARCHITECTURE = (
     "active_params_b",
+    "experts",
+    "active_experts",
     "heads",
     "kv_heads",
     "head_dim",
@@ -57,6 +59,8 @@ class ModelSpec:
     activation_gb_per_sample: float | None
     aliases: tuple[str, ...]
     active_params_b: float | None = None  # mixture of experts: parameters read per token
+    experts: int | None = None  # mixture of experts: routed experts in each layer
+    active_experts: int | None = None  # mixture of experts: routed experts each token goes to
     heads: int | None = None
     kv_heads: int | None = None
     head_dim: int | None = None
@@ -78,6 +82,18 @@ class ModelSpec:
     def active_b(self) -> float:
         """Parameters read per generated token (all of them unless a mixture of experts)."""
         return self.active_params_b or self.params_b
+
+    def read_b(self, batch: int) -> float:
+        """Parameters a decode step reads for ``batch`` sequences: all of a dense model; of a mixture of
+        experts, the part every token uses and each expert some sequence is routed to (uniform routing: E x
+        (1 - (1 - k/E)^B) of the E experts), so a large batch reads nearly all of them."""
+        e, k = self.experts, self.active_experts
+        if not (e and k and self.active_params_b) or batch <= 1 or e <= k:
+            return self.active_b
+        per_expert = (self.params_b - self.active_b) / (e - k)
+        shared = self.active_b - k * per_expert
+        touched = e * (1 - (1 - k / e) ** batch)
+        return min(self.params_b, shared + touched * per_expert)
 
     @property
     def kv_width_per_layer(self) -> int:

@@ -63,6 +63,10 @@ _RUNS_ON = re.compile(
 _ON_A_CARD = re.compile(r"(?<!\w)(?:on|на)(?!\w)", re.IGNORECASE)  # "whisper turbo on an rtx 3060"
 # "is 4x b200 enough for deepseek r1", "хватит ли 3090 для qwen3 32b": the card judged for the model
 _ENOUGH = re.compile(r"(?<!\w)(?:enough|хватит|хватает|достаточно)(?!\w)", re.IGNORECASE)
+# "can one rtx 5090 serve gpt-oss-20b to 32 people": the card asked whether it carries the model
+_CAN_IT = re.compile(
+    r"(?<!\w)(?:can|could|will|would)\s+(?:\S+\s+){0,5}?(?:serve|run|handle|host)(?!\w)", re.IGNORECASE
+)
 _LONE_SIGNS = ("$", "€", "£", "₽")
 
 
@@ -216,7 +220,7 @@ def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
     model_said = question.model is not None or question.params_b is not None
     one_card = len(question.compare) == 1
     placed = (  # a model on a card, with nothing to buy and no run to cost ("7b on 2t tokens on 16 a100")
-        (_ON_A_CARD.search(scan.original) or _ENOUGH.search(scan.original))
+        (_ON_A_CARD.search(scan.original) or _ENOUGH.search(scan.original) or _CAN_IT.search(scan.original))
         and question.budget is None
         and question.training_tokens_b is None
     )

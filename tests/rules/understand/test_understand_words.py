@@ -413,10 +413,13 @@ def test_a_model_placed_on_one_card_is_a_fit_question_unless_something_is_bought
         "is an rtx 3090 enough for qwen3 32b",
         "хватит ли rtx 3090 для qwen3 32b",
         "is one h100 enough to run llama 3.3 70b",
+        "can one rtx 5090 serve gpt-oss-20b to 32 people at once?",
+        "can a 3090 run qwen3 32b?",
     ],
 )
 def test_a_card_asked_whether_it_is_enough_for_a_model_is_a_fit_question(text: str) -> None:
-    """'Is 4x B200 enough for DeepSeek R1' asks for a yes or no on those cards, not what else to buy."""
+    """'Is 4x B200 enough for DeepSeek R1', 'can one RTX 5090 serve gpt-oss-20b' ask for a yes or no on those
+    cards, not what else to buy."""
     assert parse(text, today=TODAY).intent == "fit"
     if text.isascii():  # 'хватит ли' asks for a fit whatever else is said
         assert parse(text + ", budget $500000", today=TODAY).intent != "fit"
