@@ -97,6 +97,7 @@ def test_a_reply_that_read_every_word_has_no_such_line(advisor: Advisor) -> None
         "cheapest new setup to run gpt-oss-120b for myself",
         "какое железо нужно для qwen3 32b",
         "i'm a cs student with $600, want to learn pytorch and fine-tune small models, new card please",
+        "which gpu runs flux.1 dev at fp16 fully in vram, no offloading?",
     ],
 )
 def test_ai_is_a_job(advisor: Advisor, text: str) -> None:
