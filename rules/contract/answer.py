@@ -55,8 +55,7 @@ __all__ = [
 ]
 
 Detail = Literal["short", "full"]
-"""How much of an answer a face shows: the short form (first line, picks, deciding reasons) or the full
-reasoning."""
+"""How much of an answer a face shows: the short form (first line, picks, deciding reasons) or all of it."""
 
 VERDICTS = ("buy", "wait", "over-budget", "too-large", "cpu-and-cloud", "compare")
 
@@ -318,8 +317,7 @@ class NamedCard(_Part, kw_only=True, frozen=True):
     reason: str
     owned: bool | UnsetType = UNSET  # the asker already has this card
     withdrawn: str | UnsetType = UNSET  # the day its maker stopped selling it new, where that has passed
-    # the same chip in a form that many go in one machine (blower or passive), where this form's do not
-    built_as: str | UnsetType = UNSET
+    built_as: str | UnsetType = UNSET  # another form of it that many go in one machine, where these do not
 
     @classmethod
     def all_of(cls, entries: Iterable[Mapping[str, Any]]) -> tuple[NamedCard, ...]:
