@@ -209,15 +209,11 @@ def _not_held(
 
 
 def _buildable_form(ctx: NamedContext, gpu: Gpu, count: int) -> Gpu | None:
-    """Another form of the card, released by the date, that ``count`` of go in one machine (a blower or
-    passive version: the same maker, architecture, memory and bandwidth), or None."""
-
-    def same_card(g: Gpu) -> bool:
-        shape = (g.vendor, g.arch_id, g.memory_gb, g.bandwidth_gb_s)
-        return g.id != gpu.id and shape == (gpu.vendor, gpu.arch_id, gpu.memory_gb, gpu.bandwidth_gb_s)
-
-    released = ctx.catalog.released_by(ctx.market.as_of)
-    return next((g for g in released if same_card(g) and not ctx.sizing.build(g, count)), None)
+    """Another form of the card (a blower or passive version), released by the date, that ``count`` of go in
+    one machine, or None."""
+    as_of = ctx.market.as_of
+    forms = ctx.catalog.other_forms(gpu)
+    return next((g for g in forms if g.released <= as_of and not ctx.sizing.build(g, count)), None)
 
 
 def _unpriced(ctx: NamedContext, gpu: Gpu) -> str:

@@ -142,7 +142,11 @@ class Terms:
         product-lines platform prices."""
         if count <= self.desk_cards or self.boards_for(gpu):
             return 0.0
-        return self.server_host_usd if count > self.machine_cards else self.host_usd
+        return self.server_host_usd if self.in_server(count) else self.host_usd
+
+    def in_server(self, count: int) -> bool:
+        """More cards than a workstation takes go into a server (rule one-machine)."""
+        return count > self.machine_cards
 
     def headline(self, c: Candidate) -> bool:
         """What may lead an answer (rule ``product-lines``): a module (SXM, OAM) only as the system it is sold

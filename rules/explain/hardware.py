@@ -151,7 +151,7 @@ def power_and_slots(evidence: Evidence) -> Lines:
             )
         if host_usd := evidence.terms.host_usd_for(c.gpu, c.count):
             platform = evidence.pricing.text(host_usd)
-            server = c.count > evidence.rulebook.one_machine.gpus_per_machine
+            server = evidence.terms.in_server(c.count)
             key = "rule.power_and_slots.server_host" if server else "rule.power_and_slots.host"
             said = evidence.say(key, count=c.count, platform=platform)
             found.append(Finding("power-and-slots", "applied", said))  # applied: it is in the price

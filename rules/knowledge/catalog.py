@@ -82,6 +82,16 @@ class Catalog:
         """``resolve(name).gpu``: the GPU a name most likely means, or None."""
         return self.resolve(name).gpu
 
+    def other_forms(self, gpu: Gpu) -> tuple[Gpu, ...]:
+        """The other forms of one board (RTX PRO 6000 Workstation, Max-Q and Server Edition): same maker,
+        architecture, memory and bandwidth; they differ in cooling and power."""
+        shape = (gpu.vendor, gpu.arch_id, gpu.memory_gb, gpu.bandwidth_gb_s)
+        return tuple(
+            g
+            for g in self.gpus
+            if g.id != gpu.id and (g.vendor, g.arch_id, g.memory_gb, g.bandwidth_gb_s) == shape
+        )
+
     def card_forms(self, module: Gpu) -> tuple[Gpu, ...]:
         """The cards sold alone that carry a module's chip (H100 SXM -> H100 PCIe, H100 NVL): same maker,
         architecture and model number; none for a chip made only as a module (B200, MI300X)."""
