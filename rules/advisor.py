@@ -305,6 +305,7 @@ class Advisor:
             question.language,
             not terms.used.new_only,
             terms.used.saving,
+            self.rulebook.memory_value.roomier_premium,
         )
 
     def _compared(self, stages: _Stages, named: tuple[Any, ...]) -> Answer:

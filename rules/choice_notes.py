@@ -12,7 +12,7 @@ from rules.contract.answer import Finding
 from rules.knowledge.messages import say
 from rules.objective import Objective, estimated, worth_per_usd
 
-__all__ = ["demoted_note", "explain_choice", "serving_notes"]
+__all__ = ["demoted_note", "explain_choice", "roomier_note", "serving_notes"]
 
 
 def serving_notes(top: Configuration, language: str | None) -> list[Finding]:
@@ -33,6 +33,23 @@ def demoted_note(demoted: Configuration, language: str | None) -> Finding:
             language,
             count=demoted.count,
             name=demoted.gpu.name,
+        ),
+    )
+
+
+def roomier_note(top: Configuration, lean: Configuration, objective: Objective) -> Finding:
+    """The pick has more memory than a configuration as fast and cheaper: what the memory costs."""
+    return Finding(
+        "memory-value",
+        "applied",
+        say(
+            "choice.roomier",
+            objective.language,
+            name=top.gpu.name,
+            gb=f"{top.gpu.memory_gb * top.count:g}",
+            lean=lean.gpu.name,
+            lean_gb=f"{lean.gpu.memory_gb * lean.count:g}",
+            more=objective.pricing.text(top.total_usd - lean.total_usd),
         ),
     )
 

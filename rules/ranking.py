@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Any
 
 from rules.alternatives import labelled_alternatives, ladder_for
-from rules.choice_notes import demoted_note, explain_choice, serving_notes
+from rules.choice_notes import demoted_note, explain_choice, roomier_note, serving_notes
 from rules.configurations import Configuration
 from rules.contract.answer import Finding
 from rules.knowledge.messages import say
@@ -112,6 +112,7 @@ def _ranked_choice(
     within = [c for c in ranked_all if id(c) in pool.heads] or ranked_all
     by_price = sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id))
     top = _sourced(by_price[0], by_price, False) if cheapest else _sourced(within[0], within, True)
+    lean, top = top, top if cheapest else _roomier(top, within, objective.roomier_premium)
     notes = (
         [Finding("cost-efficiency", "applied", say("choice.cheapest", objective.language))]
         if cheapest
@@ -133,6 +134,7 @@ def _ranked_choice(
         taken.add(used.gpu.id)
     runners = _runners_up(within, taken)
     notes += [pool.floor_note] if pool.floor_note else []
+    notes += [roomier_note(top, lean, objective)] if top is not lean else []
     return Choice(
         top,
         runners,
@@ -187,6 +189,23 @@ def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> 
         ),
         top,
     )
+
+
+def _roomier(top: Configuration, within: list[Configuration], premium: float) -> Configuration:
+    """The same number of cards as fast as the top, new or used alike, with more memory and at most
+    ``premium`` dearer: memory is worth money, and where the speed is the same it is all the difference
+    (rule ``memory-value``: the 16 GB RTX 5060 Ti beside the 8 GB one)."""
+    roomier = [
+        c
+        for c in within
+        if c.count == top.count
+        and c.offer.condition == top.offer.condition
+        and c.gpu.memory_gb > top.gpu.memory_gb
+        and c.speed >= top.speed
+        and c.total_usd <= top.total_usd * (1 + premium)
+        and (estimated(top) or not estimated(c))
+    ]
+    return max(roomier, key=lambda c: (c.gpu.memory_gb, -c.total_usd, c.gpu.id), default=top)
 
 
 def _budget_value(configs: list[Configuration], budget_usd: float) -> float:

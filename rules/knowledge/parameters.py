@@ -457,3 +457,5 @@ class MemoryValue(Parameters, frozen=True):
     named_headroom_note: str
     methods: tuple[str, ...]
     reference_models: tuple[ReferenceModel, ...]
+    roomier_premium: float
+    roomier_premium_note: str
