@@ -33,8 +33,8 @@ from rules.contract.values import PRECISIONS
 from rules.headline import headline, said_once
 from rules.job import POOLING, Job, job_for
 from rules.knowledge.messages import say, term
-from rules.money import dated_words
-from rules.objective import BUDGET_SLACK, Choice
+from rules.money import BUDGET_SLACK, dated_words
+from rules.objective import Choice
 
 if TYPE_CHECKING:
     from rules.asker import Asker

@@ -20,9 +20,10 @@ from rules.knowledge.rulebook import Rulebook
 if TYPE_CHECKING:
     from rules.knowledge import Catalog, Gpu, PricePoint
 
-__all__ = ["Pricing", "dated_words", "months_between"]
+__all__ = ["BUDGET_SLACK", "Pricing", "dated_words", "months_between"]
 
 RULE = "cost-efficiency"
+BUDGET_SLACK = 1.0001  # a budget affords a price this much above it: prices converted and rounded land on it
 
 
 def money_step(per_usd: float) -> float:

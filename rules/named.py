@@ -19,8 +19,7 @@ from rules.contract.values import PRECISIONS
 from rules.headline import count_word
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
 from rules.knowledge.messages import say, spare_text, term
-from rules.money import dated_words
-from rules.objective import BUDGET_SLACK
+from rules.money import BUDGET_SLACK, dated_words
 from rules.render.figures import memory_text
 
 if TYPE_CHECKING:

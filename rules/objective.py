@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rules.configurations import Configuration
 from rules.contract.answer import Finding
+from rules.money import BUDGET_SLACK
 
 if TYPE_CHECKING:
     from rules.memory_terms import Floor
@@ -31,7 +32,6 @@ __all__ = [
     "worth_per_usd",
 ]
 
-BUDGET_SLACK = 1.0001
 Allowed = Callable[[Configuration], bool]
 
 

@@ -11,7 +11,7 @@ never a hook called back into this module. Memory's terms are in :mod:`rules.mem
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -26,6 +26,7 @@ from rules.memory_terms import (
     memory_reference,
     named_floor,
 )
+from rules.money import BUDGET_SLACK
 
 if TYPE_CHECKING:
     from rules.asker import Asker
@@ -57,6 +58,9 @@ class Candidate(Protocol):
     @property
     def speed(self) -> float: ...
 
+    @property
+    def total_usd(self) -> float: ...
+
 
 C = TypeVar("C", bound=Candidate)
 
@@ -75,13 +79,20 @@ class Keep:
     test: Callable[[Candidate], bool]
     reason: str
     when: str = "some-pass"
+    among: Callable[[Candidate], bool] | None = None  # "some-pass" looks only at these (within the budget…)
+    aside: str | None = None  # said when a preference is set aside: some pass, none of ``among``
 
     def applies(self, configs: Sequence[Candidate]) -> bool:
         if self.when == "always":
             return True
         if self.when == "both":
             return any(self.test(c) for c in configs) and not all(self.test(c) for c in configs)
-        return any(self.test(c) != (self.when == "some-fail") for c in configs)
+        counted = [c for c in configs if self.among(c)] if self.among is not None else configs
+        return any(self.test(c) != (self.when == "some-fail") for c in counted or configs)
+
+    def set_aside(self, configs: Sequence[Candidate]) -> bool:
+        """A preference some configuration meets, none that the budget and the floor allow."""
+        return self.aside is not None and not self.applies(configs) and any(self.test(c) for c in configs)
 
 
 @dataclass(frozen=True)
@@ -197,9 +208,10 @@ def terms_for(ctx: TermsContext) -> Terms:
     )
     if reference is not None:
         floor = named_floor(floor, ctx.job, reference[1], ctx.language)
-    floor = inference_floor(
-        floor, ctx.job, q.model is not None, rulebook.memory_value.named_headroom, ctx.language
-    )
+    # someone starting out will run more than the model they name first: the date's floor speaks for that
+    learning = any(p.rule == "persona-beginner" for p in ctx.asker.personas)
+    named = q.model is not None and not learning
+    floor = inference_floor(floor, ctx.job, named, rulebook.memory_value.named_headroom, ctx.language)
     threshold = (
         rulebook.cost_efficiency.step_up_threshold
         if ctx.asker.budget_usd is not None
@@ -210,7 +222,7 @@ def terms_for(ctx: TermsContext) -> Terms:
         worth = MemoryWorth(reference[0], reference[1], reference[2], rulebook.memory_value.speed_share)
     owned = ctx.asker.owned
     return Terms(
-        keeps=_keeps(ctx),
+        keeps=_keeps(ctx, floor),
         floor=floor,
         used=_used_cards(ctx),
         threshold=threshold,
@@ -231,7 +243,23 @@ def terms_for(ctx: TermsContext) -> Terms:
     )
 
 
-def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
+def _cuda_first(ctx: TermsContext, floor: Floor | None) -> Keep:
+    """Starting out, NVIDIA cards only (rule vendor-nvidia). Running a language model is the exception where
+    no NVIDIA card with the memory the date asks for fits the budget and another's does: llama.cpp runs it on
+    every maker's stack, and memory to run it comes before the stack it runs on."""
+    safe = ctx.rulebook.vendor_nvidia.safe_stack
+    keep = Keep("vendor-nvidia", lambda c: bool(c.gpu.software == safe), ctx.say("rule.vendor_nvidia.keep"))
+    if not (ctx.job.is_llm and ctx.job.method == "inference"):
+        return keep
+    budget, least = ctx.asker.budget_usd, floor.gb if floor is not None else 0.0
+
+    def allowed(c: Candidate) -> bool:
+        return c.gpu.memory_gb >= least and (budget is None or c.total_usd <= budget * BUDGET_SLACK)
+
+    return replace(keep, among=allowed, aside=ctx.say("rule.vendor_nvidia.aside", gb=f"{least:g}"))
+
+
+def _keeps(ctx: TermsContext, floor: Floor | None) -> tuple[Keep, ...]:
     q, rulebook = ctx.question, ctx.rulebook
     keeps: list[Keep | None] = []
     if q.experience == "hobby":
@@ -245,10 +273,7 @@ def _keeps(ctx: TermsContext) -> tuple[Keep, ...]:
         )
     keeps += [_software_support(ctx), _backend_asked(ctx), _training_limits(ctx)]
     if ctx.asker.cuda_only:
-        safe = rulebook.vendor_nvidia.safe_stack
-        keeps.append(
-            Keep("vendor-nvidia", lambda c: bool(c.gpu.software == safe), ctx.say("rule.vendor_nvidia.keep"))
-        )
+        keeps.append(_cuda_first(ctx, floor))
     if q.gpus > rulebook.one_machine.gpus_per_machine and q.setting == "server":
         # the server setting already admits server parts (rules.market);
         # the line says so beside the other filters

@@ -81,8 +81,12 @@ def each(
 
 def kept(evidence: Evidence, rule_id: str) -> tuple[Finding, ...]:
     """The line of the rule's filter, where it applies to the configurations."""
-    return tuple(
-        Finding(rule_id, "applied", keep.reason)
-        for keep in evidence.terms.keeps
-        if keep.rule == rule_id and keep.applies(evidence.configs)
-    )
+    found = []
+    for keep in evidence.terms.keeps:
+        if keep.rule != rule_id:
+            continue
+        if keep.applies(evidence.configs):
+            found.append(Finding(rule_id, "applied", keep.reason))
+        elif keep.aside is not None and keep.set_aside(evidence.configs):
+            found.append(Finding(rule_id, "info", keep.aside))
+    return tuple(found)

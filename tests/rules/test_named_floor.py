@@ -102,3 +102,49 @@ def test_the_inference_floor_is_not_read_before_its_date(advisor):
     question = Question(workload="llm", task="inference", method="inference", params_b=8, budget=350)
     answer = wire(advisor.recommend(question, intent="recommend", today=date(2025, 6, 1)))
     assert not _inference_floor_lines(answer)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    model=st.sampled_from(["llama 3 8b", "mistral 7b", "qwen3 8b", "llama 3.2 3b", "gemma 3 4b"]),
+    budget=st.sampled_from([260, 300, 400, 600, 900]),
+    new_only=st.booleans(),
+)
+def test_someone_starting_out_keeps_the_inference_floor_with_a_small_named_model(
+    recommend, model, budget, new_only
+):
+    """A learner's first model is not their last: the date's floor stands for the ones that follow, so a small
+    named model does not lower it, while a non-NVIDIA card with the memory fits the budget."""
+    answer = recommend(
+        workload="llm",
+        task="inference",
+        method="inference",
+        model=model,
+        budget=budget,
+        experience="beginner",
+        new_only=new_only,
+    )
+    assert _inference_floor_lines(answer), answer["findings"]
+    assert answer["picks"] and answer["picks"][0]["memory_gb"] >= 12, answer["picks"][0]
+
+
+def test_running_a_model_a_learner_takes_another_maker_when_no_nvidia_card_has_the_memory(recommend):
+    answer = recommend(
+        workload="llm",
+        task="inference",
+        method="inference",
+        model="llama 3 8b",
+        budget=400,
+        experience="beginner",
+        new_only=True,
+    )
+    top = answer["picks"][0]
+    assert top["memory_gb"] >= 12 and top["vendor"] != "nvidia", top
+    aside = [f["reason"] for f in answer["findings"] if f["rule"] == "vendor-nvidia"]
+    assert aside and "no NVIDIA card with 12 GB fits the budget" in aside[0], answer["findings"]
+
+
+def test_learning_to_train_a_learner_stays_on_nvidia(recommend):
+    """Training is where every tutorial assumes CUDA: the preference holds, whatever the memory."""
+    answer = recommend(workload="llm", method="qlora", budget=600, experience="beginner", new_only=True)
+    assert answer["picks"] and answer["picks"][0]["vendor"] == "nvidia", answer["picks"][0]
