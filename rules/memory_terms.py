@@ -15,7 +15,15 @@ if TYPE_CHECKING:
     from rules.contract.question import Question
     from rules.knowledge import Rulebook
 
-__all__ = ["Floor", "MemoryWorth", "inference_floor", "memory_floor", "memory_reference", "named_floor"]
+__all__ = [
+    "Floor",
+    "MemoryWorth",
+    "floor_for",
+    "inference_floor",
+    "memory_floor",
+    "memory_reference",
+    "named_floor",
+]
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,26 @@ class MemoryWorth:
 
     def worth(self, memory_gb: float, count: int) -> float:
         return self.share + (1 - self.share) * self.held(memory_gb, count)
+
+
+def floor_for(
+    question: Question,
+    job: Job,
+    rulebook: Rulebook,
+    as_of: date,
+    reference: tuple[Job, float, str] | None,
+    learning: bool,
+) -> Floor | None:
+    """The question's memory floor (rule ``memory-floor``): the date's for the work, none where the memory is
+    asked, lowered to a named job's own need with headroom (:func:`named_floor`, :func:`inference_floor`).
+    Someone starting out (``learning``) runs more than the model they name first: the date's inference floor
+    speaks for that, so a small named model leaves it in place."""
+    q, language = question, question.language
+    floor = None if q.memory_gb else memory_floor(rulebook, as_of, q.workload, q.task, q.experience, language)
+    if reference is not None:
+        floor = named_floor(floor, job, reference[1], language)
+    named = q.model is not None and not learning
+    return inference_floor(floor, job, named, rulebook.memory_value.named_headroom, language)
 
 
 def memory_floor(

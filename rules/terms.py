@@ -18,14 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from rules.box import box_refusal
 from rules.job import BACKEND_NAMES, METHOD_NAMES, Job, Said, fit_on
 from rules.knowledge.messages import cited, say, term
-from rules.memory_terms import (
-    Floor,
-    MemoryWorth,
-    inference_floor,
-    memory_floor,
-    memory_reference,
-    named_floor,
-)
+from rules.memory_terms import Floor, MemoryWorth, floor_for, memory_reference
 from rules.money import BUDGET_SLACK
 
 if TYPE_CHECKING:
@@ -201,17 +194,8 @@ def terms_for(ctx: TermsContext) -> Terms:
         avoid = tuple(line for line in avoid if line not in rulebook.product_lines.memory_bound_lines)
     if q.setting == "server" or ctx.job.serving_need:  # what servers are built from is no poor value there
         avoid = ()
-    floor = (
-        None
-        if q.memory_gb
-        else memory_floor(rulebook, ctx.as_of, q.workload, q.task, q.experience, ctx.language)
-    )
-    if reference is not None:
-        floor = named_floor(floor, ctx.job, reference[1], ctx.language)
-    # someone starting out will run more than the model they name first: the date's floor speaks for that
     learning = any(p.rule == "persona-beginner" for p in ctx.asker.personas)
-    named = q.model is not None and not learning
-    floor = inference_floor(floor, ctx.job, named, rulebook.memory_value.named_headroom, ctx.language)
+    floor = floor_for(q, ctx.job, rulebook, ctx.as_of, reference, learning)
     threshold = (
         rulebook.cost_efficiency.step_up_threshold
         if ctx.asker.budget_usd is not None
