@@ -459,9 +459,15 @@ def workload_label(rulebook: Rulebook, work: str) -> str:
 
 def _used_cards(ctx: TermsContext) -> UsedCards:
     """One card for a desk: used cards join when new ones with enough memory cost much more, and the answer
-    says why a used card leads; several cards or a server: new unless the question says used."""
+    says why a used card leads; several cards, a server, a group's machine or a model served to several users:
+    new unless the question says used."""
     q, params = ctx.question, ctx.rulebook.used_cards
-    several = q.gpus >= params.several_from or q.setting in ("server", "cloud")
+    several = (
+        q.gpus >= params.several_from
+        or q.setting in ("server", "cloud")
+        or q.shared
+        or (q.users or 0) >= params.several_from
+    )
     if q.used_ok:
         why: str | None = ctx.say("rule.used_cards.asked")
     elif ctx.asker.on_a_budget:

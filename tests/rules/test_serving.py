@@ -273,3 +273,21 @@ def test_a_batch_reads_every_expert_some_sequence_is_routed_to(model, batch):
         assert read == spec.params_b
     elif batch >= 64:
         assert read > 0.6 * spec.params_b
+
+
+@pytest.mark.parametrize("users", [5, 20, 50])
+@pytest.mark.parametrize("model", ["llama 3.1 8b", "qwen3 14b", "mistral 7b"])
+def test_a_model_served_to_several_users_is_bought_new_unless_used_is_said(advisor, model, users):
+    """Serving a group is a team's purchase (rule used-cards): identical cards with warranty and an invoice,
+    so used cards are shown beside the pick at most, picked only when the question says used is fine."""
+    from datetime import date
+
+    from rules.ask import ask
+
+    day = date(2026, 11, 27)
+    reply = ask(advisor, f"serve {model} to {users} users, budget $3000", today=day)
+    answer = reply.recommendation
+    assert answer is not None and answer.picks, reply.text
+    assert answer.picks[0].condition == "new", reply.text
+    used = ask(advisor, f"serve {model} to {users} users, budget $3000, used is fine", today=day)
+    assert used.recommendation is not None and used.recommendation.picks, used.text
