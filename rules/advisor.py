@@ -306,6 +306,7 @@ class Advisor:
             not terms.used.new_only,
             terms.used.saving,
             self.rulebook.memory_value.roomier_premium,
+            self.rulebook.cost_efficiency.same_price_share,
         )
 
     def _compared(self, stages: _Stages, named: tuple[Any, ...]) -> Answer:

@@ -12,7 +12,7 @@ from rules.contract.answer import Finding
 from rules.knowledge.messages import say
 from rules.objective import Objective, estimated, worth_per_usd
 
-__all__ = ["demoted_note", "explain_choice", "roomier_note", "serving_notes"]
+__all__ = ["demoted_note", "explain_choice", "roomier_note", "same_price_note", "serving_notes"]
 
 
 def serving_notes(top: Configuration, language: str | None) -> list[Finding]:
@@ -50,6 +50,25 @@ def roomier_note(top: Configuration, lean: Configuration, objective: Objective) 
             lean=lean.gpu.name,
             lean_gb=f"{lean.gpu.memory_gb * lean.count:g}",
             more=objective.pricing.text(top.total_usd - lean.total_usd),
+        ),
+    )
+
+
+def same_price_note(top: Configuration, slower: Configuration, objective: Objective) -> Finding:
+    """The pick costs about what a slower configuration that does the job as well costs."""
+    return Finding(
+        "cost-efficiency",
+        "applied",
+        say(
+            "choice.same_price",
+            objective.language,
+            count=top.count,
+            name=top.gpu.name,
+            slower_count=slower.count,
+            slower=slower.gpu.name,
+            faster=f"{top.speed / slower.speed - 1:.0%}",
+            price=objective.pricing.text(top.total_usd),
+            slower_price=objective.pricing.text(slower.total_usd),
         ),
     )
 

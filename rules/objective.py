@@ -69,8 +69,10 @@ class Objective:
     desk; several cards stay new and show the used option beside the answer, rule ``used-cards``);
     ``used_for_floor``: used cards join when new ones with enough memory cost this many times more;
     ``used_saving``: a used card that joins unasked saves at least this share of the same cards new;
-    ``roomier_premium``: a configuration as fast as the pick with more memory leads when it costs at most this
-    share more (rule ``memory-value``; 0 weighs memory no further);
+    ``roomier_premium``: a configuration as fast as the pick with more memory leads when it costs at most
+    this share more (rule ``memory-value``; 0 weighs memory no further);
+    ``same_price``: configurations whose prices differ by at most this share cost the same, and the faster of
+    two that do the job as well leads;
     ``pricing``: the answer's, for the money its notes name, in the asker's currency.
     """
 
@@ -86,6 +88,7 @@ class Objective:
     used_when_short: bool = True
     used_saving: float = 0.0
     roomier_premium: float = 0.0
+    same_price: float = 0.0
 
     @property
     def limit(self) -> float:

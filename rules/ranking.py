@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Any
 
 from rules.alternatives import labelled_alternatives, ladder_for
-from rules.choice_notes import demoted_note, explain_choice, roomier_note, serving_notes
+from rules.choice_notes import demoted_note, explain_choice, roomier_note, same_price_note, serving_notes
 from rules.configurations import Configuration
 from rules.contract.answer import Finding
 from rules.knowledge.messages import say
@@ -113,6 +113,7 @@ def _ranked_choice(
     by_price = sorted(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id))
     top = _sourced(by_price[0], by_price, False) if cheapest else _sourced(within[0], within, True)
     lean, top = top, top if cheapest else _roomier(top, within, objective.roomier_premium)
+    slower, top = top, top if cheapest else _faster_for_the_same(top, within, objective.same_price)
     notes = (
         [Finding("cost-efficiency", "applied", say("choice.cheapest", objective.language))]
         if cheapest
@@ -120,7 +121,11 @@ def _ranked_choice(
         if top.need_met is None
         else serving_notes(top, objective.language)
     )
-    top_key = rank_key(top, lam)
+    # what the ranking put first, before memory or speed for the same money moved the pick
+    swapped = [roomier_note(slower, lean, objective)] if slower is not lean else []
+    swapped += [same_price_note(top, slower, objective)] if top is not slower else []
+    notes = swapped + notes
+    top_key = rank_key(lean, lam)
     # ranked above the top, yet not headline: ranked_all is in key order, so only its first can be
     if not cheapest and keyed[0][0] < top_key:
         notes.append(demoted_note(ranked_all[0], objective.language))
@@ -134,7 +139,6 @@ def _ranked_choice(
         taken.add(used.gpu.id)
     runners = _runners_up(within, taken)
     notes += [pool.floor_note] if pool.floor_note else []
-    notes += [roomier_note(top, lean, objective)] if top is not lean else []
     return Choice(
         top,
         runners,
@@ -206,6 +210,22 @@ def _roomier(top: Configuration, within: list[Configuration], premium: float) ->
         and (estimated(top) or not estimated(c))
     ]
     return max(roomier, key=lambda c: (c.gpu.memory_gb, -c.total_usd, c.gpu.id), default=top)
+
+
+def _faster_for_the_same(top: Configuration, within: list[Configuration], share: float) -> Configuration:
+    """A faster configuration that does the job as well by the choice's measure, with as much memory, for a
+    price within ``share`` of the top's: the same price, so the speed is free (rule cost-efficiency)."""
+    faster = [
+        c
+        for c in within
+        if c.speed > top.speed
+        and c.worth >= top.worth
+        and c.gpu.memory_gb * c.count >= top.gpu.memory_gb * top.count
+        and c.offer.condition == top.offer.condition
+        and c.total_usd <= top.total_usd * (1 + share)
+        and (estimated(top) or not estimated(c))
+    ]
+    return max(faster, key=lambda c: (c.speed, -c.total_usd, c.gpu.id), default=top)
 
 
 def _budget_value(configs: list[Configuration], budget_usd: float) -> float:

@@ -175,6 +175,8 @@ class WorkloadPriorities(Parameters, frozen=True):
 
 class CostEfficiency(Parameters, frozen=True):
     step_up_threshold: float
+    same_price_share: float
+    same_price_note: str
     no_budget_threshold: float
     no_budget_note: str
     step_up_note: str

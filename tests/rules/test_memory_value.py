@@ -84,3 +84,45 @@ def test_a_roomier_card_beyond_the_budget_does_not_lead(advisor):
     answer = reply.recommendation
     assert answer is not None and answer.picks[0].gpu != "rtx-5060-ti-16gb", reply.text
     assert answer.picks[0].total_price.amount <= 400
+
+
+SERVED = ("llama 3.1 8b", "qwen3 8b", "mistral 7b", "gemma 3 12b")
+
+
+@pytest.mark.parametrize("model", SERVED)
+def test_no_pick_shown_beside_the_top_is_faster_for_the_same_price(advisor, model):
+    """Prices within the rule's share are the same price: nothing the answer shows beside its pick, of the
+    same condition and as much memory, runs faster for that (rule cost-efficiency)."""
+    from rules.ask import ask
+    from rules.knowledge.loaded import load_rulebook as rulebook
+
+    share = rulebook().cost_efficiency.same_price_share
+    for users in (10, 20, 30, 50):
+        for budget in (1000, 3000, 10000):
+            reply = ask(advisor, f"serve {model} to {users} users, budget ${budget}", today=TODAY)
+            answer = reply.recommendation
+            if answer is None or not answer.picks or answer.picks[0].tokens_per_second is None:
+                continue
+            top = answer.picks[0]
+            shown = [*answer.picks[1:], *(p for p in answer.alternatives.values() if p is not None)]
+            for other in shown:
+                same_price = other.total_price.amount <= top.total_price.amount * (1 + share)
+                roomy = other.memory_gb * other.count >= top.memory_gb * top.count
+                if same_price and roomy and other.condition == top.condition:
+                    assert (other.tokens_per_second or 0) <= top.tokens_per_second, (
+                        users,
+                        budget,
+                        other.name,
+                        reply.text,
+                    )
+
+
+def test_a_served_model_takes_the_faster_cards_at_the_same_price_and_says_so(advisor):
+    from rules.ask import ask
+
+    text = "we want to serve llama 3.1 8b to 50 concurrent users with vllm, what gpu? budget $10k"
+    reply = ask(advisor, text, today=TODAY)
+    answer = reply.recommendation
+    assert answer is not None and answer.picks[0].gpu == "rtx-5060-ti-16gb", reply.text
+    assert answer.picks[0].condition == "new", reply.text  # a service for 50 users is a team's purchase
+    assert "costs about what 2 × GeForce RTX 4060 Ti 16 GB costs" in reply.text, reply.text
