@@ -167,6 +167,10 @@ def _changes(
     if workload:
         changes["workload"] = workload[0]
         understood.append(note("workload", *workload))
+        others = words.other_workloads(read, workload[0])
+        if others:
+            understood.append(f"workload: {workload[0]} sizes the card, asking the most memory of the kinds "
+                              f"of work said (also {', '.join(others)})")  # fmt: skip
     understood += money.budget_changes(read, base, fresh, language, changes)
     if read.cards and read.used_said:  # a used card among those compared: used prices count
         read.values["used_ok"] = (True, read.used_said)

@@ -2,7 +2,8 @@
 
 Understanding reads words; three things it cannot know from words alone it asks here: which card a name
 means (the catalog's one resolver, and its Cloud TPUs), which model a name means (the model table), and how
-much memory a job needs (the job count, for the most demanding of several models and for the fit note). Each
+much memory a job needs (the job count, for the most demanding of several models and for the fit note, and
+the memory each kind of work asks for, for the most demanding of several kinds). Each
 is imported when first asked: a text naming no card or model never loads the catalog, the model table or the
 job count, and importing understanding stays as cheap as reading words.
 """
@@ -69,3 +70,10 @@ def method_name(method: str) -> str:
     from rules.job import METHOD_NAMES
 
     return METHOD_NAMES.get(method, method)
+
+
+def workload_memory_gb(workload: str) -> float:
+    """The memory a kind of work asks of a card (rule memory-caveat), 0 for a kind the rule does not list."""
+    from rules.knowledge.loaded import load_rulebook
+
+    return float(load_rulebook().memory_caveat.min_memory_gb.get(workload, 0))

@@ -30,6 +30,7 @@ import re
 from typing import Any
 
 from rules.contract.question import Question
+from rules.understand import lookups
 from rules.understand.grammar import grammar
 from rules.understand.text import (
     HINT,
@@ -121,17 +122,37 @@ def _meaning(scan: Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> b
 
 
 def pick_workload(scan: Scan) -> tuple[str, str] | None:
-    """The first specific workload word, else a model's workload, else 'general' words.
-
-    An explicit RNN word wins over the speech domain ("speech with lstm" is an LSTM job).
-    """
+    """The specific workload word that asks most of a card (the first, of equals), else a model's workload,
+    else 'general' words: one card does every kind of work said ("CNNs and small transformers" is sized as
+    transformers)."""
     said = [(w.workload, w.phrase) for w in sorted(scan.workloads, key=lambda w: w.at) if not w.by_model]
     from_model = [(w.workload, w.phrase) for w in scan.workloads if w.by_model]
-    specific = [w for w in said if w[0] != "general"]
-    if any(w == "rnn" for w, _ in specific):
-        specific = [w for w in specific if w[0] != "speech"]
+    specific = _specific(said)
+    if len({w for w, _ in specific}) > 1:
+        most = max(lookups.workload_memory_gb(w) for w, _ in specific)
+        specific = [w for w in specific if lookups.workload_memory_gb(w[0]) == most]
     ranked = specific + from_model + said
     return ranked[0] if ranked else None
+
+
+def other_workloads(scan: Scan, chosen: str) -> list[str]:
+    """The other kinds of work the text names beside the one that sizes the card, in the order said."""
+    said = [(w.workload, w.phrase) for w in sorted(scan.workloads, key=lambda w: w.at) if not w.by_model]
+    return list(dict.fromkeys(w for w, _ in _specific(said) if w != chosen))
+
+
+def _specific(said: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The kinds of work said that are not 'general'. An RNN is an architecture that wins over the domain it
+    works in: "speech with lstm" and "lstm language models" are LSTM jobs (a transformer said as such stays
+    beside it)."""
+    specific = [w for w in said if w[0] != "general"]
+    if any(w == "rnn" for w, _ in specific):
+        specific = [
+            (w, phrase)
+            for w, phrase in specific
+            if w != "speech" and (w != "transformer" or "transformer" in phrase.lower())
+        ]
+    return specific
 
 
 def job_changes(scan: Scan, changes: dict[str, Any], base: Question, fresh: bool) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from itertools import permutations
 from typing import Any
 
 import pytest
@@ -424,3 +425,35 @@ def test_a_card_asked_whether_it_is_enough_for_a_model_is_a_fit_question(text: s
     if text.isascii():  # 'хватит ли' asks for a fit whatever else is said
         assert parse(text + ", budget $500000", today=TODAY).intent != "fit"
     assert parse("is $800 enough for deep learning", today=TODAY).intent != "fit"
+
+
+KINDS = {
+    "cnns": "cnn",
+    "transformers": "transformer",
+    "reinforcement learning": "rl",
+    "kaggle": "kaggle",
+    "llms": "llm",
+    "image generation": "image-generation",
+    "speech recognition": "speech",
+}
+
+
+@pytest.mark.parametrize(("first", "second"), list(permutations(sorted(KINDS), 2)))
+def test_two_kinds_of_work_are_sized_by_the_one_that_asks_most(first: str, second: str) -> None:
+    """One card does every kind of work said: the kind whose memory (rule memory-caveat) is largest sizes it,
+    the first said of equals, and the reading says which others were heard."""
+    from rules.knowledge.loaded import load_rulebook
+
+    needs = load_rulebook().memory_caveat.min_memory_gb
+    parsed = parse(f"train {first} and {second}, $1000")
+    a, b = KINDS[first], KINDS[second]
+    expected = a if needs[a] >= needs[b] else b
+    assert parsed.question.workload == expected, parsed.understood
+    other = b if expected == a else a
+    said = [line for line in parsed.understood if line.startswith(f"workload: {expected} sizes the card")]
+    assert said and other in said[0], parsed.understood
+
+
+@pytest.mark.parametrize("text", ["training lstm language models, $800", "speech with lstm, $900"])
+def test_an_rnn_word_wins_over_the_domain_it_works_in(text: str) -> None:
+    assert parse(text).question.workload == "rnn"
