@@ -65,15 +65,17 @@ class Keep:
     ``when`` the filter (and its line) applies: "some-pass" — only when some configuration passes
     (a preference, dropped when nothing meets it); "some-fail" — only when it leaves something out;
     "both" — only when it leaves something out and something passes; "always" — even when nothing
-    passes (the answer then says nothing fits).
+    passes (the answer then says nothing fits). ``among`` narrows "some-pass" to the configurations a
+    preference must be met among (within the budget, with the floor's memory); where some pass but none of
+    those, the preference is set aside and ``aside`` says why.
     """
 
     rule: str
     test: Callable[[Candidate], bool]
     reason: str
     when: str = "some-pass"
-    among: Callable[[Candidate], bool] | None = None  # "some-pass" looks only at these (within the budget…)
-    aside: str | None = None  # said when a preference is set aside: some pass, none of ``among``
+    among: Callable[[Candidate], bool] | None = None
+    aside: str | None = None
 
     def applies(self, configs: Sequence[Candidate]) -> bool:
         if self.when == "always":
@@ -84,8 +86,8 @@ class Keep:
         return any(self.test(c) != (self.when == "some-fail") for c in counted or configs)
 
     def set_aside(self, configs: Sequence[Candidate]) -> bool:
-        """A preference some configuration meets, none that the budget and the floor allow."""
-        return self.aside is not None and not self.applies(configs) and any(self.test(c) for c in configs)
+        """A preference some configuration meets, none of those ``among`` allows."""
+        return self.among is not None and not self.applies(configs) and any(self.test(c) for c in configs)
 
 
 @dataclass(frozen=True)
