@@ -142,7 +142,7 @@ def build(
     ):
         question = replace(question, batch=team[0])
         understood.append(f"batch: {team[0]} (from '{team[1]}')")
-    if len(read.models) > 1:
+    if len(read.models) > 1 or models.jobs_apart(read):  # each model takes the job said beside it
         question = models.most_demanding(read, question, understood, today)
     if "card_memory_gb" in changes:
         understood.append(units.fit_note(question))

@@ -281,6 +281,21 @@ def _sized(scan: Scan, question: Question) -> list[_Sized]:
     return sized
 
 
+def jobs_apart(scan: Scan) -> bool:
+    """One model named beside jobs of two kinds, one of them about another subject: "train small cnns and run
+    7b llms" runs the 7B (the training is the CNNs'), where "fine-tune and serve 70b" does both to the 70B."""
+    tasks = {w.task for w in scan.job_words}
+    if len(scan.models) != 1 or len(tasks) < 2:
+        return False
+    at = scan.models[0].at
+    before = sorted(w.at for w in scan.job_words if w.at < at)
+    if not before:
+        return False
+    subjects = [w.at for w in scan.workloads if not w.by_model and w.at < before[-1]]
+    start = max(subjects, default=-1)  # the other subject said before this model's nearest job word
+    return {w.task for w in scan.job_words if start < w.at < at} != tasks
+
+
 def most_demanding(scan: Scan, question: Question, understood: list[str], today: date) -> Question:
     """Several models ("llama 8b and maybe qwen 14b", "run 32b and lora on 8b"): the job that needs most
     sizes it.
@@ -303,9 +318,13 @@ def most_demanding(scan: Scan, question: Question, understood: list[str], today:
         value = getattr(chosen, name)
         if value != getattr(question, name):
             shown = METHODS.get(value, value) if name == "method" else value
-            understood[i] = f"{label}: {shown} (for '{phrase}', the most demanding job)"
+            understood[i] = (
+                f"{label}: {shown} (for '{phrase}', the most demanding job)"
+                if len(sized) > 1
+                else f"{label}: {shown} (for '{phrase}', the job said beside it)"
+            )
     others = "; ".join(f"'{p}' ({m}) ~{g:.1f} GB" for i, (g, p, _, m) in enumerate(sized) if i != best)
-    understood.append(
-        f"models: '{phrase}' ({method}) ~{gb:.1f} GB sizes the job, the most demanding named; also {others}"
-    )
+    if others:
+        sizes = f"'{phrase}' ({method}) ~{gb:.1f} GB sizes the job"
+        understood.append(f"models: {sizes}, the most demanding named; also {others}")
     return chosen

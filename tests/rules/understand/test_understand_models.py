@@ -211,3 +211,31 @@ def test_a_familys_plain_name_means_the_model_run_by_that_name_on_the_date(day, 
     assert read.model == ("sd-xl" if day >= date(2023, 7, 26) else "sd-1.5"), (day, read.model)
     assert parse("sd 1.5 lora", today=day).question.model == "sd-1.5"
     assert parse("sdxl inference", today=day).question.model == "sd-xl"
+
+
+@pytest.mark.parametrize(
+    ("text", "task", "params_b"),
+    [
+        ("i want to train small cnns and run 7b llms locally, $500", "inference", 7),
+        ("train cnns and run a 13b model, $1200", "inference", 13),
+        ("i train transformers and want to serve a 70b model too, $6000", "inference", 70),
+    ],
+)
+def test_a_job_said_of_another_subject_does_not_size_the_model(text: str, task: str, params_b: float) -> None:
+    """'train small cnns and run 7b llms': the training is the CNNs', the 7B is to run; the model takes the
+    job word said beside it, and the reading says so."""
+    parsed = parse(text)
+    assert (parsed.question.task, parsed.question.params_b) == (task, params_b), parsed.understood
+    assert any("the job said beside it" in line for line in parsed.understood), parsed.understood
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("fine-tune llama 3 8b so I can run it on my laptop", "training"),
+        ("qlora fine-tune and serve 70b models, $40000", "training"),
+        ("run and fine-tune llama 3 8b, $1500", "training"),
+    ],
+)
+def test_jobs_said_of_the_model_itself_keep_the_heavier(text: str, task: str) -> None:
+    assert parse(text).question.task == task
