@@ -68,6 +68,13 @@ _ENOUGH = re.compile(r"(?<!\w)(?:enough|хватит|хватает|достат
 _CAN_IT = re.compile(
     r"(?<!\w)(?:can|could|will|would)\s+(?:\S+\s+){0,5}?(?:serve|run|handle|host)(?!\w)", re.IGNORECASE
 )
+# "is a mac studio good for running llama 70b", "подойдёт ли 3090 для llama 70b": the card asked, judged
+_GOOD_FOR = re.compile(
+    r"(?<!\w)(?:good|ok|okay|fine|suitable|decent|viable|a good (?:choice|pick|option))"
+    r"(?:\s+enough)?\s+for(?!\w)"
+    r"|(?<!\w)(?:хорош\w*|подойд\w*|подходит|годится)\s+(?:\S+\s+){0,4}?для(?!\w)",
+    re.IGNORECASE,
+)
 _LONE_SIGNS = ("$", "€", "£", "₽")
 
 
@@ -241,7 +248,7 @@ def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
     model_said = question.model is not None or question.params_b is not None
     one_card = len(question.compare) == 1
     placed = (  # a model on a card, with nothing to buy and no run to cost ("7b on 2t tokens on 16 a100")
-        (_ON_A_CARD.search(scan.original) or _ENOUGH.search(scan.original) or _CAN_IT.search(scan.original))
+        any(cue.search(scan.original) for cue in (_ON_A_CARD, _ENOUGH, _CAN_IT, _GOOD_FOR))
         and question.budget is None
         and question.training_tokens_b is None
     )

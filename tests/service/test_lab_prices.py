@@ -23,7 +23,7 @@ from service.settings import Settings
 
 WHICHGPU = str(Path(sys.executable).with_name("whichgpu"))
 ADMIN = "lab-admin-token-for-tests"
-QUESTION = "is the rtx 5070 ti good for llm inference, 7b model"
+QUESTION = "rtx 5070 ti for llm inference, 7b model"  # the card named leads, with its price
 TODAY = date.today()
 
 

@@ -457,3 +457,23 @@ def test_two_kinds_of_work_are_sized_by_the_one_that_asks_most(first: str, secon
 @pytest.mark.parametrize("text", ["training lstm language models, $800", "speech with lstm, $900"])
 def test_an_rnn_word_wins_over_the_domain_it_works_in(text: str) -> None:
     assert parse(text).question.workload == "rnn"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is a mac studio m4 max with 128gb good for running llama 3.3 70b?",
+        "is the rtx 5060 ti 16gb good enough for qwen3 14b?",
+        "is the rtx 4090 a good choice for flux dev?",
+        "is an rtx 3090 ok for mistral 7b",
+        "подойдёт ли rtx 3090 для llama 3.3 70b?",
+        "rtx 4090 хороша для qwen3 32b?",
+    ],
+)
+def test_a_card_asked_whether_it_is_good_for_a_model_is_judged_first(text: str) -> None:
+    """'Is the Mac good for the 70B?' asks about the card named: yes or no on it, not another card to buy."""
+    assert parse(text).intent == "fit"
+
+
+def test_good_for_with_a_budget_stays_a_recommendation() -> None:
+    assert parse("is the rtx 5090 good for llama 70b, budget $3000").intent != "fit"
