@@ -122,11 +122,10 @@ class Advisor:
             choice = side_by_side(choice, kept, choose_among, objective.headline, question.language)
         alone = sold_alone(self.catalog, asked, named, stages.terms.boards_for)
         choice = asked_first(choice, kept, objective, intent, alone, stages.terms.boards_for)
-        rent = (
-            self.renting.rent_or_buy(market, question, pricing, sizing, choice.top)
-            if stages.terms.rent
-            else None
-        )
+        # renting only, as asked: the rental that holds the job for least, weighed against nothing bought
+        bought = None if question.setting == "cloud" else choice.top
+        renting = self.renting
+        rent = renting.rent_or_buy(market, question, pricing, sizing, bought) if stages.terms.rent else None
         made = self._made(stages, intent, named, rent)
         top = choice.top
         explained = explain(

@@ -52,7 +52,9 @@ def _answered(answer: Answer, reference: str) -> str | None:
     if answer.verdict in ("wait", "over-budget", "too-large", "cpu-and-cloud"):
         return None
     said: str | None = None
-    if answer.intent == "fit" or _judged_for_fit(answer):
+    if answer.question.setting == "cloud" and answer.rent_vs_buy is not None and answer.intent != "fit":
+        said = _rent_asked(answer.rent_vs_buy, lang)
+    elif answer.intent == "fit" or _judged_for_fit(answer):
         said = _fit(answer, lang)
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
             said = _with_budget(said, answer, reference, lang)
@@ -427,6 +429,13 @@ def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
     years = f"{rent.break_even_hours / (rent.hours_per_week * 52):.1f}"
     key = "headline.rent" if rent.cheaper == "rent" else "headline.buy_pays"
     return say(key, lang, hours=hours, name=name, years=years)
+
+
+def _rent_asked(rent: RentVsBuy, lang: str | None) -> str:
+    """Renting only, as the question said: the rental that holds the job for least, per hour."""
+    per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
+    offer = rent.offer
+    return say("headline.rent_only", lang, units=offer.units, provider=offer.provider, per_hour=per_hour)
 
 
 def unlisted_rent_line(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:

@@ -158,6 +158,16 @@ def build(
     )
 
 
+def _workload_lines(read: Scan, workload: tuple[str, str]) -> list[str]:
+    """What the reading says of the kind of work: the one read, and the others said beside it."""
+    lines = [note("workload", *workload)]
+    others = words.other_workloads(read, workload[0])
+    if others:
+        lines.append(f"workload: {workload[0]} sizes the card, asking the most memory of the kinds of work "
+                     f"said (also {', '.join(others)})")  # fmt: skip
+    return lines
+
+
 def _changes(
     read: Scan, workload: tuple[str, str] | None, base: Question, fresh: bool, language: str | None
 ) -> tuple[dict[str, Any], list[str]]:
@@ -166,11 +176,7 @@ def _changes(
     understood: list[str] = []
     if workload:
         changes["workload"] = workload[0]
-        understood.append(note("workload", *workload))
-        others = words.other_workloads(read, workload[0])
-        if others:
-            understood.append(f"workload: {workload[0]} sizes the card, asking the most memory of the kinds "
-                              f"of work said (also {', '.join(others)})")  # fmt: skip
+        understood += _workload_lines(read, workload)
     understood += money.budget_changes(read, base, fresh, language, changes)
     if read.cards and read.used_said:  # a used card among those compared: used prices count
         read.values["used_ok"] = (True, read.used_said)

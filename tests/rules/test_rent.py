@@ -214,3 +214,30 @@ def test_a_qlora_never_rents_a_tpu(advisor):
     for text in ("qlora bert large $15086 as of 2019", "qlora qwen 32b $60000", "qlora of llama 3 8b, $3000"):
         rent = wire(ask(advisor, text, today=TODAY))["recommendation"]["rent_vs_buy"]
         assert rent is None or not any(o["kind"] == "tpu" for o in rent["options"]), text
+
+
+RENT_ONLY = ("I don't want to buy anything", "rent only", "cloud only", "не хочу покупать", "no buying")
+JOBS = ("fine-tune llama 3 8b with lora", "qlora of llama 3 70b", "serve llama 3.1 8b to 20 users")
+
+
+@pytest.mark.parametrize("said", RENT_ONLY)
+@pytest.mark.parametrize("job", JOBS)
+def test_renting_only_leads_with_the_rental_that_holds_the_job(advisor, said, job):
+    """Asked to rent only, the first line is a rental, never a card to buy, and the rental holds the job."""
+
+    reply = ask(advisor, f"{said}: {job}", today=date(2026, 11, 27))
+    answer = reply.recommendation
+    assert answer is not None and answer.rent_vs_buy is not None, reply.text
+    first = reply.text.splitlines()[0]
+    assert first.startswith(("**Rent, as asked", "**Арендуйте, как и просили")), first
+    offer = answer.rent_vs_buy.offer
+    unit = advisor.catalog.gpu(offer.gpu) if offer.gpu else None
+    need = answer.memory_need.gb
+    if unit is not None:
+        assert unit.memory_gb * offer.count * 1.0737 >= need, (offer, need)
+    assert offer.units in first
+
+
+def test_saying_nothing_of_renting_still_buys(advisor):
+    reply = ask(advisor, "fine-tune llama 3 8b with lora, $3000", today=date(2026, 11, 27))
+    assert reply.text.startswith("**Buy"), reply.text.splitlines()[0]
