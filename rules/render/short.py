@@ -72,7 +72,8 @@ def short_markdown(answer: Answer) -> str:
         lines += ["", f"**{say('heading.alternatives', lang)}**: " + "; ".join(also)]
     lines += job_lines(answer.job_cost, lang)
     lines += serving_lines(answer.serving_cost, lang)
-    if answer.rent_vs_buy is not None and not _job_weighs_renting(answer):
+    renting_only = answer.question.setting == "cloud"  # the first line named the rental
+    if answer.rent_vs_buy is not None and not _job_weighs_renting(answer) and not renting_only:
         rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], lang)
         if rent != answer.headline:  # the first line said it already
             lines += ["", f"**{say('heading.rent_or_buy', lang)}**: {rent}"]

@@ -236,6 +236,7 @@ def test_renting_only_leads_with_the_rental_that_holds_the_job(advisor, said, jo
     if unit is not None:
         assert unit.memory_gb * offer.count * 1.0737 >= need, (offer, need)
     assert offer.units in first
+    assert "about as fast rents instead" not in reply.text  # nothing bought to set a rental beside
 
 
 def test_saying_nothing_of_renting_still_buys(advisor):
