@@ -1274,6 +1274,9 @@ def test_the_cheapest_llm_machine_is_the_cheapest_whatever_its_stack(advisor):
         ("cheapest new nvidia card for flux kontext dev in fp8", "nvidia"),
         ("best card for llama 70b on rocm, $3000", "amd"),
         ("видеокарта nvidia для qwen3 14b подешевле", "nvidia"),
+        ("best amd gpu for running llms locally, $1000", "amd"),
+        ("a radeon card for llama 3 8b, $600", "amd"),
+        ("видеокарта amd для llm до 150 тысяч рублей", "amd"),
     ],
 )
 def test_a_backend_asked_keeps_the_cards_that_run_it(advisor, text, vendor):

@@ -477,3 +477,13 @@ def test_a_card_asked_whether_it_is_good_for_a_model_is_judged_first(text: str) 
 
 def test_good_for_with_a_budget_stays_a_recommendation() -> None:
     assert parse("is the rtx 5090 good for llama 70b, budget $3000").intent != "fit"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["best amd gpu for running llms locally, $1000", "an amd card for stable diffusion", "radeon gpu for llm",
+     "какую видеокарту amd купить для llm", "only amd, nlp $900"],
+)  # fmt: skip
+def test_an_amd_card_asked_for_is_a_constraint(text: str) -> None:
+    """'amd gpu' is what the asker will run, not a filler word: the ROCm stack is asked for."""
+    assert parse(text).question.backend == "rocm"
