@@ -196,18 +196,13 @@ def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> 
 
 
 def _roomier(top: Configuration, within: list[Configuration], premium: float) -> Configuration:
-    """The same number of cards as fast as the top, new or used alike, with more memory and at most
-    ``premium`` dearer: memory is worth money, and where the speed is the same it is all the difference
-    (rule ``memory-value``: the 16 GB RTX 5060 Ti beside the 8 GB one)."""
+    """The same number of cards as fast as the top, with more memory and at most ``premium`` dearer: memory
+    is worth money, and where the speed is the same it is all the difference (rule ``memory-value``: the
+    16 GB RTX 5060 Ti beside the 8 GB one)."""
     roomier = [
         c
-        for c in within
-        if c.count == top.count
-        and c.offer.condition == top.offer.condition
-        and c.gpu.memory_gb > top.gpu.memory_gb
-        and c.speed >= top.speed
-        and c.total_usd <= top.total_usd * (1 + premium)
-        and (estimated(top) or not estimated(c))
+        for c in _like_for_like(top, within, premium)
+        if c.count == top.count and c.gpu.memory_gb > top.gpu.memory_gb and c.speed >= top.speed
     ]
     return max(roomier, key=lambda c: (c.gpu.memory_gb, -c.total_usd, c.gpu.id), default=top)
 
@@ -217,15 +212,24 @@ def _faster_for_the_same(top: Configuration, within: list[Configuration], share:
     price within ``share`` of the top's: the same price, so the speed is free (rule cost-efficiency)."""
     faster = [
         c
-        for c in within
+        for c in _like_for_like(top, within, share)
         if c.speed > top.speed
         and c.worth >= top.worth
         and c.gpu.memory_gb * c.count >= top.gpu.memory_gb * top.count
-        and c.offer.condition == top.offer.condition
+    ]
+    return max(faster, key=lambda c: (c.speed, -c.total_usd, c.gpu.id), default=top)
+
+
+def _like_for_like(top: Configuration, within: list[Configuration], share: float) -> list[Configuration]:
+    """What may stand in for the top: the same condition (new or used alike), at most ``share`` dearer, and
+    never an estimated price in place of a sourced one."""
+    return [
+        c
+        for c in within
+        if c.offer.condition == top.offer.condition
         and c.total_usd <= top.total_usd * (1 + share)
         and (estimated(top) or not estimated(c))
     ]
-    return max(faster, key=lambda c: (c.speed, -c.total_usd, c.gpu.id), default=top)
 
 
 def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
