@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rules.asked_line import need_first, power_first
 from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentVsBuy, RunsOn
 from rules.job_line import job_first
 from rules.knowledge.catalog import model_number
 from rules.knowledge.messages import DEFAULT_LANGUAGE, grouped, say, spare_text
 from rules.money import dated_words
-from rules.power_line import power_first
 
 __all__ = [
     "NAMED_IN_HEADLINE",
@@ -42,7 +42,8 @@ NAMED_IN_HEADLINE = frozenset({"fit", "compare", "rent-or-buy", "what-runs-on"})
 def headline(answer: Answer, reference: str) -> str:
     """The line that answers the question's intent; the verdict's own sentence where nothing is bought."""
     said = power_first(answer) or _answered(answer, reference) or answer.summary
-    return said[:1].upper() + said[1:]
+    said = said[:1].upper() + said[1:]
+    return said if answer.intent in NAMED_IN_HEADLINE else need_first(answer, said)  # "will it fit" says it
 
 
 def _answered(answer: Answer, reference: str) -> str | None:

@@ -116,6 +116,12 @@ class RecommendationRequest(
     asked_power: Annotated[
         bool, msgspec.Meta(description="The question asks for the power supply: the answer leads with it.")
     ] = False
+    asked_memory: Annotated[
+        bool,
+        msgspec.Meta(
+            description="The question asks how much memory the job needs: the answer leads with that figure."
+        ),
+    ] = False
     shared: Annotated[
         bool,
         msgspec.Meta(
@@ -332,6 +338,7 @@ class Question:
     shared: bool = False  # a group shares the machine: a served LLM is sized for the shared-users default
     asked_speed: bool = False  # "how fast", "how many tokens/s": the first line leads with the speed
     asked_power: bool = False  # "what psu", "how many watts": the first line leads with the power supply
+    asked_memory: bool = False  # "how much vram do i need": the first line leads with the job's need
     users: int | None = None  # people served at once; None: one, or the batch where one is given
     tokens_per_user: float | None = None  # tok/s each user needs; None: the reading-speed rule parameter
     backend: str | None = None  # :data:`Backend`; None: the card's usual backend

@@ -64,6 +64,7 @@ _LABELS = {
     "shared": "shared by a group",
     "asked_speed": "how fast it runs",
     "asked_power": "the power supply it needs",
+    "asked_memory": "how much memory it needs",
     "weight_format": "weight file",
     "cloud_ok": "cloud is fine",
     "owned_gpu": "already owns",
