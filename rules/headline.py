@@ -51,7 +51,8 @@ def _answered(answer: Answer, reference: str) -> str | None:
     if answer.intent == "what-runs-on" and answer.runs_on:  # what the card holds, whatever there is to buy
         return _runs_on(answer.runs_on[0], lang)
     if answer.verdict in ("wait", "over-budget", "too-large", "cpu-and-cloud"):
-        return None
+        kept = any(e.owned is True and e.status == "fits" for e in answer.named)  # "keep it: it holds it"
+        return _fit(answer, lang) if answer.intent == "fit" and not kept else None  # else the verdict's words
     said: str | None = None
     if answer.question.setting == "cloud" and answer.rent_vs_buy is not None and answer.intent != "fit":
         said = _rent_asked(answer.rent_vs_buy, lang)
@@ -226,9 +227,9 @@ def named_in_headline(answer: Answer) -> bool:
 
 def _fit(answer: Answer, lang: str | None) -> str | None:
     """Yes or no for the one card the question asks about, with the count that holds the job."""
-    entries = _one_per_family(
-        [e for e in answer.named if e.owned is not True and e.status in ("fits", "does-not-fit")]
-    )
+    judged = [e for e in answer.named if e.status in ("fits", "does-not-fit")]
+    asked = [e for e in judged if e.owned is not True]
+    entries = _one_per_family(asked or judged)  # "will it fit on my 4090": the card owned is the one asked
     sized = {e.memory_gb for e in entries if e.gpu is not None}
     if len(entries) > 1:  # "an rtx 5070 with 12gb": the memory said is the named card's, judged once
         entries = [e for e in entries if e.gpu is not None or answer.question.card_memory_gb not in sized]
@@ -254,7 +255,7 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
     words = {"need": need, "name": entry.name, "gb": f"{entry.memory_gb:g}"}
     speed = _named_speed(entry, answer, lang)
     judged = (_holds if entry.status == "fits" else _does_not_hold)(entry, answer, speed, words, lang)
-    if isinstance(entry.withdrawn, str):  # a computer or card its maker stopped selling: not to be bought new
+    if isinstance(entry.withdrawn, str) and entry.owned is not True:  # its maker stopped selling it new
         judged += say("headline.withdrawn", lang, since=entry.withdrawn[:7])
     return judged
 

@@ -246,7 +246,8 @@ def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
     if "rent_hours" in scan.values:  # "100 hours of training on an h100": rent those hours or buy the card
         return "rent-or-buy"
     model_said = question.model is not None or question.params_b is not None
-    one_card = len(question.compare) == 1
+    owned_alone = not question.compare and question.owned_gpu is not None and "upgrade" not in scan.intents
+    one_card = len(question.compare) == 1 or owned_alone  # "can my rtx 3060 run qwen3 32b": the card owned
     placed = (  # a model on a card, with nothing to buy and no run to cost ("7b on 2t tokens on 16 a100")
         any(cue.search(scan.original) for cue in (_ON_A_CARD, _ENOUGH, _CAN_IT, _GOOD_FOR))
         and question.budget is None

@@ -270,3 +270,35 @@ def test_a_count_the_open_air_card_cannot_build_names_the_form_that_can(advisor,
     assert named.cards_needed == 7 and isinstance(named.built_as, str)
     assert named.built_as != named.name and "RTX PRO 6000" in named.built_as
     assert named.built_as in reply.text.splitlines()[0]
+
+
+OWNED_FIT = [
+    "can my {c} run {m}?",
+    "is my {c} enough for {m}?",
+    "will {m} fit on my {c}?",
+    "does {m} fit on my {c}?",
+    "i have an {c}, can it run {m}?",
+    "хватит ли моей {c} для {m}?",
+]
+OWNED_MODELS = ["qwen3 8b", "qwen3 32b", "llama 3.3 70b", "flux dev", "gemma 3 27b", "deepseek r1"]
+OWNED_CARDS = ["rtx 3060", "rtx 4070", "rtx 4090", "rtx 3090", "rtx 5090"]
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(
+    model=st.sampled_from(OWNED_MODELS),
+    card=st.sampled_from(OWNED_CARDS),
+    phrasing=st.sampled_from(OWNED_FIT),
+)
+def test_will_it_fit_on_the_card_owned_is_answered_yes_or_no_for_that_card(advisor, model, card, phrasing):
+    """The card the asker has is the one asked about: the first line says whether it holds the model, never
+    a card to buy instead or a verdict on keeping it that does not say."""
+    reply = wire(ask(advisor, phrasing.format(c=card, m=model), today=TODAY))
+    first = reply["answer"].split("\n", 1)[0]
+    owned = [e for e in reply["recommendation"]["named"] if e.get("owned")]
+    assert reply["recommendation"]["intent"] == "fit" and len(owned) == 1, (first, owned)
+    assert owned[0]["name"] in first, first
+    if owned[0]["status"] == "fits":
+        assert re.match(r"\*\*(Yes|Да)\b", first) or re.search(r"already holds|уже вмещает", first), first
+    else:
+        assert re.match(r"\*\*(No|Нет|Yes at|Да, при)\b", first), first
