@@ -227,9 +227,9 @@ def named_in_headline(answer: Answer) -> bool:
 
 def _fit(answer: Answer, lang: str | None) -> str | None:
     """Yes or no for the one card the question asks about, with the count that holds the job."""
-    judged = [e for e in answer.named if e.status in ("fits", "does-not-fit")]
-    asked = [e for e in judged if e.owned is not True]
-    entries = _one_per_family(asked or judged)  # "will it fit on my 4090": the card owned is the one asked
+    weighed = [e for e in answer.named if e.status in ("fits", "does-not-fit")]
+    asked = [e for e in weighed if e.owned is not True]
+    entries = _one_per_family(asked or weighed)  # "will it fit on my 4090": the card owned is the one asked
     sized = {e.memory_gb for e in entries if e.gpu is not None}
     if len(entries) > 1:  # "an rtx 5070 with 12gb": the memory said is the named card's, judged once
         entries = [e for e in entries if e.gpu is not None or answer.question.card_memory_gb not in sized]
