@@ -4,7 +4,7 @@ memory is worth for a memory-bound job (rule ``memory-value``)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -33,6 +33,8 @@ class Floor:
     gb: float
     reason: str
     for_inference: bool = False  # a floor for running models people have not named yet
+    # where nothing with the floor's memory fits the budget: the job's own need, held before all else
+    need_gb: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,10 @@ def floor_for(
     if reference is not None:
         floor = named_floor(floor, job, reference[1], language)
     named = q.model is not None and not learning
-    return inference_floor(floor, job, named, rulebook.memory_value.named_headroom, language)
+    floor = inference_floor(floor, job, named, rulebook.memory_value.named_headroom, language)
+    if floor is None or job.need.gb / GIB_IN_GB >= floor.gb:
+        return floor
+    return replace(floor, need_gb=math.ceil(job.need.gb / GIB_IN_GB * 10) / 10)
 
 
 def memory_floor(

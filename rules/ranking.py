@@ -51,9 +51,10 @@ def choose(configs: Sequence[Configuration], objective: Objective, allowed: Allo
         and not any(c.total_usd <= limit for c in floored)
         and any(c.total_usd <= limit for c in pool.new_or_used)
     ):
-        weighed = (
-            pool.new_or_used
-        )  # nothing above the floor fits the budget: the best below it, and the answer says so
+        # nothing above the floor fits the budget: the best below it that holds the job's own need, else the
+        # best below it, and the answer says so
+        holding = [c for c in pool.new_or_used if c.gpu.memory_gb >= floor.need_gb]
+        weighed = holding if any(c.total_usd <= limit for c in holding) else pool.new_or_used
     if not any(c.total_usd <= limit for c in weighed):
         short = _nothing_within(configs, objective, allowed, pool, floored)
         return short

@@ -148,3 +148,26 @@ def test_learning_to_train_a_learner_stays_on_nvidia(recommend):
     """Training is where every tutorial assumes CUDA: the preference holds, whatever the memory."""
     answer = recommend(workload="llm", method="qlora", budget=600, experience="beginner", new_only=True)
     assert answer["picks"] and answer["picks"][0]["vendor"] == "nvidia", answer["picks"][0]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    workload=st.sampled_from(["transformer", "cnn", "llm", "general", "kaggle", "image-generation"]),
+    experience=st.sampled_from([None, "beginner"]),
+    budget=st.sampled_from([200, 280, 320, 350, 420, 500, 650]),
+    used_ok=st.booleans(),
+)
+def test_under_a_floor_no_card_meets_the_pick_holds_the_jobs_own_need_where_one_can(
+    recommend, workload, experience, budget, used_ok
+):
+    """Where nothing with the date's floor fits the budget, the best below it is sought first among the cards
+    that hold the job's own need: an 8 GB card is not bought for work said to need 11 GB while a 16 GB card
+    within the budget holds it."""
+    answer = recommend(workload=workload, experience=experience, budget=budget, used_ok=used_ok)
+    if not answer["picks"] or answer["memory_need"]["parts"] is not None:
+        return
+    need = answer["memory_need"]["gb"] / GIB_IN_GB
+    shown = [answer["picks"][0], *(p for p in answer["alternatives"].values() if p)]
+    holding = [p for p in shown if p["memory_gb"] >= need and p["total_price"]["amount"] <= budget]
+    if holding:
+        assert answer["picks"][0]["memory_gb"] >= need, (answer["picks"][0]["gpu"], need, holding[0]["gpu"])
