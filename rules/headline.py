@@ -64,8 +64,8 @@ def _answered(answer: Answer, reference: str) -> str | None:
         said = _compare(answer.picks, lang) or _compare_unpriced(answer, lang)
         held = _not_held_alone(answer)
         said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
-    elif answer.intent == "rent-or-buy":
-        said = _rent_or_buy(answer, lang)
+    elif answer.intent == "rent-or-buy" and not (answer.job_cost and answer.job_cost.options):
+        said = _rent_or_buy(answer, lang)  # a whole job priced each way answers it below, from its own hours
     elif answer.intent == "what-runs-on" and answer.named:  # what each card named holds, as judged
         said = said_once(answer.named, lang)
     elif answer.intent == "what-runs-on" and not answer.question.card_memory_gb:  # no card, no lab card

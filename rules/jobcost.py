@@ -40,6 +40,7 @@ __all__ = [
     "serving_cost",
     "serving_cost_per_million",
     "training_work",
+    "transcription_work",
 ]
 
 COUNTS = (1, 2, 4, 8)  # one node: beyond eight cards a run spans machines, which this estimate leaves out
@@ -47,12 +48,13 @@ COUNTS = (1, 2, 4, 8)  # one node: beyond eight cards a run spans machines, whic
 
 @dataclass(frozen=True)
 class Work:
-    """A training run's model FLOPs, and the words that name it."""
+    """A run's model FLOPs, and the words that name it: a training run's tokens, a transcription's hours."""
 
     flops: float
     tokens: float
     params_b: float
     method: str
+    audio_hours: float | None = None
 
 
 def training_work(
@@ -70,6 +72,16 @@ def training_work(
         per_token /= params.adapter_speedup
     tokens = tokens_b * 1e9
     return Work(per_token * tokens, tokens, params_b, method)
+
+
+def transcription_work(audio_hours: float, spec: ModelSpec, reference: Gpu, reference_params_b: float,
+                       params: JobCostParameters) -> Work:  # fmt: skip
+    """The transcription's FLOPs: each second of audio costs what the measurement implies (``reference`` at
+    the job-cost utilisation transcribes ``transcription_realtime`` seconds a second with the reference
+    model), a smaller Whisper its share of the parameters; cards then differ by their tensor peak."""
+    per_second = peak_tflops(reference) * 1e12 * params.utilisation / params.transcription_realtime
+    per_second *= spec.params_b / reference_params_b
+    return Work(audio_hours * 3600 * per_second, 0.0, spec.params_b, "transcription", audio_hours)
 
 
 def peak_tflops(unit: Gpu | TpuChip) -> float:
@@ -224,6 +236,7 @@ def job_cost(
         params_b=work.params_b,
         tokens_b=float(f"{work.tokens / 1e9:.4g}"),
         flops=float(f"{work.flops:.3g}"),
+        audio_hours=work.audio_hours,
         utilisation=costing.params.utilisation,
         utilisation_band=costing.params.utilisation_band,
         options=tuple(options),
@@ -244,6 +257,7 @@ class JobAsked:
     owned_price_usd: float | None  # one of them at today's price, new or used: what the lab's card is worth
     hours_per_week: float
     named: tuple[tuple[Gpu, int], ...] = ()  # the cards the question names, at the count it names
+    work: Work | None = None  # a job measured otherwise than by its training tokens (a transcription)
 
 
 def measured_share(performance: PerformanceModel, rulebook: Rulebook) -> Callable[[Gpu | TpuChip], float]:
@@ -277,7 +291,7 @@ def priced_job(
     """The engine's stage: the run's work, and each way to run it priced (see :func:`job_cost`)."""
     params = rulebook.job_cost
     costing = Costing(
-        work=training_work(asked.params_b, asked.tokens_b, asked.method, asked.model, params),
+        work=asked.work or training_work(asked.params_b, asked.tokens_b, asked.method, asked.model, params),
         params=params,
         pricing=pricing,
         electricity_usd_per_kwh=electricity_usd_per_kwh,

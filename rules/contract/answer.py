@@ -354,7 +354,8 @@ class JobOption(_Part, kw_only=True, frozen=True, omit_defaults=True):
 
 
 class JobCost(_Part, kw_only=True, frozen=True, omit_defaults=True):
-    """A training run's work (model FLOPs) and each way to get it done, cheapest first."""
+    """A training run's or a transcription's work (model FLOPs), and each way to get it done, cheapest
+    first."""
 
     method: str
     params_b: float
@@ -364,6 +365,9 @@ class JobCost(_Part, kw_only=True, frozen=True, omit_defaults=True):
     examples: int | None = None
     tokens_per_example: int | None = None
     epochs: float | None = None
+    # a transcription: its hours of audio, and the measured speed its FLOPs come from, in words
+    audio_hours: float | None = None
+    basis: str | None = None
     utilisation: float  # of the dense 16-bit tensor peak
     utilisation_band: tuple[float, float]
     options: tuple[JobOption, ...]

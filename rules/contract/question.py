@@ -243,6 +243,17 @@ class RecommendationRequest(
         ]
         | None
     ) = None
+    audio_hours: (
+        Annotated[
+            float,
+            _positive(
+                10_000_000,
+                "Hours of audio to transcribe ('2,000 hours of interviews'); with it the answer times and "
+                "prices the whole transcription on each way to get the compute.",
+            ),
+        ]
+        | None
+    ) = None
     runtime: Annotated[
         Runtime | None,
         msgspec.Meta(
@@ -349,6 +360,7 @@ class Question:
     epochs: float | None = None  # passes over the examples
     service_months: float | None = None  # how long a served model runs ("for a year"); None: a year, said
     rent_hours: float | None = None  # GPU time the job takes in all ("100 hours of training")
+    audio_hours: float | None = None  # audio to transcribe ("2,000 hours of interviews"): the job is priced
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], today: date | None = None) -> Question:

@@ -300,6 +300,11 @@ class JobCostParameters(Parameters, frozen=True):
     tokens_per_example_note: str
     training_context: int
     training_context_note: str
+    # a transcription's speed: this model on this card runs this many times real time (see transcription_note)
+    transcription_model: str
+    transcription_gpu: str
+    transcription_realtime: float
+    transcription_note: str
     sources: tuple[Source, ...]
 
 

@@ -44,10 +44,21 @@ def _tokens(billions: float, lang: str | None) -> str:
     return say("job.tokens.m", lang, n=f"{float(f'{billions * 1000:.3g}'):,g}")
 
 
+def _transcription(job: JobCost, lang: str | None) -> str:
+    """The audio, the model and the measured speed the transcription's FLOPs come from."""
+    flops = f"{job.flops:.2g}".replace("e+", "e")
+    hours = f"{job.audio_hours or 0:,g}"
+    return say("job.transcription", lang, hours=hours, basis=job.basis or "", flops=flops)
+
+
 def job_lines(job: JobCost | None, lang: str | None) -> list[str]:
     """The section of the answer that times and prices the whole run (rule ``job-cost``)."""
     if job is None or not job.options:
         return []
+    if job.audio_hours is not None:  # a transcription: its audio and the measured speed behind it
+        lines = [f"- {_transcription(job, lang)} (_job-cost_)"]
+        lines += [f"- {_line(option, lang)}" for option in job.options]
+        return ["", f"**{say('heading.whole_job', lang)}**", *lines]
     low, high = job.utilisation_band
     work = say(
         "job.work",

@@ -58,6 +58,7 @@ _LABELS = {
     "epochs": "epochs",
     "service_months": "served for (months)",
     "rent_hours": "GPU hours in all",
+    "audio_hours": "hours of audio to transcribe",
     "tokens_per_user": "tokens/s each user needs",
     "used_ok": "used is fine",
     "new_only": "new cards only",
@@ -189,6 +190,10 @@ def _changes(
             value, phrase = read.values[name]
             changes[name] = value
             understood.append(note(_LABELS.get(name, name), value, phrase))
+    if "audio_hours" in changes and changes.get("task", base.task) == "training":  # the audio is its data
+        hours, phrase = changes.pop("audio_hours"), read.values["audio_hours"][1]
+        understood = [line for line in understood if not line.startswith(f"{_LABELS['audio_hours']}:")]
+        understood.append(f"to train on: {hours:g} hours of audio (from '{phrase}'; an amount of work)")
     job = (
         "run"
         if changes.get("task") == "inference"

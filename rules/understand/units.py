@@ -109,11 +109,13 @@ _TRAINING_TOKENS = bounded(
     rf"(?P<n>{NUM})\s*(?P<u>b|bn|billion|t|trillion|млрд|трлн)\s+(?:training\s+)?(?:tokens?|токен\w*)(?!\w)"
     r"(?!\s*(?:/\s*s|/\s*sec|per\s+sec|a\s+sec|в\s+секунд|/\s*с(?!\w)))"
 )
-# "200 hours of audio", "300 часов аудио": how much media to process, never a budget or a weekly use.
+# "200 hours of audio", "2000 hours of recorded interviews", "300 часов аудио": how much media to process,
+# never a budget or a weekly use.
 _MEDIA_HOURS = bounded(
     rf"(?P<n>{NUM})\s*(?:h|hrs?|hours?|час\w*)\s+(?:of\s+)?(?:(?:our|my|the|their|own|domain|recorded|labell?ed"
-    r"|transcribed|customer|call|наших|моих|своих)\s+){0,2}(?P<what>audio|video|speech|recordings?|podcasts?"
-    r"|meetings?|calls?|аудио|видео|записей|записи|речи)(?!\w)"
+    r"|transcribed|customer|call|phone|наших|моих|своих)\s+){0,2}(?P<what>audio|video|speech|recordings?"
+    r"|podcasts?|meetings?|calls?|interviews?|lectures?|voice|аудио|видео|записей|записи|речи|интервью"
+    r"|лекций)(?!\w)"
 )
 
 
@@ -153,6 +155,8 @@ def read_work_amounts(scan: Scan) -> None:
         return scan.put("training_tokens_b", whole(billions), m.group())
 
     def media(m: re.Match[str]) -> bool:
+        if m.group("what") not in ("video", "видео"):  # speech: the hours to transcribe, timed and priced
+            return scan.put("audio_hours", whole(number(m.group("n"))), m.group())
         scan.amounts_of_work.append(
             f"to process: {whole(number(m.group('n')))} hours of {m.group('what')} "
             f"(from '{m.group().strip()}'; an amount of work, not a budget)"

@@ -15,6 +15,7 @@ from rules.jobcost import (
     amortised_per_hour,
     hours_on,
     job_cost,
+    peak_tflops,
     serving_cost_per_million,
     training_work,
 )
@@ -351,3 +352,63 @@ def test_the_labs_own_matmul_runs_correct_a_cards_training_speed() -> None:
         return next(o.hours for o in job.options if o.gpu == "h100-sxm" and o.asked)
 
     assert hours(lab) == pytest.approx(hours(ADVISOR) / 0.6, rel=0.02)
+
+
+def test_a_transcription_runs_the_measured_model_at_its_measured_speed_on_the_measured_card() -> None:
+    """The rule's measurement holds where it was made: the reference card, at the central utilisation,
+    transcribes the reference model at the measured multiple of real time; a smaller Whisper costs its
+    share."""
+    from rules.jobcost import transcription_work
+
+    reference = CATALOG.find(PARAMS.transcription_gpu)
+    measured = find_model(PARAMS.transcription_model)
+    turbo = find_model("whisper large v3 turbo")
+    assert reference is not None and measured is not None and turbo is not None
+    work = transcription_work(1000, measured, reference, measured.params_b, PARAMS)
+    hours = hours_on(work, reference, 1, PARAMS.utilisation)
+    assert hours == pytest.approx(1000 / PARAMS.transcription_realtime)
+    lighter = transcription_work(1000, turbo, reference, measured.params_b, PARAMS)
+    assert lighter.flops == pytest.approx(work.flops * turbo.params_b / measured.params_b)
+
+
+@pytest.mark.parametrize("audio_hours", [50, 400, 2000, 20000])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "transcribe {n} hours of audio with whisper large-v3",
+        "we have {n} hours of recorded interviews to transcribe, rent or buy a gpu?",
+        "{n} hours of podcasts to transcribe with whisper turbo",
+        "расшифровать {n} часов аудио через whisper",
+    ],
+)
+def test_hours_of_audio_are_a_transcription_timed_and_priced_never_a_budget(text: str, audio_hours: int):
+    from rules.ask import ask
+
+    reply = ask(ADVISOR, text.format(n=f"{audio_hours:,}"), today=dt.date(2026, 11, 26))
+    assert reply.question is not None and reply.question.budget is None
+    assert reply.question.audio_hours == audio_hours and not reply.not_understood
+    job = reply.recommendation.job_cost if reply.recommendation else None
+    assert job is not None and job.audio_hours == audio_hours and job.options
+    reference = CATALOG.find(PARAMS.transcription_gpu)
+    assert reference is not None
+    for option in job.options:  # every way runs the same FLOPs: hours x cards x peak is the work
+        card = CATALOG.find(option.gpu)
+        assert card is not None
+        delivered = option.hours * 3600 * option.count * peak_tflops(card) * 1e12 * PARAMS.utilisation
+        rounding = 0.005 / option.hours  # hours are kept to two decimals
+        stack = 0.01 if card.software == "cuda" else 0.5  # another stack reaches less of its peak
+        assert delivered == pytest.approx(job.flops, rel=rounding + stack)
+    assert str(f"{audio_hours:,}") in reply.text.replace("\u00a0", ",").replace(" ", ",")
+
+
+def test_rent_or_buy_asked_of_a_one_off_transcription_is_answered_from_the_job() -> None:
+    """A one-off job's own hours settle renting against buying, not the hours a week a card would be used."""
+    from rules.ask import ask
+
+    text = "2000 hours of audio to transcribe, one time. rent or buy?"
+    reply = ask(ADVISOR, text, today=dt.date(2026, 11, 26))
+    job = reply.recommendation.job_cost if reply.recommendation else None
+    assert job is not None
+    first = reply.text.split("\n", 1)[0]
+    assert first.startswith("**Rent ") and job.options[0].cost.text in first, first
+    assert "a week" not in first

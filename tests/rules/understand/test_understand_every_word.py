@@ -108,8 +108,8 @@ def test_ai_is_a_job(advisor: Advisor, text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "budget", "params_b", "notes"),
     [
-        ("I need to transcribe 200 hours of audio with whisper large", None, None, "200 hours of audio"),
-        ("расшифровать 300 часов аудио через whisper", None, None, "300 hours of аудио"),
+        ("transcribe 200 hours of audio with whisper", None, None, "hours of audio to transcribe: 200"),
+        ("расшифровать 300 часов аудио через whisper", None, None, "hours of audio to transcribe: 300"),
         ("continue pretraining an 8b model on 100b tokens", None, 8, "training tokens (billions): 100"),
         ("pretrain a 1b model on 2t tokens, $5000", 5000, 1, "training tokens (billions): 2000"),
     ],
