@@ -43,7 +43,7 @@ def reading_notes(parsed: ParsedText, language: str | None) -> tuple[str, ...]:
     """What the reading could not use: hardware the catalog does not hold (said first, above the answer it
     changes), models it does not know or cannot download, and words it did not understand (said under it)."""
     lines = [*outside_notes(parsed.outside, language)]
-    lines += model_notes(parsed.unknown_models, parsed.closed_models, language)
+    lines += model_notes(parsed.unknown_models, parsed.closed_models, language, parsed.stand_ins)
     lines.append(not_understood_line(parsed.unknown, language))
     return tuple(line for line in lines if line)
 

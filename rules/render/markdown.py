@@ -184,11 +184,21 @@ def _rent_lines(rent: RentVsBuy | None, lang: str | None) -> list[str]:
 
 
 def model_notes(
-    unknown: tuple[str, ...], closed: tuple[tuple[str, str, str], ...], language: str | None = None
+    unknown: tuple[str, ...],
+    closed: tuple[tuple[str, str, str], ...],
+    language: str | None = None,
+    stand_ins: tuple[tuple[str, str], ...] = (),
 ) -> list[str]:
-    """A line per model the reading could not size as named: one the model table lacks (asking for its size)
-    and one with no weights to download (naming the open model sized in its place)."""
+    """A line per model the reading could not size as named: one the model table lacks (asking for its size),
+    a version it lacks (naming the family's model sized in its place) and one with no weights to download
+    (naming the open model sized in its place)."""
     lines = [say("understand.unknown_model", language, name=name) for name in unknown]
+    lines += [
+        say("understand.stand_in", language, name=name, model=model)
+        if model
+        else say("understand.generic_model", language, name=name)
+        for name, model in stand_ins
+    ]
     lines += [
         say("understand.closed_model", language, name=name, maker=maker, open_model=open_model)
         for name, maker, open_model in closed

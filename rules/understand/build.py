@@ -85,6 +85,7 @@ class ParsedText:
     unknown_models: tuple[str, ...] = ()  # named, but not in the model table and no size said
     closed_models: tuple[tuple[str, str, str], ...] = ()  # (name, maker, the open model sized instead)
     outside: tuple[str, ...] = ()  # hardware asked about that the catalog does not hold ("laptop")
+    stand_ins: tuple[tuple[str, str], ...] = ()  # (name said, the model of another version sized instead)
 
     @property
     def needs_clarification(self) -> bool:
@@ -157,6 +158,7 @@ def build(
         tuple(dict.fromkeys(read.unknown_models)),
         tuple(dict.fromkeys(read.closed_models)),
         tuple(dict.fromkeys(read.outside)),
+        tuple(dict.fromkeys(read.stand_ins)),
     )
 
 

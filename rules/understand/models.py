@@ -40,6 +40,8 @@ _NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-wyz]?|\d+x\d+b|[
 _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
 _NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час|-?\s*bits?\b|бит)")
 _TOKENS = re.compile(r"[a-z0-9]+(?:\.\d+)*")
+_VERSION = re.compile(r"v?(\d+(?:\.\d+)*)")  # "3.2", "v3.2", "4": a model's version, not its size
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _MAX_NAME_TOKENS = 6
 # Words that name a tuning of the same weights, not another size: "deepseek r1 distill 32b" is the table's
 # "deepseek r1 32b", "llama 3.1 8b instruct" its "llama 3.1 8b".
@@ -170,6 +172,10 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
         spec = _of_size(family, float(size[:-1]) / (1000 if size.endswith("m") else 1))
     if spec is None and not size and tokens:  # "llama 4 scout": a version the table lacks and no size
         scan.unknown_models.append(phrase.strip())
+    if spec is not None and _other_version(tokens, spec):  # "gemma 4 27b": sized as Gemma 3 27B, said so
+        scan.stand_ins.append((phrase.strip(), spec.name))
+    elif spec is None and size and "x" not in size:  # "qwen3.5 27b": sized as a bare 27B model, said so
+        scan.stand_ins.append((phrase.strip(), ""))
     workload = spec.workload if spec and spec.workload else entry["workload"]
     scan.workloads.append(WorkloadSaid(workload, phrase, m.start(), by_model=True))
     params = None
@@ -181,6 +187,14 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
         scan.put("model", model, phrase)
         scan.models.append(ModelSaid(m.start(), model, params, phrase))
     return m.start(), end
+
+
+def _other_version(tokens: list[str], spec: ModelSpec) -> bool:
+    """Whether the name said carries a version the model found does not ("4" of "gemma 4 27b" when the table
+    holds Gemma 3 27B): the family's model of that size stands in, and the reply must say so."""
+    said = {v.group(1) for t in tokens if not _SIZE.fullmatch(t) and (v := _VERSION.fullmatch(t))}
+    known = {n for name in (spec.name, spec.id, *spec.aliases) for n in _NUMBER.findall(name.lower())}
+    return not said <= known
 
 
 def _dated(phrase: str, scan: Scan) -> ModelSpec | None:

@@ -165,6 +165,8 @@ class Scan:
     amounts_of_work: list[str] = field(default_factory=list)
     unknown_models: list[str] = field(default_factory=list)  # a family named with a version the table lacks
     closed_models: list[tuple[str, str, str]] = field(default_factory=list)  # (name, maker, open model id)
+    # (name said, the name of another version sized in its place; "" where a bare size is)
+    stand_ins: list[tuple[str, str]] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)  # hardware the catalog does not hold ("laptop")
     # a family word ("mac") named cards: compared unless beside other kinds ("or pc")
     family_said: bool = False

@@ -239,3 +239,56 @@ def test_a_job_said_of_another_subject_does_not_size_the_model(text: str, task: 
 )
 def test_jobs_said_of_the_model_itself_keep_the_heavier(text: str, task: str) -> None:
     assert parse(text).question.task == task
+
+
+def _versions(spec: Any) -> set[str]:
+    import re
+
+    names = (spec.name, spec.id, *spec.aliases)
+    return {n for name in names for n in re.findall(r"\d+(?:\.\d+)*", name.lower())}
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    family=st.sampled_from(["llama", "gemma", "qwen", "mistral", "phi", "deepseek", "olmo", "yi"]),
+    version=st.sampled_from(["", "2", "3", "3.1", "3.5", "4", "4.1", "5", "9"]),
+    size=st.sampled_from(["7b", "8b", "14b", "27b", "32b", "70b", "110b"]),
+)
+def test_a_model_sized_as_another_version_or_by_its_size_alone_is_said_so(family, version, size) -> None:
+    """The table's own model of the name said is sized without a word; another version of the family, or a
+    bare count of parameters, stands in only with a note naming what was sized."""
+    from rules.understand import lookups
+
+    name = " ".join(filter(None, [family, version, size]))
+    parsed = parse(f"{name} inference", today=TODAY)
+    model = parsed.question.model
+    if model is None:
+        return
+    spec = lookups.model(model)
+    noted = dict(parsed.stand_ins)
+    if spec is None:  # a bare size: sized by parameters alone
+        assert noted == {name: ""}, (name, model, parsed.stand_ins)
+    elif version and version not in _versions(spec):
+        assert noted == {name: spec.name}, (name, spec.name, parsed.stand_ins)
+    else:
+        assert not noted, (name, spec.name, parsed.stand_ins)
+
+
+def test_every_alias_of_the_table_is_its_own_model_without_a_note() -> None:
+    from rules.understand import lookups
+
+    for spec in set(lookups.models().values()):
+        for alias in spec.aliases:
+            parsed = parse(f"run {alias}", today=TODAY)
+            if parsed.question.model == spec.id:
+                assert not parsed.stand_ins, (alias, parsed.stand_ins)
+
+
+def test_the_reply_names_the_model_sized_in_place_of_one_the_table_lacks(advisor: Any) -> None:
+    from rules.ask import ask
+
+    text = ask(advisor, "gemma 4 27b inference on one card, $1500", today=date(2026, 11, 26)).text
+    assert "'gemma 4 27b' is not in the model table" in text and "Gemma 3 27B" in text
+    said = "qwen3.5 27b на одной карте, бюджет 150 тысяч рублей"
+    russian = ask(advisor, said, today=date(2026, 11, 26)).text
+    assert "«qwen3.5 27b» нет в таблице моделей" in russian
