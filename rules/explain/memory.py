@@ -107,7 +107,9 @@ def memory_value(evidence: Evidence) -> Lines:
         "memory-value",
         "applied",
         evidence.say(
-            "rule.memory_value.need",
+            "rule.memory_value.need_training"  # a run from scratch is training, not fine-tuning
+            if worth.job.method in ("pretrain", "train")
+            else "rule.memory_value.need",
             reference=worth.name,
             gb=f"{worth.target_gb:.0f}",
             share=f"{worth.share:g}",

@@ -126,3 +126,17 @@ def test_a_served_model_takes_the_faster_cards_at_the_same_price_and_says_so(adv
     assert answer is not None and answer.picks[0].gpu == "rtx-5060-ti-16gb", reply.text
     assert answer.picks[0].condition == "new", reply.text  # a service for 50 users is a team's purchase
     assert "costs about what 2 × GeForce RTX 4060 Ti 16 GB costs" in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    ("method", "said"),
+    [("pretrain", "training is bound"), ("full", "fine-tuning is bound"), ("lora", "fine-tuning is bound")],
+)
+@pytest.mark.parametrize("params_b", [0.5, 1.5, 7.0])
+def test_the_memory_bound_line_names_the_work_as_asked(recommend, method, said, params_b):
+    """Pretraining a model from scratch is training; only a run on top of one is fine-tuning."""
+    answer = recommend(workload="llm", params_b=params_b, method=method, task="training", budget=20000)
+    found = answer["findings"]
+    lines = [f["reason"] for f in found if f["rule"] == "memory-value" and "bound" in f["reason"]]
+    assert lines or params_b < 1, found  # a small model may be held by every card alike
+    assert all(said in line for line in lines), lines
