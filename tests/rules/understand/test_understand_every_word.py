@@ -98,6 +98,10 @@ def test_a_reply_that_read_every_word_has_no_such_line(advisor: Advisor) -> None
         "какое железо нужно для qwen3 32b",
         "i'm a cs student with $600, want to learn pytorch and fine-tune small models, new card please",
         "which gpu runs flux.1 dev at fp16 fully in vram, no offloading?",
+        "flux.1 dev at fp16 without offloading, budget $2000",
+        "run llama 3.3 70b without offloading to cpu",
+        "cs undergrad with $350, i want to learn deep learning in pytorch",
+        "startup here: we serve qwen3 32b to 50 users",
     ],
 )
 def test_ai_is_a_job(advisor: Advisor, text: str) -> None:
