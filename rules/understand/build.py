@@ -23,6 +23,7 @@ from rules.understand.text import Scan, note
 # The passes in the order they read, the most specific grammar first; True for a pass that reads only what
 # holds a digit, skipped cheaply for a text without one.
 PASSES: tuple[tuple[Callable[[Scan], None], bool], ...] = (
+    (units.read_picture_size, True),
     (dates.read_dates, True),
     (units.read_work_amounts, True),
     (units.read_speed, True),

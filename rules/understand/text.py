@@ -36,7 +36,10 @@ def clean(text: str) -> str:
 
 
 def _keep(ch: str) -> str:
-    """A letter, digit or sign the grammar reads stays; a dash becomes '-'; anything else a space."""
+    """A letter, digit or sign the grammar reads stays; a dash becomes '-', a times sign 'x' ("2×3090",
+    "64×64"); anything else a space."""
+    if ch == "×":
+        return "x"
     category = unicodedata.category(ch)
     if ch in _KEEP or category[0] in "LN":
         return ch

@@ -119,6 +119,8 @@ _MEDIA_HOURS = bounded(
 )
 
 
+# "64x64 images", "1024×1024": a picture's size in pixels, never a count of cards.
+_RESOLUTION = bounded(r"(?P<w>\d{2,5})\s*[x×]\s*(?P<h>\d{2,5})(?:\s*(?:px|pixels?|пикс\w*))?")
 # "on 50k examples", "10k диалогов": a fine-tune's data; "for 3 epochs", "3 эпохи": passes over it.
 _EXAMPLES = bounded(
     r"(?P<n>\d{1,3}(?:[,.\s]\d{3})+|\d+(?:[.,]\d+)?)\s*(?P<k>k|m|тыс\.?|млн)?\s+(?:training\s+|chat\s+)?"
@@ -144,6 +146,23 @@ _SERVICE = bounded(
     r"|(?P<ru>год|полгода|месяц)|(?P<rn>\d+)\s+(?P<rru>месяц\w*|год\w*|лет))(?!\w)"
 )
 _EPOCHS = bounded(rf"(?P<n>{NUM})\s*(?:epochs?|эпох\w*)(?!\w)")
+
+
+def read_picture_size(scan: Scan) -> None:
+    """'64x64 images', '1024×1024': a picture's size, read before anything else so that neither its '64x' is
+    a count of cards nor its '2048' a year."""
+
+    def resolution(m: re.Match[str]) -> bool:
+        width, height = int(m.group("w")), int(m.group("h"))
+        if min(width, height) < 16:  # "10x4090" is not a picture
+            return False
+        scan.amounts_of_work.append(
+            f"image size: {width}×{height} (from '{m.group().strip()}'; the memory is sized at the model's "
+            "usual resolution)"
+        )
+        return True
+
+    scan.take(_RESOLUTION, resolution)
 
 
 def read_work_amounts(scan: Scan) -> None:

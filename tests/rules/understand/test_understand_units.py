@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules.contract.question import Question
 from rules.errors import QuestionError
@@ -237,3 +239,25 @@ def test_a_pass_skipped_for_want_of_its_literals_could_not_have_matched() -> Non
         found = [m.group() for text in texts for m in pattern.finditer(text)]
         assert found, pattern.pattern
         assert all(any(literal in match for literal in literals) for match in found), pattern.pattern
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    side=st.sampled_from([32, 64, 128, 256, 512, 640, 768, 1024, 2048]),
+    tall=st.sampled_from([32, 64, 256, 512, 1024, 1536]),
+    sep=st.sampled_from(["x", " x ", "×"]),
+    job=st.sampled_from(["train a gan on {r} images", "sdxl at {r}", "yolo on {r} frames, $900", "unet {r}"]),
+)
+def test_a_picture_size_is_never_a_count_of_cards(side, tall, sep, job) -> None:
+    """'64x64 images' is a resolution: the question keeps one card, and the reading says what it took."""
+    said = f"{side}{sep}{tall}"
+    parsed = parse(job.format(r=said), today=TODAY)
+    assert parsed.question.gpus == 1, parsed.understood
+    assert any(line.startswith(f"image size: {side}×{tall}") for line in parsed.understood), parsed.understood
+
+
+@pytest.mark.parametrize(
+    ("text", "count"), [("2x3090 for llama 70b", 2), ("8x h100 for training", 8), ("2×3090 for llama 70b", 2)]
+)
+def test_a_count_beside_a_card_stays_a_count(text: str, count: int) -> None:
+    assert parse(text, today=TODAY).question.gpus == count
