@@ -194,12 +194,17 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
     lang, pricing = made.language, made.pricing
     question = made.question
     asked = {e.gpu: question.count_of(e.asked) or max(question.gpus, 1) for e in made.named if e.gpu}
-    picks = sorted(
-        (
-            pick(made, c, status if c.count == asked.get(c.gpu.id) else HELD_AT_COUNT, explained.card(i))
-            for i, (c, status) in enumerate(configs)
+    picks, cuda_first = better_buy_first(
+        sorted(
+            (
+                pick(made, c, status if c.count == asked.get(c.gpu.id) else HELD_AT_COUNT, explained.card(i))
+                for i, (c, status) in enumerate(configs)
+            ),
+            key=lambda p: (-p.performance_per_1000, p.gpu),
         ),
-        key=lambda p: (-p.performance_per_1000, p.gpu),
+        made.terms.threshold,
+        cuda_only=made.asker.cuda_only,
+        budget_usd=made.asker.budget_usd,
     )
     unpriced = [e for e in made.named if e.status in ("no-current-price", "not-in-catalog", "not-released")]
     if len(picks) >= 2:
@@ -223,6 +228,11 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
         summary = say("summary.compare_none", lang)
     if unpriced:
         summary += "; " + "; ".join(e.reason for e in unpriced)
+    set_aside = (  # the card to buy is the NVIDIA one, and the reasons say why
+        (Finding("vendor-nvidia", "applied", say("rule.vendor_nvidia.compare", lang, name=picks[0].name)),)
+        if cuda_first
+        else ()
+    )
     rent = made.rent
     if rent and not picks and any(o.named for o in rent.options):
         summary = rent.reason
@@ -240,11 +250,45 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
             workload=made.work,
             memory_need=made.need,
             picks=tuple(picks),
-            findings=tuple(explained.named(len(made.named))),
+            findings=tuple(explained.named(len(made.named))) + set_aside,
             named=made.named,
             rent_vs_buy=rent,
         ),
     )
+
+
+def better_buy_first(
+    picks: list[Pick], threshold: float, cuda_only: bool = False, budget_usd: float | None = None
+) -> tuple[list[Pick], bool]:
+    """Compared cards that both hold the job, the one to buy first (rule cost-efficiency): the best value,
+    unless the fastest's extra speed per extra 1000 USD is at least ``threshold`` × the best value's; within
+    the budget where one is; for someone starting out, among the NVIDIA cards where one holds the job (rule
+    vendor-nvidia). True where that rule set another maker's better value aside."""
+    fitting = [p for p in picks if p.label == "fits"]
+    affordable = [p for p in fitting if budget_usd is None or p.total_price.usd <= budget_usd * BUDGET_SLACK]
+    fitting = affordable or fitting
+    cuda_first = False
+    if cuda_only and any(p.vendor == "nvidia" for p in fitting):
+        cuda_first = fitting[0].vendor != "nvidia"
+        fitting = [p for p in fitting if p.vendor == "nvidia"]
+        picks = [*fitting, *(p for p in picks if p not in fitting)]
+    if len(fitting) < 2:
+        return picks, cuda_first
+    timed = all(p.speed is not None for p in fitting)  # the job's own speed (tokens a second) decides
+
+    def speed(p: Pick) -> float:
+        return p.speed.value if timed and p.speed else p.relative_performance
+
+    def per_1000(p: Pick) -> float:
+        return speed(p) / max(p.total_price.usd, 1e-9) * 1000
+
+    value = max(fitting, key=lambda p: (per_1000(p), p.gpu))
+    fastest = max(fitting, key=lambda p: (speed(p), p.gpu))
+    extra_usd = fastest.total_price.usd - value.total_price.usd
+    gain_per_1000 = (speed(fastest) - speed(value)) / extra_usd * 1000 if extra_usd > 0 else 0.0
+    worth = gain_per_1000 >= threshold * per_1000(value) > 0
+    first = fastest if worth else value
+    return [first, *(p for p in picks if p is not first)], cuda_first
 
 
 def headlined(made: Made, answer: Answer) -> Answer:

@@ -61,7 +61,8 @@ def _answered(answer: Answer, reference: str) -> str | None:
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
             said = _with_budget(said, answer, reference, lang)
     elif answer.intent == "compare":
-        said = _compare(answer.picks, lang) or _compare_unpriced(answer, lang)
+        compared = _compare(answer.picks, lang)
+        said = _to_buy(answer, compared, lang) if compared else _compare_unpriced(answer, lang)
         held = _not_held_alone(answer)
         said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
     elif answer.intent == "rent-or-buy" and not (answer.job_cost and answer.job_cost.options):
@@ -369,6 +370,44 @@ def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
         fast_price=fast.total_price.text,
         slow_price=slow.total_price.text,
     )
+
+
+def _to_buy(answer: Answer, compared: str, lang: str | None) -> str:
+    """The comparison behind the card to buy, where two or more named cards hold the job and none is owned:
+    the compared cards come best buy first (rules cost-efficiency, vendor-nvidia); the line says why."""
+    picks = answer.picks
+    fitting = [p for p in picks if p.label == "fits"]
+    if len(fitting) < 2 or picks[0] is not fitting[0] or answer.question.owned_gpu:
+        return compared
+    timed = all(p.speed is not None for p in fitting)
+
+    def speed(p: Pick) -> float:
+        return p.speed.value if timed and p.speed else p.relative_performance
+
+    top, rest = fitting[0], fitting[1:]
+    ratio = speed(top) / max(max(speed(p) for p in rest), 1e-9)
+    budget = answer.question.budget
+    key = (
+        "headline.compare_buy_cuda"  # another maker's better value set aside for someone starting out
+        if any(f.rule == "vendor-nvidia" for f in answer.findings)
+        else "headline.compare_buy_budget"  # the faster one costs more than the budget
+        if budget and ratio < 1 and any(p.total_price.amount > budget and speed(p) > speed(top) for p in rest)
+        else "headline.compare_buy_speed"
+        if ratio >= 1.05 and top.total_price.usd > min(p.total_price.usd for p in rest)
+        else "headline.compare_buy_value"
+        if ratio <= 1 / 1.05
+        else "headline.compare_buy"
+    )
+    english = (lang or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
+    named = f"the {_name(top)} is " if english else f"{_name(top)} "
+    compared = _lower(compared, lang).removeprefix(named)  # "buy the X: about 1.5× faster than the Y"
+    return say(key, lang, name=_name(top), compared=compared)
+
+
+def _lower(sentence: str, lang: str | None) -> str:
+    """An English sentence that starts "The ..." continued after a colon."""
+    english = (lang or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
+    return sentence[:1].lower() + sentence[1:] if english and sentence.startswith("The ") else sentence
 
 
 def _compare_unpriced(answer: Answer, lang: str | None) -> str | None:

@@ -56,7 +56,7 @@ def test_a_comparison_says_how_much_faster_and_what_it_costs(advisor) -> None:
     reply = ask(advisor, "compare 5090 4090 for llama 8b inference", today=TODAY)
     first = reply.text.splitlines()[0]
     assert re.search(
-        r"The GeForce RTX 5090 is about 1\.\d× faster than the GeForce RTX 4090 for this job", first
+        r"Buy the GeForce RTX 5090: about 1\.\d× faster than the GeForce RTX 4090 for this job", first
     )
     assert "USD more" in first and "tokens/s" in first
 

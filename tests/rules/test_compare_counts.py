@@ -40,7 +40,7 @@ def test_a_pair_against_one_card_is_compared_as_asked_by_the_jobs_speed() -> Non
     labels = {p.gpu: p.label for p in answer.picks}
     assert labels["rtx-5090"] != "as many as hold it"
     fast = max(answer.picks, key=lambda p: p.speed.value if p.speed else 0)
-    assert answer.headline.startswith(f"The {fast.name} is about")  # the faster one by tokens a second
+    assert answer.headline.startswith(f"Buy the {fast.name}: about")  # faster by tokens a second, worth it
 
 
 def test_a_count_that_does_not_hold_the_job_is_said_and_shown_at_one_that_does() -> None:
