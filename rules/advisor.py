@@ -32,8 +32,8 @@ from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.headline import headline
 from rules.job import METHOD_NAMES, Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
-from rules.jobcost import JobAsked, Work, measured_share, priced_job, serving_cost, transcription_work
-from rules.knowledge.loaded import find_model, load_rulebook
+from rules.jobcost import JobAsked, measured_share, priced_job, serving_cost, transcription
+from rules.knowledge.loaded import load_rulebook
 from rules.knowledge.messages import say, term
 from rules.knowledge.rulebook import Rulebook
 from rules.market import Market, Markets, representative_rentals
@@ -166,34 +166,15 @@ class Advisor:
             power_usd_per_hour=power,
         )
 
-    def _transcription(self, question: Question, job: Job) -> tuple[Work, str] | None:
-        """Hours of audio to transcribe with a speech model (the rule's measured one where none is named): the
-        job's work, and the measured speed it comes from in words."""
-        params = self.rulebook.job_cost
-        speech = job.model.kind == "speech" if job.model is not None else question.workload == "speech"
-        if not question.audio_hours or job.method != "inference" or not speech:
-            return None
-        measured = find_model(params.transcription_model)
-        reference = self.catalog.find(params.transcription_gpu)
-        if measured is None or reference is None:
-            return None
-        spec = job.model or measured
-        work = transcription_work(question.audio_hours, spec, reference, measured.params_b, params)
-        key = "job.transcription_measured" if spec.id == measured.id else "job.transcription_scaled"
-        basis = say(key, question.language, model=spec.name, measured=measured.name, gpu=reference.name,
-                    realtime=f"{params.transcription_realtime:g}")  # fmt: skip
-        return work, basis
-
     def _priced_job(self, stages: _Stages, top: Configuration | None, pricing: Pricing) -> JobCost | None:
-        """A training run with its tokens, or a transcription with its hours of audio: its hours and cost on
-        the pick, the asker's cards and the rentals."""
+        """A training run's tokens or a transcription's audio: its hours and cost on each way to run it."""
         question, job = stages.question, stages.job
         params_b = job.model.params_b if job.model is not None else question.params_b
         tokens_b, per_example = question.training_tokens_b, None
         if not tokens_b and question.examples:  # "on 50k examples for 3 epochs"
             per_example = self.rulebook.job_cost.tokens_per_example
             tokens_b = question.examples * per_example * (question.epochs or 1) / 1e9
-        transcribed = self._transcription(question, job)
+        transcribed = transcription(question, job, self.rulebook.job_cost, self.catalog)
         work, basis = transcribed if transcribed is not None else (None, None)
         if work is None and (not tokens_b or not params_b or job.method == "inference"):
             return None

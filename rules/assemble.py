@@ -206,28 +206,7 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
         cuda_only=made.asker.cuda_only,
         budget_usd=made.asker.budget_usd,
     )
-    unpriced = [e for e in made.named if e.status in ("no-current-price", "not-in-catalog", "not-released")]
-    if len(picks) >= 2:
-        fastest = max(picks, key=lambda p: (p.relative_performance, p.gpu))
-        thriftiest = picks[0]
-        summary = say(
-            "summary.compare",
-            lang,
-            fastest=fastest.name,
-            workload=term("workload", made.label, lang),
-            relative=f"{fastest.relative_performance:.2f}",
-            reference=made.reference.name,
-            thriftiest=thriftiest.name,
-            currency=pricing.currency,
-            per_step=f"{thriftiest.performance_per_1000 * pricing.step / 1000:.2f}",
-            step=pricing.step_text(),
-        )
-    elif picks:
-        summary = say("summary.compare_one", lang, name=picks[0].name)
-    else:
-        summary = say("summary.compare_none", lang)
-    if unpriced:
-        summary += "; " + "; ".join(e.reason for e in unpriced)
+    summary = _compare_summary(made, picks)
     set_aside = (  # the card to buy is the NVIDIA one, and the reasons say why
         (Finding("vendor-nvidia", "applied", say("rule.vendor_nvidia.compare", lang, name=picks[0].name)),)
         if cuda_first
@@ -257,6 +236,34 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
     )
 
 
+def _compare_summary(made: Made, picks: list[Pick]) -> str:
+    """The fastest of the cards compared and the best value, with what cannot be priced."""
+    lang, pricing = made.language, made.pricing
+    unpriced = [e for e in made.named if e.status in ("no-current-price", "not-in-catalog", "not-released")]
+    if len(picks) >= 2:
+        fastest = max(picks, key=lambda p: (p.relative_performance, p.gpu))
+        thriftiest = max(picks, key=lambda p: (p.performance_per_1000, p.gpu))
+        summary = say(
+            "summary.compare",
+            lang,
+            fastest=fastest.name,
+            workload=term("workload", made.label, lang),
+            relative=f"{fastest.relative_performance:.2f}",
+            reference=made.reference.name,
+            thriftiest=thriftiest.name,
+            currency=pricing.currency,
+            per_step=f"{thriftiest.performance_per_1000 * pricing.step / 1000:.2f}",
+            step=pricing.step_text(),
+        )
+    elif picks:
+        summary = say("summary.compare_one", lang, name=picks[0].name)
+    else:
+        summary = say("summary.compare_none", lang)
+    if unpriced:
+        summary += "; " + "; ".join(e.reason for e in unpriced)
+    return summary
+
+
 def better_buy_first(
     picks: list[Pick], threshold: float, cuda_only: bool = False, budget_usd: float | None = None
 ) -> tuple[list[Pick], bool]:
@@ -272,8 +279,8 @@ def better_buy_first(
         cuda_first = fitting[0].vendor != "nvidia"
         fitting = [p for p in fitting if p.vendor == "nvidia"]
         picks = [*fitting, *(p for p in picks if p not in fitting)]
-    if len(fitting) < 2:
-        return picks, cuda_first
+    if len(fitting) < 2:  # one holds the job within the budget (and the stack): it leads
+        return [*fitting, *(p for p in picks if p not in fitting)], cuda_first
     timed = all(p.speed is not None for p in fitting)  # the job's own speed (tokens a second) decides
 
     def speed(p: Pick) -> float:

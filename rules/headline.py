@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules.asked_line import need_first, power_first
+from rules.compare_line import compare_first
 from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentVsBuy, RunsOn
 from rules.job_line import job_first
 from rules.knowledge.catalog import model_number
@@ -61,8 +62,7 @@ def _answered(answer: Answer, reference: str) -> str | None:
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
             said = _with_budget(said, answer, reference, lang)
     elif answer.intent == "compare":
-        compared = _compare(answer.picks, lang)
-        said = _to_buy(answer, compared, lang) if compared else _compare_unpriced(answer, lang)
+        said = compare_first(answer, lang)
         held = _not_held_alone(answer)
         said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
     elif answer.intent == "rent-or-buy" and not (answer.job_cost and answer.job_cost.options):
@@ -330,119 +330,6 @@ def _not_held_alone(answer: Answer) -> str:
     return said_once(short, answer.language)
 
 
-def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
-    """How much faster the fastest card is than the next, and what it costs more or less."""
-    if len(picks) < 2:
-        return None
-    if all(p.speed is not None for p in picks):  # the job's own figure (tokens a second) decides
-        fast, slow = sorted(picks, key=lambda p: (-(p.speed.value if p.speed else 0.0), p.gpu))[:2]
-        ratio = (fast.speed.value if fast.speed else 0.0) / max(slow.speed.value if slow.speed else 0.0, 1e-9)
-    else:
-        fast, slow = sorted(picks, key=lambda p: (-p.relative_performance, p.gpu))[:2]
-        ratio = fast.relative_performance / max(slow.relative_performance, 1e-9)
-    difference = fast.total_price.amount - slow.total_price.amount
-    speeds = (
-        say("headline.speeds", lang, fast=f"{fast.speed.value:.0f}", slow=f"{slow.speed.value:.0f}")
-        if fast.speed and slow.speed
-        else ""
-    )
-    money = Money(abs(difference), fast.total_price.currency, 0.0)
-    if ratio < 1.05:
-        cheaper = fast if difference < 0 else slow
-        return say(
-            "headline.as_fast",
-            lang,
-            fast=_name(fast),
-            slow=_name(slow),
-            speeds=speeds,
-            cheaper=_name(cheaper),
-            price=money.text,
-        )
-    return say(
-        "headline.faster",
-        lang,
-        fast=_name(fast),
-        slow=_name(slow),
-        ratio=f"{ratio:.1f}",
-        speeds=speeds,
-        price=money.text,
-        more_or_less=say("headline.more" if difference >= 0 else "headline.less", lang),
-        fast_price=fast.total_price.text,
-        slow_price=slow.total_price.text,
-    )
-
-
-def _to_buy(answer: Answer, compared: str, lang: str | None) -> str:
-    """The comparison behind the card to buy, where two or more named cards hold the job and none is owned:
-    the compared cards come best buy first (rules cost-efficiency, vendor-nvidia); the line says why."""
-    picks = answer.picks
-    fitting = [p for p in picks if p.label == "fits"]
-    if len(fitting) < 2 or picks[0] is not fitting[0] or answer.question.owned_gpu:
-        return compared
-    timed = all(p.speed is not None for p in fitting)
-
-    def speed(p: Pick) -> float:
-        return p.speed.value if timed and p.speed else p.relative_performance
-
-    top, rest = fitting[0], fitting[1:]
-    ratio = speed(top) / max(max(speed(p) for p in rest), 1e-9)
-    budget = answer.question.budget
-    key = (
-        "headline.compare_buy_cuda"  # another maker's better value set aside for someone starting out
-        if any(f.rule == "vendor-nvidia" for f in answer.findings)
-        else "headline.compare_buy_budget"  # the faster one costs more than the budget
-        if budget and ratio < 1 and any(p.total_price.amount > budget and speed(p) > speed(top) for p in rest)
-        else "headline.compare_buy_speed"
-        if ratio >= 1.05 and top.total_price.usd > min(p.total_price.usd for p in rest)
-        else "headline.compare_buy_value"
-        if ratio <= 1 / 1.05
-        else "headline.compare_buy"
-    )
-    english = (lang or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
-    named = f"the {_name(top)} is " if english else f"{_name(top)} "
-    compared = _lower(compared, lang).removeprefix(named)  # "buy the X: about 1.5× faster than the Y"
-    return say(key, lang, name=_name(top), compared=compared)
-
-
-def _lower(sentence: str, lang: str | None) -> str:
-    """An English sentence that starts "The ..." continued after a colon."""
-    english = (lang or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
-    return sentence[:1].lower() + sentence[1:] if english and sentence.startswith("The ") else sentence
-
-
-def _compare_unpriced(answer: Answer, lang: str | None) -> str | None:
-    """One compared card priced, another known by its speed only: the speeds compared, the price said of the
-    card that has one (what has no price is said further down, not first)."""
-    if len(answer.picks) != 1:
-        return None
-    priced = answer.picks[0]
-    # tokens/s where both have them (each at the count that holds the job), else speed against the reference
-    by_tokens = priced.speed is not None and all(
-        e.tokens_per_second for e in answer.named if e.gpu != priced.gpu
-    )
-    speeds = [
-        (e.name, e.tokens_per_second if by_tokens else e.relative_performance)
-        for e in answer.named
-        if e.gpu != priced.gpu and isinstance(e.relative_performance, float) and e.relative_performance > 0
-    ]
-    if not speeds:
-        return None
-    other, speed = speeds[0]
-    mine = priced.speed.value if by_tokens and priced.speed else priced.relative_performance
-    fast, slow, ratio = priced.name, other, mine / (speed or 1e-9)
-    if ratio < 1:
-        fast, slow, ratio = slow, fast, 1 / ratio
-    return say(
-        "headline.faster_unpriced",
-        lang,
-        fast=fast,
-        slow=slow,
-        ratio=f"{ratio:.1f}",
-        priced=_name(priced),
-        price=priced.total_price.text,
-    )
-
-
 def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
     """Rent or buy, and after how long buying pays off at the hours assumed."""
     rent = answer.rent_vs_buy
@@ -498,10 +385,6 @@ def _owned_cost(answer: Answer, hours: float) -> float:
     rent = answer.rent_vs_buy
     power = rent.own_power_per_hour.usd if rent is not None else 0.0
     return answer.picks[0].total_price.usd + hours * power
-
-
-def _name(pick: Pick) -> str:
-    return f"{pick.count} × {pick.name}" if pick.count > 1 else pick.name
 
 
 def said_once(entries: Sequence[NamedCard], language: str | None) -> str:

@@ -18,11 +18,15 @@ from typing import TYPE_CHECKING
 from msgspec.structs import replace as with_changes
 
 from rules.contract.answer import JobCost, JobOption, Money, ServingCost, ServingOption, Way
+from rules.knowledge.loaded import find_model
+from rules.knowledge.messages import say
 from rules.market import Rental, TpuChip
 from rules.rent import power_usd_per_hour
 
 if TYPE_CHECKING:
-    from rules.knowledge import CloudOffer, Gpu, ModelSpec, Rulebook
+    from rules.contract.question import Question
+    from rules.job import Job
+    from rules.knowledge import Catalog, CloudOffer, Gpu, ModelSpec, Rulebook
     from rules.knowledge.parameters import JobCostParameters
     from rules.money import Pricing
     from rules.performance import PerformanceModel
@@ -40,6 +44,7 @@ __all__ = [
     "serving_cost",
     "serving_cost_per_million",
     "training_work",
+    "transcription",
     "transcription_work",
 ]
 
@@ -82,6 +87,25 @@ def transcription_work(audio_hours: float, spec: ModelSpec, reference: Gpu, refe
     per_second = peak_tflops(reference) * 1e12 * params.utilisation / params.transcription_realtime
     per_second *= spec.params_b / reference_params_b
     return Work(audio_hours * 3600 * per_second, 0.0, spec.params_b, "transcription", audio_hours)
+
+
+def transcription(
+    question: Question, job: Job, params: JobCostParameters, catalog: Catalog
+) -> tuple[Work, str] | None:
+    """Hours of audio to transcribe with a speech model (the rule's measured one where none is named): the
+    job's work, and the measured speed it comes from in the asker's words."""
+    speech = job.model.kind == "speech" if job.model is not None else question.workload == "speech"
+    if not question.audio_hours or job.method != "inference" or not speech:
+        return None
+    measured, reference = find_model(params.transcription_model), catalog.find(params.transcription_gpu)
+    if measured is None or reference is None:
+        return None
+    spec = job.model or measured
+    work = transcription_work(question.audio_hours, spec, reference, measured.params_b, params)
+    key = "job.transcription_measured" if spec.id == measured.id else "job.transcription_scaled"
+    basis = say(key, question.language, model=spec.name, measured=measured.name, gpu=reference.name,
+                realtime=f"{params.transcription_realtime:g}")  # fmt: skip
+    return work, basis
 
 
 def peak_tflops(unit: Gpu | TpuChip) -> float:

@@ -1,10 +1,9 @@
 """What the engine answers: picks, findings and the rent-vs-buy comparison, as typed msgspec structs.
 
-These types are the contract of every face: the API encodes them as they are
-(``msgspec.json.encode``), the published JSON Schemas are generated from them
-(``scripts/write_schemas.py``), the renderers read their attributes, and the bot
-decodes the service's reply back into them. Every :class:`Finding` names the rule
-that made it, so each line of an answer can be traced to its source.
+These types are the contract of every face: the API encodes them as they are (``msgspec.json.encode``)
+and its OpenAPI document is generated from them, the renderers read their attributes, and the bot decodes
+the service's reply back into them. Every :class:`Finding` names the rule that made it, so each line of an
+answer can be traced to its source.
 
 Floats are rounded when an object is built, not when it is shown, so the same
 question and data give byte-identical output and every face shows the same figure.
@@ -354,20 +353,17 @@ class JobOption(_Part, kw_only=True, frozen=True, omit_defaults=True):
 
 
 class JobCost(_Part, kw_only=True, frozen=True, omit_defaults=True):
-    """A training run's or a transcription's work (model FLOPs), and each way to get it done, cheapest
-    first."""
+    """A training run's or a transcription's work (model FLOPs), and each way to get it done."""
 
     method: str
     params_b: float
     tokens_b: float
     flops: float
-    # asked by its examples: examples x tokens_per_example (assumed) x epochs gave tokens_b
-    examples: int | None = None
+    examples: int | None = None  # asked by its examples: × tokens_per_example (assumed) × epochs = tokens_b
     tokens_per_example: int | None = None
     epochs: float | None = None
-    # a transcription: its hours of audio, and the measured speed its FLOPs come from, in words
-    audio_hours: float | None = None
-    basis: str | None = None
+    audio_hours: float | None = None  # a transcription's audio
+    basis: str | None = None  # the measured speed a transcription's FLOPs come from, in words
     utilisation: float  # of the dense 16-bit tensor peak
     utilisation_band: tuple[float, float]
     options: tuple[JobOption, ...]

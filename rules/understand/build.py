@@ -173,6 +173,13 @@ def _workload_lines(read: Scan, workload: tuple[str, str]) -> list[str]:
     return lines
 
 
+def _audio_to_train_on(read: Scan, changes: dict[str, Any], understood: list[str]) -> list[str]:
+    """'fine-tune whisper on 300 hours of audio': the audio is the training data, not audio to transcribe."""
+    hours, phrase = changes.pop("audio_hours"), read.values["audio_hours"][1]
+    understood = [line for line in understood if not line.startswith(f"{_LABELS['audio_hours']}:")]
+    return [*understood, f"to train on: {hours:g} hours of audio (from '{phrase}'; an amount of work)"]
+
+
 def _changes(
     read: Scan, workload: tuple[str, str] | None, base: Question, fresh: bool, language: str | None
 ) -> tuple[dict[str, Any], list[str]]:
@@ -193,10 +200,8 @@ def _changes(
             value, phrase = read.values[name]
             changes[name] = value
             understood.append(note(_LABELS.get(name, name), value, phrase))
-    if "audio_hours" in changes and changes.get("task", base.task) == "training":  # the audio is its data
-        hours, phrase = changes.pop("audio_hours"), read.values["audio_hours"][1]
-        understood = [line for line in understood if not line.startswith(f"{_LABELS['audio_hours']}:")]
-        understood.append(f"to train on: {hours:g} hours of audio (from '{phrase}'; an amount of work)")
+    if "audio_hours" in changes and changes.get("task", base.task) == "training":
+        understood = _audio_to_train_on(read, changes, understood)
     job = (
         "run"
         if changes.get("task") == "inference"
