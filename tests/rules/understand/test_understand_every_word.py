@@ -102,6 +102,8 @@ def test_a_reply_that_read_every_word_has_no_such_line(advisor: Advisor) -> None
         "run llama 3.3 70b without offloading to cpu",
         "cs undergrad with $350, i want to learn deep learning in pytorch",
         "startup here: we serve qwen3 32b to 50 users",
+        "we want to serve llama 3.3 70b to 10 people at once in our office",
+        "how much would it cost to fine-tune llama 3.1 70b with qlora on 100k examples in the cloud?",
     ],
 )
 def test_ai_is_a_job(advisor: Advisor, text: str) -> None:
