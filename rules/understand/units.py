@@ -119,8 +119,12 @@ _MEDIA_HOURS = bounded(
 )
 
 
-# "64x64 images", "1024×1024": a picture's size in pixels, never a count of cards.
-_RESOLUTION = bounded(r"(?P<w>\d{2,5})\s*[x×]\s*(?P<h>\d{2,5})(?:\s*(?:px|pixels?|пикс\w*))?")
+# "64x64 images", "1024×1024", "3x3 convolutions": a picture's or a kernel's size, never a count of cards.
+_RESOLUTION = bounded(r"(?P<w>\d{1,5})\s*[x×]\s*(?P<h>\d{1,5})(?:\s*(?:px|pixels?|пикс\w*))?")
+# "x4 upscaling", "4x super-resolution": how much a picture is enlarged, never a count of cards.
+_UPSCALE = bounded(
+    r"(?:[x×]\s*(?P<a>\d{1,2})|(?P<b>\d{1,2})\s*[x×])[\s-]+(?:upscal\w*|super[\s-]?resolution|увеличени\w*)"
+)
 # "on 50k examples", "10k диалогов": a fine-tune's data; "for 3 epochs", "3 эпохи": passes over it.
 _EXAMPLES = bounded(
     r"(?P<n>\d{1,3}(?:[,.\s]\d{3})+|\d+(?:[.,]\d+)?)\s*(?P<k>k|m|тыс\.?|млн)?\s+(?:training\s+|chat\s+)?"
@@ -154,15 +158,23 @@ def read_picture_size(scan: Scan) -> None:
 
     def resolution(m: re.Match[str]) -> bool:
         width, height = int(m.group("w")), int(m.group("h"))
-        if min(width, height) < 16:  # "10x4090" is not a picture
-            return False
-        scan.amounts_of_work.append(
-            f"image size: {width}×{height} (from '{m.group().strip()}'; the memory is sized at the model's "
-            "usual resolution)"
-        )
+        said = m.group().strip()
+        if min(width, height) < 16:  # "2x3090" is two cards; "3x3" is a kernel or a grid
+            if width != height:
+                return False
+            scan.amounts_of_work.append(f"size: {width}×{height} (from '{said}'; a kernel or a grid)")
+            return True
+        usual = "the memory is sized at the model's usual resolution"
+        scan.amounts_of_work.append(f"image size: {width}×{height} (from '{said}'; {usual})")
+        return True
+
+    def upscale(m: re.Match[str]) -> bool:
+        factor, said = m.group("a") or m.group("b"), m.group().strip()
+        scan.amounts_of_work.append(f"upscaling: {factor}× (from '{said}'; not a count of cards)")
         return True
 
     scan.take(_RESOLUTION, resolution)
+    scan.take(_UPSCALE, upscale)
 
 
 def read_work_amounts(scan: Scan) -> None:

@@ -261,3 +261,17 @@ def test_a_picture_size_is_never_a_count_of_cards(side, tall, sep, job) -> None:
 )
 def test_a_count_beside_a_card_stays_a_count(text: str, count: int) -> None:
     assert parse(text, today=TODAY).question.gpus == count
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("3x3 convolutions on cifar, $500", "size: 3×3"),
+        ("x4 upscaling with real-esrgan, $800", "upscaling: 4×"),
+        ("4x upscaling of photos", "upscaling: 4×"),
+    ],
+)
+def test_a_kernel_or_an_upscaling_factor_is_not_a_count_of_cards(text: str, said: str) -> None:
+    parsed = parse(text, today=TODAY)
+    assert parsed.question.gpus == 1, parsed.understood
+    assert any(line.startswith(said) for line in parsed.understood), parsed.understood
