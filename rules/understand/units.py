@@ -249,11 +249,16 @@ def read_params(scan: Scan) -> None:
     scan.take(_PARAMS, found)
 
 
+# "24/7", "around the clock", "круглосуточно": every hour of the week.
+_ALWAYS = bounded(r"24\s*/\s*7|24\s*x\s*7|around the clock|round the clock|круглосуточно")
+
+
 def read_hours(scan: Scan) -> None:
     def found(m: re.Match[str]) -> bool:
         value = number(m.group("n")) * (7 if m.group("day") else 7 / 30.44 if m.group("month") else 1)
         return scan.put("hours_per_week", whole(round(value, 1)), m.group())
 
+    scan.take(_ALWAYS, lambda m: scan.put("hours_per_week", 168, m.group()))
     scan.take(_HOURS, found)
 
 
@@ -351,7 +356,7 @@ def _count_patterns(g: Grammar) -> tuple[re.Pattern[str], ...]:
     return (
         # "8 gpus", "2x cards", "8-gpu server"
         bounded(rf"{n}(?:\s*[x×]?\s*|-)(?:{any_of(g.data['count_nouns'])})"),
-        bounded(r"(?P<n>\d{1,2})\s*[x×](?![a-zа-я])"),
+        bounded(r"(?P<n>\d{1,2})\s*[x×](?![a-zа-я]|\d+(?:\.\d+)?[bm](?!\w))"),  # "8x7b" is a model's size
         re.compile(r"(?<![\w.])[x×]\s*(?P<n>\d{1,2})(?!\w|[.,]\d)"),  # "x3..." ends; "x3.5" is no count
     )
 

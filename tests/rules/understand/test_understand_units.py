@@ -275,3 +275,12 @@ def test_a_kernel_or_an_upscaling_factor_is_not_a_count_of_cards(text: str, said
     parsed = parse(text, today=TODAY)
     assert parsed.question.gpus == 1, parsed.understood
     assert any(line.startswith(said) for line in parsed.understood), parsed.understood
+
+
+@pytest.mark.parametrize("text", ["run it 24/7 for a year", "24x7 inference", "llama 8b круглосуточно"])
+def test_around_the_clock_is_every_hour_of_the_week(text: str) -> None:
+    assert parse(text, today=TODAY).question.hours_per_week == 168
+
+
+def test_a_mixture_of_experts_size_is_not_a_count_of_cards() -> None:
+    assert parse("8x7b moe", today=TODAY).question.gpus == 1
