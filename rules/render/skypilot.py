@@ -77,8 +77,9 @@ def skypilot_task(job: JobCost, title: str, resumable: bool = True, cluster: Clu
     entries = _entries(job, names, resumable, cluster)
     if not entries:
         raise ValueError("none of the job's rentals has a SkyPilot name")
+    work = f"{job.audio_hours:,g} hours of audio" if job.audio_hours else f"{job.tokens_b:g}B tokens"
     lines = [
-        f"# {title}: {job.tokens_b:g}B tokens, about {job.flops:.2g} FLOPs.".replace("e+", "e"),
+        f"# {title}: {work}, about {job.flops:.2g} FLOPs.".replace("e+", "e"),
         "# Resources in the order of what the whole job costs on each (spot first where it resumes).",
         f"name: {_slug(title)}",
         "resources:",

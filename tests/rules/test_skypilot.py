@@ -68,3 +68,18 @@ def test_a_job_no_rental_can_name_is_refused() -> None:
     bought_only = msgspec.structs.replace(job, options=tuple(o for o in job.options if o.way == "buy"))
     with pytest.raises(ValueError, match="SkyPilot name"):
         skypilot_task(bought_only, "job")
+
+
+def test_a_transcription_task_names_its_audio_not_tokens(tmp_path: Path) -> None:
+    from datetime import date
+
+    from rules.ask import ask
+    from tests.rules.test_jobcost import ADVISOR
+
+    reply = ask(ADVISOR, "transcribe 2,000 hours of audio with whisper large-v3", today=date(2026, 11, 26))
+    job = reply.recommendation.job_cost if reply.recommendation else None
+    assert job is not None and job.audio_hours == 2000
+    text = skypilot_task(job, "Transcribe 2,000 hours of audio")
+    assert text.splitlines()[0].startswith("# Transcribe 2,000 hours of audio: 2,000 hours of audio, about")
+    assert "0B tokens" not in text
+    assert _task(tmp_path, text).resources  # SkyPilot reads it
