@@ -3,7 +3,7 @@ card is and what it costs more or less, behind the one to buy where the cards co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rules.contract.answer import Answer, Money, Pick
 from rules.knowledge.messages import DEFAULT_LANGUAGE, say
@@ -15,6 +15,11 @@ def compare_first(answer: Answer, lang: str | None) -> str | None:
     """The one to buy and the comparison behind it; the speeds alone where one card has no price."""
     compared = _compare(answer.picks, lang)
     return _to_buy(answer, compared, lang) if compared else _compare_unpriced(answer, lang)
+
+
+def _against(top: Pick, rest: Sequence[Pick], speed: Callable[[Pick], float]) -> list[Pick]:
+    """The card to buy beside the fastest of the others, so that the sentence behind it names it."""
+    return [top, max(rest, key=lambda p: (speed(p), p.gpu))]
 
 
 def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
@@ -72,6 +77,7 @@ def _to_buy(answer: Answer, compared: str, lang: str | None) -> str:
         return p.speed.value if timed and p.speed else p.relative_performance
 
     top, rest = fitting[0], fitting[1:]
+    compared = _compare(_against(top, rest, speed), lang) or compared  # of three or more, the pick is named
     ratio = speed(top) / max(max(speed(p) for p in rest), 1e-9)
     budget = answer.question.budget
     key = (
