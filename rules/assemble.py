@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from rules.alternatives import ranked
+from rules.compare_line import speed_measure
 from rules.configurations import Configuration
 from rules.contract.answer import (
     Answer,
@@ -281,10 +282,7 @@ def better_buy_first(
         picks = [*fitting, *(p for p in picks if p not in fitting)]
     if len(fitting) < 2:  # one holds the job within the budget (and the stack): it leads
         return [*fitting, *(p for p in picks if p not in fitting)], cuda_first
-    timed = all(p.speed is not None for p in fitting)  # the job's own speed (tokens a second) decides
-
-    def speed(p: Pick) -> float:
-        return p.speed.value if timed and p.speed else p.relative_performance
+    speed = speed_measure(fitting)
 
     def per_1000(p: Pick) -> float:
         return speed(p) / max(p.total_price.usd, 1e-9) * 1000

@@ -8,7 +8,14 @@ from collections.abc import Callable, Sequence
 from rules.contract.answer import Answer, Money, Pick
 from rules.knowledge.messages import DEFAULT_LANGUAGE, say
 
-__all__ = ["compare_first"]
+__all__ = ["compare_first", "speed_measure"]
+
+
+def speed_measure(picks: Sequence[Pick]) -> Callable[[Pick], float]:
+    """How compared cards are weighed against each other: the job's own speed (tokens a second) where every
+    card has one, else the multiple of the reference card."""
+    timed = all(p.speed is not None for p in picks)
+    return lambda p: p.speed.value if timed and p.speed else p.relative_performance
 
 
 def compare_first(answer: Answer, lang: str | None) -> str | None:
@@ -26,12 +33,9 @@ def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
     """How much faster the fastest card is than the next, and what it costs more or less."""
     if len(picks) < 2:
         return None
-    if all(p.speed is not None for p in picks):  # the job's own figure (tokens a second) decides
-        fast, slow = sorted(picks, key=lambda p: (-(p.speed.value if p.speed else 0.0), p.gpu))[:2]
-        ratio = (fast.speed.value if fast.speed else 0.0) / max(slow.speed.value if slow.speed else 0.0, 1e-9)
-    else:
-        fast, slow = sorted(picks, key=lambda p: (-p.relative_performance, p.gpu))[:2]
-        ratio = fast.relative_performance / max(slow.relative_performance, 1e-9)
+    speed = speed_measure(picks)
+    fast, slow = sorted(picks, key=lambda p: (-speed(p), p.gpu))[:2]
+    ratio = speed(fast) / max(speed(slow), 1e-9)
     difference = fast.total_price.amount - slow.total_price.amount
     speeds = (
         say("headline.speeds", lang, fast=f"{fast.speed.value:.0f}", slow=f"{slow.speed.value:.0f}")
@@ -71,11 +75,7 @@ def _to_buy(answer: Answer, compared: str, lang: str | None) -> str:
     fitting = [p for p in picks if p.label == "fits"]
     if len(fitting) < 2 or picks[0] is not fitting[0] or answer.question.owned_gpu:
         return compared
-    timed = all(p.speed is not None for p in fitting)
-
-    def speed(p: Pick) -> float:
-        return p.speed.value if timed and p.speed else p.relative_performance
-
+    speed = speed_measure(fitting)
     top, rest = fitting[0], fitting[1:]
     compared = _compare(_against(top, rest, speed), lang) or compared  # of three or more, the pick is named
     ratio = speed(top) / max(max(speed(p) for p in rest), 1e-9)

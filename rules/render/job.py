@@ -51,14 +51,9 @@ def _transcription(job: JobCost, lang: str | None) -> str:
     return say("job.transcription", lang, hours=hours, basis=job.basis or "", flops=flops)
 
 
-def job_lines(job: JobCost | None, lang: str | None) -> list[str]:
-    """The section of the answer that times and prices the whole run (rule ``job-cost``)."""
-    if job is None or not job.options:
-        return []
-    if job.audio_hours is not None:  # a transcription: its audio and the measured speed behind it
-        lines = [f"- {_transcription(job, lang)} (_job-cost_)"]
-        lines += [f"- {_line(option, lang)}" for option in job.options]
-        return ["", f"**{say('heading.whole_job', lang)}**", *lines]
+def _training(job: JobCost, lang: str | None) -> str:
+    """The run's method, size and tokens, its FLOPs and the utilisation they are timed at; the examples the
+    tokens came from where the question gave those."""
     low, high = job.utilisation_band
     work = say(
         "job.work",
@@ -79,6 +74,14 @@ def job_lines(job: JobCost | None, lang: str | None) -> list[str]:
             per=f"{job.tokens_per_example:,}",
             epochs=f"{job.epochs:g}",
         )
+    return work
+
+
+def job_lines(job: JobCost | None, lang: str | None) -> list[str]:
+    """The section of the answer that times and prices the whole run (rule ``job-cost``)."""
+    if job is None or not job.options:
+        return []
+    work = _transcription(job, lang) if job.audio_hours is not None else _training(job, lang)
     lines = ["", f"**{say('heading.whole_job', lang)}**", f"- {work} (_job-cost_)"]
     lines += [f"- {_line(option, lang)}" for option in job.options]
     return lines
