@@ -337,7 +337,7 @@ def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
         return None
     name, hours = answer.picks[0].name, f"{rent.hours_per_week:g}"
     if rent.offer.gpu is not None and rent.offer.gpu != answer.picks[0].gpu:  # no provider lists the card
-        return unlisted_rent_line(rent, answer.picks[0], lang)
+        return _unlisted_weighed(rent, answer.picks[0], lang)
     total = answer.question.rent_hours
     if total:  # "100 hours of training": those hours rented, against the card's price
         per_hour = rent.rent_per_hour
@@ -364,6 +364,34 @@ def _rent_asked(rent: RentVsBuy, lang: str | None) -> str:
     per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
     offer = rent.offer
     return say("headline.rent_only", lang, units=offer.units, provider=offer.provider, per_hour=per_hour)
+
+
+def _unlisted_weighed(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
+    """Rent or buy where no provider lists the card bought: renting its chip in another form, or a card about
+    as fast, at the hours assumed, a year and over the rule's years, set beside the card's price; no
+    break-even is claimed against another card's listing."""
+    per_hour, hours, offer = rent.rent_per_hour, rent.hours_per_week, rent.offer
+    year = Money(per_hour.amount * hours * 52, per_hour.currency, per_hour.usd * hours * 52)
+    horizon = rent.yearly[-1] if rent.yearly else None
+    total = horizon.rent if horizon else year
+    chip = model_number(pick.name)
+    same_chip = chip is not None and model_number(offer.accelerator) == chip
+    instead = say("headline.same_chip" if same_chip else "headline.as_fast", lang)
+    return say(
+        "headline.rent_unlisted" if total.usd <= pick.total_price.usd else "headline.buy_unlisted",
+        lang,
+        instead=instead,
+        seen=offer.seen,
+        per_year=grouped(year.text, lang),
+        hours=f"{hours:g}",
+        units=rent.offer.units,
+        provider=rent.offer.provider,
+        per_hour=f"{per_hour.amount:.2f} {per_hour.currency}",
+        total=grouped(total.text, lang),
+        years=horizon.years if horizon else 1,
+        price=price_said(pick, lang),
+        name=pick.name,
+    )
 
 
 def unlisted_rent_line(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
 from rules.headline import figure, named_in_headline, not_picked, price_said, unlisted_rent_line
-from rules.knowledge.messages import say, term
+from rules.knowledge.messages import grouped, say, term
 from rules.render.job import job_lines, serving_lines
 from rules.render.runs_on import runs_on_lines
 
@@ -74,8 +74,8 @@ def short_markdown(answer: Answer) -> str:
     lines += serving_lines(answer.serving_cost, lang)
     renting_only = answer.question.setting == "cloud"  # the first line named the rental
     if answer.rent_vs_buy is not None and not _job_weighs_renting(answer) and not renting_only:
-        rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], lang)
-        if rent != answer.headline:  # the first line said it already
+        rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], lang, weighed=answer.intent == "rent-or-buy")
+        if rent and rent != answer.headline:  # the first line said it already
             lines += ["", f"**{say('heading.rent_or_buy', lang)}**: {rent}"]
     if answer.suggestions:
         lines += [""] + [f"- {s}" for s in answer.suggestions[:2]]
@@ -155,12 +155,16 @@ def _pick_line(rank: str, pick: Pick, reference: str, lang: str | None) -> str:
     )
 
 
-def _rent_line(rent: RentVsBuy, top: Sequence[Pick], lang: str | None) -> str:
+def _rent_line(rent: RentVsBuy, top: Sequence[Pick], lang: str | None, *, weighed: bool = False) -> str:
     """Rent or buy in one line: which is cheaper over the rule's years, the offer, when buying pays off; for a
-    card no provider lists, only its own chip's offer in another form, named as such, never another chip's."""
+    card no provider lists, the offer weighed instead, named as such, with no break-even (``weighed``: the
+    first line set that offer against the card already, so only the rentals the question named remain)."""
     offer, years = rent.offer, rent.yearly[-1].years if rent.yearly else 2
     if top and offer.gpu is not None and offer.gpu != top[0].gpu:
-        return unlisted_rent_line(rent, top[0], lang)
+        if weighed:
+            named = _named_rentals(rent, lang).removeprefix("; ")
+            return named[:1].upper() + named[1:]
+        return unlisted_rent_line(rent, top[0], lang) + _named_rentals(rent, lang)
     fields = {
         "cheaper": say("short.rent_cheaper" if rent.cheaper == "rent" else "short.buy_cheaper", lang),
         "years": years,
@@ -174,7 +178,24 @@ def _rent_line(rent: RentVsBuy, top: Sequence[Pick], lang: str | None) -> str:
     else:
         pays_off = f"{rent.break_even_hours / (rent.hours_per_week * 52):.1f}"
         line = say("short.rent_line", lang, pays_off=pays_off, **fields)
-    return line[:1].upper() + line[1:]
+    return line[:1].upper() + line[1:] + _named_rentals(rent, lang)
+
+
+def _named_rentals(rent: RentVsBuy, lang: str | None) -> str:
+    """The rentals the question named ("rent a tpu or buy gpus?"), where the offer weighed is another."""
+    said = [
+        say(
+            "short.rent_named",
+            lang,
+            name=o.name,
+            provider=o.provider,
+            per_hour=f"{o.per_hour.amount:.2f} {o.per_hour.currency}",
+            per_year=grouped(o.per_year.text, lang),
+        )
+        for o in rent.options
+        if o.named and o.accelerator != rent.offer.accelerator
+    ]
+    return "".join(said)
 
 
 def _name(pick: Pick) -> str:

@@ -38,7 +38,7 @@ PASSES: tuple[tuple[Callable[[Scan], None], bool], ...] = (
     (hardware.read_gpus, False),
     (units.read_memory, True),
     (units.read_params, True),
-    (units.read_hours, True),
+    (units.read_hours, False),  # "a few hours a month" has no digit
     (units.read_counts, False),
     (money.read_worded, True),
     (money.read_currency_words, False),

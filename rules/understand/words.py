@@ -18,9 +18,9 @@ The keyword pass runs after every grammar with numbers, longest phrase first ("r
   model's workload is used only when no workload word is present; an RNN word wins over speech ("speech with
   lstm").
 * Intent: "help" for empty text, bare "?" or a help word with nothing else; then, the first said of
-  "what-runs-on" ("what can I run on a 3090"), "fit" and "rent-or-buy" ("is renting cheaper"); "compare" with
-  two or more cards (a family word such as "mac" names its cards), or a compare word and one card; "upgrade"
-  with an upgrade word or a card already owned ("I have a 3060"); else "recommend".
+  "what-runs-on" ("what can I run on a 3090"), "fit" and "rent-or-buy" ("is renting cheaper", "rent 8x h100 or
+  buy?"); "compare" with two or more cards (a family word such as "mac" names its cards), or a compare word
+  and one card; "upgrade" with an upgrade word or a card already owned ("I have a 3060"); else "recommend".
   "fit" is read from this text only: a follow-up to a fit question is "recommend" unless it says "fit" again.
 """
 
@@ -73,6 +73,14 @@ _GOOD_FOR = re.compile(
     r"(?<!\w)(?:good|ok|okay|fine|suitable|decent|viable|a good (?:choice|pick|option))"
     r"(?:\s+enough)?\s+for(?!\w)"
     r"|(?<!\w)(?:хорош\w*|подойд\w*|подходит|годится)\s+(?:\S+\s+){0,4}?для(?!\w)",
+    re.IGNORECASE,
+)
+# "rent 8x h100 or buy?", "купить или арендовать а100?": the two ways set against each other, cards between
+_RENT = r"(?:rent|renting|hire|hiring|lease|leasing|аренд\w*|снять)"
+_BUY = r"(?:buy|buying|purchase|own|купить|покупать|покупка|брать)"
+_RENT_OR_BUY = re.compile(
+    rf"(?<!\w)(?:{_RENT}(?!\w)[^.?!]{{0,60}}?(?<!\w)(?:or|vs\.?|versus|или)\s+(?:to\s+)?{_BUY}"
+    rf"|{_BUY}(?!\w)[^.?!]{{0,60}}?(?<!\w)(?:or|vs\.?|versus|или)\s+(?:to\s+)?{_RENT})(?!\w)",
     re.IGNORECASE,
 )
 _LONE_SIGNS = ("$", "€", "£", "₽")
@@ -243,8 +251,8 @@ def intent(scan: Scan, question: Question, changed: tuple[str, ...]) -> str:
     for said in ("what-runs-on", "fit", "rent-or-buy"):
         if said in scan.intents:
             return said
-    if "rent_hours" in scan.values:  # "100 hours of training on an h100": rent those hours or buy the card
-        return "rent-or-buy"
+    if "rent_hours" in scan.values or _RENT_OR_BUY.search(scan.original):
+        return "rent-or-buy"  # "100 hours of training on an h100": rent those hours or buy the card
     model_said = question.model is not None or question.params_b is not None
     owned_alone = not question.compare and question.owned_gpu is not None and "upgrade" not in scan.intents
     one_card = len(question.compare) == 1 or owned_alone  # "can my rtx 3060 run qwen3 32b": the card owned

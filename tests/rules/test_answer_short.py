@@ -289,12 +289,14 @@ def test_the_first_line_answers_the_intents_the_parser_adds(advisor) -> None:
     )
     assert rent.rent_vs_buy is not None
     paid = r"(the .+ pays off after \d+\.\d years|buying the .+ does not pay off)"
-    unlisted = rent.rent_vs_buy.offer.gpu != rent.picks[0].gpu  # never weighed against another card's rental
+    unlisted = rent.rent_vs_buy.offer.gpu != rent.picks[0].gpu  # no break-even against another card's rental
     if unlisted:
-        # the rental it is weighed against instead, with its provider and price
+        # rent or buy still leads, from a year of the rental weighed instead, with its provider and price
         offer = rent.rent_vs_buy.offer
-        assert re.match(r"No provider lists the .+; .+ at .+, \d+\.\d\d USD/h", rent.headline), rent.headline
+        said = r"(Rent|Buy): .+, .+ at .+ \(\d+\.\d\d USD/h, seen .+\), .+ a year at 20 h a week, .+ over \d"
+        assert re.match(said, rent.headline), rent.headline
         assert offer.provider in rent.headline and offer.units in rent.headline
+        assert "pays off" not in rent.headline
     else:
         assert re.match(rf"(Rent|Buy): at 20 h a week {paid}$", rent.headline), rent.headline
         assert rent.headline.startswith("Rent" if rent.rent_vs_buy.cheaper == "rent" else "Buy")
