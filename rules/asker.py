@@ -94,11 +94,12 @@ def _beginner(q: Question, rulebook: Rulebook) -> Persona | None:
     ):
         return None
     params = rulebook.persona_beginner
+    used = params.suggest_used and not q.new_only  # "new cards only" is not told that used is fine
     return Persona(
         "persona-beginner",
-        say("rule.persona_beginner.reason", q.language),
+        say("rule.persona_beginner.reason" if used else "rule.persona_beginner.reason_new", q.language),
         params.min_memory_gb,
-        consider_used=params.suggest_used,
+        consider_used=used,
         cuda_only=params.cuda_only,
     )
 

@@ -17,7 +17,7 @@ from rules.compare_line import compare_first
 from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentVsBuy, RunsOn
 from rules.job_line import job_first
 from rules.knowledge.catalog import model_number
-from rules.knowledge.messages import DEFAULT_LANGUAGE, grouped, say, spare_text
+from rules.knowledge.messages import DEFAULT_LANGUAGE, article, grouped, say, spare_text
 from rules.money import dated_words
 
 __all__ = [
@@ -149,16 +149,22 @@ def _buy(answer: Answer, reference: str, lang: str | None, top: Pick | None = No
             "headline.used_many" if used else "headline.new_many", lang, count=top.count, name=top.name
         )
     else:
-        what = say("headline.used" if used else "headline.new", lang, name=top.name)
+        key = "headline.used" if used else "headline.new"
+        what = say(key, lang, name=top.name, article=article(top.name, lang))
     price = (
         price_said(top, lang) if top.count == 1 else say("headline.in_all", lang, price=price_said(top, lang))
+    )
+    gb = f"{top.memory_gb:g}"
+    memory = (  # "GeForce RTX 5060 Ti 16 GB" says its memory in its name
+        ""
+        if f"{gb} GB" in top.name
+        else say("headline.memory", lang, gb=gb, each=say("headline.each", lang) if top.count > 1 else "")
     )
     line = say(
         "headline.buy",
         lang,
         what=what,
-        gb=f"{top.memory_gb:g}",
-        each=say("headline.each", lang) if top.count > 1 else "",
+        memory=memory,
         price=price,
         figure=figure(top, reference, lang),
     )

@@ -138,7 +138,7 @@ def _ranked_choice(
     if used is not None:
         alternatives["used"] = used
         taken.add(used.gpu.id)
-    runners = _runners_up(within, taken)
+    runners = _runners_up(within, [top, *ladder.values(), *alternatives.values()], objective.same_price)
     notes += [pool.floor_note] if pool.floor_note else []
     return Choice(
         top,
@@ -169,14 +169,30 @@ def _under_floor(
     return min(below, key=itemgetter(0))[1] if below else None
 
 
-def _runners_up(within: list[Configuration], taken: set[str]) -> tuple[Configuration, ...]:
-    """The next two behind the top, each a card not shown already (``taken`` gains them)."""
+def _runners_up(
+    within: list[Configuration], shown: list[Configuration], same_price: float
+) -> tuple[Configuration, ...]:
+    """The next two behind the top, each a card not shown already, and none that a shown configuration beats
+    for the same money: as new or as used, as roomy, faster, at most ``same_price`` dearer (rule
+    cost-efficiency: a 4060 Ti 16 GB is no runner-up beside a 5060 Ti 16 GB at its price)."""
     runners: list[Configuration] = []
     for c in within[1:]:
-        if c.gpu.id not in taken and len(runners) < 2:
-            runners.append(c)
-            taken.add(c.gpu.id)
+        if len(runners) == 2:
+            break
+        if any(s.gpu.id == c.gpu.id or _beats(s, c, same_price) for s in shown):
+            continue
+        runners.append(c)
+        shown.append(c)
     return tuple(runners)
+
+
+def _beats(one: Configuration, other: Configuration, same_price: float) -> bool:
+    return (
+        one.offer.condition == other.offer.condition
+        and one.gpu.memory_gb * one.count >= other.gpu.memory_gb * other.count
+        and one.speed > other.speed
+        and one.total_usd <= other.total_usd * (1 + same_price)
+    )
 
 
 def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> Configuration:

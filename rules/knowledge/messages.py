@@ -19,6 +19,7 @@ from rules.knowledge.templates import DEFAULT_LANGUAGE, Messages
 __all__ = [
     "DEFAULT_LANGUAGE",
     "Messages",
+    "article",
     "basis",
     "catalogue",
     "cited",
@@ -31,6 +32,7 @@ __all__ = [
 
 _NOT_A_KEY = re.compile(r"[^a-z0-9]+")
 _MEASURED = re.compile(r"measured on (\d+) lab host")
+_SPELLED = re.compile(r"[A-Z][A-Z0-9]+|[A-Z]\d")  # "NVIDIA", "RTX", "H100": read letter by letter
 _GROUPED_DIGITS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma between digit groups, not in "4.5, 8"
 
 
@@ -61,6 +63,17 @@ def grouped(text: str, language: str | None = None) -> str:
 def spare_text(share: float) -> str:
     """The share of memory left over, as the tight-fit lines say it: "6%", or "< 1%" below one percent."""
     return f"{share:.0%}" if share >= 0.01 else "< 1%"
+
+
+def article(name: str, language: str | None = None) -> str:
+    """The word before ``name`` where ``language`` has articles: in English "a " or "an " by its first
+    sound ("an NVIDIA", "an RTX", "an H100", "an Intel", "a GeForce", "a DGX"); nothing in Russian."""
+    if (language or DEFAULT_LANGUAGE) != DEFAULT_LANGUAGE:
+        return ""
+    first = name.split(" ", 1)[0]
+    if _SPELLED.match(first):  # a letter said by name: "en", "ar", "aitch", "ef"
+        return "an " if first[0] in "AEFHILMNORSX" else "a "
+    return "an " if first[:1].lower() in "aeio" else "a "
 
 
 def term(group: str, word: str, language: str | None = None) -> str:
