@@ -382,7 +382,7 @@ def _unlisted_weighed(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
     total = horizon.rent if horizon else year
     chip = model_number(pick.name)
     same_chip = chip is not None and model_number(offer.accelerator) == chip
-    instead = say("headline.same_chip" if same_chip else "headline.as_fast", lang)
+    instead = say("headline.rent_same_chip" if same_chip else "headline.rent_as_fast", lang)
     return say(
         "headline.rent_unlisted" if total.usd <= pick.total_price.usd else "headline.buy_unlisted",
         lang,

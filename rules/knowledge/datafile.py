@@ -119,12 +119,22 @@ def read_bytes(path: Path, error: type[DataFileError] = DataFileError) -> bytes:
         raise error(f"{shown(path)}: cannot read: {exc.strerror or exc}") from None
 
 
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are unique: a second entry of one key would silently replace the first."""
+    document: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in document:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        document[key] = value
+    return document
+
+
 def parse_document(path: Path, raw: bytes, schema: str, error: type[DataFileError] = DataFileError) -> Any:
     """The parsed content of ``raw`` (read from ``path``), valid under ``rules/schemas/SCHEMA.schema.json``;
     ``error`` naming the file, the entry and the field when it is not."""
     try:
-        document = json.loads(raw.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        document = json.loads(raw.decode("utf-8"), object_pairs_hook=_once_each)
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
         raise error(f"{shown(path)}: not valid JSON: {exc}") from None
     problem = schema_problem(data_validator(schema), document)
     if problem is not None:

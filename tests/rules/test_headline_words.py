@@ -124,3 +124,23 @@ def test_a_beginner_who_asked_new_is_never_told_used_is_fine(advisor: Advisor, t
     assert "used is fine" not in reply.text and "можно б/у" not in reply.text
     answer = reply.recommendation
     assert answer is not None and answer.picks and all(p.condition == "new" for p in answer.picks)
+
+
+COMPARED = ["rtx 5090", "rtx pro 6000", "rtx 4090", "rtx 3090", "rtx 5080", "rx 7900 xtx", "dgx spark"]
+JOBS = ["for llm inference", "for stable diffusion", "for nlp training", "for llama 70b at 4-bit"]
+
+
+def test_a_comparison_s_first_line_names_a_card_compared(advisor: Advisor) -> None:
+    """Before: a message written twice replaced "The X and the Y are about as fast …" with "A card about as
+    fast", a first line naming neither card; every phrasing of a comparison names one it weighs."""
+    for one, other in product(COMPARED, COMPARED):
+        if one >= other:
+            continue
+        for job in JOBS:
+            reply = ask(advisor, f"{one} vs {other} {job}", today=TODAY)
+            answer = reply.recommendation
+            if answer is None or answer.intent != "compare":
+                continue
+            lead = reply.text.splitlines()[0]
+            names = [e.name for e in answer.named] + [p.name for p in answer.picks]
+            assert any(name in lead for name in names), (one, other, job, lead)

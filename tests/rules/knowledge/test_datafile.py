@@ -59,6 +59,19 @@ def test_a_missing_file_is_named(tmp_path: Path) -> None:
         load_knowledge(folder, use_cache=False)
 
 
+def test_a_key_written_twice_in_one_object_is_refused(tmp_path: Path) -> None:
+    """JSON keeps the last of two equal keys without a word: a message written twice (a new "headline.as_fast"
+    below the comparison's own) silently replaced the comparison's first line."""
+    folder = tmp_path / "data"
+    shutil.copytree(DATA_DIR, folder)
+    text = (folder / "messages.json").read_text(encoding="utf-8")
+    entry = '"headline.each": {"en": " each", "ru": " каждая"},'
+    (folder / "messages.json").write_text(text.replace('"messages": {', '"messages": {' + entry * 2, 1))
+    twice = r"messages\.json: not valid JSON: the key 'headline\.each' appears twice"
+    with pytest.raises(DataFileError, match=twice):
+        load_knowledge(folder, use_cache=False)
+
+
 def test_a_shipped_file_is_named_from_the_repository_root() -> None:
     assert shown(DATA_DIR / "gpus.json") == "rules/data/gpus.json"
     assert shown(Path("/elsewhere/gpus.json")) == "/elsewhere/gpus.json"
