@@ -310,6 +310,7 @@ class Advisor:
             terms.used.saving,
             self.rulebook.memory_value.roomier_premium,
             self.rulebook.cost_efficiency.same_price_share,
+            self.rulebook.cost_efficiency.same_speed_share,
         )
 
     def _compared(self, stages: _Stages, named: tuple[Any, ...]) -> Answer:

@@ -73,6 +73,7 @@ class Objective:
     this share more (rule ``memory-value``; 0 weighs memory no further);
     ``same_price``: configurations whose prices differ by at most this share cost the same, and the faster of
     two that do the job as well leads;
+    ``same_speed``: configurations whose speeds differ by at most this share are as fast;
     ``pricing``: the answer's, for the money its notes name, in the asker's currency.
     """
 
@@ -89,6 +90,7 @@ class Objective:
     used_saving: float = 0.0
     roomier_premium: float = 0.0
     same_price: float = 0.0
+    same_speed: float = 0.0
 
     @property
     def limit(self) -> float:

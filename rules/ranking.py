@@ -138,7 +138,7 @@ def _ranked_choice(
     if used is not None:
         alternatives["used"] = used
         taken.add(used.gpu.id)
-    runners = _runners_up(within, [top, *ladder.values(), *alternatives.values()], objective.same_price)
+    runners = _runners_up(within, [top, *ladder.values(), *alternatives.values()], objective)
     notes += [pool.floor_note] if pool.floor_note else []
     return Choice(
         top,
@@ -170,28 +170,31 @@ def _under_floor(
 
 
 def _runners_up(
-    within: list[Configuration], shown: list[Configuration], same_price: float
+    within: list[Configuration], shown: list[Configuration], objective: Objective
 ) -> tuple[Configuration, ...]:
-    """The next two behind the top, each a card not shown already, and none that a shown configuration beats
-    for the same money: as new or as used, as roomy, faster, at most ``same_price`` dearer (rule
-    cost-efficiency: a 4060 Ti 16 GB is no runner-up beside a 5060 Ti 16 GB at its price)."""
+    """The next two behind the top, each a card not shown already, and none that a configuration shown
+    beside it leaves with nothing to offer (rule cost-efficiency: as new or as used, as roomy, as fast and as
+    cheap within the rule's same-speed and same-price shares, and better on one)."""
     runners: list[Configuration] = []
     for c in within[1:]:
         if len(runners) == 2:
             break
-        if any(s.gpu.id == c.gpu.id or _beats(s, c, same_price) for s in shown):
+        if any(s.gpu.id == c.gpu.id or _beats(s, c, objective) for s in shown):
             continue
         runners.append(c)
         shown.append(c)
     return tuple(runners)
 
 
-def _beats(one: Configuration, other: Configuration, same_price: float) -> bool:
+def _beats(one: Configuration, other: Configuration, objective: Objective) -> bool:
+    as_fast = one.speed >= other.speed * (1 - objective.same_speed)
+    as_cheap = one.total_usd <= other.total_usd * (1 + objective.same_price)
     return (
         one.offer.condition == other.offer.condition
         and one.gpu.memory_gb * one.count >= other.gpu.memory_gb * other.count
-        and one.speed > other.speed
-        and one.total_usd <= other.total_usd * (1 + same_price)
+        and as_fast
+        and as_cheap
+        and (one.speed > other.speed or one.total_usd < other.total_usd)
     )
 
 

@@ -177,6 +177,8 @@ class CostEfficiency(Parameters, frozen=True):
     step_up_threshold: float
     same_price_share: float
     same_price_note: str
+    same_speed_share: float
+    same_speed_note: str
     no_budget_threshold: float
     no_budget_note: str
     step_up_note: str

@@ -17,10 +17,11 @@ from rules.knowledge.messages import article
 
 TODAY = date(2026, 11, 27)
 WORKLOADS = [
-    "nlp", "computer vision", "stable diffusion", "llm inference", "gpt-oss-120b", "kaggle", "beginner"
+    "nlp", "computer vision", "stable diffusion", "flux dev", "llm inference", "qwen2.5 coder 32b",
+    "gpt-oss-120b", "kaggle", "beginner",
 ]
 BUDGETS = ["$300", "$450", "$600", "$900", "$2000", "$5000", "$12000", ""]
-SAME_PRICE = 0.02  # rule cost-efficiency, same_price_share
+SAME_PRICE, SAME_SPEED = 0.02, 0.05  # rule cost-efficiency, same_price_share and same_speed_share
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +87,9 @@ def _speed(pick) -> float:
     return pick.tokens_per_second if pick.tokens_per_second is not None else pick.relative_performance
 
 
-def test_no_runner_up_is_beaten_for_the_same_money_by_a_card_shown(replies: list) -> None:
-    """Before: a 4060 Ti 16 GB at 449 USD stood as runner-up under a faster 5060 Ti 16 GB shown at 450 USD."""
+def test_no_runner_up_is_left_with_nothing_to_offer_by_a_card_shown(replies: list) -> None:
+    """Before: a 4060 Ti 16 GB at 449 USD stood as runner-up under a faster 5060 Ti 16 GB shown at 450 USD,
+    and a 4080 Super at 1,799 USD (5.5x) under a 5070 Ti shown at 749 USD (5.4x)."""
     runners = 0
     for text, reply in replies:
         answer = reply.recommendation
@@ -102,8 +104,9 @@ def test_no_runner_up_is_beaten_for_the_same_money_by_a_card_shown(replies: list
                     and other.condition == runner.condition
                     and (other.tokens_per_second is None) == (runner.tokens_per_second is None)
                     and other.memory_gb * other.count >= runner.memory_gb * runner.count
-                    and _speed(other) > _speed(runner)
+                    and _speed(other) >= _speed(runner) * (1 - SAME_SPEED)
                     and other.total_price.usd <= runner.total_price.usd * (1 + SAME_PRICE)
+                    and (_speed(other) > _speed(runner) or other.total_price.usd < runner.total_price.usd)
                 )
                 assert not beaten, (text, runner.name, other.name)
     assert runners >= 5
