@@ -196,7 +196,7 @@ def model_of(question: Question) -> ModelSpec | None:
     """The model the question names, or a generic transformer of the size it gives."""
     spec = find_model(question.model)
     if spec is None and question.params_b:
-        spec = ModelSpec.generic(question.params_b)
+        spec = ModelSpec.generic(question.params_b, question.active_params_b)
     return spec
 
 

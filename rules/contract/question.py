@@ -85,6 +85,17 @@ class RecommendationRequest(
         ),
     ] = None
     params_b: Annotated[float, _positive(2000, "Model size in billions of parameters.")] | None = None
+    active_params_b: (
+        Annotated[
+            float,
+            _positive(
+                2000,
+                "Of a mixture of experts the table does not hold, the parameters each token reads, in "
+                "billions ('80b-a3b': 3); null: a model the table holds, or a dense one.",
+            ),
+        ]
+        | None
+    ) = None
     memory_gb: Annotated[float, _positive(4096, "Memory the job needs, GB.")] | None = None
     card_memory_gb: (
         Annotated[
@@ -322,6 +333,7 @@ class Question:
     model: str | None = None
     weight_format: str | None = None  # "GGUF Q5_K_M": the file's bits per weight size the weights
     params_b: float | None = None
+    active_params_b: float | None = None  # a mixture of experts sized by its size alone: what a token reads
     memory_gb: float | None = None
     task: str = "training"
     # used_ok: used is fine; new_only: never a used pick; neither: not said (a used lead on a tight budget)
@@ -408,6 +420,9 @@ class Question:
                     raise QuestionError(
                         "compare_counts", f"each count must be a whole number from 1 to {MAX_GPUS}"
                     )
+        if self.active_params_b and self.params_b and self.active_params_b > self.params_b:
+            said = "active_params_b is the part of params_b each token reads: at most params_b"
+            raise QuestionError("active_params_b", said)
         if self.new_only and self.used_ok:
             raise QuestionError("new_only", "new_only and used_ok contradict each other; set one of them")
         if self.budget is not None:

@@ -120,17 +120,21 @@ class ModelSpec:
         return self.kv_width_per_layer * ((layers - local) * tokens + windowed)
 
     @classmethod
-    def generic(cls, params_b: float) -> ModelSpec:
+    def generic(cls, params_b: float, active_params_b: float | None = None) -> ModelSpec:
         """A transformer of the given size with the usual depth/width ratio (hidden ≈ 128 × layers). An
         LLM of a billion parameters or more caches keys and values for 8 heads of 128 (grouped-query
         attention), as Llama 3, Qwen2.5/3, Mistral and Gemma 3 of every size do; smaller transformers
-        for every head (BERT, GPT-2)."""
+        for every head (BERT, GPT-2). ``active_params_b``: a mixture of experts that holds all its
+        parameters and reads that many per token."""
         hidden = max(256, int(round((params_b * 1e9 * 128 / 12) ** (1 / 3) / 64) * 64))
         layers = max(2, round(params_b * 1e9 / (12 * hidden * hidden)))
         llm = params_b >= 1
+        moe = active_params_b is not None and active_params_b < params_b
         return cls(
-            f"{params_b:g}b-params",
-            f"{params_b:g}B-parameter transformer",
+            f"{params_b:g}b-a{active_params_b:g}b-params" if moe else f"{params_b:g}b-params",
+            f"{params_b:g}B-parameter mixture of experts ({active_params_b:g}B active)"
+            if moe
+            else f"{params_b:g}B-parameter transformer",
             "llm" if llm else "transformer",
             None,
             params_b,
@@ -141,6 +145,7 @@ class ModelSpec:
             1 if params_b >= 1 else 8,
             None,
             (),
+            active_params_b=active_params_b if moe else None,
         )
 
 

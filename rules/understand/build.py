@@ -49,6 +49,7 @@ PASSES: tuple[tuple[Callable[[Scan], None], bool], ...] = (
 _FIELD_ORDER = [f.name for f in fields(Question)]
 _LABELS = {
     "params_b": "parameters (billions)",
+    "active_params_b": "active parameters a token reads (billions)",
     "memory_gb": "memory the job needs (GB)",
     "card_memory_gb": "the card's memory (GB)",
     "hours_per_week": "hours per week",

@@ -42,6 +42,7 @@ _NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видео�
 _TOKENS = re.compile(r"[a-z0-9]+(?:\.\d+)*")
 _VERSION = re.compile(r"v?(\d+(?:\.\d+)*)")  # "3.2", "v3.2", "4": a model's version, not its size
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
+_ACTIVE = re.compile(r"a(\d+(?:\.\d+)?)b")  # "a3b" of "qwen3-next-80b-a3b": a mixture of experts' active size
 _MAX_NAME_TOKENS = 6
 # Words that name a tuning of the same weights, not another size: "deepseek r1 distill 32b" is the table's
 # "deepseek r1 32b", "llama 3.1 8b instruct" its "llama 3.1 8b".
@@ -161,6 +162,7 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
         tokens = _TOKENS.findall(scan.text, m.end(), end)
     phrase = scan.text[m.start() : end]
     size = next((t for t in tokens if _SIZE.fullmatch(t)), None)
+    active = next((float(a.group(1)) for t in tokens if (a := _ACTIVE.fullmatch(t))), None)
     spec = table[0] if table is not None and table[1] == end else None
     spec = spec or next(filter(None, map(lookups.model, _candidates(family, tokens, entry))), None)
     if spec is not None and not tokens:  # "stable diffusion" alone: the model of that name on the date
@@ -169,7 +171,7 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
         inner = [families.by_key[_family_key(t)] for t in tokens if _family_key(t) in families.by_key]
         spec = lookups.model(f"{(inner or [entry])[-1]['slug']} {size}")  # "qwen 2.5 32b coder": its 32b
     if spec is None and size and "x" not in size:  # "gpt-2 1.5b": the family's model of that size
-        spec = _of_size(family, float(size[:-1]) / (1000 if size.endswith("m") else 1))
+        spec = _of_size(family, float(size[:-1]) / (1000 if size.endswith("m") else 1), active)
     if spec is None and not size and tokens:  # "llama 4 scout": a version the table lacks and no size
         scan.unknown_models.append(phrase.strip())
     if spec is not None and _other_version(tokens, spec):  # "gemma 4 27b": sized as Gemma 3 27B, said so
@@ -182,6 +184,8 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
     if size and "x" not in size:  # "8x7b" (mixture of experts) is not 56b of weights; the model table knows
         params = whole(float(size[:-1]) / (1000 if size.endswith("m") else 1))
         scan.put("params_b", params, phrase)
+        if spec is None and active is not None and active < params:  # sized as a generic mixture of experts
+            scan.put("active_params_b", whole(active), phrase)
     model = spec.id if spec is not None else f"{entry['slug']}-{size}" if size else None
     if model:
         scan.put("model", model, phrase)
@@ -209,14 +213,20 @@ def _dated(phrase: str, scan: Scan) -> ModelSpec | None:
     return None
 
 
-def _of_size(family: str, said_b: float) -> ModelSpec | None:
-    """The family's model (an alias starting with the family's name) within a tenth of the size said."""
+def _of_size(family: str, said_b: float, active_b: float | None = None) -> ModelSpec | None:
+    """The family's model (an alias starting with the family's name) within a tenth of the size said; where an
+    active size is said ("80b-a3b"), a mixture of experts within a tenth of it too (a 72B dense model is no
+    stand-in for an 80B model that reads 3B a token)."""
     key = _letters(family)
     near = [
         spec
         for spec in set(lookups.models().values())
         if any(_letters(a).startswith(key) for a in spec.aliases)
         and abs(spec.params_b / said_b - 1) <= SAME_SIZE
+        and (
+            active_b is None
+            or (spec.active_params_b is not None and abs(spec.active_params_b / active_b - 1) <= SAME_SIZE)
+        )
     ]
     return min(near, key=lambda spec: (abs(spec.params_b / said_b - 1), spec.id), default=None)
 

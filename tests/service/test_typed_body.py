@@ -120,6 +120,7 @@ def test_a_whole_float_is_an_integer_to_the_schema_alone() -> None:
 EDGES = {
     "gpus": [0, 1, 16, 17],
     "params_b": [0, 0.1, 2000, 2000.5],
+    "active_params_b": [0, 3, 2000, 2000.5],
     "memory_gb": [0, 4096, 4097],
     "card_memory_gb": [4096, 4097],
     "hours_per_week": [0, 168, 169],
@@ -154,3 +155,11 @@ def test_the_question_check_and_the_request_schema_draw_the_same_lines(field: st
         assert error.field == field
         checked = False
     assert checked == (not schema_errors("recommendation-request", {field: value})), (field, value)
+
+
+def test_an_active_part_larger_than_the_model_is_refused_by_name() -> None:
+    """A mixture of experts reads part of its parameters a token: more than all of them is a mistake."""
+    Question.from_dict({"params_b": 80, "active_params_b": 3}, date(2026, 1, 1))
+    with pytest.raises(QuestionError) as refused:
+        Question.from_dict({"params_b": 8, "active_params_b": 30}, date(2026, 1, 1))
+    assert refused.value.field == "active_params_b" and "at most params_b" in str(refused.value)

@@ -12,6 +12,7 @@ import pytest
 
 from rules.advisor import Advisor
 from rules.ask import ask
+from rules.job import model_of
 from rules.knowledge.loaded import load_catalog
 from rules.understand import parse
 
@@ -156,3 +157,46 @@ def test_people_on_a_team_share_a_machine_they_do_not_rack_it() -> None:
     desk system that serves them (a DGX Spark) stays in the running."""
     question = parse("gpt-oss-120b with vllm for the 4 people on our team").question
     assert question.shared and question.setting is None and question.users == 4
+
+
+FAMILIES = ["qwen3-next", "qwen4", "mistral", "llama 5", "gemma 4", "glm-5", "deepseek v4"]
+MOE_SIZES = [(80, 3), (120, 12), (300, 30), (46, 6)]
+
+
+@pytest.mark.parametrize(("family", "size"), list(product(FAMILIES, MOE_SIZES)))
+def test_a_mixture_of_experts_the_table_lacks_is_sized_as_one(
+    advisor: Advisor, family: str, size: tuple[int, int]
+) -> None:
+    """Before: "qwen3-next-80b-a3b" was sized as Qwen2.5-VL 72B, a dense model of about its size, so its
+    speed ignored the 3B a token reads. A stand-in keeps the build said: a mixture of experts within a tenth
+    of both sizes, else a generic mixture of experts of those sizes, and the reply says it was not known."""
+    total, active = size
+    text = f"how much vram do i need to run {family}-{total}b-a{active}b at 4-bit?"
+    reply = ask(advisor, text, today=TODAY)
+    answer, question = reply.recommendation, reply.question
+    assert answer is not None and question is not None and answer.memory_need is not None
+    spec = model_of(question)
+    assert spec is not None and spec.active_params_b is not None, (text, spec)
+    assert abs(spec.active_params_b / active - 1) <= 0.1 and abs(spec.params_b / total - 1) <= 0.1
+    if question.active_params_b is not None:  # generic: every weight held, at 4.85 bits
+        assert question.params_b == total and question.active_params_b == active
+        assert answer.memory_need.gb >= total * 4.85 / 8
+    assert "not in the model table" in reply.text
+
+
+def test_a_mixture_of_experts_reads_its_active_part_per_token(advisor: Advisor) -> None:
+    """The same 80B at 4 bits on the same cards: read 3B a token, it is several times as fast as dense."""
+    moe = ask(advisor, "run qwen3-next-80b-a3b at 4-bit on 2x rtx 5090", today=TODAY).recommendation
+    dense = ask(advisor, "run qwen3-next-80b at 4-bit on 2x rtx 5090", today=TODAY).recommendation
+    assert moe is not None and dense is not None and moe.picks and dense.picks
+    fast, slow = moe.picks[0].tokens_per_second, dense.picks[0].tokens_per_second
+    assert fast is not None and slow is not None and fast > 4 * slow
+
+
+def test_the_table_s_own_mixtures_of_experts_are_still_found() -> None:
+    for text, model in (
+        ("qwen3 30b a3b on a 3090", "qwen3-30b-a3b"),
+        ("qwen3-235b-a22b at 4-bit", "qwen3-235b-a22b"),
+    ):
+        question = parse(text).question
+        assert question.model == model and question.active_params_b is None
