@@ -263,5 +263,8 @@ def _activation_gb(spec: ModelSpec) -> float:
     34 B/token/unit at 16 bit)."""
     if spec.activation_gb_per_sample is not None:
         return spec.activation_gb_per_sample * spec.train_batch
-    per_sample = (spec.seq_len or 512) * (spec.layers or 12) * (spec.hidden or 768) * 68 / GB
+    positions = (spec.seq_len or 512) * (spec.layers or 12)  # every layer over the whole sequence
+    if spec.encoder_layers and spec.decoder_layers and spec.decoder_seq_len:  # Whisper: audio in, text out
+        positions = (spec.seq_len or 512) * spec.encoder_layers + spec.decoder_seq_len * spec.decoder_layers
+    per_sample = positions * (spec.hidden or 768) * 68 / GB
     return per_sample * spec.train_batch

@@ -38,6 +38,9 @@ _ARCHITECTURE = (
     "sliding_layers",
     "reference_vram_gb",
     "lora_base",
+    "encoder_layers",
+    "decoder_layers",
+    "decoder_seq_len",
 )
 
 
@@ -76,6 +79,10 @@ class ModelSpec:
     # what the model's own reference code is published to need for inference
     reference_vram_gb: float | None = None
     lora_base: str | None = None  # the precision LoRA trainers keep the frozen base in, where not 16-bit
+    # an encoder-decoder (Whisper): each stack's layers, the decoder's text positions (seq_len: the encoder's)
+    encoder_layers: int | None = None
+    decoder_layers: int | None = None
+    decoder_seq_len: int | None = None
     source: str = ""
 
     @property
