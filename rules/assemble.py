@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from rules.alternatives import ranked
-from rules.compare_line import speed_measure
+from rules.compare_line import HOLDING, speed_measure
 from rules.configurations import Configuration
 from rules.contract.answer import (
     Answer,
@@ -272,7 +272,7 @@ def better_buy_first(
     unless the fastest's extra speed per extra 1000 USD is at least ``threshold`` × the best value's; within
     the budget where one is; for someone starting out, among the NVIDIA cards where one holds the job (rule
     vendor-nvidia). True where that rule set another maker's better value aside."""
-    fitting = [p for p in picks if p.label == "fits"]
+    fitting = [p for p in picks if p.label in HOLDING]
     affordable = [p for p in fitting if budget_usd is None or p.total_price.usd <= budget_usd * BUDGET_SLACK]
     fitting = affordable or fitting
     cuda_first = False

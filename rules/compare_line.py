@@ -8,7 +8,11 @@ from collections.abc import Callable, Sequence
 from rules.contract.answer import Answer, Money, Pick
 from rules.knowledge.messages import DEFAULT_LANGUAGE, say
 
-__all__ = ["compare_first", "speed_measure"]
+__all__ = ["HOLDING", "compare_first", "speed_measure"]
+
+# A compared card's status where it holds the job: fitted to the model named, or holding the typical need of
+# the work where no model is named (a card that does not is "does-not-fit")
+HOLDING = frozenset({"fits", "compared"})
 
 
 def speed_measure(picks: Sequence[Pick]) -> Callable[[Pick], float]:
@@ -72,7 +76,7 @@ def _to_buy(answer: Answer, compared: str, lang: str | None) -> str:
     """The comparison behind the card to buy, where two or more named cards hold the job and none is owned:
     the compared cards come best buy first (rules cost-efficiency, vendor-nvidia); the line says why."""
     picks = answer.picks
-    fitting = [p for p in picks if p.label == "fits"]
+    fitting = [p for p in picks if p.label in HOLDING]
     if len(fitting) < 2 or picks[0] is not fitting[0] or answer.question.owned_gpu:
         return compared
     speed = speed_measure(fitting)

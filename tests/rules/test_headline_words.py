@@ -147,3 +147,25 @@ def test_a_comparison_s_first_line_names_a_card_compared(advisor: Advisor) -> No
             lead = reply.text.splitlines()[0]
             names = [e.name for e in answer.named] + [p.name for p in answer.picks]
             assert any(name in lead for name in names), (one, other, job, lead)
+
+
+def test_two_cards_compared_without_a_model_still_name_the_one_to_buy(advisor: Advisor) -> None:
+    """Before: "used 3090 or new 5060 ti for local llms?" said how much faster one was and stopped, since
+    without a model named the cards are "compared" (they hold the work's typical need) rather than "fits",
+    and only fitted cards were weighed for the buy."""
+    asked = 0
+    for one, other in product(COMPARED, COMPARED):
+        if one >= other:
+            continue
+        for job in ("for llm inference", "for stable diffusion", "for nlp training"):
+            reply = ask(advisor, f"{one} or {other} {job}?", today=TODAY)
+            answer = reply.recommendation
+            if answer is None or answer.intent != "compare":
+                continue
+            holding = [p for p in answer.picks if p.label in ("fits", "compared")]
+            if len(holding) < 2 or answer.picks[0] is not holding[0]:
+                continue
+            asked += 1
+            lead = reply.text.splitlines()[0]
+            assert lead.startswith(f"**Buy the {holding[0].name}"), (one, other, job, lead)
+    assert asked >= 10
