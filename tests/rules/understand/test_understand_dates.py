@@ -22,6 +22,17 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("в феврале 2020", {"as_of": date(2020, 2, 29)}),
     ("as of 2024", {"as_of": TODAY}),
     ("as of 2024-06", {"as_of": TODAY}),
+    # a part of a year: the last day of its third, never after today
+    ("in late 2019", {"as_of": date(2019, 12, 31)}),
+    ("as of early 2021", {"as_of": date(2021, 4, 30)}),
+    ("mid-2023", {"as_of": date(2023, 8, 31)}),
+    ("mid 2023", {"as_of": date(2023, 8, 31)}),
+    ("at the end of 2022", {"as_of": date(2022, 12, 31)}),
+    ("в конце 2022 года", {"as_of": date(2022, 12, 31)}),
+    ("в начале 2023 года", {"as_of": date(2023, 4, 30)}),
+    ("в середине 2021", {"as_of": date(2021, 8, 31)}),
+    ("late 2024", {"as_of": TODAY}),
+    ("early 2024", {"as_of": date(2024, 4, 30)}),
 ]
 
 
