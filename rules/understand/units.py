@@ -56,8 +56,8 @@ _BATCH = bounded(
 )
 _TEAM = bounded(
     r"(?:(?:team|group|lab|department)\s+of\s+(?P<team>\d{1,4})(?!\d)|команд\w*\s+из\s+(?P<komanda>\d{1,4})(?!\d)"
-    r"|(?P<n>\d{1,4})\s+(?:colleagues|researchers|engineers|developers|analysts"
-    r"|коллег\w*|сотрудник\w*|исследовател\w*|разработчик\w*)(?!\w))"
+    r"|(?P<n>\d{1,4})\s+(?:colleagues|researchers|engineers|developers|analysts|students|pupils"
+    r"|коллег\w*|сотрудник\w*|исследовател\w*|разработчик\w*|студент\w*|школьник\w*|учени\w*)(?!\w))"
 )
 
 # Literals every match of a pattern holds: a text with none of them is not scanned for it (the rarely used
@@ -89,10 +89,15 @@ _TEAM_WORDS = (
     "engineers",
     "developers",
     "analysts",
+    "students",
+    "pupils",
     "коллег",
     "сотрудник",
     "исследовател",
     "разработчик",
+    "студент",
+    "школьник",
+    "учени",
 )
 NEEDED_LITERALS = {
     _MEMORY: _MEMORY_WORDS,

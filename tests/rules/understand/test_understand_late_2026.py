@@ -143,13 +143,22 @@ def test_the_rentals_asked_about_are_named_in_the_rent_line(advisor: Advisor) ->
         ("starting my master's thesis on small cnns", "experience", "beginner"),
         ("msc student, gpu for my thesis", "experience", "beginner"),
         ("gpu for xgboost on tabular data", "workload", "general"),
+        ("our school robotics club, one shared machine, $1500", "shared", True),
+        ("a gpu for high school students learning pytorch", "experience", "beginner"),
+        ("общий компьютер для кружка робототехники", "shared", True),
     ],
 )
 def test_late_2026_words_are_read(text: str, field: str, value: object) -> None:
     parsed = parse(text)
     assert getattr(parsed.question, field) == value, parsed.understood
-    dropped = {"team", "self-host", "self-hosted", "master's", "thesis", "tabular", "msc"}
+    dropped = {"team", "self-host", "self-hosted", "master's", "thesis", "tabular", "msc", "school", "club",
+               "robotics", "shared", "high", "students", "5", "кружка", "робототехники", "общий"}
     assert not dropped & set(parsed.unknown)
+
+
+def test_a_count_of_students_is_read_as_the_group_that_shares_the_machine() -> None:
+    parsed = parse("our school robotics club has 5 students learning pytorch - one shared machine, $1500")
+    assert parsed.question.shared and not parsed.unknown, parsed.unknown
 
 
 def test_people_on_a_team_share_a_machine_they_do_not_rack_it() -> None:
