@@ -4,7 +4,7 @@
     knowledge = load_knowledge()
     reply = ask(Advisor(knowledge.catalog, rulebook=knowledge.rulebook), "nlp $800")
 
-A question flows one way through the stages (rules/advisor.py draws them); every error it can raise is in
+A question runs through the stages in order (rules/advisor.py draws them); every error it can raise is in
 :mod:`rules.errors`. The names below are imported when first used, so that a package importing only
 ``rules.settings`` or ``rules.errors`` pays for nothing else.
 """

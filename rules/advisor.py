@@ -2,8 +2,7 @@
 
 :class:`Advisor` holds one snapshot of what the engine knows — the catalog, the rulebook, lab measurements,
 the electricity price — and answers questions over it without I/O, so the service can keep one in memory and
-rebuild it only when the data change. A question flows one way, each stage once,
-each handing typed values to the next:
+rebuild it only when the data change. :meth:`Advisor.recommend` runs the stages in this order:
 
     asker -> job -> market -> terms -> configurations -> named cards -> choice -> rent -> explain -> assemble
 
