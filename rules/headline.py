@@ -366,10 +366,20 @@ def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
 
 
 def _rent_asked(rent: RentVsBuy, lang: str | None) -> str:
-    """Renting only, as the question said: the rental that holds the job for least, per hour."""
-    per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
-    offer = rent.offer
-    return say("headline.rent_only", lang, units=offer.units, provider=offer.provider, per_hour=per_hour)
+    """Renting only, as the question said: the card it named, else the rental that holds the job for least;
+    per hour, and a month at the hours a week said or assumed."""
+    price, hours, offer = rent.rent_per_hour, rent.hours_per_week, rent.offer
+    month = Money(price.amount * hours * 52 / 12, price.currency, price.usd * hours * 52 / 12)
+    named = any(o.named and o.accelerator == offer.accelerator for o in rent.options)
+    return say(
+        "headline.rent_named" if named else "headline.rent_only",
+        lang,
+        units=offer.units,
+        provider=offer.provider,
+        per_hour=f"{price.amount:.2f} {price.currency}",
+        per_month=grouped(month.text, lang),
+        hours=f"{hours:g}",
+    )
 
 
 def _unlisted_weighed(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:

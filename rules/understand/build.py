@@ -43,6 +43,7 @@ PASSES: tuple[tuple[Callable[[Scan], None], bool], ...] = (
     (money.read_worded, True),
     (money.read_currency_words, False),
     (words.read_keywords, False),
+    (words.read_rental, False),
     (money.read_bare_number, True),
 )
 

@@ -83,6 +83,14 @@ _RENT_OR_BUY = re.compile(
     rf"|{_BUY}(?!\w)[^.?!]{{0,60}}?(?<!\w)(?:or|vs\.?|versus|или)\s+(?:to\s+)?{_RENT})(?!\w)",
     re.IGNORECASE,
 )
+# "which gpu should i rent", "what does an h100 cost per hour", "арендовать a100": renting, asked for itself
+_RENTING = re.compile(
+    rf"(?<!\w){_RENT}(?!\w)"
+    r"|(?<!\w)(?:cost\w*|price\w*|pay|rate)\s+(?:\S+\s+){0,3}?(?:per|an|a)\s+hour(?!\w)"
+    r"|(?<!\w)hourly\s+(?:price|cost|rate)|(?<!\w)(?:стоит|стоимость|цена)\s+(?:\S+\s+){0,3}?в\s+час(?!\w)",
+    re.IGNORECASE,
+)
+_BUYING = re.compile(r"(?<!\w)(?:buy|buying|bought|purchase\w*|купить|покупать|покупк\w*|куплю)(?!\w)", re.I)
 _LONE_SIGNS = ("$", "€", "£", "₽")
 
 
@@ -100,6 +108,18 @@ def read_keywords(scan: Scan) -> None:
                 return _meaning(scan, meaning, m.group(), m.start())
 
             scan.take(g.keyword(word), found)
+
+
+def read_rental(scan: Scan) -> None:
+    """A question that rents and never buys asks what renting costs: the cloud setting, where the answer is
+    the rental (rule rent-vs-buy). Not where renting is set against buying ("rent or buy", "is renting
+    cheaper", "100 hours of training on an h100"), nor where the question set the setting itself."""
+    text = scan.original
+    if {"setting", "rent_hours"} & scan.values.keys() or "rent-or-buy" in scan.intents:
+        return
+    renting = _RENTING.search(text)
+    if renting and not _BUYING.search(text) and not _RENT_OR_BUY.search(text):
+        scan.put("setting", "cloud", renting.group())
 
 
 def _meaning(scan: Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> bool:

@@ -209,3 +209,51 @@ def test_the_table_s_own_mixtures_of_experts_are_still_found() -> None:
     ):
         question = parse(text).question
         assert question.model == model and question.active_params_b is None
+
+
+RENTALS = [
+    "which gpu should i rent for {job}?",
+    "i want to rent gpus for {job}",
+    "what does it cost to rent an h100 per hour for {job}",
+    "rent an rtx 5090 in the cloud for {job}: what does it cost per hour?",
+    "hourly price of an a100 for {job}",
+]
+JOBS_TO_RENT = ["fine-tuning llama 3 8b", "stable diffusion", "nlp"]
+
+
+@pytest.mark.parametrize(("form", "job"), list(product(RENTALS, JOBS_TO_RENT)))
+def test_a_question_that_rents_and_never_buys_is_answered_with_the_rental(
+    advisor: Advisor, form: str, job: str
+) -> None:
+    """Before: "which gpu should i rent", "what does an h100 cost per hour" were answered "Buy a ...": renting
+    only set cloud_ok. Renting said with no buying is the cloud setting: the first line is the rental, its
+    price an hour and a month."""
+    text = form.format(job=job)
+    reply = ask(advisor, text, today=TODAY)
+    assert reply.question is not None and reply.question.setting == "cloud", text
+    lead = reply.text.splitlines()[0]
+    assert lead.startswith("**Rent, as asked:") and "/h" in lead and "a month at" in lead, lead
+    if reply.question.compare:  # the card named is the one rented, with no claim it is the cheapest
+        assert "least per unit of work" not in lead
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "should i rent or buy a gpu for nlp?",
+        "is renting cheaper than buying for stable diffusion?",
+        "rent an h100 or buy two 5090s for llama 70b?",
+        "100 hours of training on an h100: rent or buy",
+        "i rent a flat, should i buy a 4090 or a 5090?",
+        "арендовать или купить видеокарту для обучения?",
+    ],
+)
+def test_renting_set_against_buying_is_not_renting_only(text: str) -> None:
+    assert parse(text).question.setting != "cloud"
+
+
+def test_images_an_hour_ask_how_fast_a_picture_model_runs() -> None:
+    """Before: "how many images per hour on a 4090 with sdxl" read "images" as vision training and sized an
+    SDXL LoRA."""
+    question = parse("how many images per hour on a 4090 with sdxl").question
+    assert question.task == "inference" and question.asked_speed and question.method == "inference"
