@@ -103,7 +103,7 @@ PHRASES: list[tuple[str, dict[str, Any]]] = [
     ("buy only", {"cloud_ok": False}),
     ("local only", {"cloud_ok": False}),
     ("colab", {"cloud_ok": True}),
-    ("аренда", {"cloud_ok": True}),
+    ("аренда", {"cloud_ok": True, "setting": "cloud"}),  # renting said, no buying: the rental is asked for
 ]
 
 
