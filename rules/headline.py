@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from rules.asked_line import need_first, power_first
 from rules.compare_line import compare_first
-from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentVsBuy, RunsOn
+from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentOffer, RentVsBuy, RunsOn
 from rules.job_line import job_first
 from rules.knowledge.catalog import model_number
 from rules.knowledge.messages import DEFAULT_LANGUAGE, article, grouped, say, spare_text
@@ -347,7 +347,7 @@ def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
     total = answer.question.rent_hours
     if total:  # "100 hours of training": those hours rented, against the card's price
         per_hour = rent.rent_per_hour
-        cost = Money(total * per_hour.amount, per_hour.currency, total * per_hour.usd)
+        cost = _renting_for(per_hour, total)
         return say(
             "headline.rent_hours" if cost.usd <= _owned_cost(answer, total) else "headline.buy_hours",
             lang,
@@ -369,7 +369,7 @@ def _rent_asked(rent: RentVsBuy, lang: str | None) -> str:
     """Renting only, as the question said: the card it named, else the rental that holds the job for least;
     per hour, and a month at the hours a week said or assumed."""
     price, hours, offer = rent.rent_per_hour, rent.hours_per_week, rent.offer
-    month = Money(price.amount * hours * 52 / 12, price.currency, price.usd * hours * 52 / 12)
+    month = _renting_for(price, hours * 52 / 12)
     named = any(o.named and o.accelerator == offer.accelerator for o in rent.options)
     return say(
         "headline.rent_named" if named else "headline.rent_only",
@@ -387,12 +387,10 @@ def _unlisted_weighed(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
     as fast, at the hours assumed, a year and over the rule's years, set beside the card's price; no
     break-even is claimed against another card's listing."""
     per_hour, hours, offer = rent.rent_per_hour, rent.hours_per_week, rent.offer
-    year = Money(per_hour.amount * hours * 52, per_hour.currency, per_hour.usd * hours * 52)
+    year = _renting_for(per_hour, hours * 52)
     horizon = rent.yearly[-1] if rent.yearly else None
     total = horizon.rent if horizon else year
-    chip = model_number(pick.name)
-    same_chip = chip is not None and model_number(offer.accelerator) == chip
-    instead = say("headline.rent_same_chip" if same_chip else "headline.rent_as_fast", lang)
+    instead = say("headline.rent_same_chip" if _same_chip(pick, offer) else "headline.rent_as_fast", lang)
     return say(
         "headline.rent_unlisted" if total.usd <= pick.total_price.usd else "headline.buy_unlisted",
         lang,
@@ -400,8 +398,8 @@ def _unlisted_weighed(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
         seen=offer.seen,
         per_year=grouped(year.text, lang),
         hours=f"{hours:g}",
-        units=rent.offer.units,
-        provider=rent.offer.provider,
+        units=offer.units,
+        provider=offer.provider,
         per_hour=f"{per_hour.amount:.2f} {per_hour.currency}",
         total=grouped(total.text, lang),
         years=horizon.years if horizon else 1,
@@ -414,14 +412,24 @@ def unlisted_rent_line(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
     """No provider lists the card bought: the nearest offer of its own chip, labelled, or a card about as
     fast; never a break-even against another card's listing."""
     offer = rent.offer
-    chip = model_number(pick.name)
     per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
     fields = {"name": pick.name, "units": offer.units, "provider": offer.provider, "per_hour": per_hour}
-    if chip is None or model_number(offer.accelerator) != chip:
-        line = say("short.rent_unlisted", lang, **fields)
-    else:
+    if _same_chip(pick, offer):
         line = say("short.rent_same_chip", lang, seen=offer.seen, **fields)
+    else:
+        line = say("short.rent_unlisted", lang, **fields)
     return line[:1].upper() + line[1:]
+
+
+def _same_chip(pick: Pick, offer: RentOffer) -> bool:
+    """Whether the rental is the card's own chip in another form (an H200 SXM for an H200 NVL)."""
+    chip = model_number(pick.name)
+    return chip is not None and model_number(offer.accelerator) == chip
+
+
+def _renting_for(per_hour: Money, hours: float) -> Money:
+    """What ``hours`` of a rental cost, in its currency and in USD."""
+    return Money(per_hour.amount * hours, per_hour.currency, per_hour.usd * hours)
 
 
 def _owned_cost(answer: Answer, hours: float) -> float:
