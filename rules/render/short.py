@@ -38,6 +38,17 @@ BACKGROUND_RULES = frozenset(
 )
 # rules whose general remarks stay in the full answer; a line of theirs that moved the pick is shown
 BACKGROUND_REMARKS = frozenset({"separate-experiments"})
+# Rules about the card to buy: where the question only rents, the short answer leaves them to the full one
+BUYING_RULES = frozenset(
+    {
+        "cost-efficiency",
+        "used-cards",
+        "product-lines",
+        "multi-gpu-heat",
+        "power-and-slots",
+        "persona-already-own",
+    }
+)
 
 
 def short_markdown(answer: Answer) -> str:
@@ -49,7 +60,9 @@ def short_markdown(answer: Answer) -> str:
     lines = [f"**{answer.headline or answer.summary}**"]
     lines += _named_lines(answer)
     lines += _memory_line(answer)
-    picks = answer.picks[:MAX_PICKS]
+    rentals = _rentals(answer)
+    picks = [] if rentals else answer.picks[:MAX_PICKS]  # renting only, as asked: the rentals, not cards
+    lines += rentals
     if picks:
         lines.append("")
         for index, pick in enumerate(picks, 1):
@@ -66,7 +79,7 @@ def short_markdown(answer: Answer) -> str:
             figure=figure(p, reference, lang),
         )
         for label, p in answer.alternatives.items()
-        if p is not None and (p.gpu, p.count) not in {(q.gpu, q.count) for q in picks}
+        if p is not None and (p.gpu, p.count) not in {(q.gpu, q.count) for q in picks} and not rentals
     ]
     if also:
         lines += ["", f"**{say('heading.alternatives', lang)}**: " + "; ".join(also)]
@@ -118,8 +131,16 @@ def _job_weighs_renting(answer: Answer) -> bool:
 def deciding(answer: Answer) -> list[Finding]:
     """At most five lines that decided the answer: every warning first, then one line per rule of the choice's
     own reasons."""
-    shown: dict[str, Finding] = {f"{w.rule} {w.reason}": w for w in answer.warnings}
+    renting = answer.rent_vs_buy if _rentals(answer) else None  # renting only: why this rental, first
+    shown: dict[str, Finding] = (
+        {"rent-vs-buy": Finding("rent-vs-buy", "applied", renting.reason)} if renting is not None else {}
+    )
+    for warning in answer.warnings:
+        if renting is None or warning.rule not in BUYING_RULES:
+            shown.setdefault(f"{warning.rule} {warning.reason}", warning)
     for finding in answer.findings:
+        if renting is not None and finding.rule in BUYING_RULES:
+            continue
         remark = finding.rule in BACKGROUND_REMARKS and finding.verdict == "info"
         if finding.rule not in BACKGROUND_RULES and not remark and finding.verdict in ("applied", "info"):
             shown.setdefault(finding.rule, finding)
@@ -138,6 +159,29 @@ def _host(pick: Pick) -> list[Finding]:
     """The multi-GPU host the price in all includes (rule power-and-slots): it explains a total above the
     cards' own prices."""
     return [f for f in pick.findings if f.rule == "power-and-slots" and f.verdict == "applied"][:1]
+
+
+def _rentals(answer: Answer) -> list[str]:
+    """Renting only, as the question said (the cloud setting): the rentals worth knowing, each an hour and a
+    year at the hours said or assumed, in place of cards to buy; none for a fit question, which judges a
+    card."""
+    rent, lang = answer.rent_vs_buy, answer.language
+    if answer.question.setting != "cloud" or answer.intent == "fit" or rent is None or not rent.options:
+        return []
+    return [""] + [
+        say(
+            "short.rental",
+            lang,
+            rank=f"{index}.",
+            name=f"{o.count} × {o.name}" if o.count > 1 else o.name,
+            provider=o.provider,
+            per_hour=f"{o.per_hour.amount:.2f} {o.per_hour.currency}",
+            per_year=grouped(o.per_year.text, lang),
+            hours=f"{rent.hours_per_week:g}",
+            relative=f"{o.relative_performance:.1f}",
+        )
+        for index, o in enumerate(rent.options[:MAX_PICKS], 1)
+    ]
 
 
 def _pick_line(rank: str, pick: Pick, reference: str, lang: str | None) -> str:

@@ -5,6 +5,7 @@ of rent or buy where no provider lists the card."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from itertools import product
 
@@ -235,6 +236,11 @@ def test_a_question_that_rents_and_never_buys_is_answered_with_the_rental(
     assert lead.startswith("**Rent, as asked:") and "/h" in lead and "a month at" in lead, lead
     if reply.question.compare:  # the card named is the one rented, with no claim it is the cheapest
         assert "least per unit of work" not in lead
+    # the list under it is of rentals, an hour and a year each; no card to buy, no reason about buying one
+    listed = [line for line in reply.text.splitlines() if re.match(r"\d\. \*\*", line)]
+    assert listed and all("/h, about" in line and " a year at " in line for line in listed), listed
+    assert "**Alternatives**" not in reply.text and "(_used-cards_)" not in reply.text
+    assert "(_rent-vs-buy_)" in reply.text
 
 
 @pytest.mark.parametrize(
