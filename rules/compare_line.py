@@ -13,6 +13,9 @@ __all__ = ["HOLDING", "compare_first", "speed_measure"]
 # A compared card's status where it holds the job: fitted to the model named, or holding the typical need of
 # the work where no model is named (a card that does not is "does-not-fit")
 HOLDING = frozenset({"fits", "compared"})
+# Speeds within 5 % of each other are as fast (the share rule cost-efficiency calls same_speed_share; the
+# first line is drawn from the answer, which carries no rulebook)
+AS_FAST = 1.05
 
 
 def speed_measure(picks: Sequence[Pick]) -> Callable[[Pick], float]:
@@ -47,7 +50,7 @@ def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
         else ""
     )
     money = Money(abs(difference), fast.total_price.currency, 0.0)
-    if ratio < 1.05:
+    if ratio < AS_FAST:
         cheaper = fast if difference < 0 else slow
         return say(
             "headline.as_fast",
@@ -90,9 +93,9 @@ def _to_buy(answer: Answer, compared: str, lang: str | None) -> str:
         else "headline.compare_buy_budget"  # the faster one costs more than the budget
         if budget and ratio < 1 and any(p.total_price.amount > budget and speed(p) > speed(top) for p in rest)
         else "headline.compare_buy_speed"
-        if ratio >= 1.05 and top.total_price.usd > min(p.total_price.usd for p in rest)
+        if ratio >= AS_FAST and top.total_price.usd > min(p.total_price.usd for p in rest)
         else "headline.compare_buy_value"
-        if ratio <= 1 / 1.05
+        if ratio <= 1 / AS_FAST
         else "headline.compare_buy"
     )
     english = (lang or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE

@@ -131,7 +131,7 @@ def _job_weighs_renting(answer: Answer) -> bool:
 def deciding(answer: Answer) -> list[Finding]:
     """At most five lines that decided the answer: every warning first, then one line per rule of the choice's
     own reasons."""
-    renting = answer.rent_vs_buy if _rentals(answer) else None  # renting only: why this rental, first
+    renting = answer.rent_vs_buy if _renting_only(answer) else None  # why this rental, first
     shown: dict[str, Finding] = (
         {"rent-vs-buy": Finding("rent-vs-buy", "applied", renting.reason)} if renting is not None else {}
     )
@@ -161,12 +161,19 @@ def _host(pick: Pick) -> list[Finding]:
     return [f for f in pick.findings if f.rule == "power-and-slots" and f.verdict == "applied"][:1]
 
 
+def _renting_only(answer: Answer) -> bool:
+    """The question only rents (the cloud setting) and is no fit question, which judges a card: the short
+    answer lists rentals and why, not cards to buy."""
+    rent = answer.rent_vs_buy
+    cloud = answer.question.setting == "cloud" and answer.intent != "fit"
+    return cloud and rent is not None and bool(rent.options)
+
+
 def _rentals(answer: Answer) -> list[str]:
-    """Renting only, as the question said (the cloud setting): the rentals worth knowing, each an hour and a
-    year at the hours said or assumed, in place of cards to buy; none for a fit question, which judges a
-    card."""
+    """Renting only, as the question said: the rentals worth knowing, each an hour and a year at the hours
+    said or assumed, in place of cards to buy."""
     rent, lang = answer.rent_vs_buy, answer.language
-    if answer.question.setting != "cloud" or answer.intent == "fit" or rent is None or not rent.options:
+    if rent is None or not _renting_only(answer):
         return []
     return [""] + [
         say(

@@ -33,8 +33,19 @@ _PARAMS = bounded(
     rf"(?P<n>{NUM})(?P<sp>\s?)(?:(?P<b>b|bn|billion|млрд|миллиард\w*)|(?P<m>m|million|млн|миллион\w*))"
     r"(?P<p>\s+(?:params|parameters|параметр\w*))?(?!\w)"
 )
+# "a few hours a month", "пару часов в неделю": how many such words stand for
+_FEW = {
+    "a couple of": 2.0,
+    "a couple": 2.0,
+    "a few": 3.0,
+    "several": 4.0,
+    "несколько": 3.0,
+    "пару": 2.0,
+    "пара": 2.0,
+}
+_FEW_SAID = "|".join(words.replace(" ", r"\s+") for words in _FEW)  # the longest of a kind first
 _HOURS = bounded(
-    rf"(?:(?P<n>{NUM})|(?P<few>a\s+few|a\s+couple(?:\s+of)?|several|несколько|пар[ау]))\s*(?:h|hrs?|hours?|час\w*|ч)\.?\s*(?:a|per|/|в|each|every)?\s*"
+    rf"(?:(?P<n>{NUM})|(?P<few>{_FEW_SAID}))\s*(?:h|hrs?|hours?|час\w*|ч)\.?\s*(?:a|per|/|в|each|every)?\s*"
     r"(?:(?P<week>weeks?|wk|w|недел\w*|нед)|(?P<day>days?|d|день|сутки)|(?P<month>months?|mo|месяц\w*))(?!\w)"
 )
 # "q4_k_m", "Q5_K_M", "q8_0", "iq4_xs": llama.cpp quantisation types. Cleaning turned "_" into spaces.
@@ -254,15 +265,13 @@ def read_params(scan: Scan) -> None:
     scan.take(_PARAMS, found)
 
 
-# "a few hours a month", "пару часов в неделю": how many such words stand for
-_FEW = {"few": 3.0, "coup": 2.0, "of": 2.0, "seve": 4.0, "неск": 3.0, "пару": 2.0, "пара": 2.0}
 # "24/7", "around the clock", "круглосуточно": every hour of the week.
 _ALWAYS = bounded(r"24\s*/\s*7|24\s*x\s*7|around the clock|round the clock|круглосуточно")
 
 
 def read_hours(scan: Scan) -> None:
     def found(m: re.Match[str]) -> bool:
-        said = number(m.group("n")) if m.group("n") else _FEW[m.group("few").split()[-1][:4]]
+        said = number(m.group("n")) if m.group("n") else _FEW[" ".join(m.group("few").lower().split())]
         value = said * (7 if m.group("day") else 7 / 30.44 if m.group("month") else 1)
         return scan.put("hours_per_week", whole(round(value, 1)), m.group())
 

@@ -77,7 +77,8 @@ _GOOD_FOR = re.compile(
 )
 # "rent 8x h100 or buy?", "купить или арендовать а100?": the two ways set against each other, cards between
 _RENT = r"(?:rent|renting|hire|hiring|lease|leasing|аренд\w*|снять)"
-_BUY = r"(?:buy|buying|purchase|own|купить|покупать|покупка|брать)"
+_BUYING_WORDS = r"buy|buying|bought|purchase\w*|купить|покупать|покупк\w*|куплю"
+_BUY = rf"(?:{_BUYING_WORDS}|own|брать)"  # set against renting, owning and "taking your own" buy too
 _RENT_OR_BUY = re.compile(
     rf"(?<!\w)(?:{_RENT}(?!\w)[^.?!]{{0,60}}?(?<!\w)(?:or|vs\.?|versus|или)\s+(?:to\s+)?{_BUY}"
     rf"|{_BUY}(?!\w)[^.?!]{{0,60}}?(?<!\w)(?:or|vs\.?|versus|или)\s+(?:to\s+)?{_RENT})(?!\w)",
@@ -90,7 +91,7 @@ _RENTING = re.compile(
     r"|(?<!\w)hourly\s+(?:price|cost|rate)|(?<!\w)(?:стоит|стоимость|цена)\s+(?:\S+\s+){0,3}?в\s+час(?!\w)",
     re.IGNORECASE,
 )
-_BUYING = re.compile(r"(?<!\w)(?:buy|buying|bought|purchase\w*|купить|покупать|покупк\w*|куплю)(?!\w)", re.I)
+_BUYING = re.compile(rf"(?<!\w)(?:{_BUYING_WORDS})(?!\w)", re.IGNORECASE)
 _LONE_SIGNS = ("$", "€", "£", "₽")
 
 
