@@ -33,10 +33,11 @@ from rules.headline import headline
 from rules.job import METHOD_NAMES, Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
 from rules.jobcost import JobAsked, measured_share, priced_job, serving_cost, transcription
 from rules.knowledge.loaded import load_rulebook
-from rules.knowledge.messages import say, term
+from rules.knowledge.messages import say, spoken, term
 from rules.knowledge.rulebook import Rulebook
 from rules.market import Market, Markets, representative_rentals
 from rules.named import NamedContext, card_memory, named_cards, sold_alone
+from rules.need import Need
 from rules.objective import Choice, Objective
 from rules.performance import Measured, PerformanceModel
 from rules.rent import Renting, tpu_chips, tpu_named
@@ -286,7 +287,7 @@ class Advisor:
             terms,
             sizing,
             tuple(configs),
-            tuple(Excluded(e["gpu"], e["rule"], e["reason"]) for e in excluded),
+            tuple(Excluded(e.gpu, e.rule, spoken(e.reason, question.language)) for e in excluded),
         )
 
     def _objective(self, stages: _Stages) -> Objective:
@@ -496,5 +497,5 @@ class _MemoryFit:
     def fit(self, question: Question, need: MemoryNeed, memory_gb: float, gpus: int) -> Fit:
         job = job_for(question, self.rulebook)
         if need.gb != job.need.gb:  # a floor raised the need
-            job = raised(job, need)
+            job = raised(job, Need(need.gb, need.how, need.model, need.parts))
         return fit_on(job, memory_gb, gpus)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from rules.knowledge.messages import say
+from rules.knowledge.messages import Phrase, Text
 
 if TYPE_CHECKING:
     from rules.contract.question import Question
@@ -25,11 +25,11 @@ class Persona:
     """Who is asking, as one persona rule sees it: its line, the memory it asks for, and preferences."""
 
     rule: str
-    reason: str
+    reason: Text
     min_memory_gb: float | None = None
     consider_used: bool = False
     verdict: Literal["cpu-and-cloud"] | None = None  # no card to buy at all
-    suggestion: str | None = None  # what to do instead, with that verdict
+    suggestion: Text | None = None  # what to do instead, with that verdict
     cuda_only: bool = False  # starting out: only the stack every tutorial assumes
 
 
@@ -74,7 +74,7 @@ def _not_serious(q: Question, rulebook: Rulebook) -> Persona | None:
         return None
     return Persona(
         "persona-not-serious",
-        say("rule.persona_not_serious.reason", q.language),
+        Phrase("rule.persona_not_serious.reason"),
         rulebook.persona_not_serious.min_memory_gb,
     )
 
@@ -97,7 +97,7 @@ def _beginner(q: Question, rulebook: Rulebook) -> Persona | None:
     used = params.suggest_used and not q.new_only  # "new cards only" is not told that used is fine
     return Persona(
         "persona-beginner",
-        say("rule.persona_beginner.reason" if used else "rule.persona_beginner.reason_new", q.language),
+        Phrase("rule.persona_beginner.reason" if used else "rule.persona_beginner.reason_new"),
         params.min_memory_gb,
         consider_used=used,
         cuda_only=params.cuda_only,
@@ -110,7 +110,7 @@ def _kaggle(q: Question, rulebook: Rulebook) -> Persona | None:
     params = rulebook.persona_kaggle
     return Persona(
         "persona-kaggle",
-        say("rule.persona_kaggle.reason", q.language),
+        Phrase("rule.persona_kaggle.reason"),
         params.min_memory_gb,
         cuda_only=params.cuda_only,
     )
@@ -126,7 +126,7 @@ def _researcher(q: Question, rulebook: Rulebook) -> list[Persona]:
         return [
             Persona(
                 "persona-nlp-researcher",
-                say("rule.persona_nlp_researcher.reason", q.language),
+                Phrase("rule.persona_nlp_researcher.reason"),
                 nlp.min_memory_gb,
             )
         ]
@@ -134,7 +134,7 @@ def _researcher(q: Question, rulebook: Rulebook) -> list[Persona]:
         return [
             Persona(
                 "persona-cv-mt-researcher",
-                say("rule.persona_cv_mt_researcher.reason", q.language),
+                Phrase("rule.persona_cv_mt_researcher.reason"),
                 vision.min_memory_gb,
             )
         ]
@@ -149,21 +149,18 @@ def _money(q: Question, budget: float | None, rulebook: Rulebook) -> list[Person
         return [
             Persona(
                 "persona-almost-no-money",
-                say("rule.persona_almost_no_money.reason", q.language),
+                Phrase("rule.persona_almost_no_money.reason"),
                 consider_used=True,
                 verdict="cpu-and-cloud",
-                suggestion=say("rule.persona_almost_no_money.suggestion", q.language),
+                suggestion=Phrase("rule.persona_almost_no_money.suggestion"),
             )
         ]
     if budget <= rulebook.persona_little_money.budget_usd:
         return [
             Persona(
                 "persona-little-money",
-                say(
-                    "rule.persona_little_money.new_only"
-                    if q.new_only
-                    else "rule.persona_little_money.reason",
-                    q.language,
+                Phrase(
+                    "rule.persona_little_money.new_only" if q.new_only else "rule.persona_little_money.reason"
                 ),
                 consider_used=not q.new_only,  # "new only" is the asker's call, budget or not
             )

@@ -33,7 +33,7 @@ from rules.contract.question import Question
 from rules.contract.values import PRECISIONS
 from rules.headline import headline, said_once
 from rules.job import POOLING, Job, job_for
-from rules.knowledge.messages import say, term
+from rules.knowledge.messages import say, spoken, term
 from rules.money import BUDGET_SLACK, dated_words
 from rules.objective import Choice
 
@@ -81,8 +81,14 @@ class Made:
 
     @property
     def need(self) -> MemoryNeed:
-        return msgspec.structs.replace(
-            self.job.need, method=self.job.method, assumptions=self.job.assumptions
+        need, language = self.job.need, self.language
+        return MemoryNeed(
+            need.gb,
+            spoken(need.how, language),
+            need.model,
+            self.job.method,
+            tuple(spoken(said, language) for said in self.job.assumptions),
+            need.parts,
         )
 
 
@@ -314,8 +320,9 @@ def unique(findings: list[Finding]) -> tuple[Finding, ...]:
 def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
     """Buy, wait (rule persona-already-own), CPU and cloud (almost no money), or why nothing works."""
     wait, instead = made.terms.wait, made.asker.instead
+    lang = made.language
     if wait:
-        return "wait", wait.reason, (wait.suggestion,)
+        return "wait", spoken(wait.reason, lang), (spoken(wait.suggestion, lang),)
     if choice.top is None:
         said, summary, suggestions = _impossible(made, choice)
         if said == "over-budget" and instead is not None and instead.verdict:
@@ -323,10 +330,10 @@ def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
             return (
                 instead.verdict,
                 summary,
-                ((instead.suggestion,) if instead.suggestion else ()) + suggestions,
+                ((spoken(instead.suggestion, lang),) if instead.suggestion else ()) + suggestions,
             )
         return said, summary, suggestions
-    top, lang, pricing = picks[0], made.language, made.pricing
+    top, pricing = picks[0], made.pricing
     count = f"{top.count} × " if top.count > 1 else "1 × "
     summary = say(
         "summary.buy",
@@ -344,7 +351,7 @@ def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
         step=pricing.step_text(),
     )
     if instead is not None and instead.verdict:
-        return instead.verdict, summary, (instead.suggestion,) if instead.suggestion else ()
+        return instead.verdict, summary, (spoken(instead.suggestion, lang),) if instead.suggestion else ()
     owned = made.asker.owned
     if owned is not None:
         return "buy", summary + _beside_owned(made, owned, top), ()

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rules.job import Said
-from rules.knowledge.messages import say
+from rules.knowledge.messages import Phrase, say
 
 if TYPE_CHECKING:
     from rules.contract.question import Question
@@ -51,11 +50,11 @@ def too_wide_reason(rulebook: Rulebook, question: Question, gpu: Gpu, count: int
     return None
 
 
-def box_refusal(rulebook: Rulebook, question: Question) -> Callable[[Gpu, int], Said | None]:
+def box_refusal(rulebook: Rulebook, question: Question) -> Callable[[Gpu, int], Phrase | None]:
     """Why N of a card cannot go in one box: a whole system is one box (multi-gpu-heat), open-air cards
     overheat side by side in a server (multi-gpu-heat) or past the seed's count on a desk, and a desk has only
     so many slots (power-and-slots)."""
-    heat, language = rulebook.multi_gpu_heat, question.language
+    heat = rulebook.multi_gpu_heat
     server = question.setting in ("server", "cloud")
     power = rulebook.power_and_slots
     open_air, blower_slots, max_slots = (
@@ -64,27 +63,26 @@ def box_refusal(rulebook: Rulebook, question: Question) -> Callable[[Gpu, int], 
         power.max_slots,
     )
 
-    def refuse(gpu: Gpu, count: int) -> Said | None:
+    def refuse(gpu: Gpu, count: int) -> Phrase | None:
         if gpu.form_factor == "system" and count > 1:
-            return Said("rule.multi_gpu_heat.system", language)
+            return Phrase("rule.multi_gpu_heat.system")
         blower = "blower" in gpu.cooling
         if server:
             if count > 1 and not (blower or "passive" in gpu.cooling):
-                return Said("rule.multi_gpu_heat.server_open_air", language, (("count", count),))
+                return Phrase("rule.multi_gpu_heat.server_open_air", {"count": count})
             return None
         if count > open_air and not blower:  # two big ones: a warning, a gap helps
-            return Said("rule.multi_gpu_heat.desktop", language, (("count", count),))
+            return Phrase("rule.multi_gpu_heat.desktop", {"count": count})
         slots = blower_slots if count > open_air and blower else gpu.slots  # build_slots, on the desk
         if slots and slots * count > max_slots:
-            return Said(
+            return Phrase(
                 "rule.power_and_slots.slots",
-                language,
-                (
-                    ("count", count),
-                    ("slots", f"{slots:g}"),
-                    ("total", f"{slots * count:g}"),
-                    ("max_slots", max_slots),
-                ),
+                {
+                    "count": count,
+                    "slots": f"{slots:g}",
+                    "total": f"{slots * count:g}",
+                    "max_slots": max_slots,
+                },
             )
         return None
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from rules.job import POOLING, Fit, Job, Said, fit_on, term_key
+from rules.job import POOLING, Fit, Job, fit_on, term_key
+from rules.knowledge.messages import Joined, Phrase, Text
 from rules.market import Offer, SystemOffer
 
 if TYPE_CHECKING:
@@ -22,7 +23,19 @@ if TYPE_CHECKING:
     from rules.performance import PerformanceModel
     from rules.terms import Terms
 
-__all__ = ["Configuration", "Sizing", "configure", "sizing_for"]
+__all__ = ["Configuration", "Left", "Sizing", "configure", "sizing_for"]
+
+
+class Left(NamedTuple):
+    """A card no allowed count of which holds or serves the job: the rule that left it out, and why."""
+
+    gpu: str
+    rule: str
+    reason: Text
+
+
+def _left(gpu: Gpu, rule: str, said: Text) -> Left:
+    return Left(gpu.id, rule, Joined((f"{gpu.name}: ", said)))
 
 
 @dataclass(frozen=True)
@@ -70,7 +83,6 @@ class Sizing:
         float | None
     )  # memory the question asked for: a card must have it (or, in all, several for inference)
     in_all: bool  # memory asked beyond the largest card placeable can only mean memory in all
-    language: str | None
     # (module id, count) -> the whole server of that many
     systems: Mapping[tuple[str, int], SystemOffer] = field(default_factory=dict)
 
@@ -80,22 +92,22 @@ class Sizing:
         return 1.0 if self.asked_gb else self.job.memory_factor
 
     def fit(self, memory_gb: float, count: int) -> Fit:
-        asked, lang = self.asked_gb, self.language
+        asked = self.asked_gb
         if not asked:
             return fit_on(self.job, memory_gb, count)
-        values: tuple[tuple[str, Any], ...] = (("asked", f"{asked:g}"), ("gb", f"{memory_gb:g}"))
+        values: dict[str, Any] = {"asked": f"{asked:g}", "gb": f"{memory_gb:g}"}
         if memory_gb >= asked:
-            return Fit(True, memory_gb, False, Said("fit.asked_holds", lang, values))
+            return Fit(True, memory_gb, False, Phrase("fit.asked_holds", values))
         if self.in_all and count > 1 and memory_gb * count >= asked:
-            how = Said(f"pooling.{term_key(POOLING['layer-split'])}", lang)
+            how = Phrase(f"pooling.{term_key(POOLING['layer-split'])}")
             return Fit(
                 True,
                 memory_gb * count,
                 True,
-                Said("fit.asked_in_all", lang, (*values, ("count", count), ("how", how))),
+                Phrase("fit.asked_in_all", {**values, "count": count, "how": how}),
                 serial=True,
             )
-        return Fit(False, memory_gb, False, Said("fit.asked_short", lang, values))
+        return Fit(False, memory_gb, False, Phrase("fit.asked_short", values))
 
     def relative(self, gpu: Any) -> float:
         """One card's speed for the job relative to the reference card (a catalog card or a rented TPU
@@ -122,13 +134,13 @@ class Sizing:
         assured = per_user * (1 - self.performance.decode.measured_error)
         return min(1.0, assured * self.job.batch / need)
 
-    def format_refusal(self, gpu: Gpu) -> Said | None:
+    def format_refusal(self, gpu: Gpu) -> Phrase | None:
         """Why the card cannot run the job's FP8 weights and cache in the serving runtime;
         None when it can."""
         job, decode = self.job, self.performance.decode
         if job.precision != "fp8" or job.kv_cache_bytes != 1.0 or gpu.arch_id in decode.fp8_architectures:
             return None
-        return Said("fit.no_fp8", self.language)
+        return Phrase("fit.no_fp8")
 
     def configuration(
         self, offer: Offer, count: int, relative: float, speed: float, fit: Fit, memory_value: float
@@ -159,7 +171,7 @@ class Sizing:
             return (offer.unit_usd + self.terms.platform_usd) * count
         return offer.unit_usd * count + self.terms.host_usd_for(offer.gpu, count)
 
-    def build(self, gpu: Gpu, count: int) -> Said | None:
+    def build(self, gpu: Gpu, count: int) -> Phrase | None:
         """Why ``count`` of ``gpu`` cannot go in one box; None when they can."""
         return self.terms.refusal(gpu, count)
 
@@ -183,12 +195,12 @@ def sizing_for(
     the largest card placeable)."""
     asked = question.memory_gb
     in_all = bool(asked) and job.method == "inference" and (asked or 0) > largest_gb
-    return Sizing(job, work, performance, terms, asked, in_all, question.language, systems or {})
+    return Sizing(job, work, performance, terms, asked, in_all, systems or {})
 
 
 def configure(
     offers: Iterable[Offer], sizing: Sizing, asked: int, max_count: int, every_count: bool = False
-) -> tuple[list[Configuration], list[dict[str, str]]]:
+) -> tuple[list[Configuration], list[Left]]:
     """(configurations that hold the job, exclusion records for cards that cannot at any allowed count).
 
     ``every_count``: no count was asked and the cards go in a server, which is built to hold several:
@@ -198,7 +210,7 @@ def configure(
     vLLM), the next count whose cards work together (4, in tensor parallel) is a configuration too.
     """
     made: list[Configuration] = []
-    excluded: list[dict[str, str]] = []
+    excluded: list[Left] = []
     left_out: set[str] = set()
     fits: dict[tuple[float, int], Fit] = {}
     counts = (asked,) if asked > 1 else tuple(range(1, max_count + 1))
@@ -259,8 +271,8 @@ def _fewest_that_hold(
 
 
 def _serving_enough(
-    made: list[Configuration], excluded: list[dict[str, str]], sizing: Sizing
-) -> tuple[list[Configuration], list[dict[str, str]]]:
+    made: list[Configuration], excluded: list[Left], sizing: Sizing
+) -> tuple[list[Configuration], list[Left]]:
     """Serving users at once, the configurations that deliver their need in all, with room for their contexts
     where any has it; where none delivers, those that come within the rule's share of the most any delivers
     (the answer's per-user speed says how short they fall). A card none of whose counts is kept is left out,
@@ -282,28 +294,27 @@ def _serving_enough(
     return kept_configs, excluded
 
 
-def _too_slow(config: Configuration, sizing: Sizing) -> dict[str, str]:
+def _too_slow(config: Configuration, sizing: Sizing) -> Left:
     job = sizing.job
-    said = Said(
+    said = Phrase(
         "fit.serving_short",
-        sizing.language,
-        (
-            ("count", config.count),
-            ("per_user", f"{config.tokens_per_second or 0:.3g}"),
-            ("users", job.batch),
-            ("need", f"{job.tokens_per_user:g}"),
-        ),
+        {
+            "count": config.count,
+            "per_user": f"{config.tokens_per_second or 0:.3g}",
+            "users": job.batch,
+            "need": f"{job.tokens_per_user:g}",
+        },
     )
-    return {"gpu": config.gpu.id, "rule": "workload-priorities", "reason": f"{config.gpu.name}: {said}"}
+    return _left(config.gpu, "workload-priorities", said)
 
 
-def _cannot_run(gpu: Gpu, sizing: Sizing, left_out: set[str], excluded: list[dict[str, str]]) -> bool:
+def _cannot_run(gpu: Gpu, sizing: Sizing, left_out: set[str], excluded: list[Left]) -> bool:
     """Whether the card cannot run the job's number format at all (FP8 serving on a card without it),
     recorded once."""
     refusal = sizing.format_refusal(gpu)
     if refusal is not None and gpu.id not in left_out:
         left_out.add(gpu.id)
-        excluded.append({"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {refusal}"})
+        excluded.append(_left(gpu, "memory-fit", refusal))
     return refusal is not None
 
 
@@ -324,9 +335,7 @@ def _parallel_above(
     return ()
 
 
-def _left_out(
-    gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]
-) -> dict[str, str]:
+def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]) -> Left:
     """Why no allowed count of ``gpu`` works: the build rule, when the most cards allowed would hold the job;
     else memory, at the most cards allowed, or, where the build rule refuses none, at the largest count tried
     for this card (``fits`` is shared by the cards of one memory size,
@@ -335,11 +344,7 @@ def _left_out(
     if refusal:
         widest = fits.get((gpu.memory_gb, counts[-1])) or sizing.fit(gpu.memory_gb, counts[-1])
         if widest.fits:
-            return {"gpu": gpu.id, "rule": "multi-gpu-heat", "reason": f"{gpu.name}: {refusal}"}
-        return {"gpu": gpu.id, "rule": "memory-fit", "reason": f"{gpu.name}: {widest.reason}"}
+            return _left(gpu, "multi-gpu-heat", refusal)
+        return _left(gpu, "memory-fit", widest.said)
     tried = max(n for (memory, n) in fits if memory == gpu.memory_gb)
-    return {
-        "gpu": gpu.id,
-        "rule": "memory-fit",
-        "reason": f"{gpu.name}: {fits[(gpu.memory_gb, tried)].reason}",
-    }
+    return _left(gpu, "memory-fit", fits[(gpu.memory_gb, tried)].said)

@@ -16,13 +16,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from rules.contract.answer import MemoryNeed
 from rules.contract.question import Question
 from rules.job_defaults import context_for, method_for, pooling_for, precision_for, runtime_for
 from rules.knowledge.loaded import find_format, find_model
-from rules.knowledge.messages import say, term
+from rules.knowledge.messages import Phrase, Term, Text
 from rules.knowledge.models import ModelSpec
-from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Counter
+from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Counter, Need
 
 if TYPE_CHECKING:
     from rules.asker import Persona
@@ -34,7 +33,6 @@ __all__ = [
     "POOLING",
     "Fit",
     "Job",
-    "Said",
     "fit_on",
     "for_personas",
     "job_for",
@@ -69,37 +67,17 @@ SERIAL = frozenset(
 
 
 @dataclass(frozen=True)
-class Said:
-    """A message to be said where an answer shows it: its key, the asker's language, and its values (a value
-    that is itself a :class:`Said` is said first). Most fits and refusals the configurations weigh are never
-    shown."""
-
-    key: str
-    language: str | None
-    values: tuple[tuple[str, Any], ...] = ()
-
-    def __str__(self) -> str:
-        return say(
-            self.key, self.language, **{k: str(v) if isinstance(v, Said) else v for k, v in self.values}
-        )
-
-
-@dataclass(frozen=True)
 class Fit:
     """Whether a card count holds the job, the memory it offers, and how (if sharded)."""
 
     fits: bool
     effective_gb: float
     sharded: bool
-    said: Said | str  # how, in words
+    said: Text  # how, in words
     headroom: float = float(
         "inf"
     )  # spare share where memory binds: the card, or each card's part of a split job
     serial: bool = False  # the cards hold parts of the model that run one after another: no speed-up
-
-    @property
-    def reason(self) -> str:
-        return str(self.said)
 
 
 @dataclass(frozen=True)
@@ -114,14 +92,13 @@ class Job:
     model: ModelSpec | None
     context_tokens: int
     batch: int
-    need: MemoryNeed
-    assumptions: tuple[str, ...]
+    need: Need
+    assumptions: tuple[Text, ...]
     other_methods: tuple[tuple[str, float], ...]
     pooling: str
     shardable_gb: float = 0.0  # the part of ``need`` that splits across cards when they pool
     memory_factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit-memory)
     bits_per_weight: float = 16.0  # weights as stored, for the bytes read per generated token
-    language: str | None = None  # the asker's, for the need and fit texts
     tokens_per_user: float = (
         0.0  # tokens/s each user served at once needs; 0: one user who named none, other jobs
     )
@@ -216,7 +193,7 @@ def settled(question: Question, rulebook: Rulebook) -> Question:
 
 def job_for(question: Question, rulebook: Rulebook) -> Job:
     """The job a question describes, every choice the asker left open made and stated."""
-    q, language = question, question.language
+    q = question
     spec = model_of(q)
     llm = _is_llm(q, spec)
     method, method_assumed = method_for(q, spec, llm)
@@ -243,14 +220,20 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
     )
     others = _other_methods(counter, q, spec, method, (context, batch))
     said = _assumptions(
-        counter, q, spec, method=method, method_assumed=method_assumed, precision=precision,
-        sizes=(context, batch), factor=factor,
+        counter,
+        q,
+        spec,
+        method=method,
+        method_assumed=method_assumed,
+        precision=precision,
+        sizes=(context, batch),
+        factor=factor,
     )
     per_user = _tokens_per_user(q, rulebook, llm and inference, batch)
     if per_user:  # users' speed is at stake: the need, and that the speeds shown are each user's
-        said += (_serving_said(counter, q, batch, per_user),)
+        said += (_serving_said(q, batch, per_user),)
     if users and not q.users and batch == users:  # the users were assumed: say so, and how to do better
-        said += (counter.say("assumed.shared_users", users=users),)
+        said += (Phrase("assumed.shared_users", {"users": users}),)
     return Job(
         work,
         method,
@@ -267,7 +250,6 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
         shardable,
         factor,
         counter.bits(spec, precision, method),
-        language,
         per_user,
         counter.kv_cache_bytes(precision),
         q.backend,
@@ -277,25 +259,24 @@ def job_for(question: Question, rulebook: Rulebook) -> Job:
 
 
 def _counter_for(q: Question, rulebook: Rulebook, runtime: str | None) -> Counter:
-    """The memory arithmetic for the question: its language and runtime, the weight file it names, and whether
+    """The memory arithmetic for the question: its runtime, the weight file it names, and whether
     a fine-tune on its date keeps its checkpoints in system RAM as Unsloth does (rule memory-fit)."""
     lean = q.as_of is None or q.as_of >= rulebook.memory_fit.offloaded_checkpoints_since
-    return Counter(rulebook, q.language, runtime, find_format(q.weight_format), lean)
+    return Counter(rulebook, runtime, find_format(q.weight_format), lean)
 
 
 def _need(
     q: Question, rulebook: Rulebook, counter: Counter, spec: ModelSpec | None, how: tuple[str, str, int, int]
-) -> tuple[MemoryNeed, float]:
+) -> tuple[Need, float]:
     """(memory on one card, the part that shards): as asked, the workload's typical need, or counted for the
     model by ``how`` (method, precision, context, batch)."""
-    language = q.language
     if q.memory_gb:
-        said = say("job.as_asked", language, gb=f"{q.memory_gb:g}")
-        return MemoryNeed(q.memory_gb, said, spec.id if spec else None), q.memory_gb
+        said = Phrase("job.as_asked", {"gb": f"{q.memory_gb:g}"})
+        return Need(q.memory_gb, said, spec.id if spec else None), q.memory_gb
     if spec is None:
         floor = float(rulebook.memory_caveat.min_memory_gb[q.workload])
-        said = say("job.typical", language, workload=term("task", q.workload, language), gb=f"{floor:g}")
-        return MemoryNeed(floor, said), 0.0
+        said = Phrase("job.typical", {"workload": Term("task", q.workload), "gb": f"{floor:g}"})
+        return Need(floor, said), 0.0
     return counter.need(spec, *how)
 
 
@@ -318,7 +299,7 @@ def _tokens_per_user(q: Question, rulebook: Rulebook, llm_inference: bool, batch
     return float(rulebook.workload_priorities.llm_decode.reading_tokens_per_second) if batch > 1 else 0.0
 
 
-def raised(job: Job, need: MemoryNeed, shardable_gb: float | None = None) -> Job:
+def raised(job: Job, need: Need, shardable_gb: float | None = None) -> Job:
     """``job`` with its need raised (a floor, a persona's memory)."""
     return (
         replace(job, need=need)
@@ -337,10 +318,9 @@ def for_personas(job: Job, question: Question, rulebook: Rulebook, personas: tup
     if job.model is not None or question.memory_gb or floor_gb <= job.need.gb:
         return job
     key = "job.typical_32_bit" if job.memory_factor != 1.0 else "job.typical"
-    language = question.language
-    need = MemoryNeed(
+    need = Need(
         float(floor_gb),
-        say(key, language, workload=term("task", question.workload, language), gb=f"{floor_gb:g}"),
+        Phrase(key, {"workload": Term("task", question.workload), "gb": f"{floor_gb:g}"}),
     )
     return raised(job, need, shardable_gb=0.0)
 
@@ -353,58 +333,51 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
     whole = memory_gb * GIB_IN_GB * job.memory_factor  # what the cards offer, pooled or not
     card = whole * job.memory_share  # what the runtime lets the job use of each
     sold = memory_gb * job.memory_factor
-    lang, need = job.language, f"{job.need.gb:.1f}"
+    need = f"{job.need.gb:.1f}"
     terms = _card_terms(job, card)
     shown = f"{round(sold, 1):g}"
     if job.need.gb <= card:
-        as_sold = Said("fit.as_sold", lang, (("card", f"{card:.1f}"),)) if job.need.gb > sold else ""
-        said = Said(
-            "fit.fits",
-            lang,
-            (("need", need), ("card", shown), ("terms", terms), ("as_sold", as_sold)),
-        )
+        as_sold = Phrase("fit.as_sold", {"card": f"{card:.1f}"}) if job.need.gb > sold else ""
+        said = Phrase("fit.fits", {"need": need, "card": shown, "terms": terms, "as_sold": as_sold})
         return Fit(True, whole, False, said, card / job.need.gb - 1 if job.need.gb > 0 else float("inf"))
     if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
         per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
         pooling = job.pooling_at(count)
-        as_sold = Said("fit.as_sold", lang, (("card", f"{card:.1f}"),)) if sold < per_card <= card else ""
-        values = (
-            ("count", count),
-            ("how", Said(f"pooling.{term_key(POOLING[pooling])}", lang)),
-            ("per_card", f"{per_card:.1f}"),
-            ("card", shown),
-            ("terms", terms),
-            ("as_sold", as_sold),
-        )
+        as_sold = Phrase("fit.as_sold", {"card": f"{card:.1f}"}) if sold < per_card <= card else ""
+        values = {
+            "count": count,
+            "how": Phrase(f"pooling.{term_key(POOLING[pooling])}"),
+            "per_card": f"{per_card:.1f}",
+            "card": shown,
+            "terms": terms,
+            "as_sold": as_sold,
+        }
         if per_card <= card:
             return Fit(
                 True,
                 whole * count,
                 True,
-                Said("fit.split", lang, values),
+                Phrase("fit.split", values),
                 card / per_card - 1,
                 pooling in SERIAL,
             )
-        return Fit(
-            False, whole * count, True, Said("fit.split_short", lang, values), serial=pooling in SERIAL
-        )
+        return Fit(False, whole * count, True, Phrase("fit.split_short", values), serial=pooling in SERIAL)
     if count > 1:  # each card holds a full copy
-        how = Said(f"pooling.{term_key(POOLING['none'])}", lang)
-        said = Said("fit.each_short", lang, (("need", need), ("how", how), ("card", shown), ("terms", terms)))
+        how = Phrase(f"pooling.{term_key(POOLING['none'])}")
+        said = Phrase("fit.each_short", {"need": need, "how": how, "card": shown, "terms": terms})
     else:
-        said = Said("fit.short", lang, (("need", need), ("card", shown), ("terms", terms)))
+        said = Phrase("fit.short", {"need": need, "card": shown, "terms": terms})
     return Fit(False, whole, False, said)
 
 
-def _card_terms(job: Job, usable_gb: float) -> Said | str:
+def _card_terms(job: Job, usable_gb: float) -> Text:
     """What a card's memory is counted as: 32-bit terms (the 2019 rule), or the share a serving runtime
     uses of it (vLLM's --gpu-memory-utilization), the rest kept spare."""
-    lang = job.language
     if job.memory_share < 1.0:
         runtime = RUNTIME_NAMES.get(job.runtime or "", job.runtime)
-        values = (("runtime", runtime), ("share", f"{job.memory_share:.0%}"), ("usable", f"{usable_gb:.1f}"))
-        return Said("fit.runtime_share", lang, values)
-    return Said("job.effective", lang) if job.memory_factor != 1.0 else ""
+        values = {"runtime": runtime, "share": f"{job.memory_share:.0%}", "usable": f"{usable_gb:.1f}"}
+        return Phrase("fit.runtime_share", values)
+    return Phrase("job.effective") if job.memory_factor != 1.0 else ""
 
 
 def term_key(word: str) -> str:
@@ -431,13 +404,13 @@ def _other_methods(
     )
 
 
-def _serving_said(counter: Counter, q: Question, batch: int, per_user: float) -> str:
+def _serving_said(q: Question, batch: int, per_user: float) -> Phrase:
     """That the speeds shown are each user's, and the need in all: asked, or at a reading speed."""
     key = "assumed.serving_asked" if q.tokens_per_user else "assumed.serving_reading"
-    return counter.say(key, users=batch, per_user=f"{per_user:g}", total=f"{per_user * batch:,.0f}")
+    return Phrase(key, {"users": batch, "per_user": f"{per_user:g}", "total": f"{per_user * batch:,.0f}"})
 
 
-def _mixed_precision_factor(need: MemoryNeed, seed_factor: float) -> float:
+def _mixed_precision_factor(need: Need, seed_factor: float) -> float:
     """How many times its size a card holds of a need counted in 32-bit terms, trained in mixed precision
     (rule 16-bit-memory): the seed's factor where activations fill the memory, as they did in the networks of
     its time; the 32-bit master weights, gradients and optimizer state take what they took. A need not
@@ -458,42 +431,43 @@ def _assumptions(
     precision: str,
     sizes: tuple[int, int],
     factor: float = 1.0,
-) -> tuple[str, ...]:
+) -> tuple[Text, ...]:
     """What the job took for granted because the question did not say, in the asker's words (``sizes``: the
     context and the batch)."""
     context, batch = sizes
     llm = _is_llm(q, spec)
-    said = []
+    said: list[Text] = []
     if method in ("lora", "qlora"):
         base = "4-bit NF4" if method == "qlora" else spec.lora_base if spec and spec.lora_base else precision
         said.append(
-            counter.say(
-                "assumed.adapters", method=counter.method(method), rank=counter.p.lora_rank, precision=base
+            Phrase(
+                "assumed.adapters",
+                {"method": counter.method(method), "rank": counter.p.lora_rank, "precision": base},
             )
         )
     elif method == "inference":
-        said.append(counter.say("assumed.inference", precision=counter.precision(precision, spec)))
+        said.append(Phrase("assumed.inference", {"precision": counter.precision(precision, spec)}))
         runtime = counter.runtime
         if runtime is not None and (q.runtime or (batch > 1 and q.setting not in ("server", "cloud"))):
-            said.append(counter.say(f"assumed.runtime_{'vllm' if runtime == 'vllm' else 'llama_cpp'}"))
+            said.append(Phrase(f"assumed.runtime_{'vllm' if runtime == 'vllm' else 'llama_cpp'}"))
         if q.backend:  # the speeds are that backend's where the card runs it
-            said.append(counter.say("assumed.backend", backend=BACKEND_NAMES[q.backend]))
+            said.append(Phrase("assumed.backend", {"backend": BACKEND_NAMES[q.backend]}))
     elif method == "train" and precision in ("16-bit", "fp8"):
-        said.append(counter.say("assumed.mixed_training", precision=precision, factor=f"{factor:.2g}"))
+        said.append(Phrase("assumed.mixed_training", {"precision": precision, "factor": f"{factor:.2g}"}))
     elif precision == "16-bit":
-        said.append(counter.say("assumed.mixed", method=counter.method(method), precision=precision))
+        said.append(Phrase("assumed.mixed", {"method": counter.method(method), "precision": precision}))
     else:
-        said.append(counter.say("assumed.method", method=counter.method(method), precision=precision))
+        said.append(Phrase("assumed.method", {"method": counter.method(method), "precision": precision}))
     if llm:
-        said.append(counter.say("assumed.context", context=f"{context:,}"))
+        said.append(Phrase("assumed.context", {"context": f"{context:,}"}))
     if (
         llm and method == "inference" and batch > 1
     ):  # users served at once: each sequence keeps its own KV cache
-        said.append(counter.say("assumed.concurrent", batch=batch, context=f"{context:,}"))
+        said.append(Phrase("assumed.concurrent", {"batch": batch, "context": f"{context:,}"}))
     else:
-        said.append(counter.say("assumed.batch", batch=batch))
+        said.append(Phrase("assumed.batch", {"batch": batch}))
     if method_assumed:
-        said.append(counter.say("assumed.method_assumed", method=counter.method(method)))
+        said.append(Phrase("assumed.method_assumed", {"method": counter.method(method)}))
     return tuple(said)
 
 

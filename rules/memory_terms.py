@@ -9,7 +9,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, job_for
-from rules.knowledge.messages import cited, say, term
+from rules.knowledge.messages import Cited, Phrase, Term, Text
 
 if TYPE_CHECKING:
     from rules.contract.question import Question
@@ -31,7 +31,7 @@ class Floor:
     """Memory a card should have for the workload on the date (rule ``memory-floor``)."""
 
     gb: float
-    reason: str
+    reason: Text
     for_inference: bool = False  # a floor for running models people have not named yet
     # where nothing with the floor's memory fits the budget: the job's own need, held before all else
     need_gb: float = 0.0
@@ -45,7 +45,7 @@ class MemoryWorth:
 
     job: Job
     target_gb: float
-    name: str
+    name: Text
     share: float
 
     def held(self, memory_gb: float, count: int) -> float:
@@ -66,26 +66,26 @@ def floor_for(
     job: Job,
     rulebook: Rulebook,
     as_of: date,
-    reference: tuple[Job, float, str] | None,
+    reference: tuple[Job, float, Text] | None,
     learning: bool,
 ) -> Floor | None:
     """The question's memory floor (rule ``memory-floor``): the date's for the work, none where the memory is
     asked, lowered to a named job's own need with headroom (:func:`named_floor`, :func:`inference_floor`).
     Someone starting out (``learning``) runs more than the model they name first: the date's inference floor
     speaks for that, so a small named model leaves it in place."""
-    q, language = question, question.language
-    floor = None if q.memory_gb else memory_floor(rulebook, as_of, q.workload, q.task, q.experience, language)
+    q = question
+    floor = None if q.memory_gb else memory_floor(rulebook, as_of, q.workload, q.task, q.experience)
     if reference is not None:
-        floor = named_floor(floor, job, reference[1], language)
+        floor = named_floor(floor, job, reference[1])
     named = q.model is not None and not learning
-    floor = inference_floor(floor, job, named, rulebook.memory_value.named_headroom, language)
+    floor = inference_floor(floor, job, named, rulebook.memory_value.named_headroom)
     if floor is None or job.need.gb / GIB_IN_GB >= floor.gb:
         return floor
     return replace(floor, need_gb=math.ceil(job.need.gb / GIB_IN_GB * 10) / 10)
 
 
 def memory_floor(
-    rulebook: Rulebook, as_of: date, workload: str, task: str, experience: str | None, language: str | None
+    rulebook: Rulebook, as_of: date, workload: str, task: str, experience: str | None
 ) -> Floor | None:
     """The latest floor row for the workload, task and experience on the date, worded
     (rule ``memory-floor``)."""
@@ -100,26 +100,26 @@ def memory_floor(
             best = row
     if best is None:
         return None
-    what = say(
+    what = Phrase(
         f"rule.memory_floor.what_{best.task}" if best.task != "any" else "rule.memory_floor.what_work",
-        language,
-        workload=term("task", workload, language),
+        {"workload": Term("task", workload)},
     )
     return Floor(
         best.gb,
-        say(
+        Phrase(
             "rule.memory_floor.floor",
-            language,
-            gb=f"{best.gb:g}",
-            what=what,
-            since=best.from_.isoformat()[:7],
-            source=cited(best.source.name, language),
+            {
+                "gb": f"{best.gb:g}",
+                "what": what,
+                "since": best.from_.isoformat()[:7],
+                "source": Cited(best.source.name),
+            },
         ),
         for_inference=best.task == "inference",
     )
 
 
-def named_floor(floor: Floor | None, job: Job, reference_gb: float, language: str | None) -> Floor | None:
+def named_floor(floor: Floor | None, job: Job, reference_gb: float) -> Floor | None:
     """The floor where the asker named the model: the dated floor speaks for work not yet known (Dettmers'
     24 GB for transformers, 2023), so a named job that needs less, with the rule memory-value's headroom for
     longer contexts and batches, sets the floor at that need instead. A floor is only ever lowered here."""
@@ -130,19 +130,14 @@ def named_floor(floor: Floor | None, job: Job, reference_gb: float, language: st
         return floor
     return Floor(
         math.ceil(needed * 10) / 10,
-        say(
+        Phrase(
             "rule.memory_floor.named",
-            language,
-            name=job.model.name,
-            need=f"{reference_gb:.1f}",
-            floor=f"{floor.gb:g}",
+            {"name": job.model.name, "need": f"{reference_gb:.1f}", "floor": f"{floor.gb:g}"},
         ),
     )
 
 
-def inference_floor(
-    floor: Floor | None, job: Job, named: bool, headroom: float, language: str | None
-) -> Floor | None:
+def inference_floor(floor: Floor | None, job: Job, named: bool, headroom: float) -> Floor | None:
     """An inference floor (12 GB in 2026) speaks for the 8B-class models a newcomer runs at a comfortable
     context: a model that needs more than it sets its own terms, so the floor is dropped; a named model that
     needs less lowers it to that need with headroom (:func:`named_floor`); a size alone keeps it."""
@@ -151,12 +146,12 @@ def inference_floor(
     needed_gb = job.need.gb * (1 + headroom)
     if needed_gb / GIB_IN_GB >= floor.gb:
         return None
-    return named_floor(floor, job, needed_gb, language) if named else floor
+    return named_floor(floor, job, needed_gb) if named else floor
 
 
 def memory_reference(
     question: Question, job: Job, rulebook: Rulebook, as_of: date
-) -> tuple[Job, float, str] | None:
+) -> tuple[Job, float, Text] | None:
     """(the reference job, its need in GB with headroom, its name) for a memory-bound question;
     None for others."""
     q, params = question, rulebook.memory_value
@@ -171,10 +166,8 @@ def memory_reference(
     reference = job_for(q.refined(model=row.model, params_b=None), rulebook)
     if reference.model is None:
         return None
-    name = say(
+    name = Phrase(
         "rule.memory_value.class",
-        q.language,
-        model=reference.model.name,
-        method=term("method", METHOD_NAMES[reference.method], q.language),
+        {"model": reference.model.name, "method": Term("method", METHOD_NAMES[reference.method])},
     )
     return reference, reference.need.gb, name

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from msgspec import UNSET
 from msgspec.structs import replace as with_changes
 
-from rules.contract.answer import MemoryNeed, NamedCard, NamedPrice
+from rules.contract.answer import NamedCard, NamedPrice
 from rules.contract.values import PRECISIONS
 from rules.headline import count_word
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
 from rules.knowledge.messages import say, spare_text, term
 from rules.money import BUDGET_SLACK, dated_words
+from rules.need import Need
 from rules.render.figures import memory_text
 
 if TYPE_CHECKING:
@@ -318,7 +319,7 @@ def card_memory(
             gpu=None,
             name=cards,
             status="fits" if fit.fits else "does-not-fit",
-            reason=say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.reason)
+            reason=say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.said)
             + ("" if fit.fits else _at_lower_precisions(asked, rulebook)),
             at_lower=held.precision if held else UNSET,
             at_lower_gb=round(held.gb, 1) if held else UNSET,
@@ -337,7 +338,7 @@ def _at_lower_precisions(question: Question, rulebook: Rulebook) -> str:
     return "".join(f"; {s}" for s in said)
 
 
-def _lower_needs(question: Question, rulebook: Rulebook) -> list[tuple[str, MemoryNeed]]:
+def _lower_needs(question: Question, rulebook: Rulebook) -> list[tuple[str, Need]]:
     """(precision, need) at the 8- and 4-bit precisions below the one the engine chose for a model's
     inference; none where the question set the precision itself."""
     job = job_for(question, rulebook)

@@ -6,7 +6,8 @@
 - full fine-tuning and pretraining: mixed-precision AdamW, 16 B/param + activations;
 - non-LLM training (CNNs, BERT-sized transformers): the 2019 count in 32-bit terms.
 
-A mixture of experts counts all experts for memory. Every count says how it was made, in the asker's language.
+A mixture of experts counts all experts for memory. Every count says how it was made, as a phrase said
+later in the asker's language.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from rules.contract.answer import MemoryNeed, MemoryParts
-from rules.knowledge.messages import say, term
+from rules.contract.answer import MemoryParts
+from rules.knowledge.messages import Joined, Phrase, Term, Text
 
 if TYPE_CHECKING:
     from rules.knowledge import ModelSpec, Rulebook
     from rules.knowledge.models import DownloadFormat
 
-__all__ = ["GB", "GIB_IN_GB", "METHOD_NAMES", "Counter", "precision_label"]
+__all__ = ["GB", "GIB_IN_GB", "METHOD_NAMES", "Counter", "Need", "precision_label"]
 
 GB = 1e9
 GIB_IN_GB = 2**30 / 1e9  # card memory is sold in GiB
@@ -52,11 +53,21 @@ def precision_label(precision: str, spec: ModelSpec | None, runtime: str | None 
 
 
 @dataclass(frozen=True)
+class Need:
+    """Memory a job needs on one card, in GB (not rounded: the engine sizes with the exact figure), and how it
+    was counted; ``parts`` is None for a typical or asked-for figure."""
+
+    gb: float
+    how: Text
+    model: str | None = None
+    parts: MemoryParts | None = None
+
+
+@dataclass(frozen=True)
 class Counter:
-    """The memory arithmetic for one question: the rule's parameters, the asker's language and the runtime."""
+    """The memory arithmetic for one question: the rule's parameters and the runtime."""
 
     rulebook: Rulebook
-    language: str | None = None
     runtime: str | None = None  # the job's, for how its weights are named
     weight_format: DownloadFormat | None = None  # the file asked for (GGUF Q5_K_M): its bits size the weights
     lean_adapters: bool = False  # LoRA/QLoRA as Unsloth runs them: checkpoints in RAM, the loss in chunks
@@ -65,12 +76,9 @@ class Counter:
     def p(self) -> Any:
         return self.rulebook.memory_fit
 
-    def say(self, key: str, **values: Any) -> str:
-        return say(key, self.language, **values)
-
-    def method(self, method: str) -> str:
-        """The method's name in the asker's language (LoRA and QLoRA are names)."""
-        return term("method", METHOD_NAMES[method], self.language)
+    def method(self, method: str) -> Term:
+        """The method's name, said in the asker's language (LoRA and QLoRA are names)."""
+        return Term("method", METHOD_NAMES[method])
 
     def _file(self, spec: ModelSpec | None) -> DownloadFormat | None:
         """The file asked for, unless it is the checkpoint the model ships as (gpt-oss in MXFP4)."""
@@ -78,11 +86,11 @@ class Counter:
         fmt = self.weight_format
         return None if fmt is None or (released and fmt.id == RELEASED_FORMAT) else fmt
 
-    def precision(self, precision: str, spec: ModelSpec | None) -> str:
+    def precision(self, precision: str, spec: ModelSpec | None) -> Text:
         asked = self._file(spec)
         if asked is not None:
             return f"{asked.id} ({asked.bits_per_weight:.2f} bits)"
-        return term("precision", precision_label(precision, spec, self.runtime), self.language)
+        return Term("precision", precision_label(precision, spec, self.runtime))
 
     def kv_cache_bytes(self, precision: str) -> float:
         """Bytes per cached key or value: FP8 where the runtime serves FP8 models with an FP8 cache,
@@ -103,7 +111,7 @@ class Counter:
 
     def need(
         self, spec: ModelSpec, method: str, precision: str, context: int, batch: int
-    ) -> tuple[MemoryNeed, float]:
+    ) -> tuple[Need, float]:
         """(memory on one card, the part of it that shards) for a named or sized model."""
         overhead = self.p.context_overhead_gb
         if method == "inference":
@@ -116,57 +124,65 @@ class Counter:
 
     def _inference(
         self, spec: ModelSpec, precision: str, context: int, batch: int, overhead: float
-    ) -> tuple[MemoryNeed, float]:
+    ) -> tuple[Need, float]:
         params_b = spec.resident_params_b if spec.kind != "llm" and spec.resident_params_b else spec.params_b
         weights = params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
         if spec.kind == "llm":
             working = spec.kv_values(context) * batch * self.kv_cache_bytes(precision) / GB
             key = "job.kv_cache_users" if batch > 1 else "job.kv_cache"
-            part = self.say(key, gb=f"{working:.1f}", context=f"{context:,}", batch=batch)
+            part: Phrase | Joined = Phrase(
+                key, {"gb": f"{working:.1f}", "context": f"{context:,}", "batch": batch}
+            )
             shardable = weights + working
             parts = MemoryParts(weights=weights, kv_cache=working, runtime=overhead)
         else:
             working = (spec.inference_activation_gb or (spec.activation_gb_per_sample or 0.4) / 4) * batch
-            part = self.say("job.activations", gb=f"{working:.1f}")
+            part = Phrase("job.activations", {"gb": f"{working:.1f}"})
             parts = MemoryParts(weights=weights, activations=working, runtime=overhead)
             if params_b != spec.params_b:
-                part += self.say("job.text_encoders", params=f"{spec.params_b - params_b:.1f}")
+                part += Phrase("job.text_encoders", {"params": f"{spec.params_b - params_b:.1f}"})
             shardable = 0.0
         total = weights + working + overhead
-        how = self.say(
+        how: Phrase | Joined = Phrase(
             "job.inference",
-            name=spec.name,
-            weights=f"{weights:.1f}",
-            precision=self.precision(precision, spec),
-            part=part,
-            overhead=f"{overhead:g}",
+            {
+                "name": spec.name,
+                "weights": f"{weights:.1f}",
+                "precision": self.precision(precision, spec),
+                "part": part,
+                "overhead": f"{overhead:g}",
+            },
         )
         if spec.reference_vram_gb and precision in ("16-bit", "fp32") and spec.reference_vram_gb > total:
             # the model's own code, as published, holds more (whisper keeps fp32 weights and beams):
             # lean runtimes need less
-            how += self.say("job.reference_need", gb=f"{spec.reference_vram_gb:g}")
-            return MemoryNeed(float(spec.reference_vram_gb), how, spec.id), shardable
-        return MemoryNeed(total, how, spec.id, parts=parts), shardable
+            how += Phrase("job.reference_need", {"gb": f"{spec.reference_vram_gb:g}"})
+            return Need(float(spec.reference_vram_gb), how, spec.id), shardable
+        return Need(total, how, spec.id, parts=parts), shardable
 
     def _llm_training(
         self, spec: ModelSpec, method: str, precision: str, context: int, batch: int, overhead: float
-    ) -> tuple[MemoryNeed, float]:
+    ) -> tuple[Need, float]:
         params = spec.params_b * GB
         if method in ("full", "pretrain"):
             states = params * self.p.full_bytes_per_param / GB
-            parts = self.say("job.full_states", gb=f"{states:.1f}", bytes=f"{self.p.full_bytes_per_param:g}")
+            parts = Phrase(
+                "job.full_states", {"gb": f"{states:.1f}", "bytes": f"{self.p.full_bytes_per_param:g}"}
+            )
             typed = _states(params, states, 2, overhead)
         else:
             base = params * self.bits(spec, precision, method) / 8 / GB
             adapters = _adapter_params(spec, self.p.lora_rank) * self.p.lora_bytes_per_param / GB
             states = base + adapters
             label = "NF4" if method == "qlora" else precision
-            parts = self.say(
+            parts = Phrase(
                 "job.lora_states",
-                base=f"{base:.1f}",
-                label=label,
-                adapters=f"{adapters:.1f}",
-                rank=self.p.lora_rank,
+                {
+                    "base": f"{base:.1f}",
+                    "label": label,
+                    "adapters": f"{adapters:.1f}",
+                    "rank": self.p.lora_rank,
+                },
             )
             typed = MemoryParts(weights=base, adapters=adapters, runtime=overhead)
         lean = self.lean_adapters and method in ("lora", "qlora")
@@ -176,18 +192,20 @@ class Counter:
             else self._checkpointed_activations(spec, context, batch) * (2 if precision == "fp32" else 1)
         )
         total = states + activations + overhead
-        how = self.say(
+        how = Phrase(
             "job.llm_training_lean" if lean else "job.llm_training",
-            name=spec.name,
-            method=self.method(method),
-            parts=parts,
-            activations=f"{activations:.1f}",
-            context=f"{context:,}",
-            batch=batch,
-            overhead=f"{overhead:g}",
+            {
+                "name": spec.name,
+                "method": self.method(method),
+                "parts": parts,
+                "activations": f"{activations:.1f}",
+                "context": f"{context:,}",
+                "batch": batch,
+                "overhead": f"{overhead:g}",
+            },
         )
         typed = msgspec.structs.replace(typed, activations=round(activations, 1))
-        return MemoryNeed(total, how, spec.id, parts=typed), states
+        return Need(total, how, spec.id, parts=typed), states
 
     def _recomputed_layer(self, spec: ModelSpec, context: int, batch: int) -> float:
         """The activations a fine-tune keeps on the card when its checkpoints wait in system RAM and its loss
@@ -202,7 +220,7 @@ class Counter:
         logits = tokens * (spec.vocab or 32000) * self.p.logit_bytes
         return float(kept + recomputed + logits) / GB
 
-    def _adapter_training(self, spec: ModelSpec, method: str, overhead: float) -> tuple[MemoryNeed, float]:
+    def _adapter_training(self, spec: ModelSpec, method: str, overhead: float) -> tuple[Need, float]:
         """LoRA on a non-LLM (an SDXL style, a ViT): frozen base (16-bit, or what the model's trainers use), a
         small trainable part; a diffusion model's text encoders are run once and cached,
         so only its denoiser stays."""
@@ -212,34 +230,38 @@ class Counter:
         adapters = params * self.p.lora_trainable_fraction * self.p.lora_bytes_per_param / GB
         activations = _activation_gb(spec) / 2  # 16-bit activations
         total = base + adapters + activations + overhead
-        how = self.say(
+        how = Phrase(
             "job.adapter_training",
-            name=spec.name,
-            method=self.method(method),
-            base=f"{base:.1f}",
-            adapters=f"{adapters:.1f}",
-            activations=f"{activations:.1f}",
-            batch=spec.train_batch,
-            overhead=f"{overhead:g}",
+            {
+                "name": spec.name,
+                "method": self.method(method),
+                "base": f"{base:.1f}",
+                "adapters": f"{adapters:.1f}",
+                "activations": f"{activations:.1f}",
+                "batch": spec.train_batch,
+                "overhead": f"{overhead:g}",
+            },
         )
         parts = MemoryParts(weights=base, adapters=adapters, activations=activations, runtime=overhead)
-        return MemoryNeed(total, how, spec.id, parts=parts), 0.0
+        return Need(total, how, spec.id, parts=parts), 0.0
 
-    def _classic_training(self, spec: ModelSpec, overhead: float) -> tuple[MemoryNeed, float]:
+    def _classic_training(self, spec: ModelSpec, overhead: float) -> tuple[Need, float]:
         """The 2019 count: weights, gradients and Adam in 32 bit, activations at the usual batch."""
         states = spec.params_b * GB * self.p.adam_bytes_per_param / GB
         activations = _activation_gb(spec)
-        how = self.say(
+        how = Phrase(
             "job.classic_training",
-            name=spec.name,
-            states=f"{states:.1f}",
-            activations=f"{activations:.1f}",
-            batch=spec.train_batch,
+            {
+                "name": spec.name,
+                "states": f"{states:.1f}",
+                "activations": f"{activations:.1f}",
+                "batch": spec.train_batch,
+            },
         )
         parts = msgspec.structs.replace(
             _states(spec.params_b * GB, states, 4, overhead), activations=round(activations, 1)
         )
-        return MemoryNeed(states + activations + overhead, how, spec.id, parts=parts), 0.0
+        return Need(states + activations + overhead, how, spec.id, parts=parts), 0.0
 
 
 def _states(params: float, states_gb: float, bytes_each: int, runtime: float) -> MemoryParts:

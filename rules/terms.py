@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from rules.box import box_refusal
-from rules.job import BACKEND_NAMES, METHOD_NAMES, Job, Said, fit_on
-from rules.knowledge.messages import cited, say, term
+from rules.job import BACKEND_NAMES, METHOD_NAMES, Job, fit_on
+from rules.knowledge.messages import Cited, Joined, Phrase, Term, Text
 from rules.memory_terms import Floor, MemoryWorth, floor_for, memory_reference
 from rules.money import BUDGET_SLACK
 
@@ -72,10 +72,10 @@ class Keep:
 
     rule: str
     test: Callable[[Candidate], bool]
-    reason: str
+    reason: Text
     when: str = "some-pass"
     among: Callable[[Candidate], bool] | None = None
-    aside: str | None = None
+    aside: Text | None = None
 
     def applies(self, configs: Sequence[Candidate]) -> bool:
         if self.when == "always":
@@ -94,8 +94,8 @@ class Keep:
 class Wait:
     """Keep the card you have: why, and when to ask again (rule ``persona-already-own``)."""
 
-    reason: str
-    suggestion: str
+    reason: Text
+    suggestion: Text
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class UsedCards:
     new_only: bool  # several cards or a server: used ones are picked only when asked for
     used_over: float | None  # used cards count when new ones above the floor cost this many times more
     saving: float  # a used card joins unasked only when it saves this share of the same cards new
-    why: str | None  # why a used card may lead, said when one does
+    why: Text | None  # why a used card may lead, said when one does
     several: bool
 
 
@@ -134,7 +134,7 @@ class Terms:
     wait: Wait | None
     rent: bool  # rule rent-vs-buy: renting is weighed
     refusal: Callable[
-        [Gpu, int], Said | None
+        [Gpu, int], Phrase | None
     ]  # rules multi-gpu-heat and power-and-slots: why N of a card cannot go in one box
 
     def boards_for(self, gpu: Gpu) -> tuple[int, ...] | None:
@@ -176,13 +176,6 @@ class TermsContext:
     work: str
     gpu: Callable[[str], Gpu]
     midrange: Callable[[date], float]  # the market's mid-range speed on a date, at the job's precision
-
-    @property
-    def language(self) -> str | None:
-        return self.question.language
-
-    def say(self, key: str, **values: Any) -> str:
-        return say(key, self.question.language, **values)
 
     def speed(self, gpu: Gpu) -> float:
         return self.performance.relative(gpu, self.work, self.job.compute_precision)
@@ -234,7 +227,7 @@ def _cuda_first(ctx: TermsContext, floor: Floor | None) -> Keep:
     no NVIDIA card with the memory the date asks for fits the budget and another's does: llama.cpp runs it on
     every maker's stack, and memory to run it comes before the stack it runs on."""
     safe = ctx.rulebook.vendor_nvidia.safe_stack
-    keep = Keep("vendor-nvidia", lambda c: bool(c.gpu.software == safe), ctx.say("rule.vendor_nvidia.keep"))
+    keep = Keep("vendor-nvidia", lambda c: bool(c.gpu.software == safe), Phrase("rule.vendor_nvidia.keep"))
     if not (ctx.job.is_llm and ctx.job.method == "inference"):
         return keep
     budget, least = ctx.asker.budget_usd, floor.gb if floor is not None else 0.0
@@ -242,7 +235,7 @@ def _cuda_first(ctx: TermsContext, floor: Floor | None) -> Keep:
     def allowed(c: Candidate) -> bool:
         return c.gpu.memory_gb >= least and (budget is None or c.total_usd <= budget * BUDGET_SLACK)
 
-    return replace(keep, among=allowed, aside=ctx.say("rule.vendor_nvidia.aside", gb=f"{least:g}"))
+    return replace(keep, among=allowed, aside=Phrase("rule.vendor_nvidia.aside", {"gb": f"{least:g}"}))
 
 
 def _keeps(ctx: TermsContext, floor: Floor | None) -> tuple[Keep, ...]:
@@ -254,7 +247,7 @@ def _keeps(ctx: TermsContext, floor: Floor | None) -> tuple[Keep, ...]:
             Keep(
                 "persona-not-serious",
                 lambda c: (c.gpu.tdp_w or 0) <= max_tdp,
-                ctx.say("rule.persona_not_serious.keep", watts=f"{max_tdp:g}"),
+                Phrase("rule.persona_not_serious.keep", {"watts": f"{max_tdp:g}"}),
             )
         )
     keeps += [_software_support(ctx), _backend_asked(ctx), _training_limits(ctx)]
@@ -265,7 +258,10 @@ def _keeps(ctx: TermsContext, floor: Floor | None) -> tuple[Keep, ...]:
         # the line says so beside the other filters
         keeps.append(
             Keep(
-                "one-machine", lambda c: True, ctx.say("rule.one_machine.server", gpus=q.gpus), when="always"
+                "one-machine",
+                lambda c: True,
+                Phrase("rule.one_machine.server", {"gpus": q.gpus}),
+                when="always",
             )
         )
     if ctx.asker.owned is not None:
@@ -282,14 +278,14 @@ def _backend_asked(ctx: TermsContext) -> Keep | None:
     return Keep(
         "software-support",
         lambda c: backend in runs.get(c.gpu.software, ()),
-        ctx.say("rule.software_support.backend", backend=BACKEND_NAMES[backend]),
+        Phrase("rule.software_support.backend", {"backend": BACKEND_NAMES[backend]}),
     )
 
 
 def _software_support(ctx: TermsContext) -> Keep | None:
     """Architectures the toolkit dropped, and stacks the common tools for this job did not run on yet
     (rows 'limited')."""
-    rows, language = ctx.rulebook.software_support, ctx.language
+    rows = ctx.rulebook.software_support
     task = "inference" if ctx.job.method == "inference" else "training"
     dropped = {
         (row.software, arch): row
@@ -300,17 +296,18 @@ def _software_support(ctx: TermsContext) -> Keep | None:
     limited = _limited_support(ctx, task)
     if not dropped and not limited:
         return None
-    reasons = [why for _, why in limited]
+    reasons: list[Text] = [why for _, why in limited]
     if dropped:
         row = next(iter(dropped.values()))
         reasons.insert(
             0,
-            say(
+            Phrase(
                 "rule.software_support.keep",
-                language,
-                architectures=", ".join(row.architectures),
-                since=row.from_.isoformat()[:7],
-                source=cited(row.source.name, language),
+                {
+                    "architectures": ", ".join(row.architectures),
+                    "since": row.from_.isoformat()[:7],
+                    "source": Cited(row.source.name),
+                },
             ),
         )
     out = frozenset(stack for stacks, _ in limited for stack in stacks)
@@ -318,18 +315,18 @@ def _software_support(ctx: TermsContext) -> Keep | None:
     return Keep(
         "software-support",
         lambda c: (c.gpu.software, c.gpu.architecture) not in gone and c.gpu.software not in out,
-        "; ".join(reasons),
+        Joined(tuple(reasons), "; "),
         when="some-fail",
     )
 
 
-def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...], str]]:
+def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...], Text]]:
     """(stacks, why) for each software stack that could not yet run the job on the date: a row holds from its
     ``from`` date until its ``until`` date, for the task, workloads and precisions it names
     (a missing key matches all)."""
-    day, language = ctx.as_of, ctx.language
+    day = ctx.as_of
     workload, precision = ctx.question.workload, ctx.job.precision
-    found: list[tuple[tuple[str, ...], str]] = []
+    found: list[tuple[tuple[str, ...], Text]] = []
     for row in ctx.rulebook.software_support.limited:
         if not row.from_ <= day < row.until:
             continue
@@ -343,13 +340,14 @@ def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...]
         found.append(
             (
                 stacks,
-                say(
+                Phrase(
                     "rule.software_support.limited",
-                    language,
-                    stacks=", ".join(stacks),
-                    day=day.isoformat(),
-                    what=term("limited", row.what, language),
-                    source=cited(row.source.name, language),
+                    {
+                        "stacks": ", ".join(stacks),
+                        "day": day.isoformat(),
+                        "what": Term("limited", row.what),
+                        "source": Cited(row.source.name),
+                    },
                 ),
             )
         )
@@ -367,9 +365,9 @@ def _training_limits(ctx: TermsContext) -> Keep | None:
     return Keep(
         "training-limits",
         lambda c: c.gpu.trains in fit,
-        ctx.say(
+        Phrase(
             "rule.training_limits.keep_adapters" if adapters else "rule.training_limits.keep",
-            method=term("method", METHOD_NAMES[method], ctx.language),
+            {"method": Term("method", METHOD_NAMES[method])},
         ),
         when="both",
     )
@@ -390,12 +388,13 @@ def _upgrade(ctx: TermsContext, owned: Gpu) -> Keep:
             else c.speed >= gain * mine or c.gpu.memory_gb > owned.memory_gb
         )
 
-    reason = ctx.say(
-        "rule.persona_already_own.keep", name=owned.name, relative=f"{mine:.2f}", gb=f"{owned.memory_gb:g}"
+    reason = Phrase(
+        "rule.persona_already_own.keep",
+        {"name": owned.name, "relative": f"{mine:.2f}", "gb": f"{owned.memory_gb:g}"},
     ) + (
-        ctx.say("rule.persona_already_own.more_memory")
+        Phrase("rule.persona_already_own.more_memory")
         if more_memory
-        else ctx.say("rule.persona_already_own.faster", gain=f"{gain:g}")
+        else Phrase("rule.persona_already_own.faster", {"gain": f"{gain:g}"})
     )
     return Keep("persona-already-own", upgrade, reason, when="always")
 
@@ -404,18 +403,20 @@ def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | No
     """Keep the card you have while it holds the model asked about, or sits where the seed's GTX 1070 sat in
     its market (003, TL;DR: "already have a GTX 1070 or better: wait")."""
     params, job = ctx.rulebook.persona_already_own, ctx.job
-    suggestion = ctx.say("rule.persona_already_own.suggestion")
+    suggestion = Phrase("rule.persona_already_own.suggestion")
     if job.method == "inference" and job.model is not None and fit_on(job, owned.memory_gb, 1).fits:
         tps = ctx.performance.tokens_per_second(owned, job, 1) if job.is_llm else None
-        speed = ctx.say("rule.persona_already_own.tokens", tokens=f"{tps:.0f}") if tps else ""
+        speed = Phrase("rule.persona_already_own.tokens", {"tokens": f"{tps:.0f}"}) if tps else ""
         return Wait(
-            ctx.say(
+            Phrase(
                 "rule.persona_already_own.holds",
-                name=owned.name,
-                model=job.model.name,
-                gb=f"{job.need.gb:.0f}",
-                precision=job.precision,
-                speed=speed,
+                {
+                    "name": owned.name,
+                    "model": job.model.name,
+                    "gb": f"{job.need.gb:.0f}",
+                    "precision": job.precision,
+                    "speed": speed,
+                },
             ),
             suggestion,
         )
@@ -427,15 +428,17 @@ def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | No
     if mine < threshold * now:
         return None
     return Wait(
-        ctx.say(
+        Phrase(
             "rule.persona_already_own.still_good",
-            name=owned.name,
-            relative=f"{mine:.2f}",
-            reference=ctx.performance.reference.name,
-            workload=term("workload", _label(ctx), ctx.language),
-            share=f"{mine / now:.0%}",
-            year=ctx.as_of.year,
-            seed_year=params.seed_date.year,
+            {
+                "name": owned.name,
+                "relative": f"{mine:.2f}",
+                "reference": ctx.performance.reference.name,
+                "workload": Term("workload", _label(ctx)),
+                "share": f"{mine / now:.0%}",
+                "year": ctx.as_of.year,
+                "seed_year": params.seed_date.year,
+            },
         ),
         suggestion,
     )
@@ -471,13 +474,13 @@ def _used_cards(ctx: TermsContext) -> UsedCards:
         or (q.users or 0) >= params.several_from
     )
     if q.used_ok:
-        why: str | None = ctx.say("rule.used_cards.asked")
+        why: Text | None = Phrase("rule.used_cards.asked")
     elif ctx.asker.on_a_budget:
-        why = ctx.say("rule.used_cards.persona")
+        why = Phrase("rule.used_cards.persona")
     elif several:
         why = None
     else:
-        why = ctx.say("rule.used_cards.market")
+        why = Phrase("rule.used_cards.market")
     new_only = several and not q.used_ok
     return UsedCards(
         new_only,

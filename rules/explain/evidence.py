@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rules.contract.answer import Excluded, Finding, NamedCard
-from rules.knowledge.messages import say
+from rules.knowledge.messages import Text, say, spoken
 
 if TYPE_CHECKING:
     from rules.asker import Asker
@@ -52,6 +52,9 @@ class Evidence:
     def say(self, key: str, **values: Any) -> str:
         return say(key, self.question.language, **values)
 
+    def spoken(self, text: Text) -> str:
+        return spoken(text, self.question.language)
+
 
 @dataclass(frozen=True)
 class Lines:
@@ -86,7 +89,7 @@ def kept(evidence: Evidence, rule_id: str) -> tuple[Finding, ...]:
         if keep.rule != rule_id:
             continue
         if keep.applies(evidence.configs):
-            found.append(Finding(rule_id, "applied", keep.reason))
+            found.append(Finding(rule_id, "applied", evidence.spoken(keep.reason)))
         elif keep.aside is not None and keep.set_aside(evidence.configs):
-            found.append(Finding(rule_id, "info", keep.aside))
+            found.append(Finding(rule_id, "info", evidence.spoken(keep.aside)))
     return tuple(found)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from rules.configurations import Configuration
 from rules.contract.answer import Excluded, Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines, each
-from rules.job import POOLING, Said, term_key
-from rules.knowledge.messages import spare_text
+from rules.job import POOLING, term_key
+from rules.knowledge.messages import Phrase, spare_text
 
 __all__ = ["MEMORY"]
 
@@ -22,7 +22,7 @@ def memory_fit(evidence: Evidence) -> Lines:
     )  # weights that 8 bits would halve
 
     def card(c: Configuration) -> list[Finding]:
-        found = [Finding("memory-fit", "applied", c.fit.reason)]
+        found = [Finding("memory-fit", "applied", evidence.spoken(c.fit.said))]
         if not q.memory_gb and c.fit.fits and c.fit.headroom < tight:  # a split binds on each card's part
             spare = max(c.fit.headroom, 0.0)
             which = (
@@ -63,7 +63,7 @@ def _split_by(evidence: Evidence, c: Configuration) -> str:
     """How a split job lies on its cards (a short answer may show the warning alone); "" for one card."""
     if not c.fit.sharded or c.count < 2:
         return ""
-    how = Said(f"pooling.{term_key(POOLING[evidence.job.pooling_at(c.count)])}", evidence.question.language)
+    how = Phrase(f"pooling.{term_key(POOLING[evidence.job.pooling_at(c.count)])}")
     return evidence.say("rule.memory_fit.split_by", how=how)
 
 
@@ -72,7 +72,7 @@ def memory_floor(evidence: Evidence) -> Lines:
     floor, made = evidence.terms.floor, evidence.choice
     if floor is None or made is None:
         return Lines()
-    found = [Finding("memory-floor", "applied", floor.reason)]
+    found = [Finding("memory-floor", "applied", evidence.spoken(floor.reason))]
     if made.under_floor is not None:
         c = made.under_floor
         found.append(

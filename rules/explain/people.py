@@ -10,7 +10,11 @@ __all__ = ["PEOPLE"]
 
 def _persona(evidence: Evidence, rule_id: str) -> Lines:
     """The persona's line, where its rule found the asker to be that persona."""
-    said = tuple(Finding(p.rule, "applied", p.reason) for p in evidence.asker.personas if p.rule == rule_id)
+    said = tuple(
+        Finding(p.rule, "applied", evidence.spoken(p.reason))
+        for p in evidence.asker.personas
+        if p.rule == rule_id
+    )
     return Lines(asker=said)
 
 

@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 from rules.knowledge.store import load_knowledge
 from rules.knowledge.templates import DEFAULT_LANGUAGE, Messages
 
 __all__ = [
     "DEFAULT_LANGUAGE",
+    "Cited",
+    "Joined",
     "Messages",
+    "Phrase",
+    "Term",
+    "Text",
     "article",
     "basis",
     "catalogue",
@@ -27,6 +33,7 @@ __all__ = [
     "languages",
     "say",
     "spare_text",
+    "spoken",
     "term",
 ]
 
@@ -34,6 +41,71 @@ _NOT_A_KEY = re.compile(r"[^a-z0-9]+")
 _MEASURED = re.compile(r"measured on (\d+) lab host")
 _SPELLED = re.compile(r"[A-Z][A-Z0-9]+|[A-Z]\d")  # "NVIDIA", "RTX", "H100": read letter by letter
 _GROUPED_DIGITS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma between digit groups, not in "4.5, 8"
+
+
+class _Unsaid:
+    """What a phrase is until it is said: printing it without a language is a mistake, so it fails loudly
+    rather than showing a Python repr to the asker."""
+
+    def __str__(self) -> str:
+        raise TypeError(f"{self!r} has no language yet: say it with spoken(text, language)")
+
+
+@dataclass(frozen=True)
+class Phrase(_Unsaid):
+    """A message before it has a language: a stage says what it found as a key and its values, and the
+    asker's language is applied once, where the answer is put together (:func:`spoken`). A value that is
+    itself a phrase is said first."""
+
+    key: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def __add__(self, other: Text) -> Joined:
+        return Joined((self, other))
+
+
+@dataclass(frozen=True)
+class Term(_Unsaid):
+    """A word the answer's data carries (a method, a task), said in the asker's language (:func:`term`)."""
+
+    group: str
+    word: str
+
+
+@dataclass(frozen=True)
+class Cited(_Unsaid):
+    """A data file's source, as an answer cites it in the asker's language (:func:`cited`)."""
+
+    source: str
+
+
+@dataclass(frozen=True)
+class Joined(_Unsaid):
+    """Texts said one after another, ``between`` each."""
+
+    parts: tuple[Text, ...]
+    between: str = ""
+
+    def __add__(self, other: Text) -> Joined:
+        return Joined((self, other))
+
+
+Text: TypeAlias = "str | Phrase | Term | Cited | Joined"
+"""Words a stage hands on: plain (a name, a figure) or to be said in the asker's language."""
+_UNSAID = (Phrase, Term, Cited, Joined)
+
+
+def spoken(text: Text, language: str | None = None) -> str:
+    """``text`` in ``language``: each phrase filled with its values said first."""
+    if isinstance(text, str):
+        return text
+    if isinstance(text, Term):
+        return term(text.group, text.word, language)
+    if isinstance(text, Cited):
+        return cited(text.source, language)
+    if isinstance(text, Joined):
+        return text.between.join(spoken(part, language) for part in text.parts)
+    return say(text.key, language, **text.values)
 
 
 def catalogue() -> Mapping[str, Mapping[str, str]]:
@@ -46,12 +118,16 @@ def languages() -> tuple[str, ...]:
 
 
 def say(key: str, language: str | None = None, /, **values: Any) -> str:
-    """The message ``key`` in ``language`` (English when None or unknown), with ``values`` filled in."""
+    """The message ``key`` in ``language`` (English when None or unknown), with ``values`` filled in (a value
+    that is a phrase is said first)."""
     messages = load_knowledge().messages
     template = messages.templates.get((key, language))
     if template is None:  # a language the catalogue lacks reads English; an unknown key raises
         template = messages.catalogue[key][DEFAULT_LANGUAGE]
-    return grouped(template.format(**values) if values else template, language)
+    if not values:
+        return grouped(template, language)
+    said = {name: spoken(v, language) if isinstance(v, _UNSAID) else v for name, v in values.items()}
+    return grouped(template.format(**said), language)
 
 
 def grouped(text: str, language: str | None = None) -> str:

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from rules.contract.question import Question
+from rules.knowledge.messages import spoken
 from rules.understand import lookups
 from rules.understand.grammar import NUM, Grammar, any_of, bounded, grammar
 from rules.understand.text import HINT, JobSaid, ModelSaid, Scan, clean, number, whole
@@ -422,4 +423,5 @@ def fit_note(question: Question) -> str:
     fit = lookups.fit(job, question.card_memory_gb or 0.0, question.gpus)
     verdict = "fits" if fit.fits else "does not fit"
     cards = f"{question.gpus} × " if question.gpus > 1 else ""
-    return f"fit: {verdict} in {cards}{question.card_memory_gb:g} GB ({fit.reason}; {job.need.how})"
+    said = f"{spoken(fit.said, question.language)}; {spoken(job.need.how, question.language)}"
+    return f"fit: {verdict} in {cards}{question.card_memory_gb:g} GB ({said})"

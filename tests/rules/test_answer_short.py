@@ -12,6 +12,7 @@ import pytest
 from rules.ask import ask
 from rules.headline import named_in_headline
 from rules.knowledge.loaded import load_rulebook
+from rules.knowledge.messages import spoken
 from rules.render.short import MAX_PICKS, MAX_REASONS
 from tests.rules.conftest import TODAY
 
@@ -311,8 +312,8 @@ def test_the_gib_is_said_only_where_the_need_lies_between_the_two_sizes() -> Non
     from rules.job import fit_on, job_for
 
     job = job_for(Question(workload="llm", task="inference", memory_gb=24.5), load_rulebook())
-    assert str(fit_on(job, 24, 1).said) == "24.5 GB needed, the card has 24 GB (sold in GiB: 25.8 GB)"
-    assert str(fit_on(job, 32, 1).said) == "24.5 GB needed, the card has 32 GB"
+    assert spoken(fit_on(job, 24, 1).said) == "24.5 GB needed, the card has 24 GB (sold in GiB: 25.8 GB)"
+    assert spoken(fit_on(job, 32, 1).said) == "24.5 GB needed, the card has 32 GB"
 
 
 NAMED_CARDS = ("dgx spark", "rtx 4090", "rtx 5090", "rtx pro 6000", "rx 7900 xtx", "a100", "m3 ultra")

@@ -10,6 +10,7 @@ import pytest
 from rules.contract.question import Question
 from rules.job import fit_on, job_for
 from rules.knowledge.loaded import load_models, load_rulebook
+from rules.knowledge.messages import spoken
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def job(rulebook, **fields):
 
 def weights_gb(found) -> float:
     """The weights figure the explanation gives ('16.1 GB weights ...')."""
-    head = found.need.how.split(": ", 1)[1]
+    head = spoken(found.need.how).split(": ", 1)[1]
     return float(head.split(" GB", 1)[0])
 
 
@@ -33,7 +34,7 @@ def test_llama_3_8b_weights_match_the_gguf_files(rulebook):
     f16 = job(rulebook, workload="llm", model="llama 3 8b", task="inference", precision="16-bit")
     assert weights_gb(q4) == pytest.approx(4.92, abs=0.15)
     assert weights_gb(f16) == pytest.approx(16.1, abs=0.05)  # 8.03 B parameters x 2 bytes, not 17.7
-    assert 16.1 < f16.need.gb < 18.5 and "KV cache" in f16.need.how
+    assert 16.1 < f16.need.gb < 18.5 and "KV cache" in spoken(f16.need.how)
 
 
 def test_llama_70b_q4_k_m_matches_its_gguf_file(rulebook):
@@ -42,7 +43,7 @@ def test_llama_70b_q4_k_m_matches_its_gguf_file(rulebook):
     assert weights_gb(found) == pytest.approx(42.5, rel=0.03)
     assert not fit_on(found, 24, 1).fits
     two = fit_on(found, 24, 2)
-    assert two.fits and two.sharded and "layer split" in two.reason
+    assert two.fits and two.sharded and "layer split" in spoken(two.said)
 
 
 def test_local_llm_inference_defaults_to_4_bit_and_says_so(rulebook):
@@ -71,7 +72,7 @@ def test_lora_on_llama_3_8b_needs_about_20_gb_not_142(rulebook):
 def test_llm_training_without_a_method_is_lora_stated(rulebook):
     found = job(rulebook, workload="llm", model="llama 3 8b", task="training")
     assert found.method == "lora" and found.method_assumed and found.precision == "16-bit"
-    assert any("LoRA assumed" in said for said in found.assumptions)
+    assert any("LoRA assumed" in said for said in map(spoken, found.assumptions))
     assert found.memory_factor == 1.0
 
 
@@ -94,7 +95,7 @@ def test_full_fine_tuning_is_16_bytes_per_parameter_without_the_16_bit_factor(ru
         80 * 2**30 / 1e9
     )  # 80 GiB, no 1.5x stacked on a 16-bit count
     two = fit_on(found, 80, 2)
-    assert two.fits and "FSDP" in two.reason
+    assert two.fits and "FSDP" in spoken(two.said)
 
 
 def test_sdxl_inference_needs_about_10_gb_not_training_memory(rulebook):
@@ -147,7 +148,7 @@ def test_data_parallel_training_does_not_pool_memory(rulebook):
     found = job(rulebook, workload="cnn", model="efficientnet-b7", precision="fp32", gpus=2)
     assert found.pooling == "none"
     fit = fit_on(found, found.need.gb / 1.5, 2)
-    assert not fit.fits and not fit.sharded and "full copy" in fit.reason
+    assert not fit.fits and not fit.sharded and "full copy" in spoken(fit.said)
 
 
 def test_asked_memory_and_unknown_models(rulebook):
@@ -193,7 +194,7 @@ def test_model_table_covers_the_families_people_name():
 def test_whisper_large_is_counted_at_its_published_10_gb_not_the_lean_estimate(rulebook):
     """openai/whisper README: large needs ~10 GB of VRAM; the weights alone are 3.1 GB at 16 bit."""
     job = job_for(Question(workload="speech", model="whisper-large-v3", task="inference"), rulebook)
-    assert job.need.gb == pytest.approx(10) and "published" in job.need.how
+    assert job.need.gb == pytest.approx(10) and "published" in spoken(job.need.how)
     assert not fit_on(job, 8, 1).fits and fit_on(job, 12, 1).fits
     small = job_for(Question(workload="speech", model="whisper-small", task="inference"), rulebook)
     assert small.need.gb < 4  # no published figure: the count stands
@@ -211,9 +212,10 @@ def test_the_runtime_named_decides_how_cards_pool_and_how_weights_are_named(rule
     # no precision asked: vLLM serves FP8 weights and an FP8 KV cache, llama.cpp a Q4_K_M file
     served = job(rulebook, workload="llm", model="qwen3 32b", task="inference", runtime="vllm")
     assert (served.precision, served.kv_cache_bytes, ollama.precision) == ("fp8", 1.0, "4-bit")
-    assert "AWQ / GPTQ" in vllm.need.how and "Q4_K_M" not in vllm.need.how and "Q4_K_M" in ollama.need.how
-    assert any("vLLM" in line for line in vllm.assumptions) and any(
-        "llama.cpp" in line for line in ollama.assumptions
+    vllm_how, ollama_how = spoken(vllm.need.how), spoken(ollama.need.how)
+    assert "AWQ / GPTQ" in vllm_how and "Q4_K_M" not in vllm_how and "Q4_K_M" in ollama_how
+    assert any("vLLM" in line for line in map(spoken, vllm.assumptions)) and any(
+        "llama.cpp" in line for line in map(spoken, ollama.assumptions)
     )
     # not named: several users at once or a server mean a batching server;
     # one person's desktop means llama.cpp
@@ -255,8 +257,8 @@ def test_tensor_parallelism_needs_a_count_that_divides_the_attention_heads(ruleb
     ]
     # 24.0 GB a card on three cards: more than vLLM's 90% of a 24 GB card, within a 32 GB one
     three, four = fit_on(served, 32, 3), fit_on(served, 32, 4)
-    assert three.fits and three.serial and "pipeline stages" in three.reason
-    assert four.fits and not four.serial and "tensor parallelism" in four.reason
+    assert three.fits and three.serial and "pipeline stages" in spoken(three.said)
+    assert four.fits and not four.serial and "tensor parallelism" in spoken(four.said)
     local = job(rulebook, workload="llm", model="llama 3 70b", task="inference")
     assert fit_on(local, 24, 2).serial and local.pooling_at(3) == "layer-split"
     # 16 cards split 64 heads but copy the 8 KV heads: vLLM allows it

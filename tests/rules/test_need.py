@@ -11,6 +11,7 @@ from rules.asker import Persona
 from rules.contract.question import Question
 from rules.job import fit_on, for_personas, job_for
 from rules.knowledge.loaded import load_models, load_rulebook
+from rules.knowledge.messages import spoken
 
 RULEBOOK = load_rulebook()
 
@@ -43,14 +44,14 @@ def test_inference_needs_weights_at_the_precision_plus_kv_cache(memory):
     fp16 = memory.need(Question(workload="llm", model="llama-70b", task="inference", precision="16-bit"))
     int4 = memory.need(Question(workload="llm", model="llama-70b", task="inference", precision="4-bit"))
     assert 140 < fp16.gb < 175 and 35 < int4.gb < 50
-    assert "KV cache" in fp16.how
+    assert "KV cache" in spoken(fp16.how)
 
 
 def test_full_training_is_much_bigger_than_adapter_training(memory):
     full = memory.need(Question(workload="llm", model="llama-13b", precision="16-bit", method="full"))
     qlora = memory.need(Question(workload="llm", model="llama-13b", precision="4-bit"))
     assert full.gb > 200 and 8 < qlora.gb < 24
-    assert "LoRA" in qlora.how
+    assert "LoRA" in spoken(qlora.how)
 
 
 def test_several_cards_hold_a_model_only_when_sharded_and_say_so(memory):
@@ -58,13 +59,13 @@ def test_several_cards_hold_a_model_only_when_sharded_and_say_so(memory):
     need = memory.need(question)
     assert not memory.fit(question.refined(gpus=1), need, 80, 1).fits
     fit = memory.fit(question, need, 80, 4)
-    assert fit.fits and fit.sharded and "FSDP" in fit.reason
+    assert fit.fits and fit.sharded and "FSDP" in spoken(fit.said)
 
 
 def test_llm_training_without_a_method_is_lora_not_full_training(memory):
     question = Question(workload="llm", model="llama 3 8b", precision="16-bit")
     need = memory.need(question)
-    assert "LoRA" in need.how and need.gb < 24 and memory.fit(question, need, 24, 1).fits
+    assert "LoRA" in spoken(need.how) and need.gb < 24 and memory.fit(question, need, 24, 1).fits
 
 
 def test_a_floor_raises_only_an_unnamed_job(memory):
@@ -112,7 +113,7 @@ def test_sliding_window_layers_cache_only_their_window(memory):
             workload="llm", model="gemma 3 27b", task="inference", precision="16-bit", context_tokens=131072
         )
     )
-    assert "11.2 GB KV cache" in need.how  # not the 66.6 GB of 62 global layers
+    assert "11.2 GB KV cache" in spoken(need.how)  # not the 66.6 GB of 62 global layers
     # openai/gpt-oss-120b config.json: 36 layers alternate a 128-token band and dense attention,
     # 8 KV heads x 64
     oss = load_models()["gpt-oss-120b"]
@@ -133,7 +134,7 @@ def test_a_flux_lora_is_trained_on_the_transformer_in_8_bit(memory):
     )
     assert 14 <= flux.gb <= 24
     sdxl = memory.need(Question(workload="image-generation", model="sdxl", task="training", method="lora"))
-    assert "5.3 GB base" in sdxl.how  # the 2.65B UNet and VAE at 16 bit; the text encoders run first
+    assert "5.3 GB base" in spoken(sdxl.how)  # the 2.65B UNet and VAE at 16 bit; the text encoders run first
 
 
 def test_flux_schnell_is_the_dev_transformer_distilled(memory):
@@ -212,7 +213,7 @@ def test_adapters_keep_their_checkpoints_in_system_ram_from_2024(model: str, met
     else:
         assert after.parts.activations < before.parts.activations / 3
         assert after.gb < before.gb and after.parts.weights == before.parts.weights
-        assert "system RAM" in after.how and "system RAM" not in before.how
+        assert "system RAM" in spoken(after.how) and "system RAM" not in spoken(before.how)
 
 
 def test_a_model_asked_in_the_format_it_ships_in_is_its_own_checkpoint() -> None:

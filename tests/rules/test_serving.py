@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from rules.contract.question import Question
 from rules.job import fit_on, job_for
 from rules.knowledge.loaded import load_rulebook
+from rules.knowledge.messages import spoken
 from tests.rules.conftest import TODAY
 from tests.wire import wire
 
@@ -181,7 +182,7 @@ def test_a_split_that_overfills_the_runtime_share_is_refused_and_says_so():
         Question(workload="llm", model="llama 3.3 70b", task="inference", runtime="vllm", users=40), rulebook
     )
     fit = fit_on(job, 24, 4)  # 25.2 GB per card: within 24 GiB, beyond vLLM's 90% of it
-    assert not fit.fits and "vLLM uses 90%" in fit.reason
+    assert not fit.fits and "vLLM uses 90%" in spoken(fit.said)
     assert fit_on(job, 48, 4).fits
 
 

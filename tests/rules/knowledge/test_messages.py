@@ -8,7 +8,19 @@ import pytest
 
 from rules.knowledge import load_knowledge
 from rules.knowledge.datafile import DATA_DIR, DataFileError, load_data
-from rules.knowledge.messages import basis, catalogue, cited, languages, say, term
+from rules.knowledge.messages import (
+    Cited,
+    Joined,
+    Phrase,
+    Term,
+    basis,
+    catalogue,
+    cited,
+    languages,
+    say,
+    spoken,
+    term,
+)
 
 
 def _fields(template: str) -> set[str]:
@@ -78,3 +90,30 @@ def test_digits_are_grouped_as_the_language_writes_them() -> None:
     assert say("pick.in_all", "ru", price="1,234,567 RUB") == "1 234 567 RUB всего"
     assert say("pick.in_all", "ru", price="4.5, 8 and 12,5") == "4.5, 8 and 12,5 всего"
     assert say("pick.memory", "ru", gb="24") == "24 ГБ" and say("pick.memory", "en", gb="24") == "24 GB"
+
+
+@pytest.mark.parametrize("language", ["en", "ru", None])
+def test_a_phrase_said_later_reads_as_the_message_said_at_once(language: str | None) -> None:
+    """A stage hands on a phrase; said in a language it is the message said there with its values, a value
+    that is itself a phrase said first, in the same language."""
+    inner = Phrase("pick.per_step", {"value": "0.14", "step": "1000 EUR"})
+    assert spoken(inner, language) == say("pick.per_step", language, value="0.14", step="1000 EUR")
+    outer = Phrase("choice.used_only", {}) + "; " + Term("method", "LoRA") + " " + Cited("Dettmers 2023: x")
+    assert spoken(outer, language) == (
+        say("choice.used_only", language)
+        + "; "
+        + term("method", "LoRA", language)
+        + " "
+        + cited("Dettmers 2023: x", language)
+    )
+    listed = Joined((Phrase("heading.why"), "x", Phrase("heading.why")), ", ")
+    why = say("heading.why", language)
+    assert spoken(listed, language) == ", ".join([why, "x", why])
+
+
+def test_a_phrase_is_never_printed_without_a_language() -> None:
+    """Printing a phrase before it is said would show a Python repr to the asker: it fails instead."""
+    with pytest.raises(TypeError, match="no language"):
+        str(Phrase("heading.why"))
+    with pytest.raises(TypeError, match="no language"):
+        f"{Term('method', 'LoRA')}"
