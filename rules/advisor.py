@@ -119,7 +119,7 @@ class Advisor:
         choice = choice_for(kept, objective, params, any_stack)
         if question.setting == "server" and question.shared and question.task == "training":
             choose_among = partial(choice_for, objective=objective, vendor=params, any_stack=any_stack)
-            choice = side_by_side(choice, kept, choose_among, objective.headline, question.language)
+            choice = side_by_side(choice, kept, choose_among, objective.headline)
         alone = sold_alone(self.catalog, asked, named, stages.terms.boards_for)
         choice = asked_first(choice, kept, objective, intent, alone, stages.terms.boards_for)
         # renting only, as asked: the rental that holds the job for least, weighed against nothing bought
@@ -305,7 +305,6 @@ class Advisor:
             terms.headline,
             terms.used.used_over,
             question.objective == "cheapest",
-            question.language,
             not terms.used.new_only,
             terms.used.saving,
             self.rulebook.memory_value.roomier_premium,

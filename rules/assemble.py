@@ -163,7 +163,8 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
     findings = (
         explained.part("asker") + explained.part("kept") + explained.part("plan") + explained.part("need")
     )
-    findings += [*choice.notes, *explained.part("choice")]
+    findings += [Finding(n.rule, n.verdict, spoken(n.reason, made.language)) for n in choice.notes]
+    findings += explained.part("choice")
     said, summary, suggestions = verdict(made, choice, picks)
     summary = fit_first(summary, made.named, made.intent, made.question.card_memory_gb, made.language)
     warnings = unique(

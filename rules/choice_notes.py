@@ -1,74 +1,71 @@
 """Why a choice is what it is, in the asker's words and money: the step up from the best value, the step
 not taken, a sourced price put first, a serving pick's share of the users' need, a card kept from leading.
 
-Each note is a :class:`Finding` under its rule; the ranking (:mod:`rules.ranking`) decides, this module
-only says why, so that the prose can change without touching the choice.
+Each note is a :class:`~rules.objective.Note` under its rule, said later in the asker's language; the ranking
+(:mod:`rules.ranking`) decides, this module only says why, so that the prose can change without touching the
+choice.
 """
 
 from __future__ import annotations
 
 from rules.configurations import Configuration
-from rules.contract.answer import Finding
-from rules.knowledge.messages import say
-from rules.objective import Objective, estimated, worth_per_usd
+from rules.knowledge.messages import Phrase, Text
+from rules.objective import Note, Objective, estimated, worth_per_usd
 
 __all__ = ["demoted_note", "explain_choice", "roomier_note", "same_price_note", "serving_notes"]
 
 
-def serving_notes(top: Configuration, language: str | None) -> list[Finding]:
+def serving_notes(top: Configuration) -> list[Note]:
     """Why a serving pick sits where it does: the least that delivers the users' need in all (speed beyond it
     is not paid for), or, where nothing within reach delivers it, the closest for the money."""
     key = "choice.serving_enough" if top.need_met == 1.0 else "choice.serving_short"
-    said = say(key, language, share=f"{top.need_met or 0:.0%}")
-    return [Finding("cost-efficiency", "applied", said)]
+    said = Phrase(key, {"share": f"{top.need_met or 0:.0%}"})
+    return [Note("cost-efficiency", "applied", said)]
 
 
-def demoted_note(demoted: Configuration, language: str | None) -> Finding:
+def demoted_note(demoted: Configuration) -> Note:
     """A configuration ranked above the top that may not lead the answer (rule ``product-lines``)."""
-    return Finding(
+    return Note(
         "product-lines",
         "applied",
-        say(
-            "rule.product_lines.demoted",
-            language,
-            count=demoted.count,
-            name=demoted.gpu.name,
-        ),
+        Phrase("rule.product_lines.demoted", {"count": demoted.count, "name": demoted.gpu.name}),
     )
 
 
-def roomier_note(top: Configuration, lean: Configuration, objective: Objective) -> Finding:
+def roomier_note(top: Configuration, lean: Configuration, objective: Objective) -> Note:
     """The pick has more memory than a configuration as fast and cheaper: what the memory costs."""
-    return Finding(
+    return Note(
         "memory-value",
         "applied",
-        say(
+        Phrase(
             "choice.roomier",
-            objective.language,
-            name=top.gpu.name,
-            gb=f"{top.gpu.memory_gb * top.count:g}",
-            lean=lean.gpu.name,
-            lean_gb=f"{lean.gpu.memory_gb * lean.count:g}",
-            more=objective.pricing.text(top.total_usd - lean.total_usd),
+            {
+                "name": top.gpu.name,
+                "gb": f"{top.gpu.memory_gb * top.count:g}",
+                "lean": lean.gpu.name,
+                "lean_gb": f"{lean.gpu.memory_gb * lean.count:g}",
+                "more": objective.pricing.text(top.total_usd - lean.total_usd),
+            },
         ),
     )
 
 
-def same_price_note(top: Configuration, slower: Configuration, objective: Objective) -> Finding:
+def same_price_note(top: Configuration, slower: Configuration, objective: Objective) -> Note:
     """The pick costs about what a slower configuration that does the job as well costs."""
-    return Finding(
+    return Note(
         "cost-efficiency",
         "applied",
-        say(
+        Phrase(
             "choice.same_price",
-            objective.language,
-            count=top.count,
-            name=top.gpu.name,
-            slower_count=slower.count,
-            slower=slower.gpu.name,
-            faster=f"{top.speed / slower.speed - 1:.0%}",
-            price=objective.pricing.text(top.total_usd),
-            slower_price=objective.pricing.text(slower.total_usd),
+            {
+                "count": top.count,
+                "name": top.gpu.name,
+                "slower_count": slower.count,
+                "slower": slower.gpu.name,
+                "faster": f"{top.speed / slower.speed - 1:.0%}",
+                "price": objective.pricing.text(top.total_usd),
+                "slower_price": objective.pricing.text(slower.total_usd),
+            },
         ),
     )
 
@@ -79,23 +76,22 @@ def explain_choice(
     within: list[Configuration],
     lam: float,
     objective: Objective,
-) -> list[Finding]:
+) -> list[Note]:
     """Why the pick sits where it does on the price/speed ladder, in the asker's money: amounts as the picks'
     prices, speed for money per the round step of the currency the picks' own figure is given per
     (:attr:`Pricing.step`)."""
-    language = objective.language
-    notes: list[Finding] = []
+    notes: list[Note] = []
     # where memory weighs in (rule memory-value), the gains are of worth, not of the speed the picks show
     weighed = top.worth != top.speed or best_value.worth != best_value.speed
-    measure = say("choice.measure.worth" if weighed else "choice.measure.speed", language)
+    measure = Phrase("choice.measure.worth" if weighed else "choice.measure.speed")
     if top.gpu.id != best_value.gpu.id and top.total_usd > best_value.total_usd:
         notes.append(_stepped_up(top, best_value, measure, objective))
     if within and within[0] is not top and estimated(within[0]):
         notes.append(
-            Finding(
+            Note(
                 "cost-efficiency",
                 "applied",
-                say("choice.sourced_first", language, count=within[0].count, name=within[0].gpu.name),
+                Phrase("choice.sourced_first", {"count": within[0].count, "name": within[0].gpu.name}),
             )
         )
     faster = [
@@ -111,47 +107,47 @@ def explain_choice(
     return notes
 
 
-def _stepped_up(
-    top: Configuration, best_value: Configuration, measure: str, objective: Objective
-) -> Finding:
+def _stepped_up(top: Configuration, best_value: Configuration, measure: Text, objective: Objective) -> Note:
     """The pick costs more than the best value: what each extra dollar buys, against the threshold."""
-    threshold, pricing, language = objective.threshold, objective.pricing, objective.language
+    threshold, pricing = objective.threshold, objective.pricing
     gain = pricing.per_step((top.worth - best_value.worth) / (top.total_usd - best_value.total_usd))
-    return Finding(
+    return Note(
         "cost-efficiency",
         "applied",
-        say(
+        Phrase(
             "choice.stepped_up",
-            language,
-            name=best_value.gpu.name,
-            gain=f"{gain:.2f}",
-            measure=measure,
-            threshold=f"{threshold:g}",
-            value=f"{pricing.per_step(worth_per_usd(best_value)):.2f}",
-            step=pricing.step_text(),
+            {
+                "name": best_value.gpu.name,
+                "gain": f"{gain:.2f}",
+                "measure": measure,
+                "threshold": f"{threshold:g}",
+                "value": f"{pricing.per_step(worth_per_usd(best_value)):.2f}",
+                "step": pricing.step_text(),
+            },
         ),
     )
 
 
 def _stopped_before(
-    top: Configuration, nxt: Configuration, measure: str, lam: float, objective: Objective
-) -> Finding:
+    top: Configuration, nxt: Configuration, measure: Text, lam: float, objective: Objective
+) -> Note:
     """The next step up the price ladder, and why its extra speed is not worth its extra price."""
-    pricing, language = objective.pricing, objective.language
+    pricing = objective.pricing
     gain = pricing.per_step((nxt.worth - top.worth) / max(nxt.total_usd - top.total_usd, 1e-9))
-    return Finding(
+    return Note(
         "cost-efficiency",
         "applied",
-        say(
+        Phrase(
             "choice.stopped_before",
-            language,
-            count=nxt.count,
-            name=nxt.gpu.name,
-            measure=measure,
-            faster=f"{nxt.speed / top.speed - 1:.0%}",
-            more=pricing.text(nxt.total_usd - top.total_usd),
-            gain=f"{gain:.2f}",
-            worth=f"{pricing.per_step(lam):.2f}",
-            step=pricing.step_text(),
+            {
+                "count": nxt.count,
+                "name": nxt.gpu.name,
+                "measure": measure,
+                "faster": f"{nxt.speed / top.speed - 1:.0%}",
+                "more": pricing.text(nxt.total_usd - top.total_usd),
+                "gain": f"{gain:.2f}",
+                "worth": f"{pricing.per_step(lam):.2f}",
+                "step": pricing.step_text(),
+            },
         ),
     )

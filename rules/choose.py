@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING
 
 from rules.alternatives import alternatives_among, still_better
 from rules.configurations import Configuration
-from rules.contract.answer import Finding, NamedCard
-from rules.knowledge.messages import say
-from rules.objective import Allowed, Choice, Objective
+from rules.contract.answer import NamedCard
+from rules.knowledge.messages import Phrase
+from rules.objective import Allowed, Choice, Note, Objective
 from rules.ranking import choose
 
 if TYPE_CHECKING:
@@ -81,17 +81,18 @@ def choice_for(
         or cuda.top.memory_value < top.memory_value
     ):  # for memory-bound work, close in speed but holding less is not close
         return choice
-    note = Finding(
+    note = Note(
         "vendor-nvidia",
         "applied",
-        say(
+        Phrase(
             "rule.vendor_nvidia.leads",
-            objective.language,
-            cuda=cuda.top.gpu.name,
-            count=top.count,
-            name=top.gpu.name,
-            software=top.gpu.software,
-            share=f"{cuda.top.speed / top.speed:.0%}",
+            {
+                "cuda": cuda.top.gpu.name,
+                "count": top.count,
+                "name": top.gpu.name,
+                "software": top.gpu.software,
+                "share": f"{cuda.top.speed / top.speed:.0%}",
+            },
         ),
     )
     return replace(_with_outside(cuda, top), notes=(note, *cuda.notes))
@@ -102,7 +103,6 @@ def side_by_side(
     configs: Sequence[Configuration],
     choose_among: Callable[[Sequence[Configuration]], Choice],
     may_lead: Allowed,
-    language: str | None,
 ) -> Choice:
     """A shared training server runs its people's experiments side by side (rule ``separate-experiments``):
     where the choice is one card and several cards within the budget that may lead the answer, each holding
@@ -114,15 +114,12 @@ def side_by_side(
     several = choose_among([c for c in configs if c.count > 1 and not c.fit.sharded and may_lead(c)])
     if several.top is None or several.top.count * several.top.relative < top.relative:
         return choice
-    note = Finding(
+    note = Note(
         "separate-experiments",
         "applied",
-        say(
+        Phrase(
             "rule.separate_experiments.leads",
-            language,
-            count=several.top.count,
-            name=several.top.gpu.name,
-            single=top.gpu.name,
+            {"count": several.top.count, "name": several.top.gpu.name, "single": top.gpu.name},
         ),
     )
     return replace(several, notes=(note, *several.notes))
@@ -178,9 +175,7 @@ def asked_first(
         or choice.top.gpu.id in ids
     ):
         return choice
-    theirs = Objective(
-        objective.budget_usd, None, objective.threshold, True, objective.pricing, language=objective.language
-    )
+    theirs = Objective(objective.budget_usd, None, objective.threshold, True, objective.pricing)
     fewest: dict[str, int] = {}  # as many as hold the job: a count the question did not ask is not bought
     for c in configs:
         boards = boards_for(c.gpu)
@@ -194,16 +189,17 @@ def asked_first(
     alternatives = still_better(
         {k: c for k, c in choice.alternatives.items() if c.gpu.id not in ids}, mine.top
     )
-    note = Finding(
+    note = Note(
         "cost-efficiency",
         "applied",
-        say(
+        Phrase(
             "choice.as_asked",
-            objective.language,
-            count=mine.top.count,
-            name=mine.top.gpu.name,
-            own_count=choice.top.count,
-            own_name=choice.top.gpu.name,
+            {
+                "count": mine.top.count,
+                "name": mine.top.gpu.name,
+                "own_count": choice.top.count,
+                "own_name": choice.top.gpu.name,
+            },
         ),
     )
     return replace(

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from rules.configurations import Configuration
-from rules.contract.answer import Finding
+from rules.knowledge.messages import Text
 from rules.money import BUDGET_SLACK
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ __all__ = [
     "BUDGET_SLACK",
     "Allowed",
     "Choice",
+    "Note",
     "Objective",
     "estimated",
     "every",
@@ -33,6 +34,14 @@ __all__ = [
 ]
 
 Allowed = Callable[[Configuration], bool]
+
+
+class Note(NamedTuple):
+    """Why the choice is what it is, under its rule: a finding before it has a language."""
+
+    rule: str
+    verdict: Literal["applied", "warning", "excluded", "info"]
+    reason: Text
 
 
 def every(c: Configuration) -> bool:
@@ -52,7 +61,7 @@ class Choice:
     best_value: Configuration | None = None
     under_floor: Configuration | None = None  # the best card the floor kept from the top
     over_budget: tuple[Configuration, ...] = ()  # the cheapest that would work, for "raise the budget"
-    notes: tuple[Finding, ...] = ()  # why the choice is what it is, each under its rule
+    notes: tuple[Note, ...] = ()  # why the choice is what it is, each under its rule
     asked: bool = False  # the top is the card the question named ("a server with 8 H100")
     within: tuple[
         Configuration, ...
@@ -85,7 +94,6 @@ class Objective:
     headline: Allowed = every
     used_for_floor: float | None = None
     cheapest: bool = False
-    language: str | None = None
     used_when_short: bool = True
     used_saving: float = 0.0
     roomier_premium: float = 0.0

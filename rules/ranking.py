@@ -15,12 +15,12 @@ from typing import Any
 from rules.alternatives import labelled_alternatives, ladder_for
 from rules.choice_notes import demoted_note, explain_choice, roomier_note, same_price_note, serving_notes
 from rules.configurations import Configuration
-from rules.contract.answer import Finding
-from rules.knowledge.messages import say
+from rules.knowledge.messages import Phrase
 from rules.objective import (
     BUDGET_SLACK,
     Allowed,
     Choice,
+    Note,
     Objective,
     estimated,
     every,
@@ -42,9 +42,7 @@ def choose(configs: Sequence[Configuration], objective: Objective, allowed: Allo
     if (
         not pool.new_or_used and pool.usable
     ):  # no new configuration is on sale at any price: the used market is it
-        return noted(
-            choose(configs, objective.with_used(), allowed), say("choice.used_only", objective.language)
-        )
+        return noted(choose(configs, objective.with_used(), allowed), Phrase("choice.used_only"))
     weighed = floored
     if (
         floor is not None
@@ -87,7 +85,7 @@ def _nothing_within(
     ):  # no new card holds the job within the budget
         return noted(
             choose(configs, objective.with_used(), allowed),
-            say("choice.used_within_budget", objective.language),
+            Phrase("choice.used_within_budget"),
         )
     lam = objective.threshold * max((worth_per_usd(c) for c in used_ones), default=0.0)
     used = (
@@ -116,11 +114,11 @@ def _ranked_choice(
     lean, top = top, top if cheapest else _roomier(top, within, objective.roomier_premium)
     slower, top = top, top if cheapest else _faster_for_the_same(top, within, objective.same_price)
     notes = (
-        [Finding("cost-efficiency", "applied", say("choice.cheapest", objective.language))]
+        [Note("cost-efficiency", "applied", Phrase("choice.cheapest"))]
         if cheapest
         else explain_choice(top, best_value, within, lam, objective)
         if top.need_met is None
-        else serving_notes(top, objective.language)
+        else serving_notes(top)
     )
     # what the ranking put first, before memory or speed for the same money moved the pick
     swapped = [roomier_note(slower, lean, objective)] if slower is not lean else []
@@ -129,7 +127,7 @@ def _ranked_choice(
     top_key = rank_key(lean, lam)
     # ranked above the top, yet not headline: ranked_all is in key order, so only its first can be
     if not cheapest and keyed[0][0] < top_key:
-        notes.append(demoted_note(ranked_all[0], objective.language))
+        notes.append(demoted_note(ranked_all[0]))
     under = _under_floor(pool, objective, lam, top_key) if weighed is floored else None
     ladder = ladder_for(top, within, ranked_all) if objective.budget_usd is None and not cheapest else {}
     taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}

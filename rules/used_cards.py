@@ -10,9 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from rules.configurations import Configuration
-from rules.contract.answer import Finding
-from rules.knowledge.messages import say
-from rules.objective import Allowed, Choice, Objective, every, rank_key, worth_per_usd
+from rules.knowledge.messages import Phrase, Text
+from rules.objective import Allowed, Choice, Note, Objective, every, rank_key, worth_per_usd
 
 __all__ = ["Pool", "better_used", "noted", "pool_for"]
 
@@ -35,7 +34,7 @@ class Pool:
     usable: list[Configuration]
     heads: set[int]  # ids of the configurations that may lead, asked once per configuration
     new_or_used: list[Configuration]
-    floor_note: Finding | None
+    floor_note: Note | None
 
 
 def pool_for(configs: Sequence[Configuration], objective: Objective, allowed: Allowed) -> Pool:
@@ -56,11 +55,11 @@ def pool_for(configs: Sequence[Configuration], objective: Objective, allowed: Al
 
 def _used_for_floor(
     usable: list[Configuration], heads: set[int], objective: Objective
-) -> tuple[list[Configuration], Finding | None]:
+) -> tuple[list[Configuration], Note | None]:
     """Used cards join when new ones with enough memory cost much more: enough memory is the floor of the
     date, or, where the workload has none, the job held by one card or else by the cards a desk takes (two
     used RTX 3090s for a 70B model); without a budget the ladder stays new."""
-    floor, pricing, language = objective.floor, objective.pricing, objective.language
+    floor, pricing = objective.floor, objective.pricing
     tests: list[tuple[str, Allowed]] = (
         [("floor", lambda c: c.gpu.memory_gb >= floor.gb)]
         if floor is not None
@@ -77,25 +76,26 @@ def _used_for_floor(
         if used is not None and (new is None or new > (objective.used_for_floor or 0) * used):
             worth_it = _worth_buying_used(usable, objective.used_saving)
             joined = [c for c in roomy if c.offer.condition == "used" and worth_it(c)]
-            new_price = pricing.text(new) if new else say("choice.no_current_price", language)
+            new_price = pricing.text(new) if new else Phrase("choice.no_current_price")
             reason = (
-                say(
+                Phrase(
                     "choice.used_for_floor",
-                    language,
-                    gb=f"{min(c.gpu.memory_gb for c in market):g}",
-                    used=pricing.text(used),
-                    new=new_price,
+                    {
+                        "gb": f"{min(c.gpu.memory_gb for c in market):g}",
+                        "used": pricing.text(used),
+                        "new": new_price,
+                    },
                 )
                 if floor is not None
-                else say(f"choice.used_for_{test_name}", language, used=pricing.text(used), new=new_price)
+                else Phrase(f"choice.used_for_{test_name}", {"used": pricing.text(used), "new": new_price})
             )
-            return joined, Finding("used-cards", "applied", reason)
+            return joined, Note("used-cards", "applied", reason)
     return [], None
 
 
-def noted(choice: Choice, reason: str) -> Choice:
+def noted(choice: Choice, reason: Text) -> Choice:
     """The choice with why used cards lead it as its first note."""
-    return replace(choice, notes=(Finding("used-cards", "applied", reason), *choice.notes))
+    return replace(choice, notes=(Note("used-cards", "applied", reason), *choice.notes))
 
 
 def better_used(
