@@ -35,9 +35,8 @@ from slack_sdk.models.views import View
 from rules.contract.answer import Answer, Finding, Money, Pick, RentVsBuy, Reply
 from rules.contract.text import MAX_TEXT_CHARS
 from rules.knowledge.messages import basis, say, term
-from rules.money import dated_words
 from rules.render import help_text
-from rules.render.figures import memory_text, price_text, speed_per_money
+from rules.render.figures import dated_text, memory_text, price_text, speed_per_money
 from rules.render.short import MAX_PICKS, deciding
 
 __all__ = [
@@ -183,7 +182,7 @@ def _pick_name(pick: Pick) -> str:
 def _pick_line(pick: Pick, lang: str | None = None) -> str:
     price = pick.unit_price
     each = " " + say("pick.each", lang) if pick.count > 1 else ""
-    kind_words, when = dated_words(price, lang)  # an aged price says what it was and how old
+    kind_words, when = dated_text(price, lang)  # an aged price says what it was and how old
     dated = f" ({escape(kind_words)}, {when})" if price.seen else ""
     relative = say("pick.reference", lang, relative=f"{pick.relative_performance:.2f}")
     per_money = speed_per_money(pick, lang)

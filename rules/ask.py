@@ -15,6 +15,7 @@ from typing import Literal, cast
 from rules.advisor import Advisor
 from rules.contract.answer import Answer, Detail, Reply
 from rules.contract.question import Question
+from rules.knowledge.messages import spoken
 from rules.render import answer_markdown, clarification_markdown, help_text
 from rules.render.markdown import model_notes, not_understood_line, outside_notes
 from rules.understand import ParsedText, parse, text_language
@@ -42,10 +43,10 @@ def follow_ups(question: Question) -> tuple[str, ...]:
 def reading_notes(parsed: ParsedText, language: str | None) -> tuple[str, ...]:
     """What the reading could not use: hardware the catalog does not hold (said first, above the answer it
     changes), models it does not know or cannot download, and words it did not understand (said under it)."""
-    lines = [*outside_notes(parsed.outside, language)]
-    lines += model_notes(parsed.unknown_models, parsed.closed_models, language, parsed.stand_ins)
-    lines.append(not_understood_line(parsed.unknown, language))
-    return tuple(line for line in lines if line)
+    lines = [*outside_notes(parsed.outside)]
+    lines += model_notes(parsed.unknown_models, parsed.closed_models, parsed.stand_ins)
+    lines.append(not_understood_line(parsed.unknown))
+    return tuple(spoken(line, language) for line in lines if line)
 
 
 def held_by(answer: Answer) -> float | None:

@@ -17,13 +17,24 @@ from rules.compare_line import compare_first
 from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentOffer, RentVsBuy, RunsOn
 from rules.job_line import job_first
 from rules.knowledge.catalog import model_number
-from rules.knowledge.messages import DEFAULT_LANGUAGE, article, grouped, say, spare_text
+from rules.knowledge.messages import (
+    Cased,
+    Grouped,
+    Joined,
+    Phrase,
+    Text,
+    article,
+    count_word,
+    grouped,
+    say,
+    spare_text,
+    spoken,
+)
 from rules.money import dated_words
 
 __all__ = [
     "NAMED_IN_HEADLINE",
     "TUNING_NAMES",
-    "count_word",
     "figure",
     "headline",
     "named_in_headline",
@@ -33,7 +44,6 @@ __all__ = [
 ]
 
 TUNING_NAMES = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
-COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
 # Intents whose first line judges the named cards themselves.
@@ -72,7 +82,7 @@ def _answered(answer: Answer, reference: str) -> str | None:
     elif answer.intent == "what-runs-on" and not answer.question.card_memory_gb:  # no card, no lab card
         said = say("headline.runs_no_cards", lang)
     if said is None and answer.job_cost is not None and answer.job_cost.options:
-        said = job_first(answer.job_cost, lang)
+        said = spoken(job_first(answer.job_cost), lang)
     if said is None and answer.picks:
         said = _buy(answer, reference, lang)
         left = () if named_in_headline(answer) else not_picked(answer)
@@ -118,7 +128,7 @@ def _runs_on(card: RunsOn, lang: str | None) -> str | None:
     )
 
 
-def figure(pick: Pick, reference: str, lang: str | None) -> str:
+def figure(pick: Pick, reference: str) -> Phrase:
     """What the job gets from a pick: tokens (or images, or sequences trained on) a second with their band,
     else the multiple of the reference card (named when ``reference`` is given)."""
     speed = pick.speed
@@ -126,19 +136,13 @@ def figure(pick: Pick, reference: str, lang: str | None) -> str:
         band = {"value": f"{speed.value:,.0f}", "low": f"{speed.low:,.0f}", "high": f"{speed.high:,.0f}"}
         if speed.users:
             users, total = f"{speed.users:,}", f"{speed.value * speed.users:,.0f}"
-            return say("headline.tokens_users", lang, users=users, total=total, **band)
+            return Phrase("headline.tokens_users", {"users": users, "total": total, **band})
         key = "headline.tokens" if speed.unit == "tokens/s" else "headline.throughput"
-        return say(key, lang, unit=say(f"unit.{speed.unit.replace('/', '_')}", lang), **band)
+        return Phrase(key, {"unit": Phrase(f"unit.{speed.unit.replace('/', '_')}"), **band})
     relative = f"{pick.relative_performance:.1f}"
     if not reference:  # said once where the answer names it
-        return say("headline.relative_short", lang, relative=relative)
-    return say("headline.relative", lang, relative=relative, reference=reference)
-
-
-def count_word(count: int | None, language: str | None) -> str:
-    """ "two" in English prose; a figure elsewhere."""
-    english = (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
-    return COUNT_WORDS[count] if english and count is not None and count < len(COUNT_WORDS) else str(count)
+        return Phrase("headline.relative_short", {"relative": relative})
+    return Phrase("headline.relative", {"relative": relative, "reference": reference})
 
 
 def _buy(answer: Answer, reference: str, lang: str | None, top: Pick | None = None) -> str:
@@ -152,7 +156,7 @@ def _buy(answer: Answer, reference: str, lang: str | None, top: Pick | None = No
         key = "headline.used" if used else "headline.new"
         what = say(key, lang, name=top.name, article=article(top.name, lang))
     price = (
-        price_said(top, lang) if top.count == 1 else say("headline.in_all", lang, price=price_said(top, lang))
+        price_said(top) if top.count == 1 else say("headline.in_all", lang, price=price_said(top))
     )
     gb = f"{top.memory_gb:g}"
     memory = (  # "GeForce RTX 5060 Ti 16 GB" says its memory in its name
@@ -166,19 +170,19 @@ def _buy(answer: Answer, reference: str, lang: str | None, top: Pick | None = No
         what=what,
         memory=memory,
         price=price,
-        figure=figure(top, reference, lang),
+        figure=figure(top, reference),
     )
     return line + _owned(answer, top, lang)
 
 
-def price_said(pick: Pick, lang: str | None) -> str:
+def price_said(pick: Pick) -> Text:
     """The pick's price; one that is not a fresh shop price says what it is and how old (an aged launch
     price, the lab's own quote, an estimate), so no answer shows it as today's."""
-    text = grouped(pick.total_price.text, lang)
+    text = Grouped(pick.total_price.text)
     unit = pick.unit_price
     if unit.seen and (unit.age_months is not None or unit.estimate or unit.kind == "quote"):
-        kind, seen = dated_words(unit, lang)
-        text += f" ({kind}, {seen})"
+        kind, seen = dated_words(unit)
+        return Joined((text, " (", kind, ", ", seen, ")"))
     return text
 
 
@@ -268,7 +272,7 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
 
 
 def _does_not_hold(
-    entry: NamedCard, answer: Answer, speed: str, words: dict[str, str], lang: str | None
+    entry: NamedCard, answer: Answer, speed: Text, words: dict[str, str], lang: str | None
 ) -> str:
     """No for the card asked about, at the count asked: yes at a lower precision one card holds, else how
     many hold it (none, for a job that runs whole on each card) and, for a mixture of experts llama.cpp runs,
@@ -292,7 +296,7 @@ def _does_not_hold(
     return line + say("headline.experts_in_ram", lang, count=count_word(max(asked, 1), lang))
 
 
-def _holds(entry: NamedCard, answer: Answer, speed: str, words: dict[str, str], lang: str | None) -> str:
+def _holds(entry: NamedCard, answer: Answer, speed: Text, words: dict[str, str], lang: str | None) -> str:
     """Yes for the card asked about: its speed first where the question asked how fast; the count asked
     ("on 2 x rtx pro 6000") where it is more than one."""
     needed = entry.cards_needed if isinstance(entry.cards_needed, int) else 1
@@ -317,12 +321,12 @@ def _with_budget(fit: str, answer: Answer, reference: str, lang: str | None) -> 
     return say("headline.with_budget", lang, fit=fit, budget=budget, buy=buy[:1].lower() + buy[1:])
 
 
-def _named_speed(entry: NamedCard, answer: Answer, lang: str | None) -> str:
+def _named_speed(entry: NamedCard, answer: Answer, lang: str | None) -> Text:
     """The speed at the count that holds the job, from the pick built at that count where there is one; else
     the named card's own estimate (a card not on sale, such as a withdrawn Mac Studio)."""
     for p in (*answer.picks, *(a for a in answer.alternatives.values() if a)):
         if p.gpu == entry.gpu and p.count == entry.cards_needed and p.speed is not None:
-            return figure(p, "", lang)
+            return figure(p, "")
     if isinstance(entry.tokens_per_second, float) and answer.question.asked_speed:
         return say("pick.tokens", lang, tokens=f"{entry.tokens_per_second:.0f}")
     return ""
@@ -356,7 +360,7 @@ def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
             provider=rent.offer.provider,
             cost=grouped(cost.text, lang),
             per_hour=f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}",
-            price=price_said(answer.picks[0], lang),
+            price=price_said(answer.picks[0]),
         )
     if rent.break_even_hours is None:
         return say("headline.rent_never", lang, hours=hours, name=name)
@@ -403,22 +407,20 @@ def _unlisted_weighed(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
         per_hour=f"{per_hour.amount:.2f} {per_hour.currency}",
         total=grouped(total.text, lang),
         years=horizon.years if horizon else 1,
-        price=price_said(pick, lang),
+        price=price_said(pick),
         name=pick.name,
     )
 
 
-def unlisted_rent_line(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
+def unlisted_rent_line(rent: RentVsBuy, pick: Pick) -> Cased:
     """No provider lists the card bought: the nearest offer of its own chip, labelled, or a card about as
     fast; never a break-even against another card's listing."""
     offer = rent.offer
     per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
     fields = {"name": pick.name, "units": offer.units, "provider": offer.provider, "per_hour": per_hour}
     if _same_chip(pick, offer):
-        line = say("short.rent_same_chip", lang, seen=offer.seen, **fields)
-    else:
-        line = say("short.rent_unlisted", lang, **fields)
-    return line[:1].upper() + line[1:]
+        return Cased(Phrase("short.rent_same_chip", {"seen": offer.seen, **fields}))
+    return Cased(Phrase("short.rent_unlisted", fields))
 
 
 def _same_chip(pick: Pick, offer: RentOffer) -> bool:

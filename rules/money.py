@@ -14,7 +14,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from rules.contract.answer import Currency, Money
-from rules.knowledge.messages import say, term
+from rules.knowledge.messages import Phrase, Term, Text
 from rules.knowledge.rulebook import Rulebook
 
 if TYPE_CHECKING:
@@ -215,17 +215,17 @@ class Pricing:
         ]
 
 
-def dated_words(money: Money, language: str | None = None) -> tuple[str, str]:
+def dated_words(money: Money) -> tuple[Text, Text]:
     """(kind, date) as an answer names a price: ("new", "2026-08-15") while fresh; an aged one by what it
     was and how old ("launch price", "February 2025, 21 months old"), never as today's price."""
     kind = "estimate" if money.estimate else str(money.kind)
     if money.seen is None or money.age_months is None:
-        return term("price.kind", kind, language), str(money.seen)
+        return Term("price.kind", kind), str(money.seen)
     seen = date.fromisoformat(money.seen)
-    month = say(f"price.month.{seen.month}", language)
+    month = Phrase(f"price.month.{seen.month}")
     key = "price.age" if money.age_months else "price.this_month"
-    when = say(key, language, month=month, year=seen.year, months=money.age_months)
-    return term("price.aged", kind, language), when
+    when = Phrase(key, {"month": month, "year": seen.year, "months": money.age_months})
+    return Term("price.aged", kind), when
 
 
 def months_between(earlier: date, later: date) -> int:

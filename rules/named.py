@@ -16,9 +16,8 @@ from msgspec.structs import replace as with_changes
 
 from rules.contract.answer import NamedCard, NamedPrice
 from rules.contract.values import PRECISIONS
-from rules.headline import count_word
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
-from rules.knowledge.messages import say, spare_text, term
+from rules.knowledge.messages import Joined, count_word, say, spare_text, spoken, term
 from rules.money import BUDGET_SLACK, dated_words
 from rules.need import Need
 from rules.render.figures import memory_text
@@ -238,7 +237,7 @@ def _priced(ctx: NamedContext, offer: Offer, count: int) -> str:
     money = pricing.money(total, offer.point)
     kind = term("price.kind", offer.point.kind, question.language)
     if money.age_months is not None or money.estimate or money.kind == "quote":  # never shown as today's
-        kind = ", ".join(dated_words(money, question.language))
+        kind = spoken(Joined(dated_words(money), ", "), question.language)
     text = say(
         "named.price",
         question.language,

@@ -7,7 +7,8 @@ The questions are the golden suite's texts on their dates, plus a few hundred va
 questions (every workload word, budgets from $150 to $60,000, currencies, used cards, counts,
 dates, follow-ups, named models with a method, comparisons, fits, Russian) asked on one fixed
 day, so the run is repeatable.
-Each line is one reply as the API encodes it (Markdown and structured answer).
+Each line is one reply as the API encodes it (Markdown and structured answer), with the full Markdown answer
+beside it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from rules.advisor import Advisor
 from rules.ask import ask
 from rules.errors import QuestionError
 from rules.knowledge.loaded import load_catalog
+from rules.render import answer_markdown
 from rules.understand import parse
 
 TODAY = date(2026, 1, 15)
@@ -78,11 +80,16 @@ def snapshot(count: int) -> list[str]:
     lines = []
     for text, today, previous_text in questions(count):
         previous = parse(previous_text, today=today).question if previous_text else None
+        full = None
         try:
-            said = json.loads(msgspec.json.encode(ask(advisor, text, previous=previous, today=today)))
+            reply = ask(advisor, text, previous=previous, today=today)
+            said = json.loads(msgspec.json.encode(reply))
+            if reply.recommendation is not None:
+                full = answer_markdown(reply.recommendation, "full")
         except QuestionError as error:  # out-of-range values: the error is the answer
             said = {"error": str(error)}
         record = {"text": text, "previous": previous_text, "today": today.isoformat(), "reply": said}
+        record["full"] = full
         lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
     return lines
 

@@ -44,8 +44,7 @@ from rules.contract.text import MAX_TEXT_CHARS, check_text
 from rules.contract.values import CURRENCIES
 from rules.errors import QuestionError
 from rules.knowledge.messages import basis, say, term
-from rules.money import dated_words
-from rules.render.figures import memory_text, price_text, speed_per_money
+from rules.render.figures import dated_text, memory_text, price_text, speed_per_money
 from rules.render.short import deciding
 from rules.understand.workloads import LISTED_WORKLOADS
 from service.api import today
@@ -428,7 +427,7 @@ def _register(engine: JinjaTemplateEngine) -> None:
         say=say,
         term=term,
         basis=basis,
-        dated_words=dated_words,
+        dated_words=dated_text,
         price_text=price_text,
         speed_per_money=speed_per_money,
         memory_text=memory_text,

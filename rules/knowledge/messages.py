@@ -12,14 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 from rules.knowledge.store import load_knowledge
 from rules.knowledge.templates import DEFAULT_LANGUAGE, Messages
 
 __all__ = [
     "DEFAULT_LANGUAGE",
+    "Article",
+    "Basis",
+    "Cased",
     "Cited",
+    "Counted",
+    "Grouped",
     "Joined",
     "Messages",
     "Phrase",
@@ -29,6 +34,7 @@ __all__ = [
     "basis",
     "catalogue",
     "cited",
+    "count_word",
     "grouped",
     "languages",
     "say",
@@ -50,6 +56,12 @@ class _Unsaid:
     def __str__(self) -> str:
         raise TypeError(f"{self!r} has no language yet: say it with spoken(text, language)")
 
+    def __add__(self, other: Text) -> Joined:
+        return Joined((cast("Text", self), other))
+
+    def __radd__(self, other: str) -> Joined:
+        return Joined((other, cast("Text", self)))
+
 
 @dataclass(frozen=True)
 class Phrase(_Unsaid):
@@ -59,9 +71,6 @@ class Phrase(_Unsaid):
 
     key: str
     values: Mapping[str, Any] = field(default_factory=dict)
-
-    def __add__(self, other: Text) -> Joined:
-        return Joined((self, other))
 
 
 @dataclass(frozen=True)
@@ -80,32 +89,82 @@ class Cited(_Unsaid):
 
 
 @dataclass(frozen=True)
+class Grouped(_Unsaid):
+    """Figures outside a message ("58,500 RUB"), their digits grouped as the asker's language writes them."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Cased(_Unsaid):
+    """A text with its first letter upper case (it starts a sentence) or lower case (it continues one), a
+    leading ``drop`` ("; ") left off first."""
+
+    text: Text
+    upper: bool = True
+    drop: str = ""
+
+
+@dataclass(frozen=True)
+class Counted(_Unsaid):
+    """A count as prose says it: "two" in English, a figure elsewhere (:func:`count_word`)."""
+
+    count: int | None
+
+
+@dataclass(frozen=True)
+class Article(_Unsaid):
+    """The word before a name where the language has articles (:func:`article`)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Basis(_Unsaid):
+    """An answer's performance basis in the asker's language (:func:`basis`)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Joined(_Unsaid):
     """Texts said one after another, ``between`` each."""
 
     parts: tuple[Text, ...]
     between: str = ""
 
-    def __add__(self, other: Text) -> Joined:
-        return Joined((self, other))
 
-
-Text: TypeAlias = "str | Phrase | Term | Cited | Joined"
+Text: TypeAlias = "str | Phrase | Term | Cited | Grouped | Cased | Counted | Article | Basis | Joined"
 """Words a stage hands on: plain (a name, a figure) or to be said in the asker's language."""
-_UNSAID = (Phrase, Term, Cited, Joined)
+_UNSAID = (Phrase, Term, Cited, Grouped, Cased, Counted, Article, Basis, Joined)
 
 
 def spoken(text: Text, language: str | None = None) -> str:
     """``text`` in ``language``: each phrase filled with its values said first."""
     if isinstance(text, str):
         return text
+    if isinstance(text, Phrase):
+        return say(text.key, language, **text.values)
+    if isinstance(text, Joined):
+        return text.between.join(spoken(part, language) for part in text.parts)
+    if isinstance(text, Cased):
+        said = spoken(text.text, language).removeprefix(text.drop)
+        return (said[:1].upper() if text.upper else said[:1].lower()) + said[1:]
+    return _spoken_word(text, language)
+
+
+def _spoken_word(text: Term | Cited | Grouped | Counted | Article | Basis, language: str | None) -> str:
     if isinstance(text, Term):
         return term(text.group, text.word, language)
     if isinstance(text, Cited):
         return cited(text.source, language)
-    if isinstance(text, Joined):
-        return text.between.join(spoken(part, language) for part in text.parts)
-    return say(text.key, language, **text.values)
+    if isinstance(text, Grouped):
+        return grouped(text.text, language)
+    if isinstance(text, Counted):
+        return count_word(text.count, language)
+    if isinstance(text, Article):
+        return article(text.name, language)
+    return basis(text.text, language)
 
 
 def catalogue() -> Mapping[str, Mapping[str, str]]:
@@ -134,6 +193,15 @@ def grouped(text: str, language: str | None = None) -> str:
     """Digit groups as ``language`` writes them: "58,422 RUB" in English, "58 422 RUB" in Russian."""
     separator = load_knowledge().messages.templates.get(("number.group_separator", language), ",")
     return text if separator == "," else _GROUPED_DIGITS.sub(separator, text)
+
+
+COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+
+
+def count_word(count: int | None, language: str | None = None) -> str:
+    """ "two" in English prose; a figure elsewhere."""
+    english = (language or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
+    return COUNT_WORDS[count] if english and count is not None and count < len(COUNT_WORDS) else str(count)
 
 
 def spare_text(share: float) -> str:

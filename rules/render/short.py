@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
 from rules.headline import figure, named_in_headline, not_picked, price_said, unlisted_rent_line
-from rules.knowledge.messages import grouped, say, term
+from rules.knowledge.messages import Cased, Grouped, Joined, Phrase, Term, Text, spoken
 from rules.render.job import job_lines, serving_lines
 from rules.render.runs_on import runs_on_lines
 
-__all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "deciding", "short_markdown"]
+__all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "deciding", "short_lines", "short_markdown"]
 
 MAX_PICKS = 3
 MAX_REASONS = 5
@@ -52,12 +52,17 @@ BUYING_RULES = frozenset(
 
 
 def short_markdown(answer: Answer) -> str:
-    """The short answer as Markdown."""
-    lang = answer.language
+    """The short answer as Markdown, said in the answer's language."""
+    return spoken(Joined(tuple(short_lines(answer)), "\n"), answer.language)
+
+
+def short_lines(answer: Answer) -> list[Text]:
+    """The short answer's lines, to be said in the answer's language."""
+    first: Text = Joined(("**", answer.headline or answer.summary, "**"))
     if answer.intent == "what-runs-on" and answer.runs_on:  # the models are the answer; buying is not asked
-        return "\n".join([f"**{answer.headline or answer.summary}**", *runs_on_lines(answer.runs_on, lang)])
+        return [first, *runs_on_lines(answer.runs_on)]
     reference = ""  # the headline names the reference card; the lines below say "the reference card"
-    lines = [f"**{answer.headline or answer.summary}**"]
+    lines = [first]
     lines += _named_lines(answer)
     lines += _memory_line(answer)
     rentals = _rentals(answer)
@@ -66,39 +71,42 @@ def short_markdown(answer: Answer) -> str:
     if picks:
         lines.append("")
         for index, pick in enumerate(picks, 1):
-            lines.append(_pick_line(f"{index}.", pick, reference, lang))
+            lines.append(_pick_line(f"{index}.", pick, reference))
             if index == 1:
                 lines += [f"   - {f.reason} (_{f.rule}_)" for f in _held_by_several(pick) + _host(pick)]
-    also = [
-        say(
+    also: list[Text] = [
+        Phrase(
             "short.alternative",
-            lang,
-            label=term("label", label, lang),
-            name=_alternative_name(label, p, lang),
-            price=price_said(p, lang),
-            figure=figure(p, reference, lang),
+            {
+                "label": Term("label", label),
+                "name": _alternative_name(label, p),
+                "price": price_said(p),
+                "figure": figure(p, reference),
+            },
         )
         for label, p in answer.alternatives.items()
         if p is not None and (p.gpu, p.count) not in {(q.gpu, q.count) for q in picks} and not rentals
     ]
     if also:
-        lines += ["", f"**{say('heading.alternatives', lang)}**: " + "; ".join(also)]
-    lines += job_lines(answer.job_cost, lang)
-    lines += serving_lines(answer.serving_cost, lang)
+        lines += ["", Joined(("**", Phrase("heading.alternatives"), "**: ", Joined(tuple(also), "; ")))]
+    lines += job_lines(answer.job_cost)
+    lines += serving_lines(answer.serving_cost)
     renting_only = answer.question.setting == "cloud"  # the first line named the rental
     if answer.rent_vs_buy is not None and not _job_weighs_renting(answer) and not renting_only:
-        rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], lang, weighed=answer.intent == "rent-or-buy")
-        if rent and rent != answer.headline:  # the first line said it already
-            lines += ["", f"**{say('heading.rent_or_buy', lang)}**: {rent}"]
+        rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], weighed=answer.intent == "rent-or-buy")
+        said = spoken(rent, answer.language)
+        if said and said != answer.headline:  # the first line said it already
+            lines += ["", Joined(("**", Phrase("heading.rent_or_buy"), "**: ", said))]
     if answer.suggestions:
         lines += [""] + [f"- {s}" for s in answer.suggestions[:2]]
     reasons = deciding(answer)
     if reasons:
-        lines += ["", f"**{say('heading.why', lang)}**"] + [f"- {f.reason} (_{f.rule}_)" for f in reasons]
-    return "\n".join(lines)
+        lines += ["", Joined(("**", Phrase("heading.why"), "**"))]
+        lines += [f"- {f.reason} (_{f.rule}_)" for f in reasons]
+    return lines
 
 
-def _named_lines(answer: Answer) -> list[str]:
+def _named_lines(answer: Answer) -> list[Text]:
     """The cards the question named that the picks leave out, each with its verdict: a card asked about is
     never dropped without a word. Fit, compare, rent-or-buy and what-runs-on answers judge them in their
     first line."""
@@ -109,16 +117,16 @@ def _named_lines(answer: Answer) -> list[str]:
     if not left:
         return []
     said = "; ".join(e.reason for e in left)
-    return ["", f"**{say('heading.named', answer.language)}**: {said}"]
+    return ["", Joined(("**", Phrase("heading.named"), "**: ", said))]
 
 
-def _memory_line(answer: Answer) -> list[str]:
+def _memory_line(answer: Answer) -> list[Text]:
     """What the job needs, in one line: the total and its parts where they were counted."""
-    need, lang = answer.memory_need, answer.language
+    need = answer.memory_need
     if not need.how:
         return []
-    said = say("short.memory_sum", lang, gb=f"{need.gb:g}", how=need.how) if need.parts else need.how
-    return ["", f"**{say('short.memory', lang)}**: {said}"]
+    said = Phrase("short.memory_sum", {"gb": f"{need.gb:g}", "how": need.how}) if need.parts else need.how
+    return ["", Joined(("**", Phrase("short.memory"), "**: ", said))]
 
 
 def _job_weighs_renting(answer: Answer) -> bool:
@@ -169,55 +177,58 @@ def _renting_only(answer: Answer) -> bool:
     return cloud and rent is not None and bool(rent.options)
 
 
-def _rentals(answer: Answer) -> list[str]:
+def _rentals(answer: Answer) -> list[Text]:
     """Renting only, as the question said: the rentals worth knowing, each an hour and a year at the hours
     said or assumed, in place of cards to buy."""
-    rent, lang = answer.rent_vs_buy, answer.language
+    rent = answer.rent_vs_buy
     if rent is None or not _renting_only(answer):
         return []
-    return [""] + [
-        say(
+    lines: list[Text] = [""]
+    return lines + [
+        Phrase(
             "short.rental",
-            lang,
-            rank=f"{index}.",
-            name=f"{o.count} × {o.name}" if o.count > 1 else o.name,
-            provider=o.provider,
-            per_hour=f"{o.per_hour.amount:.2f} {o.per_hour.currency}",
-            per_year=grouped(o.per_year.text, lang),
-            hours=f"{rent.hours_per_week:g}",
-            relative=f"{o.relative_performance:.1f}",
+            {
+                "rank": f"{index}.",
+                "name": f"{o.count} × {o.name}" if o.count > 1 else o.name,
+                "provider": o.provider,
+                "per_hour": f"{o.per_hour.amount:.2f} {o.per_hour.currency}",
+                "per_year": Grouped(o.per_year.text),
+                "hours": f"{rent.hours_per_week:g}",
+                "relative": f"{o.relative_performance:.1f}",
+            },
         )
         for index, o in enumerate(rent.options[:MAX_PICKS], 1)
     ]
 
 
-def _pick_line(rank: str, pick: Pick, reference: str, lang: str | None) -> str:
-    label = f", {term('label', pick.label, lang)}" if pick.label else ""
-    return say(
+def _pick_line(rank: str, pick: Pick, reference: str) -> Phrase:
+    label: Text = Joined((", ", Term("label", pick.label))) if pick.label else ""
+    used: Text = Phrase("short.used") if pick.condition == "used" else ""
+    return Phrase(
         "short.pick",
-        lang,
-        rank=rank,
-        what=_name(pick),
-        gb=f"{pick.memory_gb:g}",
-        each=say("headline.each", lang) if pick.count > 1 else "",
-        label=(say("short.used", lang) if pick.condition == "used" else "") + label,
-        price=price_said(pick, lang),
-        figure=figure(pick, reference, lang),
+        {
+            "rank": rank,
+            "what": _name(pick),
+            "gb": f"{pick.memory_gb:g}",
+            "each": Phrase("headline.each") if pick.count > 1 else "",
+            "label": Joined((used, label)),
+            "price": price_said(pick),
+            "figure": figure(pick, reference),
+        },
     )
 
 
-def _rent_line(rent: RentVsBuy, top: Sequence[Pick], lang: str | None, *, weighed: bool = False) -> str:
+def _rent_line(rent: RentVsBuy, top: Sequence[Pick], *, weighed: bool = False) -> Text:
     """Rent or buy in one line: which is cheaper over the rule's years, the offer, when buying pays off; for a
     card no provider lists, the offer weighed instead, named as such, with no break-even (``weighed``: the
     first line set that offer against the card already, so only the rentals the question named remain)."""
     offer, years = rent.offer, rent.yearly[-1].years if rent.yearly else 2
     if top and offer.gpu is not None and offer.gpu != top[0].gpu:
         if weighed:
-            named = _named_rentals(rent, lang).removeprefix("; ")
-            return named[:1].upper() + named[1:]
-        return unlisted_rent_line(rent, top[0], lang) + _named_rentals(rent, lang)
-    fields = {
-        "cheaper": say("short.rent_cheaper" if rent.cheaper == "rent" else "short.buy_cheaper", lang),
+            return Cased(_named_rentals(rent), drop="; ")
+        return unlisted_rent_line(rent, top[0]) + _named_rentals(rent)
+    fields: dict[str, object] = {
+        "cheaper": Phrase("short.rent_cheaper" if rent.cheaper == "rent" else "short.buy_cheaper"),
         "years": years,
         "units": offer.units,
         "provider": offer.provider,
@@ -225,36 +236,37 @@ def _rent_line(rent: RentVsBuy, top: Sequence[Pick], lang: str | None, *, weighe
         "hours": f"{rent.hours_per_week:g}",
     }
     if rent.break_even_hours is None or rent.hours_per_week <= 0:
-        line = say("short.rent_line_never", lang, **fields)
+        line = Phrase("short.rent_line_never", fields)
     else:
         pays_off = f"{rent.break_even_hours / (rent.hours_per_week * 52):.1f}"
-        line = say("short.rent_line", lang, pays_off=pays_off, **fields)
-    return line[:1].upper() + line[1:] + _named_rentals(rent, lang)
+        line = Phrase("short.rent_line", {"pays_off": pays_off, **fields})
+    return Cased(line) + _named_rentals(rent)
 
 
-def _named_rentals(rent: RentVsBuy, lang: str | None) -> str:
+def _named_rentals(rent: RentVsBuy) -> Joined:
     """The rentals the question named ("rent a tpu or buy gpus?"), where the offer weighed is another."""
-    said = [
-        say(
+    said: list[Text] = [
+        Phrase(
             "short.rent_named",
-            lang,
-            name=o.name,
-            provider=o.provider,
-            per_hour=f"{o.per_hour.amount:.2f} {o.per_hour.currency}",
-            per_year=grouped(o.per_year.text, lang),
+            {
+                "name": o.name,
+                "provider": o.provider,
+                "per_hour": f"{o.per_hour.amount:.2f} {o.per_hour.currency}",
+                "per_year": Grouped(o.per_year.text),
+            },
         )
         for o in rent.options
         if o.named and o.accelerator != rent.offer.accelerator
     ]
-    return "".join(said)
+    return Joined(tuple(said))
 
 
 def _name(pick: Pick) -> str:
     return f"{pick.count} × {pick.name}" if pick.count > 1 else pick.name
 
 
-def _alternative_name(label: str, pick: Pick, lang: str | None) -> str:
+def _alternative_name(label: str, pick: Pick) -> Text:
     """An alternative's cards, marked used where its label does not already say so ("roomiest: GeForce RTX
     4060 Ti 16 GB (used)"), so a used price is never read as a new one."""
     used = pick.condition == "used" and label != "used"
-    return f"{_name(pick)} ({say('pick.used', lang)})" if used else _name(pick)
+    return Joined((_name(pick), " (", Phrase("pick.used"), ")")) if used else _name(pick)

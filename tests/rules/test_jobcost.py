@@ -237,17 +237,18 @@ def test_no_job_cost_without_tokens_or_for_inference() -> None:
 
 
 def test_the_section_names_each_option_with_its_time_and_cost() -> None:
+    from rules.knowledge.messages import spoken
     from rules.render.job import job_lines
 
     answer = _answer(params_b=1.0, method="pretrain", training_tokens_b=20, workload="llm", budget=5000)
     assert answer.job_cost is not None
-    lines = job_lines(answer.job_cost, "en")
+    lines = [spoken(line, "en") for line in job_lines(answer.job_cost)]
     assert lines[1] == "**The whole job**"
     assert "20B tokens" in lines[2] and "_job-cost_" in lines[2]
     assert len(lines) == 3 + len(answer.job_cost.options)
     for option, line in zip(answer.job_cost.options, lines[3:], strict=True):
         assert option.name in line and option.cost.text in line
-    russian = job_lines(answer.job_cost, "ru")
+    russian = [spoken(line, "ru") for line in job_lines(answer.job_cost)]
     assert russian[1] == "**Вся задача целиком**"
 
 

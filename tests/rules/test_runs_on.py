@@ -13,6 +13,7 @@ from rules.contract.question import Question
 from rules.job import fit_on, job_for
 from rules.knowledge import load_knowledge
 from rules.knowledge.loaded import load_models
+from rules.knowledge.messages import spoken
 from rules.render.runs_on import runs_on_lines
 
 KNOWLEDGE = load_knowledge()
@@ -79,11 +80,11 @@ def test_the_labs_measured_cards_answer_when_no_card_is_named() -> None:
 
 def test_the_section_names_the_largest_models_in_both_languages() -> None:
     runs = _runs("rtx 3090", 2)
-    lines = runs_on_lines((runs,), "en")
+    lines = [spoken(line, "en") for line in runs_on_lines((runs,))]
     assert lines[1] == "**What runs on it**" and "2 × GeForce RTX 3090 (48 GB in all)" in lines[2]
     largest = next(r for r in runs.models if r.kind == "llm" and r.inference)
     assert largest.name in lines[3] and "tokens/s" in lines[3]
-    assert runs_on_lines((runs,), "ru")[1] == "**Что на этом запустится**"
+    assert spoken(runs_on_lines((runs,))[1], "ru") == "**Что на этом запустится**"
 
 
 def test_the_first_line_names_the_largest_model_that_runs_and_the_largest_that_tunes() -> None:

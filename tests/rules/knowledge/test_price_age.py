@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from rules.ask import ask
 from rules.knowledge.loaded import load_rulebook
 from rules.knowledge.records import PricePoint
-from rules.money import Pricing, dated_words, months_between
+from rules.money import Pricing, months_between
+from rules.render.figures import dated_text
 from tests.wire import wire
 
 TODAY = date(2026, 11, 26)
@@ -67,7 +68,7 @@ def test_an_old_price_in_the_answer_says_what_it_was_and_how_old(advisor, rulebo
     line = next(line for line in reply.text.splitlines() if line.startswith("1. "))
     if age > fresh:
         assert price.age_months == age
-        kind, when = dated_words(price)
+        kind, when = dated_text(price)
         assert f"({kind}, {when})" in line and f"{age} months old" in line, line
         assert price.seen not in line  # never the bare date a current price would carry
     else:
@@ -87,7 +88,7 @@ def test_every_price_past_its_freshness_window_is_named_with_its_age(catalog, ru
     money = pricing.money(500.0, point)
     aged = months_between(seen, TODAY) > rulebook.param("cost-efficiency", "fresh_months")
     assert (money.age_months is not None) == aged
-    kind_words, when = dated_words(money)
+    kind_words, when = dated_text(money)
     if aged:
         assert str(seen.year) in when and f"{money.age_months} months old" in when
         assert kind_words in ("launch price", "street price", "used price")
@@ -99,7 +100,7 @@ def test_every_price_past_its_freshness_window_is_named_with_its_age(catalog, ru
 def test_the_launch_price_of_2025_is_named_as_such(catalog, rulebook):
     point = PricePoint(date(2025, 2, 20), "msrp", 749.0, 749.0, "USD", "vendor launch price")
     money = _pricing(catalog, rulebook).money(749.0, point)
-    assert dated_words(money) == ("launch price", "February 2025, 21 months old")
+    assert dated_text(money) == ("launch price", "February 2025, 21 months old")
     assert wire(money)["age_months"] == 21
 
 
@@ -174,6 +175,6 @@ def test_no_answer_shows_a_price_older_than_its_window_as_todays(advisor, rulebo
         age = months_between(date.fromisoformat(money.seen), TODAY) if money.seen else 0
         if age > fresh or money.estimate:
             assert money.age_months == age, money
-            assert f"{dated_words(money)[1]}" in reply.text, (money, reply.text[:400])
+            assert f"{dated_text(money)[1]}" in reply.text, (money, reply.text[:400])
         else:
             assert money.age_months is None
