@@ -30,7 +30,8 @@ from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, S
 from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.headline import headline
-from rules.job import METHOD_NAMES, Fit, Job, fit_on, for_personas, job_for, raised, settled, workload_key
+from rules.job import METHOD_NAMES, Fit, Job, fit_on, job_for, raised, settled
+from rules.job_defaults import workload_key
 from rules.jobcost import JobAsked, measured_share, priced_job, serving_cost, transcription
 from rules.knowledge.loaded import load_rulebook
 from rules.knowledge.messages import say, spoken, term
@@ -249,9 +250,10 @@ class Advisor:
         pricing = market.pricing(question.currency, question.used_ok)
         owned = self.catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
         asker = asker_for(question, pricing, self.rulebook, owned)
-        job = for_personas(job_for(question, self.rulebook), question, self.rulebook, asker.personas)
+        floors = tuple(p.min_memory_gb for p in asker.personas if p.min_memory_gb)
+        job = job_for(question, self.rulebook, floors)
         work = workload_key(question.workload, question.task)
-        plain = job_for(question, self.rulebook).compute_precision
+        plain = job.compute_precision
         terms = terms_for(
             TermsContext(
                 question,

@@ -17,14 +17,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from rules.contract.question import Question
-from rules.job_defaults import context_for, method_for, pooling_for, precision_for, runtime_for
-from rules.knowledge.loaded import find_format, find_model
-from rules.knowledge.messages import Phrase, Term, Text
+from rules.job_defaults import choices_for
+from rules.knowledge.loaded import find_model
+from rules.knowledge.messages import Phrase, Text
 from rules.knowledge.models import ModelSpec
-from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Counter, Need
+from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Need, count_for
 
 if TYPE_CHECKING:
-    from rules.asker import Persona
     from rules.knowledge import Rulebook
 
 __all__ = [
@@ -34,16 +33,13 @@ __all__ = [
     "Fit",
     "Job",
     "fit_on",
-    "for_personas",
     "job_for",
     "model_of",
     "raised",
     "settled",
     "term_key",
-    "workload_key",
 ]
 
-LLM_METHODS = ("lora", "qlora", "full")
 POOLING = {
     "none": "no pooling (each card holds a full copy)",
     "layer-split": "a layer split (llama.cpp / Ollama)",
@@ -51,14 +47,6 @@ POOLING = {
     "fsdp": "sharding (FSDP / ZeRO-3)",
     "pipeline-parallel": "pipeline stages (vLLM: tensor parallelism needs a count that divides the attention "
     "heads)",
-}
-BACKEND_NAMES = {
-    "cuda": "CUDA",
-    "rocm": "ROCm",
-    "vulkan": "Vulkan",
-    "metal": "Metal",
-    "mlx": "MLX",
-    "sycl": "SYCL",
 }
 RUNTIME_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp"}
 SERIAL = frozenset(
@@ -164,11 +152,6 @@ def _splits_heads(spec: ModelSpec | None, count: int) -> bool:
     return kv % count == 0 or count % kv == 0
 
 
-def workload_key(workload: str, task: str) -> str:
-    """The performance-model workload for a question (LLM serving is decode-bound)."""
-    return "llm_inference" if workload == "llm" and task == "inference" else workload
-
-
 def model_of(question: Question) -> ModelSpec | None:
     """The model the question names, or a generic transformer of the size it gives."""
     spec = find_model(question.model)
@@ -191,112 +174,34 @@ def settled(question: Question, rulebook: Rulebook) -> Question:
     return question.refined(**changes) if changes else question
 
 
-def job_for(question: Question, rulebook: Rulebook) -> Job:
-    """The job a question describes, every choice the asker left open made and stated."""
-    q = question
-    spec = model_of(q)
-    llm = _is_llm(q, spec)
-    method, method_assumed = method_for(q, spec, llm)
-    inference = method == "inference"
-    users = q.users or _shared_users(q, rulebook, llm and inference)
-    batch = (
-        q.batch
-        or (users if llm and inference else None)
-        or (spec.train_batch if spec and not llm and not inference else 1)
-    )
-    runtime = runtime_for(q, method, llm, batch)
-    precision, precision_assumed = precision_for(q, method, spec, llm, runtime, rulebook)
-    work = workload_key(
-        spec.workload if spec and spec.workload and q.workload == "general" else q.workload,
-        "inference" if inference else "training",
-    )
-    context = q.context_tokens or context_for(rulebook, spec, inference)
-    counter = _counter_for(q, rulebook, runtime)
-    need, shardable = _need(q, rulebook, counter, spec, (method, precision, context, batch))
-    factor = (
-        _mixed_precision_factor(need, rulebook.rule_16_bit_memory.effective_memory_factor)
-        if method == "train" and precision in ("16-bit", "fp8")
-        else 1.0
-    )
-    others = _other_methods(counter, q, spec, method, (context, batch))
-    said = _assumptions(
-        counter,
-        q,
-        spec,
-        method=method,
-        method_assumed=method_assumed,
-        precision=precision,
-        sizes=(context, batch),
-        factor=factor,
-    )
-    per_user = _tokens_per_user(q, rulebook, llm and inference, batch)
-    if per_user:  # users' speed is at stake: the need, and that the speeds shown are each user's
-        said += (_serving_said(q, batch, per_user),)
-    if users and not q.users and batch == users:  # the users were assumed: say so, and how to do better
-        said += (Phrase("assumed.shared_users", {"users": users}),)
+def job_for(question: Question, rulebook: Rulebook, floors: tuple[float, ...] = ()) -> Job:
+    """The job a question describes, every choice the asker left open made and stated; its memory raised to
+    the personas' ``floors`` where no model or size was named."""
+    spec = model_of(question)
+    choices = choices_for(question, spec, rulebook)
+    counted = count_for(question, rulebook, spec, choices, floors)
     return Job(
-        work,
-        method,
-        method_assumed,
-        precision,
-        precision_assumed,
+        choices.work,
+        choices.method,
+        choices.method_assumed,
+        choices.precision,
+        choices.precision_assumed,
         spec,
-        context,
-        batch,
-        need,
-        said,
-        others,
-        pooling_for(method, llm, runtime),
-        shardable,
-        factor,
-        counter.bits(spec, precision, method),
-        per_user,
-        counter.kv_cache_bytes(precision),
-        q.backend,
-        runtime,
-        float(rulebook.memory_fit.runtime_memory_share.get(runtime or "", 1.0)),
+        choices.context,
+        choices.batch,
+        counted.need,
+        counted.assumptions,
+        counted.other_methods,
+        choices.pooling,
+        counted.shardable_gb,
+        counted.memory_factor,
+        counted.bits_per_weight,
+        choices.tokens_per_user,
+        counted.kv_cache_bytes,
+        question.backend,
+        choices.runtime,
+        choices.memory_share,
     )
-
-
-def _counter_for(q: Question, rulebook: Rulebook, runtime: str | None) -> Counter:
-    """The memory arithmetic for the question: its runtime, the weight file it names, and whether
-    a fine-tune on its date keeps its checkpoints in system RAM as Unsloth does (rule memory-fit)."""
-    lean = q.as_of is None or q.as_of >= rulebook.memory_fit.offloaded_checkpoints_since
-    return Counter(rulebook, runtime, find_format(q.weight_format), lean)
-
-
-def _need(
-    q: Question, rulebook: Rulebook, counter: Counter, spec: ModelSpec | None, how: tuple[str, str, int, int]
-) -> tuple[Need, float]:
-    """(memory on one card, the part that shards): as asked, the workload's typical need, or counted for the
-    model by ``how`` (method, precision, context, batch)."""
-    if q.memory_gb:
-        said = Phrase("job.as_asked", {"gb": f"{q.memory_gb:g}"})
-        return Need(q.memory_gb, said, spec.id if spec else None), q.memory_gb
-    if spec is None:
-        floor = float(rulebook.memory_caveat.min_memory_gb[q.workload])
-        said = Phrase("job.typical", {"workload": Term("task", q.workload), "gb": f"{floor:g}"})
-        return Need(floor, said), 0.0
-    return counter.need(spec, *how)
-
-
-def _shared_users(q: Question, rulebook: Rulebook, llm_inference: bool) -> int | None:
-    """Users at once on a server or a machine a group shares (the question said so: a server, a lab, a team),
-    where it gives no number, requests or batch (rule workload-priorities, llm_decode.shared_users); None for
-    a desk, for a server the engine settled on (eight cards, a data-centre card) and for other jobs."""
-    if not llm_inference or q.batch or not q.shared:
-        return None
-    return int(rulebook.workload_priorities.llm_decode.shared_users)
-
-
-def _tokens_per_user(q: Question, rulebook: Rulebook, llm_inference: bool, batch: int) -> float:
-    """The speed each user needs: the question's, else for several users a reading speed (rule parameter); 0
-    for one person who named none (the faster the better, as for any other job) and for other jobs."""
-    if not llm_inference:
-        return 0.0
-    if q.tokens_per_user:
-        return float(q.tokens_per_user)
-    return float(rulebook.workload_priorities.llm_decode.reading_tokens_per_second) if batch > 1 else 0.0
 
 
 def raised(job: Job, need: Need, shardable_gb: float | None = None) -> Job:
@@ -306,23 +211,6 @@ def raised(job: Job, need: Need, shardable_gb: float | None = None) -> Job:
         if shardable_gb is None
         else replace(job, need=need, shardable_gb=shardable_gb)
     )
-
-
-def for_personas(job: Job, question: Question, rulebook: Rulebook, personas: tuple[Persona, ...]) -> Job:
-    """The job, its need raised to the workload's typical memory and the personas' when no model or size was
-    named."""
-    floor_gb = max(
-        [rulebook.memory_caveat.min_memory_gb[question.workload]]
-        + [p.min_memory_gb for p in personas if p.min_memory_gb]
-    )
-    if job.model is not None or question.memory_gb or floor_gb <= job.need.gb:
-        return job
-    key = "job.typical_32_bit" if job.memory_factor != 1.0 else "job.typical"
-    need = Need(
-        float(floor_gb),
-        Phrase(key, {"workload": Term("task", question.workload), "gb": f"{floor_gb:g}"}),
-    )
-    return raised(job, need, shardable_gb=0.0)
 
 
 def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
@@ -383,92 +271,6 @@ def _card_terms(job: Job, usable_gb: float) -> Text:
 def term_key(word: str) -> str:
     """The message key :func:`rules.messages.term` looks a word up by."""
     return re.sub(r"[^a-z0-9]+", "_", word.lower()).strip("_")
-
-
-def _is_llm(q: Question, spec: ModelSpec | None) -> bool:
-    """A language model's job: the named model's kind, else the workload asked."""
-    return spec.kind == "llm" if spec else q.workload == "llm"
-
-
-def _other_methods(
-    counter: Counter, q: Question, spec: ModelSpec | None, method: str, shape: tuple[int, int]
-) -> tuple[tuple[str, float], ...]:
-    """The memory each other fine-tuning method would need, shown beside an LLM training job's own."""
-    if not (spec and _is_llm(q, spec) and method != "inference" and not q.memory_gb):
-        return ()
-    context, batch = shape
-    return tuple(
-        (m, round(counter.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
-        for m in LLM_METHODS
-        if m != method
-    )
-
-
-def _serving_said(q: Question, batch: int, per_user: float) -> Phrase:
-    """That the speeds shown are each user's, and the need in all: asked, or at a reading speed."""
-    key = "assumed.serving_asked" if q.tokens_per_user else "assumed.serving_reading"
-    return Phrase(key, {"users": batch, "per_user": f"{per_user:g}", "total": f"{per_user * batch:,.0f}"})
-
-
-def _mixed_precision_factor(need: Need, seed_factor: float) -> float:
-    """How many times its size a card holds of a need counted in 32-bit terms, trained in mixed precision
-    (rule 16-bit-memory): the seed's factor where activations fill the memory, as they did in the networks of
-    its time; the 32-bit master weights, gradients and optimizer state take what they took. A need not
-    counted part by part keeps the seed's factor."""
-    parts = need.parts
-    if parts is None or not parts.activations or need.gb <= 0:
-        return seed_factor if parts is None else 1.0
-    return need.gb / (need.gb - parts.activations * (1 - 1 / seed_factor))
-
-
-def _assumptions(
-    counter: Counter,
-    q: Question,
-    spec: ModelSpec | None,
-    *,
-    method: str,
-    method_assumed: bool,
-    precision: str,
-    sizes: tuple[int, int],
-    factor: float = 1.0,
-) -> tuple[Text, ...]:
-    """What the job took for granted because the question did not say, in the asker's words (``sizes``: the
-    context and the batch)."""
-    context, batch = sizes
-    llm = _is_llm(q, spec)
-    said: list[Text] = []
-    if method in ("lora", "qlora"):
-        base = "4-bit NF4" if method == "qlora" else spec.lora_base if spec and spec.lora_base else precision
-        said.append(
-            Phrase(
-                "assumed.adapters",
-                {"method": counter.method(method), "rank": counter.p.lora_rank, "precision": base},
-            )
-        )
-    elif method == "inference":
-        said.append(Phrase("assumed.inference", {"precision": counter.precision(precision, spec)}))
-        runtime = counter.runtime
-        if runtime is not None and (q.runtime or (batch > 1 and q.setting not in ("server", "cloud"))):
-            said.append(Phrase(f"assumed.runtime_{'vllm' if runtime == 'vllm' else 'llama_cpp'}"))
-        if q.backend:  # the speeds are that backend's where the card runs it
-            said.append(Phrase("assumed.backend", {"backend": BACKEND_NAMES[q.backend]}))
-    elif method == "train" and precision in ("16-bit", "fp8"):
-        said.append(Phrase("assumed.mixed_training", {"precision": precision, "factor": f"{factor:.2g}"}))
-    elif precision == "16-bit":
-        said.append(Phrase("assumed.mixed", {"method": counter.method(method), "precision": precision}))
-    else:
-        said.append(Phrase("assumed.method", {"method": counter.method(method), "precision": precision}))
-    if llm:
-        said.append(Phrase("assumed.context", {"context": f"{context:,}"}))
-    if (
-        llm and method == "inference" and batch > 1
-    ):  # users served at once: each sequence keeps its own KV cache
-        said.append(Phrase("assumed.concurrent", {"batch": batch, "context": f"{context:,}"}))
-    else:
-        said.append(Phrase("assumed.batch", {"batch": batch}))
-    if method_assumed:
-        said.append(Phrase("assumed.method_assumed", {"method": counter.method(method)}))
-    return tuple(said)
 
 
 __all__ += ["GB"]

@@ -2,11 +2,13 @@
 
 The method (inference, or LoRA for an LLM of 1 B parameters or more), the number format (4 bit for local
 LLM inference, FP8 or 16 bit on a server, 16-bit mixed for training), the runtime an LLM is run with, the
-context, and how several cards pool the model's memory.
+users served at once and the speed each needs, the context, and how several cards pool the model's memory:
+:func:`choices_for` makes them all, as :class:`Choices`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rules.contract.question import Question
@@ -15,7 +17,103 @@ from rules.knowledge.models import ModelSpec
 if TYPE_CHECKING:
     from rules.knowledge import Rulebook
 
-__all__ = ["context_for", "method_for", "pooling_for", "precision_for", "runtime_for"]
+__all__ = [
+    "BACKEND_NAMES",
+    "Choices",
+    "choices_for",
+    "context_for",
+    "method_for",
+    "pooling_for",
+    "precision_for",
+    "runtime_for",
+    "workload_key",
+]
+
+BACKEND_NAMES = {
+    "cuda": "CUDA",
+    "rocm": "ROCm",
+    "vulkan": "Vulkan",
+    "metal": "Metal",
+    "mlx": "MLX",
+    "sycl": "SYCL",
+}
+
+
+@dataclass(frozen=True)
+class Choices:
+    """Every choice about the job, made where the question left it open (``*_assumed``: by the engine)."""
+
+    llm: bool  # a language model's job: the named model's kind, else the workload asked
+    method: str
+    method_assumed: bool
+    users: int | None  # users served at once: asked, or assumed for a machine a group shares
+    batch: int
+    runtime: str | None
+    precision: str
+    precision_assumed: bool
+    work: str  # the performance model's workload
+    context: int
+    pooling: str
+    tokens_per_user: float  # the speed each user needs; 0 where nobody's speed is at stake
+    memory_share: float  # the share of each card's memory the runtime uses (vLLM's 0.9)
+
+
+def choices_for(q: Question, spec: ModelSpec | None, rulebook: Rulebook) -> Choices:
+    """The job's open choices, made in order: each reads the ones before it."""
+    llm = spec.kind == "llm" if spec else q.workload == "llm"
+    method, method_assumed = method_for(q, spec, llm)
+    inference = method == "inference"
+    users = q.users or _shared_users(q, rulebook, llm and inference)
+    batch = (
+        q.batch
+        or (users if llm and inference else None)
+        or (spec.train_batch if spec and not llm and not inference else 1)
+    )
+    runtime = runtime_for(q, method, llm, batch)
+    precision, precision_assumed = precision_for(q, method, spec, llm, runtime, rulebook)
+    work = workload_key(
+        spec.workload if spec and spec.workload and q.workload == "general" else q.workload,
+        "inference" if inference else "training",
+    )
+    return Choices(
+        llm,
+        method,
+        method_assumed,
+        users,
+        batch,
+        runtime,
+        precision,
+        precision_assumed,
+        work,
+        q.context_tokens or context_for(rulebook, spec, inference),
+        pooling_for(method, llm, runtime),
+        _tokens_per_user(q, rulebook, llm and inference, batch),
+        float(rulebook.memory_fit.runtime_memory_share.get(runtime or "", 1.0)),
+    )
+
+
+def workload_key(workload: str, task: str) -> str:
+    """The performance-model workload for a question (LLM serving is decode-bound)."""
+    return "llm_inference" if workload == "llm" and task == "inference" else workload
+
+
+def _shared_users(q: Question, rulebook: Rulebook, llm_inference: bool) -> int | None:
+    """Users at once on a server or a machine a group shares (the question said so: a server, a lab, a team),
+    where it gives no number, requests or batch (rule workload-priorities, llm_decode.shared_users); None for
+    a desk, for a server the engine settled on (eight cards, a data-centre card) and for other jobs."""
+    if not llm_inference or q.batch or not q.shared:
+        return None
+    return int(rulebook.workload_priorities.llm_decode.shared_users)
+
+
+def _tokens_per_user(q: Question, rulebook: Rulebook, llm_inference: bool, batch: int) -> float:
+    """The speed each user needs: the question's, else for several users a reading speed (rule parameter); 0
+    for one person who named none (the faster the better, as for any other job) and for other jobs."""
+    if not llm_inference:
+        return 0.0
+    if q.tokens_per_user:
+        return float(q.tokens_per_user)
+    return float(rulebook.workload_priorities.llm_decode.reading_tokens_per_second) if batch > 1 else 0.0
 
 
 def context_for(rulebook: Rulebook, spec: ModelSpec | None, inference: bool) -> int:

@@ -18,14 +18,18 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from rules.contract.answer import MemoryParts
+from rules.job_defaults import BACKEND_NAMES, Choices
+from rules.knowledge.loaded import find_format
 from rules.knowledge.messages import Joined, Phrase, Term, Text
 
 if TYPE_CHECKING:
+    from rules.contract.question import Question
     from rules.knowledge import ModelSpec, Rulebook
     from rules.knowledge.models import DownloadFormat
 
-__all__ = ["GB", "GIB_IN_GB", "METHOD_NAMES", "Counter", "Need", "precision_label"]
+__all__ = ["GB", "GIB_IN_GB", "METHOD_NAMES", "Counted", "Counter", "Need", "count_for", "precision_label"]
 
+LLM_METHODS = ("lora", "qlora", "full")
 GB = 1e9
 GIB_IN_GB = 2**30 / 1e9  # card memory is sold in GiB
 METHOD_NAMES = {
@@ -61,6 +65,52 @@ class Need:
     how: Text
     model: str | None = None
     parts: MemoryParts | None = None
+
+
+@dataclass(frozen=True)
+class Counted:
+    """The job's memory as counted: the need on one card, the part of it that shards, what a card holds in the
+    need's terms, the other fine-tuning methods' needs, the weights' and cache's bytes, and what was taken for
+    granted because the question did not say."""
+
+    need: Need
+    shardable_gb: float
+    memory_factor: float  # a card holds this many times its size in the need's terms (16-bit-memory)
+    other_methods: tuple[tuple[str, float], ...]
+    bits_per_weight: float
+    kv_cache_bytes: float
+    assumptions: tuple[Text, ...]
+
+
+def count_for(
+    q: Question, rulebook: Rulebook, spec: ModelSpec | None, choices: Choices, floors: tuple[float, ...] = ()
+) -> Counted:
+    """The job's memory for ``choices``; where no model or size was named, raised to the workload's typical
+    memory and the personas' ``floors``."""
+    counter = _counter_for(q, rulebook, choices.runtime)
+    need, shardable = _need(q, rulebook, counter, spec, choices)
+    factor = (
+        _mixed_precision_factor(need, rulebook.rule_16_bit_memory.effective_memory_factor)
+        if choices.method == "train" and choices.precision in ("16-bit", "fp8")
+        else 1.0
+    )
+    floor_gb = (
+        0.0 if spec or q.memory_gb else max([rulebook.memory_caveat.min_memory_gb[q.workload], *floors])
+    )
+    if floor_gb > need.gb:
+        key = "job.typical_32_bit" if factor != 1.0 else "job.typical"
+        typical = Phrase(key, {"workload": Term("task", q.workload), "gb": f"{floor_gb:g}"})
+        need = Need(float(floor_gb), typical)
+        shardable = 0.0
+    return Counted(
+        need,
+        shardable,
+        factor,
+        _other_methods(counter, q, spec, choices),
+        counter.bits(spec, choices.precision, choices.method),
+        counter.kv_cache_bytes(choices.precision),
+        _assumptions(counter, q, spec, choices, factor),
+    )
 
 
 @dataclass(frozen=True)
@@ -290,3 +340,99 @@ def _activation_gb(spec: ModelSpec) -> float:
         positions = (spec.seq_len or 512) * spec.encoder_layers + spec.decoder_seq_len * spec.decoder_layers
     per_sample = positions * (spec.hidden or 768) * 68 / GB
     return per_sample * spec.train_batch
+
+
+def _counter_for(q: Question, rulebook: Rulebook, runtime: str | None) -> Counter:
+    """The memory arithmetic for the question: its runtime, the weight file it names, and whether
+    a fine-tune on its date keeps its checkpoints in system RAM as Unsloth does (rule memory-fit)."""
+    lean = q.as_of is None or q.as_of >= rulebook.memory_fit.offloaded_checkpoints_since
+    return Counter(rulebook, runtime, find_format(q.weight_format), lean)
+
+
+def _need(
+    q: Question, rulebook: Rulebook, counter: Counter, spec: ModelSpec | None, choices: Choices
+) -> tuple[Need, float]:
+    """(memory on one card, the part that shards): as asked, the workload's typical need, or counted for the
+    model by the choices (method, precision, context, batch)."""
+    if q.memory_gb:
+        said = Phrase("job.as_asked", {"gb": f"{q.memory_gb:g}"})
+        return Need(q.memory_gb, said, spec.id if spec else None), q.memory_gb
+    if spec is None:
+        floor = float(rulebook.memory_caveat.min_memory_gb[q.workload])
+        said = Phrase("job.typical", {"workload": Term("task", q.workload), "gb": f"{floor:g}"})
+        return Need(floor, said), 0.0
+    return counter.need(spec, choices.method, choices.precision, choices.context, choices.batch)
+
+
+def _other_methods(
+    counter: Counter, q: Question, spec: ModelSpec | None, choices: Choices
+) -> tuple[tuple[str, float], ...]:
+    """The memory each other fine-tuning method would need, shown beside an LLM training job's own."""
+    method = choices.method
+    if not (spec and choices.llm and method != "inference" and not q.memory_gb):
+        return ()
+    context, batch = choices.context, choices.batch
+    return tuple(
+        (m, round(counter.need(spec, m, "4-bit" if m == "qlora" else "16-bit", context, batch)[0].gb, 1))
+        for m in LLM_METHODS
+        if m != method
+    )
+
+
+def _serving_said(q: Question, batch: int, per_user: float) -> Phrase:
+    """That the speeds shown are each user's, and the need in all: asked, or at a reading speed."""
+    key = "assumed.serving_asked" if q.tokens_per_user else "assumed.serving_reading"
+    return Phrase(key, {"users": batch, "per_user": f"{per_user:g}", "total": f"{per_user * batch:,.0f}"})
+
+
+def _mixed_precision_factor(need: Need, seed_factor: float) -> float:
+    """How many times its size a card holds of a need counted in 32-bit terms, trained in mixed precision
+    (rule 16-bit-memory): the seed's factor where activations fill the memory, as they did in the networks of
+    its time; the 32-bit master weights, gradients and optimizer state take what they took. A need not
+    counted part by part keeps the seed's factor."""
+    parts = need.parts
+    if parts is None or not parts.activations or need.gb <= 0:
+        return seed_factor if parts is None else 1.0
+    return need.gb / (need.gb - parts.activations * (1 - 1 / seed_factor))
+
+
+def _assumptions(
+    counter: Counter, q: Question, spec: ModelSpec | None, choices: Choices, factor: float
+) -> tuple[Text, ...]:
+    """What the job took for granted because the question did not say, in the asker's words."""
+    method, precision, context, batch = choices.method, choices.precision, choices.context, choices.batch
+    said: list[Text] = []
+    if method in ("lora", "qlora"):
+        base = "4-bit NF4" if method == "qlora" else spec.lora_base if spec and spec.lora_base else precision
+        said.append(
+            Phrase(
+                "assumed.adapters",
+                {"method": counter.method(method), "rank": counter.p.lora_rank, "precision": base},
+            )
+        )
+    elif method == "inference":
+        said.append(Phrase("assumed.inference", {"precision": counter.precision(precision, spec)}))
+        runtime = counter.runtime
+        if runtime is not None and (q.runtime or (batch > 1 and q.setting not in ("server", "cloud"))):
+            said.append(Phrase(f"assumed.runtime_{'vllm' if runtime == 'vllm' else 'llama_cpp'}"))
+        if q.backend:  # the speeds are that backend's where the card runs it
+            said.append(Phrase("assumed.backend", {"backend": BACKEND_NAMES[q.backend]}))
+    elif method == "train" and precision in ("16-bit", "fp8"):
+        said.append(Phrase("assumed.mixed_training", {"precision": precision, "factor": f"{factor:.2g}"}))
+    elif precision == "16-bit":
+        said.append(Phrase("assumed.mixed", {"method": counter.method(method), "precision": precision}))
+    else:
+        said.append(Phrase("assumed.method", {"method": counter.method(method), "precision": precision}))
+    if choices.llm:
+        said.append(Phrase("assumed.context", {"context": f"{context:,}"}))
+    if choices.llm and method == "inference" and batch > 1:  # each sequence served keeps its own KV cache
+        said.append(Phrase("assumed.concurrent", {"batch": batch, "context": f"{context:,}"}))
+    else:
+        said.append(Phrase("assumed.batch", {"batch": batch}))
+    if choices.method_assumed:
+        said.append(Phrase("assumed.method_assumed", {"method": counter.method(method)}))
+    if choices.tokens_per_user:  # users' speed is at stake: the need; the speeds shown are each user's
+        said.append(_serving_said(q, batch, choices.tokens_per_user))
+    if choices.users and not q.users and batch == choices.users:  # the users were assumed: how to do better
+        said.append(Phrase("assumed.shared_users", {"users": choices.users}))
+    return tuple(said)

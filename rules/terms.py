@@ -16,7 +16,8 @@ from datetime import date
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from rules.box import box_refusal
-from rules.job import BACKEND_NAMES, METHOD_NAMES, Job, fit_on
+from rules.job import METHOD_NAMES, Job, fit_on
+from rules.job_defaults import BACKEND_NAMES
 from rules.knowledge.messages import Cited, Joined, Phrase, Term, Text
 from rules.memory_terms import Floor, MemoryWorth, floor_for, memory_reference
 from rules.money import BUDGET_SLACK

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rules.contract.values import LISTED_WORKLOADS
 from rules.errors import QuestionError
-from rules.job import workload_key
+from rules.job_defaults import workload_key
 
 __all__ = ["LISTED_WORKLOADS", "workload_named"]
 

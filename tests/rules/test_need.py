@@ -7,9 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from rules.asker import Persona
 from rules.contract.question import Question
-from rules.job import fit_on, for_personas, job_for
+from rules.job import fit_on, job_for
 from rules.knowledge.loaded import load_models, load_rulebook
 from rules.knowledge.messages import spoken
 
@@ -17,10 +16,7 @@ RULEBOOK = load_rulebook()
 
 
 def _need(question: Question, floor_gb: float | None = None):
-    job = job_for(question, RULEBOOK)
-    if floor_gb is not None:
-        job = for_personas(job, question, RULEBOOK, (Persona("persona-beginner", "", floor_gb),))
-    return job.need
+    return job_for(question, RULEBOOK, () if floor_gb is None else (floor_gb,)).need
 
 
 def _fit(question: Question, need, memory_gb: float, count: int):

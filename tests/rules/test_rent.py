@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from rules.ask import ask
-from rules.job import workload_key
+from rules.job_defaults import workload_key
 from rules.market import representative_rentals
 from rules.rent import tpu_chips, tpu_named
 from tests.wire import wire
