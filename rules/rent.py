@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from msgspec.structs import replace as with_changes
 
 from rules.contract.answer import RentOffer, RentOption, RentVsBuy, RentYear
-from rules.knowledge.messages import say
+from rules.knowledge.messages import Phrase, Text, spoken
 from rules.market import Market, Rental, TpuChip
 from rules.money import Pricing
 
@@ -72,29 +72,17 @@ class Renting:
         best_tpu = next((r for r in value if isinstance(r.unit, TpuChip)), None)
         shown = [chosen] + [r for r in usable if r.unit.id in named] + [r for r in (best_gpu, best_tpu) if r]
         hours, assumed = self.hours_per_week(question)
-        options = tuple(
-            _line(r, speed[r.unit.id], count, hours, pricing, r.unit.id in named)
-            for r in _unique(shown)
-        )
-        lang = question.language
+        listed = _unique(shown)
+        options = tuple(_line(r, speed[r.unit.id], count, hours, pricing, r.unit.id in named) for r in listed)
         if top is None or unlisted is not None:
-            result = _rent_only(self.rulebook, pricing, chosen, count, hours, options, language=lang)
+            result, reason = _rent_only(self.rulebook, pricing, chosen, count, hours, options)
             if unlisted is not None:  # never a break-even against another card's listing
-                reason = say("rent.unlisted", lang, name=unlisted.name, instead=result.reason)
-                result = with_changes(result, reason=reason)
+                reason = Phrase("rent.unlisted", {"name": unlisted.name, "instead": reason})
         else:
-            result = with_changes(
-                break_even(self.rulebook, pricing, chosen, top, hours, self.electricity, language=lang),
-                options=options,
-            )
-        offer = with_changes(result.offer, basis=_basis(chosen, None))
-        return with_changes(
-            result,
-            offer=offer,
-            reason=say(
-                "rent.reason", lang, reason=result.reason, basis=_basis(chosen, lang), assumed=assumed
-            ),
-        )
+            result, reason = break_even(self.rulebook, pricing, chosen, top, hours, self.electricity)
+            result = with_changes(result, options=options)
+        reason = Phrase("rent.reason", {"reason": reason, "basis": _basis(chosen), "assumed": assumed})
+        return _said(result, tuple(_basis(r) for r in listed), _basis(chosen), reason, question.language)
 
     def _holding(
         self, market: Market, question: Question, sizing: Sizing, named: frozenset[str], count: int
@@ -128,26 +116,33 @@ class Renting:
         system_w = self.rulebook.rent_vs_buy.system_power_w
         return power_usd_per_hour(gpu.tdp_w, count, system_w, self.electricity)
 
-    def hours_per_week(self, question: Question) -> tuple[float, str]:
+    def hours_per_week(self, question: Question) -> tuple[float, Text]:
         """The asker's hours a week, else the rule's default: higher for a server or several cards,
         and why."""
         params = self.rulebook.rent_vs_buy
         if question.hours_per_week:
             return question.hours_per_week, ""
         if question.setting == "server" or question.gpus > 1 or (question.users or 0) > 1:
-            return params.server_hours_per_week, say(
-                "rent.server_hours", question.language, hours=f"{params.server_hours_per_week:g}"
-            )
-        return params.default_hours_per_week, say(
-            "rent.personal_hours", question.language, hours=f"{params.default_hours_per_week:g}"
-        )
+            hours = f"{params.server_hours_per_week:g}"
+            return params.server_hours_per_week, Phrase("rent.server_hours", {"hours": hours})
+        hours = f"{params.default_hours_per_week:g}"
+        return params.default_hours_per_week, Phrase("rent.personal_hours", {"hours": hours})
 
 
-def _basis(rental: Rental, language: str | None) -> str:
-    """How the offer was chosen among the providers', in the answer's words."""
+def _basis(rental: Rental) -> Phrase:
+    """How the offer was chosen among the providers'."""
     if rental.providers == 1:
-        return say("rent.only_provider", language, provider=rental.offer.provider)
-    return say("rent.quartile", language, provider=rental.offer.provider, providers=rental.providers)
+        return Phrase("rent.only_provider", {"provider": rental.offer.provider})
+    return Phrase("rent.quartile", {"provider": rental.offer.provider, "providers": rental.providers})
+
+
+def _said(
+    result: RentVsBuy, bases: tuple[Phrase, ...], chosen: Phrase, reason: Text, language: str | None
+) -> RentVsBuy:
+    """The comparison said: why, in the asker's language; how each offer was chosen, in the API's English."""
+    options = tuple(with_changes(o, basis=spoken(b)) for o, b in zip(result.options, bases, strict=True))
+    offer = with_changes(result.offer, basis=spoken(chosen))
+    return with_changes(result, offer=offer, options=options, reason=spoken(reason, language))
 
 
 def tpu_chips(catalog: Catalog) -> dict[str, TpuChip]:
@@ -225,7 +220,7 @@ def _line(
         per_year=pricing.money(per_hour * hours * 52),
         seen=offer.seen.isoformat(),
         source=offer.source,
-        basis=_basis(rental, None),
+        basis="",  # said with the comparison
         named=named,
     )
 
@@ -237,18 +232,26 @@ def _rent_only(
     count: int,
     hours: float,
     options: tuple[RentOption, ...],
-    *,
-    language: str | None = None,
-) -> RentVsBuy:
+) -> tuple[RentVsBuy, Phrase]:
     """Nothing to buy (none named can be, or none fits the budget): what renting costs over the rule's
-    years."""
+    years, and why."""
     rent_usd = rental.per_unit_usd * count
     years = tuple(
         RentYear(y, round(hours * 52 * y), None, pricing.money(rent_usd * hours * 52 * y), "rent")
         for y in rulebook.rent_vs_buy.years
     )
     per_year = pricing.money(rent_usd * hours * 52)
-    return RentVsBuy(
+    reason = Phrase(
+        "rent.only",
+        {
+            "count": count,
+            "name": rental.unit.name,
+            "price": f"{per_year.amount:,.0f}",
+            "currency": per_year.currency,
+            "hours": f"{hours:g}",
+        },
+    )
+    rented = RentVsBuy(
         offer=_offer(rental.offer, count),
         rent_per_hour=pricing.money(rent_usd),
         own_power_per_hour=pricing.money(0.0),
@@ -256,17 +259,10 @@ def _rent_only(
         hours_per_week=hours,
         yearly=years,
         cheaper="rent",
-        reason=say(
-            "rent.only",
-            language,
-            count=count,
-            name=rental.unit.name,
-            price=f"{per_year.amount:,.0f}",
-            currency=per_year.currency,
-            hours=f"{hours:g}",
-        ),
+        reason="",  # said with the comparison
         options=options,
     )
+    return rented, reason
 
 
 def _offer(offer: CloudOffer, count: int) -> RentOffer:
@@ -295,11 +291,9 @@ def break_even(
     bought: Configuration,
     hours_per_week: float | None,
     electricity_usd_per_kwh: float,
-    *,
-    language: str | None = None,
-) -> RentVsBuy:
+) -> tuple[RentVsBuy, Phrase]:
     """Break-even hours and 1/2-year totals of buying the configuration versus renting as many units of
-    ``rental`` as it has cards."""
+    ``rental`` as it has cards, and why the cheaper one is."""
     offer, gpu, count, buy_usd = rental.offer, bought.gpu, bought.count, bought.total_usd
     rent_usd_per_hour = rental.per_unit_usd * count
     params = rulebook.rent_vs_buy
@@ -323,19 +317,20 @@ def break_even(
         )
     cheaper = years[-1].cheaper
     if hours_at_break_even is None:
-        reason = say("rent.rent_is_cheaper", language)
+        reason = Phrase("rent.rent_is_cheaper")
     else:
         weeks = hours_at_break_even / hours
-        reason = say(
+        reason = Phrase(
             "rent.break_even",
-            language,
-            hours=f"{hours_at_break_even:,.0f}",
-            per_week=f"{hours:g}",
-            years=f"{weeks / 52:.1f}",
-            horizon=params.years[-1],
-            cheaper=say(f"rent.cheaper.{cheaper}", language),
+            {
+                "hours": f"{hours_at_break_even:,.0f}",
+                "per_week": f"{hours:g}",
+                "years": f"{weeks / 52:.1f}",
+                "horizon": params.years[-1],
+                "cheaper": Phrase(f"rent.cheaper.{cheaper}"),
+            },
         )
-    return RentVsBuy(
+    compared = RentVsBuy(
         offer=_offer(offer, count),
         rent_per_hour=pricing.money(rent_usd_per_hour),
         own_power_per_hour=pricing.money(power_usd),
@@ -343,5 +338,6 @@ def break_even(
         hours_per_week=hours,
         yearly=tuple(years),
         cheaper=cheaper,
-        reason=reason,
+        reason="",  # said with the comparison
     )
+    return compared, reason
