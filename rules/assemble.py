@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import msgspec
 
@@ -33,9 +33,9 @@ from rules.contract.question import Question
 from rules.contract.values import PRECISIONS
 from rules.headline import headline, said_once
 from rules.job import POOLING, Job, job_for
-from rules.knowledge.messages import say, spoken, term
+from rules.knowledge.messages import Cased, Joined, Phrase, Term, Text, spoken
 from rules.money import BUDGET_SLACK, dated_words
-from rules.objective import Choice
+from rules.objective import Choice, Note
 
 if TYPE_CHECKING:
     from rules.asker import Asker
@@ -51,7 +51,7 @@ SHOWN_EXCLUSIONS = 8
 HELD_AT_COUNT = "as many as hold it"  # a named card shown at a count other than the one asked
 SpeedUnit = Literal["tokens/s", "images/s", "sequences/s"]
 TRAINING_UNITS: dict[str, SpeedUnit] = {"images/s": "images/s", "sequences/s": "sequences/s"}
-Verdict = tuple[Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud"], str, tuple[str, ...]]
+Verdict = tuple[Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud"], Text, tuple[Text, ...]]
 
 
 @dataclass(frozen=True)
@@ -78,18 +78,6 @@ class Made:
     @property
     def language(self) -> str | None:
         return self.question.language
-
-    @property
-    def need(self) -> MemoryNeed:
-        need, language = self.job.need, self.language
-        return MemoryNeed(
-            need.gb,
-            spoken(need.how, language),
-            need.model,
-            self.job.method,
-            tuple(spoken(said, language) for said in self.job.assumptions),
-            need.parts,
-        )
 
 
 def shown(choice: Choice, cheapest: bool) -> tuple[tuple[Configuration, str], ...]:
@@ -160,46 +148,74 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
         tuple(made_picks[:ranked_count]),
         dict(zip(choice.alternatives, made_picks[ranked_count:], strict=True)),
     )
+    said, summary, suggestions = verdict(made, choice, picks)
+    summary = fit_first(summary, made.named, made.intent, made.question.card_memory_gb)
+    left_out = explained.excluded(list(excluded)) if choice.top is not None else list(excluded)
+    words = _said(made, summary, suggestions, choice.notes)
     findings = (
         explained.part("asker") + explained.part("kept") + explained.part("plan") + explained.part("need")
     )
-    findings += [Finding(n.rule, n.verdict, spoken(n.reason, made.language)) for n in choice.notes]
-    findings += explained.part("choice")
-    said, summary, suggestions = verdict(made, choice, picks)
-    summary = fit_first(summary, made.named, made.intent, made.question.card_memory_gb, made.language)
+    findings += [*words.notes, *explained.part("choice")]
     warnings = unique(
         [f for p in picks[:1] for f in p.findings if f.verdict == "warning"]
         + [f for f in findings if f.verdict == "warning"]
     )
-    left_out = explained.excluded(list(excluded)) if choice.top is not None else list(excluded)
     return headlined(
         made,
         Answer(
             question=made.question,
             intent=made.intent,
             verdict=said,
-            summary=summary,
+            summary=words.summary,
             as_of=made.as_of.isoformat(),
             catalog_version=made.catalog_version,
             currency=made.pricing.describe(),
             reference_gpu=made.reference.id,
             workload=made.work,
-            memory_need=made.need,
+            memory_need=words.need,
             picks=picks,
             alternatives=dict(alternatives),
             findings=unique(findings),
             warnings=warnings,
             excluded=tuple(sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]),
             rent_vs_buy=made.rent,
-            suggestions=suggestions,
+            suggestions=words.suggestions,
             named=made.named,
+        ),
+    )
+
+
+class _Words(NamedTuple):
+    """What the stages said of one answer, in the asker's language."""
+
+    summary: str
+    suggestions: tuple[str, ...]
+    notes: list[Finding]
+    need: MemoryNeed
+
+
+def _said(made: Made, summary: Text, suggestions: Sequence[Text], notes: Sequence[Note]) -> _Words:
+    """The answer's words said once, in the asker's language: the summary, what would work, the choice's
+    notes and how the memory need was counted."""
+    need, job, lang = made.job.need, made.job, made.language
+    return _Words(
+        spoken(summary, lang),
+        tuple(spoken(s, lang) for s in suggestions),
+        [Finding(n.rule, n.verdict, spoken(n.reason, lang)) for n in notes],
+        MemoryNeed(
+            need.gb,
+            spoken(need.how, lang),
+            need.model,
+            job.method,
+            tuple(spoken(said, lang) for said in job.assumptions),
+            need.parts,
         ),
     )
 
 
 def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained: Explained) -> Answer:
     """The named cards side by side: each priced one as a pick, every one in ``named``."""
-    lang, pricing = made.language, made.pricing
+    pricing = made.pricing
     question = made.question
     asked = {e.gpu: question.count_of(e.asked) or max(question.gpus, 1) for e in made.named if e.gpu}
     picks, cuda_first = better_buy_first(
@@ -216,59 +232,61 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
     )
     summary = _compare_summary(made, picks)
     set_aside = (  # the card to buy is the NVIDIA one, and the reasons say why
-        (Finding("vendor-nvidia", "applied", say("rule.vendor_nvidia.compare", lang, name=picks[0].name)),)
+        (Note("vendor-nvidia", "applied", Phrase("rule.vendor_nvidia.compare", {"name": picks[0].name})),)
         if cuda_first
         else ()
     )
     rent = made.rent
     if rent and not picks and any(o.named for o in rent.options):
         summary = rent.reason
+    words = _said(made, summary, (), set_aside)
     return headlined(
         made,
         Answer(
             question=made.question,
             intent="compare",
             verdict="compare",
-            summary=summary,
+            summary=words.summary,
             as_of=made.as_of.isoformat(),
             catalog_version=made.catalog_version,
             currency=pricing.describe(),
             reference_gpu=made.reference.id,
             workload=made.work,
-            memory_need=made.need,
+            memory_need=words.need,
             picks=tuple(picks),
-            findings=tuple(explained.named(len(made.named))) + set_aside,
+            findings=(*explained.named(len(made.named)), *words.notes),
             named=made.named,
             rent_vs_buy=rent,
         ),
     )
 
 
-def _compare_summary(made: Made, picks: list[Pick]) -> str:
+def _compare_summary(made: Made, picks: list[Pick]) -> Text:
     """The fastest of the cards compared and the best value, with what cannot be priced."""
-    lang, pricing = made.language, made.pricing
+    pricing = made.pricing
     unpriced = [e for e in made.named if e.status in ("no-current-price", "not-in-catalog", "not-released")]
     if len(picks) >= 2:
         fastest = max(picks, key=lambda p: (p.relative_performance, p.gpu))
         thriftiest = max(picks, key=lambda p: (p.performance_per_1000, p.gpu))
-        summary = say(
+        summary: Text = Phrase(
             "summary.compare",
-            lang,
-            fastest=fastest.name,
-            workload=term("workload", made.label, lang),
-            relative=f"{fastest.relative_performance:.2f}",
-            reference=made.reference.name,
-            thriftiest=thriftiest.name,
-            currency=pricing.currency,
-            per_step=f"{thriftiest.performance_per_1000 * pricing.step / 1000:.2f}",
-            step=pricing.step_text(),
+            {
+                "fastest": fastest.name,
+                "workload": Term("workload", made.label),
+                "relative": f"{fastest.relative_performance:.2f}",
+                "reference": made.reference.name,
+                "thriftiest": thriftiest.name,
+                "currency": pricing.currency,
+                "per_step": f"{thriftiest.performance_per_1000 * pricing.step / 1000:.2f}",
+                "step": pricing.step_text(),
+            },
         )
     elif picks:
-        summary = say("summary.compare_one", lang, name=picks[0].name)
+        summary = Phrase("summary.compare_one", {"name": picks[0].name})
     else:
-        summary = say("summary.compare_none", lang)
+        summary = Phrase("summary.compare_none")
     if unpriced:
-        summary += "; " + "; ".join(e.reason for e in unpriced)
+        summary += Joined(("; ", "; ".join(e.reason for e in unpriced)))
     return summary
 
 
@@ -321,9 +339,8 @@ def unique(findings: list[Finding]) -> tuple[Finding, ...]:
 def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
     """Buy, wait (rule persona-already-own), CPU and cloud (almost no money), or why nothing works."""
     wait, instead = made.terms.wait, made.asker.instead
-    lang = made.language
     if wait:
-        return "wait", spoken(wait.reason, lang), (spoken(wait.suggestion, lang),)
+        return "wait", wait.reason, (wait.suggestion,)
     if choice.top is None:
         said, summary, suggestions = _impossible(made, choice)
         if said == "over-budget" and instead is not None and instead.verdict:
@@ -331,100 +348,100 @@ def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
             return (
                 instead.verdict,
                 summary,
-                ((spoken(instead.suggestion, lang),) if instead.suggestion else ()) + suggestions,
+                ((instead.suggestion,) if instead.suggestion else ()) + suggestions,
             )
         return said, summary, suggestions
     top, pricing = picks[0], made.pricing
     count = f"{top.count} × " if top.count > 1 else "1 × "
-    summary = say(
+    summary = Phrase(
         "summary.buy",
-        lang,
-        count=count,
-        name=top.name,
-        price=f"{top.unit_price.amount:,.0f}",
-        currency=pricing.currency,
-        kind=dated_words(top.unit_price)[0],
-        date=dated_words(top.unit_price)[1],
-        relative=f"{top.relative_performance:.2f}",
-        reference=made.reference.name,
-        workload=term("workload", made.label, lang),
-        per_step=f"{top.performance_per_1000 * pricing.step / 1000:.2f}",
-        step=pricing.step_text(),
+        {
+            "count": count,
+            "name": top.name,
+            "price": f"{top.unit_price.amount:,.0f}",
+            "currency": pricing.currency,
+            "kind": dated_words(top.unit_price)[0],
+            "date": dated_words(top.unit_price)[1],
+            "relative": f"{top.relative_performance:.2f}",
+            "reference": made.reference.name,
+            "workload": Term("workload", made.label),
+            "per_step": f"{top.performance_per_1000 * pricing.step / 1000:.2f}",
+            "step": pricing.step_text(),
+        },
     )
     if instead is not None and instead.verdict:
-        return instead.verdict, summary, (spoken(instead.suggestion, lang),) if instead.suggestion else ()
+        return instead.verdict, summary, (instead.suggestion,) if instead.suggestion else ()
     owned = made.asker.owned
     if owned is not None:
         return "buy", summary + _beside_owned(made, owned, top), ()
     return "buy", summary, ()
 
 
-def _beside_owned(made: Made, owned: Gpu, top: Pick) -> str:
+def _beside_owned(made: Made, owned: Gpu, top: Pick) -> Phrase:
     """How the pick compares with the card the asker has: a multiple only where that card holds the job alone,
     else that it does not (a speed of a model the card cannot hold means nothing)."""
-    lang = made.language
     entry = next((e for e in made.named if e.owned is True and e.gpu == owned.id), None)
     if entry is not None and entry.cards_needed != 1:
-        return say("verdict.owned_short", lang, name=owned.name, gb=f"{owned.memory_gb:g}")
+        return Phrase("verdict.owned_short", {"name": owned.name, "gb": f"{owned.memory_gb:g}"})
     mine = made.performance.relative(owned, made.work, made.job.compute_precision)
     ratio = f"{top.relative_performance / max(mine, 1e-9):.1f}"
-    return say("verdict.owned_ratio", lang, ratio=ratio, name=owned.name)
+    return Phrase("verdict.owned_ratio", {"ratio": ratio, "name": owned.name})
 
 
 def fit_first(
-    summary: str,
+    summary: Text,
     named: Sequence[NamedCard],
     intent: str,
     card_memory_gb: float | None,
-    language: str | None = None,
-) -> str:
+) -> Text:
     """ "Will X fit on Y" is answered first, in so many words: the job's need once, and one clause for the
     cards the same verdict holds for ("one 24 GB RTX 3090 or RTX 4090 does not hold it; two do")."""
     entries = [e for e in named if e.owned is not True]
     if entries and (intent == "fit" or card_memory_gb):
-        return said_once(entries, language) + ". " + summary[:1].upper() + summary[1:]
+        return Joined((said_once(entries), ". ", Cased(summary)))
     return summary
 
 
 def _impossible(made: Made, choice: Choice) -> Verdict:
     """No configuration works: say why and what would."""
-    question, pricing, need, lang = made.question, made.pricing, made.need, made.language
-    suggestions: list[str] = []
+    question, pricing, need = made.question, made.pricing, made.job.need
+    suggestions: list[Text] = []
     cheapest = choice.over_budget[0] if choice.over_budget else None
     used = choice.alternatives.get("used")
     verdict_said: Literal["over-budget", "too-large"]
     if cheapest is not None:
         price = pricing.money(cheapest.total_usd)
-        summary = say(
+        summary: Text = Phrase(
             "verdict.over_budget",
-            lang,
-            budget=f"{question.budget or 0:,.0f}",
-            currency=pricing.currency,
-            count=cheapest.count,
-            name=cheapest.gpu.name,
-            price=f"{price.amount:,.0f}",
+            {
+                "budget": f"{question.budget or 0:,.0f}",
+                "currency": pricing.currency,
+                "count": cheapest.count,
+                "name": cheapest.gpu.name,
+                "price": f"{price.amount:,.0f}",
+            },
         )
         if used is not None:
-            summary += say(
+            summary += Phrase(
                 "verdict.used_does",
-                lang,
-                count=used.count,
-                name=used.gpu.name,
-                price=f"{pricing.money(used.total_usd).amount:,.0f}",
-                currency=pricing.currency,
+                {
+                    "count": used.count,
+                    "name": used.gpu.name,
+                    "price": f"{pricing.money(used.total_usd).amount:,.0f}",
+                    "currency": pricing.currency,
+                },
             )
         suggestions += [
             *_second_card(made),
-            say("verdict.raise_budget", lang, price=f"{price.amount:,.0f}", currency=pricing.currency),
-            say(
-                "verdict.rent_by_hour" if question.used_ok or question.new_only else "verdict.consider_used",
-                lang,
+            Phrase("verdict.raise_budget", {"price": f"{price.amount:,.0f}", "currency": pricing.currency}),
+            Phrase(
+                "verdict.rent_by_hour" if question.used_ok or question.new_only else "verdict.consider_used"
             ),
         ]
         verdict_said = "over-budget"
     else:
-        summary = say(
-            "verdict.too_large", lang, date=made.as_of.isoformat(), gb=f"{need.gb:.0f}", how=need.how
+        summary = Phrase(
+            "verdict.too_large", {"date": made.as_of.isoformat(), "gb": f"{need.gb:.0f}", "how": need.how}
         )
         verdict_said = "too-large"
         for precision in ("16-bit", "8-bit", "4-bit"):
@@ -433,17 +450,17 @@ def _impossible(made: Made, choice: Choice) -> Verdict:
             ):
                 smaller = job_for(question.refined(precision=precision), made.rulebook).need
                 suggestions.append(
-                    say("verdict.at_precision", lang, precision=precision, gb=f"{smaller.gb:.0f}")
+                    Phrase("verdict.at_precision", {"precision": precision, "gb": f"{smaller.gb:.0f}"})
                 )
         if question.gpus == 1:
-            suggestions.append(say("verdict.more_gpus", lang))
-        suggestions.append(say("verdict.smaller_model", lang))
+            suggestions.append(Phrase("verdict.more_gpus"))
+        suggestions.append(Phrase("verdict.smaller_model"))
     if question.cloud_ok:
-        suggestions.append(say("verdict.rent_cloud", lang))
+        suggestions.append(Phrase("verdict.rent_cloud"))
     return verdict_said, summary, tuple(suggestions)
 
 
-def _second_card(made: Made) -> list[str]:
+def _second_card(made: Made) -> list[Text]:
     """An owner whose card holds a job that splits across cards: a second one of the same doubles the memory
     for a fraction of any upgrade (a used RTX 3090 beside the one owned: 48 GB for 70B models at 4-bit)."""
     owned, job, pricing = made.asker.owned, made.job, made.pricing
@@ -455,14 +472,15 @@ def _second_card(made: Made) -> list[str]:
         return []
     money = pricing.money(point.price_usd, point)
     return [
-        say(
+        Phrase(
             "verdict.second_card",
-            made.language,
-            name=owned.name,
-            price=f"{money.amount:,.0f}",
-            currency=money.currency,
-            kind=term("price.kind", point.kind, made.language),
-            gb=f"{2 * owned.memory_gb:g}",
-            how=term("pooling", POOLING[job.pooling], made.language),
+            {
+                "name": owned.name,
+                "price": f"{money.amount:,.0f}",
+                "currency": money.currency,
+                "kind": Term("price.kind", point.kind),
+                "gb": f"{2 * owned.memory_gb:g}",
+                "how": Term("pooling", POOLING[job.pooling]),
+            },
         )
     ]

@@ -78,7 +78,7 @@ def _answered(answer: Answer, reference: str) -> str | None:
     elif answer.intent == "rent-or-buy" and not (answer.job_cost and answer.job_cost.options):
         said = _rent_or_buy(answer, lang)  # a whole job priced each way answers it below, from its own hours
     elif answer.intent == "what-runs-on" and answer.named:  # what each card named holds, as judged
-        said = said_once(answer.named, lang)
+        said = spoken(said_once(answer.named), lang)
     elif answer.intent == "what-runs-on" and not answer.question.card_memory_gb:  # no card, no lab card
         said = say("headline.runs_no_cards", lang)
     if said is None and answer.job_cost is not None and answer.job_cost.options:
@@ -87,7 +87,7 @@ def _answered(answer: Answer, reference: str) -> str | None:
         said = _buy(answer, reference, lang)
         left = () if named_in_headline(answer) else not_picked(answer)
         if left:  # a card asked about and not bought: the first line says so, its verdict follows
-            names = _either([e.name for e in left], lang)
+            names = _either([e.name for e in left])
             said = say("headline.rather_than", lang, names=names, buy=said[:1].lower() + said[1:])
     return said
 
@@ -247,7 +247,7 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
     if len(entries) > 1:
         verdicts = {e.status for e in entries}
         key = {"fits": "headline.yes_all", "does-not-fit": "headline.no_all"}.get(verdicts.pop(), "")
-        said = said_once(entries, lang)
+        said = spoken(said_once(entries), lang)
         return say(key, lang, said=said) if key and not verdicts else said
     if not entries:
         return None
@@ -337,7 +337,7 @@ def _not_held_alone(answer: Answer) -> str:
     short = [e for e in answer.named if e.status == "does-not-fit"]
     if not short:
         return ""
-    return said_once(short, answer.language)
+    return spoken(said_once(short), answer.language)
 
 
 def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
@@ -441,7 +441,7 @@ def _owned_cost(answer: Answer, hours: float) -> float:
     return answer.picks[0].total_price.usd + hours * power
 
 
-def said_once(entries: Sequence[NamedCard], language: str | None) -> str:
+def said_once(entries: Sequence[NamedCard]) -> Text:
     """The named cards' reasons with a shared "{need}: " said once and cards of one verdict named together."""
     need = {e.reason.split(": ", 1)[0] for e in entries}
     if len(need) != 1 or any(": " not in e.reason for e in entries):
@@ -453,12 +453,17 @@ def said_once(entries: Sequence[NamedCard], language: str | None) -> str:
         names = clauses.setdefault(key, [])
         if e.name and e.name not in names:
             names.append(e.name)
-    said = [key.replace("\0", _either(names, language)) for key, names in clauses.items()]
-    return next(iter(need)) + ": " + "; ".join(said)
+    said = [Joined(_between(key.split("\0"), _either(names))) for key, names in clauses.items()]
+    return Joined((next(iter(need)), ": ", Joined(tuple(said), "; ")))
 
 
-def _either(names: Sequence[str], language: str | None) -> str:
+def _between(parts: list[str], name: Text) -> tuple[Text, ...]:
+    """``parts`` with ``name`` said between each two."""
+    return tuple(x for i, part in enumerate(parts) for x in ((name, part) if i else (part,)))
+
+
+def _either(names: Sequence[str]) -> Text:
     """ "A", "A or B", "A, B or C" in the asker's language."""
     if len(names) < 2:
         return names[0] if names else ""
-    return say("named.either", language, first=", ".join(names[:-1]), last=names[-1])
+    return Phrase("named.either", {"first": ", ".join(names[:-1]), "last": names[-1]})

@@ -182,12 +182,12 @@ def test_every_message_the_engine_says_is_in_the_catalogue() -> None:
     from rules.knowledge.messages import catalogue
 
     source = "\n".join(
-        p.read_text(encoding="utf-8") for p in (Path(__file__).resolve().parents[2] / "rules").glob("*.py")
+        p.read_text(encoding="utf-8") for p in (Path(__file__).resolve().parents[2] / "rules").rglob("*.py")
     )
-    keys = set(re.findall(r'\bsay\(\s*"([a-z0-9_.]+)"', source))
+    keys = set(re.findall(r'\b(?:say|Phrase)\(\s*"([a-z0-9_.]+)"', source))
     keys |= {
         k
-        for pair in re.findall(r'\bsay\(\s*"([a-z0-9_.]+)" if .*? else "([a-z0-9_.]+)"', source)
+        for pair in re.findall(r'\b(?:say|Phrase)\(\s*"([a-z0-9_.]+)" if .*? else "([a-z0-9_.]+)"', source)
         for k in pair
     }
     assert len(keys) > 80 and keys - set(catalogue()) == set()
