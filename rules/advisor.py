@@ -25,8 +25,8 @@ from msgspec.structs import replace as with_changes
 from rules.asker import Asker, asker_for
 from rules.assemble import Made, assembled, compared, shown
 from rules.choose import asked_first, choice_for, side_by_side
-from rules.configurations import Configuration, Sizing, configure, sizing_for
-from rules.contract.answer import Answer, CardRow, Excluded, Finding, JobCost, ServingCost
+from rules.configurations import Configuration, Left, Sizing, configure, sizing_for
+from rules.contract.answer import Answer, CardRow, Finding, JobCost, ServingCost
 from rules.contract.question import Question
 from rules.explain import Evidence, explain
 from rules.headline import headline
@@ -34,7 +34,7 @@ from rules.job import METHOD_NAMES, Fit, Job, fit_on, job_for, raised, settled
 from rules.job_defaults import workload_key
 from rules.jobcost import JobAsked, measured_share, priced_job, serving_cost, transcription
 from rules.knowledge.loaded import load_rulebook
-from rules.knowledge.messages import say, spoken, term
+from rules.knowledge.messages import Phrase, say, term
 from rules.knowledge.rulebook import Rulebook
 from rules.market import Market, Markets, representative_rentals
 from rules.named import NamedContext, card_memory, named_cards, sold_alone
@@ -69,7 +69,7 @@ class _Stages:
     terms: Terms
     sizing: Sizing
     configs: tuple[Configuration, ...]
-    excluded: tuple[Excluded, ...]
+    excluded: tuple[Left, ...]
 
 
 class Advisor:
@@ -236,7 +236,7 @@ class Advisor:
         if not server.configs:
             return stages
         need, desk = f"{stages.job.need.gb:,.0f}", self.rulebook.one_machine.gpus_per_machine
-        said = say("rule.one_machine.no_desk", question.language, need=need, gpus=desk)
+        said = Phrase("rule.one_machine.no_desk", {"need": need, "gpus": desk})
         line = Keep("one-machine", lambda c: True, said, when="always")
         terms = dataclasses.replace(server.terms, keeps=(*server.terms.keeps, line))
         return dataclasses.replace(server, terms=terms)
@@ -289,7 +289,7 @@ class Advisor:
             terms,
             sizing,
             tuple(configs),
-            tuple(Excluded(e.gpu, e.rule, spoken(e.reason, question.language)) for e in excluded),
+            tuple(excluded),
         )
 
     def _objective(self, stages: _Stages) -> Objective:

@@ -16,7 +16,7 @@ import msgspec
 
 from rules.alternatives import ranked
 from rules.compare_line import HOLDING, speed_measure
-from rules.configurations import Configuration
+from rules.configurations import Configuration, Left
 from rules.contract.answer import (
     Answer,
     Excluded,
@@ -139,7 +139,7 @@ def _banded(value: float, error: float, unit: SpeedUnit, users: int | None = Non
     return Speed(value, value * (1 - error), value * (1 + error), unit, users)
 
 
-def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequence[Excluded]) -> Answer:
+def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequence[Left]) -> Answer:
     """The answer to a question to buy (or fit): the picks, the alternatives and why."""
     order = shown(choice, made.question.objective == "cheapest")
     ranked_count = len(order) - len(choice.alternatives)
@@ -151,7 +151,8 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
     said, summary, suggestions = verdict(made, choice, picks)
     summary = fit_first(summary, made.named, made.intent, made.question.card_memory_gb)
     left_out = explained.excluded(list(excluded)) if choice.top is not None else list(excluded)
-    words = _said(made, summary, suggestions, choice.notes)
+    shown_out = sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]
+    words = _said(made, summary, suggestions, choice.notes, shown_out)
     findings = (
         explained.part("asker") + explained.part("kept") + explained.part("plan") + explained.part("need")
     )
@@ -177,7 +178,7 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
             alternatives=dict(alternatives),
             findings=unique(findings),
             warnings=warnings,
-            excluded=tuple(sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]),
+            excluded=words.excluded,
             rent_vs_buy=made.rent,
             suggestions=words.suggestions,
             named=made.named,
@@ -192,11 +193,14 @@ class _Words(NamedTuple):
     suggestions: tuple[str, ...]
     notes: list[Finding]
     need: MemoryNeed
+    excluded: tuple[Excluded, ...]
 
 
-def _said(made: Made, summary: Text, suggestions: Sequence[Text], notes: Sequence[Note]) -> _Words:
+def _said(
+    made: Made, summary: Text, suggestions: Sequence[Text], notes: Sequence[Note], left: Sequence[Left] = ()
+) -> _Words:
     """The answer's words said once, in the asker's language: the summary, what would work, the choice's
-    notes and how the memory need was counted."""
+    notes, how the memory need was counted and why the cards shown as left out were."""
     need, job, lang = made.job.need, made.job, made.language
     return _Words(
         spoken(summary, lang),
@@ -210,6 +214,7 @@ def _said(made: Made, summary: Text, suggestions: Sequence[Text], notes: Sequenc
             tuple(spoken(said, lang) for said in job.assumptions),
             need.parts,
         ),
+        tuple(Excluded(e.gpu, e.rule, spoken(e.reason, lang)) for e in left),
     )
 
 

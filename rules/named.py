@@ -17,10 +17,10 @@ from msgspec.structs import replace as with_changes
 from rules.contract.answer import NamedCard, NamedPrice
 from rules.contract.values import PRECISIONS
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
-from rules.knowledge.messages import Joined, count_word, say, spare_text, spoken, term
+from rules.knowledge.messages import Counted, Joined, Phrase, Term, Text, spare_text, spoken
 from rules.money import BUDGET_SLACK, dated_words
 from rules.need import Need
-from rules.render.figures import memory_text
+from rules.render.figures import memory_words
 
 if TYPE_CHECKING:
     from rules.configurations import Sizing
@@ -61,34 +61,38 @@ def named_cards(ctx: NamedContext) -> tuple[NamedCard, ...]:
     for offer in ctx.market.offers:
         if offer.condition == "new" or question.used_ok or offer.gpu.id not in priced:
             priced[offer.gpu.id] = offer
-    entries = []
-    for asked in names:
-        owned = asked == question.owned_gpu and asked not in question.compare
-        entries.append(_named_one(ctx, asked, priced, owned))
-    return tuple(entries)
+    drafts = [
+        _named_one(ctx, asked, priced, asked == question.owned_gpu and asked not in question.compare)
+        for asked in names
+    ]
+    lang = ctx.language
+    return tuple(NamedCard(**{**draft, "reason": spoken(draft["reason"], lang)}) for draft in drafts)
 
 
-def _named_one(ctx: NamedContext, asked: str, priced: dict[str, Offer], owned: bool) -> NamedCard:
+Draft = dict[str, Any]  # a named card's fields, its reason still words to be said
+
+
+def _named_one(ctx: NamedContext, asked: str, priced: dict[str, Offer], owned: bool) -> Draft:
     found = ctx.catalog.resolve(asked)
-    gpu, lang, mine = found.gpu, ctx.language, True if owned else UNSET
+    gpu, mine = found.gpu, True if owned else UNSET
     if gpu is None and asked in ctx.rentable:
-        return NamedCard(
-            asked=asked,
-            gpu=None,
-            name=asked,
-            status="compared",
-            reason=say("named.rented_only", lang, name=asked),
-            owned=mine,
-        )
+        return {
+            "asked": asked,
+            "gpu": None,
+            "name": asked,
+            "status": "compared",
+            "reason": Phrase("named.rented_only", {"name": asked}),
+            "owned": mine,
+        }
     if gpu is None:
-        return NamedCard(
-            asked=asked,
-            gpu=None,
-            name=asked,
-            status="not-in-catalog",
-            reason=say("named.not_in_catalog", lang, name=asked, date=ctx.market.as_of.isoformat()),
-            owned=mine,
-        )
+        return {
+            "asked": asked,
+            "gpu": None,
+            "name": asked,
+            "status": "not-in-catalog",
+            "reason": Phrase("named.not_in_catalog", {"name": asked, "date": ctx.market.as_of.isoformat()}),
+            "owned": mine,
+        }
     card: dict[str, Any] = {
         "asked": asked,
         "gpu": gpu.id,
@@ -100,24 +104,25 @@ def _named_one(ctx: NamedContext, asked: str, priced: dict[str, Offer], owned: b
         "owned": mine,
     }
     if gpu.released > ctx.market.as_of:
-        return NamedCard(
-            **card,
+        return dict(
+            card,
             status="not-released",
-            reason=say(
+            reason=Phrase(
                 "named.not_released",
-                lang,
-                name=gpu.name,
-                released=gpu.released.isoformat(),
-                date=ctx.market.as_of.isoformat(),
+                {
+                    "name": gpu.name,
+                    "released": gpu.released.isoformat(),
+                    "date": ctx.market.as_of.isoformat(),
+                },
             ),
         )
     return _judged(ctx, gpu, card, priced.get(gpu.id))
 
 
-def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | None) -> NamedCard:
+def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | None) -> Draft:
     """A released card: does it hold the job at the count asked (else how many would), how fast, at what
     price."""
-    question, sizing, lang = ctx.question, ctx.sizing, ctx.language
+    question, sizing = ctx.question, ctx.sizing
     count = question.count_of(card["asked"]) or max(question.gpus, 1)  # "2x 3090 vs a 5090": each its own
     if gpu.withdrawn is not None and gpu.withdrawn <= ctx.market.as_of:
         card["withdrawn"] = gpu.withdrawn.isoformat()
@@ -134,43 +139,41 @@ def _judged(ctx: NamedContext, gpu: Gpu, card: dict[str, Any], offer: Offer | No
     card["tokens_per_second"] = round(tps, 1) if tps else UNSET
     built = enough or count
     refused = sizing.build(gpu, built) if built > 1 else None
-    unbuildable = say("named.refused", lang, count=built, name=gpu.name, why=refused) if refused else ""
+    unbuildable: Text = (
+        Phrase("named.refused", {"count": built, "name": gpu.name, "why": refused}) if refused else ""
+    )
     sibling = _buildable_form(ctx, gpu, built) if refused else None
     if sibling is not None:  # the Max-Q or Server Edition of an open-air workstation card
         card["built_as"] = sibling.name
-        unbuildable += say("named.built_as", lang, count=built, name=sibling.name)
+        unbuildable += Phrase("named.built_as", {"count": built, "name": sibling.name})
     if offer is not None:
         card["price"] = NamedPrice(round(offer.unit_usd, 2), offer.point.seen.isoformat(), offer.point.kind)
-    cards = {
+    cards: dict[str, Text] = {
         "need": _need_text(ctx),
-        "count": count_word(count, lang),
+        "count": Counted(count),
         "gb": f"{gpu.memory_gb:g}",
         "name": gpu.name,
     }
     if not fit.fits:
         return _not_held(ctx, gpu, card, (count, enough, fit.sharded), cards, unbuildable)
-    speed = say(
-        "named.speed", lang, relative=f"{card['relative_performance']:.2f}", reference=ctx.reference.name
-    ) + (", " + say("pick.tokens", lang, tokens=f"{tps:.0f}") if tps else "")
+    speed = Phrase(
+        "named.speed", {"relative": f"{card['relative_performance']:.2f}", "reference": ctx.reference.name}
+    ) + (Joined((", ", Phrase("pick.tokens", {"tokens": f"{tps:.0f}"}))) if tps else "")
     unpriced = "" if offer is not None else _unpriced(ctx, gpu)
     if question.model or question.params_b or question.memory_gb:  # a fit question: the fit is the answer
-        holds = say("named.holds" if count == 1 else "named.hold", lang, **cards)
+        holds: Text = Phrase("named.holds" if count == 1 else "named.hold", {**cards})
         if fit.headroom < ctx.rulebook.memory_fit.tight_headroom:  # nothing to spare: "only just", not "yes"
             card["spare"] = round(max(fit.headroom, 0.0), 3)
-            holds += say("named.only_just", lang, spare=spare_text(card["spare"]))
-        return NamedCard(
-            **card,
-            status="fits",
-            reason=f"{holds} ({speed}{'; ' + unpriced if unpriced else ''}){unbuildable}",
-        )
+            holds += Phrase("named.only_just", {"spare": spare_text(card["spare"])})
+        priced_said: Text = Joined(("; ", unpriced)) if unpriced else ""
+        return dict(card, status="fits", reason=Joined((holds, " (", speed, priced_said, ")", unbuildable)))
     room = _room(ctx, gpu.memory_gb, count)
     if offer is None:
-        return NamedCard(
-            **card, status="no-current-price", reason=f"{gpu.name}: {unpriced}; {speed}{room}{unbuildable}"
-        )
-    memory = memory_text(gpu.memory_gb, lang)
-    reason = f"{gpu.name}: {speed}, {memory}{room}{_priced(ctx, offer, count)}{unbuildable}"
-    return NamedCard(**card, status="compared", reason=reason)
+        reason = Joined((gpu.name, ": ", unpriced, "; ", speed, room, unbuildable))
+        return dict(card, status="no-current-price", reason=reason)
+    memory = memory_words(gpu.memory_gb)
+    reason = Joined((gpu.name, ": ", speed, ", ", memory, room, _priced(ctx, offer, count), unbuildable))
+    return dict(card, status="compared", reason=reason)
 
 
 def _not_held(
@@ -178,33 +181,33 @@ def _not_held(
     gpu: Gpu,
     card: dict[str, Any],
     counts: tuple[int, int | None, bool],
-    cards: dict[str, str],
-    unbuildable: str,
-) -> NamedCard:
+    cards: dict[str, Text],
+    unbuildable: Text,
+) -> Draft:
     """A card that does not hold the job at the count asked (``counts``: asked, enough, sharded): how many
     would, the lower precision one card holds where the engine chose it, and for a mixture of experts run
     by llama.cpp that its experts can stay in system RAM (--cpu-moe / --n-cpu-moe, 2025-08)."""
     count, enough, sharded = counts
-    lang, job = ctx.language, ctx.sizing.job
+    job = ctx.sizing.job
     many = (
-        say("named.enough", lang, count=count_word(enough, lang))
+        Phrase("named.enough", {"count": Counted(enough)})
         if enough
-        else (say("named.not_even_eight", lang) if count < 8 and sharded and not gpu.unified_memory else "")
+        else (Phrase("named.not_even_eight") if count < 8 and sharded and not gpu.unified_memory else "")
     )
     lower = held_lower(ctx.asked, ctx.rulebook, job, gpu.memory_gb) if count == 1 else None
-    held = ""
+    held: Text = ""
     if lower is not None:
         card["at_lower"], card["at_lower_gb"] = lower.precision, round(lower.gb, 1)
         if lower.offloaded:
             card["offloaded"] = True
         key = "named.held_offloaded" if lower.offloaded else "named.held_lower"
-        held = say(key, lang, precision=lower.precision, gb=f"{lower.gb:.0f}")
+        held = Phrase(key, {"precision": lower.precision, "gb": f"{lower.gb:.0f}"})
     if job.experts_in_ram and not gpu.unified_memory:  # a unified-memory computer has no other RAM to use
         card["experts_in_ram"] = True
-        held += say("named.moe_offload", lang)
+        held += Phrase("named.moe_offload")
     key = "named.does_not_hold" if count == 1 else "named.do_not_hold"
-    reason = say(key, lang, many=many, **cards) + held + unbuildable
-    return NamedCard(**card, status="does-not-fit", reason=reason)
+    reason = Phrase(key, {"many": many, **cards}) + held + unbuildable
+    return dict(card, status="does-not-fit", reason=reason)
 
 
 def _buildable_form(ctx: NamedContext, gpu: Gpu, count: int) -> Gpu | None:
@@ -215,48 +218,48 @@ def _buildable_form(ctx: NamedContext, gpu: Gpu, count: int) -> Gpu | None:
     return next((g for g in forms if g.released <= as_of and not ctx.sizing.build(g, count)), None)
 
 
-def _unpriced(ctx: NamedContext, gpu: Gpu) -> str:
+def _unpriced(ctx: NamedContext, gpu: Gpu) -> Text:
     """Why a named card has no current price: its last price seen and when, or that none was ever known."""
     last = ctx.pricing.last_known(gpu)
     if not last:
-        return say("named.no_price", ctx.language)
-    return say(
+        return Phrase("named.no_price")
+    return Phrase(
         "named.last_seen",
-        ctx.language,
-        date=last.seen.isoformat(),
-        price=ctx.pricing.text(last.price_usd, last),
-        kind=term("price.kind", last.kind, ctx.language),
+        {
+            "date": last.seen.isoformat(),
+            "price": ctx.pricing.text(last.price_usd, last),
+            "kind": Term("price.kind", last.kind),
+        },
     )
 
 
-def _priced(ctx: NamedContext, offer: Offer, count: int) -> str:
+def _priced(ctx: NamedContext, offer: Offer, count: int) -> Text:
     """ "; 2,550 USD (new), 50 USD over the budget": a named card's price is half of what the asker weighs; an
     aged, estimated or quoted one says what it is and how old, as the picks' prices do."""
     question, pricing = ctx.question, ctx.pricing
     total = offer.unit_usd * count
     money = pricing.money(total, offer.point)
-    kind = term("price.kind", offer.point.kind, question.language)
+    kind: Text = Term("price.kind", offer.point.kind)
     if money.age_months is not None or money.estimate or money.kind == "quote":  # never shown as today's
-        kind = spoken(Joined(dated_words(money), ", "), question.language)
-    text = say(
+        kind = Joined(dated_words(money), ", ")
+    text: Text = Phrase(
         "named.price",
-        question.language,
-        count=f"{count} × " if count > 1 else "",
-        amount=f"{money.amount:,.0f}",
-        currency=money.currency,
-        kind=kind,
+        {
+            "count": f"{count} × " if count > 1 else "",
+            "amount": f"{money.amount:,.0f}",
+            "currency": money.currency,
+            "kind": kind,
+        },
     )
     if question.budget and total > pricing.to_usd(question.budget) * BUDGET_SLACK:
-        text += say(
+        text += Phrase(
             "named.over_budget",
-            question.language,
-            over=f"{money.amount - question.budget:,.0f}",
-            currency=money.currency,
+            {"over": f"{money.amount - question.budget:,.0f}", "currency": money.currency},
         )
     return text
 
 
-def _room(ctx: NamedContext, memory_gb: float, count: int) -> str:
+def _room(ctx: NamedContext, memory_gb: float, count: int) -> Text:
     """For an LLM compare with no model named, the largest dense model the cards hold: speed alone hides the
     trade people weigh (an RTX 5090 is faster; a 128 GB DGX Spark holds models the 5090 cannot)."""
     question = ctx.question
@@ -266,14 +269,14 @@ def _room(ctx: NamedContext, memory_gb: float, count: int) -> str:
     if largest is None:
         return ""
     job = job_for(question.refined(params_b=largest), ctx.rulebook)
-    lang = question.language
-    return say(
+    return Phrase(
         "named.room",
-        lang,
-        params=f"{largest:g}",
-        precision=term("precision", job.precision, lang),
-        method=term("method", METHOD_NAMES[job.method], lang),
-        context=f"{job.context_tokens:,}",
+        {
+            "params": f"{largest:g}",
+            "precision": Term("precision", job.precision),
+            "method": Term("method", METHOD_NAMES[job.method]),
+            "context": f"{job.context_tokens:,}",
+        },
     )
 
 
@@ -306,20 +309,22 @@ def card_memory(
     fit = sizing.fit(gb, count)
     lang = question.language
     cards = (
-        say("fit.cards", lang, count=count, gb=f"{gb:g}")
+        Phrase("fit.cards", {"count": count, "gb": f"{gb:g}"})
         if count > 1
-        else say("fit.one_card", lang, gb=f"{gb:g}")
+        else Phrase("fit.one_card", {"gb": f"{gb:g}"})
     )
-    verdict = say(("fit.holds" if fit.fits else "fit.does_not_hold") + ("_many" if count > 1 else ""), lang)
+    verdict = Phrase(("fit.holds" if fit.fits else "fit.does_not_hold") + ("_many" if count > 1 else ""))
     held = None if fit.fits or count > 1 else held_lower(asked, rulebook, sizing.job, gb)
+    reason = Phrase("fit.card_memory", {"cards": cards, "verdict": verdict, "reason": fit.said}) + (
+        "" if fit.fits else _at_lower_precisions(asked, rulebook)
+    )
     return (
         NamedCard(
             asked=f"{gb:g} GB",
             gpu=None,
-            name=cards,
+            name=spoken(cards, lang),
             status="fits" if fit.fits else "does-not-fit",
-            reason=say("fit.card_memory", lang, cards=cards, verdict=verdict, reason=fit.said)
-            + ("" if fit.fits else _at_lower_precisions(asked, rulebook)),
+            reason=spoken(reason, lang),
             at_lower=held.precision if held else UNSET,
             at_lower_gb=round(held.gb, 1) if held else UNSET,
             offloaded=True if held and held.offloaded else UNSET,
@@ -327,14 +332,14 @@ def card_memory(
     )
 
 
-def _at_lower_precisions(question: Question, rulebook: Rulebook) -> str:
+def _at_lower_precisions(question: Question, rulebook: Rulebook) -> Text:
     """ "; at 8-bit it needs about 15 GB; at 4-bit it needs about 9 GB", for a model run at a precision the
     question as asked left to the engine."""
     said = [
-        say("verdict.at_precision", question.language, precision=p, gb=f"{need.gb:.0f}")
+        Phrase("verdict.at_precision", {"precision": p, "gb": f"{need.gb:.0f}"})
         for p, need in _lower_needs(question, rulebook)
     ]
-    return "".join(f"; {s}" for s in said)
+    return Joined(tuple(Joined(("; ", s)) for s in said))
 
 
 def _lower_needs(question: Question, rulebook: Rulebook) -> list[tuple[str, Need]]:
@@ -379,21 +384,22 @@ def held_lower(question: Question, rulebook: Rulebook, job: Job, memory_gb: floa
     return HeldLower(precision, need.gb, True) if resident <= card_gb else None
 
 
-def _need_text(ctx: NamedContext) -> str:
-    question, lang = ctx.question, ctx.language
+def _need_text(ctx: NamedContext) -> Text:
+    question = ctx.question
     job = job_for(question, ctx.rulebook)
-    what = (
+    what: Text = (
         job.model.name
         if job.model
-        else (f"{question.params_b:g}B" if question.params_b else say("named.the_job", lang))
+        else (f"{question.params_b:g}B" if question.params_b else Phrase("named.the_job"))
     )
-    return say(
+    return Phrase(
         "named.need",
-        lang,
-        what=what,
-        method=term("method", job.method, lang),
-        precision=(question.weight_format if job.method == "inference" else None) or job.precision,
-        gb=f"{job.need.gb:.0f}",
+        {
+            "what": what,
+            "method": Term("method", job.method),
+            "precision": (question.weight_format if job.method == "inference" else None) or job.precision,
+            "gb": f"{job.need.gb:.0f}",
+        },
     )
 
 

@@ -10,7 +10,8 @@ which is also the order their lines take within each part.
 
 from __future__ import annotations
 
-from rules.contract.answer import Excluded, Finding
+from rules.configurations import Left
+from rules.contract.answer import Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines
 from rules.explain.hardware import HARDWARE
 from rules.explain.memory import MEMORY
@@ -88,7 +89,7 @@ class Explained:
             if lines.named and (line := lines.named[index]) is not None
         ]
 
-    def excluded(self, excluded: list[Excluded]) -> list[Excluded]:
+    def excluded(self, excluded: list[Left]) -> list[Left]:
         """The cards left out worth naming, as the rules that speak of them say (rule ``memory-caveat``)."""
         for lines in self._lines:
             if lines.left_out is not None:

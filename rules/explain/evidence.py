@@ -6,12 +6,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rules.contract.answer import Excluded, Finding, NamedCard
+from rules.contract.answer import Finding, NamedCard
 from rules.knowledge.messages import Text, say, spoken
 
 if TYPE_CHECKING:
     from rules.asker import Asker
-    from rules.configurations import Configuration, Sizing
+    from rules.configurations import Configuration, Left, Sizing
     from rules.contract.question import Question
     from rules.job import Job
     from rules.knowledge import Gpu, Rulebook
@@ -41,7 +41,7 @@ class Evidence:
     choice: Choice | None  # None: the named cards side by side
     shown: tuple[Configuration, ...]  # the configurations the answer shows as picks, in order
     named: tuple[NamedCard, ...]
-    excluded: tuple[Excluded, ...]  # cards no allowed count of which holds the job
+    excluded: tuple[Left, ...]  # cards no allowed count of which holds the job
     cheaper: Callable[[str], bool]  # is this card cheaper than the top pick?
     pricing: Pricing  # the answer's: an amount a finding names is in the asker's currency
 
@@ -67,9 +67,7 @@ class Lines:
     choice: tuple[Finding, ...] = ()  # the choice made
     cards: tuple[tuple[Finding, ...], ...] = ()  # one entry per configuration shown (empty: nothing to say)
     named: tuple[Finding | None, ...] = ()  # one entry per card named (empty: nothing to say)
-    left_out: tuple[Excluded, ...] | None = (
-        None  # the cards left out worth naming, where the rule decides them
-    )
+    left_out: tuple[Left, ...] | None = None  # the cards left out worth naming, where the rule decides them
 
 
 RuleLines = Callable[[Evidence], Lines]

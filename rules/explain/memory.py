@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from rules.configurations import Configuration
-from rules.contract.answer import Excluded, Finding
+from rules.configurations import Configuration, Left
+from rules.contract.answer import Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines, each
 from rules.job import POOLING, term_key
 from rules.knowledge.messages import Phrase, spare_text
@@ -212,9 +212,7 @@ def memory_caveat(evidence: Evidence) -> Lines:
     if evidence.choice is None or evidence.choice.top is None:
         return Lines()
     kept = [e for e in evidence.excluded if e.rule != "memory-fit" or evidence.cheaper(e.gpu)]
-    relabelled = tuple(
-        Excluded(e.gpu, "memory-caveat", e.reason) if e.rule == "memory-fit" else e for e in kept
-    )
+    relabelled = tuple(Left(e.gpu, "memory-caveat", e.reason) if e.rule == "memory-fit" else e for e in kept)
     return Lines(left_out=relabelled)
 
 
