@@ -70,6 +70,7 @@ class _Stages:
     sizing: Sizing
     configs: tuple[Configuration, ...]
     excluded: tuple[Left, ...]
+    pricing: Pricing  # the market's prices in the asker's currency, new only or also used as asked
 
 
 class Advisor:
@@ -106,7 +107,7 @@ class Advisor:
     def _answer(self, question: Question, intent: str, as_of: date) -> Answer:
         stages = self._sized(settled(self._placed(question), self.rulebook), as_of)
         asked, question, market, sizing = question, stages.question, stages.market, stages.sizing
-        pricing = market.pricing(question.currency, question.used_ok)
+        pricing = stages.pricing
         rentable = frozenset(name for name in question.compare if tpu_named(self.catalog, name) is not None)
         judged = NamedContext(question, market, pricing, sizing, self.catalog, self.rulebook, self.reference,
                               rentable, asked)  # fmt: skip
@@ -253,7 +254,8 @@ class Advisor:
         floors = tuple(p.min_memory_gb for p in asker.personas if p.min_memory_gb)
         job = job_for(question, self.rulebook, floors)
         work = workload_key(question.workload, question.task)
-        plain = job.compute_precision
+        days = (self.rulebook.persona_already_own.seed_date, as_of) if owned is not None else ()
+        midrange = {day: self._midrange(day, work, job.compute_precision) for day in days}
         terms = terms_for(
             TermsContext(
                 question,
@@ -264,7 +266,7 @@ class Advisor:
                 self.performance,
                 work,
                 self.catalog.gpu,
-                lambda day: self._midrange(day, work, plain),
+                midrange,
             )
         )
         largest = market.largest_gb(question.setting)
@@ -290,6 +292,7 @@ class Advisor:
             sizing,
             tuple(configs),
             tuple(excluded),
+            pricing,
         )
 
     def _objective(self, stages: _Stages) -> Objective:
@@ -303,7 +306,7 @@ class Advisor:
             terms.floor,
             terms.threshold,
             used_ok,
-            stages.market.pricing(question.currency, question.used_ok),
+            stages.pricing,
             terms.headline,
             terms.used.used_over,
             question.objective == "cheapest",
@@ -351,7 +354,7 @@ class Advisor:
                     entry.status,
                 )
             )
-        pricing = stages.market.pricing(question.currency, question.used_ok)
+        pricing = stages.pricing
         top = max((c for c, _ in configs), key=lambda c: (c.relative, c.gpu.id)) if configs else None
         rent = (
             self.renting.rent_or_buy(stages.market, question, pricing, sizing, top)
@@ -371,7 +374,7 @@ class Advisor:
             stages.as_of,
             stages.asker,
             stages.job,
-            stages.market.pricing(question.currency, question.used_ok),
+            stages.pricing,
             stages.terms,
             self.rulebook,
             self.performance,
@@ -409,7 +412,7 @@ class Advisor:
             named,
             stages.excluded,
             cheaper,
-            stages.market.pricing(stages.question.currency, stages.question.used_ok),
+            stages.pricing,
         )
 
     def _with_adapters(self, question: Question, intent: str, today: date | None, answer: Answer) -> Answer:

@@ -176,7 +176,10 @@ class TermsContext:
     performance: PerformanceModel
     work: str
     gpu: Callable[[str], Gpu]
-    midrange: Callable[[date], float]  # the market's mid-range speed on a date, at the job's precision
+    midrange: Mapping[
+        date, float
+    ]  # the market's mid-range speed at the job's precision: at the seed's date and
+    # the question's, where the asker owns a card
 
     def speed(self, gpu: Gpu) -> float:
         return self.performance.relative(gpu, self.work, self.job.compute_precision)
@@ -424,7 +427,7 @@ def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | No
     if ctx.question.workload in params.unless_workloads or (floor is not None and owned.memory_gb < floor.gb):
         return None
     mine = ctx.speed(owned)
-    then, now = ctx.midrange(params.seed_date), ctx.midrange(ctx.as_of)
+    then, now = ctx.midrange[params.seed_date], ctx.midrange[ctx.as_of]
     threshold = ctx.speed(ctx.gpu(params.threshold_gpu)) / then
     if mine < threshold * now:
         return None
