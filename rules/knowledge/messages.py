@@ -19,7 +19,6 @@ from rules.knowledge.templates import DEFAULT_LANGUAGE, Messages
 
 __all__ = [
     "DEFAULT_LANGUAGE",
-    "Article",
     "Basis",
     "Cased",
     "Cited",
@@ -113,13 +112,6 @@ class Counted(_Unsaid):
 
 
 @dataclass(frozen=True)
-class Article(_Unsaid):
-    """The word before a name where the language has articles (:func:`article`)."""
-
-    name: str
-
-
-@dataclass(frozen=True)
 class Basis(_Unsaid):
     """An answer's performance basis in the asker's language (:func:`basis`)."""
 
@@ -134,9 +126,9 @@ class Joined(_Unsaid):
     between: str = ""
 
 
-Text: TypeAlias = "str | Phrase | Term | Cited | Grouped | Cased | Counted | Article | Basis | Joined"
+Text: TypeAlias = "str | Phrase | Term | Cited | Grouped | Cased | Counted | Basis | Joined"
 """Words a stage hands on: plain (a name, a figure) or to be said in the asker's language."""
-_UNSAID = (Phrase, Term, Cited, Grouped, Cased, Counted, Article, Basis, Joined)
+_UNSAID = (Phrase, Term, Cited, Grouped, Cased, Counted, Basis, Joined)
 
 
 def spoken(text: Text, language: str | None = None) -> str:
@@ -153,7 +145,7 @@ def spoken(text: Text, language: str | None = None) -> str:
     return _spoken_word(text, language)
 
 
-def _spoken_word(text: Term | Cited | Grouped | Counted | Article | Basis, language: str | None) -> str:
+def _spoken_word(text: Term | Cited | Grouped | Counted | Basis, language: str | None) -> str:
     if isinstance(text, Term):
         return term(text.group, text.word, language)
     if isinstance(text, Cited):
@@ -162,8 +154,6 @@ def _spoken_word(text: Term | Cited | Grouped | Counted | Article | Basis, langu
         return grouped(text.text, language)
     if isinstance(text, Counted):
         return count_word(text.count, language)
-    if isinstance(text, Article):
-        return article(text.name, language)
     return basis(text.text, language)
 
 
