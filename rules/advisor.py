@@ -255,7 +255,8 @@ class Advisor:
         job = job_for(question, self.rulebook, floors)
         work = workload_key(question.workload, question.task)
         days = (self.rulebook.persona_already_own.seed_date, as_of) if owned is not None else ()
-        midrange = {day: self._midrange(day, work, job.compute_precision) for day in days}
+        speed = partial(self.performance.relative, workload=work, precision=job.compute_precision)
+        midrange = {day: self.markets.on(day).midrange(speed) for day in days}
         terms = terms_for(
             TermsContext(
                 question,
@@ -476,15 +477,6 @@ class Advisor:
                 )
             )
         return tuple(sorted(rows, key=lambda r: (-r.relative_performance, r.gpu)))
-
-    def _midrange(self, day: date, work: str, precision: str) -> float:
-        """Median speed of the new desktop cards on sale on the date: the market's mid-range."""
-        speeds = sorted(
-            self.performance.relative(o.gpu, work, precision)
-            for o in self.markets.on(day).offers
-            if o.condition == "new" and not o.gpu.server_only
-        )
-        return speeds[len(speeds) // 2] if speeds else 1.0
 
     @staticmethod
     def _cheaper(market: Market, used_ok: bool, gpu_id: str, top: Configuration) -> bool:

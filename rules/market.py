@@ -132,6 +132,11 @@ class Market:
         """Prices on the date in ``currency``, new only or also used."""
         return Pricing.for_question(self.catalog, self.as_of, currency, used_ok, self.rulebook)
 
+    def midrange(self, speed: Callable[[Gpu], float]) -> float:
+        """The median ``speed`` of the new desktop cards on sale: the market's mid-range."""
+        speeds = sorted(speed(o.gpu) for o in self.offers if o.condition == "new" and not o.gpu.server_only)
+        return speeds[len(speeds) // 2] if speeds else 1.0
+
     def best_price(self, gpu: Gpu, used_ok: bool) -> PricePoint | None:
         """The cheapest current price of ``gpu`` (new, or also used): ``Pricing.best_price`` looked up once a
         day."""

@@ -176,10 +176,8 @@ class TermsContext:
     performance: PerformanceModel
     work: str
     gpu: Callable[[str], Gpu]
-    midrange: Mapping[
-        date, float
-    ]  # the market's mid-range speed at the job's precision: at the seed's date and
-    # the question's, where the asker owns a card
+    # the market's mid-range speed at the job's precision on the seed's date and the question's (an owner's)
+    midrange: Mapping[date, float]
 
     def speed(self, gpu: Gpu) -> float:
         return self.performance.relative(gpu, self.work, self.job.compute_precision)
