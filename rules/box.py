@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rules.knowledge.messages import Phrase, say
+from rules.knowledge.messages import Phrase
 
 if TYPE_CHECKING:
     from rules.contract.question import Question
@@ -27,7 +27,7 @@ def build_slots(rulebook: Rulebook, gpu: Gpu, count: int) -> float | None:
     return gpu.slots
 
 
-def too_wide_reason(rulebook: Rulebook, question: Question, gpu: Gpu, count: int) -> str | None:
+def too_wide_reason(rulebook: Rulebook, question: Question, gpu: Gpu, count: int) -> Phrase | None:
     """Why ``count`` of ``gpu`` take more slots than the box has (rule ``power-and-slots``);
     None when they fit."""
     power = rulebook.power_and_slots
@@ -39,13 +39,8 @@ def too_wide_reason(rulebook: Rulebook, question: Question, gpu: Gpu, count: int
     )
     slots = build_slots(rulebook, gpu, count)
     if slots and slots * count > most:
-        return say(
-            message,
-            question.language,
-            count=count,
-            slots=f"{slots:g}",
-            total=f"{slots * count:g}",
-            max_slots=most,
+        return Phrase(
+            message, {"count": count, "slots": f"{slots:g}", "total": f"{slots * count:g}", "max_slots": most}
         )
     return None
 

@@ -156,7 +156,7 @@ def power_and_slots(evidence: Evidence) -> Lines:
             said = evidence.say(key, count=c.count, platform=platform)
             found.append(Finding("power-and-slots", "applied", said))  # applied: it is in the price
         if why := too_wide_reason(evidence.rulebook, evidence.question, c.gpu, c.count):
-            found.append(Finding("power-and-slots", "warning", why))
+            found.append(Finding("power-and-slots", "warning", evidence.spoken(why)))
         return found
 
     return Lines(cards=each(evidence, card))
