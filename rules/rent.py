@@ -13,9 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING
-
-from msgspec.structs import replace as with_changes
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from rules.contract.answer import RentOffer, RentOption, RentVsBuy, RentYear
 from rules.knowledge.messages import Phrase, Text, spoken
@@ -25,9 +23,9 @@ from rules.money import Pricing
 if TYPE_CHECKING:
     from rules.configurations import Configuration, Sizing
     from rules.contract.question import Question
-    from rules.knowledge import Catalog, CloudOffer, Gpu, Rulebook
+    from rules.knowledge import Catalog, Gpu, Rulebook
 
-__all__ = ["Renting", "break_even", "named_units", "power_usd_per_hour", "tpu_chips", "tpu_named"]
+__all__ = ["Renting", "named_units", "power_usd_per_hour", "tpu_chips", "tpu_named"]
 
 
 @dataclass(frozen=True)
@@ -72,17 +70,13 @@ class Renting:
         best_tpu = next((r for r in value if isinstance(r.unit, TpuChip)), None)
         shown = [chosen] + [r for r in usable if r.unit.id in named] + [r for r in (best_gpu, best_tpu) if r]
         hours, assumed = self.hours_per_week(question)
-        listed = _unique(shown)
-        options = tuple(_line(r, speed[r.unit.id], count, hours, pricing, r.unit.id in named) for r in listed)
-        if top is None or unlisted is not None:
-            result, reason = _rent_only(self.rulebook, pricing, chosen, count, hours, options)
-            if unlisted is not None:  # never a break-even against another card's listing
-                reason = Phrase("rent.unlisted", {"name": unlisted.name, "instead": reason})
+        listed = tuple((r, speed[r.unit.id], r.unit.id in named) for r in _unique(shown))
+        if top is None or unlisted is not None:  # never a break-even against another card's listing
+            weighed = _rent_only(self.rulebook, chosen, count, hours)
         else:
-            result, reason = break_even(self.rulebook, pricing, chosen, top, hours, self.electricity)
-            result = with_changes(result, options=options)
-        reason = Phrase("rent.reason", {"reason": reason, "basis": _basis(chosen), "assumed": assumed})
-        return _said(result, tuple(_basis(r) for r in listed), _basis(chosen), reason, question.language)
+            weighed = _break_even(self.rulebook, chosen, top, hours, self.electricity)
+        said = _Said(unlisted.name if unlisted is not None else None, assumed, question.language)
+        return _finished(weighed, listed, said, pricing)
 
     def _holding(
         self, market: Market, question: Question, sizing: Sizing, named: frozenset[str], count: int
@@ -134,15 +128,6 @@ def _basis(rental: Rental) -> Phrase:
     if rental.providers == 1:
         return Phrase("rent.only_provider", {"provider": rental.offer.provider})
     return Phrase("rent.quartile", {"provider": rental.offer.provider, "providers": rental.providers})
-
-
-def _said(
-    result: RentVsBuy, bases: tuple[Phrase, ...], chosen: Phrase, reason: Text, language: str | None
-) -> RentVsBuy:
-    """The comparison said: why, in the asker's language; how each offer was chosen, in the API's English."""
-    options = tuple(with_changes(o, basis=spoken(b)) for o, b in zip(result.options, bases, strict=True))
-    offer = with_changes(result.offer, basis=spoken(chosen))
-    return with_changes(result, offer=offer, options=options, reason=spoken(reason, language))
 
 
 def tpu_chips(catalog: Catalog) -> dict[str, TpuChip]:
@@ -200,122 +185,65 @@ def _unique(rentals: list[Rental]) -> list[Rental]:
     return list(first.values())
 
 
-def _line(
-    rental: Rental, relative: float, count: int, hours: float, pricing: Pricing, named: bool
-) -> RentOption:
-    """One rental option: what, where, per hour (on demand and spot), speed and a year at ``hours`` a week."""
-    offer, per_hour = rental.offer, rental.per_unit_usd * count
-    spot = offer.spot_per_hour / offer.count * count if offer.spot_per_hour else None
-    return RentOption(
-        kind="tpu" if isinstance(rental.unit, TpuChip) else "gpu",
-        id=rental.unit.id,
-        name=rental.unit.name,
-        provider=offer.provider,
-        instance=offer.instance,
-        accelerator=offer.accelerator,
-        count=count,
-        per_hour=pricing.money(per_hour),
-        spot_per_hour=pricing.money(spot) if spot else None,
-        relative_performance=relative,
-        per_year=pricing.money(per_hour * hours * 52),
-        seen=offer.seen.isoformat(),
-        source=offer.source,
-        basis="",  # said with the comparison
-        named=named,
-    )
-
-
-def _rent_only(
-    rulebook: Rulebook,
-    pricing: Pricing,
-    rental: Rental,
-    count: int,
-    hours: float,
-    options: tuple[RentOption, ...],
-) -> tuple[RentVsBuy, Phrase]:
-    """Nothing to buy (none named can be, or none fits the budget): what renting costs over the rule's
-    years, and why."""
-    rent_usd = rental.per_unit_usd * count
-    years = tuple(
-        RentYear(y, round(hours * 52 * y), None, pricing.money(rent_usd * hours * 52 * y), "rent")
-        for y in rulebook.rent_vs_buy.years
-    )
-    per_year = pricing.money(rent_usd * hours * 52)
-    reason = Phrase(
-        "rent.only",
-        {
-            "count": count,
-            "name": rental.unit.name,
-            "price": f"{per_year.amount:,.0f}",
-            "currency": per_year.currency,
-            "hours": f"{hours:g}",
-        },
-    )
-    rented = RentVsBuy(
-        offer=_offer(rental.offer, count),
-        rent_per_hour=pricing.money(rent_usd),
-        own_power_per_hour=pricing.money(0.0),
-        break_even_hours=None,
-        hours_per_week=hours,
-        yearly=years,
-        cheaper="rent",
-        reason="",  # said with the comparison
-        options=options,
-    )
-    return rented, reason
-
-
-def _offer(offer: CloudOffer, count: int) -> RentOffer:
-    return RentOffer(
-        provider=offer.provider,
-        instance=offer.instance,
-        accelerator=offer.accelerator,
-        gpu=offer.gpu_id,
-        tpu=offer.tpu_id,
-        count=count,
-        seen=offer.seen.isoformat(),
-        source=offer.source,
-    )
-
-
 def power_usd_per_hour(tdp_w: float, count: int, system_power_w: float, usd_per_kwh: float) -> float:
     """What ``count`` cards of ``tdp_w`` and the machine around them cost in electricity an hour: the one
     sum behind rent vs buy, a bought card's share of a training run and a served model's year."""
     return (tdp_w * count + system_power_w) / 1000 * usd_per_kwh
 
 
-def break_even(
+@dataclass(frozen=True)
+class _Weighed:
+    """Renting ``count`` of a rental against buying the configuration (or nothing), in USD: the asker's
+    currency and language are applied once, by :func:`_finished`."""
+
+    rental: Rental
+    count: int
+    hours: float  # a week
+    rent_usd_per_hour: float
+    power_usd_per_hour: float  # the bought cards' electricity; 0 with nothing bought
+    break_even_hours: float | None
+    # (years, hours used, owning USD (None: nothing to own), renting USD, the cheaper of the two)
+    years: tuple[tuple[int, float, float | None, float, Literal["buy", "rent"]], ...]
+    cheaper: Literal["buy", "rent"]
+    reason: Phrase | None  # why; None: renting only, said with what a year of it costs
+
+
+class _Said(NamedTuple):
+    """What the comparison's words need beyond its figures."""
+
+    unlisted: str | None  # the card to buy, where no provider lists it
+    assumed: Text  # the hours a week assumed, where the question gave none
+    language: str | None
+
+
+def _rent_only(rulebook: Rulebook, rental: Rental, count: int, hours: float) -> _Weighed:
+    """Nothing to buy (none named can be, or none fits the budget): what renting costs over the rule's
+    years."""
+    rent_usd = rental.per_unit_usd * count
+    rent: Literal["buy", "rent"] = "rent"
+    spans = rulebook.rent_vs_buy.years
+    years = tuple((y, hours * 52 * y, None, rent_usd * hours * 52 * y, rent) for y in spans)
+    return _Weighed(rental, count, hours, rent_usd, 0.0, None, years, "rent", None)
+
+
+def _break_even(
     rulebook: Rulebook,
-    pricing: Pricing,
     rental: Rental,
     bought: Configuration,
     hours_per_week: float | None,
     electricity_usd_per_kwh: float,
-) -> tuple[RentVsBuy, Phrase]:
+) -> _Weighed:
     """Break-even hours and 1/2-year totals of buying the configuration versus renting as many units of
     ``rental`` as it has cards, and why the cheaper one is."""
-    offer, gpu, count, buy_usd = rental.offer, bought.gpu, bought.count, bought.total_usd
+    gpu, count, buy_usd = bought.gpu, bought.count, bought.total_usd
     rent_usd_per_hour = rental.per_unit_usd * count
     params = rulebook.rent_vs_buy
     power_usd = power_usd_per_hour(gpu.tdp_w, count, params.system_power_w, electricity_usd_per_kwh)
     margin = rent_usd_per_hour - power_usd
     hours_at_break_even = buy_usd / margin if margin > 0 else None
     hours = hours_per_week or params.default_hours_per_week
-    years = []
-    for year in params.years:
-        used_hours = hours * 52 * year
-        own = buy_usd + power_usd * used_hours
-        rent = rent_usd_per_hour * used_hours
-        years.append(
-            RentYear(
-                year,
-                round(used_hours),
-                pricing.money(own),
-                pricing.money(rent),
-                "buy" if own < rent else "rent",
-            )
-        )
-    cheaper = years[-1].cheaper
+    years = tuple(_year(y, hours * 52 * y, buy_usd, power_usd, rent_usd_per_hour) for y in params.years)
+    cheaper = years[-1][4]
     if hours_at_break_even is None:
         reason = Phrase("rent.rent_is_cheaper")
     else:
@@ -330,14 +258,91 @@ def break_even(
                 "cheaper": Phrase(f"rent.cheaper.{cheaper}"),
             },
         )
-    compared = RentVsBuy(
-        offer=_offer(offer, count),
-        rent_per_hour=pricing.money(rent_usd_per_hour),
-        own_power_per_hour=pricing.money(power_usd),
-        break_even_hours=hours_at_break_even,
-        hours_per_week=hours,
-        yearly=tuple(years),
-        cheaper=cheaper,
-        reason="",  # said with the comparison
+    return _Weighed(
+        rental, count, hours, rent_usd_per_hour, power_usd, hours_at_break_even, years, cheaper, reason
     )
-    return compared, reason
+
+
+def _year(
+    years: int, used: float, buy_usd: float, power_usd: float, rent_usd_per_hour: float
+) -> tuple[int, float, float, float, Literal["buy", "rent"]]:
+    """Owning against renting over ``years`` of ``used`` hours: the price and the electricity, or the rent."""
+    own, rent = buy_usd + power_usd * used, rent_usd_per_hour * used
+    return years, used, own, rent, "buy" if own < rent else "rent"
+
+
+def _finished(
+    weighed: _Weighed, listed: tuple[tuple[Rental, float, bool], ...], said: _Said, pricing: Pricing
+) -> RentVsBuy:
+    """The comparison in the asker's money and words, made once: every amount converted, then why (in the
+    asker's language) and how the offer was chosen (in the API's English)."""
+    count, hours, rental = weighed.count, weighed.hours, weighed.rental
+    rent_per_hour = pricing.money(weighed.rent_usd_per_hour)
+    own_power = pricing.money(weighed.power_usd_per_hour)
+    owned = [None if own is None else pricing.money(own) for _, _, own, _, _ in weighed.years]
+    rented = [pricing.money(rent) for _, _, _, rent, _ in weighed.years]
+    a_year = pricing.money(weighed.rent_usd_per_hour * hours * 52)
+    only = {"count": count, "name": rental.unit.name, "hours": f"{hours:g}"}
+    reason: Text = weighed.reason or Phrase(
+        "rent.only", {**only, "price": f"{a_year.amount:,.0f}", "currency": a_year.currency}
+    )
+    if said.unlisted is not None:
+        reason = Phrase("rent.unlisted", {"name": said.unlisted, "instead": reason})
+    reason = Phrase("rent.reason", {"reason": reason, "basis": _basis(rental), "assumed": said.assumed})
+    offer = rental.offer
+    return RentVsBuy(
+        offer=RentOffer(
+            provider=offer.provider,
+            instance=offer.instance,
+            accelerator=offer.accelerator,
+            gpu=offer.gpu_id,
+            tpu=offer.tpu_id,
+            count=count,
+            seen=offer.seen.isoformat(),
+            source=offer.source,
+            basis=spoken(_basis(rental)),
+        ),
+        rent_per_hour=rent_per_hour,
+        own_power_per_hour=own_power,
+        break_even_hours=weighed.break_even_hours,
+        hours_per_week=hours,
+        yearly=tuple(
+            RentYear(y, round(used), own, rent, cheaper)
+            for (y, used, _, _, cheaper), own, rent in zip(weighed.years, owned, rented, strict=True)
+        ),
+        cheaper=weighed.cheaper,
+        reason=spoken(reason, said.language),
+        options=_options(listed, count, hours, pricing),
+    )
+
+
+def _options(
+    listed: tuple[tuple[Rental, float, bool], ...], count: int, hours: float, pricing: Pricing
+) -> tuple[RentOption, ...]:
+    """The rentals worth knowing: what, where, per hour (on demand and spot), speed, a year at ``hours`` a
+    week and how the offer was chosen among the providers' (in the API's English)."""
+    return tuple(
+        RentOption(
+            kind="tpu" if isinstance(r.unit, TpuChip) else "gpu",
+            id=r.unit.id,
+            name=r.unit.name,
+            provider=r.offer.provider,
+            instance=r.offer.instance,
+            accelerator=r.offer.accelerator,
+            count=count,
+            per_hour=pricing.money(r.per_unit_usd * count),
+            spot_per_hour=pricing.money(spot) if (spot := _spot_usd(r, count)) else None,
+            relative_performance=relative,
+            per_year=pricing.money(r.per_unit_usd * count * hours * 52),
+            seen=r.offer.seen.isoformat(),
+            source=r.offer.source,
+            basis=spoken(_basis(r)),
+            named=named,
+        )
+        for r, relative, named in listed
+    )
+
+
+def _spot_usd(rental: Rental, count: int) -> float | None:
+    offer = rental.offer
+    return offer.spot_per_hour / offer.count * count if offer.spot_per_hour else None
