@@ -101,7 +101,7 @@ class Advisor:
         if intent == "what-runs-on":
             runs = runs_on_asked(question, self.catalog, self.rulebook, self.performance, self.lab_gpus)
             answer = with_changes(answer, runs_on=runs)
-            answer = with_changes(answer, headline=headline(answer, self.reference.name))
+            answer = with_changes(answer, headline=self._headline(answer))
         return self._with_adapters(question, intent, today, answer)
 
     def _answer(self, question: Question, intent: str, as_of: date) -> Answer:
@@ -147,7 +147,7 @@ class Advisor:
         if job_cost is None:
             return answer
         answer = with_changes(answer, job_cost=job_cost)
-        return with_changes(answer, headline=headline(answer, self.reference.name))
+        return with_changes(answer, headline=self._headline(answer))
 
     def _served(self, stages: _Stages, top: Configuration | None, pricing: Pricing) -> ServingCost | None:
         """A model served to its users: the pick bought against the same cards rented, for the period."""
@@ -477,6 +477,9 @@ class Advisor:
                 )
             )
         return tuple(sorted(rows, key=lambda r: (-r.relative_performance, r.gpu)))
+
+    def _headline(self, answer: Answer) -> str:
+        return headline(answer, self.reference.name, self.rulebook.cost_efficiency.same_speed_share)
 
     @staticmethod
     def _cheaper(market: Market, used_ok: bool, gpu_id: str, top: Configuration) -> bool:

@@ -328,7 +328,8 @@ def better_buy_first(
 
 def headlined(made: Made, answer: Answer) -> Answer:
     """The answer with its first line: the answer to the question's intent."""
-    return msgspec.structs.replace(answer, headline=headline(answer, made.reference.name))
+    same_speed = made.rulebook.cost_efficiency.same_speed_share
+    return msgspec.structs.replace(answer, headline=headline(answer, made.reference.name, same_speed))
 
 
 def unique(findings: list[Finding]) -> tuple[Finding, ...]:

@@ -13,9 +13,6 @@ __all__ = ["HOLDING", "compare_first", "speed_measure"]
 # A compared card's status where it holds the job: fitted to the model named, or holding the typical need of
 # the work where no model is named (a card that does not is "does-not-fit")
 HOLDING = frozenset({"fits", "compared"})
-# Speeds within 5 % of each other are as fast (the share rule cost-efficiency calls same_speed_share; the
-# first line is drawn from the answer, which carries no rulebook)
-AS_FAST = 1.05
 
 
 def speed_measure(picks: Sequence[Pick]) -> Callable[[Pick], float]:
@@ -25,10 +22,12 @@ def speed_measure(picks: Sequence[Pick]) -> Callable[[Pick], float]:
     return lambda p: p.speed.value if timed and p.speed else p.relative_performance
 
 
-def compare_first(answer: Answer, lang: str | None) -> str | None:
-    """The one to buy and the comparison behind it; the speeds alone where one card has no price."""
-    compared = _compare(answer.picks, lang)
-    return _to_buy(answer, compared, lang) if compared else _compare_unpriced(answer, lang)
+def compare_first(answer: Answer, lang: str | None, same_speed: float) -> str | None:
+    """The one to buy and the comparison behind it; the speeds alone where one card has no price. Speeds
+    within ``same_speed`` of each other are as fast (rule cost-efficiency, same_speed_share)."""
+    as_fast = 1 + same_speed
+    compared = _compare(answer.picks, lang, as_fast)
+    return _to_buy(answer, compared, lang, as_fast) if compared else _compare_unpriced(answer, lang)
 
 
 def _against(top: Pick, rest: Sequence[Pick], speed: Callable[[Pick], float]) -> list[Pick]:
@@ -36,7 +35,7 @@ def _against(top: Pick, rest: Sequence[Pick], speed: Callable[[Pick], float]) ->
     return [top, max(rest, key=lambda p: (speed(p), p.gpu))]
 
 
-def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
+def _compare(picks: Sequence[Pick], lang: str | None, as_fast: float) -> str | None:
     """How much faster the fastest card is than the next, and what it costs more or less."""
     if len(picks) < 2:
         return None
@@ -50,7 +49,7 @@ def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
         else ""
     )
     money = Money(abs(difference), fast.total_price.currency, 0.0)
-    if ratio < AS_FAST:
+    if ratio < as_fast:
         cheaper = fast if difference < 0 else slow
         return say(
             "headline.as_fast",
@@ -75,7 +74,7 @@ def _compare(picks: Sequence[Pick], lang: str | None) -> str | None:
     )
 
 
-def _to_buy(answer: Answer, compared: str, lang: str | None) -> str:
+def _to_buy(answer: Answer, compared: str, lang: str | None, as_fast: float) -> str:
     """The comparison behind the card to buy, where two or more named cards hold the job and none is owned:
     the compared cards come best buy first (rules cost-efficiency, vendor-nvidia); the line says why."""
     picks = answer.picks
@@ -84,7 +83,8 @@ def _to_buy(answer: Answer, compared: str, lang: str | None) -> str:
         return compared
     speed = speed_measure(fitting)
     top, rest = fitting[0], fitting[1:]
-    compared = _compare(_against(top, rest, speed), lang) or compared  # of three or more, the pick is named
+    # of three or more, the pick is named
+    compared = _compare(_against(top, rest, speed), lang, as_fast) or compared
     ratio = speed(top) / max(max(speed(p) for p in rest), 1e-9)
     budget = answer.question.budget
     key = (
@@ -93,9 +93,9 @@ def _to_buy(answer: Answer, compared: str, lang: str | None) -> str:
         else "headline.compare_buy_budget"  # the faster one costs more than the budget
         if budget and ratio < 1 and any(p.total_price.amount > budget and speed(p) > speed(top) for p in rest)
         else "headline.compare_buy_speed"
-        if ratio >= AS_FAST and top.total_price.usd > min(p.total_price.usd for p in rest)
+        if ratio >= as_fast and top.total_price.usd > min(p.total_price.usd for p in rest)
         else "headline.compare_buy_value"
-        if ratio <= 1 / AS_FAST
+        if ratio <= 1 / as_fast
         else "headline.compare_buy"
     )
     english = (lang or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE

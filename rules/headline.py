@@ -50,14 +50,15 @@ TUNING_NAMES = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
 NAMED_IN_HEADLINE = frozenset({"fit", "compare", "rent-or-buy", "what-runs-on"})
 
 
-def headline(answer: Answer, reference: str) -> str:
-    """The line that answers the question's intent; the verdict's own sentence where nothing is bought."""
-    said = power_first(answer) or _answered(answer, reference) or answer.summary
+def headline(answer: Answer, reference: str, same_speed: float) -> str:
+    """The line that answers the question's intent; the verdict's own sentence where nothing is bought
+    (``same_speed``: the share of speed within which compared cards are as fast, rule cost-efficiency)."""
+    said = power_first(answer) or _answered(answer, reference, same_speed) or answer.summary
     said = said[:1].upper() + said[1:]
     return said if answer.intent in NAMED_IN_HEADLINE else need_first(answer, said)  # "will it fit" says it
 
 
-def _answered(answer: Answer, reference: str) -> str | None:
+def _answered(answer: Answer, reference: str, same_speed: float) -> str | None:
     lang = answer.language
     if answer.intent == "what-runs-on" and answer.runs_on:  # what the card holds, whatever there is to buy
         return _runs_on(answer.runs_on[0], lang)
@@ -72,7 +73,7 @@ def _answered(answer: Answer, reference: str) -> str | None:
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
             said = _with_budget(said, answer, reference, lang)
     elif answer.intent == "compare":
-        said = compare_first(answer, lang)
+        said = compare_first(answer, lang, same_speed)
         held = _not_held_alone(answer)
         said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
     elif answer.intent == "rent-or-buy" and not (answer.job_cost and answer.job_cost.options):
@@ -155,9 +156,7 @@ def _buy(answer: Answer, reference: str, lang: str | None, top: Pick | None = No
     else:
         key = "headline.used" if used else "headline.new"
         what = say(key, lang, name=top.name, article=article(top.name, lang))
-    price = (
-        price_said(top) if top.count == 1 else say("headline.in_all", lang, price=price_said(top))
-    )
+    price = price_said(top) if top.count == 1 else say("headline.in_all", lang, price=price_said(top))
     gb = f"{top.memory_gb:g}"
     memory = (  # "GeForce RTX 5060 Ti 16 GB" says its memory in its name
         ""

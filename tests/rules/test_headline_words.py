@@ -5,15 +5,18 @@ told that used is fine."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from itertools import product
+from types import MappingProxyType
 
 import pytest
 
 from rules.advisor import Advisor
 from rules.ask import ask
-from rules.knowledge.loaded import load_catalog
+from rules.knowledge.loaded import load_catalog, load_rulebook
 from rules.knowledge.messages import article
+from rules.knowledge.rulebook import Rulebook
 
 TODAY = date(2026, 11, 27)
 WORKLOADS = [
@@ -169,3 +172,29 @@ def test_two_cards_compared_without_a_model_still_name_the_one_to_buy(advisor: A
             lead = reply.text.splitlines()[0]
             assert lead.startswith(f"**Buy the {holding[0].name}"), (one, other, job, lead)
     assert asked >= 10
+
+
+def _with_same_speed(share: float) -> Rulebook:
+    base = load_rulebook()
+    changed = dict(base["cost-efficiency"].parameters, same_speed_share=share)
+    rule = replace(base["cost-efficiency"], parameters=MappingProxyType(changed))
+    return Rulebook(MappingProxyType(dict(base.rules, **{"cost-efficiency": rule})))
+
+
+def test_a_comparison_is_as_fast_within_the_rule_s_share_of_speed(advisor: Advisor) -> None:
+    """The first line calls two compared cards about as fast where their speeds differ by less than rule
+    cost-efficiency's same_speed_share, the same share the choice reads: the share is the rulebook's, not a
+    figure of the line's own. Pairs the rule's 5 % calls as fast read "faster" where the share is nil."""
+    nil = Advisor(load_catalog(), rulebook=_with_same_speed(0.0))
+    as_fast = 0
+    for one, other in product(COMPARED, COMPARED):
+        if one >= other:
+            continue
+        text = f"{one} vs {other} for llm inference"
+        lead = ask(advisor, text, today=TODAY).text.splitlines()[0]
+        if "about as fast" not in lead:
+            continue
+        as_fast += 1
+        strict = ask(nil, text, today=TODAY).text.splitlines()[0]
+        assert "about as fast" not in strict and "faster" in strict, (text, lead, strict)
+    assert as_fast >= 1
