@@ -30,7 +30,7 @@ PASSES: tuple[tuple[Callable[[Scan], None], bool], ...] = (
     (units.read_quantisation, True),
     (units.read_context, True),
     (units.read_batch, True),
-    (units.read_users, True),
+    (units.read_users, False),  # "for one user", "a few dozen people" have no digit
     (models.read_closed_models, False),
     (models.read_models, False),
     (money.read_ranges, True),

@@ -79,12 +79,13 @@ _QUANT_WORDS = ("q",)
 _CONTEXT_WORDS = ("context", "ctx", "token", "токен", "контекст")
 _BATCH_WORDS = ("batch", "bs", "батч")
 _USERS_WORDS = (
-    "users",
+    "user",
     "people",
-    "clients",
-    "sessions",
-    "requests",
-    "conversations",
+    "person",
+    "client",
+    "session",
+    "request",
+    "conversation",
     "пользовател",
     "человек",
     "клиент",
@@ -341,7 +342,8 @@ def _users_pattern(g: Grammar) -> re.Pattern[str]:
     return bounded(
         rf"(?:(?P<n>\d{{1,4}})|(?P<w>{any_of(crowd)}))\s+"
         r"(?:concurrent\s+|simultaneous\s+|active\s+|parallel\s+|одновременн\w*\s+)?"
-        r"(?:users|people|clients|sessions|requests|conversations|пользовател\w*|человек|клиент\w*|запрос\w*)"
+        r"(?:users?|people|person|clients?|sessions?|requests?|conversations?|пользовател\w*|человек|клиент\w*"
+        r"|запрос\w*)"
         r"(?!\w)(?:\s*(?:at\s+once|at\s+the\s+same\s+time|concurrently|simultaneously|одновременно"
         r"|/\s*s(?:ec)?|per\s+second|a\s+second|в\s+секунду)(?!\w))?"
     )
@@ -355,7 +357,8 @@ def read_users(scan: Scan) -> None:
     def served(m: re.Match[str]) -> bool:
         said = m.group("w")
         n = int(m.group("n")) if m.group("n") else grammar().crowd_size(said)
-        scan.put("users", n, m.group())  # the serving field; batch sizes the KV cache today
+        if n > 1:  # one user is the asker alone: nobody to serve, one sequence at a time
+            scan.put("users", n, m.group())  # the serving field; batch sizes the KV cache today
         return scan.put("batch", n, m.group())
 
     if any(word in scan.text for word in _USERS_WORDS):  # the pattern is written for the texts that need it

@@ -183,14 +183,31 @@ def _crowd_words() -> dict[str, int]:
 @pytest.mark.parametrize("words, size", sorted(_crowd_words().items()))
 @pytest.mark.parametrize(
     "template",
-    ["serve llama 3.1 70b with vllm to {} people at once", "обслуживать qwen3 32b для {} пользователей"],
+    [
+        "serve llama 3.1 70b with vllm to {} people at once",
+        "обслуживать qwen3 32b для {} пользователей",
+        "serve mistral to {} people at once",  # no digit anywhere: the users are read all the same
+    ],
 )
 def test_people_counted_in_words_are_the_users_served(template: str, words: str, size: int) -> None:
     """'a few dozen people', 'десятки пользователей': a crowd said in words is as many users as digits
-    would say, never dropped to one user."""
+    would say, never dropped to one user; one is the asker alone, one sequence and nobody to serve."""
     read = parse(template.format(words), today=TODAY)
-    assert (read.question.users, read.question.batch) == (size, size), read.understood
+    served = size if size > 1 else None
+    assert (read.question.users, read.question.batch) == (served, size), read.understood
     assert not read.unknown
+
+
+@pytest.mark.parametrize("one", ["one user", "a single user", "1 user", "one person", "1 request at a time"])
+@pytest.mark.parametrize(
+    "template", ["local llm for {}, qwen3 14b, $1500", "how much vram to run llama 3.1 8b for {}?"]
+)
+def test_one_user_is_read_as_one_sequence_and_nobody_served(template: str, one: str) -> None:
+    """'for one user' was left unread ('user' not understood): it is one sequence, and no serving of users
+    to price over a period."""
+    read = parse(template.format(one), today=TODAY)
+    assert (read.question.users, read.question.batch) == (None, 1), read.understood
+    assert not read.unknown, read.unknown
 
 
 @pytest.mark.parametrize(

@@ -487,3 +487,30 @@ def test_good_for_with_a_budget_stays_a_recommendation() -> None:
 def test_an_amd_card_asked_for_is_a_constraint(text: str) -> None:
     """'amd gpu' is what the asker will run, not a filler word: the ROCm stack is asked for."""
     assert parse(text).question.backend == "rocm"
+
+
+@pytest.mark.parametrize(
+    "who", ["cs freshman", "a freshman", "sophomore", "first-year student", "первокурсник"]
+)
+@pytest.mark.parametrize(
+    "template", ["{}, which gpu to learn deep learning, $450", "{} here, $450, new card only"]
+)
+def test_a_first_year_student_is_starting_out(template: str, who: str) -> None:
+    """'cs freshman here, $450' was answered with 'freshman' not understood: a first-year student starts out,
+    as a student does."""
+    read = parse(template.format(who), today=TODAY)
+    assert read.question.experience == "beginner", read.understood
+    assert not read.unknown, read.unknown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "можно ли обучать lora на rtx 3060",
+        "видеокарта для sdxl за 80 тысяч рублей, можно б/у",
+        "что можно взять за 50000",
+    ],
+)
+def test_mozhno_is_a_word_of_asking(text: str) -> None:
+    """'можно' ('may I', 'is it possible') asks; it names nothing to read, and is not reported as unread."""
+    assert "можно" not in parse(text, today=TODAY).unknown
