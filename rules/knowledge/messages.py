@@ -5,6 +5,9 @@ print, in each language the product speaks (English and Russian), validated by i
 schema when the knowledge is built. :func:`say` fills a template; names, numbers and
 rule ids pass through unchanged. A question's ``language`` (set by the parser) picks
 the language; None and unknown languages read English.
+
+The stages do not take the language: they hand on words to be said (:data:`Text`: a :class:`Phrase`, a
+key and its values, and its kin), and :func:`spoken` says them where the answer is put together.
 """
 
 from __future__ import annotations
