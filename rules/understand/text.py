@@ -99,6 +99,7 @@ class WorkloadSaid(NamedTuple):
     phrase: str
     at: int
     by_model: bool = False  # the workload of a model named, which a workload word wins over
+    of_data: bool = False  # a word for the data worked on ("images"), which a model named wins over
 
 
 class JobSaid(NamedTuple):

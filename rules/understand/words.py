@@ -133,10 +133,10 @@ def _meaning(scan: Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> b
         if strength > HINT:
             scan.job_words.append(JobWord(at, task, method, phrase))
     for name, value in meaning.items():
-        if name in ("task", "task_hint", "method"):
+        if name in ("task", "task_hint", "method", "data"):
             continue
         if name == "workload":
-            scan.workloads.append(WorkloadSaid(value, phrase, at))
+            scan.workloads.append(WorkloadSaid(value, phrase, at, of_data=bool(meaning.get("data"))))
         elif name == "intent":
             scan.intents.append(value)
         elif name == "refers":
@@ -160,8 +160,8 @@ def _meaning(scan: Scan, meaning: dict[str, Any], phrase: str, at: int = 0) -> b
 def pick_workload(scan: Scan) -> tuple[str, str] | None:
     """The specific workload word that asks most of a card (the first, of equals), else a model's workload,
     else 'general' words: one card does every kind of work said ("CNNs and small transformers" is sized as
-    transformers)."""
-    said = [(w.workload, w.phrase) for w in sorted(scan.workloads, key=lambda w: w.at) if not w.by_model]
+    transformers). A word for the data ("images") yields to a model named: "sdxl images" are generated."""
+    said = _said_workloads(scan)
     from_model = [(w.workload, w.phrase) for w in scan.workloads if w.by_model]
     specific = _specific(said)
     if len({w for w, _ in specific}) > 1:
@@ -173,8 +173,19 @@ def pick_workload(scan: Scan) -> tuple[str, str] | None:
 
 def other_workloads(scan: Scan, chosen: str) -> list[str]:
     """The other kinds of work the text names beside the one that sizes the card, in the order said."""
-    said = [(w.workload, w.phrase) for w in sorted(scan.workloads, key=lambda w: w.at) if not w.by_model]
+    said = _said_workloads(scan)
     return list(dict.fromkeys(w for w, _ in _specific(said) if w != chosen))
+
+
+def _said_workloads(scan: Scan) -> list[tuple[str, str]]:
+    """(workload, phrase) of the workload words said, in order; a word for the data left out where a model
+    is named, whose own workload says the job."""
+    modelled = any(w.by_model for w in scan.workloads)
+    return [
+        (w.workload, w.phrase)
+        for w in sorted(scan.workloads, key=lambda w: w.at)
+        if not w.by_model and not (w.of_data and modelled)
+    ]
 
 
 def _specific(said: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -514,3 +514,30 @@ def test_a_first_year_student_is_starting_out(template: str, who: str) -> None:
 def test_mozhno_is_a_word_of_asking(text: str) -> None:
     """'можно' ('may I', 'is it possible') asks; it names nothing to read, and is not reported as unread."""
     assert "можно" not in parse(text, today=TODAY).unknown
+
+
+DIFFUSION = ["sdxl", "flux", "sd 1.5", "stable diffusion 3.5", "flux schnell"]
+
+
+@pytest.mark.parametrize("model", DIFFUSION)
+@pytest.mark.parametrize(
+    "template",
+    ["which gpu to make {} images", "{} image, which gpu, $1200", "картинки в {}, какую видеокарту взять"],
+)
+def test_images_of_a_model_named_are_the_pictures_it_makes(template: str, model: str) -> None:
+    """'sdxl image, which gpu' was read as CNN training ('image' names computer vision): a word for the data
+    yields to the model named, whose pictures are generated, and the model is run."""
+    read = parse(template.format(model), today=TODAY)
+    assert read.question.workload == "image-generation", read.understood
+    assert read.question.task == "inference", read.understood
+
+
+@pytest.mark.parametrize("model", DIFFUSION)
+def test_training_a_model_on_images_stays_training(model: str) -> None:
+    read = parse(f"fine-tune {model} on my images", today=TODAY)
+    assert (read.question.workload, read.question.task) == ("image-generation", "training")
+
+
+@pytest.mark.parametrize("text", ["images, $800", "gpu for images", "картинки, бюджет 60000 рублей"])
+def test_images_with_no_model_are_still_computer_vision(text: str) -> None:
+    assert parse(text, today=TODAY).question.workload == "cnn"
