@@ -58,6 +58,10 @@ class _Unsaid:
     def __str__(self) -> str:
         raise TypeError(f"{self!r} has no language yet: say it with spoken(text, language)")
 
+    def said(self, language: str | None) -> str:
+        """The words in ``language``; each kind of words says itself."""
+        raise NotImplementedError
+
     def __add__(self, other: Text) -> Joined:
         return Joined((cast("Text", self), other))
 
@@ -74,6 +78,9 @@ class Phrase(_Unsaid):
     key: str
     values: Mapping[str, Any] = field(default_factory=dict)
 
+    def said(self, language: str | None) -> str:
+        return say(self.key, language, **self.values)
+
 
 @dataclass(frozen=True)
 class Term(_Unsaid):
@@ -82,6 +89,9 @@ class Term(_Unsaid):
     group: str
     word: str
 
+    def said(self, language: str | None) -> str:
+        return term(self.group, self.word, language)
+
 
 @dataclass(frozen=True)
 class Cited(_Unsaid):
@@ -89,12 +99,18 @@ class Cited(_Unsaid):
 
     source: str
 
+    def said(self, language: str | None) -> str:
+        return cited(self.source, language)
+
 
 @dataclass(frozen=True)
 class Grouped(_Unsaid):
     """Figures outside a message ("58,500 RUB"), their digits grouped as the asker's language writes them."""
 
     text: str
+
+    def said(self, language: str | None) -> str:
+        return grouped(self.text, language)
 
 
 @dataclass(frozen=True)
@@ -106,6 +122,10 @@ class Cased(_Unsaid):
     upper: bool = True
     drop: str = ""
 
+    def said(self, language: str | None) -> str:
+        words = spoken(self.text, language).removeprefix(self.drop)
+        return (words[:1].upper() if self.upper else words[:1].lower()) + words[1:]
+
 
 @dataclass(frozen=True)
 class Counted(_Unsaid):
@@ -113,12 +133,18 @@ class Counted(_Unsaid):
 
     count: int | None
 
+    def said(self, language: str | None) -> str:
+        return count_word(self.count, language)
+
 
 @dataclass(frozen=True)
 class Basis(_Unsaid):
     """An answer's performance basis in the asker's language (:func:`basis`)."""
 
     text: str
+
+    def said(self, language: str | None) -> str:
+        return basis(self.text, language)
 
 
 @dataclass(frozen=True)
@@ -128,36 +154,17 @@ class Joined(_Unsaid):
     parts: tuple[Text, ...]
     between: str = ""
 
+    def said(self, language: str | None) -> str:
+        return self.between.join(spoken(part, language) for part in self.parts)
+
 
 Text: TypeAlias = "str | Phrase | Term | Cited | Grouped | Cased | Counted | Basis | Joined"
 """Words a stage hands on: plain (a name, a figure) or to be said in the asker's language."""
-_UNSAID = (Phrase, Term, Cited, Grouped, Cased, Counted, Basis, Joined)
 
 
 def spoken(text: Text, language: str | None = None) -> str:
     """``text`` in ``language``: each phrase filled with its values said first."""
-    if isinstance(text, str):
-        return text
-    if isinstance(text, Phrase):
-        return say(text.key, language, **text.values)
-    if isinstance(text, Joined):
-        return text.between.join(spoken(part, language) for part in text.parts)
-    if isinstance(text, Cased):
-        said = spoken(text.text, language).removeprefix(text.drop)
-        return (said[:1].upper() if text.upper else said[:1].lower()) + said[1:]
-    return _spoken_word(text, language)
-
-
-def _spoken_word(text: Term | Cited | Grouped | Counted | Basis, language: str | None) -> str:
-    if isinstance(text, Term):
-        return term(text.group, text.word, language)
-    if isinstance(text, Cited):
-        return cited(text.source, language)
-    if isinstance(text, Grouped):
-        return grouped(text.text, language)
-    if isinstance(text, Counted):
-        return count_word(text.count, language)
-    return basis(text.text, language)
+    return text if isinstance(text, str) else text.said(language)
 
 
 def catalogue() -> Mapping[str, Mapping[str, str]]:
@@ -178,7 +185,7 @@ def say(key: str, language: str | None = None, /, **values: Any) -> str:
         template = messages.catalogue[key][DEFAULT_LANGUAGE]
     if not values:
         return grouped(template, language)
-    said = {name: spoken(v, language) if isinstance(v, _UNSAID) else v for name, v in values.items()}
+    said = {name: v.said(language) if isinstance(v, _Unsaid) else v for name, v in values.items()}
     return grouped(template.format(**said), language)
 
 

@@ -8,11 +8,12 @@ language, for the faces that lay out their own answer."""
 from __future__ import annotations
 
 from rules.contract.answer import Money, Pick
-from rules.knowledge.messages import Grouped, Phrase, spoken
+from rules.knowledge.messages import Grouped, Joined, Phrase, Text, spoken
 from rules.money import dated_words, money_step, money_step_text
 
 __all__ = [
     "dated_text",
+    "heading",
     "memory_text",
     "memory_words",
     "per_money",
@@ -20,6 +21,11 @@ __all__ = [
     "price_words",
     "speed_per_money",
 ]
+
+
+def heading(key: str, then: Text | None = None) -> Joined:
+    """A section's bold heading ("**Why**"), and what follows it on its line ("**Memory**: …")."""
+    return Joined(("**", Phrase(key), "**")) if then is None else Joined(("**", Phrase(key), "**: ", then))
 
 
 def price_words(money: Money) -> Grouped:
@@ -55,4 +61,3 @@ def dated_text(money: Money, lang: str | None = None) -> tuple[str, str]:
     """(kind, date) of a price as :func:`~rules.money.dated_words` words them, said in ``lang``."""
     kind, when = dated_words(money)
     return spoken(kind, lang), spoken(when, lang)
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rules.contract.answer import JobCost, JobOption, ServingCost
 from rules.job_line import job_time
 from rules.knowledge.messages import Joined, Phrase, Term, Text
-from rules.render.figures import price_words
+from rules.render.figures import heading, price_words
 
 __all__ = ["job_lines", "serving_lines"]
 
@@ -83,7 +83,7 @@ def job_lines(job: JobCost | None) -> list[Text]:
     work = _transcription(job) if job.audio_hours is not None else _training(job)
     lines: list[Text] = [
         "",
-        Joined(("**", Phrase("heading.whole_job"), "**")),
+        heading("heading.whole_job"),
         Joined(("- ", work, " (_job-cost_)")),
     ]
     lines += [Joined(("- ", _line(option))) for option in job.options]
@@ -106,7 +106,7 @@ def serving_lines(serving: ServingCost | None) -> list[Text]:
     )
     lines: list[Text] = [
         "",
-        Joined(("**", Phrase("heading.whole_job"), "**")),
+        heading("heading.whole_job"),
         Joined(("- ", said, " (_job-cost_)")),
     ]
     for option in serving.options:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from rules.contract.answer import Answer, Detail, Money, Pick, RentVsBuy
 from rules.knowledge.messages import Basis, Joined, Phrase, Term, Text, spoken
 from rules.money import dated_words
-from rules.render.figures import memory_words, per_money, price_words
+from rules.render.figures import heading, memory_words, per_money, price_words
 from rules.render.job import job_lines, serving_lines
 from rules.render.runs_on import runs_on_lines
 from rules.render.short import short_lines
@@ -83,11 +83,7 @@ def _named_lines(answer: Answer) -> list[Text]:
     for entry in answer.named:
         guessed = f" (read “{entry.asked}” as {entry.name})" if entry.guessed else ""
         lines.append(f"- {entry.reason}{guessed}")
-    return ["", _heading("heading.named"), *lines] if lines else []
-
-
-def _heading(key: str) -> Joined:
-    return Joined(("**", Phrase(key), "**"))
+    return ["", heading("heading.named"), *lines] if lines else []
 
 
 def answer_markdown(answer: Answer, detail: Detail = "short") -> str:
@@ -114,27 +110,27 @@ def _full_lines(answer: Answer) -> list[Text]:
     lines += _named_lines(answer)
     others = [(name, pick) for name, pick in answer.alternatives.items() if pick]
     if others:
-        lines += ["", _heading("heading.alternatives")]
+        lines += ["", heading("heading.alternatives")]
         lines += [
             _pick_line(Joined(("- ", Term("label", name), ":")), pick, labelled=False)
             for name, pick in others
         ]
     if answer.warnings:
-        lines += ["", _heading("heading.watch_out")]
+        lines += ["", heading("heading.watch_out")]
         lines += [f"- ⚠ {w.reason} (_{w.rule}_)" for w in answer.warnings]
     lines += _rent_lines(answer.rent_vs_buy)
     lines += job_lines(answer.job_cost)
     lines += serving_lines(answer.serving_cost)
     lines += runs_on_lines(answer.runs_on)
     if answer.suggestions:
-        lines += ["", _heading("heading.what_would_work")]
+        lines += ["", heading("heading.what_would_work")]
         lines += [f"- {s}" for s in answer.suggestions]
     notes = [f for f in answer.findings if f.verdict in ("applied", "info")]
     if notes:
-        lines += ["", _heading("heading.why")]
+        lines += ["", heading("heading.why")]
         lines += [f"- {f.reason} (_{f.rule}_)" for f in notes]
     if answer.excluded:
-        lines += ["", _heading("heading.left_out")]
+        lines += ["", heading("heading.left_out")]
         lines += [f"- {e.reason} (_{e.rule}_)" for e in answer.excluded[:4]]
     lines += ["", _context_line(answer)]
     return lines
@@ -184,7 +180,7 @@ def _rent_lines(rent: RentVsBuy | None) -> list[Text]:
     )
     lines: list[Text] = [
         "",
-        _heading("heading.rent_or_buy"),
+        heading("heading.rent_or_buy"),
         Joined(("- ", offered)),
         f"- {rent.reason} (_rent-vs-buy_)",
     ]

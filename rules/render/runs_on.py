@@ -5,6 +5,7 @@ from __future__ import annotations
 from rules.contract.answer import ModelRun, RunsOn
 from rules.headline import TUNING_NAMES
 from rules.knowledge.messages import Joined, Phrase, Text
+from rules.render.figures import heading
 
 __all__ = ["runs_on_lines"]
 
@@ -53,7 +54,7 @@ def runs_on_lines(cards: tuple[RunsOn, ...]) -> list[Text]:
     """The section answering "what can I run on …", one block per card."""
     if not cards:
         return []
-    lines: list[Text] = ["", Joined(("**", Phrase("heading.runs_on"), "**"))]
+    lines: list[Text] = ["", heading("heading.runs_on")]
     for card in cards:
         lines += _card_lines(card)
     return lines

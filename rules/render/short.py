@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
 from rules.headline import figure, named_in_headline, not_picked, price_said, unlisted_rent_line
 from rules.knowledge.messages import Cased, Grouped, Joined, Phrase, Term, Text, spoken
+from rules.render.figures import heading
 from rules.render.job import job_lines, serving_lines
 from rules.render.runs_on import runs_on_lines
 
@@ -88,7 +89,7 @@ def short_lines(answer: Answer) -> list[Text]:
         if p is not None and (p.gpu, p.count) not in {(q.gpu, q.count) for q in picks} and not rentals
     ]
     if also:
-        lines += ["", Joined(("**", Phrase("heading.alternatives"), "**: ", Joined(tuple(also), "; ")))]
+        lines += ["", heading("heading.alternatives", Joined(tuple(also), "; "))]
     lines += job_lines(answer.job_cost)
     lines += serving_lines(answer.serving_cost)
     renting_only = answer.question.setting == "cloud"  # the first line named the rental
@@ -96,12 +97,12 @@ def short_lines(answer: Answer) -> list[Text]:
         rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], weighed=answer.intent == "rent-or-buy")
         said = spoken(rent, answer.language)
         if said and said != answer.headline:  # the first line said it already
-            lines += ["", Joined(("**", Phrase("heading.rent_or_buy"), "**: ", said))]
+            lines += ["", heading("heading.rent_or_buy", said)]
     if answer.suggestions:
         lines += [""] + [f"- {s}" for s in answer.suggestions[:2]]
     reasons = deciding(answer)
     if reasons:
-        lines += ["", Joined(("**", Phrase("heading.why"), "**"))]
+        lines += ["", heading("heading.why")]
         lines += [f"- {f.reason} (_{f.rule}_)" for f in reasons]
     return lines
 
@@ -117,7 +118,7 @@ def _named_lines(answer: Answer) -> list[Text]:
     if not left:
         return []
     said = "; ".join(e.reason for e in left)
-    return ["", Joined(("**", Phrase("heading.named"), "**: ", said))]
+    return ["", heading("heading.named", said)]
 
 
 def _memory_line(answer: Answer) -> list[Text]:
@@ -126,7 +127,7 @@ def _memory_line(answer: Answer) -> list[Text]:
     if not need.how:
         return []
     said = Phrase("short.memory_sum", {"gb": f"{need.gb:g}", "how": need.how}) if need.parts else need.how
-    return ["", Joined(("**", Phrase("short.memory"), "**: ", said))]
+    return ["", heading("short.memory", said)]
 
 
 def _job_weighs_renting(answer: Answer) -> bool:
