@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import date
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import msgspec
@@ -29,21 +28,18 @@ from rules.contract.answer import (
     RentVsBuy,
     Speed,
 )
-from rules.contract.question import Question
 from rules.contract.values import PRECISIONS
 from rules.headline import headline, said_once
-from rules.job import POOLING, Job, job_for
+from rules.job import POOLING, job_for
 from rules.knowledge.messages import Cased, Joined, Phrase, Term, Text, spoken
 from rules.money import BUDGET_SLACK, dated_words
 from rules.objective import Choice, Note
 
 if TYPE_CHECKING:
-    from rules.asker import Asker
     from rules.explain import Explained
-    from rules.knowledge import Gpu, Rulebook
+    from rules.knowledge import Gpu
     from rules.money import Pricing
-    from rules.performance import PerformanceModel
-    from rules.terms import Terms
+    from rules.stages import Known, Stages
 
 __all__ = ["SHOWN_EXCLUSIONS", "Made", "assembled", "compared", "shown"]
 
@@ -56,28 +52,17 @@ Verdict = tuple[Literal["buy", "wait", "over-budget", "too-large", "cpu-and-clou
 
 @dataclass(frozen=True)
 class Made:
-    """What the stages made for one question, in the order they made it."""
+    """What the stages made for one question, what they read, and the named cards and renting weighed."""
 
-    question: Question  # with the engine's defaults filled in
+    stages: Stages
+    known: Known
     intent: str
-    as_of: date
-    asker: Asker
-    job: Job
-    pricing: Pricing
-    terms: Terms
-    rulebook: Rulebook
-    performance: PerformanceModel
-    reference: Gpu
-    catalog_version: str
-    work: str
-    label: str
     named: tuple[NamedCard, ...]
-    factor: float  # a card holds this many times its size in the need's terms
     rent: RentVsBuy | None
 
     @property
     def language(self) -> str | None:
-        return self.question.language
+        return self.stages.question.language
 
 
 def shown(choice: Choice, cheapest: bool) -> tuple[tuple[Configuration, str], ...]:
@@ -87,7 +72,7 @@ def shown(choice: Choice, cheapest: bool) -> tuple[tuple[Configuration, str], ..
 
 def pick(made: Made, c: Configuration, label: str | None, findings: tuple[Finding, ...]) -> Pick:
     """One configuration as the answer shows it, with every rule's line about it."""
-    pricing, measured = made.pricing, made.performance.measured(c.gpu.id)
+    pricing, measured = made.stages.pricing, made.known.performance.measured(c.gpu.id)
     return Pick(
         gpu=c.gpu.id,
         name=c.gpu.name if c.system is None else f"{c.gpu.name} ({c.system.system.name})",
@@ -98,7 +83,9 @@ def pick(made: Made, c: Configuration, label: str | None, findings: tuple[Findin
         relative_performance=c.speed,
         performance_per_1000=c.speed / (c.total_usd * pricing.per_usd) * 1000,
         memory_gb=c.gpu.memory_gb,
-        effective_memory_gb=c.fit.effective_gb if c.fit.sharded else c.gpu.memory_gb * made.factor,
+        effective_memory_gb=c.fit.effective_gb
+        if c.fit.sharded
+        else c.gpu.memory_gb * made.stages.sizing.factor,
         performance_basis=PerformanceBasis(
             "measured" if measured else "estimated", measured.hosts if measured else 0
         ),
@@ -122,11 +109,13 @@ def speed(made: Made, c: Configuration) -> Speed | None:
     """What the job gets in its own units, with the band the calibration's measured error gives (rule
     workload-priorities): tokens a second for LLM inference; images or sequences a second for training a
     model a published benchmark measured at 16 bit; None where only the relative figure exists."""
-    params = made.rulebook.workload_priorities
+    params = made.known.rulebook.workload_priorities
     if c.tokens_per_second:
-        users = made.job.batch if made.job.serving_need and made.job.batch > 1 else None  # when several share
+        users = (
+            made.stages.job.batch if made.stages.job.serving_need and made.stages.job.batch > 1 else None
+        )  # when several share
         return _banded(c.tokens_per_second, params.llm_decode.measured_error, "tokens/s", users)
-    job, throughput = made.job, params.training_throughput
+    job, throughput = made.stages.job, params.training_throughput
     if throughput is None or job.model is None or job.method != "train" or job.compute_precision != "16-bit":
         return None
     scale = throughput.models.get(job.model.id)
@@ -141,7 +130,7 @@ def _banded(value: float, error: float, unit: SpeedUnit, users: int | None = Non
 
 def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequence[Left]) -> Answer:
     """The answer to a question to buy (or fit): the picks, the alternatives and why."""
-    order = shown(choice, made.question.objective == "cheapest")
+    order = shown(choice, made.stages.question.objective == "cheapest")
     ranked_count = len(order) - len(choice.alternatives)
     made_picks = [pick(made, c, label, explained.card(i)) for i, (c, label) in enumerate(order)]
     picks, alternatives = (
@@ -149,7 +138,7 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
         dict(zip(choice.alternatives, made_picks[ranked_count:], strict=True)),
     )
     said, summary, suggestions = verdict(made, choice, picks)
-    summary = fit_first(summary, made.named, made.intent, made.question.card_memory_gb)
+    summary = fit_first(summary, made.named, made.intent, made.stages.question.card_memory_gb)
     left_out = explained.excluded(list(excluded)) if choice.top is not None else list(excluded)
     shown_out = sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]
     words = _said(made, summary, suggestions, choice.notes, shown_out)
@@ -164,15 +153,15 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
     return headlined(
         made,
         Answer(
-            question=made.question,
+            question=made.stages.question,
             intent=made.intent,
             verdict=said,
             summary=words.summary,
-            as_of=made.as_of.isoformat(),
-            catalog_version=made.catalog_version,
-            currency=made.pricing.describe(),
-            reference_gpu=made.reference.id,
-            workload=made.work,
+            as_of=made.stages.as_of.isoformat(),
+            catalog_version=made.known.catalog.version,
+            currency=made.stages.pricing.describe(),
+            reference_gpu=made.known.reference.id,
+            workload=made.stages.work,
             memory_need=words.need,
             picks=picks,
             alternatives=dict(alternatives),
@@ -201,7 +190,7 @@ def _said(
 ) -> _Words:
     """The answer's words said once, in the asker's language: the summary, what would work, the choice's
     notes, how the memory need was counted and why the cards shown as left out were."""
-    need, job, lang = made.job.need, made.job, made.language
+    need, job, lang = made.stages.job.need, made.stages.job, made.language
     return _Words(
         spoken(summary, lang),
         tuple(spoken(s, lang) for s in suggestions),
@@ -220,8 +209,8 @@ def _said(
 
 def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained: Explained) -> Answer:
     """The named cards side by side: each priced one as a pick, every one in ``named``."""
-    pricing = made.pricing
-    question = made.question
+    pricing = made.stages.pricing
+    question = made.stages.question
     asked = {e.gpu: question.count_of(e.asked) or max(question.gpus, 1) for e in made.named if e.gpu}
     picks, cuda_first = better_buy_first(
         sorted(
@@ -231,9 +220,9 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
             ),
             key=lambda p: (-p.performance_per_1000, p.gpu),
         ),
-        made.terms.threshold,
-        cuda_only=made.asker.cuda_only,
-        budget_usd=made.asker.budget_usd,
+        made.stages.terms.threshold,
+        cuda_only=made.stages.asker.cuda_only,
+        budget_usd=made.stages.asker.budget_usd,
     )
     summary = _compare_summary(made, picks)
     set_aside = (  # the card to buy is the NVIDIA one, and the reasons say why
@@ -248,15 +237,15 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
     return headlined(
         made,
         Answer(
-            question=made.question,
+            question=made.stages.question,
             intent="compare",
             verdict="compare",
             summary=words.summary,
-            as_of=made.as_of.isoformat(),
-            catalog_version=made.catalog_version,
+            as_of=made.stages.as_of.isoformat(),
+            catalog_version=made.known.catalog.version,
             currency=pricing.describe(),
-            reference_gpu=made.reference.id,
-            workload=made.work,
+            reference_gpu=made.known.reference.id,
+            workload=made.stages.work,
             memory_need=words.need,
             picks=tuple(picks),
             findings=(*explained.named(len(made.named)), *words.notes),
@@ -268,7 +257,7 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
 
 def _compare_summary(made: Made, picks: list[Pick]) -> Text:
     """The fastest of the cards compared and the best value, with what cannot be priced."""
-    pricing = made.pricing
+    pricing = made.stages.pricing
     unpriced = [e for e in made.named if e.status in ("no-current-price", "not-in-catalog", "not-released")]
     if len(picks) >= 2:
         fastest = max(picks, key=lambda p: (p.relative_performance, p.gpu))
@@ -277,9 +266,9 @@ def _compare_summary(made: Made, picks: list[Pick]) -> Text:
             "summary.compare",
             {
                 "fastest": fastest.name,
-                "workload": Term("workload", made.label),
+                "workload": Term("workload", made.stages.terms.label),
                 "relative": f"{fastest.relative_performance:.2f}",
-                "reference": made.reference.name,
+                "reference": made.known.reference.name,
                 "thriftiest": thriftiest.name,
                 "currency": pricing.currency,
                 "per_step": f"{thriftiest.performance_per_1000 * pricing.step / 1000:.2f}",
@@ -328,8 +317,8 @@ def better_buy_first(
 
 def headlined(made: Made, answer: Answer) -> Answer:
     """The answer with its first line: the answer to the question's intent."""
-    same_speed = made.rulebook.cost_efficiency.same_speed_share
-    return msgspec.structs.replace(answer, headline=headline(answer, made.reference.name, same_speed))
+    same_speed = made.known.rulebook.cost_efficiency.same_speed_share
+    return msgspec.structs.replace(answer, headline=headline(answer, made.known.reference.name, same_speed))
 
 
 def unique(findings: list[Finding]) -> tuple[Finding, ...]:
@@ -344,7 +333,7 @@ def unique(findings: list[Finding]) -> tuple[Finding, ...]:
 
 def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
     """Buy, wait (rule persona-already-own), CPU and cloud (almost no money), or why nothing works."""
-    wait, instead = made.terms.wait, made.asker.instead
+    wait, instead = made.stages.terms.wait, made.stages.asker.instead
     if wait:
         return "wait", wait.reason, (wait.suggestion,)
     if choice.top is None:
@@ -357,7 +346,7 @@ def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
                 ((instead.suggestion,) if instead.suggestion else ()) + suggestions,
             )
         return said, summary, suggestions
-    top, pricing = picks[0], made.pricing
+    top, pricing = picks[0], made.stages.pricing
     count = f"{top.count} × " if top.count > 1 else "1 × "
     summary = Phrase(
         "summary.buy",
@@ -369,15 +358,15 @@ def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
             "kind": dated_words(top.unit_price)[0],
             "date": dated_words(top.unit_price)[1],
             "relative": f"{top.relative_performance:.2f}",
-            "reference": made.reference.name,
-            "workload": Term("workload", made.label),
+            "reference": made.known.reference.name,
+            "workload": Term("workload", made.stages.terms.label),
             "per_step": f"{top.performance_per_1000 * pricing.step / 1000:.2f}",
             "step": pricing.step_text(),
         },
     )
     if instead is not None and instead.verdict:
         return instead.verdict, summary, (instead.suggestion,) if instead.suggestion else ()
-    owned = made.asker.owned
+    owned = made.stages.asker.owned
     if owned is not None:
         return "buy", summary + _beside_owned(made, owned, top), ()
     return "buy", summary, ()
@@ -389,7 +378,7 @@ def _beside_owned(made: Made, owned: Gpu, top: Pick) -> Phrase:
     entry = next((e for e in made.named if e.owned is True and e.gpu == owned.id), None)
     if entry is not None and entry.cards_needed != 1:
         return Phrase("verdict.owned_short", {"name": owned.name, "gb": f"{owned.memory_gb:g}"})
-    mine = made.performance.relative(owned, made.work, made.job.compute_precision)
+    mine = made.known.performance.relative(owned, made.stages.work, made.stages.job.compute_precision)
     ratio = f"{top.relative_performance / max(mine, 1e-9):.1f}"
     return Phrase("verdict.owned_ratio", {"ratio": ratio, "name": owned.name})
 
@@ -410,7 +399,7 @@ def fit_first(
 
 def _impossible(made: Made, choice: Choice) -> Verdict:
     """No configuration works: say why and what would."""
-    question, pricing, need = made.question, made.pricing, made.job.need
+    question, pricing, need = made.stages.question, made.stages.pricing, made.stages.job.need
     suggestions: list[Text] = []
     cheapest = choice.over_budget[0] if choice.over_budget else None
     used = choice.alternatives.get("used")
@@ -447,14 +436,15 @@ def _impossible(made: Made, choice: Choice) -> Verdict:
         verdict_said = "over-budget"
     else:
         summary = Phrase(
-            "verdict.too_large", {"date": made.as_of.isoformat(), "gb": f"{need.gb:.0f}", "how": need.how}
+            "verdict.too_large",
+            {"date": made.stages.as_of.isoformat(), "gb": f"{need.gb:.0f}", "how": need.how},
         )
         verdict_said = "too-large"
         for precision in ("16-bit", "8-bit", "4-bit"):
             if precision != question.precision and PRECISIONS.index(precision) > PRECISIONS.index(
                 question.precision or "16-bit"
             ):
-                smaller = job_for(question.refined(precision=precision), made.rulebook).need
+                smaller = job_for(question.refined(precision=precision), made.known.rulebook).need
                 suggestions.append(
                     Phrase("verdict.at_precision", {"precision": precision, "gb": f"{smaller.gb:.0f}"})
                 )
@@ -469,11 +459,11 @@ def _impossible(made: Made, choice: Choice) -> Verdict:
 def _second_card(made: Made) -> list[Text]:
     """An owner whose card holds a job that splits across cards: a second one of the same doubles the memory
     for a fraction of any upgrade (a used RTX 3090 beside the one owned: 48 GB for 70B models at 4-bit)."""
-    owned, job, pricing = made.asker.owned, made.job, made.pricing
+    owned, job, pricing = made.stages.asker.owned, made.stages.job, made.stages.pricing
     if owned is None or job.pooling == "none" or not owned.purchasable:
         return []
     point = replace(pricing, used_ok=True).best_price(owned)
-    budget = made.asker.budget_usd
+    budget = made.stages.asker.budget_usd
     if point is None or (budget is not None and point.price_usd > budget * BUDGET_SLACK):
         return []
     money = pricing.money(point.price_usd, point)

@@ -18,12 +18,13 @@ from rules.knowledge.messages import Joined, Phrase, Text
 from rules.market import Offer, SystemOffer
 
 if TYPE_CHECKING:
+    from rules.contract.answer import NamedCard
     from rules.contract.question import Question
     from rules.knowledge import Gpu
     from rules.performance import PerformanceModel
     from rules.terms import Terms
 
-__all__ = ["Configuration", "Left", "Sizing", "configure", "sizing_for"]
+__all__ = ["Configuration", "Left", "Sizing", "configure", "named_configurations", "sizing_for"]
 
 
 class Left(NamedTuple):
@@ -348,3 +349,32 @@ def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], coun
         return _left(gpu, "memory-fit", widest.said)
     tried = max(n for (memory, n) in fits if memory == gpu.memory_gb)
     return _left(gpu, "memory-fit", fits[(gpu.memory_gb, tried)].said)
+
+
+def named_configurations(
+    question: Question, offers: Iterable[Offer], named: Iterable[NamedCard], sizing: Sizing
+) -> tuple[tuple[Configuration, str], ...]:
+    """The named cards asked to be compared, each with its status, at the count that holds the job: the
+    count asked ("2x 3090 vs a 5090": each card at its own) where it holds, else the fewest that do; a new
+    price first, a used one where no new price is known."""
+    priced: dict[str, Offer] = {}
+    for o in offers:
+        if o.gpu.id not in priced or o.condition == "new":
+            priced[o.gpu.id] = o
+    configs: list[tuple[Configuration, str]] = []
+    for entry in named:
+        offer = priced.get(entry.gpu) if entry.gpu else None
+        if offer is None or entry.status == "not-released" or any(c.gpu.id == entry.gpu for c, _ in configs):
+            continue
+        asked = question.count_of(entry.asked)
+        if asked is None or not sizing.fit(offer.gpu.memory_gb, asked).fits:
+            asked = None  # a count that does not hold the job is said so; shown at one that does
+        count = asked or entry.cards_needed or max(question.gpus, 1)
+        fit = sizing.fit(offer.gpu.memory_gb, count)
+        relative = sizing.relative(offer.gpu)
+        speed = relative * (1.0 if fit.serial else sizing.speedup(count))
+        tokens = sizing.tokens_per_second(offer.gpu, count)
+        configs.append(
+            (Configuration(offer, count, offer.unit_usd * count, relative, speed, fit, tokens), entry.status)
+        )
+    return tuple(configs)

@@ -24,12 +24,14 @@ from rules.market import Rental, TpuChip
 from rules.rent import power_usd_per_hour
 
 if TYPE_CHECKING:
+    from rules.configurations import Configuration
     from rules.contract.question import Question
     from rules.job import Job
     from rules.knowledge import Catalog, CloudOffer, Gpu, ModelSpec, Rulebook
     from rules.knowledge.parameters import JobCostParameters
     from rules.money import Pricing
     from rules.performance import PerformanceModel
+    from rules.stages import Known, Stages
 
 __all__ = [
     "Costing",
@@ -38,9 +40,11 @@ __all__ = [
     "amortised_per_hour",
     "hours_on",
     "job_cost",
+    "job_priced",
     "measured_share",
     "peak_tflops",
     "priced_job",
+    "served",
     "serving_cost",
     "serving_cost_per_million",
     "training_work",
@@ -373,4 +377,72 @@ def serving_cost(
         months=months,
         hours_per_week=hours_per_week,
         options=tuple(options),
+    )
+
+
+def served(stages: Stages, known: Known, top: Configuration | None) -> ServingCost | None:
+    """A model served to its users: the pick bought against the same cards rented, for the period."""
+    question, rulebook = stages.question, known.rulebook
+    if not question.users or stages.job.method != "inference" or top is None:
+        return None
+    rental = next((r for r in stages.market.rentals if r.unit.id == top.gpu.id), None)
+    return serving_cost(
+        (top.gpu, top.count, top.total_usd),
+        rental,
+        users=question.users,
+        tokens_per_user=question.tokens_per_user
+        or rulebook.workload_priorities.llm_decode.reading_tokens_per_second,
+        months=question.service_months or 12,
+        hours_per_week=question.hours_per_week or rulebook.rent_vs_buy.server_hours_per_week,
+        pricing=stages.pricing,
+        power_usd_per_hour=known.renting.power_usd_per_hour(top.gpu, top.count),
+    )
+
+
+def job_priced(stages: Stages, known: Known, top: Configuration | None) -> JobCost | None:
+    """A training run's tokens or a transcription's audio: its hours and cost on each way to run it."""
+    question, job, rulebook, catalog = stages.question, stages.job, known.rulebook, known.catalog
+    params_b = job.model.params_b if job.model is not None else question.params_b
+    tokens_b, per_example = question.training_tokens_b, None
+    if not tokens_b and question.examples:  # "on 50k examples for 3 epochs"
+        per_example = rulebook.job_cost.tokens_per_example
+        tokens_b = question.examples * per_example * (question.epochs or 1) / 1e9
+    transcribed = transcription(question, job, rulebook.job_cost, catalog)
+    work, basis = transcribed if transcribed is not None else (None, None)
+    if work is None and (not tokens_b or not params_b or job.method == "inference"):
+        return None
+    owned = catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
+    point = None if owned is None else stages.market.best_price(owned, used_ok=True)
+    asked = JobAsked(
+        params_b=params_b or 0.0,
+        tokens_b=tokens_b or 0.0,
+        method=job.method,
+        model=job.model,
+        top=None if top is None else (top.gpu, top.count, top.total_usd),
+        owned=owned,
+        owned_count=question.gpus if owned is not None else 1,
+        owned_price_usd=None if point is None else point.price_usd,
+        hours_per_week=known.renting.hours_per_week(question)[0],
+        named=tuple(
+            (gpu, question.gpus) for name in question.compare if (gpu := catalog.find(name)) is not None
+        ),
+        work=work,
+    )
+    sizing = stages.sizing
+    priced = priced_job(
+        asked,
+        rulebook=rulebook,
+        pricing=stages.pricing,
+        rentals=stages.market.rentals,
+        fit=lambda memory_gb, count: sizing.fit(memory_gb, count).fits,
+        electricity_usd_per_kwh=known.electricity_usd_per_kwh,
+        tpu_suits=question.workload in rulebook.tpu_fit.good_for,
+        measured=measured_share(known.performance, rulebook),
+    )
+    if basis is not None:
+        return with_changes(priced, basis=basis)
+    if per_example is None:
+        return priced
+    return with_changes(
+        priced, examples=question.examples, tokens_per_example=per_example, epochs=question.epochs or 1
     )

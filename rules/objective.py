@@ -18,8 +18,10 @@ from rules.knowledge.messages import Text
 from rules.money import BUDGET_SLACK
 
 if TYPE_CHECKING:
+    from rules.knowledge import Rulebook
     from rules.memory_terms import Floor
     from rules.money import Pricing
+    from rules.stages import Stages
 
 __all__ = [
     "BUDGET_SLACK",
@@ -29,6 +31,7 @@ __all__ = [
     "Objective",
     "estimated",
     "every",
+    "objective_for",
     "rank_key",
     "worth_per_usd",
 ]
@@ -109,6 +112,28 @@ class Objective:
         """The same choice with used cards in, as a last resort (the market's own terms for them set
         aside)."""
         return replace(self, used_ok=True, used_for_floor=None, used_when_short=True, used_saving=0.0)
+
+
+def objective_for(stages: Stages, rulebook: Rulebook) -> Objective:
+    """The choice's terms: used cards lead when asked for, for the cheapest way, and for a persona short
+    on money or starting out on a budget (rule used-cards); a question with no budget prices its ladder
+    new."""
+    question, terms = stages.question, stages.terms
+    return Objective(
+        stages.asker.budget_usd,
+        terms.floor,
+        terms.threshold,
+        question.used_ok or stages.asker.on_a_budget or question.objective == "cheapest",
+        stages.pricing,
+        terms.headline,
+        terms.used.used_over,
+        question.objective == "cheapest",
+        not terms.used.new_only,
+        terms.used.saving,
+        rulebook.memory_value.roomier_premium,
+        rulebook.cost_efficiency.same_price_share,
+        rulebook.cost_efficiency.same_speed_share,
+    )
 
 
 def rank_key(config: Configuration, lam: float) -> tuple[Any, ...]:

@@ -134,6 +134,7 @@ class Terms:
     worth: MemoryWorth | None
     wait: Wait | None
     rent: bool  # rule rent-vs-buy: renting is weighed
+    label: str  # the workload in words, as every line that names it says it
     refusal: Callable[
         [Gpu, int], Phrase | None
     ]  # rules multi-gpu-heat and power-and-slots: why N of a card cannot go in one box
@@ -220,6 +221,7 @@ def terms_for(ctx: TermsContext) -> Terms:
         worth=worth,
         wait=_keep_yours(ctx, owned, floor) if owned is not None else None,
         rent=q.cloud_ok,
+        label=workload_label(rulebook, ctx.work),
         refusal=box_refusal(rulebook, q),
     )
 
@@ -436,7 +438,7 @@ def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | No
                 "name": owned.name,
                 "relative": f"{mine:.2f}",
                 "reference": ctx.performance.reference.name,
-                "workload": Term("workload", _label(ctx)),
+                "workload": Term("workload", workload_label(ctx.rulebook, ctx.work)),
                 "share": f"{mine / now:.0%}",
                 "year": ctx.as_of.year,
                 "seed_year": params.seed_date.year,
@@ -444,10 +446,6 @@ def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | No
         ),
         suggestion,
     )
-
-
-def _label(ctx: TermsContext) -> str:
-    return workload_label(ctx.rulebook, ctx.work)
 
 
 def workload_label(rulebook: Rulebook, work: str) -> str:

@@ -10,7 +10,9 @@ which is also the order their lines take within each part.
 
 from __future__ import annotations
 
-from rules.configurations import Left
+from typing import TYPE_CHECKING
+
+from rules.configurations import Configuration, Left
 from rules.contract.answer import Finding
 from rules.explain.evidence import Evidence, Lines, RuleLines
 from rules.explain.hardware import HARDWARE
@@ -19,7 +21,12 @@ from rules.explain.money import MONEY
 from rules.explain.people import PEOPLE
 from rules.explain.plan import PLAN
 
-__all__ = ["ORDER", "REGISTRY", "Evidence", "Explained", "Lines", "explain"]
+if TYPE_CHECKING:
+    from rules.contract.answer import NamedCard
+    from rules.objective import Choice
+    from rules.stages import Known, Stages
+
+__all__ = ["ORDER", "REGISTRY", "Evidence", "Explained", "Lines", "evidence_for", "explain"]
 
 # The order the rules speak in, within each part of an answer.
 ORDER = (
@@ -99,3 +106,40 @@ class Explained:
 
 def explain(evidence: Evidence) -> Explained:
     return Explained(evidence)
+
+
+def evidence_for(
+    stages: Stages,
+    known: Known,
+    choice: Choice | None,
+    shown: tuple[Configuration, ...],
+    named: tuple[NamedCard, ...],
+) -> Evidence:
+    """What the rules read of one answer: the stages, the choice made (None: the named cards side by side)
+    and the configurations shown."""
+    top = choice.top if choice is not None else None
+    best = stages.market.best_any if stages.pricing.used_ok else stages.market.best_new
+    cheaper = frozenset(
+        e.gpu
+        for e in stages.excluded
+        if top is not None and (point := best.get(e.gpu)) is not None and point.price_usd < top.offer.unit_usd
+    )
+    return Evidence(
+        stages.question,
+        stages.asker,
+        stages.job,
+        stages.terms,
+        stages.sizing,
+        known.rulebook,
+        known.performance,
+        known.reference,
+        stages.work,
+        stages.terms.label,
+        stages.configs,
+        choice,
+        shown,
+        named,
+        stages.excluded,
+        cheaper,
+        stages.pricing,
+    )

@@ -42,7 +42,7 @@ class Evidence:
     shown: tuple[Configuration, ...]  # the configurations the answer shows as picks, in order
     named: tuple[NamedCard, ...]
     excluded: tuple[Left, ...]  # cards no allowed count of which holds the job
-    cheaper: Callable[[str], bool]  # is this card cheaper than the top pick?
+    cheaper: frozenset[str]  # the cards left out for memory that cost less than the top pick
     pricing: Pricing  # the answer's: an amount a finding names is in the asker's currency
 
     @property

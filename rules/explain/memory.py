@@ -211,7 +211,7 @@ def memory_caveat(evidence: Evidence) -> Lines:
     """Of the cards left out for memory, only those cheaper than the pick are worth naming."""
     if evidence.choice is None or evidence.choice.top is None:
         return Lines()
-    kept = [e for e in evidence.excluded if e.rule != "memory-fit" or evidence.cheaper(e.gpu)]
+    kept = [e for e in evidence.excluded if e.rule != "memory-fit" or e.gpu in evidence.cheaper]
     relabelled = tuple(Left(e.gpu, "memory-caveat", e.reason) if e.rule == "memory-fit" else e for e in kept)
     return Lines(left_out=relabelled)
 

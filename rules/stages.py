@@ -1,0 +1,96 @@
+"""The stages of one question up to what holds its job, made once and handed on as one value.
+
+:func:`configured` runs them in order: the market of the date, who asks, the job, the rules' terms, the
+configurations that hold the job. Everything after (the named cards, the choice, renting, the explanation,
+the answer) reads the :class:`Stages` it returns and the :class:`Known` it was made from, and calls nothing
+back here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rules.asker import Asker, asker_for
+from rules.configurations import Configuration, Left, Sizing, configure, sizing_for
+from rules.job import Job, job_for
+from rules.job_defaults import workload_key
+from rules.terms import Terms, TermsContext, terms_for
+
+if TYPE_CHECKING:
+    from rules.contract.question import Question
+    from rules.knowledge import Catalog, Gpu, Rulebook
+    from rules.market import Market, Markets
+    from rules.money import Pricing
+    from rules.performance import PerformanceModel
+    from rules.rent import Renting
+
+__all__ = ["Known", "Stages", "configured"]
+
+
+@dataclass(frozen=True)
+class Known:
+    """What every question reads and none changes: one snapshot of the engine's knowledge."""
+
+    catalog: Catalog
+    rulebook: Rulebook
+    performance: PerformanceModel
+    reference: Gpu  # the card every speed is relative to
+    markets: Markets
+    renting: Renting
+    electricity_usd_per_kwh: float
+
+
+@dataclass(frozen=True)
+class Stages:
+    """What one question's stages made, up to the configurations."""
+
+    question: Question  # with the engine's defaults filled in
+    as_of: date
+    market: Market
+    asker: Asker
+    job: Job
+    work: str  # the performance model's workload
+    terms: Terms
+    sizing: Sizing
+    configs: tuple[Configuration, ...]  # every configuration that holds the job
+    excluded: tuple[Left, ...]  # cards no allowed count of which holds the job
+    pricing: Pricing  # the market's prices in the asker's currency, new only or also used as asked
+
+
+def configured(question: Question, as_of: date, known: Known) -> Stages:
+    """The stages up to the configurations: the market, who asks, the job, the rules' terms, what holds
+    the job."""
+    market = known.markets.on(as_of)
+    if question.new_only:
+        market = market.new_only()
+    pricing = market.pricing(question.currency, question.used_ok)
+    rulebook, catalog = known.rulebook, known.catalog
+    owned = catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
+    asker = asker_for(question, pricing, rulebook, owned)
+    job = job_for(question, rulebook, tuple(p.min_memory_gb for p in asker.personas if p.min_memory_gb))
+    work = workload_key(question.workload, question.task)
+    days = (rulebook.persona_already_own.seed_date, as_of) if owned is not None else ()
+    speed = partial(known.performance.relative, workload=work, precision=job.compute_precision)
+    midrange = {day: known.markets.on(day).midrange(speed) for day in days}
+    context = TermsContext(
+        question, asker, job, as_of, rulebook, known.performance, work, catalog.gpu, midrange
+    )
+    terms = terms_for(context)
+    largest = market.largest_gb(question.setting)
+    sizing = sizing_for(question, job, work, terms, known.performance, largest, systems=market.systems)
+    machine = rulebook.one_machine
+    most = machine.gpus_per_machine if question.setting in (None, "desktop") else machine.gpus_per_server
+    configs, excluded = configure(
+        market.placeable(question.setting),
+        sizing,
+        question.gpus,
+        question.gpus if question.gpus_fixed else most,
+        # a server is built to hold several; users' speed may need more cards than the fewest that hold
+        every_count=question.setting == "server" or bool(job.serving_need),
+    )
+    return Stages(
+        question, as_of, market, asker, job, work, terms, sizing, tuple(configs), tuple(excluded), pricing
+    )
