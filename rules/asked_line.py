@@ -5,7 +5,7 @@ watts the build draws and the PSU it needs as the rule power-and-slots counts th
 from __future__ import annotations
 
 from rules.contract.answer import Answer
-from rules.knowledge.messages import say
+from rules.knowledge.messages import Phrase, Text
 
 __all__ = ["need_first", "power_first"]
 
@@ -25,7 +25,7 @@ def power_first(answer: Answer) -> str | None:
     return f"{subject} {line}"
 
 
-def need_first(answer: Answer, said: str) -> str:
+def need_first(answer: Answer, said: Text) -> Text:
     """``said`` behind the memory the job needs where the question asked for that figure; ``said`` unchanged
     otherwise. Whatever the verdict, the figure asked for comes first: what to buy, or why nothing is bought,
     follows it."""
@@ -33,4 +33,4 @@ def need_first(answer: Answer, said: str) -> str:
     if not answer.question.asked_memory or not need.how or need.gb <= 0:
         return said
     gb = f"{need.gb:,.0f}" if need.gb >= 100 else f"{need.gb:g}"
-    return say("headline.need_first", answer.language, gb=gb, then=said)
+    return Phrase("headline.need_first", {"gb": gb, "then": said})

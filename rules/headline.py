@@ -18,15 +18,13 @@ from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, Re
 from rules.job_line import job_first
 from rules.knowledge.catalog import model_number
 from rules.knowledge.messages import (
+    Article,
     Cased,
+    Counted,
     Grouped,
     Joined,
     Phrase,
     Text,
-    article,
-    count_word,
-    grouped,
-    say,
     spare_text,
     spoken,
 )
@@ -52,44 +50,45 @@ NAMED_IN_HEADLINE = frozenset({"fit", "compare", "rent-or-buy", "what-runs-on"})
 
 def headline(answer: Answer, reference: str, same_speed: float) -> str:
     """The line that answers the question's intent; the verdict's own sentence where nothing is bought
-    (``same_speed``: the share of speed within which compared cards are as fast, rule cost-efficiency)."""
-    said = power_first(answer) or _answered(answer, reference, same_speed) or answer.summary
-    said = said[:1].upper() + said[1:]
-    return said if answer.intent in NAMED_IN_HEADLINE else need_first(answer, said)  # "will it fit" says it
+    (``same_speed``: the share of speed within which compared cards are as fast, rule cost-efficiency),
+    said once in the asker's language."""
+    said = Cased(power_first(answer) or _answered(answer, reference, same_speed) or answer.summary)
+    line = said if answer.intent in NAMED_IN_HEADLINE else need_first(answer, said)  # "will it fit" says it
+    return spoken(line, answer.language)
 
 
-def _answered(answer: Answer, reference: str, same_speed: float) -> str | None:
+def _answered(answer: Answer, reference: str, same_speed: float) -> Text | None:
     lang = answer.language
     if answer.intent == "what-runs-on" and answer.runs_on:  # what the card holds, whatever there is to buy
-        return _runs_on(answer.runs_on[0], lang)
+        return _runs_on(answer.runs_on[0])
     if answer.verdict in ("wait", "over-budget", "too-large", "cpu-and-cloud"):
         kept = any(e.owned is True and e.status == "fits" for e in answer.named)  # "keep it: it holds it"
-        return _fit(answer, lang) if answer.intent == "fit" and not kept else None  # else the verdict's words
-    said: str | None = None
+        return _fit(answer) if answer.intent == "fit" and not kept else None  # else the verdict's words
+    said: Text | None = None
     if answer.question.setting == "cloud" and answer.rent_vs_buy is not None and answer.intent != "fit":
-        said = _rent_asked(answer.rent_vs_buy, lang)
+        said = _rent_asked(answer.rent_vs_buy)
     elif answer.intent == "fit" or _judged_for_fit(answer):
-        said = _fit(answer, lang)
+        said = _fit(answer)
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
-            said = _with_budget(said, answer, reference, lang)
+            said = _with_budget(said, answer, reference)
     elif answer.intent == "compare":
         said = compare_first(answer, lang, same_speed)
         held = _not_held_alone(answer)
-        said = f"{held}. {said[:1].upper()}{said[1:]}" if said and held else said
+        said = Joined((held, ". ", Cased(said))) if said and held else said
     elif answer.intent == "rent-or-buy" and not (answer.job_cost and answer.job_cost.options):
-        said = _rent_or_buy(answer, lang)  # a whole job priced each way answers it below, from its own hours
+        said = _rent_or_buy(answer)  # a whole job priced each way answers it below, from its own hours
     elif answer.intent == "what-runs-on" and answer.named:  # what each card named holds, as judged
-        said = spoken(said_once(answer.named), lang)
+        said = said_once(answer.named)
     elif answer.intent == "what-runs-on" and not answer.question.card_memory_gb:  # no card, no lab card
-        said = say("headline.runs_no_cards", lang)
+        said = Phrase("headline.runs_no_cards")
     if said is None and answer.job_cost is not None and answer.job_cost.options:
-        said = spoken(job_first(answer.job_cost), lang)
+        said = job_first(answer.job_cost)
     if said is None and answer.picks:
-        said = _buy(answer, reference, lang)
+        said = _buy(answer, reference)
         left = () if named_in_headline(answer) else not_picked(answer)
         if left:  # a card asked about and not bought: the first line says so, its verdict follows
             names = _either([e.name for e in left])
-            said = say("headline.rather_than", lang, names=names, buy=said[:1].lower() + said[1:])
+            said = Phrase("headline.rather_than", {"names": names, "buy": Cased(said, upper=False)})
     return said
 
 
@@ -101,7 +100,7 @@ def not_picked(answer: Answer) -> tuple[NamedCard, ...]:
     return () if any(e.gpu in shown for e in asked) else tuple(asked)
 
 
-def _runs_on(card: RunsOn, lang: str | None) -> str | None:
+def _runs_on(card: RunsOn) -> Phrase | None:
     """The largest model the cards run (with its speed) and the largest they fine-tune."""
     runs = next((m for m in card.models if m.kind == "llm" and m.inference), None)
     if runs is None:
@@ -109,23 +108,26 @@ def _runs_on(card: RunsOn, lang: str | None) -> str | None:
     speed = (
         ""
         if runs.tokens_per_second is None
-        else say("headline.runs_speed", lang, tps=f"{runs.tokens_per_second:.0f}")
+        else Phrase("headline.runs_speed", {"tps": f"{runs.tokens_per_second:.0f}"})
     )
     tuned = next((m for m in card.models if m.fine_tune), None)
     tunes = (
         ""
         if tuned is None
-        else say("headline.runs_tunes", lang, name=tuned.name, method=TUNING_NAMES[tuned.fine_tune or ""])
+        else Phrase(
+            "headline.runs_tunes", {"name": tuned.name, "method": TUNING_NAMES[tuned.fine_tune or ""]}
+        )
     )
-    return say(
+    return Phrase(
         "headline.runs_on",
-        lang,
-        count=card.count,
-        name=card.name,
-        model=runs.name,
-        precision=runs.inference or "",
-        speed=speed,
-        tunes=tunes,
+        {
+            "count": card.count,
+            "name": card.name,
+            "model": runs.name,
+            "precision": runs.inference or "",
+            "speed": speed,
+            "tunes": tunes,
+        },
     )
 
 
@@ -146,32 +148,27 @@ def figure(pick: Pick, reference: str) -> Phrase:
     return Phrase("headline.relative", {"relative": relative, "reference": reference})
 
 
-def _buy(answer: Answer, reference: str, lang: str | None, top: Pick | None = None) -> str:
+def _buy(answer: Answer, reference: str, top: Pick | None = None) -> Text:
     top = top or answer.picks[0]
     used = top.condition == "used"
     if top.count > 1:
-        what = say(
-            "headline.used_many" if used else "headline.new_many", lang, count=top.count, name=top.name
+        what = Phrase(
+            "headline.used_many" if used else "headline.new_many", {"count": top.count, "name": top.name}
         )
     else:
         key = "headline.used" if used else "headline.new"
-        what = say(key, lang, name=top.name, article=article(top.name, lang))
-    price = price_said(top) if top.count == 1 else say("headline.in_all", lang, price=price_said(top))
+        what = Phrase(key, {"name": top.name, "article": Article(top.name)})
+    price = price_said(top) if top.count == 1 else Phrase("headline.in_all", {"price": price_said(top)})
     gb = f"{top.memory_gb:g}"
     memory = (  # "GeForce RTX 5060 Ti 16 GB" says its memory in its name
         ""
         if f"{gb} GB" in top.name
-        else say("headline.memory", lang, gb=gb, each=say("headline.each", lang) if top.count > 1 else "")
+        else Phrase("headline.memory", {"gb": gb, "each": Phrase("headline.each") if top.count > 1 else ""})
     )
-    line = say(
-        "headline.buy",
-        lang,
-        what=what,
-        memory=memory,
-        price=price,
-        figure=figure(top, reference),
+    line = Phrase(
+        "headline.buy", {"what": what, "memory": memory, "price": price, "figure": figure(top, reference)}
     )
-    return line + _owned(answer, top, lang)
+    return line + _owned(answer, top)
 
 
 def price_said(pick: Pick) -> Text:
@@ -185,7 +182,7 @@ def price_said(pick: Pick) -> Text:
     return text
 
 
-def _owned(answer: Answer, top: Pick, lang: str | None) -> str:
+def _owned(answer: Answer, top: Pick) -> Text:
     """How the pick compares with the card the asker has: a multiple only where that card holds the job."""
     for entry in answer.named:
         if entry.owned is not True or not isinstance(entry.memory_gb, float):
@@ -193,11 +190,12 @@ def _owned(answer: Answer, top: Pick, lang: str | None) -> str:
         if entry.gpu == answer.reference_gpu:  # the figure before already says it
             return ""
         if entry.cards_needed != 1:
-            return say("headline.owned_short", lang, name=entry.name, gb=f"{entry.memory_gb:g}")
+            return Phrase("headline.owned_short", {"name": entry.name, "gb": f"{entry.memory_gb:g}"})
         mine = entry.relative_performance
         if isinstance(mine, float) and mine > 0:
-            return say(
-                "headline.owned_faster", lang, ratio=f"{top.relative_performance / mine:.1f}", name=entry.name
+            return Phrase(
+                "headline.owned_faster",
+                {"ratio": f"{top.relative_performance / mine:.1f}", "name": entry.name},
             )
     return ""
 
@@ -235,7 +233,7 @@ def named_in_headline(answer: Answer) -> bool:
     return answer.intent in NAMED_IN_HEADLINE or _judged_for_fit(answer)
 
 
-def _fit(answer: Answer, lang: str | None) -> str | None:
+def _fit(answer: Answer) -> Text | None:
     """Yes or no for the one card the question asks about, with the count that holds the job."""
     weighed = [e for e in answer.named if e.status in ("fits", "does-not-fit")]
     asked = [e for e in weighed if e.owned is not True]
@@ -246,8 +244,8 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
     if len(entries) > 1:
         verdicts = {e.status for e in entries}
         key = {"fits": "headline.yes_all", "does-not-fit": "headline.no_all"}.get(verdicts.pop(), "")
-        said = spoken(said_once(entries), lang)
-        return say(key, lang, said=said) if key and not verdicts else said
+        said = said_once(entries)
+        return Phrase(key, {"said": said}) if key and not verdicts else said
     if not entries:
         return None
     entry = entries[0]
@@ -256,136 +254,134 @@ def _fit(answer: Answer, lang: str | None) -> str | None:
             low, need = f"{entry.at_lower_gb:.0f}", f"{answer.memory_need.gb:.0f}"
             key = "headline.size_yes_offloaded" if entry.offloaded is True else "headline.size_yes_at_lower"
             gb = f"{answer.question.card_memory_gb:g}"
-            return say(key, lang, precision=entry.at_lower, low=low, gb=gb, need=need)
+            return Phrase(key, {"precision": entry.at_lower, "low": low, "gb": gb, "need": need})
         key = "headline.yes_all" if entry.status == "fits" else "headline.no_all"
-        return say(key, lang, said=entry.reason[:1].lower() + entry.reason[1:])
+        return Phrase(key, {"said": Cased(entry.reason, upper=False)})
     need = entry.reason.split(": ", 1)[0]
     if not isinstance(entry.memory_gb, float) or need == entry.reason:
         return None
     words = {"need": need, "name": entry.name, "gb": f"{entry.memory_gb:g}"}
-    speed = _named_speed(entry, answer, lang)
-    judged = (_holds if entry.status == "fits" else _does_not_hold)(entry, answer, speed, words, lang)
+    speed = _named_speed(entry, answer)
+    judged = (_holds if entry.status == "fits" else _does_not_hold)(entry, answer, speed, words)
     if isinstance(entry.withdrawn, str) and entry.owned is not True:  # its maker stopped selling it new
-        judged += say("headline.withdrawn", lang, since=entry.withdrawn[:7])
+        judged += Phrase("headline.withdrawn", {"since": entry.withdrawn[:7]})
     return judged
 
 
-def _does_not_hold(
-    entry: NamedCard, answer: Answer, speed: Text, words: dict[str, str], lang: str | None
-) -> str:
+def _does_not_hold(entry: NamedCard, answer: Answer, speed: Text, words: dict[str, str]) -> Text:
     """No for the card asked about, at the count asked: yes at a lower precision one card holds, else how
     many hold it (none, for a job that runs whole on each card) and, for a mixture of experts llama.cpp runs,
     that its experts can stay in system RAM."""
     if isinstance(entry.at_lower, str) and isinstance(entry.at_lower_gb, float):  # a lower precision holds it
         key = "headline.yes_offloaded" if entry.offloaded is True else "headline.yes_at_lower"
-        return say(key, lang, precision=entry.at_lower, low=f"{entry.at_lower_gb:.0f}", **words)
+        return Phrase(key, {"precision": entry.at_lower, "low": f"{entry.at_lower_gb:.0f}", **words})
     asked = answer.question.gpus  # "on two rtx 3090s": the count asked is the one judged
     if not isinstance(entry.cards_needed, int):  # None: not even eight hold it, or the job does not split
         key = "headline.no_split" if entry.splits is False else "headline.no_count"
-        line = say("headline.no_system" if entry.form_factor == "system" else key, lang, **words)
+        line: Text = Phrase("headline.no_system" if entry.form_factor == "system" else key, words)
     else:
-        speed = speed and say("headline.at_speed", lang, figure=speed)
-        key, many = ("headline.no_many", count_word(asked, lang)) if asked > 1 else ("headline.no", "")
-        line = say(key, lang, count=count_word(entry.cards_needed, lang), speed=speed, asked=many, **words)
+        speed = speed and Phrase("headline.at_speed", {"figure": speed})
+        key, many = ("headline.no_many", Counted(asked)) if asked > 1 else ("headline.no", "")
+        line = Phrase(key, {"count": Counted(entry.cards_needed), "speed": speed, "asked": many, **words})
     if isinstance(entry.built_as, str) and isinstance(entry.cards_needed, int):  # another form builds
-        many = count_word(entry.cards_needed, lang)
-        line += say("headline.built_as", lang, name=entry.built_as, count=many)
+        line += Phrase("headline.built_as", {"name": entry.built_as, "count": Counted(entry.cards_needed)})
     if entry.experts_in_ram is not True:
         return line
-    return line + say("headline.experts_in_ram", lang, count=count_word(max(asked, 1), lang))
+    return line + Phrase("headline.experts_in_ram", {"count": Counted(max(asked, 1))})
 
 
-def _holds(entry: NamedCard, answer: Answer, speed: Text, words: dict[str, str], lang: str | None) -> str:
+def _holds(entry: NamedCard, answer: Answer, speed: Text, words: dict[str, str]) -> Text:
     """Yes for the card asked about: its speed first where the question asked how fast; the count asked
     ("on 2 x rtx pro 6000") where it is more than one."""
     needed = entry.cards_needed if isinstance(entry.cards_needed, int) else 1
     many = needed > 1
-    count = count_word(needed, lang)
+    count = Counted(needed)
     if speed and answer.question.asked_speed:
-        first = say("headline.speed_first_many" if many else "headline.speed_first", lang, figure=speed,
-                    count=count, **words)  # fmt: skip
-        return first[:1].upper() + first[1:]
-    speed = speed and say("headline.then_speed", lang, figure=speed)
+        key = "headline.speed_first_many" if many else "headline.speed_first"
+        return Cased(Phrase(key, {"figure": speed, "count": count, **words}))
+    speed = speed and Phrase("headline.then_speed", {"figure": speed})
     if isinstance(entry.spare, float):  # less than the tight margin: yes, only just
         key = "headline.yes_tight_many" if many else "headline.yes_tight"
-        return say(key, lang, count=count, spare=spare_text(entry.spare), speed=speed, **words)
-    return say("headline.yes_many" if many else "headline.yes", lang, count=count, speed=speed, **words)
+        return Phrase(key, {"count": count, "spare": spare_text(entry.spare), "speed": speed, **words})
+    return Phrase("headline.yes_many" if many else "headline.yes", {"count": count, "speed": speed, **words})
 
 
-def _with_budget(fit: str, answer: Answer, reference: str, lang: str | None) -> str:
+def _with_budget(fit: Text, answer: Answer, reference: str) -> Phrase:
     # the card asked about leads the picks; what to buy for the money is the engine's own pick behind it
     own = answer.picks[1] if answer.picks[0].label == "as asked" and len(answer.picks) > 1 else None
-    buy = _buy(answer, reference, lang, own)
+    buy = _buy(answer, reference, own)
     budget = Money(answer.question.budget or 0.0, answer.currency.code, 0.0).text
-    return say("headline.with_budget", lang, fit=fit, budget=budget, buy=buy[:1].lower() + buy[1:])
+    return Phrase("headline.with_budget", {"fit": fit, "budget": budget, "buy": Cased(buy, upper=False)})
 
 
-def _named_speed(entry: NamedCard, answer: Answer, lang: str | None) -> Text:
+def _named_speed(entry: NamedCard, answer: Answer) -> Text:
     """The speed at the count that holds the job, from the pick built at that count where there is one; else
     the named card's own estimate (a card not on sale, such as a withdrawn Mac Studio)."""
     for p in (*answer.picks, *(a for a in answer.alternatives.values() if a)):
         if p.gpu == entry.gpu and p.count == entry.cards_needed and p.speed is not None:
             return figure(p, "")
     if isinstance(entry.tokens_per_second, float) and answer.question.asked_speed:
-        return say("pick.tokens", lang, tokens=f"{entry.tokens_per_second:.0f}")
+        return Phrase("pick.tokens", {"tokens": f"{entry.tokens_per_second:.0f}"})
     return ""
 
 
-def _not_held_alone(answer: Answer) -> str:
+def _not_held_alone(answer: Answer) -> Text:
     """For compared cards the count asked does not hold the job: the need, and how many do, said once."""
     short = [e for e in answer.named if e.status == "does-not-fit"]
     if not short:
         return ""
-    return spoken(said_once(short), answer.language)
+    return said_once(short)
 
 
-def _rent_or_buy(answer: Answer, lang: str | None) -> str | None:
+def _rent_or_buy(answer: Answer) -> Phrase | None:
     """Rent or buy, and after how long buying pays off at the hours assumed."""
     rent = answer.rent_vs_buy
     if rent is None or not answer.picks:
         return None
     name, hours = answer.picks[0].name, f"{rent.hours_per_week:g}"
     if rent.offer.gpu is not None and rent.offer.gpu != answer.picks[0].gpu:  # no provider lists the card
-        return _unlisted_weighed(rent, answer.picks[0], lang)
+        return _unlisted_weighed(rent, answer.picks[0])
     total = answer.question.rent_hours
     if total:  # "100 hours of training": those hours rented, against the card's price
         per_hour = rent.rent_per_hour
         cost = _renting_for(per_hour, total)
-        return say(
+        return Phrase(
             "headline.rent_hours" if cost.usd <= _owned_cost(answer, total) else "headline.buy_hours",
-            lang,
-            hours=f"{total:g}",
-            name=name,
-            provider=rent.offer.provider,
-            cost=grouped(cost.text, lang),
-            per_hour=f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}",
-            price=price_said(answer.picks[0]),
+            {
+                "hours": f"{total:g}",
+                "name": name,
+                "provider": rent.offer.provider,
+                "cost": Grouped(cost.text),
+                "per_hour": f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}",
+                "price": price_said(answer.picks[0]),
+            },
         )
     if rent.break_even_hours is None:
-        return say("headline.rent_never", lang, hours=hours, name=name)
+        return Phrase("headline.rent_never", {"hours": hours, "name": name})
     years = f"{rent.break_even_hours / (rent.hours_per_week * 52):.1f}"
     key = "headline.rent" if rent.cheaper == "rent" else "headline.buy_pays"
-    return say(key, lang, hours=hours, name=name, years=years)
+    return Phrase(key, {"hours": hours, "name": name, "years": years})
 
 
-def _rent_asked(rent: RentVsBuy, lang: str | None) -> str:
+def _rent_asked(rent: RentVsBuy) -> Phrase:
     """Renting only, as the question said: the card it named, else the rental that holds the job for least;
     per hour, and a month at the hours a week said or assumed."""
     price, hours, offer = rent.rent_per_hour, rent.hours_per_week, rent.offer
     month = _renting_for(price, hours * 52 / 12)
     named = any(o.named and o.accelerator == offer.accelerator for o in rent.options)
-    return say(
+    return Phrase(
         "headline.rent_named" if named else "headline.rent_only",
-        lang,
-        units=offer.units,
-        provider=offer.provider,
-        per_hour=f"{price.amount:.2f} {price.currency}",
-        per_month=grouped(month.text, lang),
-        hours=f"{hours:g}",
+        {
+            "units": offer.units,
+            "provider": offer.provider,
+            "per_hour": f"{price.amount:.2f} {price.currency}",
+            "per_month": Grouped(month.text),
+            "hours": f"{hours:g}",
+        },
     )
 
 
-def _unlisted_weighed(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
+def _unlisted_weighed(rent: RentVsBuy, pick: Pick) -> Phrase:
     """Rent or buy where no provider lists the card bought: renting its chip in another form, or a card about
     as fast, at the hours assumed, a year and over the rule's years, set beside the card's price; no
     break-even is claimed against another card's listing."""
@@ -393,21 +389,22 @@ def _unlisted_weighed(rent: RentVsBuy, pick: Pick, lang: str | None) -> str:
     year = _renting_for(per_hour, hours * 52)
     horizon = rent.yearly[-1] if rent.yearly else None
     total = horizon.rent if horizon else year
-    instead = say("headline.rent_same_chip" if _same_chip(pick, offer) else "headline.rent_as_fast", lang)
-    return say(
+    instead = Phrase("headline.rent_same_chip" if _same_chip(pick, offer) else "headline.rent_as_fast")
+    return Phrase(
         "headline.rent_unlisted" if total.usd <= pick.total_price.usd else "headline.buy_unlisted",
-        lang,
-        instead=instead,
-        seen=offer.seen,
-        per_year=grouped(year.text, lang),
-        hours=f"{hours:g}",
-        units=offer.units,
-        provider=offer.provider,
-        per_hour=f"{per_hour.amount:.2f} {per_hour.currency}",
-        total=grouped(total.text, lang),
-        years=horizon.years if horizon else 1,
-        price=price_said(pick),
-        name=pick.name,
+        {
+            "instead": instead,
+            "seen": offer.seen,
+            "per_year": Grouped(year.text),
+            "hours": f"{hours:g}",
+            "units": offer.units,
+            "provider": offer.provider,
+            "per_hour": f"{per_hour.amount:.2f} {per_hour.currency}",
+            "total": Grouped(total.text),
+            "years": horizon.years if horizon else 1,
+            "price": price_said(pick),
+            "name": pick.name,
+        },
     )
 
 

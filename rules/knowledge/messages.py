@@ -22,6 +22,7 @@ from rules.knowledge.templates import DEFAULT_LANGUAGE, Messages
 
 __all__ = [
     "DEFAULT_LANGUAGE",
+    "Article",
     "Basis",
     "Cased",
     "Cited",
@@ -138,6 +139,16 @@ class Counted(_Unsaid):
 
 
 @dataclass(frozen=True)
+class Article(_Unsaid):
+    """The word before a name where the asker's language has articles (:func:`article`)."""
+
+    name: str
+
+    def said(self, language: str | None) -> str:
+        return article(self.name, language)
+
+
+@dataclass(frozen=True)
 class Basis(_Unsaid):
     """An answer's performance basis in the asker's language (:func:`basis`)."""
 
@@ -158,7 +169,7 @@ class Joined(_Unsaid):
         return self.between.join(spoken(part, language) for part in self.parts)
 
 
-Text: TypeAlias = "str | Phrase | Term | Cited | Grouped | Cased | Counted | Basis | Joined"
+Text: TypeAlias = "str | Phrase | Term | Cited | Grouped | Cased | Counted | Article | Basis | Joined"
 """Words a stage hands on: plain (a name, a figure) or to be said in the asker's language."""
 
 
