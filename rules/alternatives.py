@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rules.configurations import Configuration
-from rules.objective import Choice, worth_per_usd
+from rules.objective import Choice
 
 __all__ = ["BETTER", "alternatives_among", "labelled_alternatives", "ladder_for", "ranked", "still_better"]
 
@@ -67,7 +67,7 @@ def _room(c: Configuration) -> float:
 
 Beats = Callable[[Configuration, Configuration], bool]
 BETTER: dict[str, Beats] = {  # what each labelled alternative must beat the top pick on
-    "best value": lambda c, top: worth_per_usd(c) > worth_per_usd(top),
+    "best value": lambda c, top: c.worth_per_usd > top.worth_per_usd,
     "fastest": lambda c, top: c.speed > top.speed,
     "roomiest": lambda c, top: _room(c) > _room(top),
 }
@@ -96,7 +96,7 @@ def labelled_alternatives(
     more of the job is worth more); a shown card that beats every other on it is the best value already, and
     none is added."""
     measures: dict[str, Measure] = {
-        "best value": lambda c: (worth_per_usd(c), -c.total_usd),
+        "best value": lambda c: (c.worth_per_usd, -c.total_usd),
         "fastest": lambda c: (c.speed, -c.total_usd),
         "roomiest": lambda c: (_room(c), c.speed, -c.total_usd),
     }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rules.configurations import Configuration
 from rules.knowledge.messages import Phrase, Text
-from rules.objective import Note, Objective, estimated, worth_per_usd
+from rules.objective import Note, Objective
 
 __all__ = ["demoted_note", "explain_choice", "roomier_note", "same_price_note", "serving_notes"]
 
@@ -86,7 +86,7 @@ def explain_choice(
     measure = Phrase("choice.measure.worth" if weighed else "choice.measure.speed")
     if top.gpu.id != best_value.gpu.id and top.total_usd > best_value.total_usd:
         notes.append(_stepped_up(top, best_value, measure, objective))
-    if within and within[0] is not top and estimated(within[0]):
+    if within and within[0] is not top and within[0].estimated:
         notes.append(
             Note(
                 "cost-efficiency",
@@ -99,7 +99,7 @@ def explain_choice(
         for c in within
         if c.speed > top.speed
         and c.total_usd > top.total_usd  # the next step up the price ladder
-        and not estimated(c)
+        and not c.estimated
     ]
     if faster:
         nxt = min(faster, key=lambda c: (c.total_usd, c.gpu.id))
@@ -121,7 +121,7 @@ def _stepped_up(top: Configuration, best_value: Configuration, measure: Text, ob
                 "gain": f"{gain:.2f}",
                 "measure": measure,
                 "threshold": f"{threshold:g}",
-                "value": f"{pricing.per_step(worth_per_usd(best_value)):.2f}",
+                "value": f"{pricing.per_step(best_value.worth_per_usd):.2f}",
                 "step": pricing.step_text(),
             },
         ),

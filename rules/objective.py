@@ -1,5 +1,5 @@
-"""What one choice weighs and what it returns: the :class:`Objective`, the :class:`Choice`, and the measures
-every part of the choice reads alike (worth per dollar, the ranking key, an estimated price).
+"""What one choice weighs and what it returns: the :class:`Objective` and the :class:`Choice` (the measures
+every part of the choice reads alike, worth per dollar and an estimated price, are the configuration's own).
 
 They sit below the ranking, the alternatives, the notes and the used-card policy
 (:mod:`rules.ranking`, :mod:`rules.alternatives`, :mod:`rules.choice_notes`, :mod:`rules.used_cards`), so that
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from rules.configurations import Configuration
 from rules.knowledge.messages import Text
@@ -29,11 +29,8 @@ __all__ = [
     "Choice",
     "Note",
     "Objective",
-    "estimated",
     "every",
     "objective_for",
-    "rank_key",
-    "worth_per_usd",
 ]
 
 Allowed = Callable[[Configuration], bool]
@@ -134,20 +131,3 @@ def objective_for(stages: Stages, rulebook: Rulebook) -> Objective:
         rulebook.cost_efficiency.same_price_share,
         rulebook.cost_efficiency.same_speed_share,
     )
-
-
-def rank_key(config: Configuration, lam: float) -> tuple[Any, ...]:
-    """Worth less λ × price, best first; ties go to the cheaper, then to card and
-    condition, so that equal scores always rank alike."""
-    return (-(config.worth - lam * config.total_usd), config.total_usd, config.gpu.id, config.offer.condition)
-
-
-def estimated(config: Configuration) -> bool:
-    """Priced only by an estimate, which never leads an answer by itself (``rules.ranking``)."""
-    point = config.system.point if config.system is not None else config.offer.point
-    return bool(getattr(point, "estimate", False))
-
-
-def worth_per_usd(config: Configuration) -> float:
-    """Value: the measure the choice steps up from and the 'best value' alternative is best on."""
-    return config.worth / config.total_usd

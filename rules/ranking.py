@@ -9,27 +9,18 @@ card the question names are weighed after it, in :mod:`rules.choose`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from operator import itemgetter
 from typing import Any
 
 from rules.alternatives import labelled_alternatives, ladder_for
 from rules.choice_notes import demoted_note, explain_choice, roomier_note, same_price_note, serving_notes
 from rules.configurations import Configuration
-from rules.knowledge.messages import Phrase
-from rules.objective import (
-    BUDGET_SLACK,
-    Allowed,
-    Choice,
-    Note,
-    Objective,
-    estimated,
-    every,
-    rank_key,
-    worth_per_usd,
-)
-from rules.used_cards import Pool, better_used, noted, pool_for
+from rules.knowledge.messages import Phrase, Text
+from rules.objective import BUDGET_SLACK, Allowed, Choice, Note, Objective, every
+from rules.used_cards import Pool, pool_for
 
-__all__ = ["choose"]
+__all__ = ["choose", "rank_key"]
 
 
 def choose(configs: Sequence[Configuration], objective: Objective, allowed: Allowed = every) -> Choice:
@@ -87,7 +78,7 @@ def _nothing_within(
             choose(configs, objective.with_used(), allowed),
             Phrase("choice.used_within_budget"),
         )
-    lam = objective.threshold * max((worth_per_usd(c) for c in used_ones), default=0.0)
+    lam = objective.threshold * max((c.worth_per_usd for c in used_ones), default=0.0)
     used = (
         {"used": min(used_ones, key=lambda c: rank_key(c, lam))}
         if used_ones and not objective.used_ok
@@ -102,8 +93,8 @@ def _ranked_choice(
     """The pick within the budget, the configurations ranked behind it and why it sits where it does."""
     limit, cheapest = objective.limit, objective.cheapest
     leading = [c for c in weighed if id(c) in pool.heads] or weighed
-    best_value = max(leading, key=lambda c: (worth_per_usd(c), -c.total_usd, c.gpu.id))
-    lam = objective.threshold * worth_per_usd(best_value)
+    best_value = max(leading, key=lambda c: (c.worth_per_usd, -c.total_usd, c.gpu.id))
+    lam = objective.threshold * best_value.worth_per_usd
     if objective.budget_usd:
         lam = min(lam, objective.threshold * _budget_value(leading, objective.budget_usd))
     keyed = sorted(((rank_key(c, lam), c) for c in weighed if c.total_usd <= limit), key=itemgetter(0))
@@ -113,21 +104,7 @@ def _ranked_choice(
     top = _sourced(by_price[0], by_price, False) if cheapest else _sourced(within[0], within, True)
     lean, top = top, top if cheapest else _roomier(top, within, objective.roomier_premium)
     slower, top = top, top if cheapest else _faster_for_the_same(top, within, objective.same_price)
-    notes = (
-        [Note("cost-efficiency", "applied", Phrase("choice.cheapest"))]
-        if cheapest
-        else explain_choice(top, best_value, within, lam, objective)
-        if top.need_met is None
-        else serving_notes(top)
-    )
-    # what the ranking put first, before memory or speed for the same money moved the pick
-    swapped = [roomier_note(slower, lean, objective)] if slower is not lean else []
-    swapped += [same_price_note(top, slower, objective)] if top is not slower else []
-    notes = swapped + notes
     top_key = rank_key(lean, lam)
-    # ranked above the top, yet not headline: ranked_all is in key order, so only its first can be
-    if not cheapest and keyed[0][0] < top_key:
-        notes.append(demoted_note(ranked_all[0]))
     under = _under_floor(pool, objective, lam, top_key) if weighed is floored else None
     ladder = ladder_for(top, within, ranked_all) if objective.budget_usd is None and not cheapest else {}
     taken = {c.gpu.id for c in ladder.values()} | {top.gpu.id}
@@ -137,6 +114,19 @@ def _ranked_choice(
         alternatives["used"] = used
         taken.add(used.gpu.id)
     runners = _runners_up(within, [top, *ladder.values(), *alternatives.values()], objective)
+    # what the ranking put first, before memory or speed for the same money moved the pick
+    notes = [roomier_note(slower, lean, objective)] if slower is not lean else []
+    notes += [same_price_note(top, slower, objective)] if top is not slower else []
+    notes += (
+        [Note("cost-efficiency", "applied", Phrase("choice.cheapest"))]
+        if cheapest
+        else explain_choice(top, best_value, within, lam, objective)
+        if top.need_met is None
+        else serving_notes(top)
+    )
+    # ranked above the top, yet not headline: ranked_all is in key order, so only its first can be
+    if not cheapest and keyed[0][0] < top_key:
+        notes.append(demoted_note(ranked_all[0]))
     notes += [pool.floor_note] if pool.floor_note else []
     return Choice(
         top,
@@ -200,13 +190,13 @@ def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> 
     """An estimated price is never the only basis of a top pick: the first configuration in ``within`` with a
     sourced price leads instead, when there is one (``as_good``: only one at least as fast and as roomy, so
     that a larger budget never gives a slower pick)."""
-    if not estimated(top):
+    if not top.estimated:
         return top
     return next(
         (
             c
             for c in within
-            if not estimated(c)
+            if not c.estimated
             and (not as_good or (c.speed >= top.speed and c.gpu.memory_gb >= top.gpu.memory_gb))
         ),
         top,
@@ -246,7 +236,7 @@ def _like_for_like(top: Configuration, within: list[Configuration], share: float
         for c in within
         if c.offer.condition == top.offer.condition
         and c.total_usd <= top.total_usd * (1 + share)
-        and (estimated(top) or not estimated(c))
+        and (top.estimated or not c.estimated)
     ]
 
 
@@ -265,3 +255,36 @@ def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
             ratio = min(ratio, fastest / config.total_usd)
         fastest = max(fastest, config.worth)
     return min(ratio, fastest / budget_usd) if fastest > 0 else ratio
+
+
+def rank_key(config: Configuration, lam: float) -> tuple[Any, ...]:
+    """Worth less λ × price, best first; ties go to the cheaper, then to card and
+    condition, so that equal scores always rank alike."""
+    return (-(config.worth - lam * config.total_usd), config.total_usd, config.gpu.id, config.offer.condition)
+
+
+def noted(choice: Choice, reason: Text) -> Choice:
+    """The choice with why used cards lead it as its first note."""
+    return replace(choice, notes=(Note("used-cards", "applied", reason), *choice.notes))
+
+
+def better_used(
+    objective: Objective, pool: Pool, top: Configuration, taken: set[str], lam: float
+) -> Configuration | None:
+    """The used option shown beside a new top: better value (or, where the top misses the floor, roomy
+    enough)."""
+    if objective.used_ok or top.offer.condition != "new":  # a used top is the used option already
+        return None
+    floor, limit = objective.floor, objective.limit
+    floor_unmet = floor is not None and top.gpu.memory_gb < floor.gb
+    better = [
+        c
+        for c in pool.usable
+        if c.offer.condition == "used"
+        and c.total_usd <= limit
+        and c.gpu.id not in taken
+        and id(c) in pool.heads
+        and (floor is None or c.gpu.memory_gb >= floor.gb)
+        and (floor_unmet or c.worth_per_usd > top.worth_per_usd)
+    ]
+    return min(better, key=lambda c: rank_key(c, lam)) if better else None

@@ -1,5 +1,6 @@
 """How used cards enter a choice (rule ``used-cards``): which configurations one choice weighs, when used
-cards join because new ones with enough memory cost much more, and the used option shown beside a new pick.
+cards join because new ones with enough memory cost much more (the used option shown beside a new pick is
+the ranking's, :func:`rules.ranking.better_used`).
 
 The market decides here, not the ranking: :mod:`rules.ranking` weighs the pool this module builds.
 """
@@ -7,13 +8,13 @@ The market decides here, not the ranking: :mod:`rules.ranking` weighs the pool t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from rules.configurations import Configuration
-from rules.knowledge.messages import Phrase, Text
-from rules.objective import Allowed, Choice, Note, Objective, every, rank_key, worth_per_usd
+from rules.knowledge.messages import Phrase
+from rules.objective import Allowed, Note, Objective, every
 
-__all__ = ["Pool", "better_used", "noted", "pool_for"]
+__all__ = ["Pool", "pool_for"]
 
 
 def _worth_buying_used(configs: Sequence[Configuration], saving: float) -> Allowed:
@@ -91,31 +92,3 @@ def _used_for_floor(
             )
             return joined, Note("used-cards", "applied", reason)
     return [], None
-
-
-def noted(choice: Choice, reason: Text) -> Choice:
-    """The choice with why used cards lead it as its first note."""
-    return replace(choice, notes=(Note("used-cards", "applied", reason), *choice.notes))
-
-
-def better_used(
-    objective: Objective, pool: Pool, top: Configuration, taken: set[str], lam: float
-) -> Configuration | None:
-    """The used option shown beside a new top: better value (or, where the top misses the floor, roomy
-    enough)."""
-    if objective.used_ok or top.offer.condition != "new":  # a used top is the used option already
-        return None
-    floor, limit = objective.floor, objective.limit
-    floor_unmet = floor is not None and top.gpu.memory_gb < floor.gb
-    top_value = worth_per_usd(top)
-    better = [
-        c
-        for c in pool.usable
-        if c.offer.condition == "used"
-        and c.total_usd <= limit
-        and c.gpu.id not in taken
-        and id(c) in pool.heads
-        and (floor is None or c.gpu.memory_gb >= floor.gb)
-        and (floor_unmet or worth_per_usd(c) > top_value)
-    ]
-    return min(better, key=lambda c: rank_key(c, lam)) if better else None
