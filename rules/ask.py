@@ -16,8 +16,14 @@ from rules.advisor import Advisor
 from rules.contract.answer import Answer, Detail, Reply
 from rules.contract.question import Question
 from rules.knowledge.messages import spoken
-from rules.render import answer_markdown, clarification_markdown, help_text
-from rules.render.markdown import model_notes, not_understood_line, outside_notes
+from rules.render.markdown import (
+    answer_markdown,
+    clarification_markdown,
+    help_text,
+    model_notes,
+    not_understood_line,
+    outside_notes,
+)
 from rules.understand import ParsedText, parse, text_language
 
 Intent = Literal[

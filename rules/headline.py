@@ -14,9 +14,8 @@ from collections.abc import Sequence
 
 from rules.asked_line import need_first, power_first
 from rules.compare_line import compare_first
-from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentOffer, RentVsBuy, RunsOn
+from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentVsBuy, RunsOn
 from rules.job_line import job_first
-from rules.knowledge.catalog import model_number
 from rules.knowledge.messages import (
     Article,
     Cased,
@@ -28,16 +27,14 @@ from rules.knowledge.messages import (
     spare_text,
     spoken,
 )
-from rules.money import dated_words
+from rules.render.figures import figure, price_said, same_chip
 
 __all__ = [
     "NAMED_IN_HEADLINE",
     "TUNING_NAMES",
-    "figure",
     "headline",
     "named_in_headline",
     "not_picked",
-    "price_said",
     "said_once",
 ]
 
@@ -131,23 +128,6 @@ def _runs_on(card: RunsOn) -> Phrase | None:
     )
 
 
-def figure(pick: Pick, reference: str) -> Phrase:
-    """What the job gets from a pick: tokens (or images, or sequences trained on) a second with their band,
-    else the multiple of the reference card (named when ``reference`` is given)."""
-    speed = pick.speed
-    if speed is not None:
-        band = {"value": f"{speed.value:,.0f}", "low": f"{speed.low:,.0f}", "high": f"{speed.high:,.0f}"}
-        if speed.users:
-            users, total = f"{speed.users:,}", f"{speed.value * speed.users:,.0f}"
-            return Phrase("headline.tokens_users", {"users": users, "total": total, **band})
-        key = "headline.tokens" if speed.unit == "tokens/s" else "headline.throughput"
-        return Phrase(key, {"unit": Phrase(f"unit.{speed.unit.replace('/', '_')}"), **band})
-    relative = f"{pick.relative_performance:.1f}"
-    if not reference:  # said once where the answer names it
-        return Phrase("headline.relative_short", {"relative": relative})
-    return Phrase("headline.relative", {"relative": relative, "reference": reference})
-
-
 def _buy(answer: Answer, reference: str, top: Pick | None = None) -> Text:
     top = top or answer.picks[0]
     used = top.condition == "used"
@@ -169,17 +149,6 @@ def _buy(answer: Answer, reference: str, top: Pick | None = None) -> Text:
         "headline.buy", {"what": what, "memory": memory, "price": price, "figure": figure(top, reference)}
     )
     return line + _owned(answer, top)
-
-
-def price_said(pick: Pick) -> Text:
-    """The pick's price; one that is not a fresh shop price says what it is and how old (an aged launch
-    price, the lab's own quote, an estimate), so no answer shows it as today's."""
-    text = Grouped(pick.total_price.text)
-    unit = pick.unit_price
-    if unit.seen and (unit.age_months is not None or unit.estimate or unit.kind == "quote"):
-        kind, seen = dated_words(unit)
-        return Joined((text, " (", kind, ", ", seen, ")"))
-    return text
 
 
 def _owned(answer: Answer, top: Pick) -> Text:
@@ -389,7 +358,7 @@ def _unlisted_weighed(rent: RentVsBuy, pick: Pick) -> Phrase:
     year = _renting_for(per_hour, hours * 52)
     horizon = rent.yearly[-1] if rent.yearly else None
     total = horizon.rent if horizon else year
-    instead = Phrase("headline.rent_same_chip" if _same_chip(pick, offer) else "headline.rent_as_fast")
+    instead = Phrase("headline.rent_same_chip" if same_chip(pick, offer) else "headline.rent_as_fast")
     return Phrase(
         "headline.rent_unlisted" if total.usd <= pick.total_price.usd else "headline.buy_unlisted",
         {
@@ -406,23 +375,6 @@ def _unlisted_weighed(rent: RentVsBuy, pick: Pick) -> Phrase:
             "name": pick.name,
         },
     )
-
-
-def unlisted_rent_line(rent: RentVsBuy, pick: Pick) -> Cased:
-    """No provider lists the card bought: the nearest offer of its own chip, labelled, or a card about as
-    fast; never a break-even against another card's listing."""
-    offer = rent.offer
-    per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
-    fields = {"name": pick.name, "units": offer.units, "provider": offer.provider, "per_hour": per_hour}
-    if _same_chip(pick, offer):
-        return Cased(Phrase("short.rent_same_chip", {"seen": offer.seen, **fields}))
-    return Cased(Phrase("short.rent_unlisted", fields))
-
-
-def _same_chip(pick: Pick, offer: RentOffer) -> bool:
-    """Whether the rental is the card's own chip in another form (an H200 SXM for an H200 NVL)."""
-    chip = model_number(pick.name)
-    return chip is not None and model_number(offer.accelerator) == chip
 
 
 def _renting_for(per_hour: Money, hours: float) -> Money:

@@ -14,13 +14,12 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from rules.contract.answer import Currency, Money
-from rules.knowledge.messages import Phrase, Term, Text
 from rules.knowledge.rulebook import Rulebook
 
 if TYPE_CHECKING:
     from rules.knowledge import Catalog, Gpu, PricePoint
 
-__all__ = ["BUDGET_SLACK", "Pricing", "dated_words", "months_between"]
+__all__ = ["BUDGET_SLACK", "Pricing", "months_between"]
 
 RULE = "cost-efficiency"
 BUDGET_SLACK = 1.0001  # a budget affords a price this much above it: prices converted and rounded land on it
@@ -213,19 +212,6 @@ class Pricing:
             for gpu in gpus
             if (last := self.last_known(gpu)) is not None and self.best_price(gpu) is None
         ]
-
-
-def dated_words(money: Money) -> tuple[Text, Text]:
-    """(kind, date) as an answer names a price: ("new", "2026-08-15") while fresh; an aged one by what it
-    was and how old ("launch price", "February 2025, 21 months old"), never as today's price."""
-    kind = "estimate" if money.estimate else str(money.kind)
-    if money.seen is None or money.age_months is None:
-        return Term("price.kind", kind), str(money.seen)
-    seen = date.fromisoformat(money.seen)
-    month = Phrase(f"price.month.{seen.month}")
-    key = "price.age" if money.age_months else "price.this_month"
-    when = Phrase(key, {"month": month, "year": seen.year, "months": money.age_months})
-    return Term("price.aged", kind), when
 
 
 def months_between(earlier: date, later: date) -> int:

@@ -26,7 +26,7 @@ from rules.advisor import Advisor
 from rules.ask import ask
 from rules.errors import QuestionError
 from rules.knowledge.loaded import load_catalog
-from rules.render import answer_markdown
+from rules.render.markdown import answer_markdown
 from rules.understand import parse
 
 TODAY = date(2026, 1, 15)

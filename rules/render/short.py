@@ -11,13 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
-from rules.headline import figure, named_in_headline, not_picked, price_said, unlisted_rent_line
+from rules.headline import named_in_headline, not_picked
 from rules.knowledge.messages import Cased, Grouped, Joined, Phrase, Term, Text, spoken
-from rules.render.figures import heading
-from rules.render.job import job_lines, serving_lines
-from rules.render.runs_on import runs_on_lines
+from rules.render.figures import figure, heading, price_said, same_chip
 
-__all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "deciding", "short_lines", "short_markdown"]
+__all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "deciding", "short_lines"]
 
 MAX_PICKS = 3
 MAX_REASONS = 5
@@ -52,16 +50,12 @@ BUYING_RULES = frozenset(
 )
 
 
-def short_markdown(answer: Answer) -> str:
-    """The short answer as Markdown, said in the answer's language."""
-    return spoken(Joined(tuple(short_lines(answer)), "\n"), answer.language)
-
-
-def short_lines(answer: Answer) -> list[Text]:
-    """The short answer's lines, to be said in the answer's language."""
+def short_lines(answer: Answer, worked: Sequence[Text], runs: Sequence[Text]) -> list[Text]:
+    """The short answer's lines, to be said in the answer's language; ``worked``: what the job and serving
+    cost, ``runs``: what runs on the cards, each made once for the short and the full answer."""
     first: Text = Joined(("**", answer.headline or answer.summary, "**"))
     if answer.intent == "what-runs-on" and answer.runs_on:  # the models are the answer; buying is not asked
-        return [first, *runs_on_lines(answer.runs_on)]
+        return [first, *runs]
     reference = ""  # the headline names the reference card; the lines below say "the reference card"
     lines = [first]
     lines += _named_lines(answer)
@@ -90,8 +84,7 @@ def short_lines(answer: Answer) -> list[Text]:
     ]
     if also:
         lines += ["", heading("heading.alternatives", Joined(tuple(also), "; "))]
-    lines += job_lines(answer.job_cost)
-    lines += serving_lines(answer.serving_cost)
+    lines += worked
     renting_only = answer.question.setting == "cloud"  # the first line named the rental
     if answer.rent_vs_buy is not None and not _job_weighs_renting(answer) and not renting_only:
         rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], weighed=answer.intent == "rent-or-buy")
@@ -271,3 +264,14 @@ def _alternative_name(label: str, pick: Pick) -> Text:
     4060 Ti 16 GB (used)"), so a used price is never read as a new one."""
     used = pick.condition == "used" and label != "used"
     return Joined((_name(pick), " (", Phrase("pick.used"), ")")) if used else _name(pick)
+
+
+def unlisted_rent_line(rent: RentVsBuy, pick: Pick) -> Cased:
+    """No provider lists the card bought: the nearest offer of its own chip, labelled, or a card about as
+    fast; never a break-even against another card's listing."""
+    offer = rent.offer
+    per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
+    fields = {"name": pick.name, "units": offer.units, "provider": offer.provider, "per_hour": per_hour}
+    if same_chip(pick, offer):
+        return Cased(Phrase("short.rent_same_chip", {"seen": offer.seen, **fields}))
+    return Cased(Phrase("short.rent_unlisted", fields))
