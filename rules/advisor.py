@@ -14,17 +14,16 @@ The only thing remembered between questions is the market of each date asked abo
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from functools import partial
 from typing import TYPE_CHECKING
 
 import msgspec
 from msgspec.structs import replace as with_changes
 
-from rules.assemble import Made, assembled, compared, shown
-from rules.choose import asked_first, choice_for, side_by_side
+from rules.assemble import Made, assembled, compared
+from rules.choose import chosen
 from rules.configurations import named_configurations
 from rules.contract.answer import Answer, CardRow, Finding
 from rules.contract.question import Question
@@ -47,7 +46,7 @@ from rules.stages import Known, Stages, configured
 from rules.terms import Keep, kept_configurations
 
 if TYPE_CHECKING:
-    from rules.contract.answer import MemoryNeed, NamedCard
+    from rules.contract.answer import MemoryNeed
     from rules.knowledge import Catalog
 
 __all__ = ["Advisor"]
@@ -117,8 +116,10 @@ class Advisor:
             shown_configs = tuple(c for c, _ in side)
             top = max(shown_configs, key=lambda c: (c.relative, c.gpu.id)) if side else None
         else:
-            choice = self._chosen(stages, intent, alone)
-            shown_configs = tuple(c for c, _ in shown(choice, question.objective == "cheapest"))
+            kept = kept_configurations(stages.configs, stages.terms.keeps)
+            objective = objective_for(stages, self.rulebook)
+            choice = chosen(stages, kept, objective, self.rulebook.vendor_nvidia, intent, alone)
+            shown_configs = tuple(c for c, _ in choice.shown)
             top = None if question.setting == "cloud" else choice.top
         rent = (
             self.renting.rent_or_buy(market, question, stages.pricing, sizing, top)
@@ -142,20 +143,6 @@ class Advisor:
             return answer
         same_speed = self.rulebook.cost_efficiency.same_speed_share
         return with_changes(answer, headline=headline(answer, self.reference.name, same_speed))
-
-    def _chosen(self, stages: Stages, intent: str, alone: Sequence[NamedCard]) -> Choice:
-        """The choice among what the rules keep: a shared server for training weighed side by side with
-        the cards sold alone, the card asked for first."""
-        question = stages.question
-        kept = kept_configurations(stages.configs, stages.terms.keeps)
-        objective = objective_for(stages, self.rulebook)
-        params = self.rulebook.vendor_nvidia
-        any_stack = stages.job.is_llm and stages.job.method == "inference"
-        choice = choice_for(kept, objective, params, any_stack)
-        if question.setting == "server" and question.shared and question.task == "training":
-            choose_among = partial(choice_for, objective=objective, vendor=params, any_stack=any_stack)
-            choice = side_by_side(choice, kept, choose_among, objective.headline)
-        return asked_first(choice, kept, objective, intent, alone, stages.terms.boards_for)
 
     def _placed(self, question: Question) -> Question:
         """Cards named that only a server takes ("rent or buy an h100") place the question in a server."""

@@ -13,7 +13,15 @@ from collections.abc import Callable
 from rules.configurations import Configuration
 from rules.objective import Choice
 
-__all__ = ["BETTER", "alternatives_among", "labelled_alternatives", "ladder_for", "ranked", "still_better"]
+__all__ = [
+    "BETTER",
+    "alternatives_among",
+    "labelled_alternatives",
+    "ladder_for",
+    "ranked",
+    "shown",
+    "still_better",
+]
 
 
 def ranked(choice: Choice, cheapest: bool = False) -> list[tuple[Configuration, str]]:
@@ -25,6 +33,11 @@ def ranked(choice: Choice, cheapest: bool = False) -> list[tuple[Configuration, 
         return [(choice.ladder[k], k) for k in order if k in choice.ladder]
     first = "as asked" if choice.asked else "cheapest that does the job" if cheapest else "best within budget"
     return [(choice.top, first)] + [(c, "runner-up") for c in choice.runners_up]
+
+
+def shown(choice: Choice, cheapest: bool) -> tuple[tuple[Configuration, str], ...]:
+    """(configuration, label) of every pick the answer shows: the ranked picks, then the alternatives."""
+    return tuple(ranked(choice, cheapest)) + tuple((c, label) for label, c in choice.alternatives.items())
 
 
 def alternatives_among(choice: Choice, keep: Callable[[Configuration], bool]) -> dict[str, Configuration]:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import msgspec
 
-from rules.alternatives import ranked
 from rules.compare_line import HOLDING, speed_measure
 from rules.configurations import Configuration, Left
 from rules.contract.answer import (
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
     from rules.money import Pricing
     from rules.stages import Known, Stages
 
-__all__ = ["SHOWN_EXCLUSIONS", "Made", "assembled", "compared", "shown"]
+__all__ = ["SHOWN_EXCLUSIONS", "Made", "assembled", "compared"]
 
 SHOWN_EXCLUSIONS = 8
 HELD_AT_COUNT = "as many as hold it"  # a named card shown at a count other than the one asked
@@ -64,11 +63,6 @@ class Made:
     @property
     def language(self) -> str | None:
         return self.stages.question.language
-
-
-def shown(choice: Choice, cheapest: bool) -> tuple[tuple[Configuration, str], ...]:
-    """(configuration, label) of every pick the answer shows: the ranked picks, then the alternatives."""
-    return tuple(ranked(choice, cheapest)) + tuple((c, label) for label, c in choice.alternatives.items())
 
 
 def pick(made: Made, c: Configuration, label: str | None, findings: tuple[Finding, ...]) -> Pick:
@@ -131,7 +125,7 @@ def _banded(value: float, error: float, unit: SpeedUnit, users: int | None = Non
 
 def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequence[Left]) -> Answer:
     """The answer to a question to buy (or fit): the picks, the alternatives and why."""
-    order = shown(choice, made.stages.question.objective == "cheapest")
+    order = choice.shown
     ranked_count = len(order) - len(choice.alternatives)
     made_picks = [pick(made, c, label, explained.card(i)) for i, (c, label) in enumerate(order)]
     picks, alternatives = (

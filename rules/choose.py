@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
-from rules.alternatives import alternatives_among, still_better
+from rules.alternatives import alternatives_among, shown, still_better
 from rules.configurations import Configuration
 from rules.contract.answer import NamedCard
 from rules.knowledge.messages import Phrase
@@ -38,8 +39,30 @@ from rules.ranking import choose
 if TYPE_CHECKING:
     from rules.knowledge.parameters import VendorNvidia
     from rules.knowledge.records import Gpu
+    from rules.stages import Stages
 
-__all__ = ["asked_first", "choice_for", "side_by_side"]
+__all__ = ["asked_first", "choice_for", "chosen", "side_by_side"]
+
+
+def chosen(
+    stages: Stages,
+    configs: Sequence[Configuration],
+    objective: Objective,
+    vendor: VendorNvidia,
+    intent: str,
+    named: Sequence[NamedCard],
+) -> Choice:
+    """The stage: the choice among the configurations the rules keep (``configs``), CUDA's place in it, a
+    shared server for training weighed side by side with one card, the card asked for first, and the picks
+    the answer shows."""
+    question, job = stages.question, stages.job
+    any_stack = job.is_llm and job.method == "inference"
+    choice = choice_for(configs, objective, vendor, any_stack)
+    if question.setting == "server" and question.shared and question.task == "training":
+        choose_among = partial(choice_for, objective=objective, vendor=vendor, any_stack=any_stack)
+        choice = side_by_side(choice, configs, choose_among, objective.headline)
+    choice = asked_first(choice, configs, objective, intent, named, stages.terms.boards_for)
+    return replace(choice, shown=shown(choice, objective.cheapest))
 
 
 def choice_for(

@@ -163,10 +163,11 @@ def model_of(question: Question) -> ModelSpec | None:
 def settled(question: Question, rulebook: Rulebook) -> Question:
     """The question with the engine's defaults filled in: the job's usual precision, the named model's
     workload, and a server for more cards than a desk holds."""
+    job = job_for(question, rulebook)
     changes: dict[str, Any] = {}
     if question.precision is None:
-        changes["precision"] = job_for(question, rulebook).precision
-    spec = model_of(question)
+        changes["precision"] = job.precision
+    spec = job.model
     if spec and spec.workload and question.workload == "general":
         changes["workload"] = spec.workload
     if question.setting is None and question.gpus > rulebook.one_machine.gpus_per_machine:

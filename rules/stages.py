@@ -66,6 +66,7 @@ def configured(question: Question, as_of: date, known: Known) -> Stages:
     market = known.markets.on(as_of)
     if question.new_only:
         market = market.new_only()
+    largest, placeable = market.largest_gb(question.setting), market.placeable(question.setting)
     pricing = market.pricing(question.currency, question.used_ok)
     rulebook, catalog = known.rulebook, known.catalog
     owned = catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
@@ -75,16 +76,14 @@ def configured(question: Question, as_of: date, known: Known) -> Stages:
     days = (rulebook.persona_already_own.seed_date, as_of) if owned is not None else ()
     speed = partial(known.performance.relative, workload=work, precision=job.compute_precision)
     midrange = {day: known.markets.on(day).midrange(speed) for day in days}
-    context = TermsContext(
-        question, asker, job, as_of, rulebook, known.performance, work, catalog.gpu, midrange
+    terms = terms_for(
+        TermsContext(question, asker, job, as_of, rulebook, known.performance, work, catalog.gpu, midrange)
     )
-    terms = terms_for(context)
-    largest = market.largest_gb(question.setting)
     sizing = sizing_for(question, job, work, terms, known.performance, largest, systems=market.systems)
     machine = rulebook.one_machine
     most = machine.gpus_per_machine if question.setting in (None, "desktop") else machine.gpus_per_server
     configs, excluded = configure(
-        market.placeable(question.setting),
+        placeable,
         sizing,
         question.gpus,
         question.gpus if question.gpus_fixed else most,
