@@ -127,20 +127,18 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
     """The answer to a question to buy (or fit): the picks, the alternatives and why."""
     order = choice.shown
     ranked_count = len(order) - len(choice.alternatives)
-    made_picks = [pick(made, c, label, explained.card(i)) for i, (c, label) in enumerate(order)]
+    made_picks = [pick(made, c, label, explained.cards[i]) for i, (c, label) in enumerate(order)]
     picks, alternatives = (
         tuple(made_picks[:ranked_count]),
         dict(zip(choice.alternatives, made_picks[ranked_count:], strict=True)),
     )
     said, summary, suggestions = verdict(made, choice, picks)
     summary = fit_first(summary, made.named, made.intent, made.stages.question.card_memory_gb)
-    left_out = explained.excluded(list(excluded)) if choice.top is not None else list(excluded)
+    left_out = list(excluded if choice.top is None or explained.left_out is None else explained.left_out)
     shown_out = sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]
     words = _said(made, summary, suggestions, choice.notes, shown_out)
-    findings = (
-        explained.part("asker") + explained.part("kept") + explained.part("plan") + explained.part("need")
-    )
-    findings += [*words.notes, *explained.part("choice")]
+    findings = [*explained.asker, *explained.kept, *explained.plan, *explained.need, *words.notes]
+    findings += explained.choice
     warnings = unique(
         [f for p in picks[:1] for f in p.findings if f.verdict == "warning"]
         + [f for f in findings if f.verdict == "warning"]
@@ -210,7 +208,7 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
     picks, cuda_first = better_buy_first(
         sorted(
             (
-                pick(made, c, status if c.count == asked.get(c.gpu.id) else HELD_AT_COUNT, explained.card(i))
+                pick(made, c, status if c.count == asked.get(c.gpu.id) else HELD_AT_COUNT, explained.cards[i])
                 for i, (c, status) in enumerate(configs)
             ),
             key=lambda p: (-p.performance_per_1000, p.gpu),
@@ -243,7 +241,7 @@ def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained
             workload=made.stages.work,
             memory_need=words.need,
             picks=tuple(picks),
-            findings=(*explained.named(len(made.named)), *words.notes),
+            findings=(*explained.named, *words.notes),
             named=made.named,
             rent_vs_buy=rent,
         ),

@@ -10,6 +10,7 @@ which is also the order their lines take within each part.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rules.configurations import Configuration, Left
@@ -73,39 +74,42 @@ REGISTRY: dict[str, RuleLines] = {
 }
 
 
+@dataclass(frozen=True)
 class Explained:
-    """Every rule's lines on one answer, gathered part by part in :data:`ORDER`."""
+    """Every rule's lines on one answer, gathered part by part in :data:`ORDER`: what the answer shows
+    under each part, each configuration shown and each card named."""
 
-    def __init__(self, evidence: Evidence) -> None:
-        self._lines = tuple(REGISTRY[rule_id](evidence) for rule_id in ORDER)
-
-    def part(self, name: str) -> list[Finding]:
-        """The findings of one part ("asker", "kept", "plan", "need", "choice") from every rule, in order."""
-        return [line for lines in self._lines for line in getattr(lines, name)]
-
-    def card(self, index: int) -> tuple[Finding, ...]:
-        """Every rule's lines on the ``index``-th configuration shown."""
-        return tuple(line for lines in self._lines if lines.cards for line in lines.cards[index])
-
-    def named(self, count: int) -> list[Finding]:
-        """The lines on the ``count`` named cards: card by card, each in rule order."""
-        return [
-            line
-            for index in range(count)
-            for lines in self._lines
-            if lines.named and (line := lines.named[index]) is not None
-        ]
-
-    def excluded(self, excluded: list[Left]) -> list[Left]:
-        """The cards left out worth naming, as the rules that speak of them say (rule ``memory-caveat``)."""
-        for lines in self._lines:
-            if lines.left_out is not None:
-                return list(lines.left_out)
-        return excluded
+    asker: tuple[Finding, ...]  # who is asking
+    kept: tuple[Finding, ...]  # what the filters kept
+    plan: tuple[Finding, ...]  # the cards, the cloud, the date
+    need: tuple[Finding, ...]  # the job's memory
+    choice: tuple[Finding, ...]  # the choice made
+    cards: tuple[tuple[Finding, ...], ...]  # every rule's lines on each configuration shown, in order
+    named: tuple[Finding, ...]  # the lines on the cards named: card by card, each in rule order
+    left_out: tuple[Left, ...] | None  # the cards left out worth naming (rule memory-caveat); None: all
 
 
 def explain(evidence: Evidence) -> Explained:
-    return Explained(evidence)
+    """The explain stage: every rule's lines, read from the answer's evidence once."""
+    said = tuple(REGISTRY[rule_id](evidence) for rule_id in ORDER)
+    return Explained(
+        asker=tuple(line for lines in said for line in lines.asker),
+        kept=tuple(line for lines in said for line in lines.kept),
+        plan=tuple(line for lines in said for line in lines.plan),
+        need=tuple(line for lines in said for line in lines.need),
+        choice=tuple(line for lines in said for line in lines.choice),
+        cards=tuple(
+            tuple(line for lines in said if lines.cards for line in lines.cards[index])
+            for index in range(len(evidence.shown))
+        ),
+        named=tuple(
+            line
+            for index in range(len(evidence.named))
+            for lines in said
+            if lines.named and (line := lines.named[index]) is not None
+        ),
+        left_out=next((lines.left_out for lines in said if lines.left_out is not None), None),
+    )
 
 
 def evidence_for(
