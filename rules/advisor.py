@@ -20,7 +20,6 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 import msgspec
-from msgspec.structs import replace as with_changes
 
 from rules.assemble import Made, assembled, compared
 from rules.choose import chosen
@@ -28,7 +27,6 @@ from rules.configurations import named_configurations
 from rules.contract.answer import Answer, CardRow, Finding
 from rules.contract.question import Question
 from rules.explain import evidence_for, explain
-from rules.headline import headline
 from rules.job import METHOD_NAMES, Fit, fit_on, job_for, raised, settled
 from rules.job_defaults import workload_key
 from rules.jobcost import job_priced, served
@@ -127,22 +125,20 @@ class Advisor:
             else None
         )
         explained = explain(evidence_for(stages, self.known, choice, shown_configs, named))
-        made = Made(stages, self.known, intent, named, rent)
-        if choice is None:
-            return compared(made, side, explained)
-        answer = assembled(made, choice, explained, stages.excluded)
-        answer = with_changes(
-            answer,
-            serving_cost=served(stages, self.known, choice.top),
-            job_cost=job_priced(stages, self.known, choice.top),
-            runs_on=runs_on_asked(question, self.catalog, self.rulebook, self.performance, self.lab_gpus)
+        # what serving and the run cost, and what runs on the cards, for the pick (a comparison weighs none)
+        serving = served(stages, self.known, choice.top) if choice is not None else None
+        job_cost = job_priced(stages, self.known, choice.top) if choice is not None else None
+        runs = (
+            runs_on_asked(question, self.catalog, self.rulebook, self.performance, self.lab_gpus)
             if intent == "what-runs-on"
-            else (),
+            else ()
         )
-        if answer.job_cost is None and intent != "what-runs-on":
-            return answer
-        same_speed = self.rulebook.cost_efficiency.same_speed_share
-        return with_changes(answer, headline=headline(answer, self.reference.name, same_speed))
+        made = Made(stages, self.known, intent, named, rent, serving, job_cost, runs)
+        return (
+            compared(made, side, explained)
+            if choice is None
+            else assembled(made, choice, explained, stages.excluded)
+        )
 
     def _placed(self, question: Question) -> Question:
         """Cards named that only a server takes ("rent or buy an h100") place the question in a server."""

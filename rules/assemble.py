@@ -19,12 +19,15 @@ from rules.contract.answer import (
     Answer,
     Excluded,
     Finding,
+    JobCost,
     MemoryNeed,
     Money,
     NamedCard,
     PerformanceBasis,
     Pick,
     RentVsBuy,
+    RunsOn,
+    ServingCost,
     Speed,
 )
 from rules.contract.values import PRECISIONS
@@ -59,6 +62,9 @@ class Made:
     intent: str
     named: tuple[NamedCard, ...]
     rent: RentVsBuy | None
+    serving: ServingCost | None = None  # a model served to its users: bought against rented, for the period
+    job_cost: JobCost | None = None  # a training run or a transcription: its hours and cost each way
+    runs_on: tuple[RunsOn, ...] = ()  # "what can I run on …": the models each card runs
 
     @property
     def language(self) -> str | None:
@@ -164,6 +170,9 @@ def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequen
             rent_vs_buy=made.rent,
             suggestions=words.suggestions,
             named=made.named,
+            job_cost=made.job_cost,
+            serving_cost=made.serving,
+            runs_on=made.runs_on,
         ),
     )
 
