@@ -15,44 +15,15 @@ from typing import Literal, cast
 from rules.advisor import Advisor
 from rules.contract.answer import Answer, Detail, Reply
 from rules.contract.question import Question
-from rules.knowledge.messages import spoken
-from rules.render.markdown import (
-    answer_markdown,
-    clarification_markdown,
-    help_text,
-    model_notes,
-    not_understood_line,
-    outside_notes,
-)
-from rules.understand import ParsedText, parse, text_language
+from rules.render.markdown import answer_markdown, clarification_markdown, help_text, reading_notes
+from rules.understand import parse, text_language
+from rules.understand.followups import next_questions
 
 Intent = Literal[
     "recommend", "compare", "fit", "rent-or-buy", "upgrade", "what-runs-on", "help", "clarify"
 ]  # the parser's intents, as a reply carries them
 
-__all__ = ["Detail", "Reply", "ask", "follow_ups", "held_by"]
-
-
-def follow_ups(question: Question) -> tuple[str, ...]:
-    """Next questions that refine this one (each understood by the parser as a follow-up)."""
-    options = [
-        "cheaper?",
-        f"what about {question.gpus + 1} of them?" if question.gpus < 4 else "what about 2 of them?",
-    ]
-    options.append("and for rnn?" if question.workload != "rnn" else "and for transformers?")
-    options.append("more memory?")
-    if not question.used_ok:
-        options.append("with used cards?")
-    return tuple(options)
-
-
-def reading_notes(parsed: ParsedText, language: str | None) -> tuple[str, ...]:
-    """What the reading could not use: hardware the catalog does not hold (said first, above the answer it
-    changes), models it does not know or cannot download, and words it did not understand (said under it)."""
-    lines = [*outside_notes(parsed.outside)]
-    lines += model_notes(parsed.unknown_models, parsed.closed_models, parsed.stand_ins)
-    lines.append(not_understood_line(parsed.unknown))
-    return tuple(spoken(line, language) for line in lines if line)
+__all__ = ["Detail", "Reply", "ask", "held_by"]
 
 
 def held_by(answer: Answer) -> float | None:
@@ -144,5 +115,5 @@ def ask(
         understood=parsed.understood,
         not_understood=parsed.unknown,
         reading_notes=notes,
-        follow_up=follow_ups(parsed.question),
+        follow_up=next_questions(parsed.question),
     )

@@ -8,12 +8,17 @@ said, and said once, in the question's language.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rules.contract.answer import Answer, Detail
 from rules.knowledge.messages import Joined, Phrase, Text, spoken
 from rules.render.full import full_lines
 from rules.render.job import job_lines, serving_lines
 from rules.render.runs_on import runs_on_lines
 from rules.render.short import short_lines
+
+if TYPE_CHECKING:
+    from rules.understand import ParsedText
 
 __all__ = [
     "answer_markdown",
@@ -22,6 +27,7 @@ __all__ = [
     "model_notes",
     "not_understood_line",
     "outside_notes",
+    "reading_notes",
 ]
 
 
@@ -39,6 +45,15 @@ def answer_markdown(answer: Answer, detail: Detail = "short") -> str:
     runs = runs_on_lines(answer.runs_on)
     lines = short_lines(answer, worked, runs) if detail == "short" else full_lines(answer, [*worked, *runs])
     return spoken(Joined(tuple(lines), "\n"), answer.language)
+
+
+def reading_notes(parsed: ParsedText, language: str | None) -> tuple[str, ...]:
+    """What the reading could not use: hardware the catalog does not hold (said first, above the answer it
+    changes), models it does not know or cannot download, and words it did not understand (said under it)."""
+    lines = [*outside_notes(parsed.outside)]
+    lines += model_notes(parsed.unknown_models, parsed.closed_models, parsed.stand_ins)
+    lines.append(not_understood_line(parsed.unknown))
+    return tuple(spoken(line, language) for line in lines if line)
 
 
 def model_notes(

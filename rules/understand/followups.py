@@ -85,3 +85,16 @@ def _more_memory(base: Question, changes: dict[str, Any], held_gb: HeldGb | None
 def _more_gpus(base: Question, changes: dict[str, Any]) -> str:
     changes["gpus"] = min(changes.get("gpus", base.gpus) * 2, 16)
     return f"gpus: {changes['gpus']} (more gpus)"
+
+
+def next_questions(question: Question) -> tuple[str, ...]:
+    """Next questions that refine this one (each understood by the parser as a follow-up)."""
+    options = [
+        "cheaper?",
+        f"what about {question.gpus + 1} of them?" if question.gpus < 4 else "what about 2 of them?",
+    ]
+    options.append("and for rnn?" if question.workload != "rnn" else "and for transformers?")
+    options.append("more memory?")
+    if not question.used_ok:
+        options.append("with used cards?")
+    return tuple(options)
