@@ -16,10 +16,10 @@ values speed more. λ never rises with the budget, so a larger budget never give
 worth: never slower, unless roomier for a memory-bound job. CUDA leads when it is close (rule
 ``vendor-nvidia``), and a card the question names is answered first (:func:`asked_first`).
 
-This module is the stage's entry and weighs CUDA and the asked card; the ranking itself is in
-:mod:`rules.ranking`, over the terms in :mod:`rules.objective`, with the alternatives in
-:mod:`rules.alternatives`, the notes in :mod:`rules.choice_notes` and the used-card policy in
-:mod:`rules.used_cards`.
+This module is the stage's entry: it weighs CUDA and the asked card, keeps the alternatives that still
+beat a top they changed, and labels the picks the answer shows; the ranking itself, with the ladder and the
+labelled alternatives, is in :mod:`rules.ranking`, over the terms in :mod:`rules.objective`, with the
+notes in :mod:`rules.choice_notes` and the used-card policy in :mod:`rules.used_cards`.
 """
 
 from __future__ import annotations
@@ -29,19 +29,18 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
-from rules.alternatives import alternatives_among, shown, still_better
 from rules.configurations import Configuration
 from rules.contract.answer import NamedCard
 from rules.knowledge.messages import Phrase
 from rules.objective import Allowed, Choice, Note, Objective
-from rules.ranking import choose
+from rules.ranking import BETTER, choose, labelled_alternatives
 
 if TYPE_CHECKING:
     from rules.knowledge.parameters import VendorNvidia
     from rules.knowledge.records import Gpu
     from rules.stages import Stages
 
-__all__ = ["asked_first", "choice_for", "chosen", "side_by_side"]
+__all__ = ["asked_first", "choice_for", "chosen", "ranked", "shown", "side_by_side", "still_better"]
 
 
 def chosen(
@@ -235,3 +234,42 @@ def asked_first(
         under_floor=None,
         notes=(note, *choice.notes),
     )
+
+
+def ranked(choice: Choice, cheapest: bool = False) -> list[tuple[Configuration, str]]:
+    """(configuration, label) for the picks: the top, then the ladder or the runners-up."""
+    if choice.top is None:
+        return []
+    if choice.ladder:
+        order = ("sweet spot", "entry", "no compromise")
+        return [(choice.ladder[k], k) for k in order if k in choice.ladder]
+    first = "as asked" if choice.asked else "cheapest that does the job" if cheapest else "best within budget"
+    return [(choice.top, first)] + [(c, "runner-up") for c in choice.runners_up]
+
+
+def shown(choice: Choice, cheapest: bool) -> tuple[tuple[Configuration, str], ...]:
+    """(configuration, label) of every pick the answer shows: the ranked picks, then the alternatives."""
+    return tuple(ranked(choice, cheapest)) + tuple((c, label) for label, c in choice.alternatives.items())
+
+
+def alternatives_among(choice: Choice, keep: Callable[[Configuration], bool]) -> dict[str, Configuration]:
+    """Best value, fastest and roomiest among the configurations ``keep`` passes, with the choice's top and
+    picks as they are."""
+    if choice.top is None:
+        return {}
+    taken = {c.gpu.id for c in (choice.top, *choice.ladder.values(), *choice.runners_up)}
+    return labelled_alternatives(choice.top, [c for c in choice.within if keep(c)], taken)
+
+
+def still_better(alternatives: dict[str, Configuration], top: Configuration) -> dict[str, Configuration]:
+    """The alternatives that still beat ``top`` on their own measure, each card once (a new top, such as the
+    card asked for)."""
+    kept: dict[str, Configuration] = {}
+    for label, c in alternatives.items():
+        if (
+            c.gpu.id != top.gpu.id
+            and all(c.gpu.id != k.gpu.id for k in kept.values())
+            and (label not in BETTER or BETTER[label](c, top))
+        ):
+            kept[label] = c
+    return kept

@@ -1,6 +1,8 @@
 """How one choice ranks the configurations: among those that hold the job, clear the memory floor and fit
 the budget, the pick maximises worth − λ × price (the objective :mod:`rules.choose` describes), with the
-configurations ranked behind it, the alternatives and the notes that say why.
+configurations ranked behind it, the ladder without a budget (entry, sweet spot, no compromise), the
+labelled alternatives (best value, fastest, roomiest, each better than the top on its own measure) and the
+notes that say why.
 
 When nothing fits the budget, it says what would, and a used option when there is one. CUDA's place and a
 card the question names are weighed after it, in :mod:`rules.choose`.
@@ -8,19 +10,18 @@ card the question names are weighed after it, in :mod:`rules.choose`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from operator import itemgetter
 from typing import Any
 
-from rules.alternatives import labelled_alternatives, ladder_for
 from rules.choice_notes import demoted_note, explain_choice, roomier_note, same_price_note, serving_notes
 from rules.configurations import Configuration
 from rules.knowledge.messages import Phrase, Text
 from rules.objective import BUDGET_SLACK, Allowed, Choice, Note, Objective, every
 from rules.used_cards import Pool, pool_for
 
-__all__ = ["choose", "rank_key"]
+__all__ = ["BETTER", "choose", "labelled_alternatives", "rank_key"]
 
 
 def choose(configs: Sequence[Configuration], objective: Objective, allowed: Allowed = every) -> Choice:
@@ -288,3 +289,71 @@ def better_used(
         and (floor_unmet or c.worth_per_usd > top.worth_per_usd)
     ]
     return min(better, key=lambda c: rank_key(c, lam)) if better else None
+
+
+def ladder_for(
+    top: Configuration, within: list[Configuration], every: list[Configuration]
+) -> dict[str, Configuration]:
+    """Without a budget: the least that does the job, the sweet spot, and the fastest. ``every``: all
+    configurations within reach, leading or not, for the fewest cards of each that hold the job (a module
+    holds it alone, though it leads only as a board of eight)."""
+    ladder = {"sweet spot": top}
+    entry = min(within, key=lambda c: (c.total_usd, -c.speed, c.gpu.id))
+    fewest: dict[str, int] = {}
+    for c in every:
+        fewest[c.gpu.id] = min(fewest.get(c.gpu.id, c.count), c.count)
+    # the fastest card in as few as hold the job: more of them is always faster, never the sensible top rung
+    # (8 x H200 NVL for $256,000 to serve a 32B model to ten people)
+    roof = max(
+        (c for c in within if c.count == fewest[c.gpu.id]),
+        key=lambda c: (c.speed, -c.total_usd, c.gpu.id),
+        default=top,
+    )
+    for label, config in (("entry", entry), ("no compromise", roof)):
+        if all(config.gpu.id != c.gpu.id for c in ladder.values()):
+            ladder[label] = config
+    return ladder
+
+
+def _room(c: Configuration) -> float:
+    """The memory the job sees: every card's where the model is split across them, one card's otherwise."""
+    return c.gpu.memory_gb * c.count if c.fit.sharded else c.gpu.memory_gb
+
+
+Beats = Callable[[Configuration, Configuration], bool]
+
+
+BETTER: dict[str, Beats] = {  # what each labelled alternative must beat the top pick on
+    "best value": lambda c, top: c.worth_per_usd > top.worth_per_usd,
+    "fastest": lambda c, top: c.speed > top.speed,
+    "roomiest": lambda c, top: _room(c) > _room(top),
+}
+
+
+Measure = Callable[[Configuration], tuple[float, ...]]
+
+
+def labelled_alternatives(
+    top: Configuration, within: list[Configuration], taken: set[str]
+) -> dict[str, Configuration]:
+    """Best value, fastest and roomiest: each a different card, each better than the top on its own measure.
+    Value is worth per dollar, the measure the choice steps up from (for memory-bound work, a card that holds
+    more of the job is worth more); a shown card that beats every other on it is the best value already, and
+    none is added."""
+    measures: dict[str, Measure] = {
+        "best value": lambda c: (c.worth_per_usd, -c.total_usd),
+        "fastest": lambda c: (c.speed, -c.total_usd),
+        "roomiest": lambda c: (_room(c), c.speed, -c.total_usd),
+    }
+    found: dict[str, Configuration] = {}
+    value_shown = (
+        bool(within) and max(within, key=lambda c: (*measures["best value"](c), c.gpu.id)).gpu.id in taken
+    )
+    for label, rank in measures.items():
+        if label == "best value" and value_shown:
+            continue
+        rest = [c for c in within if c.gpu.id not in taken and BETTER[label](c, top)]
+        if rest:
+            found[label] = max(rest, key=lambda c: (*rank(c), c.gpu.id))
+            taken.add(found[label].gpu.id)
+    return found
