@@ -32,7 +32,7 @@ LANGUAGE_FREE = (
     "ranking.py",
     "choice_notes.py",
     "used_cards.py",
-    "alternatives.py",
+    "stages.py",
     "choose.py",
     "market.py",
 )
