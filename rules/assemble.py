@@ -31,12 +31,11 @@ from rules.contract.answer import (
     Speed,
 )
 from rules.contract.values import PRECISIONS
-from rules.headline import headline, said_once
+from rules.headline import dated_words, headline, said_once
 from rules.job import POOLING, job_for
 from rules.knowledge.messages import Cased, Joined, Phrase, Term, Text, spoken
 from rules.money import BUDGET_SLACK
 from rules.objective import Choice, Note
-from rules.render.figures import dated_words
 
 if TYPE_CHECKING:
     from rules.explain import Explained

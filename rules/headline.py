@@ -5,17 +5,21 @@ A question to buy is answered "Buy a used RTX 3090 (24 GB), about 750 USD: about
 how much faster one card is and what it costs more or less; rent or buy with the one that is cheaper and when
 buying pays off; what runs on a card with what the card named holds. Verdicts that buy nothing (wait, over
 budget, too large) keep the reason the verdict gives. The speed is the job's figure where one exists (tokens,
-images or sequences a second, with its band), else the multiple of the reference card.
+images or sequences a second, with its band), else the multiple of the reference card. The words of a price
+and a speed are made here (:func:`price_said` with how old a price is, :func:`figure`), for the first line
+and for the short answer's picks and the faces, which say them alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
 from rules.asked_line import need_first, power_first
 from rules.compare_line import compare_first
-from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentVsBuy, RunsOn
+from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentOffer, RentVsBuy, RunsOn
 from rules.job_line import job_first
+from rules.knowledge.catalog import model_number
 from rules.knowledge.messages import (
     Article,
     Cased,
@@ -23,19 +27,23 @@ from rules.knowledge.messages import (
     Grouped,
     Joined,
     Phrase,
+    Term,
     Text,
     spare_text,
     spoken,
 )
-from rules.render.figures import figure, price_said, same_chip
 
 __all__ = [
     "NAMED_IN_HEADLINE",
     "TUNING_NAMES",
+    "dated_words",
+    "figure",
     "headline",
     "named_in_headline",
     "not_picked",
+    "price_said",
     "said_once",
+    "same_chip",
 ]
 
 TUNING_NAMES = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
@@ -415,3 +423,50 @@ def _either(names: Sequence[str]) -> Text:
     if len(names) < 2:
         return names[0] if names else ""
     return Phrase("named.either", {"first": ", ".join(names[:-1]), "last": names[-1]})
+
+
+def dated_words(money: Money) -> tuple[Text, Text]:
+    """(kind, date) as an answer names a price: ("new", "2026-08-15") while fresh; an aged one by what it
+    was and how old ("launch price", "February 2025, 21 months old"), never as today's price."""
+    kind = "estimate" if money.estimate else str(money.kind)
+    if money.seen is None or money.age_months is None:
+        return Term("price.kind", kind), str(money.seen)
+    seen = date.fromisoformat(money.seen)
+    month = Phrase(f"price.month.{seen.month}")
+    key = "price.age" if money.age_months else "price.this_month"
+    when = Phrase(key, {"month": month, "year": seen.year, "months": money.age_months})
+    return Term("price.aged", kind), when
+
+
+def price_said(pick: Pick) -> Text:
+    """The pick's price; one that is not a fresh shop price says what it is and how old (an aged launch
+    price, the lab's own quote, an estimate), so no answer shows it as today's."""
+    text = Grouped(pick.total_price.text)
+    unit = pick.unit_price
+    if unit.seen and (unit.age_months is not None or unit.estimate or unit.kind == "quote"):
+        kind, seen = dated_words(unit)
+        return Joined((text, " (", kind, ", ", seen, ")"))
+    return text
+
+
+def figure(pick: Pick, reference: str) -> Phrase:
+    """What the job gets from a pick: tokens (or images, or sequences trained on) a second with their band,
+    else the multiple of the reference card (named when ``reference`` is given)."""
+    speed = pick.speed
+    if speed is not None:
+        band = {"value": f"{speed.value:,.0f}", "low": f"{speed.low:,.0f}", "high": f"{speed.high:,.0f}"}
+        if speed.users:
+            users, total = f"{speed.users:,}", f"{speed.value * speed.users:,.0f}"
+            return Phrase("headline.tokens_users", {"users": users, "total": total, **band})
+        key = "headline.tokens" if speed.unit == "tokens/s" else "headline.throughput"
+        return Phrase(key, {"unit": Phrase(f"unit.{speed.unit.replace('/', '_')}"), **band})
+    relative = f"{pick.relative_performance:.1f}"
+    if not reference:  # said once where the answer names it
+        return Phrase("headline.relative_short", {"relative": relative})
+    return Phrase("headline.relative", {"relative": relative, "reference": reference})
+
+
+def same_chip(pick: Pick, offer: RentOffer) -> bool:
+    """Whether the rental is the card's own chip in another form (an H200 SXM for an H200 NVL)."""
+    chip = model_number(pick.name)
+    return chip is not None and model_number(offer.accelerator) == chip

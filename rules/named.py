@@ -16,11 +16,12 @@ from msgspec.structs import replace as with_changes
 
 from rules.contract.answer import NamedCard, NamedPrice
 from rules.contract.values import PRECISIONS
+from rules.headline import dated_words
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
 from rules.knowledge.messages import Counted, Joined, Phrase, Term, Text, spare_text, spoken
 from rules.money import BUDGET_SLACK
 from rules.need import Need
-from rules.render.figures import dated_words, memory_words
+from rules.render.figures import memory_words
 
 if TYPE_CHECKING:
     from rules.configurations import Sizing

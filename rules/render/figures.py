@@ -7,25 +7,19 @@ language, for the faces that lay out their own answer."""
 
 from __future__ import annotations
 
-from datetime import date
-
-from rules.contract.answer import Money, Pick, RentOffer
-from rules.knowledge.catalog import model_number
-from rules.knowledge.messages import Grouped, Joined, Phrase, Term, Text, spoken
+from rules.contract.answer import Money, Pick
+from rules.headline import dated_words
+from rules.knowledge.messages import Grouped, Joined, Phrase, Text, spoken
 from rules.money import money_step, money_step_text
 
 __all__ = [
     "dated_text",
-    "dated_words",
-    "figure",
     "heading",
     "memory_text",
     "memory_words",
     "per_money",
-    "price_said",
     "price_text",
     "price_words",
-    "same_chip",
     "speed_per_money",
 ]
 
@@ -65,53 +59,6 @@ def memory_text(gb: float, lang: str | None = None) -> str:
 
 
 def dated_text(money: Money, lang: str | None = None) -> tuple[str, str]:
-    """(kind, date) of a price as :func:`dated_words` words them, said in ``lang``."""
+    """(kind, date) of a price as :func:`rules.headline.dated_words` words them, said in ``lang``."""
     kind, when = dated_words(money)
     return spoken(kind, lang), spoken(when, lang)
-
-
-def dated_words(money: Money) -> tuple[Text, Text]:
-    """(kind, date) as an answer names a price: ("new", "2026-08-15") while fresh; an aged one by what it
-    was and how old ("launch price", "February 2025, 21 months old"), never as today's price."""
-    kind = "estimate" if money.estimate else str(money.kind)
-    if money.seen is None or money.age_months is None:
-        return Term("price.kind", kind), str(money.seen)
-    seen = date.fromisoformat(money.seen)
-    month = Phrase(f"price.month.{seen.month}")
-    key = "price.age" if money.age_months else "price.this_month"
-    when = Phrase(key, {"month": month, "year": seen.year, "months": money.age_months})
-    return Term("price.aged", kind), when
-
-
-def price_said(pick: Pick) -> Text:
-    """The pick's price; one that is not a fresh shop price says what it is and how old (an aged launch
-    price, the lab's own quote, an estimate), so no answer shows it as today's."""
-    text = Grouped(pick.total_price.text)
-    unit = pick.unit_price
-    if unit.seen and (unit.age_months is not None or unit.estimate or unit.kind == "quote"):
-        kind, seen = dated_words(unit)
-        return Joined((text, " (", kind, ", ", seen, ")"))
-    return text
-
-
-def figure(pick: Pick, reference: str) -> Phrase:
-    """What the job gets from a pick: tokens (or images, or sequences trained on) a second with their band,
-    else the multiple of the reference card (named when ``reference`` is given)."""
-    speed = pick.speed
-    if speed is not None:
-        band = {"value": f"{speed.value:,.0f}", "low": f"{speed.low:,.0f}", "high": f"{speed.high:,.0f}"}
-        if speed.users:
-            users, total = f"{speed.users:,}", f"{speed.value * speed.users:,.0f}"
-            return Phrase("headline.tokens_users", {"users": users, "total": total, **band})
-        key = "headline.tokens" if speed.unit == "tokens/s" else "headline.throughput"
-        return Phrase(key, {"unit": Phrase(f"unit.{speed.unit.replace('/', '_')}"), **band})
-    relative = f"{pick.relative_performance:.1f}"
-    if not reference:  # said once where the answer names it
-        return Phrase("headline.relative_short", {"relative": relative})
-    return Phrase("headline.relative", {"relative": relative, "reference": reference})
-
-
-def same_chip(pick: Pick, offer: RentOffer) -> bool:
-    """Whether the rental is the card's own chip in another form (an H200 SXM for an H200 NVL)."""
-    chip = model_number(pick.name)
-    return chip is not None and model_number(offer.accelerator) == chip

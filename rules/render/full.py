@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules.contract.answer import Answer, Money, Pick, RentVsBuy
+from rules.headline import dated_words
 from rules.knowledge.messages import Basis, Joined, Phrase, Term, Text
-from rules.render.figures import dated_words, heading, memory_words, per_money, price_words
+from rules.render.figures import heading, memory_words, per_money, price_words
 
 __all__ = ["full_lines"]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
-from rules.headline import named_in_headline, not_picked
+from rules.headline import figure, named_in_headline, not_picked, price_said, same_chip
 from rules.knowledge.messages import Cased, Grouped, Joined, Phrase, Term, Text, spoken
-from rules.render.figures import figure, heading, price_said, same_chip
+from rules.render.figures import heading
 
 __all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "deciding", "short_lines"]
 
