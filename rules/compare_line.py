@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from rules.contract.answer import Answer, Money, Pick
-from rules.knowledge.messages import DEFAULT_LANGUAGE, say
+from rules.knowledge.messages import Continued, Phrase, Text
 
 __all__ = ["HOLDING", "compare_first", "speed_measure"]
 
@@ -22,12 +22,12 @@ def speed_measure(picks: Sequence[Pick]) -> Callable[[Pick], float]:
     return lambda p: p.speed.value if timed and p.speed else p.relative_performance
 
 
-def compare_first(answer: Answer, lang: str | None, same_speed: float) -> str | None:
+def compare_first(answer: Answer, same_speed: float) -> Text | None:
     """The one to buy and the comparison behind it; the speeds alone where one card has no price. Speeds
     within ``same_speed`` of each other are as fast (rule cost-efficiency, same_speed_share)."""
     as_fast = 1 + same_speed
-    compared = _compare(answer.picks, lang, as_fast)
-    return _to_buy(answer, compared, lang, as_fast) if compared else _compare_unpriced(answer, lang)
+    compared = _compare(answer.picks, as_fast)
+    return _to_buy(answer, compared, as_fast) if compared else _compare_unpriced(answer)
 
 
 def _against(top: Pick, rest: Sequence[Pick], speed: Callable[[Pick], float]) -> list[Pick]:
@@ -35,7 +35,7 @@ def _against(top: Pick, rest: Sequence[Pick], speed: Callable[[Pick], float]) ->
     return [top, max(rest, key=lambda p: (speed(p), p.gpu))]
 
 
-def _compare(picks: Sequence[Pick], lang: str | None, as_fast: float) -> str | None:
+def _compare(picks: Sequence[Pick], as_fast: float) -> Phrase | None:
     """How much faster the fastest card is than the next, and what it costs more or less."""
     if len(picks) < 2:
         return None
@@ -44,37 +44,39 @@ def _compare(picks: Sequence[Pick], lang: str | None, as_fast: float) -> str | N
     ratio = speed(fast) / max(speed(slow), 1e-9)
     difference = fast.total_price.amount - slow.total_price.amount
     speeds = (
-        say("headline.speeds", lang, fast=f"{fast.speed.value:.0f}", slow=f"{slow.speed.value:.0f}")
+        Phrase("headline.speeds", {"fast": f"{fast.speed.value:.0f}", "slow": f"{slow.speed.value:.0f}"})
         if fast.speed and slow.speed
         else ""
     )
     money = Money(abs(difference), fast.total_price.currency, 0.0)
     if ratio < as_fast:
         cheaper = fast if difference < 0 else slow
-        return say(
+        return Phrase(
             "headline.as_fast",
-            lang,
-            fast=_name(fast),
-            slow=_name(slow),
-            speeds=speeds,
-            cheaper=_name(cheaper),
-            price=money.text,
+            {
+                "fast": _name(fast),
+                "slow": _name(slow),
+                "speeds": speeds,
+                "cheaper": _name(cheaper),
+                "price": money.text,
+            },
         )
-    return say(
+    return Phrase(
         "headline.faster",
-        lang,
-        fast=_name(fast),
-        slow=_name(slow),
-        ratio=f"{ratio:.1f}",
-        speeds=speeds,
-        price=money.text,
-        more_or_less=say("headline.more" if difference >= 0 else "headline.less", lang),
-        fast_price=fast.total_price.text,
-        slow_price=slow.total_price.text,
+        {
+            "fast": _name(fast),
+            "slow": _name(slow),
+            "ratio": f"{ratio:.1f}",
+            "speeds": speeds,
+            "price": money.text,
+            "more_or_less": Phrase("headline.more" if difference >= 0 else "headline.less"),
+            "fast_price": fast.total_price.text,
+            "slow_price": slow.total_price.text,
+        },
     )
 
 
-def _to_buy(answer: Answer, compared: str, lang: str | None, as_fast: float) -> str:
+def _to_buy(answer: Answer, compared: Phrase, as_fast: float) -> Phrase:
     """The comparison behind the card to buy, where two or more named cards hold the job and none is owned:
     the compared cards come best buy first (rules cost-efficiency, vendor-nvidia); the line says why."""
     picks = answer.picks
@@ -84,7 +86,7 @@ def _to_buy(answer: Answer, compared: str, lang: str | None, as_fast: float) -> 
     speed = speed_measure(fitting)
     top, rest = fitting[0], fitting[1:]
     # of three or more, the pick is named
-    compared = _compare(_against(top, rest, speed), lang, as_fast) or compared
+    compared = _compare(_against(top, rest, speed), as_fast) or compared
     ratio = speed(top) / max(max(speed(p) for p in rest), 1e-9)
     budget = answer.question.budget
     key = (
@@ -98,19 +100,11 @@ def _to_buy(answer: Answer, compared: str, lang: str | None, as_fast: float) -> 
         if ratio <= 1 / as_fast
         else "headline.compare_buy"
     )
-    english = (lang or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
-    named = f"the {_name(top)} is " if english else f"{_name(top)} "
-    compared = _lower(compared, lang).removeprefix(named)  # "buy the X: about 1.5× faster than the Y"
-    return say(key, lang, name=_name(top), compared=compared)
+    # "buy the X: about 1.5× faster than the Y"
+    return Phrase(key, {"name": _name(top), "compared": Continued(compared, _name(top))})
 
 
-def _lower(sentence: str, lang: str | None) -> str:
-    """An English sentence that starts "The ..." continued after a colon."""
-    english = (lang or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE
-    return sentence[:1].lower() + sentence[1:] if english and sentence.startswith("The ") else sentence
-
-
-def _compare_unpriced(answer: Answer, lang: str | None) -> str | None:
+def _compare_unpriced(answer: Answer) -> Phrase | None:
     """One compared card priced, another known by its speed only: the speeds compared, the price said of the
     card that has one (what has no price is said further down, not first)."""
     if len(answer.picks) != 1:
@@ -132,14 +126,15 @@ def _compare_unpriced(answer: Answer, lang: str | None) -> str | None:
     fast, slow, ratio = priced.name, other, mine / (speed or 1e-9)
     if ratio < 1:
         fast, slow, ratio = slow, fast, 1 / ratio
-    return say(
+    return Phrase(
         "headline.faster_unpriced",
-        lang,
-        fast=fast,
-        slow=slow,
-        ratio=f"{ratio:.1f}",
-        priced=_name(priced),
-        price=priced.total_price.text,
+        {
+            "fast": fast,
+            "slow": slow,
+            "ratio": f"{ratio:.1f}",
+            "priced": _name(priced),
+            "price": priced.total_price.text,
+        },
     )
 
 

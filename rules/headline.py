@@ -63,7 +63,6 @@ def headline(answer: Answer, reference: str, same_speed: float) -> str:
 
 
 def _answered(answer: Answer, reference: str, same_speed: float) -> Text | None:
-    lang = answer.language
     if answer.intent == "what-runs-on" and answer.runs_on:  # what the card holds, whatever there is to buy
         return _runs_on(answer.runs_on[0])
     if answer.verdict in ("wait", "over-budget", "too-large", "cpu-and-cloud"):
@@ -77,7 +76,7 @@ def _answered(answer: Answer, reference: str, same_speed: float) -> Text | None:
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
             said = _with_budget(said, answer, reference)
     elif answer.intent == "compare":
-        said = compare_first(answer, lang, same_speed)
+        said = compare_first(answer, same_speed)
         held = _not_held_alone(answer)
         said = Joined((held, ". ", Cased(said))) if said and held else said
     elif answer.intent == "rent-or-buy" and not (answer.job_cost and answer.job_cost.options):
