@@ -23,11 +23,11 @@ import msgspec
 
 from rules.assemble import Made, assembled, compared
 from rules.choose import chosen
-from rules.configurations import named_configurations
+from rules.configurations import Fit, fit_on, named_configurations
 from rules.contract.answer import Answer, CardRow, Finding
 from rules.contract.question import Question
 from rules.explain import evidence_for, explain
-from rules.job import METHOD_NAMES, Fit, fit_on, job_for, raised, settled
+from rules.job import METHOD_NAMES, job_for, raised, settled
 from rules.job_defaults import workload_key
 from rules.jobcost import job_priced, served
 from rules.knowledge.loaded import load_rulebook

@@ -13,9 +13,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from rules.job import POOLING, Fit, Job, fit_on, term_key
+from rules.job import POOLING, Job, term_key
 from rules.knowledge.messages import Joined, Phrase, Text
 from rules.market import Offer, SystemOffer
+from rules.need import GIB_IN_GB
 
 if TYPE_CHECKING:
     from rules.contract.answer import NamedCard
@@ -24,7 +25,35 @@ if TYPE_CHECKING:
     from rules.performance import PerformanceModel
     from rules.terms import Terms
 
-__all__ = ["Configuration", "Left", "Sizing", "configure", "named_configurations", "sizing_for"]
+__all__ = [
+    "SERIAL",
+    "Configuration",
+    "Fit",
+    "Left",
+    "Sizing",
+    "configure",
+    "fit_on",
+    "named_configurations",
+    "sizing_for",
+]
+
+
+RUNTIME_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp"}
+SERIAL = frozenset({"layer-split", "pipeline-parallel"})  # the parts run one after another: no speed-up
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Whether a card count holds the job, the memory it offers, and how (if sharded)."""
+
+    fits: bool
+    effective_gb: float
+    sharded: bool
+    said: Text  # how, in words
+    headroom: float = float(
+        "inf"
+    )  # spare share where memory binds: the card, or each card's part of a split job
+    serial: bool = False  # the cards hold parts of the model that run one after another: no speed-up
 
 
 class Left(NamedTuple):
@@ -385,3 +414,58 @@ def named_configurations(
             (Configuration(offer, count, offer.unit_usd * count, relative, speed, fit, tokens), entry.status)
         )
     return tuple(configs)
+
+
+def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
+    """Does ``count`` cards of ``memory_gb`` each hold the job, and how?"""
+    # A card's "24 GB" is 24 GiB; needs are counted in GB (10^9 bytes), as model files are. The words name the
+    # card as sold (times 1.5 in the 2019 rule's 32-bit terms), and say the GiB only where the need lies
+    # between.
+    whole = memory_gb * GIB_IN_GB * job.memory_factor  # what the cards offer, pooled or not
+    card = whole * job.memory_share  # what the runtime lets the job use of each
+    sold = memory_gb * job.memory_factor
+    need = f"{job.need.gb:.1f}"
+    terms = _card_terms(job, card)
+    shown = f"{round(sold, 1):g}"
+    if job.need.gb <= card:
+        as_sold = Phrase("fit.as_sold", {"card": f"{card:.1f}"}) if job.need.gb > sold else ""
+        said = Phrase("fit.fits", {"need": need, "card": shown, "terms": terms, "as_sold": as_sold})
+        return Fit(True, whole, False, said, card / job.need.gb - 1 if job.need.gb > 0 else float("inf"))
+    if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
+        per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
+        pooling = job.pooling_at(count)
+        as_sold = Phrase("fit.as_sold", {"card": f"{card:.1f}"}) if sold < per_card <= card else ""
+        values = {
+            "count": count,
+            "how": Phrase(f"pooling.{term_key(POOLING[pooling])}"),
+            "per_card": f"{per_card:.1f}",
+            "card": shown,
+            "terms": terms,
+            "as_sold": as_sold,
+        }
+        if per_card <= card:
+            return Fit(
+                True,
+                whole * count,
+                True,
+                Phrase("fit.split", values),
+                card / per_card - 1,
+                pooling in SERIAL,
+            )
+        return Fit(False, whole * count, True, Phrase("fit.split_short", values), serial=pooling in SERIAL)
+    if count > 1:  # each card holds a full copy
+        how = Phrase(f"pooling.{term_key(POOLING['none'])}")
+        said = Phrase("fit.each_short", {"need": need, "how": how, "card": shown, "terms": terms})
+    else:
+        said = Phrase("fit.short", {"need": need, "card": shown, "terms": terms})
+    return Fit(False, whole, False, said)
+
+
+def _card_terms(job: Job, usable_gb: float) -> Text:
+    """What a card's memory is counted as: 32-bit terms (the 2019 rule), or the share a serving runtime
+    uses of it (vLLM's --gpu-memory-utilization), the rest kept spare."""
+    if job.memory_share < 1.0:
+        runtime = RUNTIME_NAMES.get(job.runtime or "", job.runtime)
+        values = {"runtime": runtime, "share": f"{job.memory_share:.0%}", "usable": f"{usable_gb:.1f}"}
+        return Phrase("fit.runtime_share", values)
+    return Phrase("job.effective") if job.memory_factor != 1.0 else ""

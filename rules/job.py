@@ -7,7 +7,7 @@ and stated: local LLM inference at 4 bit (Q4_K_M class), LLM training as LoRA fo
 more (QLoRA and full fine-tuning shown beside it), 16-bit mixed precision for training; :mod:`rules.need`
 counts the memory. Non-LLM training keeps the 2019 count in 32-bit terms, where 16-bit training makes a card
 hold about 1.5x (rule ``16-bit-memory``): the only place that factor applies. Several cards pool their memory
-only for methods that split the model (:func:`fit_on` names the method).
+only for methods that split the model (:func:`rules.configurations.fit_on` names the method).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rules.contract.question import Question
 from rules.job_defaults import choices_for
 from rules.knowledge.loaded import find_model
-from rules.knowledge.messages import Phrase, Text
+from rules.knowledge.messages import Text
 from rules.knowledge.models import ModelSpec
 from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Need, count_for
 
@@ -30,9 +30,7 @@ __all__ = [
     "GIB_IN_GB",
     "METHOD_NAMES",
     "POOLING",
-    "Fit",
     "Job",
-    "fit_on",
     "job_for",
     "model_of",
     "raised",
@@ -48,24 +46,6 @@ POOLING = {
     "pipeline-parallel": "pipeline stages (vLLM: tensor parallelism needs a count that divides the attention "
     "heads)",
 }
-RUNTIME_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp"}
-SERIAL = frozenset(
-    {"layer-split", "pipeline-parallel"}
-)  # the cards' parts run one after another: no speed-up
-
-
-@dataclass(frozen=True)
-class Fit:
-    """Whether a card count holds the job, the memory it offers, and how (if sharded)."""
-
-    fits: bool
-    effective_gb: float
-    sharded: bool
-    said: Text  # how, in words
-    headroom: float = float(
-        "inf"
-    )  # spare share where memory binds: the card, or each card's part of a split job
-    serial: bool = False  # the cards hold parts of the model that run one after another: no speed-up
 
 
 @dataclass(frozen=True)
@@ -212,61 +192,6 @@ def raised(job: Job, need: Need, shardable_gb: float | None = None) -> Job:
         if shardable_gb is None
         else replace(job, need=need, shardable_gb=shardable_gb)
     )
-
-
-def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
-    """Does ``count`` cards of ``memory_gb`` each hold the job, and how?"""
-    # A card's "24 GB" is 24 GiB; needs are counted in GB (10^9 bytes), as model files are. The words name the
-    # card as sold (times 1.5 in the 2019 rule's 32-bit terms), and say the GiB only where the need lies
-    # between.
-    whole = memory_gb * GIB_IN_GB * job.memory_factor  # what the cards offer, pooled or not
-    card = whole * job.memory_share  # what the runtime lets the job use of each
-    sold = memory_gb * job.memory_factor
-    need = f"{job.need.gb:.1f}"
-    terms = _card_terms(job, card)
-    shown = f"{round(sold, 1):g}"
-    if job.need.gb <= card:
-        as_sold = Phrase("fit.as_sold", {"card": f"{card:.1f}"}) if job.need.gb > sold else ""
-        said = Phrase("fit.fits", {"need": need, "card": shown, "terms": terms, "as_sold": as_sold})
-        return Fit(True, whole, False, said, card / job.need.gb - 1 if job.need.gb > 0 else float("inf"))
-    if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
-        per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
-        pooling = job.pooling_at(count)
-        as_sold = Phrase("fit.as_sold", {"card": f"{card:.1f}"}) if sold < per_card <= card else ""
-        values = {
-            "count": count,
-            "how": Phrase(f"pooling.{term_key(POOLING[pooling])}"),
-            "per_card": f"{per_card:.1f}",
-            "card": shown,
-            "terms": terms,
-            "as_sold": as_sold,
-        }
-        if per_card <= card:
-            return Fit(
-                True,
-                whole * count,
-                True,
-                Phrase("fit.split", values),
-                card / per_card - 1,
-                pooling in SERIAL,
-            )
-        return Fit(False, whole * count, True, Phrase("fit.split_short", values), serial=pooling in SERIAL)
-    if count > 1:  # each card holds a full copy
-        how = Phrase(f"pooling.{term_key(POOLING['none'])}")
-        said = Phrase("fit.each_short", {"need": need, "how": how, "card": shown, "terms": terms})
-    else:
-        said = Phrase("fit.short", {"need": need, "card": shown, "terms": terms})
-    return Fit(False, whole, False, said)
-
-
-def _card_terms(job: Job, usable_gb: float) -> Text:
-    """What a card's memory is counted as: 32-bit terms (the 2019 rule), or the share a serving runtime
-    uses of it (vLLM's --gpu-memory-utilization), the rest kept spare."""
-    if job.memory_share < 1.0:
-        runtime = RUNTIME_NAMES.get(job.runtime or "", job.runtime)
-        values = {"runtime": runtime, "share": f"{job.memory_share:.0%}", "usable": f"{usable_gb:.1f}"}
-        return Phrase("fit.runtime_share", values)
-    return Phrase("job.effective") if job.memory_factor != 1.0 else ""
 
 
 def term_key(word: str) -> str:

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from msgspec import UNSET
 from msgspec.structs import replace as with_changes
 
+from rules.configurations import fit_on
 from rules.contract.answer import NamedCard, NamedPrice
 from rules.contract.values import PRECISIONS
 from rules.headline import dated_words
-from rules.job import GIB_IN_GB, METHOD_NAMES, Job, fit_on, job_for
+from rules.job import GIB_IN_GB, METHOD_NAMES, Job, job_for
 from rules.knowledge.messages import Counted, Joined, Phrase, Term, Text, spare_text, spoken
 from rules.money import BUDGET_SLACK
 from rules.need import Need

@@ -14,9 +14,10 @@ from datetime import date
 
 from msgspec.structs import replace as with_changes
 
+from rules.configurations import fit_on
 from rules.contract.answer import ModelRun, RunsOn
 from rules.contract.question import Question
-from rules.job import fit_on, job_for
+from rules.job import job_for
 from rules.knowledge import Catalog, Gpu, ModelSpec, Rulebook
 from rules.knowledge.loaded import load_models
 from rules.knowledge.messages import say

@@ -14,7 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from rules.asker import Asker, asker_for
-from rules.configurations import Configuration, Left, Sizing, configure, sizing_for
+from rules.configurations import Configuration, Left, Sizing, configure, fit_on, sizing_for
 from rules.job import Job, job_for
 from rules.job_defaults import workload_key
 from rules.terms import Terms, TermsContext, terms_for
@@ -76,8 +76,11 @@ def configured(question: Question, as_of: date, known: Known) -> Stages:
     days = (rulebook.persona_already_own.seed_date, as_of) if owned is not None else ()
     speed = partial(known.performance.relative, workload=work, precision=job.compute_precision)
     midrange = {day: known.markets.on(day).midrange(speed) for day in days}
+    holds = owned is not None and fit_on(job, owned.memory_gb, 1).fits
     terms = terms_for(
-        TermsContext(question, asker, job, as_of, rulebook, known.performance, work, catalog.gpu, midrange)
+        TermsContext(
+            question, asker, job, as_of, rulebook, known.performance, work, catalog.gpu, midrange, holds
+        )
     )
     sizing = sizing_for(question, job, work, terms, known.performance, largest, systems=market.systems)
     machine = rulebook.one_machine

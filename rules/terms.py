@@ -16,7 +16,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from rules.box import box_refusal
-from rules.job import METHOD_NAMES, Job, fit_on
+from rules.job import METHOD_NAMES, Job
 from rules.job_defaults import BACKEND_NAMES
 from rules.knowledge.messages import Cited, Joined, Phrase, Term, Text
 from rules.memory_terms import Floor, MemoryWorth, floor_for, memory_reference
@@ -179,6 +179,7 @@ class TermsContext:
     gpu: Callable[[str], Gpu]
     # the market's mid-range speed at the job's precision on the seed's date and the question's (an owner's)
     midrange: Mapping[date, float]
+    owned_holds: bool = False  # the card the asker has holds the job on its own
 
     def speed(self, gpu: Gpu) -> float:
         return self.performance.relative(gpu, self.work, self.job.compute_precision)
@@ -408,7 +409,7 @@ def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | No
     its market (003, TL;DR: "already have a GTX 1070 or better: wait")."""
     params, job = ctx.rulebook.persona_already_own, ctx.job
     suggestion = Phrase("rule.persona_already_own.suggestion")
-    if job.method == "inference" and job.model is not None and fit_on(job, owned.memory_gb, 1).fits:
+    if job.method == "inference" and job.model is not None and ctx.owned_holds:
         tps = ctx.performance.tokens_per_second(owned, job, 1) if job.is_llm else None
         speed = Phrase("rule.persona_already_own.tokens", {"tokens": f"{tps:.0f}"}) if tps else ""
         return Wait(

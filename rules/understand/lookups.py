@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from rules.configurations import Fit
     from rules.contract.question import Question
-    from rules.job import Fit, Job
+    from rules.job import Job
     from rules.knowledge.catalog import Catalog
     from rules.knowledge.models import ModelSpec
 
@@ -60,7 +61,7 @@ def job(question: Question) -> Job:
 
 def fit(of: Job, memory_gb: float, count: int) -> Fit:
     """Whether ``count`` cards of ``memory_gb`` each hold the job."""
-    from rules.job import fit_on
+    from rules.configurations import fit_on
 
     return fit_on(of, memory_gb, count)
 

@@ -308,8 +308,9 @@ def test_the_first_line_answers_the_intents_the_parser_adds(advisor) -> None:
 
 
 def test_the_gib_is_said_only_where_the_need_lies_between_the_two_sizes() -> None:
+    from rules.configurations import fit_on
     from rules.contract.question import Question
-    from rules.job import fit_on, job_for
+    from rules.job import job_for
 
     job = job_for(Question(workload="llm", task="inference", memory_gb=24.5), load_rulebook())
     assert spoken(fit_on(job, 24, 1).said) == "24.5 GB needed, the card has 24 GB (sold in GiB: 25.8 GB)"

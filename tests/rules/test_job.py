@@ -7,8 +7,9 @@ from datetime import date
 
 import pytest
 
+from rules.configurations import fit_on
 from rules.contract.question import Question
-from rules.job import fit_on, job_for
+from rules.job import job_for
 from rules.knowledge.loaded import load_models, load_rulebook
 from rules.knowledge.messages import spoken
 

@@ -11,8 +11,9 @@ import pytest
 
 from rules.advisor import Advisor
 from rules.asker import asker_for
+from rules.configurations import fit_on
 from rules.contract.question import Question
-from rules.job import fit_on, job_for
+from rules.job import job_for
 from rules.knowledge.loaded import load_catalog, load_rulebook
 from rules.knowledge.messages import Joined, Phrase, spoken
 from rules.terms import TermsContext, terms_for

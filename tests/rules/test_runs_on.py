@@ -8,9 +8,10 @@ import datetime as dt
 import pytest
 
 from rules.advisor import Advisor
+from rules.configurations import fit_on
 from rules.contract.answer import RunsOn
 from rules.contract.question import Question
-from rules.job import fit_on, job_for
+from rules.job import job_for
 from rules.knowledge import load_knowledge
 from rules.knowledge.loaded import load_models
 from rules.knowledge.messages import spoken

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rules.configurations import fit_on
 from rules.contract.question import Question
-from rules.job import fit_on, job_for
+from rules.job import job_for
 from rules.knowledge.loaded import load_rulebook
 from rules.knowledge.messages import spoken
 from tests.rules.conftest import TODAY
