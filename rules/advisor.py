@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from rules.assemble import Made, assembled, compared
-from rules.choose import chosen
+from rules.choose import chosen, shown
 from rules.configurations import Fit, fit_on, named_configurations
 from rules.contract.answer import Answer, CardRow, Finding
 from rules.contract.question import Question
@@ -117,7 +117,8 @@ class Advisor:
             kept = kept_configurations(stages.configs, stages.terms.keeps)
             objective = objective_for(stages, self.rulebook)
             choice = chosen(stages, kept, objective, self.rulebook.vendor_nvidia, intent, alone)
-            shown_configs = tuple(c for c, _ in choice.shown)
+            picks = shown(choice, objective.cheapest)
+            shown_configs = tuple(c for c, _ in picks)
             top = None if question.setting == "cloud" else choice.top
         rent = (
             self.renting.rent_or_buy(market, question, stages.pricing, sizing, top)
@@ -137,7 +138,7 @@ class Advisor:
         return (
             compared(made, side, explained)
             if choice is None
-            else assembled(made, choice, explained, stages.excluded)
+            else assembled(made, choice, picks, explained, stages.excluded)
         )
 
     def _placed(self, question: Question) -> Question:

@@ -128,9 +128,15 @@ def _banded(value: float, error: float, unit: SpeedUnit, users: int | None = Non
     return Speed(value, value * (1 - error), value * (1 + error), unit, users)
 
 
-def assembled(made: Made, choice: Choice, explained: Explained, excluded: Sequence[Left]) -> Answer:
-    """The answer to a question to buy (or fit): the picks, the alternatives and why."""
-    order = choice.shown
+def assembled(
+    made: Made,
+    choice: Choice,
+    order: Sequence[tuple[Configuration, str]],
+    explained: Explained,
+    excluded: Sequence[Left],
+) -> Answer:
+    """The answer to a question to buy (or fit): the picks (``order``: every configuration shown, labelled,
+    the alternatives last), the alternatives and why."""
     ranked_count = len(order) - len(choice.alternatives)
     made_picks = [pick(made, c, label, explained.cards[i]) for i, (c, label) in enumerate(order)]
     picks, alternatives = (

@@ -52,16 +52,14 @@ def chosen(
     named: Sequence[NamedCard],
 ) -> Choice:
     """The stage: the choice among the configurations the rules keep (``configs``), CUDA's place in it, a
-    shared server for training weighed side by side with one card, the card asked for first, and the picks
-    the answer shows."""
+    shared server for training weighed side by side with one card, the card asked for first."""
     question, job = stages.question, stages.job
     any_stack = job.is_llm and job.method == "inference"
     choice = choice_for(configs, objective, vendor, any_stack)
     if question.setting == "server" and question.shared and question.task == "training":
         choose_among = partial(choice_for, objective=objective, vendor=vendor, any_stack=any_stack)
         choice = side_by_side(choice, configs, choose_among, objective.headline)
-    choice = asked_first(choice, configs, objective, intent, named, stages.terms.boards_for)
-    return replace(choice, shown=shown(choice, objective.cheapest))
+    return asked_first(choice, configs, objective, intent, named, stages.terms.boards_for)
 
 
 def choice_for(

@@ -92,19 +92,24 @@ class Configuration:
     # the speed, scaled down where the memory holds less of a memory-bound job than it could (rule
     # ``memory-value``); the speed itself for every other job
     worth: float = field(init=False, repr=False, compare=False)
-    # worth per dollar: the measure the choice steps up from and the 'best value' alternative is best on
-    worth_per_usd: float = field(init=False, repr=False, compare=False)
-    # priced only by an estimate, which never leads an answer by itself (rules.ranking)
-    estimated: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gpu", self.offer.gpu)
         object.__setattr__(self, "value", self.speed / self.total_usd)
         paid = self.speed if self.need_met is None else self.need_met
         object.__setattr__(self, "worth", paid * self.memory_value)
-        object.__setattr__(self, "worth_per_usd", self.worth / self.total_usd)
+
+    @property
+    def worth_per_usd(self) -> float:
+        """Worth per dollar: the measure the choice steps up from and the 'best value' alternative is best
+        on."""
+        return self.worth / self.total_usd
+
+    @property
+    def estimated(self) -> bool:
+        """Priced only by an estimate, which never leads an answer by itself (:mod:`rules.ranking`)."""
         point = self.system.point if self.system is not None else self.offer.point
-        object.__setattr__(self, "estimated", bool(getattr(point, "estimate", False)))
+        return bool(getattr(point, "estimate", False))
 
 
 @dataclass(frozen=True)

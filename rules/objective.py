@@ -66,7 +66,6 @@ class Choice:
     within: tuple[
         Configuration, ...
     ] = ()  # what could lead, within the budget, best first (for alternatives_among)
-    shown: tuple[tuple[Configuration, str], ...] = ()  # every pick the answer shows, labelled, in order
 
 
 @dataclass(frozen=True)
