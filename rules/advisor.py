@@ -5,7 +5,7 @@ the electricity price — and answers questions over it without I/O, so the serv
 rebuild it only when the data change. :meth:`Advisor.recommend` runs the stages in this order, each once:
 
     market -> asker -> job -> terms -> configurations (:mod:`rules.stages`) -> named cards -> choice
-    -> rent -> explain -> assemble -> serving and the run's cost
+    -> rent -> explain -> serving and the run's cost -> assemble
 
 The only thing remembered between questions is the market of each date asked about
 (:class:`~rules.market.Markets`).
@@ -91,7 +91,7 @@ class Advisor:
 
     def _answer(self, question: Question, intent: str, as_of: date) -> Answer:
         """The stages in order, each once: what holds the job, the cards named, the choice (or the named cards
-        side by side), renting, the explanation, the answer, what serving and the run cost."""
+        side by side), renting, the explanation, what serving and the run cost, the answer."""
         stages = self._staged(question, as_of)
         asked, question, market, sizing = question, stages.question, stages.market, stages.sizing
         rentable = frozenset(name for name in question.compare if tpu_named(self.catalog, name) is not None)
