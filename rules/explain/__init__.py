@@ -126,7 +126,10 @@ def evidence_for(
     cheaper = frozenset(
         e.gpu
         for e in stages.excluded
-        if top is not None and (point := best.get(e.gpu)) is not None and point.price_usd < top.offer.unit_usd
+        if e.rule == "memory-fit"
+        and top is not None
+        and (point := best.get(e.gpu)) is not None
+        and point.price_usd < top.offer.unit_usd
     )
     return Evidence(
         stages.question,
