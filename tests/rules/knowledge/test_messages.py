@@ -10,6 +10,7 @@ from rules.knowledge import load_knowledge
 from rules.knowledge.datafile import DATA_DIR, DataFileError, load_data
 from rules.knowledge.messages import (
     Cited,
+    Continued,
     Joined,
     Phrase,
     Term,
@@ -109,6 +110,35 @@ def test_a_phrase_said_later_reads_as_the_message_said_at_once(language: str | N
     listed = Joined((Phrase("heading.why"), "x", Phrase("heading.why")), ", ")
     why = say("heading.why", language)
     assert spoken(listed, language) == ", ".join([why, "x", why])
+
+
+def test_a_sentence_continued_after_a_colon_leaves_off_its_subject_as_each_language_needs() -> None:
+    """ "Buy the X: about 1.3x faster than the Y": the comparison's sentence about the card to buy loses its
+    subject behind the colon; a sentence about another card keeps it, lower-cased where English starts it
+    with "The"."""
+    fields = {
+        "ratio": "1.3",
+        "speeds": "",
+        "price": "1,149 USD",
+        "fast_price": "2,699 USD",
+        "slow_price": "1,550 USD",
+    }
+    about_the_pick = Phrase(
+        "headline.faster", {"fast": "RTX 5090", "slow": "RTX 4090", "more_or_less": "more", **fields}
+    )
+    about_another = Phrase(
+        "headline.faster", {"fast": "RTX 4090", "slow": "RTX 5090", "more_or_less": "less", **fields}
+    )
+    buy = Phrase(
+        "headline.compare_buy", {"name": "RTX 5090", "compared": Continued(about_the_pick, "RTX 5090")}
+    )
+    assert spoken(buy, "en").startswith("Buy the RTX 5090: about 1.3× faster than the RTX 4090")
+    assert spoken(buy, "ru").startswith("Купите RTX 5090: примерно в 1.3× быстрее RTX 4090")
+    other = Phrase(
+        "headline.compare_buy", {"name": "RTX 5090", "compared": Continued(about_another, "RTX 5090")}
+    )
+    assert spoken(other, "en").startswith("Buy the RTX 5090: the RTX 4090 is about 1.3× faster")
+    assert spoken(other, "ru").startswith("Купите RTX 5090: RTX 4090 примерно в 1.3× быстрее")
 
 
 def test_a_phrase_is_never_printed_without_a_language() -> None:
