@@ -36,7 +36,7 @@ from rules.contract.answer import Answer, Finding, Money, Pick, RentVsBuy, Reply
 from rules.contract.text import MAX_TEXT_CHARS
 from rules.knowledge.messages import basis, say, term
 from rules.render.figures import dated_text, memory_text, price_text, speed_per_money
-from rules.render.markdown import help_text
+from rules.render.replies import help_text
 from rules.render.short import MAX_PICKS, deciding
 
 __all__ = [

@@ -15,7 +15,8 @@ from typing import Literal, cast
 from rules.advisor import Advisor
 from rules.contract.answer import Answer, Detail, Reply
 from rules.contract.question import Question
-from rules.render.markdown import answer_markdown, clarification_markdown, help_text, reading_notes
+from rules.render.markdown import answer_markdown, reading_notes
+from rules.render.replies import clarification_markdown, help_text
 from rules.understand import parse, text_language
 from rules.understand.followups import next_questions
 

@@ -22,19 +22,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "answer_markdown",
-    "clarification_markdown",
-    "help_text",
     "model_notes",
     "not_understood_line",
     "outside_notes",
     "reading_notes",
 ]
-
-
-def help_text(language: str | None = None) -> str:
-    """What whichgpu understands, with examples, in ``language``; made when asked, never at import, so that a
-    command that shows no help does not load the knowledge for it."""
-    return spoken(Phrase("help"), language)
 
 
 def answer_markdown(answer: Answer, detail: Detail = "short") -> str:
@@ -93,14 +85,3 @@ def not_understood_line(words: tuple[str, ...]) -> Text:
     if any(w.strip("0") == "" or w in ("$", "€", "£", "₽") for w in words):
         return Joined((line, " ", Phrase("understand.shell_quoting")))
     return line
-
-
-def clarification_markdown(understood: list[str], unknown: list[str], language: str | None = None) -> str:
-    """A short clarifying answer for text the parser could not use, in the asker's language."""
-    parts: list[Text] = []
-    if understood:
-        parts.append(Phrase("clarify.understood", {"items": "; ".join(understood)}))
-    if unknown:
-        parts.append(Phrase("clarify.unknown", {"items": ", ".join(f"“{u}”" for u in unknown[:6])}))
-    parts.append(Phrase("clarify.hint"))
-    return spoken(Joined(tuple(parts), " "), language)
