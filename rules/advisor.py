@@ -34,11 +34,11 @@ from rules.knowledge.loaded import load_rulebook
 from rules.knowledge.messages import Phrase, say, term
 from rules.knowledge.rulebook import Rulebook
 from rules.market import Markets, representative_rentals
-from rules.named import NamedContext, card_memory, named_cards, sold_alone
+from rules.named import NamedContext, card_memory, named_cards, named_units, sold_alone, tpu_chips, tpu_named
 from rules.need import Need
 from rules.objective import Choice, objective_for
 from rules.performance import Measured, PerformanceModel
-from rules.rent import Renting, tpu_chips, tpu_named
+from rules.rent import rent_or_buy
 from rules.runs_on import runs_on_asked
 from rules.stages import Known, Stages, configured
 from rules.terms import Keep, kept_configurations
@@ -67,7 +67,6 @@ class Advisor:
         self.reference = catalog.gpu(self.rulebook.workload_priorities.reference_gpu)
         self.performance = PerformanceModel(self.rulebook, self.reference, measurements, gpu_of=catalog.gpu)
         self.lab_gpus = tuple(sorted(measurements or ()))  # the cards the lab's hosts measured
-        self.renting = Renting(self.rulebook, electricity_usd_per_kwh)
         chips = tpu_chips(catalog)
         self.markets = Markets(
             catalog, self.rulebook, lambda cat, rules, day: representative_rentals(cat, rules, day, chips)
@@ -79,7 +78,6 @@ class Advisor:
             self.performance,
             self.reference,
             self.markets,
-            self.renting,
             self.electricity,
         )
 
@@ -95,6 +93,7 @@ class Advisor:
         stages = self._staged(question, as_of)
         asked, question, market, sizing = question, stages.question, stages.market, stages.sizing
         rentable = frozenset(name for name in question.compare if tpu_named(self.catalog, name) is not None)
+        units = named_units(self.catalog, question.compare)  # the GPUs and TPUs named, as catalog ids
         judged = NamedContext(
             question,
             market,
@@ -120,11 +119,7 @@ class Advisor:
             picks = shown(choice, objective.cheapest)
             shown_configs = tuple(c for c, _ in picks)
             top = None if question.setting == "cloud" else choice.top
-        rent = (
-            self.renting.rent_or_buy(market, question, stages.pricing, sizing, top)
-            if stages.terms.rent
-            else None
-        )
+        rent = rent_or_buy(stages, self.known, top, units) if stages.terms.rent else None
         explained = explain(evidence_for(stages, self.known, choice, shown_configs, named))
         # what serving and the run cost, and what runs on the cards, for the pick (a comparison weighs none)
         serving = served(stages, self.known, choice.top) if choice is not None else None

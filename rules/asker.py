@@ -40,6 +40,8 @@ class Asker:
     budget_usd: float | None
     personas: tuple[Persona, ...]
     owned: Gpu | None  # the card they already have, when the catalog knows it
+    hours_per_week: float  # the hours a week they will use the cards: said, else the rule's default
+    hours_assumed: Text  # why those hours, where the question said none
 
     @property
     def on_a_budget(self) -> bool:
@@ -66,7 +68,21 @@ def asker_for(question: Question, pricing: Pricing, rulebook: Rulebook, owned: G
         *_researcher(question, rulebook),
         *_money(question, budget, rulebook),
     ]
-    return Asker(budget, tuple(p for p in found if p is not None), owned)
+    hours, assumed = _hours_per_week(question, rulebook)
+    return Asker(budget, tuple(p for p in found if p is not None), owned, hours, assumed)
+
+
+def _hours_per_week(question: Question, rulebook: Rulebook) -> tuple[float, Text]:
+    """The asker's hours a week, else the rule's default (rule ``rent-vs-buy``): higher for a server, several
+    cards or several users; and why, where the question said none."""
+    params = rulebook.rent_vs_buy
+    if question.hours_per_week:
+        return question.hours_per_week, ""
+    if question.setting == "server" or question.gpus > 1 or (question.users or 0) > 1:
+        hours = f"{params.server_hours_per_week:g}"
+        return params.server_hours_per_week, Phrase("rent.server_hours", {"hours": hours})
+    hours = f"{params.default_hours_per_week:g}"
+    return params.default_hours_per_week, Phrase("rent.personal_hours", {"hours": hours})
 
 
 def _not_serious(q: Question, rulebook: Rulebook) -> Persona | None:

@@ -395,7 +395,9 @@ def served(stages: Stages, known: Known, top: Configuration | None) -> ServingCo
         months=question.service_months or 12,
         hours_per_week=question.hours_per_week or rulebook.rent_vs_buy.server_hours_per_week,
         pricing=stages.pricing,
-        power_usd_per_hour=known.renting.power_usd_per_hour(top.gpu, top.count),
+        power_usd_per_hour=power_usd_per_hour(
+            top.gpu.tdp_w, top.count, rulebook.rent_vs_buy.system_power_w, known.electricity_usd_per_kwh
+        ),
     )
 
 
@@ -422,7 +424,7 @@ def job_priced(stages: Stages, known: Known, top: Configuration | None) -> JobCo
         owned=owned,
         owned_count=question.gpus if owned is not None else 1,
         owned_price_usd=None if point is None else point.price_usd,
-        hours_per_week=known.renting.hours_per_week(question)[0],
+        hours_per_week=stages.asker.hours_per_week,
         named=tuple(
             (gpu, question.gpus) for name in question.compare if (gpu := catalog.find(name)) is not None
         ),

@@ -217,3 +217,5 @@ class Pricing:
 def months_between(earlier: date, later: date) -> int:
     """Whole calendar months from ``earlier`` to ``later`` (2025-01-31 → 2025-02-01 is 1)."""
     return (later.year - earlier.year) * 12 + later.month - earlier.month
+
+

@@ -7,8 +7,10 @@ comes back as a :class:`~rules.answer.NamedCard` whose ``reason`` says what beca
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from msgspec import UNSET
@@ -20,6 +22,7 @@ from rules.contract.values import PRECISIONS
 from rules.headline import dated_words
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, job_for
 from rules.knowledge.messages import Counted, Joined, Phrase, Term, Text, spare_text, spoken
+from rules.market import TpuChip
 from rules.money import BUDGET_SLACK
 from rules.need import Need
 from rules.render.figures import memory_words
@@ -31,7 +34,15 @@ if TYPE_CHECKING:
     from rules.market import Market, Offer
     from rules.money import Pricing
 
-__all__ = ["NamedContext", "card_memory", "named_cards", "sold_alone"]
+__all__ = [
+    "NamedContext",
+    "card_memory",
+    "named_cards",
+    "named_units",
+    "sold_alone",
+    "tpu_chips",
+    "tpu_named",
+]
 
 
 @dataclass(frozen=True)
@@ -425,3 +436,44 @@ def sold_alone(
         else:
             read.append(card)
     return tuple(read)
+
+
+def tpu_chips(catalog: Catalog) -> dict[str, TpuChip]:
+    """Every Cloud TPU of the catalog as the performance model sees it."""
+    chips = {}
+    for tpu_id, spec in catalog.tpus.items():
+        tensor = {"bf16": spec.bf16_tflops, "fp16": spec.bf16_tflops}
+        if spec.int8_tops:
+            tensor["int8"] = spec.int8_tops
+        chips[tpu_id] = TpuChip(
+            spec.id,
+            spec.name,
+            spec.hbm_gb,
+            spec.bandwidth_gb_s or 0.0,
+            MappingProxyType(tensor),
+            spec.bf16_tflops / 3,
+            spec.bf16_tflops,
+        )
+    return chips
+
+
+
+def tpu_named(catalog: Catalog, name: str) -> TpuChip | None:
+    """ "tpu v5e", "Cloud TPU v6e", "trillium" -> the chip."""
+    key = _key(name).removeprefix("google").removeprefix("cloud")
+    for chip in tpu_chips(catalog).values():
+        nicknames = {_key(n) for n in re.findall(r"\((\w+)\)", chip.name)}
+        if key and key in {_key(chip.id), _key(chip.name.split("(")[0]).removeprefix("cloud")} | nicknames:
+            return chip
+    return None
+
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def named_units(catalog: Catalog, names: Sequence[str]) -> frozenset[str]:
+    """Catalog GPU and TPU ids of the accelerators the asker named."""
+    found = ((tpu_named(catalog, name) or catalog.find(name)) for name in names or ())
+    return frozenset(unit.id for unit in found if unit is not None)

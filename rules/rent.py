@@ -1,6 +1,6 @@
 """Rent or buy: the cheapest cloud accelerator that does the job, against owning the pick.
 
-The engine asks one question here, :meth:`Renting.rent_or_buy`: given the card it would
+The engine asks one question here, :func:`rent_or_buy`: given the card it would
 buy (or none), which rental is the sensible alternative and when does buying pay off
 (rule ``rent-vs-buy``)? Rentals are GPU instances of any form factor — an H100 SXM is
 never bought for a desktop but is a fine rental — and Cloud TPUs where the workload
@@ -9,10 +9,7 @@ suits them (rule ``tpu-fit``).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from rules.contract.answer import RentOffer, RentOption, RentVsBuy, RentYear
@@ -23,104 +20,84 @@ from rules.money import Pricing
 if TYPE_CHECKING:
     from rules.configurations import Configuration, Sizing
     from rules.contract.question import Question
-    from rules.knowledge import Catalog, Gpu, Rulebook
+    from rules.knowledge import Gpu, Rulebook
+    from rules.stages import Known, Stages
 
-__all__ = ["Renting", "named_units", "power_usd_per_hour", "tpu_chips", "tpu_named"]
+__all__ = ["power_usd_per_hour", "rent_or_buy"]
 
 
-@dataclass(frozen=True)
-class Renting:
-    """Rent vs buy over one market: the rentals on its date, the accelerators named, the asker's hours."""
+def rent_or_buy(
+    stages: Stages, known: Known, top: Configuration | None, named: frozenset[str] = frozenset()
+) -> RentVsBuy | None:
+    """Rent-vs-buy against ``top`` (None: nothing to buy) over the market of the question's date, at the
+    asker's hours a week; ``named``: the catalog ids of the GPUs and TPUs the asker named
+    (:func:`rules.named.named_units`).
 
-    rulebook: Rulebook
-    electricity: float  # USD per kWh
-
-    def rent_or_buy(
-        self, market: Market, question: Question, pricing: Pricing, sizing: Sizing, top: Configuration | None
-    ) -> RentVsBuy | None:
-        """Rent-vs-buy against ``top`` (None: nothing to buy).
-
-        With a card to buy, the rental is that same card's offer: buying is weighed only against renting
-        what is bought. Where no provider lists it, the answer says so and prices renting the cheapest
-        offer at least ``min_relative_speed`` × as fast instead, with no break-even; without a card to
-        buy, the rental that costs least per unit of work. TPUs count where rule ``tpu-fit``
-        says the workload suits them, or when the asker names one. ``options`` lists the
-        named accelerators and the best GPU and TPU rentals, so both sides can be weighed.
-        """
-        named = named_units(market.catalog, question.compare)
-        count = top.count if top is not None else question.gpus  # as many rented as would be bought
-        found = self._holding(market, question, sizing, named, count)
-        if found is None:
-            return None
-        usable, speed, value = found
-        unlisted = None  # the card to buy, when no provider lists it
-        if top is not None:
-            chosen = next((r for r in usable if r.unit.id == top.gpu.id), None)
+    With a card to buy, the rental is that same card's offer: buying is weighed only against renting
+    what is bought. Where no provider lists it, the answer says so and prices renting the cheapest
+    offer at least ``min_relative_speed`` × as fast instead, with no break-even; without a card to
+    buy, the rental that costs least per unit of work. TPUs count where rule ``tpu-fit``
+    says the workload suits them, or when the asker names one. ``options`` lists the
+    named accelerators and the best GPU and TPU rentals, so both sides can be weighed.
+    """
+    question, market, asker, rulebook = stages.question, stages.market, stages.asker, known.rulebook
+    count = top.count if top is not None else question.gpus  # as many rented as would be bought
+    found = _holding(rulebook, market, question, stages.sizing, named, count)
+    if found is None:
+        return None
+    usable, speed, value = found
+    unlisted = None  # the card to buy, when no provider lists it
+    if top is not None:
+        chosen = next((r for r in usable if r.unit.id == top.gpu.id), None)
+        if chosen is None:
+            unlisted = top.gpu
+            ratio = rulebook.rent_vs_buy.min_relative_speed
+            chosen = _same_chip(market, top.gpu, usable) or next(
+                (r for r in usable if speed[r.unit.id] >= ratio * top.relative), None
+            )
             if chosen is None:
-                unlisted = top.gpu
-                ratio = self.rulebook.rent_vs_buy.min_relative_speed
-                chosen = _same_chip(market, top.gpu, usable) or next(
-                    (r for r in usable if speed[r.unit.id] >= ratio * top.relative), None
-                )
-                if chosen is None:
-                    return None
-        else:
-            chosen = next((r for r in value if r.unit.id in named), value[0])
-        best_gpu = next((r for r in value if not isinstance(r.unit, TpuChip)), None)
-        best_tpu = next((r for r in value if isinstance(r.unit, TpuChip)), None)
-        shown = [chosen] + [r for r in usable if r.unit.id in named] + [r for r in (best_gpu, best_tpu) if r]
-        hours, assumed = self.hours_per_week(question)
-        listed = tuple((r, speed[r.unit.id], r.unit.id in named) for r in _unique(shown))
-        if top is None or unlisted is not None:  # never a break-even against another card's listing
-            weighed = _rent_only(self.rulebook, chosen, count, hours)
-        else:
-            weighed = _break_even(self.rulebook, chosen, top, hours, self.electricity)
-        said = _Said(unlisted.name if unlisted is not None else None, assumed, question.language)
-        return _finished(weighed, listed, said, pricing)
+                return None
+    else:
+        chosen = next((r for r in value if r.unit.id in named), value[0])
+    best_gpu = next((r for r in value if not isinstance(r.unit, TpuChip)), None)
+    best_tpu = next((r for r in value if isinstance(r.unit, TpuChip)), None)
+    shown = [chosen] + [r for r in usable if r.unit.id in named] + [r for r in (best_gpu, best_tpu) if r]
+    hours, assumed = asker.hours_per_week, asker.hours_assumed
+    listed = tuple((r, speed[r.unit.id], r.unit.id in named) for r in _unique(shown))
+    if top is None or unlisted is not None:  # never a break-even against another card's listing
+        weighed = _rent_only(rulebook, chosen, count, hours)
+    else:
+        weighed = _break_even(rulebook, chosen, top, hours, known.electricity_usd_per_kwh)
+    said = _Said(unlisted.name if unlisted is not None else None, assumed, question.language)
+    return _finished(weighed, listed, said, stages.pricing)
 
-    def _holding(
-        self, market: Market, question: Question, sizing: Sizing, named: frozenset[str], count: int
-    ) -> tuple[list[Rental], dict[str, float], list[Rental]] | None:
-        """(the rentals that hold the job on ``count`` units, their speeds, the same by cost per unit of
-        work); None: none does."""
-        suits_tpu = question.workload in self.rulebook.tpu_fit.good_for and sizing.job.runs_on_tpu
-        holds: dict[float, bool] = {}  # by memory size: many accelerators share one
-        usable = []
-        for rental in market.rentals:
-            unit = rental.unit
-            if isinstance(unit, TpuChip) and not suits_tpu and unit.id not in named:
-                continue
-            if unit.memory_gb not in holds:
-                holds[unit.memory_gb] = sizing.fit(unit.memory_gb, count).fits
-            if holds[unit.memory_gb]:
-                usable.append(rental)
-        if not usable:
-            return None
-        # the same measure the card to buy is ranked by (the job's own precision), so that "about as fast" and
-        # the cost per unit of work compare like with like
-        speed = {r.unit.id: sizing.relative(r.unit) for r in usable}
-        return (
-            usable,
-            speed,
-            sorted(usable, key=lambda r: (r.per_unit_usd / max(speed[r.unit.id], 1e-9), r.unit.id)),
-        )
 
-    def power_usd_per_hour(self, gpu: Gpu, count: int) -> float:
-        """Electricity of ``count`` cards and the machine around them, an hour of use."""
-        system_w = self.rulebook.rent_vs_buy.system_power_w
-        return power_usd_per_hour(gpu.tdp_w, count, system_w, self.electricity)
-
-    def hours_per_week(self, question: Question) -> tuple[float, Text]:
-        """The asker's hours a week, else the rule's default: higher for a server or several cards,
-        and why."""
-        params = self.rulebook.rent_vs_buy
-        if question.hours_per_week:
-            return question.hours_per_week, ""
-        if question.setting == "server" or question.gpus > 1 or (question.users or 0) > 1:
-            hours = f"{params.server_hours_per_week:g}"
-            return params.server_hours_per_week, Phrase("rent.server_hours", {"hours": hours})
-        hours = f"{params.default_hours_per_week:g}"
-        return params.default_hours_per_week, Phrase("rent.personal_hours", {"hours": hours})
+def _holding(
+    rulebook: Rulebook, market: Market, question: Question, sizing: Sizing, named: frozenset[str], count: int
+) -> tuple[list[Rental], dict[str, float], list[Rental]] | None:
+    """(the rentals that hold the job on ``count`` units, their speeds, the same by cost per unit of
+    work); None: none does."""
+    suits_tpu = question.workload in rulebook.tpu_fit.good_for and sizing.job.runs_on_tpu
+    holds: dict[float, bool] = {}  # by memory size: many accelerators share one
+    usable = []
+    for rental in market.rentals:
+        unit = rental.unit
+        if isinstance(unit, TpuChip) and not suits_tpu and unit.id not in named:
+            continue
+        if unit.memory_gb not in holds:
+            holds[unit.memory_gb] = sizing.fit(unit.memory_gb, count).fits
+        if holds[unit.memory_gb]:
+            usable.append(rental)
+    if not usable:
+        return None
+    # the same measure the card to buy is ranked by (the job's own precision), so that "about as fast" and
+    # the cost per unit of work compare like with like
+    speed = {r.unit.id: sizing.relative(r.unit) for r in usable}
+    return (
+        usable,
+        speed,
+        sorted(usable, key=lambda r: (r.per_unit_usd / max(speed[r.unit.id], 1e-9), r.unit.id)),
+    )
 
 
 def _basis(rental: Rental) -> Phrase:
@@ -128,45 +105,6 @@ def _basis(rental: Rental) -> Phrase:
     if rental.providers == 1:
         return Phrase("rent.only_provider", {"provider": rental.offer.provider})
     return Phrase("rent.quartile", {"provider": rental.offer.provider, "providers": rental.providers})
-
-
-def tpu_chips(catalog: Catalog) -> dict[str, TpuChip]:
-    """Every Cloud TPU of the catalog as the performance model sees it."""
-    chips = {}
-    for tpu_id, spec in catalog.tpus.items():
-        tensor = {"bf16": spec.bf16_tflops, "fp16": spec.bf16_tflops}
-        if spec.int8_tops:
-            tensor["int8"] = spec.int8_tops
-        chips[tpu_id] = TpuChip(
-            spec.id,
-            spec.name,
-            spec.hbm_gb,
-            spec.bandwidth_gb_s or 0.0,
-            MappingProxyType(tensor),
-            spec.bf16_tflops / 3,
-            spec.bf16_tflops,
-        )
-    return chips
-
-
-def tpu_named(catalog: Catalog, name: str) -> TpuChip | None:
-    """ "tpu v5e", "Cloud TPU v6e", "trillium" -> the chip."""
-    key = _key(name).removeprefix("google").removeprefix("cloud")
-    for chip in tpu_chips(catalog).values():
-        nicknames = {_key(n) for n in re.findall(r"\((\w+)\)", chip.name)}
-        if key and key in {_key(chip.id), _key(chip.name.split("(")[0]).removeprefix("cloud")} | nicknames:
-            return chip
-    return None
-
-
-def named_units(catalog: Catalog, names: Sequence[str]) -> frozenset[str]:
-    """Catalog GPU and TPU ids of the accelerators the asker named."""
-    found = ((tpu_named(catalog, name) or catalog.find(name)) for name in names or ())
-    return frozenset(unit.id for unit in found if unit is not None)
-
-
-def _key(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
 def _same_chip(market: Market, gpu: Gpu, usable: list[Rental]) -> Rental | None:
@@ -183,12 +121,6 @@ def _unique(rentals: list[Rental]) -> list[Rental]:
     for rental in rentals:
         first.setdefault(rental.unit.id, rental)
     return list(first.values())
-
-
-def power_usd_per_hour(tdp_w: float, count: int, system_power_w: float, usd_per_kwh: float) -> float:
-    """What ``count`` cards of ``tdp_w`` and the machine around them cost in electricity an hour: the one
-    sum behind rent vs buy, a bought card's share of a training run and a served model's year."""
-    return (tdp_w * count + system_power_w) / 1000 * usd_per_kwh
 
 
 @dataclass(frozen=True)
@@ -277,6 +209,7 @@ def _finished(
     """The comparison in the asker's money and words, made once: every amount converted, then why (in the
     asker's language) and how the offer was chosen (in the API's English)."""
     count, hours, rental = weighed.count, weighed.hours, weighed.rental
+    options = _options(listed, count, hours, pricing)
     rent_per_hour = pricing.money(weighed.rent_usd_per_hour)
     own_power = pricing.money(weighed.power_usd_per_hour)
     owned = [None if own is None else pricing.money(own) for _, _, own, _, _ in weighed.years]
@@ -312,7 +245,7 @@ def _finished(
         ),
         cheaper=weighed.cheaper,
         reason=spoken(reason, said.language),
-        options=_options(listed, count, hours, pricing),
+        options=options,
     )
 
 
@@ -346,3 +279,9 @@ def _options(
 def _spot_usd(rental: Rental, count: int) -> float | None:
     offer = rental.offer
     return offer.spot_per_hour / offer.count * count if offer.spot_per_hour else None
+
+
+def power_usd_per_hour(tdp_w: float, count: int, system_power_w: float, usd_per_kwh: float) -> float:
+    """What ``count`` cards of ``tdp_w`` and the machine around them cost in electricity an hour: the one
+    sum behind rent vs buy, a bought card's share of a training run and a served model's year."""
+    return (tdp_w * count + system_power_w) / 1000 * usd_per_kwh

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from rules.market import Market, Markets
     from rules.money import Pricing
     from rules.performance import PerformanceModel
-    from rules.rent import Renting
 
 __all__ = ["Known", "Stages", "configured"]
 
@@ -39,7 +38,6 @@ class Known:
     performance: PerformanceModel
     reference: Gpu  # the card every speed is relative to
     markets: Markets
-    renting: Renting
     electricity_usd_per_kwh: float
 
 

@@ -9,7 +9,7 @@ import pytest
 from rules.ask import ask
 from rules.job_defaults import workload_key
 from rules.market import representative_rentals
-from rules.rent import tpu_chips, tpu_named
+from rules.named import tpu_chips, tpu_named
 from tests.wire import wire
 
 TODAY = date(2026, 11, 22)  # fixed, so answers do not change with the calendar
