@@ -5,9 +5,8 @@ watts the build draws and the PSU it needs as the rule power-and-slots counts th
 from __future__ import annotations
 
 from rules.contract.answer import Answer
-from rules.knowledge.messages import Phrase, Text
 
-__all__ = ["need_first", "power_first"]
+__all__ = ["need_asked", "power_first"]
 
 
 def power_first(answer: Answer) -> str | None:
@@ -25,12 +24,11 @@ def power_first(answer: Answer) -> str | None:
     return f"{subject} {line}"
 
 
-def need_first(answer: Answer, said: Text) -> Text:
-    """``said`` behind the memory the job needs where the question asked for that figure; ``said`` unchanged
+def need_asked(answer: Answer) -> str | None:
+    """The memory the job needs, as the first line says it, where the question asked for that figure; None
     otherwise. Whatever the verdict, the figure asked for comes first: what to buy, or why nothing is bought,
     follows it."""
     need = answer.memory_need
     if not answer.question.asked_memory or not need.how or need.gb <= 0:
-        return said
-    gb = f"{need.gb:,.0f}" if need.gb >= 100 else f"{need.gb:g}"
-    return Phrase("headline.need_first", {"gb": gb, "then": said})
+        return None
+    return f"{need.gb:,.0f}" if need.gb >= 100 else f"{need.gb:g}"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from rules.asked_line import need_first, power_first
+from rules.asked_line import need_asked, power_first
 from rules.compare_line import compare_first
 from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentOffer, RentVsBuy, RunsOn
 from rules.job_line import job_first
@@ -57,12 +57,18 @@ def headline(answer: Answer, reference: str, same_speed: float) -> str:
     """The line that answers the question's intent; the verdict's own sentence where nothing is bought
     (``same_speed``: the share of speed within which compared cards are as fast, rule cost-efficiency),
     said once in the asker's language."""
-    said = Cased(power_first(answer) or _answered(answer, reference, same_speed) or answer.summary)
-    line = said if answer.intent in NAMED_IN_HEADLINE else need_first(answer, said)  # "will it fit" says it
-    return spoken(line, answer.language)
+    power, need = power_first(answer), need_asked(answer)  # the figures the question asked for, said first
+    job = job_first(answer.job_cost) if answer.job_cost is not None and answer.job_cost.options else None
+    compared = compare_first(answer, same_speed) if answer.intent == "compare" else None
+    said = Cased(power or _answered(answer, reference, job, compared) or answer.summary)
+    if need is None or answer.intent in NAMED_IN_HEADLINE:  # "will it fit" says the need itself
+        return spoken(said, answer.language)
+    return spoken(Phrase("headline.need_first", {"gb": need, "then": said}), answer.language)
 
 
-def _answered(answer: Answer, reference: str, same_speed: float) -> Text | None:
+def _answered(answer: Answer, reference: str, job: Text | None, compared: Text | None) -> Text | None:
+    """The line for the question's intent; ``job``: the whole run's time and cost, where it was priced;
+    ``compared``: the comparison of the cards, where they were compared."""
     if answer.intent == "what-runs-on" and answer.runs_on:  # what the card holds, whatever there is to buy
         return _runs_on(answer.runs_on[0])
     if answer.verdict in ("wait", "over-budget", "too-large", "cpu-and-cloud"):
@@ -76,7 +82,7 @@ def _answered(answer: Answer, reference: str, same_speed: float) -> Text | None:
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
             said = _with_budget(said, answer, reference)
     elif answer.intent == "compare":
-        said = compare_first(answer, same_speed)
+        said = compared
         held = _not_held_alone(answer)
         said = Joined((held, ". ", Cased(said))) if said and held else said
     elif answer.intent == "rent-or-buy" and not (answer.job_cost and answer.job_cost.options):
@@ -85,8 +91,8 @@ def _answered(answer: Answer, reference: str, same_speed: float) -> Text | None:
         said = said_once(answer.named)
     elif answer.intent == "what-runs-on" and not answer.question.card_memory_gb:  # no card, no lab card
         said = Phrase("headline.runs_no_cards")
-    if said is None and answer.job_cost is not None and answer.job_cost.options:
-        said = job_first(answer.job_cost)
+    if said is None:
+        said = job
     if said is None and answer.picks:
         said = _buy(answer, reference)
         left = () if named_in_headline(answer) else not_picked(answer)
