@@ -6,31 +6,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.contract.answer import Answer, Money, Pick, RentVsBuy
-from rules.headline import dated_words
-from rules.knowledge.messages import Basis, Joined, Phrase, Term, Text
-from rules.render.figures import heading, memory_words, per_money, price_words
+from rules.contract.answer import Answer, Money, RentVsBuy
+from rules.knowledge.messages import Basis, Grouped, Joined, Phrase, Term, Text
+from rules.render.figures import Shown, Words, heading
 
 __all__ = ["full_lines"]
 
 
-def _price(money: Money) -> Text:
-    text = price_words(money)
-    if money.seen:
-        key = "price.dated_converted" if money.converted_from else "price.dated"
-        kind, seen = dated_words(money)  # an aged price says what it was and how old
-        return Phrase(
-            key, {"amount": text, "kind": kind, "date": seen, "source_currency": money.converted_from}
-        )
-    return text
+def _price(money: Money, dated: tuple[Text, Text] | None) -> Text:
+    """A price, with what it is and its date where it has one (an aged price says how old)."""
+    text = Grouped(money.text)
+    if dated is None:
+        return text
+    kind, seen = dated
+    key = "price.dated_converted" if money.converted_from else "price.dated"
+    return Phrase(key, {"amount": text, "kind": kind, "date": seen, "source_currency": money.converted_from})
 
 
-def _pick_line(rank: Text, pick: Pick, labelled: bool = True) -> Text:
+def _pick_line(rank: Text, shown: Shown, labelled: bool = True) -> Text:
+    pick = shown.pick
     count = f"{pick.count} × " if pick.count > 1 else ""
     label: Text = Joined((" (", Term("label", pick.label), ")")) if labelled and pick.label else ""
     used: Text = Joined((" ", Phrase("pick.used"))) if pick.condition == "used" else ""
     total: Text = (
-        Joined((", ", Phrase("pick.in_all", {"price": _price(pick.total_price)}))) if pick.count > 1 else ""
+        Joined((", ", Phrase("pick.in_all", {"price": _price(pick.total_price, shown.total_dated)})))
+        if pick.count > 1
+        else ""
     )
     speed: Text = (
         Joined((", ", Phrase("pick.tokens", {"tokens": f"{pick.tokens_per_second:.0f}"})))
@@ -46,15 +47,15 @@ def _pick_line(rank: Text, pick: Pick, labelled: bool = True) -> Text:
             " —",
             used,
             " ",
-            _price(pick.unit_price),
+            _price(pick.unit_price, shown.unit_dated),
             total,
             "; ",
             relative,
             speed,
             ", ",
-            per_money(pick),
+            shown.per_money,
             ", ",
-            memory_words(pick.memory_gb),
+            shown.memory,
         )
     )
 
@@ -68,9 +69,9 @@ def _named_lines(answer: Answer) -> list[Text]:
     return ["", heading("heading.named"), *lines] if lines else []
 
 
-def full_lines(answer: Answer, worked: Sequence[Text]) -> list[Text]:
+def full_lines(answer: Answer, words: Words, worked: Sequence[Text]) -> list[Text]:
     """The whole answer: summary, picks with their rules, warnings, rent vs buy, the job's and serving's cost
-    and what runs on the cards (``worked``, made once for both answers), context."""
+    and what runs on the cards (``worked``, made once for both answers, as the picks' ``words``), context."""
     lines: list[Text] = [f"**{answer.headline or answer.summary}**"]
     if answer.headline and answer.headline != answer.summary:
         lines += ["", answer.summary]
@@ -79,17 +80,16 @@ def full_lines(answer: Answer, worked: Sequence[Text]) -> list[Text]:
         said = "; ".join([need.how, *need.assumptions])
         lines += ["", Joined(("_", Phrase("answer.assumed", {"how": said}), "_"))]
     lines.append("")
-    for index, pick in enumerate(answer.picks, 1):
-        lines.append(_pick_line(f"{index}.", pick))
+    for index, shown in enumerate(words.picks, 1):
+        lines.append(_pick_line(f"{index}.", shown))
         if index == 1:
-            lines += [f"   - _{r.rule}_: {r.reason}" for r in pick.findings if r.verdict != "warning"]
+            lines += [f"   - _{r.rule}_: {r.reason}" for r in shown.pick.findings if r.verdict != "warning"]
     lines += _named_lines(answer)
-    others = [(name, pick) for name, pick in answer.alternatives.items() if pick]
-    if others:
+    if words.alternatives:
         lines += ["", heading("heading.alternatives")]
         lines += [
-            _pick_line(Joined(("- ", Term("label", name), ":")), pick, labelled=False)
-            for name, pick in others
+            _pick_line(Joined(("- ", Term("label", name), ":")), shown, labelled=False)
+            for name, shown in words.alternatives
         ]
     if answer.warnings:
         lines += ["", heading("heading.watch_out")]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rules.contract.answer import JobCost, JobOption, ServingCost
 from rules.job_line import job_time
-from rules.knowledge.messages import Joined, Phrase, Term, Text
-from rules.render.figures import heading, price_words
+from rules.knowledge.messages import Grouped, Joined, Phrase, Term, Text
+from rules.render.figures import heading
 
 __all__ = ["job_lines", "serving_lines"]
 
@@ -15,10 +15,12 @@ def _line(option: JobOption) -> Phrase:
         "count": option.count,
         "name": option.name,
         "time": job_time(option),
-        "cost": price_words(option.cost),
+        "cost": Grouped(option.cost.text),
     }
     if option.way in ("rent", "tpu"):
-        spot = "" if option.spot_cost is None else Phrase("job.spot", {"cost": price_words(option.spot_cost)})
+        spot = (
+            "" if option.spot_cost is None else Phrase("job.spot", {"cost": Grouped(option.spot_cost.text)})
+        )
         return Phrase(
             "job.rent",
             {
@@ -113,7 +115,7 @@ def serving_lines(serving: ServingCost | None) -> list[Text]:
         values: dict[str, object] = {
             "count": option.count,
             "name": option.name,
-            "cost": price_words(option.cost),
+            "cost": Grouped(option.cost.text),
             "per_million": f"{option.per_million.amount:.2f} {option.per_million.currency}",
         }
         if option.way == "rent":

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rules.contract.answer import Answer, Detail
 from rules.knowledge.messages import Joined, Phrase, Text, spoken
+from rules.render.figures import words_for
 from rules.render.full import full_lines
 from rules.render.job import job_lines, serving_lines
 from rules.render.runs_on import runs_on_lines
@@ -31,11 +32,15 @@ __all__ = [
 
 def answer_markdown(answer: Answer, detail: Detail = "short") -> str:
     """The answer in ``detail``: "full" holds every finding (summary, picks with their rules, warnings, rent
-    vs buy, context); "short" is what a person reads first. The lines both hold (what the job and serving
-    cost, what runs on the cards) are made once."""
+    vs buy, context); "short" is what a person reads first. The lines both hold (the picks' words, what the
+    job and serving cost, what runs on the cards) are made once."""
+    words = words_for(answer)
     worked = job_lines(answer.job_cost) + serving_lines(answer.serving_cost)
     runs = runs_on_lines(answer.runs_on)
-    lines = short_lines(answer, worked, runs) if detail == "short" else full_lines(answer, [*worked, *runs])
+    if detail == "short":
+        lines = short_lines(answer, words, worked, runs)
+    else:
+        lines = full_lines(answer, words, [*worked, *runs])
     return spoken(Joined(tuple(lines), "\n"), answer.language)
 
 

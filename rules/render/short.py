@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.contract.answer import Answer, Finding, Pick, RentVsBuy
-from rules.headline import figure, named_in_headline, not_picked, price_said, same_chip
+from rules.contract.answer import Answer, Finding, NamedCard, Pick, RentVsBuy
 from rules.knowledge.messages import Cased, Grouped, Joined, Phrase, Term, Text, spoken
-from rules.render.figures import heading
+from rules.render.figures import Shown, Words, heading
 
 __all__ = ["BACKGROUND_RULES", "MAX_PICKS", "MAX_REASONS", "deciding", "short_lines"]
 
@@ -50,44 +49,46 @@ BUYING_RULES = frozenset(
 )
 
 
-def short_lines(answer: Answer, worked: Sequence[Text], runs: Sequence[Text]) -> list[Text]:
-    """The short answer's lines, to be said in the answer's language; ``worked``: what the job and serving
-    cost, ``runs``: what runs on the cards, each made once for the short and the full answer."""
+def short_lines(answer: Answer, words: Words, worked: Sequence[Text], runs: Sequence[Text]) -> list[Text]:
+    """The short answer's lines, to be said in the answer's language; ``words``: the picks as the first line
+    words them, ``worked``: what the job and serving cost, ``runs``: what runs on the cards, each made once
+    for the short and the full answer."""
     first: Text = Joined(("**", answer.headline or answer.summary, "**"))
     if answer.intent == "what-runs-on" and answer.runs_on:  # the models are the answer; buying is not asked
         return [first, *runs]
-    reference = ""  # the headline names the reference card; the lines below say "the reference card"
     lines = [first]
-    lines += _named_lines(answer)
+    lines += _named_lines(answer, words.left)
     lines += _memory_line(answer)
     rentals = _rentals(answer)
-    picks = [] if rentals else answer.picks[:MAX_PICKS]  # renting only, as asked: the rentals, not cards
+    picks = [] if rentals else words.picks[:MAX_PICKS]  # renting only, as asked: the rentals, not cards
     lines += rentals
     if picks:
         lines.append("")
-        for index, pick in enumerate(picks, 1):
-            lines.append(_pick_line(f"{index}.", pick, reference))
+        for index, shown in enumerate(picks, 1):
+            lines.append(_pick_line(f"{index}.", shown))
             if index == 1:
+                pick = shown.pick
                 lines += [f"   - {f.reason} (_{f.rule}_)" for f in _held_by_several(pick) + _host(pick)]
     also: list[Text] = [
         Phrase(
             "short.alternative",
             {
                 "label": Term("label", label),
-                "name": _alternative_name(label, p),
-                "price": price_said(p),
-                "figure": figure(p, reference),
+                "name": _alternative_name(label, s.pick),
+                "price": s.price,
+                "figure": s.figure,
             },
         )
-        for label, p in answer.alternatives.items()
-        if p is not None and (p.gpu, p.count) not in {(q.gpu, q.count) for q in picks} and not rentals
+        for label, s in words.alternatives
+        if (s.pick.gpu, s.pick.count) not in {(q.pick.gpu, q.pick.count) for q in picks} and not rentals
     ]
     if also:
         lines += ["", heading("heading.alternatives", Joined(tuple(also), "; "))]
     lines += worked
     renting_only = answer.question.setting == "cloud"  # the first line named the rental
     if answer.rent_vs_buy is not None and not _job_weighs_renting(answer) and not renting_only:
-        rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], weighed=answer.intent == "rent-or-buy")
+        weighed = answer.intent == "rent-or-buy"
+        rent = _rent_line(answer.rent_vs_buy, answer.picks[:1], words.same_chip, weighed=weighed)
         said = spoken(rent, answer.language)
         if said and said != answer.headline:  # the first line said it already
             lines += ["", heading("heading.rent_or_buy", said)]
@@ -100,14 +101,14 @@ def short_lines(answer: Answer, worked: Sequence[Text], runs: Sequence[Text]) ->
     return lines
 
 
-def _named_lines(answer: Answer) -> list[Text]:
-    """The cards the question named that the picks leave out, each with its verdict: a card asked about is
-    never dropped without a word. Fit, compare, rent-or-buy and what-runs-on answers judge them in their
-    first line."""
-    if named_in_headline(answer):
+def _named_lines(answer: Answer, not_picked: tuple[NamedCard, ...] | None) -> list[Text]:
+    """The cards the question named that the picks leave out (``not_picked``), each with its verdict: a card
+    asked about is never dropped without a word. Fit, compare, rent-or-buy and what-runs-on answers judge
+    them in their first line (None)."""
+    if not_picked is None:
         return []
     unknown = [e for e in answer.named if e.gpu is None or e.status == "not-released"]
-    left = [*not_picked(answer), *(e for e in unknown if e.owned is not True)]
+    left = [*not_picked, *(e for e in unknown if e.owned is not True)]
     if not left:
         return []
     said = "; ".join(e.reason for e in left)
@@ -195,7 +196,8 @@ def _rentals(answer: Answer) -> list[Text]:
     ]
 
 
-def _pick_line(rank: str, pick: Pick, reference: str) -> Phrase:
+def _pick_line(rank: str, shown: Shown) -> Phrase:
+    pick = shown.pick
     label: Text = Joined((", ", Term("label", pick.label))) if pick.label else ""
     used: Text = Phrase("short.used") if pick.condition == "used" else ""
     return Phrase(
@@ -206,21 +208,22 @@ def _pick_line(rank: str, pick: Pick, reference: str) -> Phrase:
             "gb": f"{pick.memory_gb:g}",
             "each": Phrase("headline.each") if pick.count > 1 else "",
             "label": Joined((used, label)),
-            "price": price_said(pick),
-            "figure": figure(pick, reference),
+            "price": shown.price,
+            "figure": shown.figure,
         },
     )
 
 
-def _rent_line(rent: RentVsBuy, top: Sequence[Pick], *, weighed: bool = False) -> Text:
+def _rent_line(rent: RentVsBuy, top: Sequence[Pick], same_chip: bool, *, weighed: bool = False) -> Text:
     """Rent or buy in one line: which is cheaper over the rule's years, the offer, when buying pays off; for a
-    card no provider lists, the offer weighed instead, named as such, with no break-even (``weighed``: the
-    first line set that offer against the card already, so only the rentals the question named remain)."""
+    card no provider lists, the offer weighed instead, named as such (``same_chip``: the card's own chip in
+    another form), with no break-even (``weighed``: the first line set that offer against the card already,
+    so only the rentals the question named remain)."""
     offer, years = rent.offer, rent.yearly[-1].years if rent.yearly else 2
     if top and offer.gpu is not None and offer.gpu != top[0].gpu:
         if weighed:
             return Cased(_named_rentals(rent), drop="; ")
-        return unlisted_rent_line(rent, top[0]) + _named_rentals(rent)
+        return unlisted_rent_line(rent, top[0], same_chip) + _named_rentals(rent)
     fields: dict[str, object] = {
         "cheaper": Phrase("short.rent_cheaper" if rent.cheaper == "rent" else "short.buy_cheaper"),
         "years": years,
@@ -266,12 +269,12 @@ def _alternative_name(label: str, pick: Pick) -> Text:
     return Joined((_name(pick), " (", Phrase("pick.used"), ")")) if used else _name(pick)
 
 
-def unlisted_rent_line(rent: RentVsBuy, pick: Pick) -> Cased:
-    """No provider lists the card bought: the nearest offer of its own chip, labelled, or a card about as
-    fast; never a break-even against another card's listing."""
+def unlisted_rent_line(rent: RentVsBuy, pick: Pick, same_chip: bool) -> Cased:
+    """No provider lists the card bought: the nearest offer of its own chip (``same_chip``), labelled, or a
+    card about as fast; never a break-even against another card's listing."""
     offer = rent.offer
     per_hour = f"{rent.rent_per_hour.amount:.2f} {rent.rent_per_hour.currency}"
     fields = {"name": pick.name, "units": offer.units, "provider": offer.provider, "per_hour": per_hour}
-    if same_chip(pick, offer):
+    if same_chip:
         return Cased(Phrase("short.rent_same_chip", {"seen": offer.seen, **fields}))
     return Cased(Phrase("short.rent_unlisted", fields))
