@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from rules.assemble import Made, assembled, compared
-from rules.choose import chosen, shown
+from rules.choose import chosen
 from rules.configurations import Fit, fit_on, named_configurations
 from rules.contract.answer import Answer, CardRow, Finding
 from rules.contract.question import Question
@@ -40,6 +40,7 @@ from rules.objective import Choice, objective_for
 from rules.performance import Measured, PerformanceModel
 from rules.rent import rent_or_buy
 from rules.runs_on import runs_on_asked
+from rules.shown import shown
 from rules.stages import Known, Stages, configured
 from rules.terms import Keep, kept_configurations
 

@@ -16,10 +16,9 @@ values speed more. λ never rises with the budget, so a larger budget never give
 worth: never slower, unless roomier for a memory-bound job. CUDA leads when it is close (rule
 ``vendor-nvidia``), and a card the question names is answered first (:func:`asked_first`).
 
-This module is the stage's entry: it weighs CUDA and the asked card, keeps the alternatives that still
-beat a top they changed, and labels the picks the answer shows; the ranking itself, with the ladder and the
-labelled alternatives, is in :mod:`rules.ranking`, over the terms in :mod:`rules.objective`, with the
-notes in :mod:`rules.choice_notes` and the used-card policy in :mod:`rules.used_cards`.
+:func:`chosen` is the stage: the ranking with CUDA's place in it (:mod:`rules.ranking`, over the terms in
+:mod:`rules.objective`), a shared training server's cards side by side, then the card asked for first. The
+picks the answer shows, in order, are :mod:`rules.shown`'s.
 """
 
 from __future__ import annotations
@@ -33,14 +32,14 @@ from rules.configurations import Configuration
 from rules.contract.answer import NamedCard
 from rules.knowledge.messages import Phrase
 from rules.objective import Allowed, Choice, Note, Objective
-from rules.ranking import BETTER, choose, labelled_alternatives
+from rules.ranking import choice_for, choose, still_better
 
 if TYPE_CHECKING:
     from rules.knowledge.parameters import VendorNvidia
     from rules.knowledge.records import Gpu
     from rules.stages import Stages
 
-__all__ = ["asked_first", "choice_for", "chosen", "ranked", "shown", "side_by_side", "still_better"]
+__all__ = ["asked_first", "chosen", "side_by_side"]
 
 
 def chosen(
@@ -60,62 +59,6 @@ def chosen(
         choose_among = partial(choice_for, objective=objective, vendor=vendor, any_stack=any_stack)
         choice = side_by_side(choice, configs, choose_among, objective.headline)
     return asked_first(choice, configs, objective, intent, named, stages.terms.boards_for)
-
-
-def choice_for(
-    configs: Sequence[Configuration], objective: Objective, vendor: VendorNvidia, any_stack: bool = False
-) -> Choice:
-    """The choice under the rules' terms, then CUDA's place in it (rule ``vendor-nvidia``): the safe stack
-    leads when it is close in speed and, asked for the cheapest of a job every stack runs alike
-    (``any_stack``: LLM inference, llama.cpp's backends), in price too; a CUDA pick's alternatives come from
-    CUDA too, the best card outside it under its own label."""
-    safe_stack = vendor.safe_stack
-    choice = choose(configs, objective)
-    top = choice.top
-    if top is None:
-        return choice
-
-    def is_safe(c: Configuration) -> bool:
-        return bool(c.gpu.software == safe_stack)
-
-    if is_safe(top):
-        if choice.best_value is not None and not is_safe(choice.best_value):
-            # the seed weighs a step up against the best value of the stack it recommends (RTX 2070 over
-            # RTX 2060): a cheap card outside CUDA would set the price of speed for a CUDA pick, and name a
-            # card the answer hides
-            cuda = choose(configs, objective, is_safe)
-            if cuda.top is not None:
-                return _with_outside(cuda, _outside(choice, is_safe))
-        return _safe_alternatives(choice, is_safe)
-    cuda = choose(configs, objective, is_safe)
-    floor = objective.floor
-    if (
-        cuda.top is None
-        or cuda.top.speed < vendor.cuda_leads_within * top.speed
-        or (
-            any_stack
-            and objective.cheapest
-            and cuda.top.total_usd > (1 + vendor.cheapest_premium) * top.total_usd
-        )
-        or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)
-        or cuda.top.memory_value < top.memory_value
-    ):  # for memory-bound work, close in speed but holding less is not close
-        return choice
-    note = Note(
-        "vendor-nvidia",
-        "applied",
-        Phrase(
-            "rule.vendor_nvidia.leads",
-            {
-                "cuda": cuda.top.gpu.name,
-                "count": top.count,
-                "name": top.gpu.name,
-                "software": top.gpu.software,
-                "share": f"{cuda.top.speed / top.speed:.0%}",
-            },
-        ),
-    )
-    return replace(_with_outside(cuda, top), notes=(note, *cuda.notes))
 
 
 def side_by_side(
@@ -143,36 +86,6 @@ def side_by_side(
         ),
     )
     return replace(several, notes=(note, *several.notes))
-
-
-def _outside(choice: Choice, is_safe: Allowed) -> Configuration | None:
-    """Where a card outside CUDA beats the pick on value, speed or room: the one the choice ranks first
-    outside it."""
-    if all(label == "used" or is_safe(c) for label, c in choice.alternatives.items()):
-        return None
-    return next((c for c in choice.within if not is_safe(c)), None)
-
-
-def _with_outside(cuda: Choice, outside: Configuration | None) -> Choice:
-    """A choice made within CUDA, with the best card outside it under its own label."""
-    if cuda.top is None:
-        return cuda
-    alternatives = dict(cuda.alternatives)
-    if outside is not None:
-        alternatives.setdefault("outside CUDA", outside)
-    return replace(cuda, alternatives=still_better(alternatives, cuda.top))
-
-
-def _safe_alternatives(choice: Choice, is_safe: Allowed) -> Choice:
-    """A CUDA pick's best value, fastest and roomiest come from CUDA too; the best card outside it is shown
-    under its own label, 'outside CUDA', so that 'best value' never quietly means a ROCm card."""
-    outside = _outside(choice, is_safe)
-    if outside is None:
-        return choice
-    alternatives = alternatives_among(choice, is_safe)
-    if "used" in choice.alternatives:
-        alternatives["used"] = choice.alternatives["used"]
-    return _with_outside(replace(choice, alternatives=alternatives), outside)
 
 
 def asked_first(
@@ -232,42 +145,3 @@ def asked_first(
         under_floor=None,
         notes=(note, *choice.notes),
     )
-
-
-def ranked(choice: Choice, cheapest: bool = False) -> list[tuple[Configuration, str]]:
-    """(configuration, label) for the picks: the top, then the ladder or the runners-up."""
-    if choice.top is None:
-        return []
-    if choice.ladder:
-        order = ("sweet spot", "entry", "no compromise")
-        return [(choice.ladder[k], k) for k in order if k in choice.ladder]
-    first = "as asked" if choice.asked else "cheapest that does the job" if cheapest else "best within budget"
-    return [(choice.top, first)] + [(c, "runner-up") for c in choice.runners_up]
-
-
-def shown(choice: Choice, cheapest: bool) -> tuple[tuple[Configuration, str], ...]:
-    """(configuration, label) of every pick the answer shows: the ranked picks, then the alternatives."""
-    return tuple(ranked(choice, cheapest)) + tuple((c, label) for label, c in choice.alternatives.items())
-
-
-def alternatives_among(choice: Choice, keep: Callable[[Configuration], bool]) -> dict[str, Configuration]:
-    """Best value, fastest and roomiest among the configurations ``keep`` passes, with the choice's top and
-    picks as they are."""
-    if choice.top is None:
-        return {}
-    taken = {c.gpu.id for c in (choice.top, *choice.ladder.values(), *choice.runners_up)}
-    return labelled_alternatives(choice.top, [c for c in choice.within if keep(c)], taken)
-
-
-def still_better(alternatives: dict[str, Configuration], top: Configuration) -> dict[str, Configuration]:
-    """The alternatives that still beat ``top`` on their own measure, each card once (a new top, such as the
-    card asked for)."""
-    kept: dict[str, Configuration] = {}
-    for label, c in alternatives.items():
-        if (
-            c.gpu.id != top.gpu.id
-            and all(c.gpu.id != k.gpu.id for k in kept.values())
-            and (label not in BETTER or BETTER[label](c, top))
-        ):
-            kept[label] = c
-    return kept

@@ -1,11 +1,14 @@
-"""How one choice ranks the configurations: among those that hold the job, clear the memory floor and fit
-the budget, the pick maximises worth − λ × price (the objective :mod:`rules.choose` describes), with the
-configurations ranked behind it, the ladder without a budget (entry, sweet spot, no compromise), the
-labelled alternatives (best value, fastest, roomiest, each better than the top on its own measure) and the
-notes that say why.
+"""How the choice ranks the configurations, and CUDA's place in it.
 
-When nothing fits the budget, it says what would, and a used option when there is one. CUDA's place and a
-card the question names are weighed after it, in :mod:`rules.choose`.
+Among the configurations that hold the job, clear the memory floor and fit the budget, :func:`choose` picks
+the one that maximises worth − λ × price (the objective :mod:`rules.choose` describes; an estimated price
+never leads alone, and a roomier or faster configuration for about the same money takes the top), with the
+configurations ranked behind it, the ladder without a budget (entry, sweet spot, no compromise), the
+labelled alternatives (best value, fastest, roomiest, each better than the top on its own measure), a used
+option beside a new top, and the notes that say why (:mod:`rules.choice_notes`); when nothing fits the
+budget, what would, and a used option when there is one. :func:`choice_for` then weighs CUDA's place in it
+(rule ``vendor-nvidia``). Every ranking a question needs runs here, in one module, so that a question enters
+it once.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rules.choice_notes import demoted_note, explain_choice, roomier_note, same_price_note, serving_notes
 from rules.configurations import Configuration
@@ -21,7 +24,119 @@ from rules.knowledge.messages import Phrase, Text
 from rules.objective import BUDGET_SLACK, Allowed, Choice, Note, Objective, every
 from rules.used_cards import Pool, pool_for
 
-__all__ = ["BETTER", "choose", "labelled_alternatives", "rank_key"]
+if TYPE_CHECKING:
+    from rules.knowledge.parameters import VendorNvidia
+
+__all__ = ["choice_for", "choose", "still_better"]
+
+
+def choice_for(
+    configs: Sequence[Configuration], objective: Objective, vendor: VendorNvidia, any_stack: bool = False
+) -> Choice:
+    """The choice under the rules' terms, then CUDA's place in it (rule ``vendor-nvidia``): the safe stack
+    leads when it is close in speed and, asked for the cheapest of a job every stack runs alike
+    (``any_stack``: LLM inference, llama.cpp's backends), in price too; a CUDA pick's alternatives come from
+    CUDA too, the best card outside it under its own label."""
+    safe_stack = vendor.safe_stack
+    choice = choose(configs, objective)
+    top = choice.top
+    if top is None:
+        return choice
+
+    def is_safe(c: Configuration) -> bool:
+        return bool(c.gpu.software == safe_stack)
+
+    if is_safe(top):
+        if choice.best_value is not None and not is_safe(choice.best_value):
+            # the seed weighs a step up against the best value of the stack it recommends (RTX 2070 over
+            # RTX 2060): a cheap card outside CUDA would set the price of speed for a CUDA pick, and name a
+            # card the answer hides
+            cuda = choose(configs, objective, is_safe)
+            if cuda.top is not None:
+                return _with_outside(cuda, _outside(choice, is_safe))
+        return _safe_alternatives(choice, is_safe)
+    cuda = choose(configs, objective, is_safe)
+    floor = objective.floor
+    if (
+        cuda.top is None
+        or cuda.top.speed < vendor.cuda_leads_within * top.speed
+        or (
+            any_stack
+            and objective.cheapest
+            and cuda.top.total_usd > (1 + vendor.cheapest_premium) * top.total_usd
+        )
+        or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)
+        or cuda.top.memory_value < top.memory_value
+    ):  # for memory-bound work, close in speed but holding less is not close
+        return choice
+    note = Note(
+        "vendor-nvidia",
+        "applied",
+        Phrase(
+            "rule.vendor_nvidia.leads",
+            {
+                "cuda": cuda.top.gpu.name,
+                "count": top.count,
+                "name": top.gpu.name,
+                "software": top.gpu.software,
+                "share": f"{cuda.top.speed / top.speed:.0%}",
+            },
+        ),
+    )
+    return replace(_with_outside(cuda, top), notes=(note, *cuda.notes))
+
+
+def _outside(choice: Choice, is_safe: Allowed) -> Configuration | None:
+    """Where a card outside CUDA beats the pick on value, speed or room: the one the choice ranks first
+    outside it."""
+    if all(label == "used" or is_safe(c) for label, c in choice.alternatives.items()):
+        return None
+    return next((c for c in choice.within if not is_safe(c)), None)
+
+
+def _with_outside(cuda: Choice, outside: Configuration | None) -> Choice:
+    """A choice made within CUDA, with the best card outside it under its own label."""
+    if cuda.top is None:
+        return cuda
+    alternatives = dict(cuda.alternatives)
+    if outside is not None:
+        alternatives.setdefault("outside CUDA", outside)
+    return replace(cuda, alternatives=still_better(alternatives, cuda.top))
+
+
+def _safe_alternatives(choice: Choice, is_safe: Allowed) -> Choice:
+    """A CUDA pick's best value, fastest and roomiest come from CUDA too; the best card outside it is shown
+    under its own label, 'outside CUDA', so that 'best value' never quietly means a ROCm card."""
+    outside = _outside(choice, is_safe)
+    if outside is None:
+        return choice
+    alternatives = alternatives_among(choice, is_safe)
+    if "used" in choice.alternatives:
+        alternatives["used"] = choice.alternatives["used"]
+    return _with_outside(replace(choice, alternatives=alternatives), outside)
+
+
+def alternatives_among(choice: Choice, keep: Callable[[Configuration], bool]) -> dict[str, Configuration]:
+    """Best value, fastest and roomiest among the configurations ``keep`` passes, with the choice's top and
+    picks as they are."""
+    if choice.top is None:
+        return {}
+    taken = {c.gpu.id for c in (choice.top, *choice.ladder.values(), *choice.runners_up)}
+    return labelled_alternatives(choice.top, [c for c in choice.within if keep(c)], taken)
+
+
+def still_better(alternatives: dict[str, Configuration], top: Configuration) -> dict[str, Configuration]:
+    """The alternatives that still beat ``top`` on their own measure, each card once (a new top, such as the
+    card asked for)."""
+    kept: dict[str, Configuration] = {}
+    for label, c in alternatives.items():
+        if (
+            c.gpu.id != top.gpu.id
+            and all(c.gpu.id != k.gpu.id for k in kept.values())
+            and (label not in BETTER or BETTER[label](c, top))
+        ):
+            kept[label] = c
+    return kept
 
 
 def choose(configs: Sequence[Configuration], objective: Objective, allowed: Allowed = every) -> Choice:
@@ -187,60 +302,6 @@ def _beats(one: Configuration, other: Configuration, objective: Objective) -> bo
     )
 
 
-def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> Configuration:
-    """An estimated price is never the only basis of a top pick: the first configuration in ``within`` with a
-    sourced price leads instead, when there is one (``as_good``: only one at least as fast and as roomy, so
-    that a larger budget never gives a slower pick)."""
-    if not top.estimated:
-        return top
-    return next(
-        (
-            c
-            for c in within
-            if not c.estimated
-            and (not as_good or (c.speed >= top.speed and c.gpu.memory_gb >= top.gpu.memory_gb))
-        ),
-        top,
-    )
-
-
-def _roomier(top: Configuration, within: list[Configuration], premium: float) -> Configuration:
-    """The same number of cards as fast as the top, with more memory and at most ``premium`` dearer: memory
-    is worth money, and where the speed is the same it is all the difference (rule ``memory-value``: the
-    16 GB RTX 5060 Ti beside the 8 GB one)."""
-    roomier = [
-        c
-        for c in _like_for_like(top, within, premium)
-        if c.count == top.count and c.gpu.memory_gb > top.gpu.memory_gb and c.speed >= top.speed
-    ]
-    return max(roomier, key=lambda c: (c.gpu.memory_gb, -c.total_usd, c.gpu.id), default=top)
-
-
-def _faster_for_the_same(top: Configuration, within: list[Configuration], share: float) -> Configuration:
-    """A faster configuration that does the job as well by the choice's measure, with as much memory, for a
-    price within ``share`` of the top's: the same price, so the speed is free (rule cost-efficiency)."""
-    faster = [
-        c
-        for c in _like_for_like(top, within, share)
-        if c.speed > top.speed
-        and c.worth >= top.worth
-        and c.gpu.memory_gb * c.count >= top.gpu.memory_gb * top.count
-    ]
-    return max(faster, key=lambda c: (c.speed, -c.total_usd, c.gpu.id), default=top)
-
-
-def _like_for_like(top: Configuration, within: list[Configuration], share: float) -> list[Configuration]:
-    """What may stand in for the top: the same condition (new or used alike), at most ``share`` dearer, and
-    never an estimated price in place of a sourced one."""
-    return [
-        c
-        for c in within
-        if c.offer.condition == top.offer.condition
-        and c.total_usd <= top.total_usd * (1 + share)
-        and (top.estimated or not c.estimated)
-    ]
-
-
 def _budget_value(configs: list[Configuration], budget_usd: float) -> float:
     """Speed per dollar the budget stands for: the fastest it buys over the budget, at its lowest up to this
     budget.
@@ -357,3 +418,57 @@ def labelled_alternatives(
             found[label] = max(rest, key=lambda c: (*rank(c), c.gpu.id))
             taken.add(found[label].gpu.id)
     return found
+
+
+def _sourced(top: Configuration, within: list[Configuration], as_good: bool) -> Configuration:
+    """An estimated price is never the only basis of a top pick: the first configuration in ``within`` with a
+    sourced price leads instead, when there is one (``as_good``: only one at least as fast and as roomy, so
+    that a larger budget never gives a slower pick)."""
+    if not top.estimated:
+        return top
+    return next(
+        (
+            c
+            for c in within
+            if not c.estimated
+            and (not as_good or (c.speed >= top.speed and c.gpu.memory_gb >= top.gpu.memory_gb))
+        ),
+        top,
+    )
+
+
+def _roomier(top: Configuration, within: list[Configuration], premium: float) -> Configuration:
+    """The same number of cards as fast as the top, with more memory and at most ``premium`` dearer: memory
+    is worth money, and where the speed is the same it is all the difference (rule ``memory-value``: the
+    16 GB RTX 5060 Ti beside the 8 GB one)."""
+    roomier = [
+        c
+        for c in _like_for_like(top, within, premium)
+        if c.count == top.count and c.gpu.memory_gb > top.gpu.memory_gb and c.speed >= top.speed
+    ]
+    return max(roomier, key=lambda c: (c.gpu.memory_gb, -c.total_usd, c.gpu.id), default=top)
+
+
+def _faster_for_the_same(top: Configuration, within: list[Configuration], share: float) -> Configuration:
+    """A faster configuration that does the job as well by the choice's measure, with as much memory, for a
+    price within ``share`` of the top's: the same price, so the speed is free (rule cost-efficiency)."""
+    faster = [
+        c
+        for c in _like_for_like(top, within, share)
+        if c.speed > top.speed
+        and c.worth >= top.worth
+        and c.gpu.memory_gb * c.count >= top.gpu.memory_gb * top.count
+    ]
+    return max(faster, key=lambda c: (c.speed, -c.total_usd, c.gpu.id), default=top)
+
+
+def _like_for_like(top: Configuration, within: list[Configuration], share: float) -> list[Configuration]:
+    """What may stand in for the top: the same condition (new or used alike), at most ``share`` dearer, and
+    never an estimated price in place of a sourced one."""
+    return [
+        c
+        for c in within
+        if c.offer.condition == top.offer.condition
+        and c.total_usd <= top.total_usd * (1 + share)
+        and (top.estimated or not c.estimated)
+    ]
