@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from rules.contract.question import Question
 from rules.job_defaults import choices_for
 from rules.knowledge.loaded import find_model
-from rules.knowledge.messages import Text
+from rules.knowledge.messages import Phrase, Term, Text
 from rules.knowledge.models import ModelSpec
 from rules.need import GB, GIB_IN_GB, METHOD_NAMES, Need, count_for
 
@@ -32,6 +33,7 @@ __all__ = [
     "POOLING",
     "Job",
     "job_for",
+    "memory_reference",
     "model_of",
     "raised",
     "settled",
@@ -200,3 +202,27 @@ def term_key(word: str) -> str:
 
 
 __all__ += ["GB"]
+
+
+def memory_reference(
+    question: Question, job: Job, rulebook: Rulebook, as_of: date
+) -> tuple[Job, float, Text] | None:
+    """(the reference job, its need in GB with headroom, its name) for a memory-bound question;
+    None for others."""
+    q, params = question, rulebook.memory_value
+    if q.memory_gb or job.method not in params.methods or not (job.is_llm or q.workload == "llm"):
+        return None
+    if job.model is not None:
+        return job, job.need.gb * (1 + params.named_headroom), job.model.name
+    rows = [row for row in params.reference_models if row.from_ <= as_of]
+    if not rows:
+        return None
+    row = max(rows, key=lambda r: r.from_)
+    reference = job_for(q.refined(model=row.model, params_b=None), rulebook)
+    if reference.model is None:
+        return None
+    name = Phrase(
+        "rule.memory_value.class",
+        {"model": reference.model.name, "method": Term("method", METHOD_NAMES[reference.method])},
+    )
+    return reference, reference.need.gb, name

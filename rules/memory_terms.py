@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from rules.job import GIB_IN_GB, METHOD_NAMES, Job, job_for
+from rules.job import GIB_IN_GB, Job
 from rules.knowledge.messages import Cited, Phrase, Term, Text
 
 if TYPE_CHECKING:
@@ -21,7 +21,6 @@ __all__ = [
     "floor_for",
     "inference_floor",
     "memory_floor",
-    "memory_reference",
     "named_floor",
 ]
 
@@ -147,27 +146,3 @@ def inference_floor(floor: Floor | None, job: Job, named: bool, headroom: float)
     if needed_gb / GIB_IN_GB >= floor.gb:
         return None
     return named_floor(floor, job, needed_gb) if named else floor
-
-
-def memory_reference(
-    question: Question, job: Job, rulebook: Rulebook, as_of: date
-) -> tuple[Job, float, Text] | None:
-    """(the reference job, its need in GB with headroom, its name) for a memory-bound question;
-    None for others."""
-    q, params = question, rulebook.memory_value
-    if q.memory_gb or job.method not in params.methods or not (job.is_llm or q.workload == "llm"):
-        return None
-    if job.model is not None:
-        return job, job.need.gb * (1 + params.named_headroom), job.model.name
-    rows = [row for row in params.reference_models if row.from_ <= as_of]
-    if not rows:
-        return None
-    row = max(rows, key=lambda r: r.from_)
-    reference = job_for(q.refined(model=row.model, params_b=None), rulebook)
-    if reference.model is None:
-        return None
-    name = Phrase(
-        "rule.memory_value.class",
-        {"model": reference.model.name, "method": Term("method", METHOD_NAMES[reference.method])},
-    )
-    return reference, reference.need.gb, name

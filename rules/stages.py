@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from rules.asker import Asker, asker_for
 from rules.configurations import Configuration, Left, Sizing, configure, fit_on, sizing_for
-from rules.job import Job, job_for
+from rules.job import Job, job_for, memory_reference
 from rules.job_defaults import workload_key
 from rules.terms import Terms, TermsContext, terms_for
 
@@ -70,6 +70,7 @@ def configured(question: Question, as_of: date, known: Known) -> Stages:
     owned = catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
     asker = asker_for(question, pricing, rulebook, owned)
     job = job_for(question, rulebook, tuple(p.min_memory_gb for p in asker.personas if p.min_memory_gb))
+    reference = memory_reference(question, job, rulebook, as_of)  # what a memory-bound job's memory is worth
     work = workload_key(question.workload, question.task)
     days = (rulebook.persona_already_own.seed_date, as_of) if owned is not None else ()
     speed = partial(known.performance.relative, workload=work, precision=job.compute_precision)
@@ -77,7 +78,17 @@ def configured(question: Question, as_of: date, known: Known) -> Stages:
     holds = owned is not None and fit_on(job, owned.memory_gb, 1).fits
     terms = terms_for(
         TermsContext(
-            question, asker, job, as_of, rulebook, known.performance, work, catalog.gpu, midrange, holds
+            question,
+            asker,
+            job,
+            as_of,
+            rulebook,
+            known.performance,
+            work,
+            catalog.gpu,
+            midrange,
+            reference,
+            holds,
         )
     )
     sizing = sizing_for(question, job, work, terms, known.performance, largest, systems=market.systems)

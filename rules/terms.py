@@ -19,7 +19,7 @@ from rules.box import box_refusal
 from rules.job import METHOD_NAMES, Job
 from rules.job_defaults import BACKEND_NAMES
 from rules.knowledge.messages import Cited, Joined, Phrase, Term, Text
-from rules.memory_terms import Floor, MemoryWorth, floor_for, memory_reference
+from rules.memory_terms import Floor, MemoryWorth, floor_for
 from rules.money import BUDGET_SLACK
 
 if TYPE_CHECKING:
@@ -179,6 +179,9 @@ class TermsContext:
     gpu: Callable[[str], Gpu]
     # the market's mid-range speed at the job's precision on the seed's date and the question's (an owner's)
     midrange: Mapping[date, float]
+    # the job a memory-bound question's memory is valued against, its need with headroom and its name
+    # (:func:`rules.job.memory_reference`); None for other questions
+    reference: tuple[Job, float, Text] | None = None
     owned_holds: bool = False  # the card the asker has holds the job on its own
 
     def speed(self, gpu: Gpu) -> float:
@@ -187,7 +190,7 @@ class TermsContext:
 
 def terms_for(ctx: TermsContext) -> Terms:
     q, rulebook = ctx.question, ctx.rulebook
-    reference = memory_reference(q, ctx.job, rulebook, ctx.as_of)
+    reference = ctx.reference
     avoid = tuple(rulebook.product_lines.poor_value_lines)
     if q.memory_gb or reference is not None:  # memory asked, or needed beyond consumer cards
         avoid = tuple(line for line in avoid if line not in rulebook.product_lines.memory_bound_lines)

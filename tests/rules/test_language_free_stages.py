@@ -98,7 +98,7 @@ def test_terms_said_in_a_language_name_their_rule_in_it() -> None:
     asker = asker_for(asked, pricing, rulebook, None)
     work, performance = "transformer", advisor.performance
     keeps = terms_for(
-        TermsContext(asked, asker, job, pricing.as_of, rulebook, performance, work, catalog.gpu, {})
+        TermsContext(asked, asker, job, pricing.as_of, rulebook, performance, work, catalog.gpu, {}, None)
     ).keeps
     reasons = [k.reason for k in keeps if k.rule == "persona-not-serious"]
     assert reasons and all(isinstance(r, Phrase) for r in reasons)
