@@ -104,9 +104,9 @@ class Advisor:
             self.rulebook,
             self.reference,
             rentable,
-            asked,
+            stages.lower_needs,
         )
-        named = named_cards(judged) + card_memory(question, sizing, self.rulebook, asked)
+        named = named_cards(judged) + card_memory(question, sizing, self.rulebook, stages.lower_needs)
         alone = sold_alone(self.catalog, asked, named, stages.terms.boards_for)
         choice: Choice | None = None
         if intent == "compare" and question.compare:
@@ -149,12 +149,13 @@ class Advisor:
     def _staged(self, question: Question, as_of: date) -> Stages:
         """The stages, in a server when no desk build holds the job and the question named no place or
         count: 600 GB of weights is an 8-GPU server's job, not 'nothing holds it' (rule one-machine)."""
+        asked = question  # before the engine's defaults: the precision the asker left open
         placed = self._placed(question)
         question = settled(placed, self.rulebook)
         free = question.setting is None and not question.gpus_fixed
         made: list[Stages] = []
         for tried in (question, question.refined(setting="server")) if free else (question,):
-            made.append(configured(tried, as_of, self.known))
+            made.append(configured(tried, as_of, self.known, asked))
             if made[0].configs:
                 break
         desk, server = made[0], made[-1]

@@ -18,6 +18,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from rules.contract.question import Question
+from rules.contract.values import PRECISIONS
 from rules.job_defaults import choices_for
 from rules.knowledge.loaded import find_model
 from rules.knowledge.messages import Phrase, Term, Text
@@ -33,6 +34,7 @@ __all__ = [
     "POOLING",
     "Job",
     "job_for",
+    "lower_needs",
     "memory_reference",
     "model_of",
     "raised",
@@ -226,3 +228,18 @@ def memory_reference(
         {"model": reference.model.name, "method": Term("method", METHOD_NAMES[reference.method])},
     )
     return reference, reference.need.gb, name
+
+
+def lower_needs(question: Question, rulebook: Rulebook) -> tuple[tuple[str, Need], ...]:
+    """(precision, need) at the 8- and 4-bit precisions below the one the engine chose for a model's
+    inference; none where the question set the precision itself."""
+    job = job_for(question, rulebook)
+    if not job.precision_assumed or question.task != "inference" or not (question.model or question.params_b):
+        return ()
+    lower = PRECISIONS[PRECISIONS.index(job.precision) + 1 :] if job.precision in PRECISIONS else ()
+    return tuple(
+        (p, need)
+        for p in lower
+        if p in ("8-bit", "4-bit")
+        and (need := job_for(question.refined(precision=p), rulebook).need).gb < job.need.gb
+    )

@@ -18,7 +18,6 @@ from msgspec.structs import replace as with_changes
 
 from rules.configurations import fit_on
 from rules.contract.answer import NamedCard, NamedPrice
-from rules.contract.values import PRECISIONS
 from rules.headline import dated_words
 from rules.job import GIB_IN_GB, METHOD_NAMES, Job, job_for
 from rules.knowledge.messages import Counted, Joined, Phrase, Term, Text, spare_text, spoken
@@ -57,7 +56,8 @@ class NamedContext:
     rulebook: Rulebook
     reference: Gpu
     rentable: frozenset[str]  # names that mean a Cloud TPU (rented only, never in the GPU catalog)
-    asked: Question  # before the engine's defaults: which precision the asker left open
+    # the job's need at the lower precisions people use, where the asker left the precision to the engine
+    lower_needs: tuple[tuple[str, Need], ...]
 
     @property
     def language(self) -> str | None:
@@ -207,7 +207,7 @@ def _not_held(
         if enough
         else (Phrase("named.not_even_eight") if count < 8 and sharded and not gpu.unified_memory else "")
     )
-    lower = held_lower(ctx.asked, ctx.rulebook, job, gpu.memory_gb) if count == 1 else None
+    lower = held_lower(ctx.lower_needs, ctx.rulebook, job, gpu.memory_gb) if count == 1 else None
     held: Text = ""
     if lower is not None:
         card["at_lower"], card["at_lower_gb"] = lower.precision, round(lower.gb, 1)
@@ -311,7 +311,7 @@ def _largest_model_b(ctx: NamedContext, memory_gb: float, count: int) -> float |
 
 
 def card_memory(
-    question: Question, sizing: Sizing, rulebook: Rulebook, asked: Question
+    question: Question, sizing: Sizing, rulebook: Rulebook, lower: tuple[tuple[str, Need], ...]
 ) -> tuple[NamedCard, ...]:
     """ "Will llama 13b fit on 8 GB": whether a card (or the cards asked for) of that memory holds the job;
     where it does not at the precision the engine chose, what the job needs at the lower ones people use."""
@@ -327,9 +327,9 @@ def card_memory(
         else Phrase("fit.one_card", {"gb": f"{gb:g}"})
     )
     verdict = Phrase(("fit.holds" if fit.fits else "fit.does_not_hold") + ("_many" if count > 1 else ""))
-    held = None if fit.fits or count > 1 else held_lower(asked, rulebook, sizing.job, gb)
+    held = None if fit.fits or count > 1 else held_lower(lower, rulebook, sizing.job, gb)
     reason = Phrase("fit.card_memory", {"cards": cards, "verdict": verdict, "reason": fit.said}) + (
-        "" if fit.fits else _at_lower_precisions(asked, rulebook)
+        "" if fit.fits else _at_lower_precisions(lower)
     )
     return (
         NamedCard(
@@ -345,29 +345,11 @@ def card_memory(
     )
 
 
-def _at_lower_precisions(question: Question, rulebook: Rulebook) -> Text:
+def _at_lower_precisions(lower: tuple[tuple[str, Need], ...]) -> Text:
     """ "; at 8-bit it needs about 15 GB; at 4-bit it needs about 9 GB", for a model run at a precision the
     question as asked left to the engine."""
-    said = [
-        Phrase("verdict.at_precision", {"precision": p, "gb": f"{need.gb:.0f}"})
-        for p, need in _lower_needs(question, rulebook)
-    ]
+    said = [Phrase("verdict.at_precision", {"precision": p, "gb": f"{need.gb:.0f}"}) for p, need in lower]
     return Joined(tuple(Joined(("; ", s)) for s in said))
-
-
-def _lower_needs(question: Question, rulebook: Rulebook) -> list[tuple[str, Need]]:
-    """(precision, need) at the 8- and 4-bit precisions below the one the engine chose for a model's
-    inference; none where the question set the precision itself."""
-    job = job_for(question, rulebook)
-    if not job.precision_assumed or question.task != "inference" or not (question.model or question.params_b):
-        return []
-    lower = PRECISIONS[PRECISIONS.index(job.precision) + 1 :] if job.precision in PRECISIONS else ()
-    return [
-        (p, need)
-        for p in lower
-        if p in ("8-bit", "4-bit")
-        and (need := job_for(question.refined(precision=p), rulebook).need).gb < job.need.gb
-    ]
 
 
 class HeldLower(NamedTuple):
@@ -378,14 +360,15 @@ class HeldLower(NamedTuple):
     offloaded: bool
 
 
-def held_lower(question: Question, rulebook: Rulebook, job: Job, memory_gb: float) -> HeldLower | None:
+def held_lower(
+    lower: tuple[tuple[str, Need], ...], rulebook: Rulebook, job: Job, memory_gb: float
+) -> HeldLower | None:
     """The first lower precision one card of ``memory_gb`` holds, for a card that does not hold the job at the
     engine's precision ("is a 12 GB RTX 3060 enough for FLUX.1 dev?": yes, from a 4-bit checkpoint); for an
     image or video model that no precision fits whole, the lowest where the card holds enough of it to run
     the rest from system RAM (rule memory-fit, diffusion offload); None where none does or the asker set the
     precision."""
     card_gb = memory_gb * GIB_IN_GB
-    lower = _lower_needs(question, rulebook)
     held = next((HeldLower(p, need.gb, False) for p, need in lower if need.gb <= card_gb), None)
     if held is not None or not lower or job.model is None or job.model.kind != "diffusion":
         return held
@@ -457,7 +440,6 @@ def tpu_chips(catalog: Catalog) -> dict[str, TpuChip]:
     return chips
 
 
-
 def tpu_named(catalog: Catalog, name: str) -> TpuChip | None:
     """ "tpu v5e", "Cloud TPU v6e", "trillium" -> the chip."""
     key = _key(name).removeprefix("google").removeprefix("cloud")
@@ -466,7 +448,6 @@ def tpu_named(catalog: Catalog, name: str) -> TpuChip | None:
         if key and key in {_key(chip.id), _key(chip.name.split("(")[0]).removeprefix("cloud")} | nicknames:
             return chip
     return None
-
 
 
 def _key(text: str) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from rules.asker import Asker, asker_for
 from rules.configurations import Configuration, Left, Sizing, configure, fit_on, sizing_for
-from rules.job import Job, job_for, memory_reference
+from rules.job import Job, job_for, lower_needs, memory_reference
 from rules.job_defaults import workload_key
 from rules.terms import Terms, TermsContext, terms_for
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rules.knowledge import Catalog, Gpu, Rulebook
     from rules.market import Market, Markets
     from rules.money import Pricing
+    from rules.need import Need
     from rules.performance import PerformanceModel
 
 __all__ = ["Known", "Stages", "configured"]
@@ -56,11 +57,14 @@ class Stages:
     configs: tuple[Configuration, ...]  # every configuration that holds the job
     excluded: tuple[Left, ...]  # cards no allowed count of which holds the job
     pricing: Pricing  # the market's prices in the asker's currency, new only or also used as asked
+    # the job's need at the 8- and 4-bit precisions below the engine's, where the asker left it open
+    lower_needs: tuple[tuple[str, Need], ...] = ()
 
 
-def configured(question: Question, as_of: date, known: Known) -> Stages:
+def configured(question: Question, as_of: date, known: Known, asked: Question | None = None) -> Stages:
     """The stages up to the configurations: the market, who asks, the job, the rules' terms, what holds
-    the job."""
+    the job; ``asked``: the question before the engine's defaults, which says which precision the asker left
+    open."""
     market = known.markets.on(as_of)
     if question.new_only:
         market = market.new_only()
@@ -71,6 +75,7 @@ def configured(question: Question, as_of: date, known: Known) -> Stages:
     asker = asker_for(question, pricing, rulebook, owned)
     job = job_for(question, rulebook, tuple(p.min_memory_gb for p in asker.personas if p.min_memory_gb))
     reference = memory_reference(question, job, rulebook, as_of)  # what a memory-bound job's memory is worth
+    lower = lower_needs(asked or question, rulebook)
     work = workload_key(question.workload, question.task)
     days = (rulebook.persona_already_own.seed_date, as_of) if owned is not None else ()
     speed = partial(known.performance.relative, workload=work, precision=job.compute_precision)
@@ -103,5 +108,16 @@ def configured(question: Question, as_of: date, known: Known) -> Stages:
         every_count=question.setting == "server" or bool(job.serving_need),
     )
     return Stages(
-        question, as_of, market, asker, job, work, terms, sizing, tuple(configs), tuple(excluded), pricing
+        question,
+        as_of,
+        market,
+        asker,
+        job,
+        work,
+        terms,
+        sizing,
+        tuple(configs),
+        tuple(excluded),
+        pricing,
+        lower,
     )
