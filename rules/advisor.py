@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from rules.assemble import Made, assembled, compared
-from rules.choose import chosen
-from rules.configurations import Fit, fit_on, named_configurations
+from rules.choose import chosen, named_configurations
+from rules.configurations import Fit, fit_on
 from rules.contract.answer import Answer, CardRow, Finding
 from rules.contract.question import Question
 from rules.explain import evidence_for, explain
@@ -42,7 +42,7 @@ from rules.rent import rent_or_buy
 from rules.runs_on import runs_on_asked
 from rules.shown import shown
 from rules.stages import Known, Stages, configured
-from rules.terms import Keep, kept_configurations
+from rules.terms import Keep
 
 if TYPE_CHECKING:
     from rules.contract.answer import MemoryNeed
@@ -109,14 +109,13 @@ class Advisor:
         named = named_cards(judged) + card_memory(question, sizing, self.rulebook, stages.lower_needs)
         alone = sold_alone(self.catalog, asked, named, stages.terms.boards_for)
         choice: Choice | None = None
+        objective = objective_for(stages, self.rulebook)  # what the choice weighs
         if intent == "compare" and question.compare:
             side = named_configurations(question, market.offers, named, sizing)
             shown_configs = tuple(c for c, _ in side)
             top = max(shown_configs, key=lambda c: (c.relative, c.gpu.id)) if side else None
         else:
-            kept = kept_configurations(stages.configs, stages.terms.keeps)
-            objective = objective_for(stages, self.rulebook)
-            choice = chosen(stages, kept, objective, self.rulebook.vendor_nvidia, intent, alone)
+            choice = chosen(stages, stages.kept, objective, self.rulebook.vendor_nvidia, intent, alone)
             picks = shown(choice, objective.cheapest)
             shown_configs = tuple(c for c, _ in picks)
             top = None if question.setting == "cloud" else choice.top

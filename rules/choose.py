@@ -23,23 +23,25 @@ picks the answer shows, in order, are :mod:`rules.shown`'s.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
-from rules.configurations import Configuration
+from rules.configurations import Configuration, Sizing
 from rules.contract.answer import NamedCard
 from rules.knowledge.messages import Phrase
 from rules.objective import Allowed, Choice, Note, Objective
 from rules.ranking import choice_for, choose, still_better
 
 if TYPE_CHECKING:
+    from rules.contract.question import Question
     from rules.knowledge.parameters import VendorNvidia
     from rules.knowledge.records import Gpu
+    from rules.market import Offer
     from rules.stages import Stages
 
-__all__ = ["asked_first", "chosen", "side_by_side"]
+__all__ = ["asked_first", "chosen", "named_configurations", "side_by_side"]
 
 
 def chosen(
@@ -145,3 +147,32 @@ def asked_first(
         under_floor=None,
         notes=(note, *choice.notes),
     )
+
+
+def named_configurations(
+    question: Question, offers: Iterable[Offer], named: Iterable[NamedCard], sizing: Sizing
+) -> tuple[tuple[Configuration, str], ...]:
+    """The named cards asked to be compared, each with its status, at the count that holds the job: the
+    count asked ("2x 3090 vs a 5090": each card at its own) where it holds, else the fewest that do; a new
+    price first, a used one where no new price is known."""
+    priced: dict[str, Offer] = {}
+    for o in offers:
+        if o.gpu.id not in priced or o.condition == "new":
+            priced[o.gpu.id] = o
+    configs: list[tuple[Configuration, str]] = []
+    for entry in named:
+        offer = priced.get(entry.gpu) if entry.gpu else None
+        if offer is None or entry.status == "not-released" or any(c.gpu.id == entry.gpu for c, _ in configs):
+            continue
+        asked = question.count_of(entry.asked)
+        if asked is None or not sizing.fit(offer.gpu.memory_gb, asked).fits:
+            asked = None  # a count that does not hold the job is said so; shown at one that does
+        count = asked or entry.cards_needed or max(question.gpus, 1)
+        fit = sizing.fit(offer.gpu.memory_gb, count)
+        relative = sizing.relative(offer.gpu)
+        speed = relative * (1.0 if fit.serial else sizing.speedup(count))
+        tokens = sizing.tokens_per_second(offer.gpu, count)
+        configs.append(
+            (Configuration(offer, count, offer.unit_usd * count, relative, speed, fit, tokens), entry.status)
+        )
+    return tuple(configs)

@@ -9,7 +9,7 @@ Each offer gets one count: the count asked for, or — when one card is asked fo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -19,11 +19,10 @@ from rules.market import Offer, SystemOffer
 from rules.need import GIB_IN_GB
 
 if TYPE_CHECKING:
-    from rules.contract.answer import NamedCard
     from rules.contract.question import Question
     from rules.knowledge import Gpu
     from rules.performance import PerformanceModel
-    from rules.terms import Terms
+    from rules.terms import Keep, Terms
 
 __all__ = [
     "SERIAL",
@@ -31,9 +30,11 @@ __all__ = [
     "Fit",
     "Left",
     "Sizing",
+    "applies",
     "configure",
     "fit_on",
-    "named_configurations",
+    "kept_configurations",
+    "set_aside",
     "sizing_for",
 ]
 
@@ -392,35 +393,6 @@ def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], coun
     return _left(gpu, "memory-fit", fits[(gpu.memory_gb, tried)].said)
 
 
-def named_configurations(
-    question: Question, offers: Iterable[Offer], named: Iterable[NamedCard], sizing: Sizing
-) -> tuple[tuple[Configuration, str], ...]:
-    """The named cards asked to be compared, each with its status, at the count that holds the job: the
-    count asked ("2x 3090 vs a 5090": each card at its own) where it holds, else the fewest that do; a new
-    price first, a used one where no new price is known."""
-    priced: dict[str, Offer] = {}
-    for o in offers:
-        if o.gpu.id not in priced or o.condition == "new":
-            priced[o.gpu.id] = o
-    configs: list[tuple[Configuration, str]] = []
-    for entry in named:
-        offer = priced.get(entry.gpu) if entry.gpu else None
-        if offer is None or entry.status == "not-released" or any(c.gpu.id == entry.gpu for c, _ in configs):
-            continue
-        asked = question.count_of(entry.asked)
-        if asked is None or not sizing.fit(offer.gpu.memory_gb, asked).fits:
-            asked = None  # a count that does not hold the job is said so; shown at one that does
-        count = asked or entry.cards_needed or max(question.gpus, 1)
-        fit = sizing.fit(offer.gpu.memory_gb, count)
-        relative = sizing.relative(offer.gpu)
-        speed = relative * (1.0 if fit.serial else sizing.speedup(count))
-        tokens = sizing.tokens_per_second(offer.gpu, count)
-        configs.append(
-            (Configuration(offer, count, offer.unit_usd * count, relative, speed, fit, tokens), entry.status)
-        )
-    return tuple(configs)
-
-
 def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
     """Does ``count`` cards of ``memory_gb`` each hold the job, and how?"""
     # A card's "24 GB" is 24 GiB; needs are counted in GB (10^9 bytes), as model files are. The words name the
@@ -474,3 +446,26 @@ def _card_terms(job: Job, usable_gb: float) -> Text:
         values = {"runtime": runtime, "share": f"{job.memory_share:.0%}", "usable": f"{usable_gb:.1f}"}
         return Phrase("fit.runtime_share", values)
     return Phrase("job.effective") if job.memory_factor != 1.0 else ""
+
+
+def applies(keep: Keep, configs: Sequence[Configuration]) -> bool:
+    """Whether a rule's filter applies to ``configs``, as its ``when`` says (:class:`rules.terms.Keep`)."""
+    if keep.when == "always":
+        return True
+    if keep.when == "both":
+        return any(keep.test(c) for c in configs) and not all(keep.test(c) for c in configs)
+    counted = [c for c in configs if keep.among(c)] if keep.among is not None else configs
+    return any(keep.test(c) != (keep.when == "some-fail") for c in counted or configs)
+
+
+def set_aside(keep: Keep, configs: Sequence[Configuration]) -> bool:
+    """A preference some configuration meets, none of those ``among`` allows."""
+    return keep.among is not None and not applies(keep, configs) and any(keep.test(c) for c in configs)
+
+
+def kept_configurations(
+    configs: Sequence[Configuration], keeps: tuple[Keep, ...]
+) -> tuple[Configuration, ...]:
+    """The configurations every filter that applies to them passes."""
+    tests = [keep.test for keep in keeps if applies(keep, configs)]
+    return tuple(c for c in configs if all(test(c) for test in tests))

@@ -14,7 +14,15 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from rules.asker import Asker, asker_for
-from rules.configurations import Configuration, Left, Sizing, configure, fit_on, sizing_for
+from rules.configurations import (
+    Configuration,
+    Left,
+    Sizing,
+    configure,
+    fit_on,
+    kept_configurations,
+    sizing_for,
+)
 from rules.job import Job, job_for, lower_needs, memory_reference
 from rules.job_defaults import workload_key
 from rules.terms import Terms, TermsContext, terms_for
@@ -55,6 +63,7 @@ class Stages:
     terms: Terms
     sizing: Sizing
     configs: tuple[Configuration, ...]  # every configuration that holds the job
+    kept: tuple[Configuration, ...]  # those every filter of the rules that applies to them passes
     excluded: tuple[Left, ...]  # cards no allowed count of which holds the job
     pricing: Pricing  # the market's prices in the asker's currency, new only or also used as asked
     # the job's need at the 8- and 4-bit precisions below the engine's, where the asker left it open
@@ -117,6 +126,7 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
         terms,
         sizing,
         tuple(configs),
+        kept_configurations(configs, terms.keeps),
         tuple(excluded),
         pricing,
         lower,

@@ -10,10 +10,10 @@ never a hook called back into this module. Memory's terms are in :mod:`rules.mem
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol
 
 from rules.box import box_refusal
 from rules.job import METHOD_NAMES, Job
@@ -34,7 +34,6 @@ __all__ = [
     "TermsContext",
     "UsedCards",
     "Wait",
-    "kept_configurations",
     "terms_for",
 ]
 
@@ -56,9 +55,6 @@ class Candidate(Protocol):
     def total_usd(self) -> float: ...
 
 
-C = TypeVar("C", bound=Candidate)
-
-
 @dataclass(frozen=True)
 class Keep:
     """What every configuration must pass, the rule that says so and its line.
@@ -77,18 +73,6 @@ class Keep:
     when: str = "some-pass"
     among: Callable[[Candidate], bool] | None = None
     aside: Text | None = None
-
-    def applies(self, configs: Sequence[Candidate]) -> bool:
-        if self.when == "always":
-            return True
-        if self.when == "both":
-            return any(self.test(c) for c in configs) and not all(self.test(c) for c in configs)
-        counted = [c for c in configs if self.among(c)] if self.among is not None else configs
-        return any(self.test(c) != (self.when == "some-fail") for c in counted or configs)
-
-    def set_aside(self, configs: Sequence[Candidate]) -> bool:
-        """A preference some configuration meets, none of those ``among`` allows."""
-        return self.among is not None and not self.applies(configs) and any(self.test(c) for c in configs)
 
 
 @dataclass(frozen=True)
@@ -493,9 +477,3 @@ def _used_cards(ctx: TermsContext) -> UsedCards:
         why,
         several,
     )
-
-
-def kept_configurations(configs: Sequence[C], keeps: tuple[Keep, ...]) -> tuple[C, ...]:
-    """The configurations every filter that applies to them passes."""
-    tests = [keep.test for keep in keeps if keep.applies(configs)]
-    return tuple(c for c in configs if all(test(c) for test in tests))

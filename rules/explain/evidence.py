@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rules.configurations import applies, set_aside
 from rules.contract.answer import Finding, NamedCard
 from rules.knowledge.messages import Text, say, spoken
 
@@ -86,8 +87,8 @@ def kept(evidence: Evidence, rule_id: str) -> tuple[Finding, ...]:
     for keep in evidence.terms.keeps:
         if keep.rule != rule_id:
             continue
-        if keep.applies(evidence.configs):
+        if applies(keep, evidence.configs):
             found.append(Finding(rule_id, "applied", evidence.spoken(keep.reason)))
-        elif keep.aside is not None and keep.set_aside(evidence.configs):
+        elif keep.aside is not None and set_aside(keep, evidence.configs):
             found.append(Finding(rule_id, "info", evidence.spoken(keep.aside)))
     return tuple(found)
