@@ -19,7 +19,7 @@ from msgspec.structs import replace as with_changes
 
 from rules.contract.answer import JobCost, JobOption, Money, ServingCost, ServingOption, Way
 from rules.knowledge.loaded import find_model
-from rules.knowledge.messages import say
+from rules.knowledge.messages import Phrase, spoken
 from rules.market import Rental, TpuChip
 from rules.rent import power_usd_per_hour
 
@@ -95,9 +95,9 @@ def transcription_work(audio_hours: float, spec: ModelSpec, reference: Gpu, refe
 
 def transcription(
     question: Question, job: Job, params: JobCostParameters, catalog: Catalog
-) -> tuple[Work, str] | None:
+) -> tuple[Work, Phrase] | None:
     """Hours of audio to transcribe with a speech model (the rule's measured one where none is named): the
-    job's work, and the measured speed it comes from in the asker's words."""
+    job's work, and the measured speed it comes from, to be said in the asker's words."""
     speech = job.model.kind == "speech" if job.model is not None else question.workload == "speech"
     if not question.audio_hours or job.method != "inference" or not speech:
         return None
@@ -107,8 +107,8 @@ def transcription(
     spec = job.model or measured
     work = transcription_work(question.audio_hours, spec, reference, measured.params_b, params)
     key = "job.transcription_measured" if spec.id == measured.id else "job.transcription_scaled"
-    basis = say(key, question.language, model=spec.name, measured=measured.name, gpu=reference.name,
-                realtime=f"{params.transcription_realtime:g}")  # fmt: skip
+    basis = Phrase(key, {"model": spec.name, "measured": measured.name, "gpu": reference.name,
+                         "realtime": f"{params.transcription_realtime:g}"})  # fmt: skip
     return work, basis
 
 
@@ -442,7 +442,7 @@ def job_priced(stages: Stages, known: Known, top: Configuration | None) -> JobCo
         measured=measured_share(known.performance, rulebook),
     )
     if basis is not None:
-        return with_changes(priced, basis=basis)
+        return with_changes(priced, basis=spoken(basis, question.language))
     if per_example is None:
         return priced
     return with_changes(
