@@ -27,7 +27,17 @@ if TYPE_CHECKING:
     from rules.knowledge import ModelSpec, Rulebook
     from rules.knowledge.models import DownloadFormat
 
-__all__ = ["GB", "GIB_IN_GB", "METHOD_NAMES", "Counted", "Counter", "Need", "count_for", "precision_label"]
+__all__ = [
+    "GB",
+    "GIB_IN_GB",
+    "METHOD_NAMES",
+    "Counted",
+    "Counter",
+    "Need",
+    "count_for",
+    "kv_values",
+    "precision_label",
+]
 
 LLM_METHODS = ("lora", "qlora", "full")
 GB = 1e9
@@ -178,7 +188,7 @@ class Counter:
         params_b = spec.resident_params_b if spec.kind != "llm" and spec.resident_params_b else spec.params_b
         weights = params_b * GB * self.bits(spec, precision, "inference") / 8 / GB
         if spec.kind == "llm":
-            working = spec.kv_values(context) * batch * self.kv_cache_bytes(precision) / GB
+            working = kv_values(spec, context) * batch * self.kv_cache_bytes(precision) / GB
             key = "job.kv_cache_users" if batch > 1 else "job.kv_cache"
             part: Phrase | Joined = Phrase(
                 key, {"gb": f"{working:.1f}", "context": f"{context:,}", "batch": batch}
@@ -436,3 +446,14 @@ def _assumptions(
     if choices.users and not q.users and batch == choices.users:  # the users were assumed: how to do better
         said.append(Phrase("assumed.shared_users", {"users": choices.users}))
     return tuple(said)
+
+
+def kv_values(spec: ModelSpec, tokens: float) -> float:
+    """Values the KV cache of ``spec`` holds for ``tokens`` of context: a local-attention layer (Gemma 2/3,
+    gpt-oss) keeps only its window, as llama.cpp and vLLM allocate it."""
+    layers = spec.layers or 12
+    if not spec.sliding_window or not spec.sliding_layers:
+        return spec.kv_width_per_layer * layers * tokens
+    local = min(spec.sliding_layers, layers)
+    windowed = local * min(tokens, spec.sliding_window)
+    return spec.kv_width_per_layer * ((layers - local) * tokens + windowed)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from rules.knowledge.messages import basis, say, term
 from rules.knowledge.rulebook import Rulebook
+from rules.need import kv_values
 
 if TYPE_CHECKING:
     from rules.job import Job
@@ -316,7 +317,7 @@ class PerformanceModel:
         d = self._decode
         backend = self.backend(gpu, job.backend)
         weights = spec.read_b(job.batch) * 1e9 * job.bits_per_weight / 8
-        kv = spec.kv_values(job.context_tokens / 2) * job.kv_cache_bytes * job.batch
+        kv = kv_values(spec, job.context_tokens / 2) * job.kv_cache_bytes * job.batch
         bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight, backend=backend) * 1e9
         fixed = self._per_token_s(gpu, backend) + (d.moe_per_token_ms / 1000 if spec.active_params_b else 0.0)
         cards = 1.0

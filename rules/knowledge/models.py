@@ -116,15 +116,6 @@ class ModelSpec:
         """Values the KV cache holds per token, over all layers, while the context is within every window."""
         return self.kv_width_per_layer * (self.layers or 12)
 
-    def kv_values(self, tokens: float) -> float:
-        """Values the KV cache holds for ``tokens`` of context: a local-attention layer (Gemma 2/3,
-        gpt-oss) keeps only its window, as llama.cpp and vLLM allocate it."""
-        layers = self.layers or 12
-        if not self.sliding_window or not self.sliding_layers:
-            return self.kv_width_per_layer * layers * tokens
-        local = min(self.sliding_layers, layers)
-        windowed = local * min(tokens, self.sliding_window)
-        return self.kv_width_per_layer * ((layers - local) * tokens + windowed)
 
     @classmethod
     def generic(cls, params_b: float, active_params_b: float | None = None) -> ModelSpec:

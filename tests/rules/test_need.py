@@ -12,6 +12,7 @@ from rules.contract.question import Question
 from rules.job import job_for
 from rules.knowledge.loaded import load_models, load_rulebook
 from rules.knowledge.messages import spoken
+from rules.need import kv_values
 
 RULEBOOK = load_rulebook()
 
@@ -101,9 +102,9 @@ def test_sliding_window_layers_cache_only_their_window(memory):
     # local span 1024 tokens"
     gemma = load_models()["gemma-3-27b"]
     per_layer = 2 * 16 * 128
-    assert gemma.kv_values(131072) == per_layer * (10 * 131072 + 52 * 1024)
+    assert kv_values(gemma, 131072) == per_layer * (10 * 131072 + 52 * 1024)
     assert (
-        gemma.kv_values(1024) == gemma.kv_values_per_token * 1024
+        kv_values(gemma, 1024) == gemma.kv_values_per_token * 1024
     )  # within the window every layer holds it all
     need = memory.need(
         Question(
@@ -114,10 +115,9 @@ def test_sliding_window_layers_cache_only_their_window(memory):
     # openai/gpt-oss-120b config.json: 36 layers alternate a 128-token band and dense attention,
     # 8 KV heads x 64
     oss = load_models()["gpt-oss-120b"]
-    assert oss.kv_values(131072) == 2 * 8 * 64 * (18 * 131072 + 18 * 128)
-    assert (
-        load_models()["llama-8b"].kv_values(131072) == load_models()["llama-8b"].kv_values_per_token * 131072
-    )
+    assert kv_values(oss, 131072) == 2 * 8 * 64 * (18 * 131072 + 18 * 128)
+    llama = load_models()["llama-8b"]
+    assert kv_values(llama, 131072) == llama.kv_values_per_token * 131072
 
 
 def test_a_flux_lora_is_trained_on_the_transformer_in_8_bit(memory):

@@ -11,6 +11,7 @@ from rules.contract.question import Question
 from rules.job import job_for
 from rules.knowledge.loaded import load_rulebook
 from rules.knowledge.messages import spoken
+from rules.need import kv_values
 from tests.rules.conftest import TODAY
 from tests.wire import wire
 
@@ -56,7 +57,7 @@ def test_users_are_the_batch_and_each_keeps_its_kv_cache():
     )
     assert (one.batch, many.batch) == (1, 40)
     assert many.serving_need == 40 * many.tokens_per_user
-    per_sequence_gb = many.model.kv_values(many.context_tokens) * many.kv_cache_bytes / 1e9
+    per_sequence_gb = kv_values(many.model, many.context_tokens) * many.kv_cache_bytes / 1e9
     assert many.need.gb - one.need.gb == pytest.approx(39 * per_sequence_gb)  # 40 caches, not one
 
 
