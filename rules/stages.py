@@ -25,6 +25,7 @@ from rules.configurations import (
 )
 from rules.job import Job, job_for, lower_needs, memory_reference
 from rules.job_defaults import workload_key
+from rules.memory_terms import floor_for
 from rules.terms import Terms, TermsContext, terms_for
 
 if TYPE_CHECKING:
@@ -85,6 +86,8 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
     job = job_for(question, rulebook, tuple(p.min_memory_gb for p in asker.personas if p.min_memory_gb))
     reference = memory_reference(question, job, rulebook, as_of)  # what a memory-bound job's memory is worth
     lower = lower_needs(asked or question, rulebook)
+    learning = any(p.rule == "persona-beginner" for p in asker.personas)  # runs more than the model named
+    floor = floor_for(question, job, rulebook, as_of, reference, learning)
     work = workload_key(question.workload, question.task)
     days = (rulebook.persona_already_own.seed_date, as_of) if owned is not None else ()
     speed = partial(known.performance.relative, workload=work, precision=job.compute_precision)
@@ -102,6 +105,7 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
             catalog.gpu,
             midrange,
             reference,
+            floor,
             holds,
         )
     )

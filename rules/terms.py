@@ -19,7 +19,7 @@ from rules.box import box_refusal
 from rules.job import METHOD_NAMES, Job
 from rules.job_defaults import BACKEND_NAMES
 from rules.knowledge.messages import Cited, Joined, Phrase, Term, Text
-from rules.memory_terms import Floor, MemoryWorth, floor_for
+from rules.memory_terms import Floor, MemoryWorth
 from rules.money import BUDGET_SLACK
 
 if TYPE_CHECKING:
@@ -166,6 +166,7 @@ class TermsContext:
     # the job a memory-bound question's memory is valued against, its need with headroom and its name
     # (:func:`rules.job.memory_reference`); None for other questions
     reference: tuple[Job, float, Text] | None = None
+    floor: Floor | None = None  # the job's memory floor on the date (:func:`rules.memory_terms.floor_for`)
     owned_holds: bool = False  # the card the asker has holds the job on its own
 
     def speed(self, gpu: Gpu) -> float:
@@ -180,8 +181,7 @@ def terms_for(ctx: TermsContext) -> Terms:
         avoid = tuple(line for line in avoid if line not in rulebook.product_lines.memory_bound_lines)
     if q.setting == "server" or ctx.job.serving_need:  # what servers are built from is no poor value there
         avoid = ()
-    learning = any(p.rule == "persona-beginner" for p in ctx.asker.personas)
-    floor = floor_for(q, ctx.job, rulebook, ctx.as_of, reference, learning)
+    floor = ctx.floor
     threshold = (
         rulebook.cost_efficiency.step_up_threshold
         if ctx.asker.budget_usd is not None
