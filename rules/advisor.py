@@ -19,19 +19,17 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from rules.assemble import Made, assembled, compared
 from rules.choose import chosen, named_configurations
 from rules.configurations import Fit, fit_on
-from rules.contract.answer import Answer, CardRow, Finding
+from rules.contract.answer import Answer, CardRow
 from rules.contract.question import Question
 from rules.explain import evidence_for, explain
-from rules.job import METHOD_NAMES, job_for, raised, settled
+from rules.job import job_for, raised, settled
 from rules.job_defaults import workload_key
 from rules.jobcost import job_priced, served
 from rules.knowledge.loaded import load_rulebook
-from rules.knowledge.messages import Phrase, say, term
+from rules.knowledge.messages import Phrase
 from rules.knowledge.rulebook import Rulebook
 from rules.market import Markets, representative_rentals
 from rules.named import NamedContext, card_memory, named_cards, named_units, sold_alone, tpu_chips, tpu_named
@@ -85,12 +83,15 @@ class Advisor:
     def recommend(self, question: Question, intent: str = "recommend", today: date | None = None) -> Answer:
         """The best configuration within the budget, its alternatives and every named card; never raises
         for an impossible question, says so instead."""
-        answer = self._answer(question, intent, question.as_of or today or date.today())
-        return self._with_adapters(question, intent, today, answer)
+        as_of = question.as_of or today or date.today()
+        return self._with_adapters(question, intent, as_of, self._answer(question, intent, as_of))
 
-    def _answer(self, question: Question, intent: str, as_of: date) -> Answer:
+    def _answer(
+        self, question: Question, intent: str, as_of: date, instead: tuple[str, float] | None = None
+    ) -> Answer:
         """The stages in order, each once: what holds the job, the cards named, the choice (or the named cards
-        side by side), renting, the explanation, what serving and the run cost, the answer."""
+        side by side), renting, the explanation, what serving and the run cost, the answer (``instead``: the
+        method a lighter one is answered in place of, and its need)."""
         stages = self._staged(question, as_of)
         asked, question, market, sizing = question, stages.question, stages.market, stages.sizing
         rentable = frozenset(name for name in question.compare if tpu_named(self.catalog, name) is not None)
@@ -129,7 +130,7 @@ class Advisor:
             if intent == "what-runs-on"
             else ()
         )
-        made = Made(stages, self.known, intent, named, rent, serving, job_cost, runs)
+        made = Made(stages, self.known, intent, named, rent, serving, job_cost, runs, instead)
         return (
             compared(made, side, explained)
             if choice is None
@@ -166,7 +167,7 @@ class Advisor:
         terms = dataclasses.replace(server.terms, keeps=(*server.terms.keeps, line))
         return dataclasses.replace(server, terms=terms)
 
-    def _with_adapters(self, question: Question, intent: str, today: date | None, answer: Answer) -> Answer:
+    def _with_adapters(self, question: Question, intent: str, as_of: date, answer: Answer) -> Answer:
         """Fine-tuning a named model with no method said: when the method the engine chose fits nothing within
         the budget, the answer is for the next lighter one that does, and says so, as an adviser would
         (Whisper large: ~59 GB in full, ~21 GB with LoRA on a 16-bit base; an 8B model: ~18 GB with LoRA,
@@ -182,17 +183,10 @@ class Advisor:
         ):
             return answer
         for method in LIGHTER_METHODS[heavier]:
-            lighter = self.recommend(question.refined(method=method), intent, today)
+            instead = (heavier, answer.memory_need.gb)
+            lighter = self._answer(question.refined(method=method), intent, as_of, instead)
             if lighter.verdict == "buy":
-                said = say(
-                    f"fit.{method}_instead",
-                    question.language,
-                    heavier=term("method", METHOD_NAMES[heavier], question.language),
-                    need=f"{answer.memory_need.gb:.0f}",
-                    light=f"{lighter.memory_need.gb:.0f}",
-                )
-                line = Finding("memory-fit", "applied", said)
-                return msgspec.structs.replace(lighter, findings=(line, *lighter.findings))
+                return lighter
         return answer
 
     def card_rows(

@@ -32,7 +32,7 @@ from rules.contract.answer import (
 )
 from rules.contract.values import PRECISIONS
 from rules.headline import dated_words, headline, said_once
-from rules.job import POOLING, job_for
+from rules.job import METHOD_NAMES, POOLING, job_for
 from rules.knowledge.messages import Cased, Joined, Phrase, Term, Text, spoken
 from rules.money import BUDGET_SLACK
 from rules.objective import Choice, Note
@@ -64,6 +64,8 @@ class Made:
     serving: ServingCost | None = None  # a model served to its users: bought against rented, for the period
     job_cost: JobCost | None = None  # a training run or a transcription: its hours and cost each way
     runs_on: tuple[RunsOn, ...] = ()  # "what can I run on …": the models each card runs
+    # a lighter fine-tuning method answered in place of the engine's: the engine's method and its need (GB)
+    instead: tuple[str, float] | None = None
 
     @property
     def language(self) -> str | None:
@@ -147,8 +149,10 @@ def assembled(
     summary = fit_first(summary, made.named, made.intent, made.stages.question.card_memory_gb)
     left_out = list(excluded if choice.top is None or explained.left_out is None else explained.left_out)
     shown_out = sorted(left_out, key=lambda e: e.gpu)[:SHOWN_EXCLUSIONS]
-    words = _said(made, summary, suggestions, choice.notes, shown_out)
-    findings = [*explained.asker, *explained.kept, *explained.plan, *explained.need, *words.notes]
+    lead = _instead(made)
+    words = _said(made, summary, suggestions, (*lead, *choice.notes), shown_out)
+    findings = [*words.notes[: len(lead)], *explained.asker, *explained.kept, *explained.plan]
+    findings += [*explained.need, *words.notes[len(lead) :]]
     findings += explained.choice
     warnings = unique(
         [f for p in picks[:1] for f in p.findings if f.verdict == "warning"]
@@ -180,6 +184,24 @@ def assembled(
             runs_on=made.runs_on,
         ),
     )
+
+
+def _instead(made: Made) -> tuple[Note, ...]:
+    """Where a lighter fine-tuning method is answered in place of the one the engine chose (nothing held it
+    within the budget), why, said first (rule memory-fit)."""
+    if made.instead is None:
+        return ()
+    heavier, need = made.instead
+    job = made.stages.job
+    said = Phrase(
+        f"fit.{job.method}_instead",
+        {
+            "heavier": Term("method", METHOD_NAMES[heavier]),
+            "need": f"{need:.0f}",
+            "light": f"{job.need.gb:.0f}",
+        },
+    )
+    return (Note("memory-fit", "applied", said),)
 
 
 class _Words(NamedTuple):
