@@ -107,7 +107,7 @@ class Advisor:
             rentable,
             stages.lower_needs,
         )
-        named = named_cards(judged) + card_memory(question, sizing, self.rulebook, stages.lower_needs)
+        named = named_cards(judged) + card_memory(stages, self.rulebook)
         alone = sold_alone(self.catalog, asked, named, stages.terms.boards_for)
         choice: Choice | None = None
         objective = objective_for(stages, self.rulebook)  # what the choice weighs

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from rules.knowledge import Catalog, Gpu, Rulebook
     from rules.market import Market, Offer
     from rules.money import Pricing
+    from rules.stages import Stages
 
 __all__ = [
     "NamedContext",
@@ -310,16 +311,15 @@ def _largest_model_b(ctx: NamedContext, memory_gb: float, count: int) -> float |
     return float(int(low // digits * digits)) if low >= 10 else round(int(low * 10) / 10, 1)
 
 
-def card_memory(
-    question: Question, sizing: Sizing, rulebook: Rulebook, lower: tuple[tuple[str, Need], ...]
-) -> tuple[NamedCard, ...]:
-    """ "Will llama 13b fit on 8 GB": whether a card (or the cards asked for) of that memory holds the job;
-    where it does not at the precision the engine chose, what the job needs at the lower ones people use."""
+def card_memory(stages: Stages, rulebook: Rulebook) -> tuple[NamedCard, ...]:
+    """ "Will llama 13b fit on 8 GB": whether a card (or the cards asked for) of that memory holds the job
+    (as the stages sized it); where it does not at the precision the engine chose, what the job needs at the
+    lower ones people use."""
+    question, fit, lower = stages.question, stages.card_fit, stages.lower_needs
     gb = question.card_memory_gb
-    if not gb:
+    if not gb or fit is None:
         return ()
     count = max(question.gpus, 1)
-    fit = sizing.fit(gb, count)
     lang = question.language
     cards = (
         Phrase("fit.cards", {"count": count, "gb": f"{gb:g}"})
@@ -327,7 +327,7 @@ def card_memory(
         else Phrase("fit.one_card", {"gb": f"{gb:g}"})
     )
     verdict = Phrase(("fit.holds" if fit.fits else "fit.does_not_hold") + ("_many" if count > 1 else ""))
-    held = None if fit.fits or count > 1 else held_lower(lower, rulebook, sizing.job, gb)
+    held = None if fit.fits or count > 1 else held_lower(lower, rulebook, stages.sizing.job, gb)
     reason = Phrase("fit.card_memory", {"cards": cards, "verdict": verdict, "reason": fit.said}) + (
         "" if fit.fits else _at_lower_precisions(lower)
     )

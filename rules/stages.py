@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from rules.asker import Asker, asker_for
 from rules.configurations import (
     Configuration,
+    Fit,
     Left,
     Sizing,
     configure,
@@ -69,6 +70,9 @@ class Stages:
     pricing: Pricing  # the market's prices in the asker's currency, new only or also used as asked
     # the job's need at the 8- and 4-bit precisions below the engine's, where the asker left it open
     lower_needs: tuple[tuple[str, Need], ...] = ()
+    card_fit: Fit | None = (
+        None  # whether cards of the memory the question said hold the job, as many as asked
+    )
 
 
 def configured(question: Question, as_of: date, known: Known, asked: Question | None = None) -> Stages:
@@ -120,6 +124,8 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
         # a server is built to hold several; users' speed may need more cards than the fewest that hold
         every_count=question.setting == "server" or bool(job.serving_need),
     )
+    gb = question.card_memory_gb  # "will llama 13b fit on 8 GB"
+    card = sizing.fit(gb, max(question.gpus, 1)) if gb else None
     return Stages(
         question,
         as_of,
@@ -134,4 +140,5 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
         tuple(excluded),
         pricing,
         lower,
+        card,
     )
