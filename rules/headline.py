@@ -57,18 +57,23 @@ def headline(answer: Answer, reference: str, same_speed: float) -> str:
     """The line that answers the question's intent; the verdict's own sentence where nothing is bought
     (``same_speed``: the share of speed within which compared cards are as fast, rule cost-efficiency),
     said once in the asker's language."""
+    rent, top = answer.rent_vs_buy, answer.picks[0] if answer.picks else None
+    chip = rent is not None and top is not None and same_chip(top, rent.offer)  # the rental: the pick's chip
     power, need = power_first(answer), need_asked(answer)  # the figures the question asked for, said first
     job = job_first(answer.job_cost) if answer.job_cost is not None and answer.job_cost.options else None
     compared = compare_first(answer, same_speed) if answer.intent == "compare" else None
-    said = Cased(power or _answered(answer, reference, job, compared) or answer.summary)
+    said = Cased(power or _answered(answer, reference, job, compared, chip) or answer.summary)
     if need is None or answer.intent in NAMED_IN_HEADLINE:  # "will it fit" says the need itself
         return spoken(said, answer.language)
     return spoken(Phrase("headline.need_first", {"gb": need, "then": said}), answer.language)
 
 
-def _answered(answer: Answer, reference: str, job: Text | None, compared: Text | None) -> Text | None:
+def _answered(
+    answer: Answer, reference: str, job: Text | None, compared: Text | None, chip: bool
+) -> Text | None:
     """The line for the question's intent; ``job``: the whole run's time and cost, where it was priced;
-    ``compared``: the comparison of the cards, where they were compared."""
+    ``compared``: the comparison of the cards, where they were compared; ``chip``: whether the rental
+    weighed is the pick's own chip in another form."""
     if answer.intent == "what-runs-on" and answer.runs_on:  # what the card holds, whatever there is to buy
         return _runs_on(answer.runs_on[0])
     if answer.verdict in ("wait", "over-budget", "too-large", "cpu-and-cloud"):
@@ -86,7 +91,7 @@ def _answered(answer: Answer, reference: str, job: Text | None, compared: Text |
         held = _not_held_alone(answer)
         said = Joined((held, ". ", Cased(said))) if said and held else said
     elif answer.intent == "rent-or-buy" and not (answer.job_cost and answer.job_cost.options):
-        said = _rent_or_buy(answer)  # a whole job priced each way answers it below, from its own hours
+        said = _rent_or_buy(answer, chip)  # a whole job priced each way answers it below, from its own hours
     elif answer.intent == "what-runs-on" and answer.named:  # what each card named holds, as judged
         said = said_once(answer.named)
     elif answer.intent == "what-runs-on" and not answer.question.card_memory_gb:  # no card, no lab card
@@ -315,14 +320,15 @@ def _not_held_alone(answer: Answer) -> Text:
     return said_once(short)
 
 
-def _rent_or_buy(answer: Answer) -> Phrase | None:
-    """Rent or buy, and after how long buying pays off at the hours assumed."""
+def _rent_or_buy(answer: Answer, chip: bool) -> Phrase | None:
+    """Rent or buy, and after how long buying pays off at the hours assumed (``chip``: the rental is the
+    pick's own chip in another form)."""
     rent = answer.rent_vs_buy
     if rent is None or not answer.picks:
         return None
     name, hours = answer.picks[0].name, f"{rent.hours_per_week:g}"
     if rent.offer.gpu is not None and rent.offer.gpu != answer.picks[0].gpu:  # no provider lists the card
-        return _unlisted_weighed(rent, answer.picks[0])
+        return _unlisted_weighed(rent, answer.picks[0], chip)
     total = answer.question.rent_hours
     if total:  # "100 hours of training": those hours rented, against the card's price
         per_hour = rent.rent_per_hour
@@ -363,7 +369,7 @@ def _rent_asked(rent: RentVsBuy) -> Phrase:
     )
 
 
-def _unlisted_weighed(rent: RentVsBuy, pick: Pick) -> Phrase:
+def _unlisted_weighed(rent: RentVsBuy, pick: Pick, chip: bool) -> Phrase:
     """Rent or buy where no provider lists the card bought: renting its chip in another form, or a card about
     as fast, at the hours assumed, a year and over the rule's years, set beside the card's price; no
     break-even is claimed against another card's listing."""
@@ -371,7 +377,7 @@ def _unlisted_weighed(rent: RentVsBuy, pick: Pick) -> Phrase:
     year = _renting_for(per_hour, hours * 52)
     horizon = rent.yearly[-1] if rent.yearly else None
     total = horizon.rent if horizon else year
-    instead = Phrase("headline.rent_same_chip" if same_chip(pick, offer) else "headline.rent_as_fast")
+    instead = Phrase("headline.rent_same_chip" if chip else "headline.rent_as_fast")
     return Phrase(
         "headline.rent_unlisted" if total.usd <= pick.total_price.usd else "headline.buy_unlisted",
         {
