@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import msgspec
 
-from rules.compare_line import HOLDING, speed_measure
+from rules.compare_line import better_buy_first
 from rules.configurations import Configuration, Left
 from rules.contract.answer import (
     Answer,
@@ -311,37 +311,6 @@ def _compare_summary(made: Made, picks: list[Pick]) -> Text:
     if unpriced:
         summary += Joined(("; ", "; ".join(e.reason for e in unpriced)))
     return summary
-
-
-def better_buy_first(
-    picks: list[Pick], threshold: float, cuda_only: bool = False, budget_usd: float | None = None
-) -> tuple[list[Pick], bool]:
-    """Compared cards that both hold the job, the one to buy first (rule cost-efficiency): the best value,
-    unless the fastest's extra speed per extra 1000 USD is at least ``threshold`` × the best value's; within
-    the budget where one is; for someone starting out, among the NVIDIA cards where one holds the job (rule
-    vendor-nvidia). True where that rule set another maker's better value aside."""
-    fitting = [p for p in picks if p.label in HOLDING]
-    affordable = [p for p in fitting if budget_usd is None or p.total_price.usd <= budget_usd * BUDGET_SLACK]
-    fitting = affordable or fitting
-    cuda_first = False
-    if cuda_only and any(p.vendor == "nvidia" for p in fitting):
-        cuda_first = fitting[0].vendor != "nvidia"
-        fitting = [p for p in fitting if p.vendor == "nvidia"]
-        picks = [*fitting, *(p for p in picks if p not in fitting)]
-    if len(fitting) < 2:  # one holds the job within the budget (and the stack): it leads
-        return [*fitting, *(p for p in picks if p not in fitting)], cuda_first
-    speed = speed_measure(fitting)
-
-    def per_1000(p: Pick) -> float:
-        return speed(p) / max(p.total_price.usd, 1e-9) * 1000
-
-    value = max(fitting, key=lambda p: (per_1000(p), p.gpu))
-    fastest = max(fitting, key=lambda p: (speed(p), p.gpu))
-    extra_usd = fastest.total_price.usd - value.total_price.usd
-    gain_per_1000 = (speed(fastest) - speed(value)) / extra_usd * 1000 if extra_usd > 0 else 0.0
-    worth = gain_per_1000 >= threshold * per_1000(value) > 0
-    first = fastest if worth else value
-    return [first, *(p for p in picks if p is not first)], cuda_first
 
 
 def headlined(made: Made, answer: Answer) -> Answer:

@@ -32,7 +32,7 @@ from rules.terms import Terms, TermsContext, terms_for
 if TYPE_CHECKING:
     from rules.contract.question import Question
     from rules.knowledge import Catalog, Gpu, Rulebook
-    from rules.market import Market, Markets
+    from rules.market import Market, Markets, Offer
     from rules.money import Pricing
     from rules.need import Need
     from rules.performance import PerformanceModel
@@ -79,11 +79,7 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
     """The stages up to the configurations: the market, who asks, the job, the rules' terms, what holds
     the job; ``asked``: the question before the engine's defaults, which says which precision the asker left
     open."""
-    market = known.markets.on(as_of)
-    if question.new_only:
-        market = market.new_only()
-    largest, placeable = market.largest_gb(question.setting), market.placeable(question.setting)
-    pricing = market.pricing(question.currency, question.used_ok)
+    market, largest, placeable, pricing = _market(question, as_of, known)
     rulebook, catalog = known.rulebook, known.catalog
     owned = catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
     asker = asker_for(question, pricing, rulebook, owned)
@@ -116,15 +112,11 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
     sizing = sizing_for(question, job, work, terms, known.performance, largest, systems=market.systems)
     machine = rulebook.one_machine
     most = machine.gpus_per_machine if question.setting in (None, "desktop") else machine.gpus_per_server
-    configs, excluded = configure(
-        placeable,
-        sizing,
-        question.gpus,
-        question.gpus if question.gpus_fixed else most,
-        # a server is built to hold several; users' speed may need more cards than the fewest that hold
-        every_count=question.setting == "server" or bool(job.serving_need),
-    )
-    gb = question.card_memory_gb  # "will llama 13b fit on 8 GB"
+    # a server is built to hold several; users' speed may need more cards than the fewest that hold
+    every = question.setting == "server" or bool(job.serving_need)
+    most = question.gpus if question.gpus_fixed else most
+    configs, excluded = configure(placeable, sizing, question.gpus, most, every_count=every)
+    gb = question.card_memory_gb  # "will llama 13b fit on 8 GB": whether cards of that memory hold the job
     card = sizing.fit(gb, max(question.gpus, 1)) if gb else None
     return Stages(
         question,
@@ -142,3 +134,15 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
         lower,
         card,
     )
+
+
+def _market(
+    question: Question, as_of: date, known: Known
+) -> tuple[Market, float, tuple[Offer, ...], Pricing]:
+    """The market of the question's date (new cards only, where asked), the most memory a card of its setting
+    has, the offers it can place, and the prices in the asker's currency."""
+    market = known.markets.on(as_of)
+    if question.new_only:
+        market = market.new_only()
+    largest, placeable = market.largest_gb(question.setting), market.placeable(question.setting)
+    return market, largest, placeable, market.pricing(question.currency, question.used_ok)
