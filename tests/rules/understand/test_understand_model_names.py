@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import date
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.understand import parse
+from rules.understand.grammar import grammar
+from rules.understand.models import _table_names
 
 TODAY = date(2026, 11, 26)
 DATA = Path(__file__).parents[3] / "rules" / "data"
@@ -100,3 +103,23 @@ def test_a_family_with_a_variant_the_table_lacks_is_no_other_model(family, varia
 )
 def test_names_read_whole(text, model):
     assert parse(text, today=TODAY).question.model == model
+
+
+_SEPARATORS = ("", " ", "-", ".", "_", ":", "  ", " - ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_every_alias_of_the_model_table_is_read_with_any_separators_between_its_parts(data) -> None:
+    """An alias written with any separators between its parts, or none where a letter meets a number
+    ('llama3.1', 'llama 3-1'), is read as its model and to its end."""
+    names = grammar().patterns(_table_names)
+    parts = data.draw(st.sampled_from(sorted(p for bucket in names.by_initial.values() for p, _ in bucket)))
+    text = parts[0]
+    for before, part in pairwise(parts):
+        separator = data.draw(st.sampled_from(_SEPARATORS))
+        if not separator and before[-1].isdigit() and part[0].isdigit():
+            separator = " "
+        text += separator + part
+    found = names.match(text, 0)
+    assert found is not None and found == (names.models["".join(parts)], len(text))
