@@ -233,8 +233,10 @@ def memory_reference(
 def lower_needs(question: Question, rulebook: Rulebook) -> tuple[tuple[str, Need], ...]:
     """(precision, need) at the 8- and 4-bit precisions below the one the engine chose for a model's
     inference; none where the question set the precision itself."""
+    if question.task != "inference" or not (question.model or question.params_b):
+        return ()
     job = job_for(question, rulebook)
-    if not job.precision_assumed or question.task != "inference" or not (question.model or question.params_b):
+    if not job.precision_assumed:
         return ()
     lower = PRECISIONS[PRECISIONS.index(job.precision) + 1 :] if job.precision in PRECISIONS else ()
     return tuple(

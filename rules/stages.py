@@ -85,7 +85,8 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
     asker = asker_for(question, pricing, rulebook, owned)
     job = job_for(question, rulebook, tuple(p.min_memory_gb for p in asker.personas if p.min_memory_gb))
     reference = memory_reference(question, job, rulebook, as_of)  # what a memory-bound job's memory is worth
-    lower = lower_needs(asked or question, rulebook)
+    judged = question.compare or question.owned_gpu or question.card_memory_gb  # at lower precisions too
+    lower = lower_needs(asked or question, rulebook) if judged else ()
     learning = any(p.rule == "persona-beginner" for p in asker.personas)  # runs more than the model named
     floor = floor_for(question, job, rulebook, as_of, reference, learning)
     work = workload_key(question.workload, question.task)
