@@ -1,9 +1,11 @@
 """The stages of one question up to what holds its job, made once and handed on as one value.
 
-:func:`configured` runs them in order: the market of the date, who asks, the job, the rules' terms, the
-configurations that hold the job. Everything after (the named cards, the choice, renting, the explanation,
-the answer) reads the :class:`Stages` it returns and the :class:`Known` it was made from, and calls nothing
-back here.
+:func:`configured` runs them in order: the market of the date, who asks, the job (with what a memory-bound
+job's memory is valued against, its needs at lower precisions where cards are judged, and its memory floor),
+the rules' terms, the configurations that hold the job (with those the rules keep, and whether cards of a
+memory the question said hold it). Everything after (the named cards, the choice, renting, the
+explanation, the answer) reads the :class:`Stages` it returns and the :class:`Known` it was made from, and
+calls nothing back here.
 """
 
 from __future__ import annotations
