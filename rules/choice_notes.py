@@ -2,17 +2,20 @@
 not taken, a sourced price put first, a serving pick's share of the users' need, a card kept from leading.
 
 Each note is a :class:`~rules.objective.Note` under its rule, said later in the asker's language; the ranking
-(:mod:`rules.ranking`) decides, this module only says why, so that the prose can change without touching the
+(:mod:`rules.ranking`) decides and records what it found (:class:`~rules.objective.Why`), and this module says
+why once the stage has made its choice (:func:`worded`), so that the prose can change without touching the
 choice.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rules.configurations import Configuration
 from rules.knowledge.messages import Phrase, Text
-from rules.objective import Note, Objective
+from rules.objective import Choice, Note, Objective, Why
 
-__all__ = ["demoted_note", "explain_choice", "roomier_note", "same_price_note", "serving_notes"]
+__all__ = ["demoted_note", "explain_choice", "roomier_note", "same_price_note", "serving_notes", "worded"]
 
 
 def serving_notes(top: Configuration) -> list[Note]:
@@ -151,3 +154,24 @@ def _stopped_before(
             },
         ),
     )
+
+
+def worded(choice: Choice) -> Choice:
+    """The choice with the notes of the ranking that made it after those the stage put before them."""
+    return choice if choice.why is None else replace(choice, notes=(*choice.notes, *_notes(choice.why)))
+
+
+def _notes(why: Why) -> list[Note]:
+    # what the ranking put first, before memory or speed for the same money moved the pick
+    top, objective = why.top, why.objective
+    notes = [roomier_note(why.slower, why.lean, objective)] if why.slower is not why.lean else []
+    notes += [same_price_note(top, why.slower, objective)] if top is not why.slower else []
+    notes += (
+        [Note("cost-efficiency", "applied", Phrase("choice.cheapest"))]
+        if objective.cheapest
+        else explain_choice(top, why.best_value, list(why.within), why.lam, objective)
+        if top.need_met is None
+        else serving_notes(top)
+    )
+    notes += [demoted_note(why.demoted)] if why.demoted is not None else []
+    return notes + ([why.floor_note] if why.floor_note else [])

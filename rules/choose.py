@@ -28,6 +28,7 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
+from rules.choice_notes import worded
 from rules.configurations import Configuration, Sizing
 from rules.contract.answer import NamedCard
 from rules.knowledge.messages import Phrase
@@ -60,7 +61,8 @@ def chosen(
     if question.setting == "server" and question.shared and question.task == "training":
         choose_among = partial(choice_for, objective=objective, vendor=vendor, any_stack=any_stack)
         choice = side_by_side(choice, configs, choose_among, objective.headline)
-    return asked_first(choice, configs, objective, intent, named, stages.terms.boards_for)
+    choice = asked_first(choice, configs, objective, intent, named, stages.terms.boards_for)
+    return worded(choice)  # the ranking's notes, said once the choice is made
 
 
 def side_by_side(

@@ -50,6 +50,24 @@ def every(c: Configuration) -> bool:
 
 
 @dataclass(frozen=True)
+class Why:
+    """What a ranking found that its notes say (:func:`rules.choice_notes.worded`): the top, what the ranking
+    put first before memory (``lean``) or speed for the same money (``slower``) moved it, the best value, what
+    could lead, λ, the terms, the configuration ranked above the top that may not lead it, and the used cards'
+    note on the floor; worded once the stage has made its choice."""
+
+    top: Configuration
+    lean: Configuration
+    slower: Configuration
+    best_value: Configuration
+    within: tuple[Configuration, ...]
+    lam: float
+    objective: Objective
+    demoted: Configuration | None = None
+    floor_note: Note | None = None
+
+
+@dataclass(frozen=True)
 class Choice:
     top: Configuration | None
     runners_up: tuple[Configuration, ...] = ()
@@ -66,6 +84,7 @@ class Choice:
     within: tuple[
         Configuration, ...
     ] = ()  # what could lead, within the budget, best first (for alternatives_among)
+    why: Why | None = None  # what the ranking found, for the notes said once the choice is made
 
 
 @dataclass(frozen=True)

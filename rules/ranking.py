@@ -5,10 +5,10 @@ the one that maximises worth − λ × price (the objective :mod:`rules.choose` 
 never leads alone, and a roomier or faster configuration for about the same money takes the top), with the
 configurations ranked behind it, the ladder without a budget (entry, sweet spot, no compromise), the
 labelled alternatives (best value, fastest, roomiest, each better than the top on its own measure), a used
-option beside a new top, and the notes that say why (:mod:`rules.choice_notes`); when nothing fits the
-budget, what would, and a used option when there is one. :func:`choice_for` then weighs CUDA's place in it
-(rule ``vendor-nvidia``). Every ranking a question needs runs here, in one module, so that a question enters
-it once.
+option beside a new top, and what the notes that say why will say (:class:`~rules.objective.Why`); when
+nothing fits the budget, what would, and a used option when there is one. :func:`choice_for` then weighs
+CUDA's place in it (rule ``vendor-nvidia``). Every ranking a question needs runs here, in one module, so
+that a question enters it once.
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ from dataclasses import replace
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from rules.choice_notes import demoted_note, explain_choice, roomier_note, same_price_note, serving_notes
 from rules.configurations import Configuration
 from rules.knowledge.messages import Phrase, Text
-from rules.objective import BUDGET_SLACK, Allowed, Choice, Note, Objective, every
+from rules.objective import BUDGET_SLACK, Allowed, Choice, Note, Objective, Why, every
 from rules.used_cards import Pool, pool_for
 
 if TYPE_CHECKING:
@@ -230,20 +229,9 @@ def _ranked_choice(
         alternatives["used"] = used
         taken.add(used.gpu.id)
     runners = _runners_up(within, [top, *ladder.values(), *alternatives.values()], objective)
-    # what the ranking put first, before memory or speed for the same money moved the pick
-    notes = [roomier_note(slower, lean, objective)] if slower is not lean else []
-    notes += [same_price_note(top, slower, objective)] if top is not slower else []
-    notes += (
-        [Note("cost-efficiency", "applied", Phrase("choice.cheapest"))]
-        if cheapest
-        else explain_choice(top, best_value, within, lam, objective)
-        if top.need_met is None
-        else serving_notes(top)
-    )
     # ranked above the top, yet not headline: ranked_all is in key order, so only its first can be
-    if not cheapest and keyed[0][0] < top_key:
-        notes.append(demoted_note(ranked_all[0]))
-    notes += [pool.floor_note] if pool.floor_note else []
+    demoted = ranked_all[0] if not cheapest and keyed[0][0] < top_key else None
+    why = Why(top, lean, slower, best_value, tuple(within), lam, objective, demoted, pool.floor_note)
     return Choice(
         top,
         runners,
@@ -252,9 +240,8 @@ def _ranked_choice(
         lam,
         best_value,
         under,
-        (),
-        tuple(notes),
         within=tuple(within),
+        why=why,
     )
 
 
