@@ -78,14 +78,15 @@ class _TableNames:
     and 'flux 1' are one name). Read by hand rather than as one alternation of every alias, whose pattern
     took a terminal question 11 ms to compile."""
 
-    by_initial: dict[str, tuple[tuple[tuple[str, ...], bool], ...]]  # first letter -> (parts, ends at a word)
+    by_initial: dict[str, tuple[tuple[str, ...], ...]]  # first letter -> each alias's parts
     models: dict[str, ModelSpec]  # letters and digits of an alias -> its model
 
     def match(self, text: str, at: int) -> tuple[ModelSpec, int] | None:
-        """The first alias, longest first, written at ``at``: its model and where it ends."""
-        for parts, word_end in self.by_initial.get(text[at : at + 1], ()):
+        """The first alias, longest first, written at ``at`` and ending where its word ends ('flux 12' is no
+        'flux 1'): its model and where it ends."""
+        for parts in self.by_initial.get(text[at : at + 1], ()):
             end = _spelled_at(text, at, parts)
-            if end is not None and not (word_end and text[end : end + 1] in _WORD_CHARACTERS):
+            if end is not None and text[end : end + 1] not in _WORD_CHARACTERS:
                 return self.models["".join(parts)], end
         return None
 
@@ -103,11 +104,10 @@ def _table_names(g: Grammar) -> _TableNames:
                 clashes.add(key)
     aliases = {a.lower() for spec in by_key.values() for a in spec.aliases if _letters(a) not in clashes}
     ordered = [a for a in sorted(aliases, key=lambda a: (-len(_letters(a)), a)) if _letters(a)]
-    by_initial: dict[str, list[tuple[tuple[str, ...], bool]]] = {}
-    for i, alias in enumerate(ordered):
+    by_initial: dict[str, list[tuple[str, ...]]] = {}
+    for alias in ordered:
         parts = tuple(p for p in re.split(r"[^a-z0-9]+", alias) if p)
-        # only the last alternative of the one pattern this replaced was held to end at a word's end
-        by_initial.setdefault(parts[0][0], []).append((parts, i == len(ordered) - 1))
+        by_initial.setdefault(parts[0][0], []).append(parts)
     models = {k: v for k, v in by_key.items() if k not in clashes}
     return _TableNames({k: tuple(v) for k, v in by_initial.items()}, models)
 

@@ -114,7 +114,7 @@ def test_every_alias_of_the_model_table_is_read_with_any_separators_between_its_
     """An alias written with any separators between its parts, or none where a letter meets a number
     ('llama3.1', 'llama 3-1'), is read as its model and to its end."""
     names = grammar().patterns(_table_names)
-    parts = data.draw(st.sampled_from(sorted(p for bucket in names.by_initial.values() for p, _ in bucket)))
+    parts = data.draw(st.sampled_from(sorted(p for bucket in names.by_initial.values() for p in bucket)))
     text = parts[0]
     for before, part in pairwise(parts):
         separator = data.draw(st.sampled_from(_SEPARATORS))
@@ -123,3 +123,22 @@ def test_every_alias_of_the_model_table_is_read_with_any_separators_between_its_
         text += separator + part
     found = names.match(text, 0)
     assert found is not None and found == (names.models["".join(parts)], len(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_an_alias_runs_to_the_end_of_its_word(data) -> None:
+    """A name never ends inside a number or a word: 'flux 12 hours a week' is no 'flux 1' followed by
+    '2 hours a week' (it read two hours, and 'flux 10 hours a week' none at all)."""
+    names = grammar().patterns(_table_names)
+    parts = data.draw(st.sampled_from(sorted(p for bucket in names.by_initial.values() for p in bucket)))
+    text = " ".join(parts)
+    after = data.draw(st.sampled_from("0123456789abcxyz"))
+    found = names.match(text + after, 0)
+    assert found is None or found[1] != len(text)
+
+
+@pytest.mark.parametrize("hours", [10, 12, 40])
+def test_hours_after_a_model_name_are_the_hours(hours: int) -> None:
+    question = parse(f"flux {hours} hours a week", today=TODAY).question
+    assert (question.model, question.hours_per_week) == ("flux-1-dev", hours)
