@@ -83,12 +83,22 @@ class _TableNames:
 
     def match(self, text: str, at: int) -> tuple[ModelSpec, int] | None:
         """The first alias, longest first, written at ``at`` and ending where its word ends ('flux 12' is no
-        'flux 1'): its model and where it ends."""
+        'flux 1'): its model and where it ends. A version's last number written apart from the one before it
+        and followed by cards or a count ('deepseek v3 2 gpus') is the count, not the version ('v3.2')."""
         for parts in self.by_initial.get(text[at : at + 1], ()):
             end = _spelled_at(text, at, parts)
-            if end is not None and text[end : end + 1] not in _WORD_CHARACTERS:
-                return self.models["".join(parts)], end
+            if end is None or text[end : end + 1] in _WORD_CHARACTERS or _a_count(text, end, parts):
+                continue
+            return self.models["".join(parts)], end
         return None
+
+
+def _a_count(text: str, end: int, parts: tuple[str, ...]) -> bool:
+    """Whether an alias's last number, apart from the number before it, is a count of what follows it."""
+    if len(parts) < 2 or not parts[-1].isdigit() or not parts[-2][-1].isdigit():
+        return False
+    start = end - len(parts[-1])
+    return text[start - 1].isspace() and _NOT_A_VERSION.match(text, end) is not None
 
 
 _WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")

@@ -142,3 +142,30 @@ def test_an_alias_runs_to_the_end_of_its_word(data) -> None:
 def test_hours_after_a_model_name_are_the_hours(hours: int) -> None:
     question = parse(f"flux {hours} hours a week", today=TODAY).question
     assert (question.model, question.hours_per_week) == ("flux-1-dev", hours)
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "gpus"),
+    [
+        ("deepseek v3 2 gpus", "deepseek-v3", 2),  # not DeepSeek V3.2 on one card
+        ("mistral small 3 2 cards", "mistral-small-3", 2),
+        ("deepseek v3.2 2 gpus", "deepseek-v3", 2),  # the version written as one, then the count
+        ("phi 4 cards", "phi-4", 1),  # a family's one number stays its name
+    ],
+)
+def test_a_number_after_a_version_and_before_cards_is_their_count(text: str, model: str, gpus: int) -> None:
+    question = parse(text, today=TODAY).question
+    assert (question.model, question.gpus) == (model, gpus)
+
+
+def test_no_version_split_by_a_space_is_read_before_a_count_of_cards() -> None:
+    """Every alias whose last two parts end in numbers ('deepseek v3.2', 'mistral small 3.2'), written with a
+    space before its last number and followed by cards, is not that alias: that number counts the cards."""
+    names = grammar().patterns(_table_names)
+    aliases = [p for bucket in names.by_initial.values() for p in bucket]
+    split = [p for p in aliases if len(p) > 1 and p[-1].isdigit() and p[-2][-1].isdigit()]
+    assert split  # the table has such versions
+    for parts in split:
+        text = " ".join(parts) + " gpus"
+        found = names.match(text, 0)
+        assert found is None or found[1] < len(" ".join(parts))
