@@ -182,14 +182,23 @@ def _name_tokens(text: str, at: int, words: frozenset[str]) -> tuple[list[str], 
         token = m.group(1)
         bare_number = token.replace(".", "").isdigit()
         after_number = bool(tokens) and not tokens[-1].isalpha()  # "mistral large 3": a version of "large"
-        if bare_number and (after_number or len(token) > 3 or _NOT_A_VERSION.match(text, m.end())):
-            break  # "llama 70b 2 gpus", "llama 4090": a count or a card, not a version
+        if bare_number and (after_number or len(token) > 3 or _counted(text, m.end())):
+            break  # "llama 70b 2 gpus", "llama 4090", "flux 700 dollars": a count, a card, money
         single = len(token) == 1 and not token.isdigit()
         if not (_NAME_TOKEN.fullmatch(token) or token in words) or (single and m.group()[:1].isspace()):
             break
         tokens.append(token)
         end = m.end()
     return tokens, end
+
+
+def _counted(text: str, at: int) -> bool:
+    """Whether what follows a number makes it a count, a memory size or an amount of money."""
+    return bool(_NOT_A_VERSION.match(text, at) or grammar().patterns(_money_after).match(text, at))
+
+
+def _money_after(g: Grammar) -> re.Pattern[str]:
+    return re.compile(rf"\s*{g.cur}")
 
 
 def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int, int]:

@@ -169,3 +169,17 @@ def test_no_version_split_by_a_space_is_read_before_a_count_of_cards() -> None:
         text = " ".join(parts) + " gpus"
         found = names.match(text, 0)
         assert found is None or found[1] < len(" ".join(parts))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    family=st.sampled_from(["flux", "gemma 3", "llama 3", "qwen", "mistral", "sdxl", "phi", "deepseek"]),
+    amount=st.sampled_from([300, 450, 700, 999]),
+    currency=st.sampled_from([("dollars", "USD"), ("usd", "USD"), ("euro", "EUR"), ("руб", "RUB")]),
+)
+def test_a_number_before_money_words_after_a_model_is_the_budget(
+    family: str, amount: int, currency: tuple[str, str]
+) -> None:
+    """'flux 700 dollars' is FLUX with 700 USD, not a model 'flux 700' and no budget."""
+    question = parse(f"{family} {amount} {currency[0]}", today=TODAY).question
+    assert (question.budget, question.currency) == (amount, currency[1])
