@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 # ":" as in Ollama's tags ("deepseek-r1:32b"); a unit after a decimal is one size ("1.5b")
 _TAIL = re.compile(r"[\s_.:-]*([a-z0-9]+(?:\.\d+)*(?:(?<=\d)[bm](?![a-z0-9]))?\+?)")
-_NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
+# a name's numbers: "v3.2", "3.1", "8b", "8x7b", "a3b", "r1"; never thousands ("3k usd", "128k context")
+_NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-jl-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
 _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
 _NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час|-?\s*bits?\b|бит)")
 _TOKENS = re.compile(r"[a-z0-9]+(?:\.\d+)*")

@@ -137,8 +137,9 @@ _MEDIA_HOURS = bounded(
 )
 
 
-# "64x64 images", "1024×1024", "3x3 convolutions": a picture's or a kernel's size, never a count of cards.
-_RESOLUTION = bounded(r"(?P<w>\d{1,5})\s*[x×]\s*(?P<h>\d{1,5})(?:\s*(?:px|pixels?|пикс\w*))?")
+# "64x64 images", "1024×1024", "3x3 convolutions": a picture's or a kernel's size, never a count of cards; the
+# second number ends where its word does ("2x 2k usd" is two cards and 2,000 USD).
+_RESOLUTION = bounded(r"(?P<w>\d{1,5})\s*[x×]\s*(?P<h>\d{1,5})(?:\s*(?:px|pixels?|пикс\w*))?(?![\w.,])")
 # "x4 upscaling", "4x super-resolution": how much a picture is enlarged, never a count of cards.
 _UPSCALE = bounded(
     r"(?:[x×]\s*(?P<a>\d{1,2})|(?P<b>\d{1,2})\s*[x×])[\s-]+(?:upscal\w*|super[\s-]?resolution|увеличени\w*)"
@@ -178,8 +179,8 @@ def read_picture_size(scan: Scan) -> None:
         width, height = int(m.group("w")), int(m.group("h"))
         said = m.group().strip()
         if min(width, height) < 16:  # "2x3090" is two cards; "3x3" is a kernel or a grid
-            if width != height:
-                return False
+            if width != height or not said.replace("×", "x").replace("x", "").isdigit():
+                return False  # "4x 4 people": four cards and four people, written apart
             scan.amounts_of_work.append(f"size: {width}×{height} (from '{said}'; a kernel or a grid)")
             return True
         usual = "the memory is sized at the model's usual resolution"

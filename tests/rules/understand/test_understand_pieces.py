@@ -1,0 +1,57 @@
+"""Every piece of a question read for what it says, in any order: a budget, a count of cards, users, hours, a
+model, each next to any other ("mistral 7b 2x 2k usd", "4x 4 people", "flux 3k usd")."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.understand import parse
+
+TODAY = date(2026, 11, 22)
+
+# (field, what the text says, the value read)
+PIECES: dict[str, list[tuple[str, object]]] = {
+    "budget": [("$800", 800), ("1500 usd", 1500), ("under 1200 dollars", 1200), ("budget 2000", 2000),
+               ("3k usd", 3000), ("2k$", 2000), ("700 dollars", 700)],
+    "gpus": [("2 gpus", 2), ("4 cards", 4), ("4x", 4), ("2x", 2)],
+    "users": [("for 5 users", 5), ("4 people", 4), ("for 20 users", 20)],
+    "hours_per_week": [("10 hours a week", 10), ("40 hours a week", 40), ("12 hours a week", 12)],
+    "model": [("llama 8b", "llama-8b"), ("qwen 32b", "qwen-32b"), ("flux", "flux-1-dev"),
+              ("mistral 7b", "mistral-7b"), ("gemma 3 27b", "gemma-3-27b"), ("deepseek v3", "deepseek-v3")],
+}  # fmt: skip
+
+
+@st.composite
+def questions(draw: st.DrawFn) -> tuple[str, dict[str, object]]:
+    fields = draw(st.lists(st.sampled_from(sorted(PIECES)), min_size=2, max_size=4, unique=True))
+    said = {field: draw(st.sampled_from(PIECES[field])) for field in fields}
+    order = draw(st.permutations(fields))
+    return " ".join(said[f][0] for f in order), {f: said[f][1] for f in fields}
+
+
+@settings(max_examples=400, deadline=None)
+@given(question=questions())
+def test_every_piece_is_read_for_what_it_says_in_any_order(question: tuple[str, dict[str, object]]) -> None:
+    text, expected = question
+    parsed = parse(text, today=TODAY)
+    read = {field: getattr(parsed.question, field) for field in expected}
+    assert read == expected, text
+    assert not parsed.unknown, text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("4x 4 people", {"gpus": 4, "users": 4}),  # not a 4×4 grid
+        ("mistral 7b 2x 2k usd", {"gpus": 2, "budget": 2000}),  # not a 2×2 grid and a stray "k usd"
+        ("llama 8b 3k usd", {"model": "llama-8b", "budget": 3000}),  # not a model "llama 8b 3k"
+        ("3x3 convolutions cnn $800", {"gpus": 1, "budget": 800}),  # a kernel's size stays one
+    ],
+)
+def test_counts_and_thousands_next_to_sizes(text: str, expected: dict[str, object]) -> None:
+    question = parse(text, today=TODAY).question
+    assert {field: getattr(question, field) for field in expected} == expected
