@@ -38,7 +38,12 @@ _TAIL = re.compile(r"[\s_.:-]*([a-z0-9]+(?:\.\d+)*(?:(?<=\d)[bm](?![a-z0-9]))?\+
 # a name's numbers: "v3.2", "3.1", "8b", "8x7b", "a3b", "r1"; never thousands ("3k usd", "128k context")
 _NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-jl-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
 _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
-_NOT_A_VERSION = re.compile(r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|час|-?\s*bits?\b|бит)")
+# what makes a number after a model's name a count or an amount, not its version: cards, memory, hours
+# ("20 h/week"), bits, tokens a second, users, epochs
+_NOT_A_VERSION = re.compile(
+    r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|hrs?\b|h\b|h/|час|-?\s*bits?\b|бит"
+    r"|tok(?:ens?)?\b|tok/|t/s|users?\b|people\b|persons?\b|пользовател|человек|epochs?\b|эпох)"
+)
 _TOKENS = re.compile(r"[a-z0-9]+(?:\.\d+)*")
 _VERSION = re.compile(r"v?(\d+(?:\.\d+)*)")  # "3.2", "v3.2", "4": a model's version, not its size
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")

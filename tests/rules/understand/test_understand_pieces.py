@@ -1,5 +1,6 @@
-"""Every piece of a question read for what it says, in any order: a budget, a count of cards, users, hours, a
-model, each next to any other ("mistral 7b 2x 2k usd", "4x 4 people", "flux 3k usd")."""
+"""Every piece of a question read for what it says, in any order: a budget, a count of cards, users, hours,
+epochs, tokens a second, a context, a model, each next to any other ("mistral 7b 2x 2k usd", "4x 4 people",
+"flux 3k usd", "flux 20 h/week")."""
 
 from __future__ import annotations
 
@@ -16,12 +17,17 @@ TODAY = date(2026, 11, 22)
 # (field, what the text says, the value read)
 PIECES: dict[str, list[tuple[str, object]]] = {
     "budget": [("$800", 800), ("1500 usd", 1500), ("under 1200 dollars", 1200), ("budget 2000", 2000),
-               ("3k usd", 3000), ("2k$", 2000), ("700 dollars", 700)],
-    "gpus": [("2 gpus", 2), ("4 cards", 4), ("4x", 4), ("2x", 2)],
+               ("3k usd", 3000), ("2k$", 2000), ("700 dollars", 700), ("€900", 900), ("50000 рублей", 50000)],
+    "gpus": [("2 gpus", 2), ("4 cards", 4), ("4x", 4), ("2x", 2), ("a pair of gpus", 2)],
     "users": [("for 5 users", 5), ("4 people", 4), ("for 20 users", 20)],
-    "hours_per_week": [("10 hours a week", 10), ("40 hours a week", 40), ("12 hours a week", 12)],
+    "hours_per_week": [("10 hours a week", 10), ("40 hours a week", 40), ("12 hours a week", 12),
+                       ("20 h/week", 20)],
+    "epochs": [("3 epochs", 3), ("for 2 epochs", 2)],
+    "tokens_per_user": [("20 tokens/s each", 20), ("at 30 tok/s per user", 30)],
+    "context_tokens": [("8k context", 8192), ("32k context", 32768)],
     "model": [("llama 8b", "llama-8b"), ("qwen 32b", "qwen-32b"), ("flux", "flux-1-dev"),
-              ("mistral 7b", "mistral-7b"), ("gemma 3 27b", "gemma-3-27b"), ("deepseek v3", "deepseek-v3")],
+              ("mistral 7b", "mistral-7b"), ("gemma 3 27b", "gemma-3-27b"), ("deepseek v3", "deepseek-v3"),
+              ("whisper large", "whisper-large-v3"), ("sdxl", "sd-xl")],
 }  # fmt: skip
 
 
@@ -50,6 +56,8 @@ def test_every_piece_is_read_for_what_it_says_in_any_order(question: tuple[str, 
         ("mistral 7b 2x 2k usd", {"gpus": 2, "budget": 2000}),  # not a 2×2 grid and a stray "k usd"
         ("llama 8b 3k usd", {"model": "llama-8b", "budget": 3000}),  # not a model "llama 8b 3k"
         ("3x3 convolutions cnn $800", {"gpus": 1, "budget": 800}),  # a kernel's size stays one
+        ("flux 20 h/week", {"model": "flux-1-dev", "hours_per_week": 20}),  # not a model "flux 20"
+        ("whisper large 20 h/week", {"model": "whisper-large-v3", "hours_per_week": 20}),
     ],
 )
 def test_counts_and_thousands_next_to_sizes(text: str, expected: dict[str, object]) -> None:
