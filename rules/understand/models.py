@@ -41,7 +41,7 @@ _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
 # what makes a number after a model's name a count or an amount, not its version: cards, memory, hours
 # ("20 h/week"), bits, tokens a second, users, epochs
 _NOT_A_VERSION = re.compile(
-    r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|hours?\b|hrs?\b|h\b|h/|час|-?\s*bits?\b|бит"
+    r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|гпу|hours?\b|hrs?\b|h\b|h/|час|-?\s*bits?\b|бит"
     r"|tok(?:ens?)?\b|tok/|t/s|users?\b|people\b|persons?\b|пользовател|человек|epochs?\b|эпох)"
 )
 _TOKENS = re.compile(r"[a-z0-9]+(?:\.\d+)*")
@@ -204,7 +204,8 @@ def _counted(text: str, at: int) -> bool:
 
 
 def _money_after(g: Grammar) -> re.Pattern[str]:
-    return re.compile(rf"\s*{g.cur}")
+    """Money after a number: a currency, or thousands of one ("100к рублей", "3k usd")."""
+    return re.compile(rf"\s*(?:{g.thousands}\s*)?{g.cur}")
 
 
 def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int, int]:

@@ -31,16 +31,29 @@ PIECES: dict[str, list[tuple[str, object]]] = {
 }  # fmt: skip
 
 
+# the same in Russian, as the seed's readers write it
+PIECES_RU: dict[str, list[tuple[str, object]]] = {
+    "budget": [("за 50000 рублей", 50000), ("бюджет 80000 руб", 80000), ("до 120 тыс рублей", 120000),
+               ("100к рублей", 100000), ("150000₽", 150000)],
+    "gpus": [("2 видеокарты", 2), ("на 4 видеокартах", 4), ("две видеокарты", 2), ("4 гпу", 4)],
+    "users": [("на 10 пользователей", 10), ("для 5 человек", 5)],
+    "hours_per_week": [("10 часов в неделю", 10), ("40 часов в неделю", 40)],
+    "epochs": [("3 эпохи", 3), ("5 эпох", 5)],
+    "model": [("llama 8b", "llama-8b"), ("flux", "flux-1-dev"), ("sdxl", "sd-xl"),
+              ("whisper large", "whisper-large-v3")],
+}  # fmt: skip
+
+
 @st.composite
-def questions(draw: st.DrawFn) -> tuple[str, dict[str, object]]:
-    fields = draw(st.lists(st.sampled_from(sorted(PIECES)), min_size=2, max_size=4, unique=True))
-    said = {field: draw(st.sampled_from(PIECES[field])) for field in fields}
+def questions(draw: st.DrawFn, pieces: dict[str, list[tuple[str, object]]]) -> tuple[str, dict[str, object]]:
+    fields = draw(st.lists(st.sampled_from(sorted(pieces)), min_size=2, max_size=4, unique=True))
+    said = {field: draw(st.sampled_from(pieces[field])) for field in fields}
     order = draw(st.permutations(fields))
     return " ".join(said[f][0] for f in order), {f: said[f][1] for f in fields}
 
 
 @settings(max_examples=400, deadline=None)
-@given(question=questions())
+@given(question=st.one_of(questions(PIECES), questions(PIECES_RU)))
 def test_every_piece_is_read_for_what_it_says_in_any_order(question: tuple[str, dict[str, object]]) -> None:
     text, expected = question
     parsed = parse(text, today=TODAY)
@@ -58,6 +71,8 @@ def test_every_piece_is_read_for_what_it_says_in_any_order(question: tuple[str, 
         ("3x3 convolutions cnn $800", {"gpus": 1, "budget": 800}),  # a kernel's size stays one
         ("flux 20 h/week", {"model": "flux-1-dev", "hours_per_week": 20}),  # not a model "flux 20"
         ("whisper large 20 h/week", {"model": "whisper-large-v3", "hours_per_week": 20}),
+        ("flux 100к рублей", {"model": "flux-1-dev", "budget": 100000}),  # not a model "flux 100"
+        ("sdxl 4 гпу", {"model": "sd-xl", "gpus": 4}),
     ],
 )
 def test_counts_and_thousands_next_to_sizes(text: str, expected: dict[str, object]) -> None:
