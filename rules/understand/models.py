@@ -39,10 +39,11 @@ _TAIL = re.compile(r"[\s_.:-]*([a-z0-9]+(?:\.\d+)*(?:(?<=\d)[bm](?![a-z0-9]))?\+
 _NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-jl-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
 _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
 # what makes a number after a model's name a count or an amount, not its version: cards, memory, hours
-# ("20 h/week"), bits, tokens a second, users, epochs
+# ("20 h/week"), bits, tokens a second, users, epochs, cards named by their number
 _NOT_A_VERSION = re.compile(
     r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|гпу|hours?\b|hrs?\b|h\b|h/|час|-?\s*bits?\b|бит"
-    r"|tok(?:ens?)?\b|tok/|t/s|users?\b|people\b|persons?\b|пользовател|человек|epochs?\b|эпох)"
+    r"|tok(?:ens?)?\b|tok/|t/s|users?\b|people\b|persons?\b|пользовател|человек|epochs?\b|эпох"
+    r"|\d{4}s?\b)"  # a card by its number: "sdxl 2 3090s" is SDXL on two RTX 3090s
 )
 _TOKENS = re.compile(r"[a-z0-9]+(?:\.\d+)*")
 _VERSION = re.compile(r"v?(\d+(?:\.\d+)*)")  # "3.2", "v3.2", "4": a model's version, not its size
@@ -186,10 +187,10 @@ def _name_tokens(text: str, at: int, words: frozenset[str]) -> tuple[list[str], 
         if not m:
             break
         token = m.group(1)
-        bare_number = token.replace(".", "").isdigit()
+        bare_number = token.replace(".", "").isdigit() or (token[:-1].isdigit() and token.endswith("s"))
         after_number = bool(tokens) and not tokens[-1].isalpha()  # "mistral large 3": a version of "large"
         if bare_number and (after_number or len(token) > 3 or _counted(text, m.end())):
-            break  # "llama 70b 2 gpus", "llama 4090", "flux 700 dollars": a count, a card, money
+            break  # "llama 70b 2 gpus", "llama 4090", "flux 3090s", "flux 700 dollars": a count, cards, money
         single = len(token) == 1 and not token.isdigit()
         if not (_NAME_TOKEN.fullmatch(token) or token in words) or (single and m.group()[:1].isspace()):
             break

@@ -73,6 +73,8 @@ def test_every_piece_is_read_for_what_it_says_in_any_order(question: tuple[str, 
         ("whisper large 20 h/week", {"model": "whisper-large-v3", "hours_per_week": 20}),
         ("flux 100к рублей", {"model": "flux-1-dev", "budget": 100000}),  # not a model "flux 100"
         ("sdxl 4 гпу", {"model": "sd-xl", "gpus": 4}),
+        ("sdxl 2 3090s", {"model": "sd-xl", "gpus": 2, "compare": ("rtx 3090",)}),  # two cards, not a model
+        ("sdxl 3090s", {"model": "sd-xl", "compare": ("rtx 3090",)}),
     ],
 )
 def test_counts_and_thousands_next_to_sizes(text: str, expected: dict[str, object]) -> None:
