@@ -41,7 +41,7 @@ _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
 # what makes a number after a model's name a count or an amount, not its version: cards, memory, hours
 # ("20 h/week"), bits, tokens a second, users, epochs, cards named by their number
 _NOT_A_VERSION = re.compile(
-    r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|гпу|hours?\b|hrs?\b|h\b|h/|час|-?\s*bits?\b|бит"
+    r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|карт|гпу|hours?\b|hrs?\b|h\b|h/|час|-?\s*bits?\b|бит"
     r"|tok(?:ens?)?\b|tok/|t/s|users?\b|people\b|persons?\b|пользовател|человек|epochs?\b|эпох"
     r"|\d{4}s?\b)"  # a card by its number: "sdxl 2 3090s" is SDXL on two RTX 3090s
 )

@@ -24,6 +24,8 @@ _SLACK_LINK = re.compile(r"<(?:https?|mailto):[^<>|]*(?:\|([^<>]*))?>")  # no "<
 _SLACK_REF = re.compile(r"<[@#!][^<>]*>")
 _SHORTCODE = re.compile(r":[a-z0-9_+'-]+:")
 _SPACES = re.compile(r"\s+")
+# the Cyrillic "х" typed as a times sign beside a number ("2х3090", "на 2х 4090", "х2"), never inside a word
+_CYRILLIC_TIMES = re.compile(r"(?<=\d)(\s?)х(?![а-яa-z])|(?<![а-яa-z])х(?=\s?\d)")
 
 
 def clean(text: str) -> str:
@@ -32,6 +34,7 @@ def clean(text: str) -> str:
     text = _SLACK_REF.sub(" ", text)
     text = unicodedata.normalize("NFKC", text).lower().replace("ё", "е").replace("’", "'")
     text = _SHORTCODE.sub(" ", text)
+    text = _CYRILLIC_TIMES.sub(lambda m: f"{m.group(1) or ''}x", text)
     return _SPACES.sub(" ", text.translate(_KEPT)).strip()
 
 

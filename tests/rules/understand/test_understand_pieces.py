@@ -35,7 +35,8 @@ PIECES: dict[str, list[tuple[str, object]]] = {
 PIECES_RU: dict[str, list[tuple[str, object]]] = {
     "budget": [("за 50000 рублей", 50000), ("бюджет 80000 руб", 80000), ("до 120 тыс рублей", 120000),
                ("100к рублей", 100000), ("150000₽", 150000)],
-    "gpus": [("2 видеокарты", 2), ("на 4 видеокартах", 4), ("две видеокарты", 2), ("4 гпу", 4)],
+    "gpus": [("2 видеокарты", 2), ("на 4 видеокартах", 4), ("две видеокарты", 2), ("4 гпу", 4),
+             ("2 карты", 2), ("2х", 2)],
     "users": [("на 10 пользователей", 10), ("для 5 человек", 5)],
     "hours_per_week": [("10 часов в неделю", 10), ("40 часов в неделю", 40)],
     "epochs": [("3 эпохи", 3), ("5 эпох", 5)],
@@ -75,6 +76,9 @@ def test_every_piece_is_read_for_what_it_says_in_any_order(question: tuple[str, 
         ("sdxl 4 гпу", {"model": "sd-xl", "gpus": 4}),
         ("sdxl 2 3090s", {"model": "sd-xl", "gpus": 2, "compare": ("rtx 3090",)}),  # two cards, not a model
         ("sdxl 3090s", {"model": "sd-xl", "compare": ("rtx 3090",)}),
+        ("sdxl 2 карты", {"model": "sd-xl", "gpus": 2}),
+        ("2х3090 для llama 70b", {"gpus": 2, "compare": ("rtx 3090",)}),  # a Cyrillic "х" as the times sign
+        ("llama 70b на 2х 4090", {"gpus": 2, "compare": ("rtx 4090",)}),
     ],
 )
 def test_counts_and_thousands_next_to_sizes(text: str, expected: dict[str, object]) -> None:

@@ -184,3 +184,10 @@ def test_the_first_mention_of_a_field_wins() -> None:
     scan = Scan("", TODAY)
     assert scan.put("gpus", 2, " 2 gpus ") and scan.put("gpus", 4, "4 cards")
     assert scan.values == {"gpus": (2, "2 gpus")}
+
+
+def test_a_cyrillic_x_beside_a_number_is_the_times_sign_and_stays_in_words() -> None:
+    from rules.understand.text import clean
+
+    assert clean("2х3090, х2, 2 х 3090") == "2x3090, x2, 2 x 3090"
+    assert clean("Их хватит: хорошо, 3 штуки") == "их хватит: хорошо, 3 штуки"
