@@ -20,6 +20,9 @@ from rules.understand.text import clean
 
 BOUND = r"(?<![\w$€£₽])"  # where a word may start: not inside a word or right after a currency sign
 NUM = r"\d+(?:[.,]\d+)?"
+# where a number ends: not inside a word, nor before a decimal or grouped part ("4,000", "1.5"); a comma or
+# a full stop that ends the clause ends the number ("batch size 4, $3000")
+NUMBER_END = r"(?!\w|[.,]\d)"
 MONEY_NUM = r"\d{1,3}(?:[.,]\d{3})+(?!\d)|\d+(?:[.,]\d+)?"
 
 T = TypeVar("T")

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from rules.contract.question import Question
-from rules.understand.grammar import MONEY_NUM, Grammar, any_of, bounded, grammar
+from rules.understand.grammar import MONEY_NUM, NUMBER_END, Grammar, any_of, bounded, grammar
 from rules.understand.text import AmountSaid, Scan, note, number, whole
 
 _DIGIT_RUN = re.compile(r"\d+")
@@ -50,9 +50,9 @@ def _range_patterns(g: Grammar) -> tuple[re.Pattern[str], ...]:
             rf"\s*(?P<cur{i}>{g.cur})?"
         )
 
-    joined = rf"{end(1)}\s*(?:-|{any_of(g.data['range_words'])})\s*{end(2)}(?![\w.,])"
+    joined = rf"{end(1)}\s*(?:-|{any_of(g.data['range_words'])})\s*{end(2)}{NUMBER_END}"
     return (
-        bounded(rf"(?:between|между)\s+{end(1)}\s+(?:and|и)\s+{end(2)}(?![\w.,])"),
+        bounded(rf"(?:between|между)\s+{end(1)}\s+(?:and|и)\s+{end(2)}{NUMBER_END}"),
         bounded(rf"(?:(?:from|от)\s+)?{joined}"),
     )
 
@@ -125,7 +125,7 @@ def read_bare_number(scan: Scan) -> None:
     value = number(numbers[0])
     if value < 50 or 2010 <= value <= 2049:
         return
-    pattern = re.compile(r"(?<![\w.,])" + re.escape(numbers[0]) + r"(?![\w.,])")
+    pattern = re.compile(r"(?<!\w)(?<!\d[.,])" + re.escape(numbers[0]) + NUMBER_END)
     scan.take(pattern, lambda m: scan.put("budget", (whole(value), None), m.group()))
 
 

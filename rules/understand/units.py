@@ -22,7 +22,7 @@ from typing import Any
 from rules.contract.question import Question
 from rules.knowledge.messages import spoken
 from rules.understand import lookups
-from rules.understand.grammar import NUM, Grammar, any_of, bounded, grammar
+from rules.understand.grammar import NUM, NUMBER_END, Grammar, any_of, bounded, grammar
 from rules.understand.text import HINT, JobSaid, ModelSaid, Scan, clean, number, whole
 
 _MEMORY = bounded(
@@ -64,7 +64,7 @@ _CONTEXT = bounded(
     r"(?:\s*(?:tokens?|токен\w*))?)(?!\w)"
 )
 _BATCH = bounded(
-    r"(?:batch(?:[\s-]*size)?|bs|батч\w*|размер\w*\s+батча)(?:\s+of)?\s*[:=]?\s*(?P<n>\d{1,4})(?![\w.,])"
+    r"(?:batch(?:[\s-]*size)?|bs|батч\w*|размер\w*\s+батча)(?:\s+of)?\s*[:=]?\s*(?P<n>\d{1,4})" + NUMBER_END
 )
 _TEAM = bounded(
     r"(?:(?:team|group|lab|department)\s+of\s+(?P<team>\d{1,4})(?!\d)|команд\w*\s+из\s+(?P<komanda>\d{1,4})(?!\d)"
@@ -139,7 +139,7 @@ _MEDIA_HOURS = bounded(
 
 # "64x64 images", "1024×1024", "3x3 convolutions": a picture's or a kernel's size, never a count of cards; the
 # second number ends where its word does ("2x 2k usd" is two cards and 2,000 USD).
-_RESOLUTION = bounded(r"(?P<w>\d{1,5})\s*[x×]\s*(?P<h>\d{1,5})(?:\s*(?:px|pixels?|пикс\w*))?(?![\w.,])")
+_RESOLUTION = bounded(r"(?P<w>\d{1,5})\s*[x×]\s*(?P<h>\d{1,5})(?:\s*(?:px|pixels?|пикс\w*))?" + NUMBER_END)
 # "x4 upscaling", "4x super-resolution": how much a picture is enlarged, never a count of cards.
 _UPSCALE = bounded(
     r"(?:[x×]\s*(?P<a>\d{1,2})|(?P<b>\d{1,2})\s*[x×])[\s-]+(?:upscal\w*|super[\s-]?resolution|увеличени\w*)"

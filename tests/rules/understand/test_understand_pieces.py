@@ -77,6 +77,9 @@ def test_every_piece_is_read_for_what_it_says_in_any_order(question: tuple[str, 
         ("sdxl 2 3090s", {"model": "sd-xl", "gpus": 2, "compare": ("rtx 3090",)}),  # two cards, not a model
         ("sdxl 3090s", {"model": "sd-xl", "compare": ("rtx 3090",)}),
         ("sdxl 2 карты", {"model": "sd-xl", "gpus": 2}),
+        ("llama 8b lora at batch size 4, $3000", {"batch": 4, "budget": 3000}),  # a comma ends the number
+        ("bert large batch 32. $1000", {"batch": 32, "budget": 1000}),
+        ("nlp 1,800", {"budget": 1800}),  # a grouped number stays one
         ("2х3090 для llama 70b", {"gpus": 2, "compare": ("rtx 3090",)}),  # a Cyrillic "х" as the times sign
         ("llama 70b на 2х 4090", {"gpus": 2, "compare": ("rtx 4090",)}),
     ],
