@@ -117,8 +117,8 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
     most = machine.gpus_per_machine if question.setting in (None, "desktop") else machine.gpus_per_server
     # a server is built to hold several; users' speed may need more cards than the fewest that hold
     every = question.setting == "server" or bool(job.serving_need)
-    most = question.gpus if question.gpus_fixed else most
-    configs, excluded = configure(placeable, sizing, question.gpus, most, every_count=every)
+    counts = question.gpus if question.gpus_fixed else most  # the most cards a configuration may have
+    configs, excluded = configure(placeable, sizing, question.gpus, counts, every_count=every)
     gb = question.card_memory_gb  # "will llama 13b fit on 8 GB": whether cards of that memory hold the job
     card = sizing.fit(gb, max(question.gpus, 1)) if gb else None
     return Stages(

@@ -38,10 +38,11 @@ _TAIL = re.compile(r"[\s_.:-]*([a-z0-9]+(?:\.\d+)*(?:(?<=\d)[bm](?![a-z0-9]))?\+
 # a name's numbers: "v3.2", "3.1", "8b", "8x7b", "a3b", "r1"; never thousands ("3k usd", "128k context")
 _NAME_TOKEN = re.compile(r"v\d+(?:\.\d+)*[a-z]?|\d+(?:\.\d+)*[a-jl-wyz]?|\d+x\d+b|[ae]\d+(?:\.\d+)?b|[rb]\d")
 _SIZE = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]")
-# what makes a number after a model's name a count or an amount, not its version: cards, memory, hours
-# ("20 h/week"), bits, tokens a second, users, epochs, cards named by their number
+# what makes a number after a model's name a count or an amount, not its version, besides the vocabulary's
+# count nouns and money (:func:`_counted`): memory, hours ("20 h/week"), bits, tokens a second, users, epochs,
+# cards by their number
 _NOT_A_VERSION = re.compile(
-    r"\s*(?:[x×]|gpus?\b|cards?\b|gb\b|гб|видеокарт|карт|гпу|hours?\b|hrs?\b|h\b|h/|час|-?\s*bits?\b|бит"
+    r"\s*(?:[x×]|gb\b|гб|hours?\b|hrs?\b|h\b|h/|час|-?\s*bits?\b|бит"
     r"|tok(?:ens?)?\b|tok/|t/s|users?\b|people\b|persons?\b|пользовател|человек|epochs?\b|эпох"
     r"|\d{4}s?\b)"  # a card by its number: "sdxl 2 3090s" is SDXL on two RTX 3090s
 )
@@ -105,7 +106,7 @@ def _a_count(text: str, end: int, parts: tuple[str, ...]) -> bool:
     if len(parts) < 2 or not parts[-1].isdigit() or not parts[-2][-1].isdigit():
         return False
     start = end - len(parts[-1])
-    return text[start - 1].isspace() and _NOT_A_VERSION.match(text, end) is not None
+    return text[start - 1].isspace() and _counted(text, end)
 
 
 _WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
@@ -201,12 +202,13 @@ def _name_tokens(text: str, at: int, words: frozenset[str]) -> tuple[list[str], 
 
 def _counted(text: str, at: int) -> bool:
     """Whether what follows a number makes it a count, a memory size or an amount of money."""
-    return bool(_NOT_A_VERSION.match(text, at) or grammar().patterns(_money_after).match(text, at))
+    return bool(_NOT_A_VERSION.match(text, at) or grammar().patterns(_counts_or_money).match(text, at))
 
 
-def _money_after(g: Grammar) -> re.Pattern[str]:
-    """Money after a number: a currency, or thousands of one ("100к рублей", "3k usd")."""
-    return re.compile(rf"\s*(?:{g.thousands}\s*)?{g.cur}")
+def _counts_or_money(g: Grammar) -> re.Pattern[str]:
+    """What the vocabulary reads a number before as a count ("2 gpus", "4 гпу", "2 карты") or as money (a
+    currency, or thousands of one: "100к рублей", "3k usd")."""
+    return re.compile(rf"\s*(?:{any_of(g.data['count_nouns'])}|(?:{g.thousands}\s*)?{g.cur})")
 
 
 def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int, int]:
