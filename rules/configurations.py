@@ -9,13 +9,14 @@ Each offer gets one count: the count asked for, or — when one card is asked fo
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rules.job import POOLING, Job, term_key
 from rules.knowledge.messages import Joined, Phrase, Text
-from rules.market import Offer, SystemOffer
+from rules.market import Offer, Rental, SystemOffer
 from rules.need import GIB_IN_GB
 
 if TYPE_CHECKING:
@@ -51,9 +52,8 @@ class Fit:
     effective_gb: float
     sharded: bool
     said: Text  # how, in words
-    headroom: float = float(
-        "inf"
-    )  # spare share where memory binds: the card, or each card's part of a split job
+    # spare share where memory binds: the card, or each card's part of a split job
+    headroom: float = float("inf")
     serial: bool = False  # the cards hold parts of the model that run one after another: no speed-up
 
 
@@ -122,12 +122,9 @@ class Sizing:
     work: str
     performance: PerformanceModel
     terms: Terms
-    asked_gb: (
-        float | None
-    )  # memory the question asked for: a card must have it (or, in all, several for inference)
+    asked_gb: float | None  # memory asked for: a card must have it (or, in all, several for inference)
     in_all: bool  # memory asked beyond the largest card placeable can only mean memory in all
-    # (module id, count) -> the whole server of that many
-    systems: Mapping[tuple[str, int], SystemOffer] = field(default_factory=dict)
+    systems: Mapping[tuple[str, int], SystemOffer] = field(default_factory=dict)  # (module, count) -> server
 
     @property
     def factor(self) -> float:
@@ -291,6 +288,39 @@ def configure(
     return _serving_enough(made, excluded, sizing)
 
 
+@dataclass(frozen=True)
+class Rentable:
+    """A rental whose units hold the job: the fewest of them that do, and one unit's speed for the job."""
+
+    rental: Rental
+    fewest: int
+    relative: float
+
+
+def rentables(rentals: Iterable[Rental], sizing: Sizing, most: int) -> tuple[Rentable, ...]:
+    """The rentals that hold the job on at most ``most`` units: renting is weighed at as many units as are
+    bought, which only the choice knows, and more units never hold less."""
+    fewest: dict[float, int | None] = {}  # by memory size: many accelerators share one
+    made = []
+    for rental in rentals:
+        memory = rental.unit.memory_gb
+        if memory not in fewest:
+            fewest[memory] = _fewest_within(memory, sizing, most)
+        if (count := fewest[memory]) is not None:
+            made.append(Rentable(rental, count, sizing.relative(rental.unit)))
+    return tuple(made)
+
+
+def _fewest_within(memory_gb: float, sizing: Sizing, most: int) -> int | None:
+    """The fewest cards of ``memory_gb``, up to ``most``, that hold the job (None: not even ``most``); more
+    cards never hold less, so a bisection finds it."""
+    if sizing.fit(memory_gb, 1).fits:
+        return 1
+    counts = range(2, most + 1)
+    at = bisect_left(counts, True, key=lambda n: sizing.fit(memory_gb, n).fits)
+    return counts[at] if at < len(counts) else None
+
+
 def _fit_of(memory_gb: float, count: int, sizing: Sizing, fits: dict[tuple[float, int], Fit]) -> Fit:
     """How ``count`` cards of ``memory_gb`` hold the job, worked out once for every card of that size."""
     key = (memory_gb, count)
@@ -381,8 +411,7 @@ def _parallel_above(
 def _left_out(gpu: Gpu, sizing: Sizing, fits: dict[tuple[float, int], Fit], counts: tuple[int, ...]) -> Left:
     """Why no allowed count of ``gpu`` works: the build rule, when the most cards allowed would hold the job;
     else memory, at the most cards allowed, or, where the build rule refuses none, at the largest count tried
-    for this card (``fits`` is shared by the cards of one memory size,
-    so another card may have been tried beyond this one)."""
+    for this card (``fits`` is shared by the cards of one size: another may have been tried beyond it)."""
     refusal = sizing.build(gpu, counts[-1]) if counts[-1] > 1 else None
     if refusal:
         widest = fits.get((gpu.memory_gb, counts[-1])) or sizing.fit(gpu.memory_gb, counts[-1])

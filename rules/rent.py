@@ -18,8 +18,7 @@ from rules.market import Market, Rental, TpuChip
 from rules.money import Pricing
 
 if TYPE_CHECKING:
-    from rules.configurations import Configuration, Sizing
-    from rules.contract.question import Question
+    from rules.configurations import Configuration
     from rules.knowledge import Gpu, Rulebook
     from rules.stages import Known, Stages
 
@@ -42,7 +41,7 @@ def rent_or_buy(
     """
     question, market, asker, rulebook = stages.question, stages.market, stages.asker, known.rulebook
     count = top.count if top is not None else question.gpus  # as many rented as would be bought
-    found = _holding(rulebook, market, question, stages.sizing, named, count)
+    found = _holding(rulebook, stages, named, count)
     if found is None:
         return None
     usable, speed, value = found
@@ -73,26 +72,23 @@ def rent_or_buy(
 
 
 def _holding(
-    rulebook: Rulebook, market: Market, question: Question, sizing: Sizing, named: frozenset[str], count: int
+    rulebook: Rulebook, stages: Stages, named: frozenset[str], count: int
 ) -> tuple[list[Rental], dict[str, float], list[Rental]] | None:
     """(the rentals that hold the job on ``count`` units, their speeds, the same by cost per unit of
     work); None: none does."""
-    suits_tpu = question.workload in rulebook.tpu_fit.good_for and sizing.job.runs_on_tpu
-    holds: dict[float, bool] = {}  # by memory size: many accelerators share one
-    usable = []
-    for rental in market.rentals:
-        unit = rental.unit
-        if isinstance(unit, TpuChip) and not suits_tpu and unit.id not in named:
-            continue
-        if unit.memory_gb not in holds:
-            holds[unit.memory_gb] = sizing.fit(unit.memory_gb, count).fits
-        if holds[unit.memory_gb]:
-            usable.append(rental)
-    if not usable:
+    suits_tpu = stages.question.workload in rulebook.tpu_fit.good_for and stages.job.runs_on_tpu
+    held = [
+        r
+        for r in stages.rentable
+        if r.fewest <= count
+        and (not isinstance(r.rental.unit, TpuChip) or suits_tpu or r.rental.unit.id in named)
+    ]
+    if not held:
         return None
+    usable = [r.rental for r in held]
     # the same measure the card to buy is ranked by (the job's own precision), so that "about as fast" and
     # the cost per unit of work compare like with like
-    speed = {r.unit.id: sizing.relative(r.unit) for r in usable}
+    speed = {r.rental.unit.id: r.relative for r in held}
     return (
         usable,
         speed,

@@ -2,10 +2,10 @@
 
 :func:`configured` runs them in order: the market of the date, who asks, the job (with what a memory-bound
 job's memory is valued against, its needs at lower precisions where cards are judged, and its memory floor),
-the rules' terms, the configurations that hold the job (with those the rules keep, and whether cards of a
-memory the question said hold it). Everything after (the named cards, the choice, renting, the
-explanation, the answer) reads the :class:`Stages` it returns and the :class:`Known` it was made from, and
-calls nothing back here.
+the rules' terms, the configurations that hold the job (with those the rules keep, whether cards of a memory
+the question said hold it, and the rentals that hold it where renting is weighed). Everything after (the
+named cards, the choice, renting, the explanation, the answer) reads the :class:`Stages` it returns and the
+:class:`Known` it was made from, and calls nothing back here.
 """
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ from rules.configurations import (
     Configuration,
     Fit,
     Left,
+    Rentable,
     Sizing,
     configure,
     fit_on,
     kept_configurations,
+    rentables,
     sizing_for,
 )
+from rules.contract.values import MAX_GPUS
 from rules.job import Job, job_for, lower_needs, memory_reference
 from rules.job_defaults import workload_key
 from rules.memory_terms import floor_for
@@ -75,14 +78,14 @@ class Stages:
     card_fit: Fit | None = (
         None  # whether cards of the memory the question said hold the job, as many as asked
     )
+    rentable: tuple[Rentable, ...] = ()  # where the rules weigh renting: the rentals that hold the job
 
 
 def configured(question: Question, as_of: date, known: Known, asked: Question | None = None) -> Stages:
-    """The stages up to the configurations: the market, who asks, the job, the rules' terms, what holds
-    the job; ``asked``: the question before the engine's defaults, which says which precision the asker left
-    open."""
+    """The stages up to the configurations: the market, who asks, the job, the rules' terms, what holds the
+    job; ``asked``: the question before the engine's defaults (the precision the asker left open)."""
     market, largest, placeable, pricing = _market(question, as_of, known)
-    rulebook, catalog = known.rulebook, known.catalog
+    rulebook, catalog, machine = known.rulebook, known.catalog, known.rulebook.one_machine
     owned = catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
     asker = asker_for(question, pricing, rulebook, owned)
     job = job_for(question, rulebook, tuple(p.min_memory_gb for p in asker.personas if p.min_memory_gb))
@@ -113,7 +116,6 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
         )
     )
     sizing = sizing_for(question, job, work, terms, known.performance, largest, systems=market.systems)
-    machine = rulebook.one_machine
     most = machine.gpus_per_machine if question.setting in (None, "desktop") else machine.gpus_per_server
     # a server is built to hold several; users' speed may need more cards than the fewest that hold
     every = question.setting == "server" or bool(job.serving_need)
@@ -121,6 +123,7 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
     configs, excluded = configure(placeable, sizing, question.gpus, counts, every_count=every)
     gb = question.card_memory_gb  # "will llama 13b fit on 8 GB": whether cards of that memory hold the job
     card = sizing.fit(gb, max(question.gpus, 1)) if gb else None
+    rentable = rentables(market.rentals, sizing, MAX_GPUS) if terms.rent else ()
     return Stages(
         question,
         as_of,
@@ -136,6 +139,7 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
         pricing,
         lower,
         card,
+        rentable,
     )
 
 
