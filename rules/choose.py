@@ -14,26 +14,25 @@ cost-efficient RTX 2060). A budget far beyond the best value lowers λ to
 ``threshold × most worth affordable / budget``: whoever sets aside that much
 values speed more. λ never rises with the budget, so a larger budget never gives a pick of less
 worth: never slower, unless roomier for a memory-bound job. CUDA leads when it is close (rule
-``vendor-nvidia``), and a card the question names is answered first (:func:`asked_first`).
+``vendor-nvidia``), and a card the question names is answered first.
 
-:func:`chosen` is the stage: the ranking with CUDA's place in it (:mod:`rules.ranking`, over the terms in
-:mod:`rules.objective`), a shared training server's cards side by side, then the card asked for first. The
-picks the answer shows, in order, are :mod:`rules.shown`'s.
+:func:`chosen` is the stage: every ranking it needs first (:mod:`rules.ranking`, over the terms in
+:mod:`rules.objective`), then who leads (:mod:`rules.leading`): CUDA's place, a shared training server's
+cards side by side, the card asked for first. The picks the answer shows, in order, are
+:mod:`rules.shown`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
-from functools import partial
 from typing import TYPE_CHECKING
 
 from rules.choice_notes import worded
 from rules.configurations import Configuration, Sizing
 from rules.contract.answer import NamedCard
-from rules.knowledge.messages import Phrase
-from rules.objective import Allowed, Choice, Note, Objective
-from rules.ranking import choice_for, choose, still_better
+from rules.leading import asked_first, cuda_placed, side_by_side
+from rules.objective import Choice, Objective
+from rules.ranking import choose, rankings_for
 
 if TYPE_CHECKING:
     from rules.contract.question import Question
@@ -42,7 +41,10 @@ if TYPE_CHECKING:
     from rules.market import Offer
     from rules.stages import Stages
 
-__all__ = ["asked_first", "chosen", "named_configurations", "side_by_side"]
+__all__ = ["chosen", "named_configurations"]
+
+# the intents a card the question names is answered first for
+_ASKING = ("recommend", "fit", "rent-or-buy")
 
 
 def chosen(
@@ -54,101 +56,40 @@ def chosen(
     named: Sequence[NamedCard],
 ) -> Choice:
     """The stage: the choice among the configurations the rules keep (``configs``), CUDA's place in it, a
-    shared server for training weighed side by side with one card, the card asked for first."""
+    shared server for training weighed side by side with one card, the card asked for first: every ranking
+    they need made first (:mod:`rules.ranking`), who leads decided on them after (:mod:`rules.leading`)."""
     question, job = stages.question, stages.job
     any_stack = job.is_llm and job.method == "inference"
-    choice = choice_for(configs, objective, vendor, any_stack)
-    if question.setting == "server" and question.shared and question.task == "training":
-        choose_among = partial(choice_for, objective=objective, vendor=vendor, any_stack=any_stack)
-        choice = side_by_side(choice, configs, choose_among, objective.headline)
-    choice = asked_first(choice, configs, objective, intent, named, stages.terms.boards_for)
+    shared = question.setting == "server" and question.shared and question.task == "training"
+    ids = {e.gpu for e in named if e.gpu and e.owned is not True} if intent in _ASKING else set()
+    fewest = _fewest_named(configs, ids, stages.terms.boards_for)
+
+    def apart(c: Configuration) -> bool:
+        """Several of one card, each holding the job alone, that may lead the answer."""
+        return c.count > 1 and not c.fit.sharded and objective.headline(c)
+
+    ranked = rankings_for(configs, objective, vendor.safe_stack)
+    several = rankings_for(configs, objective, vendor.safe_stack, apart) if shared else None
+    theirs = Objective(objective.budget_usd, None, objective.threshold, True, objective.pricing)
+    mine = choose(configs, theirs, lambda c: fewest.get(c.gpu.id) == c.count) if fewest else None
+    choice = cuda_placed(ranked, objective, vendor, any_stack)
+    if several is not None:
+        choice = side_by_side(choice, cuda_placed(several, objective, vendor, any_stack))
+    choice = asked_first(choice, mine, ids)
     return worded(choice)  # the ranking's notes, said once the choice is made
 
 
-def side_by_side(
-    choice: Choice,
-    configs: Sequence[Configuration],
-    choose_among: Callable[[Sequence[Configuration]], Choice],
-    may_lead: Allowed,
-) -> Choice:
-    """A shared training server runs its people's experiments side by side (rule ``separate-experiments``):
-    where the choice is one card and several cards within the budget that may lead the answer, each holding
-    the job alone, run at least as much work at once (their cards' speeds summed), the best of those leads,
-    and the answer says so."""
-    top = choice.top
-    if top is None or top.count > 1:
-        return choice
-    several = choose_among([c for c in configs if c.count > 1 and not c.fit.sharded and may_lead(c)])
-    if several.top is None or several.top.count * several.top.relative < top.relative:
-        return choice
-    note = Note(
-        "separate-experiments",
-        "applied",
-        Phrase(
-            "rule.separate_experiments.leads",
-            {"count": several.top.count, "name": several.top.gpu.name, "single": top.gpu.name},
-        ),
-    )
-    return replace(several, notes=(note, *several.notes))
-
-
-def asked_first(
-    choice: Choice,
-    configs: Sequence[Configuration],
-    objective: Objective,
-    intent: str,
-    named: Sequence[NamedCard],
-    boards_for: Callable[[Gpu], tuple[int, ...] | None],
-) -> Choice:
-    """A card the question names ("a server with 8 H100", "will llama 70b fit on a 3090 or a 4090") is the
-    configuration answered first, as many of it as hold the job (a module: as many as the fewest whole
-    boards that do), when it can be placed and fits the budget; the engine's own choice follows as the
-    runner-up."""
-    ids = {e.gpu for e in named if e.gpu and e.owned is not True}
-    if (
-        intent not in ("recommend", "fit", "rent-or-buy")
-        or not ids
-        or choice.top is None
-        or choice.top.gpu.id in ids
-    ):
-        return choice
-    theirs = Objective(objective.budget_usd, None, objective.threshold, True, objective.pricing)
-    fewest: dict[str, int] = {}  # as many as hold the job: a count the question did not ask is not bought
+def _fewest_named(
+    configs: Sequence[Configuration], ids: set[str], boards_for: Callable[[Gpu], tuple[int, ...] | None]
+) -> dict[str, int]:
+    """Each card the question names at as many as hold the job (a module: as many as the fewest whole
+    boards that do): a count the question did not ask is not bought."""
+    fewest: dict[str, int] = {}
     for c in configs:
         boards = boards_for(c.gpu)
         if c.gpu.id in ids and (not boards or c.count in boards):
             fewest[c.gpu.id] = min(fewest.get(c.gpu.id, c.count), c.count)
-    mine = choose(configs, theirs, lambda c: fewest.get(c.gpu.id) == c.count)
-    if mine.top is None:
-        return choice
-    others = [choice.top, *choice.ladder.values(), *choice.runners_up]
-    runners = tuple({c.gpu.id: c for c in others if c.gpu.id not in ids}.values())[:2]
-    alternatives = still_better(
-        {k: c for k, c in choice.alternatives.items() if c.gpu.id not in ids}, mine.top
-    )
-    note = Note(
-        "cost-efficiency",
-        "applied",
-        Phrase(
-            "choice.as_asked",
-            {
-                "count": mine.top.count,
-                "name": mine.top.gpu.name,
-                "own_count": choice.top.count,
-                "own_name": choice.top.gpu.name,
-            },
-        ),
-    )
-    return replace(
-        choice,
-        top=mine.top,
-        runners_up=runners,
-        ladder={},
-        alternatives=alternatives,
-        asked=True,
-        under_floor=None,
-        notes=(note, *choice.notes),
-    )
+    return fewest
 
 
 def named_configurations(

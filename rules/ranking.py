@@ -1,4 +1,4 @@
-"""How the choice ranks the configurations, and CUDA's place in it.
+"""How the choice ranks the configurations.
 
 Among the configurations that hold the job, clear the memory floor and fit the budget, :func:`choose` picks
 the one that maximises worth − λ × price (the objective :mod:`rules.choose` describes; an estimated price
@@ -6,113 +6,48 @@ never leads alone, and a roomier or faster configuration for about the same mone
 configurations ranked behind it, the ladder without a budget (entry, sweet spot, no compromise), the
 labelled alternatives (best value, fastest, roomiest, each better than the top on its own measure), a used
 option beside a new top, and what the notes that say why will say (:class:`~rules.objective.Why`); when
-nothing fits the budget, what would, and a used option when there is one. :func:`choice_for` then weighs
-CUDA's place in it (rule ``vendor-nvidia``). Every ranking a question needs runs here, in one module, so
-that a question enters it once.
+nothing fits the budget, what would, and a used option when there is one. :func:`rankings_for` makes the
+rankings CUDA's place is decided on (:mod:`rules.leading`). Every ranking a question needs runs here, in one
+module, asked for by the stage before it decides who leads, so that a question enters it once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rules.configurations import Configuration
 from rules.knowledge.messages import Phrase, Text
 from rules.objective import BUDGET_SLACK, Allowed, Choice, Note, Objective, Why, every
 from rules.used_cards import Pool, pool_for
 
-if TYPE_CHECKING:
-    from rules.knowledge.parameters import VendorNvidia
-
-__all__ = ["choice_for", "choose", "still_better"]
+__all__ = ["BETTER", "Rankings", "choose", "rankings_for"]
 
 
-def choice_for(
-    configs: Sequence[Configuration], objective: Objective, vendor: VendorNvidia, any_stack: bool = False
-) -> Choice:
-    """The choice under the rules' terms, then CUDA's place in it (rule ``vendor-nvidia``): the safe stack
-    leads when it is close in speed and, asked for the cheapest of a job every stack runs alike
-    (``any_stack``: LLM inference, llama.cpp's backends), in price too; a CUDA pick's alternatives come from
-    CUDA too, the best card outside it under its own label."""
-    safe_stack = vendor.safe_stack
-    choice = choose(configs, objective)
-    top = choice.top
-    if top is None:
-        return choice
+@dataclass(frozen=True)
+class Rankings:
+    """The rankings CUDA's place is decided on (rule ``vendor-nvidia``): every configuration's, the safe
+    stack's alone, and the safe stack's best value, fastest and roomiest beside the first one's picks."""
+
+    every: Choice
+    cuda: Choice
+    cuda_alternatives: dict[str, Configuration]
+    is_safe: Allowed
+
+
+def rankings_for(
+    configs: Sequence[Configuration], objective: Objective, safe_stack: str, allowed: Allowed = every
+) -> Rankings:
+    """The choice among the configurations ``allowed`` and the choice within the safe stack, made before
+    either leads."""
 
     def is_safe(c: Configuration) -> bool:
-        return bool(c.gpu.software == safe_stack)
+        return allowed(c) and c.gpu.software == safe_stack
 
-    if is_safe(top):
-        if choice.best_value is not None and not is_safe(choice.best_value):
-            # the seed weighs a step up against the best value of the stack it recommends (RTX 2070 over
-            # RTX 2060): a cheap card outside CUDA would set the price of speed for a CUDA pick, and name a
-            # card the answer hides
-            cuda = choose(configs, objective, is_safe)
-            if cuda.top is not None:
-                return _with_outside(cuda, _outside(choice, is_safe))
-        return _safe_alternatives(choice, is_safe)
-    cuda = choose(configs, objective, is_safe)
-    floor = objective.floor
-    if (
-        cuda.top is None
-        or cuda.top.speed < vendor.cuda_leads_within * top.speed
-        or (
-            any_stack
-            and objective.cheapest
-            and cuda.top.total_usd > (1 + vendor.cheapest_premium) * top.total_usd
-        )
-        or (floor and cuda.top.gpu.memory_gb < floor.gb <= top.gpu.memory_gb)
-        or cuda.top.memory_value < top.memory_value
-    ):  # for memory-bound work, close in speed but holding less is not close
-        return choice
-    note = Note(
-        "vendor-nvidia",
-        "applied",
-        Phrase(
-            "rule.vendor_nvidia.leads",
-            {
-                "cuda": cuda.top.gpu.name,
-                "count": top.count,
-                "name": top.gpu.name,
-                "software": top.gpu.software,
-                "share": f"{cuda.top.speed / top.speed:.0%}",
-            },
-        ),
-    )
-    return replace(_with_outside(cuda, top), notes=(note, *cuda.notes))
-
-
-def _outside(choice: Choice, is_safe: Allowed) -> Configuration | None:
-    """Where a card outside CUDA beats the pick on value, speed or room: the one the choice ranks first
-    outside it."""
-    if all(label == "used" or is_safe(c) for label, c in choice.alternatives.items()):
-        return None
-    return next((c for c in choice.within if not is_safe(c)), None)
-
-
-def _with_outside(cuda: Choice, outside: Configuration | None) -> Choice:
-    """A choice made within CUDA, with the best card outside it under its own label."""
-    if cuda.top is None:
-        return cuda
-    alternatives = dict(cuda.alternatives)
-    if outside is not None:
-        alternatives.setdefault("outside CUDA", outside)
-    return replace(cuda, alternatives=still_better(alternatives, cuda.top))
-
-
-def _safe_alternatives(choice: Choice, is_safe: Allowed) -> Choice:
-    """A CUDA pick's best value, fastest and roomiest come from CUDA too; the best card outside it is shown
-    under its own label, 'outside CUDA', so that 'best value' never quietly means a ROCm card."""
-    outside = _outside(choice, is_safe)
-    if outside is None:
-        return choice
-    alternatives = alternatives_among(choice, is_safe)
-    if "used" in choice.alternatives:
-        alternatives["used"] = choice.alternatives["used"]
-    return _with_outside(replace(choice, alternatives=alternatives), outside)
+    choice = choose(configs, objective, allowed)
+    return Rankings(choice, choose(configs, objective, is_safe), alternatives_among(choice, is_safe), is_safe)
 
 
 def alternatives_among(choice: Choice, keep: Callable[[Configuration], bool]) -> dict[str, Configuration]:
@@ -122,20 +57,6 @@ def alternatives_among(choice: Choice, keep: Callable[[Configuration], bool]) ->
         return {}
     taken = {c.gpu.id for c in (choice.top, *choice.ladder.values(), *choice.runners_up)}
     return labelled_alternatives(choice.top, [c for c in choice.within if keep(c)], taken)
-
-
-def still_better(alternatives: dict[str, Configuration], top: Configuration) -> dict[str, Configuration]:
-    """The alternatives that still beat ``top`` on their own measure, each card once (a new top, such as the
-    card asked for)."""
-    kept: dict[str, Configuration] = {}
-    for label, c in alternatives.items():
-        if (
-            c.gpu.id != top.gpu.id
-            and all(c.gpu.id != k.gpu.id for k in kept.values())
-            and (label not in BETTER or BETTER[label](c, top))
-        ):
-            kept[label] = c
-    return kept
 
 
 def choose(configs: Sequence[Configuration], objective: Objective, allowed: Allowed = every) -> Choice:
