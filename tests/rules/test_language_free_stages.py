@@ -31,6 +31,7 @@ LANGUAGE_FREE = (
     "configurations.py",
     "objective.py",
     "ranking.py",
+    "leading.py",
     "choice_notes.py",
     "used_cards.py",
     "stages.py",
