@@ -1,9 +1,9 @@
 """What one choice weighs and what it returns: the :class:`Objective` and the :class:`Choice` (the measures
 every part of the choice reads alike, worth per dollar and an estimated price, are the configuration's own).
 
-They sit below the ranking, the choose stage, the notes and the used-card policy
-(:mod:`rules.ranking`, :mod:`rules.choose`, :mod:`rules.choice_notes`, :mod:`rules.used_cards`), so that
-each of those reads one definition and none imports another back.
+They sit below the ranking, the choose stage, who leads and the notes (:mod:`rules.ranking`,
+:mod:`rules.choose`, :mod:`rules.leading`, :mod:`rules.choice_notes`), so that each of those reads one
+definition and none imports another back.
 """
 
 from __future__ import annotations

@@ -33,7 +33,6 @@ LANGUAGE_FREE = (
     "ranking.py",
     "leading.py",
     "choice_notes.py",
-    "used_cards.py",
     "stages.py",
     "choose.py",
     "market.py",
