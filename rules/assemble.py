@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import msgspec
 
-from rules.compare_line import better_buy_first
+from rules.asked_line import need_asked, power_first
+from rules.compare_line import better_buy_first, compare_first
 from rules.configurations import Configuration, Left
 from rules.contract.answer import (
     Answer,
@@ -31,8 +32,9 @@ from rules.contract.answer import (
     Speed,
 )
 from rules.contract.values import PRECISIONS
-from rules.headline import dated_words, headline, said_once
+from rules.headline import Firsts, dated_words, headline, said_once
 from rules.job import METHOD_NAMES, POOLING, job_for
+from rules.job_line import job_first
 from rules.knowledge.messages import Cased, Joined, Phrase, Term, Text, spoken
 from rules.money import BUDGET_SLACK
 from rules.objective import Choice, Note
@@ -314,9 +316,17 @@ def _compare_summary(made: Made, picks: list[Pick]) -> Text:
 
 
 def headlined(made: Made, answer: Answer) -> Answer:
-    """The answer with its first line: the answer to the question's intent."""
+    """The answer with its first line: what the modules that word the figure asked for, the run's cost and the
+    comparison say, made first and handed to the line for the question's intent."""
     same_speed = made.known.rulebook.cost_efficiency.same_speed_share
-    return msgspec.structs.replace(answer, headline=headline(answer, made.known.reference.name, same_speed))
+    job = answer.job_cost
+    firsts = Firsts(
+        power_first(answer),
+        need_asked(answer),
+        job_first(job) if job is not None and job.options else None,
+        compare_first(answer, same_speed) if answer.intent == "compare" else None,
+    )
+    return msgspec.structs.replace(answer, headline=headline(answer, made.known.reference.name, firsts))
 
 
 def unique(findings: list[Finding]) -> tuple[Finding, ...]:

@@ -13,12 +13,10 @@ and for the short answer's picks and the faces, which say them alike.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 
-from rules.asked_line import need_asked, power_first
-from rules.compare_line import compare_first
 from rules.contract.answer import Answer, Money, NamedCard, NamedPrice, Pick, RentOffer, RentVsBuy, RunsOn
-from rules.job_line import job_first
 from rules.knowledge.catalog import model_number
 from rules.knowledge.messages import (
     Article,
@@ -36,6 +34,7 @@ from rules.knowledge.messages import (
 __all__ = [
     "NAMED_IN_HEADLINE",
     "TUNING_NAMES",
+    "Firsts",
     "dated_words",
     "figure",
     "headline",
@@ -53,27 +52,32 @@ TUNING_NAMES = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
 NAMED_IN_HEADLINE = frozenset({"fit", "compare", "rent-or-buy", "what-runs-on"})
 
 
-def headline(answer: Answer, reference: str, same_speed: float) -> str:
-    """The line that answers the question's intent; the verdict's own sentence where nothing is bought
-    (``same_speed``: the share of speed within which compared cards are as fast, rule cost-efficiency),
-    said once in the asker's language."""
+@dataclass(frozen=True)
+class Firsts:
+    """What the modules that word them say before the line for the intent, or in its place: the PSU and the
+    memory need the question asked for, the whole run's time and cost, the comparison of the cards."""
+
+    power: str | None = None
+    need: str | None = None
+    job: Text | None = None
+    compared: Text | None = None
+
+
+def headline(answer: Answer, reference: str, firsts: Firsts) -> str:
+    """The line that answers the question's intent, behind the figure asked for (``firsts``); the verdict's
+    own sentence where nothing is bought; said once in the asker's language."""
     rent, top = answer.rent_vs_buy, answer.picks[0] if answer.picks else None
     chip = rent is not None and top is not None and same_chip(top, rent.offer)  # the rental: the pick's chip
-    power, need = power_first(answer), need_asked(answer)  # the figures the question asked for, said first
-    job = job_first(answer.job_cost) if answer.job_cost is not None and answer.job_cost.options else None
-    compared = compare_first(answer, same_speed) if answer.intent == "compare" else None
-    said = Cased(power or _answered(answer, reference, job, compared, chip) or answer.summary)
-    if need is None or answer.intent in NAMED_IN_HEADLINE:  # "will it fit" says the need itself
+    said = Cased(firsts.power or _answered(answer, reference, firsts, chip) or answer.summary)
+    if firsts.need is None or answer.intent in NAMED_IN_HEADLINE:  # "will it fit" says the need itself
         return spoken(said, answer.language)
-    return spoken(Phrase("headline.need_first", {"gb": need, "then": said}), answer.language)
+    return spoken(Phrase("headline.need_first", {"gb": firsts.need, "then": said}), answer.language)
 
 
-def _answered(
-    answer: Answer, reference: str, job: Text | None, compared: Text | None, chip: bool
-) -> Text | None:
-    """The line for the question's intent; ``job``: the whole run's time and cost, where it was priced;
-    ``compared``: the comparison of the cards, where they were compared; ``chip``: whether the rental
-    weighed is the pick's own chip in another form."""
+def _answered(answer: Answer, reference: str, firsts: Firsts, chip: bool) -> Text | None:
+    """The line for the question's intent; from ``firsts``, the whole run's time and cost where it was
+    priced and the comparison of the cards where they were compared; ``chip``: whether the rental weighed
+    is the pick's own chip in another form."""
     if answer.intent == "what-runs-on" and answer.runs_on:  # what the card holds, whatever there is to buy
         return _runs_on(answer.runs_on[0])
     if answer.verdict in ("wait", "over-budget", "too-large", "cpu-and-cloud"):
@@ -87,7 +91,7 @@ def _answered(
         if said and answer.question.budget and answer.picks:  # the second part: what to buy for the money
             said = _with_budget(said, answer, reference)
     elif answer.intent == "compare":
-        said = compared
+        said = firsts.compared
         held = _not_held_alone(answer)
         said = Joined((held, ". ", Cased(said))) if said and held else said
     elif answer.intent == "rent-or-buy" and not (answer.job_cost and answer.job_cost.options):
@@ -97,7 +101,7 @@ def _answered(
     elif answer.intent == "what-runs-on" and not answer.question.card_memory_gb:  # no card, no lab card
         said = Phrase("headline.runs_no_cards")
     if said is None:
-        said = job
+        said = firsts.job
     if said is None and answer.picks:
         said = _buy(answer, reference)
         left = () if named_in_headline(answer) else not_picked(answer)
