@@ -439,7 +439,7 @@ def fit_on(job: Job, memory_gb: float, count: int) -> Fit:
         return Fit(True, whole, False, said, card / job.need.gb - 1 if job.need.gb > 0 else float("inf"))
     if count > 1 and job.pooling != "none" and job.shardable_gb > 0:
         per_card = job.shardable_gb / count + (job.need.gb - job.shardable_gb)
-        pooling = job.pooling_at(count)
+        pooling = job.poolings[count]
         as_sold = Phrase("fit.as_sold", {"card": f"{card:.1f}"}) if sold < per_card <= card else ""
         values = {
             "count": count,

@@ -67,7 +67,8 @@ class Job:
     need: Need
     assumptions: tuple[Text, ...]
     other_methods: tuple[tuple[str, float], ...]
-    pooling: str
+    pooling: str  # how its runtime pools cards
+    poolings: tuple[str, ...]  # how 0, 1, ... MAX_GPUS cards pool: rules.job_defaults.poolings_for
     shardable_gb: float = 0.0  # the part of ``need`` that splits across cards when they pool
     memory_factor: float = 1.0  # a card holds this many times its size in the need's terms (16-bit-memory)
     bits_per_weight: float = 16.0  # weights as stored, for the bytes read per generated token
@@ -105,16 +106,6 @@ class Job:
         --n-cpu-moe, 2025-08), the few read per token crossing to the card."""
         return self.model is not None and bool(self.model.active_params_b) and self.pooling == "layer-split"
 
-    def pooling_at(self, count: int) -> str:
-        """How ``count`` cards pool for the job: tensor parallelism splits every attention layer's heads
-        evenly, so vLLM refuses a count that does not divide them (64 heads: 2, 4 or 8 cards) or the KV heads
-        (8 KV heads: 2, 4 or 8 cards, or a multiple of 8 that copies them),
-        and such a count runs as pipeline stages."""
-        heads = self.model.heads if self.model is not None else None
-        if self.pooling == "tensor-parallel" and count > 1 and heads and not _splits_heads(self.model, count):
-            return "pipeline-parallel"
-        return self.pooling
-
     @property
     def compute_precision(self) -> str:
         """The number format the arithmetic runs in, which sets the speed: training over 8- or 4-bit weights
@@ -125,15 +116,6 @@ class Job:
         if self.model is not None and self.model.kind == "diffusion" and self.precision == "fp8":
             return "16-bit"
         return self.precision
-
-
-def _splits_heads(spec: ModelSpec | None, count: int) -> bool:
-    """Whether ``count`` cards split the model's attention in tensor parallel
-    (vLLM's check of the head counts)."""
-    if spec is None or not spec.heads or spec.heads % count:
-        return spec is None or not spec.heads
-    kv = spec.kv_heads or spec.heads
-    return kv % count == 0 or count % kv == 0
 
 
 def model_of(question: Question) -> ModelSpec | None:
@@ -178,6 +160,7 @@ def job_for(question: Question, rulebook: Rulebook, floors: tuple[float, ...] = 
         counted.assumptions,
         counted.other_methods,
         choices.pooling,
+        choices.poolings,
         counted.shardable_gb,
         counted.memory_factor,
         counted.bits_per_weight,

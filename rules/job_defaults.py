@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rules.contract.question import Question
+from rules.contract.values import MAX_GPUS
 from rules.knowledge.models import ModelSpec
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ __all__ = [
     "context_for",
     "method_for",
     "pooling_for",
+    "poolings_for",
     "precision_for",
     "runtime_for",
     "workload_key",
@@ -56,6 +58,7 @@ class Choices:
     pooling: str
     tokens_per_user: float  # the speed each user needs; 0 where nobody's speed is at stake
     memory_share: float  # the share of each card's memory the runtime uses (vLLM's 0.9)
+    poolings: tuple[str, ...]  # how 0, 1, ... MAX_GPUS cards pool for the job
 
 
 def choices_for(q: Question, spec: ModelSpec | None, rulebook: Rulebook) -> Choices:
@@ -75,6 +78,7 @@ def choices_for(q: Question, spec: ModelSpec | None, rulebook: Rulebook) -> Choi
         spec.workload if spec and spec.workload and q.workload == "general" else q.workload,
         "inference" if inference else "training",
     )
+    pooling = pooling_for(method, llm, runtime)
     return Choices(
         llm,
         method,
@@ -86,9 +90,10 @@ def choices_for(q: Question, spec: ModelSpec | None, rulebook: Rulebook) -> Choi
         precision_assumed,
         work,
         q.context_tokens or context_for(rulebook, spec, inference),
-        pooling_for(method, llm, runtime),
+        pooling,
         _tokens_per_user(q, rulebook, llm and inference, batch),
         float(rulebook.memory_fit.runtime_memory_share.get(runtime or "", 1.0)),
+        poolings_for(pooling, spec),
     )
 
 
@@ -183,3 +188,26 @@ def pooling_for(method: str, llm: bool, runtime: str | None) -> str:
     if method == "inference":
         return ("tensor-parallel" if runtime == "vllm" else "layer-split") if llm else "none"
     return "fsdp" if llm and method in ("lora", "qlora", "full", "pretrain") else "none"
+
+
+def poolings_for(pooling: str, spec: ModelSpec | None) -> tuple[str, ...]:
+    """How 0, 1, ... MAX_GPUS cards pool for a job whose runtime pools by ``pooling``: tensor parallelism
+    splits every attention layer's heads evenly, so vLLM refuses a count that does not divide them (64 heads:
+    2, 4 or 8 cards) or the KV heads (8 KV heads: 2, 4 or 8 cards, or a multiple of 8 that copies them), and
+    such a count runs as pipeline stages."""
+    heads = spec.heads if spec is not None else None
+    return tuple(
+        "pipeline-parallel"
+        if pooling == "tensor-parallel" and count > 1 and heads and not _splits_heads(spec, count)
+        else pooling
+        for count in range(MAX_GPUS + 1)
+    )
+
+
+def _splits_heads(spec: ModelSpec | None, count: int) -> bool:
+    """Whether ``count`` cards split the model's attention in tensor parallel
+    (vLLM's check of the head counts)."""
+    if spec is None or not spec.heads or spec.heads % count:
+        return spec is None or not spec.heads
+    kv = spec.kv_heads or spec.heads
+    return kv % count == 0 or count % kv == 0

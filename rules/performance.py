@@ -321,7 +321,7 @@ class PerformanceModel:
         bandwidth = self.decode_bandwidth_gb_s(gpu, job.bits_per_weight, backend=backend) * 1e9
         fixed = self._per_token_s(gpu, backend) + (d.moe_per_token_ms / 1000 if spec.active_params_b else 0.0)
         cards = 1.0
-        if count > 1 and job.pooling_at(count) == "tensor-parallel":
+        if count > 1 and job.poolings[count] == "tensor-parallel":
             cards = count * d.tensor_parallel_factor
         elif count > 1:
             cards = d.layer_split_factor  # one card works at a time; hand-over between them

@@ -63,7 +63,7 @@ def _split_by(evidence: Evidence, c: Configuration) -> str:
     """How a split job lies on its cards (a short answer may show the warning alone); "" for one card."""
     if not c.fit.sharded or c.count < 2:
         return ""
-    how = Phrase(f"pooling.{term_key(POOLING[evidence.job.pooling_at(c.count)])}")
+    how = Phrase(f"pooling.{term_key(POOLING[evidence.job.poolings[c.count]])}")
     return evidence.say("rule.memory_fit.split_by", how=how)
 
 

@@ -249,7 +249,7 @@ def test_tensor_parallelism_needs_a_count_that_divides_the_attention_heads(ruleb
     # serially
     served = job(rulebook, workload="llm", model="llama 3 70b", task="inference", batch=20, precision="4-bit")
     assert served.model.heads == 64
-    assert [served.pooling_at(n) for n in (1, 2, 3, 4, 8)] == [
+    assert [served.poolings[n] for n in (1, 2, 3, 4, 8)] == [
         "tensor-parallel",
         "tensor-parallel",
         "pipeline-parallel",
@@ -261,16 +261,16 @@ def test_tensor_parallelism_needs_a_count_that_divides_the_attention_heads(ruleb
     assert three.fits and three.serial and "pipeline stages" in spoken(three.said)
     assert four.fits and not four.serial and "tensor parallelism" in spoken(four.said)
     local = job(rulebook, workload="llm", model="llama 3 70b", task="inference")
-    assert fit_on(local, 24, 2).serial and local.pooling_at(3) == "layer-split"
+    assert fit_on(local, 24, 2).serial and local.poolings[3] == "layer-split"
     # 16 cards split 64 heads but copy the 8 KV heads: vLLM allows it
-    assert served.pooling_at(16) == "tensor-parallel"
+    assert served.poolings[16] == "tensor-parallel"
 
 
 def test_tensor_parallelism_needs_a_count_that_divides_the_kv_heads(rulebook):
     # Qwen3 14B: 40 attention heads, 8 KV heads (its config.json): 5 cards split the heads, not the KV heads
     served = job(rulebook, workload="llm", model="qwen3 14b", task="inference", users=20)
     assert (served.model.heads, served.model.kv_heads) == (40, 8)
-    assert [served.pooling_at(n) for n in (2, 4, 5, 8, 10)] == [
+    assert [served.poolings[n] for n in (2, 4, 5, 8, 10)] == [
         "tensor-parallel",
         "tensor-parallel",
         "pipeline-parallel",
