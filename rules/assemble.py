@@ -341,7 +341,7 @@ def unique(findings: list[Finding]) -> tuple[Finding, ...]:
 
 def verdict(made: Made, choice: Choice, picks: Sequence[Pick]) -> Verdict:
     """Buy, wait (rule persona-already-own), CPU and cloud (almost no money), or why nothing works."""
-    wait, instead = made.stages.terms.wait, made.stages.asker.instead
+    wait, instead = made.stages.wait, made.stages.asker.instead
     if wait:
         return "wait", wait.reason, (wait.suggestion,)
     if choice.top is None:

@@ -32,7 +32,7 @@ from rules.contract.values import MAX_GPUS
 from rules.job import Job, job_for, lower_needs, memory_reference
 from rules.job_defaults import workload_key
 from rules.memory_terms import floor_for
-from rules.terms import Terms, TermsContext, terms_for
+from rules.terms import Terms, TermsContext, Wait, terms_for
 
 if TYPE_CHECKING:
     from rules.contract.question import Question
@@ -79,6 +79,8 @@ class Stages:
         None  # whether cards of the memory the question said hold the job, as many as asked
     )
     rentable: tuple[Rentable, ...] = ()  # where the rules weigh renting: the rentals that hold the job
+    # rule persona-already-own: keep the card you have, the more so where it holds the model asked about
+    wait: Wait | None = None
 
 
 def configured(question: Question, as_of: date, known: Known, asked: Question | None = None) -> Stages:
@@ -98,7 +100,6 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
     days = (rulebook.persona_already_own.seed_date, as_of) if owned is not None else ()
     speed = partial(known.performance.relative, workload=work, precision=job.compute_precision)
     midrange = {day: known.markets.on(day).midrange(speed) for day in days}
-    holds = owned is not None and fit_on(job, owned.memory_gb, 1).fits
     terms = terms_for(
         TermsContext(
             question,
@@ -112,7 +113,6 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
             midrange,
             reference,
             floor,
-            holds,
         )
     )
     sizing = sizing_for(question, job, work, terms, known.performance, largest, systems=market.systems)
@@ -123,6 +123,7 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
     configs, excluded = configure(placeable, sizing, question.gpus, counts, every_count=every)
     gb = question.card_memory_gb  # "will llama 13b fit on 8 GB": whether cards of that memory hold the job
     card = sizing.fit(gb, max(question.gpus, 1)) if gb else None
+    holds = owned is not None and terms.wait_holding is not None and fit_on(job, owned.memory_gb, 1).fits
     rentable = rentables(market.rentals, sizing, MAX_GPUS) if terms.rent else ()
     return Stages(
         question,
@@ -140,6 +141,7 @@ def configured(question: Question, as_of: date, known: Known, asked: Question | 
         lower,
         card,
         rentable,
+        terms.wait_holding if holds else terms.wait,
     )
 
 

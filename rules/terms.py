@@ -116,7 +116,10 @@ class Terms:
     server_host_usd: float  # rule power-and-slots: the eight-GPU server more cards than that need
     serving_room: float  # rule memory-fit: the spare share a server for several users keeps for contexts
     worth: MemoryWorth | None
+    # rule persona-already-own: keep the card you have, where it does not hold the job (or no model is run)
     wait: Wait | None
+    # the same, where it holds the job: inference of the model asked about (the stages size the card)
+    wait_holding: Wait | None
     rent: bool  # rule rent-vs-buy: renting is weighed
     label: str  # the workload in words, as every line that names it says it
     refusal: Callable[
@@ -167,7 +170,6 @@ class TermsContext:
     # (:func:`rules.job.memory_reference`); None for other questions
     reference: tuple[Job, float, Text] | None = None
     floor: Floor | None = None  # the job's memory floor on the date (:func:`rules.memory_terms.floor_for`)
-    owned_holds: bool = False  # the card the asker has holds the job on its own
 
     def speed(self, gpu: Gpu) -> float:
         return self.performance.relative(gpu, self.work, self.job.compute_precision)
@@ -208,6 +210,7 @@ def terms_for(ctx: TermsContext) -> Terms:
         serving_room=rulebook.memory_fit.tight_headroom,
         worth=worth,
         wait=_keep_yours(ctx, owned, floor) if owned is not None else None,
+        wait_holding=_keep_holding(ctx, owned) if owned is not None else None,
         rent=q.cloud_ok,
         label=workload_label(rulebook, ctx.work),
         refusal=box_refusal(rulebook, q),
@@ -391,27 +394,34 @@ def _upgrade(ctx: TermsContext, owned: Gpu) -> Keep:
     return Keep("persona-already-own", upgrade, reason, when="always")
 
 
+def _keep_holding(ctx: TermsContext, owned: Gpu) -> Wait | None:
+    """Keep the card you have while it holds the model asked about (an inference job of a named model);
+    None for other jobs."""
+    job = ctx.job
+    if job.method != "inference" or job.model is None:
+        return None
+    tps = ctx.performance.tokens_per_second(owned, job, 1) if job.is_llm else None
+    speed = Phrase("rule.persona_already_own.tokens", {"tokens": f"{tps:.0f}"}) if tps else ""
+    return Wait(
+        Phrase(
+            "rule.persona_already_own.holds",
+            {
+                "name": owned.name,
+                "model": job.model.name,
+                "gb": f"{job.need.gb:.0f}",
+                "precision": job.precision,
+                "speed": speed,
+            },
+        ),
+        Phrase("rule.persona_already_own.suggestion"),
+    )
+
+
 def _keep_yours(ctx: TermsContext, owned: Gpu, floor: Floor | None) -> Wait | None:
-    """Keep the card you have while it holds the model asked about, or sits where the seed's GTX 1070 sat in
-    its market (003, TL;DR: "already have a GTX 1070 or better: wait")."""
-    params, job = ctx.rulebook.persona_already_own, ctx.job
+    """Keep the card you have while it sits where the seed's GTX 1070 sat in its market (003, TL;DR: "already
+    have a GTX 1070 or better: wait"), where it does not hold the model asked about."""
+    params = ctx.rulebook.persona_already_own
     suggestion = Phrase("rule.persona_already_own.suggestion")
-    if job.method == "inference" and job.model is not None and ctx.owned_holds:
-        tps = ctx.performance.tokens_per_second(owned, job, 1) if job.is_llm else None
-        speed = Phrase("rule.persona_already_own.tokens", {"tokens": f"{tps:.0f}"}) if tps else ""
-        return Wait(
-            Phrase(
-                "rule.persona_already_own.holds",
-                {
-                    "name": owned.name,
-                    "model": job.model.name,
-                    "gb": f"{job.need.gb:.0f}",
-                    "precision": job.precision,
-                    "speed": speed,
-                },
-            ),
-            suggestion,
-        )
     if ctx.question.workload in params.unless_workloads or (floor is not None and owned.memory_gb < floor.gb):
         return None
     mine = ctx.speed(owned)

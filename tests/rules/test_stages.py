@@ -82,3 +82,27 @@ def test_the_askers_hours_are_said_or_the_rules_default_with_why(advisor, text: 
     several = q.setting == "server" or q.gpus > 1 or (q.users or 0) > 1
     assert hours == (params.server_hours_per_week if several else params.default_hours_per_week)
     assert stages.asker.hours_assumed  # why those hours is said
+
+
+OWNED = ("i have a 3060", "i have a 3090", "i have a 4090", "i have a 1070", "i have a 5090")
+RUNS = ("run llama 8b", "run llama 70b 4-bit", "run qwen 32b", "nlp", "train llama 8b", "flux")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(run=st.sampled_from(RUNS), owned=st.sampled_from(OWNED), budget=st.sampled_from(("", " $1500")))
+def test_keeping_the_card_you_have_says_it_holds_the_model_only_where_one_card_of_it_does(
+    advisor, run: str, owned: str, budget: str
+) -> None:
+    _, stages = _staged(advisor, f"{run}{budget}, {owned}")
+    terms, job, card = stages.terms, stages.job, stages.asker.owned
+    assert card is not None
+    assert (terms.wait_holding is not None) == (job.method == "inference" and job.model is not None)
+    holds = terms.wait_holding is not None and stages.sizing.fit(card.memory_gb, 1).fits
+    assert stages.wait == (terms.wait_holding if holds else terms.wait)
+
+
+def test_an_owned_card_that_holds_the_model_is_kept_for_that_reason(advisor) -> None:
+    held = _staged(advisor, "run llama 8b, i have a 3090")[1]
+    short = _staged(advisor, "run llama 70b 8-bit, i have a 3060")[1]
+    assert held.wait is not None and held.wait is held.terms.wait_holding
+    assert short.wait is short.terms.wait  # 70 GB of weights: one 12 GB card does not hold them
