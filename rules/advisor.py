@@ -20,7 +20,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from rules.assemble import Made, assembled, compared
-from rules.choose import chosen, named_configurations
+from rules.choose import bought_first, chosen, named_configurations
 from rules.configurations import Fit, fit_on
 from rules.contract.answer import Answer, CardRow
 from rules.contract.question import Question
@@ -112,7 +112,9 @@ class Advisor:
         choice: Choice | None = None
         objective = objective_for(stages, self.rulebook)  # what the choice weighs
         if intent == "compare" and question.compare:
-            side = named_configurations(question, market.offers, named, sizing)
+            side, cuda_first = bought_first(
+                stages, named_configurations(question, market.offers, named, sizing), named
+            )
             shown_configs = tuple(c for c, _ in side)
             top = max(shown_configs, key=lambda c: (c.relative, c.gpu.id)) if side else None
         else:
@@ -132,7 +134,7 @@ class Advisor:
         )
         made = Made(stages, self.known, intent, named, rent, serving, job_cost, runs, instead)
         return (
-            compared(made, side, explained)
+            compared(made, side, cuda_first, explained)
             if choice is None
             else assembled(made, choice, picks, explained, stages.excluded)
         )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 import msgspec
 
 from rules.asked_line import need_asked, power_first
-from rules.compare_line import better_buy_first, compare_first
+from rules.compare_line import compare_first
 from rules.configurations import Configuration, Left
 from rules.contract.answer import (
     Answer,
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["SHOWN_EXCLUSIONS", "Made", "assembled", "compared"]
 
 SHOWN_EXCLUSIONS = 8
-HELD_AT_COUNT = "as many as hold it"  # a named card shown at a count other than the one asked
 SpeedUnit = Literal["tokens/s", "images/s", "sequences/s"]
 TRAINING_UNITS: dict[str, SpeedUnit] = {"images/s": "images/s", "sequences/s": "sequences/s"}
 Verdict = tuple[Literal["buy", "wait", "over-budget", "too-large", "cpu-and-cloud"], Text, tuple[Text, ...]]
@@ -238,23 +237,14 @@ def _said(
     )
 
 
-def compared(made: Made, configs: Sequence[tuple[Configuration, str]], explained: Explained) -> Answer:
-    """The named cards side by side: each priced one as a pick, every one in ``named``."""
+def compared(
+    made: Made, configs: Sequence[tuple[Configuration, str]], cuda_first: bool, explained: Explained
+) -> Answer:
+    """The named cards side by side, in the order :func:`rules.choose.bought_first` put them (``cuda_first``:
+    the NVIDIA card leads though another maker's is better value): each priced one as a pick, every one in
+    ``named``."""
     pricing = made.stages.pricing
-    question = made.stages.question
-    asked = {e.gpu: question.count_of(e.asked) or max(question.gpus, 1) for e in made.named if e.gpu}
-    picks, cuda_first = better_buy_first(
-        sorted(
-            (
-                pick(made, c, status if c.count == asked.get(c.gpu.id) else HELD_AT_COUNT, explained.cards[i])
-                for i, (c, status) in enumerate(configs)
-            ),
-            key=lambda p: (-p.performance_per_1000, p.gpu),
-        ),
-        made.stages.terms.threshold,
-        cuda_only=made.stages.asker.cuda_only,
-        budget_usd=made.stages.asker.budget_usd,
-    )
+    picks = [pick(made, c, label, explained.cards[i]) for i, (c, label) in enumerate(configs)]
     summary = _compare_summary(made, picks)
     set_aside = (  # the card to buy is the NVIDIA one, and the reasons say why
         (Note("vendor-nvidia", "applied", Phrase("rule.vendor_nvidia.compare", {"name": picks[0].name})),)

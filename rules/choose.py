@@ -31,7 +31,7 @@ from rules.choice_notes import worded
 from rules.configurations import Configuration, Sizing
 from rules.contract.answer import NamedCard
 from rules.leading import asked_first, cuda_placed, side_by_side
-from rules.objective import Choice, Objective
+from rules.objective import BUDGET_SLACK, Choice, Objective
 from rules.ranking import choose, rankings_for
 
 if TYPE_CHECKING:
@@ -41,10 +41,14 @@ if TYPE_CHECKING:
     from rules.market import Offer
     from rules.stages import Stages
 
-__all__ = ["chosen", "named_configurations"]
+__all__ = ["HELD_AT_COUNT", "HOLDING", "bought_first", "chosen", "named_configurations"]
 
 # the intents a card the question names is answered first for
 _ASKING = ("recommend", "fit", "rent-or-buy")
+# A compared card's status where it holds the job: fitted to the model named, or holding the typical need of
+# the work where no model is named (a card that does not is "does-not-fit")
+HOLDING = frozenset({"fits", "compared"})
+HELD_AT_COUNT = "as many as hold it"  # a named card shown at a count other than the one asked
 
 
 def chosen(
@@ -119,3 +123,44 @@ def named_configurations(
             (Configuration(offer, count, offer.unit_usd * count, relative, speed, fit, tokens), entry.status)
         )
     return tuple(configs)
+
+
+def bought_first(
+    stages: Stages, side: Sequence[tuple[Configuration, str]], named: Sequence[NamedCard]
+) -> tuple[tuple[tuple[Configuration, str], ...], bool]:
+    """The named cards compared, each labelled with its status at the count asked (else as held at another),
+    best speed for the money first, then the one to buy first leading (rule cost-efficiency): the best value,
+    unless the fastest's extra speed per extra 1000 USD is at least the threshold × the best value's; within
+    the budget where one is; for someone starting out, among the NVIDIA cards where one holds the job (rule
+    vendor-nvidia). True where that rule set another maker's better value aside."""
+    question, asker, per_usd = stages.question, stages.asker, stages.pricing.per_usd
+    asked = {e.gpu: question.count_of(e.asked) or max(question.gpus, 1) for e in named if e.gpu}
+    order = sorted(
+        ((c, status if c.count == asked.get(c.gpu.id) else HELD_AT_COUNT) for c, status in side),
+        key=lambda p: (-(p[0].speed / (p[0].total_usd * per_usd) * 1000), p[0].gpu.id),
+    )
+    holding = [p for p in order if p[1] in HOLDING]
+    budget = asker.budget_usd
+    fitting = [p for p in holding if budget is None or p[0].total_usd <= budget * BUDGET_SLACK] or holding
+    cuda_first = False
+    if asker.cuda_only and any(c.gpu.vendor == "nvidia" for c, _ in fitting):
+        cuda_first = fitting[0][0].gpu.vendor != "nvidia"
+        fitting = [p for p in fitting if p[0].gpu.vendor == "nvidia"]
+        order = [*fitting, *(p for p in order if p not in fitting)]
+    if len(fitting) < 2:  # one holds the job within the budget (and the stack): it leads
+        return (*fitting, *(p for p in order if p not in fitting)), cuda_first
+    # the job's own speed (tokens a second) where every card has one, else the multiple of the reference card
+    timed = all(c.tokens_per_second for c, _ in fitting)
+
+    def speed(c: Configuration) -> float:
+        return c.tokens_per_second or 0.0 if timed else c.speed
+
+    def per_1000(c: Configuration) -> float:
+        return speed(c) / max(c.total_usd, 1e-9) * 1000
+
+    value = max(fitting, key=lambda p: (per_1000(p[0]), p[0].gpu.id))
+    fastest = max(fitting, key=lambda p: (speed(p[0]), p[0].gpu.id))
+    extra_usd = fastest[0].total_usd - value[0].total_usd
+    gain_per_1000 = (speed(fastest[0]) - speed(value[0])) / extra_usd * 1000 if extra_usd > 0 else 0.0
+    first = fastest if gain_per_1000 >= stages.terms.threshold * per_1000(value[0]) > 0 else value
+    return (first, *(p for p in order if p is not first)), cuda_first

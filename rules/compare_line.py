@@ -1,20 +1,16 @@
-"""A comparison ("rtx 5090 or rtx pro 6000 for a qlora of qwen3 32b"): which of the cards compared to buy
-first (:func:`better_buy_first`, rule cost-efficiency), and the first line that says how much faster one card
-is and what it costs more or less, behind the one to buy where the cards compared hold the job."""
+"""A comparison's first line ("rtx 5090 or rtx pro 6000 for a qlora of qwen3 32b"): how much faster one card
+is and what it costs more or less, behind the one to buy where the cards compared hold the job (the choice
+puts it first: :func:`rules.choose.bought_first`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from rules.choose import HOLDING
 from rules.contract.answer import Answer, Money, Pick
 from rules.knowledge.messages import Continued, Phrase, Text
-from rules.money import BUDGET_SLACK
 
-__all__ = ["HOLDING", "better_buy_first", "compare_first", "speed_measure"]
-
-# A compared card's status where it holds the job: fitted to the model named, or holding the typical need of
-# the work where no model is named (a card that does not is "does-not-fit")
-HOLDING = frozenset({"fits", "compared"})
+__all__ = ["compare_first", "speed_measure"]
 
 
 def speed_measure(picks: Sequence[Pick]) -> Callable[[Pick], float]:
@@ -142,34 +138,3 @@ def _compare_unpriced(answer: Answer) -> Phrase | None:
 
 def _name(pick: Pick) -> str:
     return f"{pick.count} × {pick.name}" if pick.count > 1 else pick.name
-
-
-def better_buy_first(
-    picks: list[Pick], threshold: float, cuda_only: bool = False, budget_usd: float | None = None
-) -> tuple[list[Pick], bool]:
-    """Compared cards that both hold the job, the one to buy first (rule cost-efficiency): the best value,
-    unless the fastest's extra speed per extra 1000 USD is at least ``threshold`` × the best value's; within
-    the budget where one is; for someone starting out, among the NVIDIA cards where one holds the job (rule
-    vendor-nvidia). True where that rule set another maker's better value aside."""
-    fitting = [p for p in picks if p.label in HOLDING]
-    affordable = [p for p in fitting if budget_usd is None or p.total_price.usd <= budget_usd * BUDGET_SLACK]
-    fitting = affordable or fitting
-    cuda_first = False
-    if cuda_only and any(p.vendor == "nvidia" for p in fitting):
-        cuda_first = fitting[0].vendor != "nvidia"
-        fitting = [p for p in fitting if p.vendor == "nvidia"]
-        picks = [*fitting, *(p for p in picks if p not in fitting)]
-    if len(fitting) < 2:  # one holds the job within the budget (and the stack): it leads
-        return [*fitting, *(p for p in picks if p not in fitting)], cuda_first
-    speed = speed_measure(fitting)
-
-    def per_1000(p: Pick) -> float:
-        return speed(p) / max(p.total_price.usd, 1e-9) * 1000
-
-    value = max(fitting, key=lambda p: (per_1000(p), p.gpu))
-    fastest = max(fitting, key=lambda p: (speed(p), p.gpu))
-    extra_usd = fastest.total_price.usd - value.total_price.usd
-    gain_per_1000 = (speed(fastest) - speed(value)) / extra_usd * 1000 if extra_usd > 0 else 0.0
-    worth = gain_per_1000 >= threshold * per_1000(value) > 0
-    first = fastest if worth else value
-    return [first, *(p for p in picks if p is not first)], cuda_first
