@@ -36,7 +36,7 @@ from rules.named import NamedContext, card_memory, named_cards, named_units, sol
 from rules.need import Need
 from rules.objective import Choice, objective_for
 from rules.performance import Measured, PerformanceModel
-from rules.rent import rent_or_buy
+from rules.rent import electricity_for, rent_or_buy
 from rules.runs_on import runs_on_asked
 from rules.shown import shown
 from rules.stages import Known, Stages, configured
@@ -122,11 +122,13 @@ class Advisor:
             picks = shown(choice, objective.cheapest)
             shown_configs = tuple(c for c, _ in picks)
             top = None if question.setting == "cloud" else choice.top
-        rent = rent_or_buy(stages, self.known, top, units) if stages.terms.rent else None
+        bought = (top, choice.top if choice is not None else None)  # what renting, serving and the run weigh
+        electricity = electricity_for(stages, self.known, bought)
+        rent = rent_or_buy(stages, self.known, top, electricity, units) if stages.terms.rent else None
         explained = explain(evidence_for(stages, self.known, choice, shown_configs, named))
         # what serving and the run cost, and what runs on the cards, for the pick (a comparison weighs none)
-        serving = served(stages, self.known, choice.top) if choice is not None else None
-        job_cost = job_priced(stages, self.known, choice.top) if choice is not None else None
+        serving = served(stages, self.known, choice.top, electricity) if choice is not None else None
+        job_cost = job_priced(stages, self.known, choice.top, electricity) if choice is not None else None
         runs = (
             runs_on_asked(question, self.catalog, self.rulebook, self.performance, self.lab_gpus)
             if intent == "what-runs-on"

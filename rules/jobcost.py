@@ -11,7 +11,7 @@ named), the lab's own cards (their price spread over the hours they are used, an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,6 @@ from rules.contract.answer import JobCost, JobOption, Money, ServingCost, Servin
 from rules.knowledge.loaded import find_model
 from rules.knowledge.messages import Phrase, spoken
 from rules.market import Rental, TpuChip
-from rules.rent import power_usd_per_hour
 
 if TYPE_CHECKING:
     from rules.configurations import Configuration
@@ -135,8 +134,7 @@ class Costing:
     work: Work
     params: JobCostParameters
     pricing: Pricing
-    electricity_usd_per_kwh: float
-    system_power_w: float
+    electricity: Mapping[tuple[str, int], float]  # (card, count) -> USD an hour: rules.rent.electricity_for
     holds: Callable[[Gpu | TpuChip, int], bool]  # the job's memory fits on this many of these
     # the lab's measured share of a card's datasheet tensor peak against the usual share (1.0: no measurement)
     measured: Callable[[Gpu | TpuChip], float] = lambda unit: 1.0
@@ -153,7 +151,7 @@ class Costing:
 
     def power_usd_per_hour(self, unit: Gpu | TpuChip, count: int) -> float:
         """Electricity of ``count`` cards and the machine around them, per hour of the run."""
-        return power_usd_per_hour(unit.tdp_w, count, self.system_power_w, self.electricity_usd_per_kwh)
+        return self.electricity[(unit.id, count)]
 
     def count_for(self, unit: Gpu | TpuChip) -> int | None:
         """The fewest cards (of one node) that hold the job, doubled while the run outlasts
@@ -312,7 +310,7 @@ def priced_job(
     pricing: Pricing,
     rentals: Sequence[Rental],
     fit: Callable[[float, int], bool],
-    electricity_usd_per_kwh: float,
+    electricity: Mapping[tuple[str, int], float],
     tpu_suits: bool,
     measured: Callable[[Gpu | TpuChip], float] = lambda unit: 1.0,
 ) -> JobCost:
@@ -322,8 +320,7 @@ def priced_job(
         work=asked.work or training_work(asked.params_b, asked.tokens_b, asked.method, asked.model, params),
         params=params,
         pricing=pricing,
-        electricity_usd_per_kwh=electricity_usd_per_kwh,
-        system_power_w=rulebook.rent_vs_buy.system_power_w,
+        electricity=electricity,
         holds=lambda unit, count: fit(unit.memory_gb, count),
         measured=measured,
     )
@@ -380,7 +377,9 @@ def serving_cost(
     )
 
 
-def served(stages: Stages, known: Known, top: Configuration | None) -> ServingCost | None:
+def served(
+    stages: Stages, known: Known, top: Configuration | None, electricity: Mapping[tuple[str, int], float]
+) -> ServingCost | None:
     """A model served to its users: the pick bought against the same cards rented, for the period."""
     question, rulebook = stages.question, known.rulebook
     if not question.users or stages.job.method != "inference" or top is None:
@@ -395,13 +394,13 @@ def served(stages: Stages, known: Known, top: Configuration | None) -> ServingCo
         months=question.service_months or 12,
         hours_per_week=question.hours_per_week or rulebook.rent_vs_buy.server_hours_per_week,
         pricing=stages.pricing,
-        power_usd_per_hour=power_usd_per_hour(
-            top.gpu.tdp_w, top.count, rulebook.rent_vs_buy.system_power_w, known.electricity_usd_per_kwh
-        ),
+        power_usd_per_hour=electricity[(top.gpu.id, top.count)],
     )
 
 
-def job_priced(stages: Stages, known: Known, top: Configuration | None) -> JobCost | None:
+def job_priced(
+    stages: Stages, known: Known, top: Configuration | None, electricity: Mapping[tuple[str, int], float]
+) -> JobCost | None:
     """A training run's tokens or a transcription's audio: its hours and cost on each way to run it."""
     question, job, rulebook, catalog = stages.question, stages.job, known.rulebook, known.catalog
     params_b = job.model.params_b if job.model is not None else question.params_b
@@ -437,7 +436,7 @@ def job_priced(stages: Stages, known: Known, top: Configuration | None) -> JobCo
         pricing=stages.pricing,
         rentals=stages.market.rentals,
         fit=lambda memory_gb, count: sizing.fit(memory_gb, count).fits,
-        electricity_usd_per_kwh=known.electricity_usd_per_kwh,
+        electricity=electricity,
         tpu_suits=question.workload in rulebook.tpu_fit.good_for,
         measured=measured_share(known.performance, rulebook),
     )

@@ -9,6 +9,7 @@ suits them (rule ``tpu-fit``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -22,15 +23,38 @@ if TYPE_CHECKING:
     from rules.knowledge import Gpu, Rulebook
     from rules.stages import Known, Stages
 
-__all__ = ["power_usd_per_hour", "rent_or_buy"]
+__all__ = ["electricity_for", "power_usd_per_hour", "rent_or_buy"]
+
+
+def electricity_for(
+    stages: Stages, known: Known, bought: Iterable[Configuration | None]
+) -> Mapping[tuple[str, int], float]:
+    """What each machine the answer may weigh owning costs in electricity an hour (USD), by (card, count):
+    the configurations ``bought``, the card the asker has and the cards the question names, as many as it
+    asks; priced once for renting against buying, a served model's period and a training run."""
+    question, params = stages.question, known.rulebook.rent_vs_buy
+    machines = [(c.gpu, c.count) for c in bought if c is not None]
+    if stages.asker.owned is not None:
+        machines.append((stages.asker.owned, question.gpus))
+    machines += [(gpu, question.gpus) for name in question.compare if (gpu := known.catalog.find(name))]
+    return {
+        (gpu.id, count): power_usd_per_hour(
+            gpu.tdp_w, count, params.system_power_w, known.electricity_usd_per_kwh
+        )
+        for gpu, count in machines
+    }
 
 
 def rent_or_buy(
-    stages: Stages, known: Known, top: Configuration | None, named: frozenset[str] = frozenset()
+    stages: Stages,
+    known: Known,
+    top: Configuration | None,
+    electricity: Mapping[tuple[str, int], float],
+    named: frozenset[str] = frozenset(),
 ) -> RentVsBuy | None:
     """Rent-vs-buy against ``top`` (None: nothing to buy) over the market of the question's date, at the
-    asker's hours a week; ``named``: the catalog ids of the GPUs and TPUs the asker named
-    (:func:`rules.named.named_units`).
+    asker's hours a week (``electricity``: :func:`electricity_for`); ``named``: the catalog ids of the GPUs
+    and TPUs the asker named (:func:`rules.named.named_units`).
 
     With a card to buy, the rental is that same card's offer: buying is weighed only against renting
     what is bought. Where no provider lists it, the answer says so and prices renting the cheapest
@@ -66,7 +90,7 @@ def rent_or_buy(
     if top is None or unlisted is not None:  # never a break-even against another card's listing
         weighed = _rent_only(rulebook, chosen, count, hours)
     else:
-        weighed = _break_even(rulebook, chosen, top, hours, known.electricity_usd_per_kwh)
+        weighed = _break_even(rulebook, chosen, top, hours, electricity[(top.gpu.id, top.count)])
     said = _Said(unlisted.name if unlisted is not None else None, assumed, question.language)
     return _finished(weighed, listed, said, stages.pricing)
 
@@ -159,14 +183,13 @@ def _break_even(
     rental: Rental,
     bought: Configuration,
     hours_per_week: float | None,
-    electricity_usd_per_kwh: float,
+    power_usd: float,
 ) -> _Weighed:
     """Break-even hours and 1/2-year totals of buying the configuration versus renting as many units of
-    ``rental`` as it has cards, and why the cheaper one is."""
-    gpu, count, buy_usd = bought.gpu, bought.count, bought.total_usd
+    ``rental`` as it has cards (``power_usd``: running them an hour), and why the cheaper one is."""
+    count, buy_usd = bought.count, bought.total_usd
     rent_usd_per_hour = rental.per_unit_usd * count
     params = rulebook.rent_vs_buy
-    power_usd = power_usd_per_hour(gpu.tdp_w, count, params.system_power_w, electricity_usd_per_kwh)
     margin = rent_usd_per_hour - power_usd
     hours_at_break_even = buy_usd / margin if margin > 0 else None
     hours = hours_per_week or params.default_hours_per_week

@@ -24,6 +24,7 @@ from rules.knowledge.loaded import find_model
 from rules.knowledge.models import ModelSpec
 from rules.market import Rental, TpuChip
 from rules.money import Pricing
+from rules.rent import power_usd_per_hour
 
 KNOWLEDGE = load_knowledge()
 PARAMS = KNOWLEDGE.rulebook.job_cost
@@ -139,8 +140,12 @@ def _costing(tokens_b: float, need_gb: float, as_of: dt.date = dt.date(2026, 11,
         work=work,
         params=PARAMS,
         pricing=Pricing.for_question(CATALOG, as_of, "USD", False, KNOWLEDGE.rulebook),
-        electricity_usd_per_kwh=0.15,
-        system_power_w=100,
+        # every card, one to eight of it in a machine of 100 W, at 0.15 USD a kWh
+        electricity={
+            (gpu.id, n): power_usd_per_hour(gpu.tdp_w, n, 100, 0.15)
+            for gpu in CATALOG.gpus
+            for n in range(1, 9)
+        },
         holds=lambda unit, count: unit.memory_gb * count >= need_gb,
     )
 

@@ -10,6 +10,9 @@ from rules.ask import ask
 from rules.job_defaults import workload_key
 from rules.market import representative_rentals
 from rules.named import tpu_chips, tpu_named
+from rules.rent import electricity_for, power_usd_per_hour
+from rules.stages import configured
+from rules.understand import parse
 from tests.wire import wire
 
 TODAY = date(2026, 11, 22)  # fixed, so answers do not change with the calendar
@@ -242,3 +245,24 @@ def test_renting_only_leads_with_the_rental_that_holds_the_job(advisor, said, jo
 def test_saying_nothing_of_renting_still_buys(advisor):
     reply = ask(advisor, "fine-tune llama 3 8b with lora, $3000", today=date(2026, 11, 27))
     assert reply.text.startswith("**Buy"), reply.text.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "machines"),
+    [
+        ("llama 70b 4-bit, i have a 3090, 2 gpus", {("rtx-3090", 2)}),
+        ("compare 4090 and 5090 for sdxl", {("rtx-4090", 1), ("rtx-5090", 1)}),
+        ("nlp $2000", set()),
+    ],
+)
+def test_the_electricity_of_each_machine_weighed_is_priced_once_by_the_same_sum(
+    advisor, text: str, machines: set[tuple[str, int]]
+) -> None:
+    question = parse(text, today=TODAY).question
+    stages = configured(question, TODAY, advisor.known)
+    top = stages.kept[0]
+    electricity = electricity_for(stages, advisor.known, (top, None))
+    assert set(electricity) == machines | {(top.gpu.id, top.count)}
+    system, price = advisor.rulebook.rent_vs_buy.system_power_w, advisor.known.electricity_usd_per_kwh
+    for (gpu, count), usd in electricity.items():
+        assert usd == power_usd_per_hour(advisor.catalog.gpu(gpu).tdp_w, count, system, price) > 0
