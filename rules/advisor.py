@@ -27,7 +27,7 @@ from rules.contract.question import Question
 from rules.explain import evidence_for, explain
 from rules.job import job_for, raised, settled
 from rules.job_defaults import workload_key
-from rules.jobcost import job_priced, served
+from rules.jobcost import running_costs
 from rules.knowledge.loaded import load_rulebook
 from rules.knowledge.messages import Phrase
 from rules.knowledge.rulebook import Rulebook
@@ -127,8 +127,9 @@ class Advisor:
         rent = rent_or_buy(stages, self.known, top, electricity, units) if stages.terms.rent else None
         explained = explain(evidence_for(stages, self.known, choice, shown_configs, named))
         # what serving and the run cost, and what runs on the cards, for the pick (a comparison weighs none)
-        serving = served(stages, self.known, choice.top, electricity) if choice is not None else None
-        job_cost = job_priced(stages, self.known, choice.top, electricity) if choice is not None else None
+        serving, job_cost = (
+            running_costs(stages, self.known, choice.top, electricity) if choice is not None else (None, None)
+        )
         runs = (
             runs_on_asked(question, self.catalog, self.rulebook, self.performance, self.lab_gpus)
             if intent == "what-runs-on"

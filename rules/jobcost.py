@@ -43,6 +43,7 @@ __all__ = [
     "measured_share",
     "peak_tflops",
     "priced_job",
+    "running_costs",
     "served",
     "serving_cost",
     "serving_cost_per_million",
@@ -447,3 +448,12 @@ def job_priced(
     return with_changes(
         priced, examples=question.examples, tokens_per_example=per_example, epochs=question.epochs or 1
     )
+
+
+def running_costs(
+    stages: Stages, known: Known, top: Configuration | None, electricity: Mapping[tuple[str, int], float]
+) -> tuple[ServingCost | None, JobCost | None]:
+    """The stage: what the pick costs to run, where the question says how long (a served model's period, a
+    training run's tokens or a transcription's audio), each way against the others."""
+    job = job_priced(stages, known, top, electricity)
+    return served(stages, known, top, electricity), job
