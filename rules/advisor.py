@@ -5,7 +5,7 @@ the electricity price — and answers questions over it without I/O, so the serv
 rebuild it only when the data change. :meth:`Advisor.recommend` runs the stages in this order, each once:
 
     market -> asker -> job -> terms -> configurations (:mod:`rules.stages`) -> named cards -> choice
-    -> rent -> explain -> serving and the run's cost -> assemble
+    -> electricity -> rent -> explain -> what the pick costs to run -> assemble
 
 The only thing remembered between questions is the market of each date asked about
 (:class:`~rules.market.Markets`).
