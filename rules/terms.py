@@ -317,18 +317,19 @@ def _software_support(ctx: TermsContext) -> Keep | None:
 
 def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...], Text]]:
     """(stacks, why) for each software stack that could not yet run the job on the date: a row holds from its
-    ``from`` date until its ``until`` date, for the task, workloads and precisions it names
-    (a missing key matches all)."""
+    ``from`` date until its ``until`` date (if any), for the task, workloads and precisions it names, and for
+    the runtimes it names where the question names one (a missing key matches all)."""
     day = ctx.as_of
-    workload, precision = ctx.question.workload, ctx.job.precision
+    workload, precision, runtime = ctx.question.workload, ctx.job.precision, ctx.question.runtime
     found: list[tuple[tuple[str, ...], Text]] = []
     for row in ctx.rulebook.software_support.limited:
-        if not row.from_ <= day < row.until:
+        if not row.from_ <= day or (row.until is not None and day >= row.until):
             continue
         if (
             (row.task or task) != task
             or workload not in row.workloads
             or (row.precisions is not None and precision not in row.precisions)
+            or (row.runtimes is not None and runtime not in row.runtimes)
         ):
             continue
         stacks = tuple(row.software)
@@ -336,7 +337,7 @@ def _limited_support(ctx: TermsContext, task: str) -> list[tuple[tuple[str, ...]
             (
                 stacks,
                 Phrase(
-                    "rule.software_support.limited",
+                    "rule.software_support.runtime" if row.runtimes else "rule.software_support.limited",
                     {
                         "stacks": ", ".join(stacks),
                         "day": day.isoformat(),

@@ -411,10 +411,11 @@ class LimitedStack(Parameters, frozen=True):
     workloads: tuple[str, ...]
     what: str
     from_: dt.date = msgspec.field(name="from")
-    until: dt.date
     source: Source
+    until: dt.date | None = None  # None: it still holds
     task: str | None = None  # None: training and inference alike
     precisions: tuple[str, ...] | None = None  # None: at every precision
+    runtimes: tuple[str, ...] | None = None  # None: whatever runs the job; else where the question names one
 
 
 class SoftwareSupport(Parameters, frozen=True):

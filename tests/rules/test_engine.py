@@ -751,6 +751,38 @@ def test_a_stack_the_tools_did_not_run_on_yet_gives_no_pick_and_says_so(recommen
     assert any(f["rule"] == "software-support" and "rocm" in f["reason"] for f in int8["findings"])
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    model=st.sampled_from(
+        ("qwen3-32b", "llama-3.1-70b", "gpt-oss-120b", "qwen3-30b-a3b", "mistral-small-3.2")
+    ),
+    budget=st.sampled_from((2500, 6000, 12000, 30000)),
+    users=st.sampled_from((None, 8)),
+    precision=st.sampled_from((None, "16-bit", "4-bit")),
+)
+def test_a_runtime_asked_for_keeps_to_the_stacks_it_runs_on(
+    recommend, model, budget, users, precision
+) -> None:
+    """software-support, a row that names a runtime: whoever asks for vLLM is answered with cards vLLM runs
+    on (CUDA, ROCm, Intel XPU), never an Apple machine, where it runs only through a community plugin."""
+    fields = {"workload": "llm", "task": "inference", "model": model, "budget": budget, "users": users}
+    answer = recommend(**fields, precision=precision, runtime="vllm", as_of=date(2026, 11, 20))
+    shown = [*answer["picks"], *answer["alternatives"].values()]
+    assert all(p["vendor"] != "apple" for p in shown)
+
+
+def test_vllm_asked_for_sets_aside_the_mac_that_llama_cpp_would_be_answered_with(recommend) -> None:
+    """Qwen3-30B-A3B in 16 bit on one machine within 12,000 USD: with llama.cpp a Mac Studio is among the
+    picks; asked for vLLM, the answer leaves Apple machines out and says why."""
+    fields = {"workload": "llm", "task": "inference", "model": "qwen3-30b-a3b", "precision": "16-bit"}
+    fields |= {"budget": 12000, "gpus": 1, "as_of": date(2026, 11, 28)}
+    local = recommend(**fields, runtime="llama.cpp")
+    served = recommend(**fields, runtime="vllm")
+    assert any(p["vendor"] == "apple" for p in [*local["picks"], *local["alternatives"].values()])
+    assert all(p["vendor"] != "apple" for p in [*served["picks"], *served["alternatives"].values()])
+    assert any(f["rule"] == "software-support" and "vLLM" in f["reason"] for f in served["findings"])
+
+
 def test_no_new_card_within_the_budget_picks_a_used_one_and_says_so(recommend):
     """8-bit LLM inference for $850 in 2023-01: no new CUDA card with 16 GB costs that little,
     a used RTX 3090 does."""
