@@ -20,6 +20,9 @@ from rules.understand.text import AmountSaid, Scan, note, number, whole
 
 _DIGIT_RUN = re.compile(r"\d+")
 _AMOUNT = re.compile(MONEY_NUM)
+_BARE_RANGE = re.compile(rf"(?:{MONEY_NUM})[-–](?:{MONEY_NUM})")  # a range written as one word: "500-800"
+# a range left over with nothing beside it, written as one word or spaced: "500-800", "500 - 800"
+_SPACED_RANGE = re.compile(rf"(?<![\w.,])(?P<low>{MONEY_NUM})\s*[-–]\s*(?P<high>{MONEY_NUM}){NUMBER_END}")
 _NOT_CONTEXT = r"(?!\s*(?:context|ctx|tokens?|токен\w*|контекст\w*|monitor|video|resolution|display))"
 
 
@@ -117,16 +120,35 @@ def read_currency_words(scan: Scan) -> None:
 
 
 def read_bare_number(scan: Scan) -> None:
-    """The only number left over, >= 50 and not a year-like 2010..2049, is a budget: 'nlp 800'. Two leftover
-    numbers, a small one or a year-like one are reported as unknown."""
-    numbers = [t for t in scan.leftovers() if _AMOUNT.fullmatch(t)]
-    if len(numbers) != 1 or "budget" in scan.values:
+    """The only number left over, >= 50 and not a year-like 2010..2049, is a budget: 'nlp 800'; the only two,
+    written as a range, are one, its top end: 'nlp 500-800' (a range with a currency or 'k' is read earlier).
+    Other leftover numbers, small ones or year-like ones are reported as unknown."""
+    numbers = [t for t in scan.leftovers() if _AMOUNT.fullmatch(t) or _BARE_RANGE.fullmatch(t)]
+    plain = [t for t in numbers if _AMOUNT.fullmatch(t)]
+    if "budget" in scan.values or not (len(numbers) == 1 or len(plain) == 2 == len(numbers)):
         return
-    value = number(numbers[0])
-    if value < 50 or 2010 <= value <= 2049:
+    if len(plain) == 1:
+        value = number(numbers[0])
+        if _money_like(value):
+            pattern = re.compile(r"(?<!\w)(?<!\d[.,])" + re.escape(numbers[0]) + NUMBER_END)
+            scan.take(pattern, lambda m: scan.put("budget", (whole(value), None), m.group()))
         return
-    pattern = re.compile(r"(?<!\w)(?<!\d[.,])" + re.escape(numbers[0]) + NUMBER_END)
-    scan.take(pattern, lambda m: scan.put("budget", (whole(value), None), m.group()))
+
+    def found(m: re.Match[str]) -> bool:
+        low, high = number(m.group("low")), number(m.group("high"))
+        return (
+            _money_like(low)
+            and _money_like(high)
+            and low < high
+            and scan.put("budget", (whole(high), None), m.group())
+        )
+
+    scan.take(_SPACED_RANGE, found)
+
+
+def _money_like(value: float) -> bool:
+    """An amount a budget can be: 50 or more, and no year-like 2010..2049."""
+    return value >= 50 and not 2010 <= value <= 2049
 
 
 def _money_found(scan: Scan, m: re.Match[str], need_mark: bool) -> bool:

@@ -87,3 +87,26 @@ def test_every_piece_is_read_for_what_it_says_in_any_order(question: tuple[str, 
 def test_counts_and_thousands_next_to_sizes(text: str, expected: dict[str, object]) -> None:
     question = parse(text, today=TODAY).question
     assert {field: getattr(question, field) for field in expected} == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    job=st.sampled_from(("nlp", "cv", "llama 8b", "sdxl", "whisper large", "kaggle", "учусь")),
+    # round amounts, as budgets are said: a bare four-digit number such as 1650 names a card (a GTX 1650)
+    low=st.integers(min_value=1, max_value=30).map(lambda n: n * 100),
+    step=st.integers(min_value=1, max_value=30).map(lambda n: n * 100),
+    dash=st.sampled_from(("-", " - ", "–", " – ")),
+    extra=st.sampled_from(("", " used ok", " 2 gpus", " new only")),
+)
+def test_a_range_left_over_with_no_currency_is_a_budget_up_to_its_top(
+    job: str, low: int, step: int, dash: str, extra: str
+) -> None:
+    high = low + step
+    question = parse(f"{job} {low}{dash}{high}{extra}", today=TODAY).question
+    assert question.budget == high
+
+
+@pytest.mark.parametrize("text", ["nlp 2023-2024", "nlp 30-40", "nlp 800-500", "nlp 500-800 or 900"])
+def test_a_range_that_cannot_be_money_is_no_budget(text: str) -> None:
+    parsed = parse(text, today=TODAY)
+    assert parsed.question.budget is None and parsed.unknown
