@@ -56,6 +56,14 @@ _MAX_NAME_TOKENS = 6
 _SAME_WEIGHTS = frozenset(
     {"instruct", "chat", "it", "base", "hf", "distill", "preview", "thinking", "reasoning"}
 )
+# A release written onto a name as year and month, joined to it ("qwen3-30b-a3b-instruct-2507",
+# "mistral-small-3.2-24b-instruct-2506"): the same weights' update, not a count, a card or an amount
+_RELEASE = re.compile(r"2[3-9](?:0[1-9]|1[0-2])")
+
+
+def _same_weights(token: str) -> bool:
+    """A word of a name that names the same weights: a tuning ('instruct') or a dated release ('2507')."""
+    return token in _SAME_WEIGHTS or bool(_RELEASE.fullmatch(token))
 
 
 @dataclass(frozen=True)
@@ -159,7 +167,7 @@ def _table_name(text: str, at: int, families: _Families) -> tuple[ModelSpec, int
         return None
     spec, after = found
     tokens, end = _name_tokens(text, after, families.name_words)
-    if any(t not in _SAME_WEIGHTS for t in tokens):
+    if not all(map(_same_weights, tokens)):
         return None
     return spec, end
 
@@ -188,6 +196,10 @@ def _name_tokens(text: str, at: int, words: frozenset[str]) -> tuple[list[str], 
         if not m:
             break
         token = m.group(1)
+        if tokens and _RELEASE.fullmatch(token) and m.group()[:1] in "-_":  # "...-instruct-2507"
+            tokens.append(token)
+            end = m.end()
+            continue
         bare_number = token.replace(".", "").isdigit() or (token[:-1].isdigit() and token.endswith("s"))
         after_number = bool(tokens) and not tokens[-1].isalpha()  # "mistral large 3": a version of "large"
         if bare_number and (after_number or len(token) > 3 or _counted(text, m.end())):
@@ -256,7 +268,11 @@ def _model_found(scan: Scan, m: re.Match[str], families: _Families) -> tuple[int
 def _other_version(tokens: list[str], spec: ModelSpec) -> bool:
     """Whether the name said carries a version the model found does not ("4" of "gemma 4 27b" when the table
     holds Gemma 3 27B): the family's model of that size stands in, and the reply must say so."""
-    said = {v.group(1) for t in tokens if not _SIZE.fullmatch(t) and (v := _VERSION.fullmatch(t))}
+    said = {
+        v.group(1)
+        for t in tokens
+        if not _SIZE.fullmatch(t) and not _same_weights(t) and (v := _VERSION.fullmatch(t))
+    }
     known = {n for name in (spec.name, spec.id, *spec.aliases) for n in _NUMBER.findall(name.lower())}
     return not said <= known
 
@@ -314,7 +330,7 @@ def read_closed_models(scan: Scan) -> None:
 
 def _candidates(family: str, tokens: list[str], entry: dict[str, Any]) -> Iterable[str]:
     """Spellings of one name for the table: 'qwen 3 30b', 'qwen3 30b', 'deepseek r1 70b'."""
-    plain = [t for t in tokens if t not in _SAME_WEIGHTS]
+    plain = [t for t in tokens if not _same_weights(t)]
     for words in (tokens, plain) if plain != tokens else (tokens,):
         for name in (family, entry["slug"] + " " + family if family != entry["slug"] else None):
             if name is None:

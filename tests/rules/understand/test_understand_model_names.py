@@ -183,3 +183,25 @@ def test_a_number_before_money_words_after_a_model_is_the_budget(
     """'flux 700 dollars' is FLUX with 700 USD, not a model 'flux 700' and no budget."""
     question = parse(f"{family} {amount} {currency[0]}", today=TODAY).question
     assert (question.budget, question.currency) == (amount, currency[1])
+
+
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ("serve Qwen3-30B-A3B-Instruct-2507 with vllm", "qwen3-30b-a3b"),
+        ("run mistral-small-3.2-24b-instruct-2506 at q6_k", "mistral-small-3"),
+        ("qwen3-32b-2504 for 10 users", "qwen3-32b"),
+        ("нужно поднять Qwen3-30B-A3B-Instruct-2507 в bf16", "qwen3-30b-a3b"),
+    ],
+)
+def test_a_release_joined_to_a_name_is_part_of_it(text: str, model: str) -> None:
+    """'-2507' is the July 2025 update of the same weights, not a count, a card or an amount."""
+    parsed = parse(text, today=TODAY)
+    assert parsed.question.model == model and parsed.question.budget is None
+    assert not parsed.unknown and not parsed.question.compare
+
+
+@pytest.mark.parametrize("verb", ["поднять", "гонять", "развернуть"])
+def test_russian_verbs_for_running_a_model_say_inference(verb: str) -> None:
+    parsed = parse(f"хочу {verb} qwen3 32b дома, бюджет 200 000 рублей", today=TODAY)
+    assert parsed.question.task == "inference" and verb not in parsed.unknown
