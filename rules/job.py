@@ -119,9 +119,12 @@ class Job:
 
 
 def model_of(question: Question) -> ModelSpec | None:
-    """The model the question names, or a generic transformer of the size it gives."""
+    """The model the question names, or a generic model of the size it gives: a diffusion transformer for
+    image work, else a transformer."""
     spec = find_model(question.model)
-    if spec is None and question.params_b:
+    if spec is None and question.params_b and question.workload == "image-generation":
+        spec = ModelSpec.generic_diffusion(question.params_b)  # "flux.3 12b": an image model, not an LLM
+    elif spec is None and question.params_b:
         spec = ModelSpec.generic(question.params_b, question.active_params_b)
     return spec
 

@@ -118,6 +118,25 @@ class ModelSpec:
 
 
     @classmethod
+    def generic_diffusion(cls, params_b: float) -> ModelSpec:
+        """An image or video model of the given size that the table does not know, sized as its denoiser
+        alone: no text encoders to offload are known, no cache of keys and values, no tokens a second."""
+        return cls(
+            f"{params_b:g}b-params-diffusion",
+            f"{params_b:g}B-parameter diffusion transformer",
+            "diffusion",
+            "image-generation",
+            params_b,
+            None,
+            None,
+            1.0,
+            None,
+            1,
+            None,
+            (),
+        )
+
+    @classmethod
     def generic(cls, params_b: float, active_params_b: float | None = None) -> ModelSpec:
         """A transformer of the given size with the usual depth/width ratio (hidden ≈ 128 × layers). An
         LLM of a billion parameters or more caches keys and values for 8 heads of 128 (grouped-query

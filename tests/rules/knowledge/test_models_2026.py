@@ -34,6 +34,8 @@ TODAY = date(2026, 11, 26)
         ("wan 2.2", "wan-2.2-a14b"),
         ("wan 2.2 t2v-a14b", "wan-2.2-a14b"),
         ("wan2.2 i2v a14b", "wan-2.2-a14b"),
+        ("FLUX.2 klein 9B", "flux-2-klein-9b"),
+        ("flux 2 klein 4b", "flux-2-klein-4b"),
         ("hunyuanvideo", "hunyuanvideo"),
         ("whisper large-v3-turbo", "whisper-large-v3-turbo"),
         ("qwen2.5-vl-7b", "qwen2.5-vl-7b"),
@@ -105,3 +107,16 @@ def test_wan_22_a14b_at_720p_is_sized_to_its_measured_peak_not_as_typical_image_
     need = answer["recommendation"]["memory_need"]
     assert need["model"] == "wan-2.2-a14b" and 22 <= need["gb"] <= 26
     assert all(p["memory_gb"] >= 24 for p in answer["recommendation"]["picks"])
+
+
+@pytest.mark.parametrize(
+    "text", ["flux.3 12b, budget $1500", "flux 3 20b at 16-bit", "flux.4 40b for a studio"]
+)
+def test_an_image_model_the_table_does_not_know_is_sized_as_a_diffusion_model_not_an_llm(advisor, text: str):
+    """A size given for an image family the table lacks: its denoiser at that size, no cache of keys and
+    values, its speed relative to the reference card (no tokens a second), and the reply says so."""
+    answer = wire(ask(advisor, text, today=TODAY))
+    need, top = answer["recommendation"]["memory_need"], answer["recommendation"]["picks"][0]
+    assert "diffusion transformer" in need["how"] and "KV cache" not in need["how"]
+    assert top["tokens_per_second"] is None
+    assert any("not in the model table" in note for note in answer["reading_notes"])
