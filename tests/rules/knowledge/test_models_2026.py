@@ -36,6 +36,8 @@ TODAY = date(2026, 11, 26)
         ("wan2.2 i2v a14b", "wan-2.2-a14b"),
         ("FLUX.2 klein 9B", "flux-2-klein-9b"),
         ("flux 2 klein 4b", "flux-2-klein-4b"),
+        ("Qwen-Image", "qwen-image"),
+        ("qwen image edit", "qwen-image"),
         ("hunyuanvideo", "hunyuanvideo"),
         ("whisper large-v3-turbo", "whisper-large-v3-turbo"),
         ("qwen2.5-vl-7b", "qwen2.5-vl-7b"),
@@ -120,3 +122,10 @@ def test_an_image_model_the_table_does_not_know_is_sized_as_a_diffusion_model_no
     assert "diffusion transformer" in need["how"] and "KV cache" not in need["how"]
     assert top["tokens_per_second"] is None
     assert any("not in the model table" in note for note in answer["reading_notes"])
+
+
+def test_qwen_image_is_an_image_model_not_a_qwen_llm(advisor):
+    """Qwen-Image's 20B transformer at FP8 is 20.4 GB of weights: a 16 GB card does not hold it."""
+    answer = wire(ask(advisor, "qwen-image at fp8 in comfyui, budget $2000", today=TODAY))["recommendation"]
+    assert answer["memory_need"]["model"] == "qwen-image" and 21 <= answer["memory_need"]["gb"] <= 24
+    assert all(p["memory_gb"] >= 24 and p["tokens_per_second"] is None for p in answer["picks"])
