@@ -89,6 +89,8 @@ def _fewest_named(
     """Each card the question names at as many as hold the job (a module: as many as the fewest whole
     boards that do): a count the question did not ask is not bought."""
     fewest: dict[str, int] = {}
+    if not ids:
+        return fewest
     for c in configs:
         boards = boards_for(c.gpu)
         if c.gpu.id in ids and (not boards or c.count in boards):

@@ -34,7 +34,7 @@ def cuda_placed(
     if top is None:
         return choice
     if is_safe(top):
-        if choice.best_value is not None and not is_safe(choice.best_value) and cuda.top is not None:
+        if cuda is not None and cuda.top is not None:  # the best value is outside the stack
             # the seed weighs a step up against the best value of the stack it recommends (RTX 2070 over
             # RTX 2060): a cheap card outside CUDA would set the price of speed for a CUDA pick, and name a
             # card the answer hides
@@ -42,7 +42,8 @@ def cuda_placed(
         return _safe_alternatives(choice, is_safe, ranked.cuda_alternatives)
     floor = objective.floor
     if (
-        cuda.top is None
+        cuda is None
+        or cuda.top is None
         or cuda.top.speed < vendor.cuda_leads_within * top.speed
         or (
             any_stack

@@ -35,22 +35,27 @@ class Rankings:
     stack's alone, and the safe stack's best value, fastest and roomiest beside the first one's picks."""
 
     every: Choice
-    cuda: Choice
-    cuda_alternatives: dict[str, Configuration]
+    cuda: Choice | None  # None where the first ranking's top and best value are both in the safe stack
+    cuda_alternatives: dict[str, Configuration]  # empty where the first ranking's top is outside it
     is_safe: Allowed
 
 
 def rankings_for(
     configs: Sequence[Configuration], objective: Objective, safe_stack: str, allowed: Allowed = every
 ) -> Rankings:
-    """The choice among the configurations ``allowed`` and the choice within the safe stack, made before
-    either leads."""
+    """The choice among the configurations ``allowed`` and, where CUDA's place can turn on it, the choice
+    within the safe stack, made before either leads: only a top or a best value outside the stack asks for
+    the stack's own ranking, only a top inside it for the stack's own alternatives."""
 
     def is_safe(c: Configuration) -> bool:
         return allowed(c) and c.gpu.software == safe_stack
 
     choice = choose(configs, objective, allowed)
-    return Rankings(choice, choose(configs, objective, is_safe), alternatives_among(choice, is_safe), is_safe)
+    top, best = choice.top, choice.best_value
+    outside = top is not None and (not is_safe(top) or (best is not None and not is_safe(best)))
+    cuda = choose(configs, objective, is_safe) if outside else None
+    alternatives = alternatives_among(choice, is_safe) if top is not None and is_safe(top) else {}
+    return Rankings(choice, cuda, alternatives, is_safe)
 
 
 def alternatives_among(choice: Choice, keep: Callable[[Configuration], bool]) -> dict[str, Configuration]:
