@@ -413,7 +413,7 @@ def job_priced(
     work, basis = transcribed if transcribed is not None else (None, None)
     if work is None and (not tokens_b or not params_b or job.method == "inference"):
         return None
-    owned = catalog.resolve(question.owned_gpu).gpu if question.owned_gpu else None
+    owned = stages.asker.owned  # the card the asker has, as the stages resolved it
     point = None if owned is None else stages.market.best_price(owned, used_ok=True)
     asked = JobAsked(
         params_b=params_b or 0.0,
